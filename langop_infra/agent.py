@@ -1,0 +1,262 @@
+"""LanguageAgent: an agent Deployment wired to its tools, MCP servers and webhook tools."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from langop_infra import contract, pods, policies
+from langop_infra.errors import Problem, SpecError
+from langop_infra.k8s import object_meta, opaque_secret, pod_annotations
+from langop_infra.specs import AgentSpec, Defaults, parse_agent
+from langop_infra.tool import LanguageTool
+
+ToolIndex = Mapping[tuple[str, str], LanguageTool]
+
+
+def agent_spec_from(
+    name: str, spec: AgentSpec | Mapping[str, Any] | None, fields: dict
+) -> tuple[AgentSpec, dict[tuple[str, str], LanguageTool]]:
+    """The validated spec, and the LanguageTool objects given directly in ``tools``."""
+    if isinstance(spec, AgentSpec) and not fields:
+        return spec, {}
+    data = (
+        spec.model_dump(by_alias=False, exclude_unset=True)
+        if isinstance(spec, AgentSpec)
+        else dict(spec or {})
+    )
+    data.update(fields)
+    data.setdefault("name", name)
+    given: dict[tuple[str, str], LanguageTool] = {}
+    refs = []
+    for item in data.get("tools") or []:
+        if isinstance(item, LanguageTool):
+            given[(item.target.namespace, item.spec.name)] = item
+            refs.append({"name": item.spec.name, "namespace": item.target.namespace})
+        else:
+            refs.append(item)
+    if "tools" in data:
+        data["tools"] = refs
+    return parse_agent(data), given
+
+
+def resolve_tools(
+    agent: AgentSpec, namespace: str, index: ToolIndex
+) -> tuple[list[contract.ToolTarget], list[LanguageTool]]:
+    """Targets of the enabled references, in order, and their tools; every miss at once."""
+    targets: list[contract.ToolTarget] = []
+    tools: list[LanguageTool] = []
+    problems = []
+    sidecar_ports: dict[int, str] = {}
+    for i, ref in enumerate(agent.tools):
+        if not ref.enabled:
+            continue
+        tool = index.get((ref.namespace or namespace, ref.name))
+        if tool is None:
+            problems.append(
+                Problem(
+                    f"tools[{i}].name",
+                    f"no LanguageTool {ref.name!r} in namespace {ref.namespace or namespace!r}; "
+                    "pass the LanguageTool object itself, declare the tool in the same "
+                    "LanguageCluster, or set enabled: false",
+                )
+            )
+            continue
+        if tool.target.deployment_mode == "sidecar":
+            if tool.target.namespace != namespace and tool.secret is not None:
+                problems.append(
+                    Problem(
+                        f"tools[{i}]",
+                        f"sidecar {ref.name!r} keeps its secret env in namespace "
+                        f"{tool.target.namespace!r}; declare it in {namespace!r} or use "
+                        "secretKeyRef",
+                    )
+                )
+            if tool.target.port in sidecar_ports:
+                problems.append(
+                    Problem(
+                        f"tools[{i}]",
+                        f"sidecar {ref.name!r} uses port {tool.target.port}, as does sidecar "
+                        f"{sidecar_ports[tool.target.port]!r} in the same pod; change one port",
+                    )
+                )
+            sidecar_ports[tool.target.port] = ref.name
+        targets.append(
+            contract.ToolTarget.of(tool.spec, tool.target.namespace, required=ref.required)
+        )
+        tools.append(tool)
+    if problems:
+        raise SpecError(problems)
+    return targets, tools
+
+
+class LanguageAgent(pulumi.ComponentResource):
+    """An agent whose pods find their tools at start: ``MCP_SERVERS``, ``AGENT_MCP_SERVERS``,
+    ``AGENT_WEBHOOK_TOOLS``, header env vars and ``/etc/agent/config.yaml``.
+
+    ``tools`` may name LanguageTools (resolved through ``tool_index``, which LanguageCluster
+    fills) or hold LanguageTool objects. Sidecar tools join the pod with a shared workspace.
+    A ``required`` reference makes the Deployment wait for the tool.
+    """
+
+    spec: AgentSpec
+    targets: list[contract.ToolTarget]
+    config_yaml: pulumi.Output[str]
+    mcp_servers: pulumi.Output[str]
+    deployment: k8s.apps.v1.Deployment
+    config_map: k8s.core.v1.ConfigMap
+    secret: k8s.core.v1.Secret | None
+    network_policies: list[k8s.networking.v1.NetworkPolicy]
+
+    def __init__(
+        self,
+        name: str,
+        spec: AgentSpec | Mapping[str, Any] | None = None,
+        *,
+        tool_index: ToolIndex | None = None,
+        managed_secrets: Mapping[str, k8s.core.v1.Secret] | None = None,
+        defaults: Defaults | None = None,
+        part_of: str | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+        **fields: Any,
+    ) -> None:
+        agent, given = agent_spec_from(name, spec, fields)
+        defaults = defaults or Defaults()
+        namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+        targets, tools = resolve_tools(agent, namespace, {**(tool_index or {}), **given})
+        part_of = part_of or namespace
+        super().__init__("langop:index:LanguageAgent", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        key = f"{namespace}/{agent.name}"
+        self.spec = agent
+        self.targets = targets
+
+        labels = contract.agent_labels(agent, part_of)
+        pod_labels = contract.agent_labels(agent, part_of, targets, namespace)
+        document = contract.agent_config(agent, targets)
+        config_text = contract.config_yaml(document)
+        env, owned = contract.agent_env(agent, targets)
+
+        self.config_map = k8s.core.v1.ConfigMap(
+            f"{key}-config",
+            metadata=object_meta(contract.config_map_name(agent.name), namespace, labels),
+            data={"config.yaml": config_text},
+            opts=child,
+        )
+        self.secret = None
+        if owned:
+            self.secret = opaque_secret(
+                f"{key}-env",
+                name=contract.workload_secret_name(agent.name),
+                namespace=namespace,
+                labels=labels,
+                values=owned,
+                opts=child,
+            )
+
+        security = agent.security or defaults.security
+        resources = agent.resources or defaults.resources
+        image_pull_policy = agent.image_pull_policy or defaults.image_pull_policy
+        mounts = [{"name": "config", "mountPath": contract.CONFIG_DIR, "readOnly": True}]
+        volumes: list[dict[str, Any]] = [
+            {
+                "name": "config",
+                "configMap": {
+                    "name": contract.config_map_name(agent.name),
+                    "items": [{"key": "config.yaml", "path": "config.yaml"}],
+                },
+            }
+        ]
+        sidecars = [t.sidecar_container for t in tools if t.sidecar_container is not None]
+        workspace = {"name": pods.WORKSPACE_VOLUME, "mountPath": agent.workspace_path}
+        if sidecars:
+            mounts.append(workspace)
+            volumes.append({"name": pods.WORKSPACE_VOLUME, "emptyDir": {}})
+        containers = [
+            pods.container(
+                agent,
+                env=env,
+                resources=resources,
+                security=security,
+                image_pull_policy=image_pull_policy,
+                mounts=mounts,
+            )
+        ]
+        for sidecar in sidecars:
+            joined = copy.deepcopy(sidecar)
+            joined["volumeMounts"].append(workspace)
+            containers.append(joined)
+
+        secrets = [self.secret] if self.secret is not None else []
+        secrets += [
+            s
+            for n, s in sorted((managed_secrets or {}).items())
+            if n in contract.secret_names_used(env)
+        ]
+        secrets += [t.secret for t in tools if t.sidecar_container is not None and t.secret]
+        annotations = {
+            **agent.annotations,
+            contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
+        }
+        waits_for = [
+            dep
+            for t, target in zip(tools, targets, strict=True)
+            if target.required
+            for dep in t.ready_dependencies
+        ]
+        self.deployment = k8s.apps.v1.Deployment(
+            key,
+            metadata=object_meta(agent.name, namespace, labels, agent.annotations),
+            spec=pods.deployment_spec(
+                agent.replicas,
+                contract.agent_selector(agent.name),
+                pod_labels,
+                pod_annotations(annotations, secrets),
+                pods.pod_spec(agent, containers=containers, volumes=volumes, security=security),
+            ),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=waits_for or None),
+        )
+        self.network_policies = self._policies(agent, namespace, targets, labels, defaults, child)
+
+        self.config_yaml = pulumi.Output.from_input(config_text)
+        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))
+        self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
+
+    def _policies(
+        self,
+        agent: AgentSpec,
+        namespace: str,
+        targets: Sequence[contract.ToolTarget],
+        labels: Mapping[str, str],
+        defaults: Defaults,
+        opts: pulumi.ResourceOptions,
+    ) -> list[k8s.networking.v1.NetworkPolicy]:
+        """Ingress into tools of other namespaces for this agent, and restricted egress."""
+        made = []
+        for target in targets:
+            if target.deployment_mode != "service" or target.namespace == namespace:
+                continue
+            policy_name = policies.cross_namespace_name(target.name, namespace, agent.name)
+            made.append(
+                k8s.networking.v1.NetworkPolicy(
+                    f"{target.namespace}/{policy_name}",
+                    metadata=object_meta(policy_name, target.namespace, labels),
+                    spec=policies.cross_namespace_spec(target, namespace, agent.name),
+                    opts=opts,
+                )
+            )
+        if (agent.egress or defaults.egress) == "restricted":
+            policy_name = policies.agent_egress_name(agent.name)
+            made.append(
+                k8s.networking.v1.NetworkPolicy(
+                    f"{namespace}/{policy_name}",
+                    metadata=object_meta(policy_name, namespace, labels),
+                    spec=policies.agent_egress_spec(agent.name, targets, agent.egress_to),
+                    opts=opts,
+                )
+            )
+        return made

@@ -1,0 +1,81 @@
+"""Small helpers that register Kubernetes objects the same way for every component."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from langop_infra.contract import SECRET_VERSIONS_ANNOTATION
+
+
+def object_meta(
+    name: str,
+    namespace: str | None,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "labels": dict(labels)}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    return meta
+
+
+def opaque_secret(
+    resource_name: str,
+    *,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    values: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> k8s.core.v1.Secret:
+    """A Secret whose every value is a Pulumi secret, whatever form it came in."""
+    return k8s.core.v1.Secret(
+        resource_name,
+        metadata=object_meta(name, namespace, labels),
+        type="Opaque",
+        string_data={key: pulumi.Output.secret(value) for key, value in values.items()},
+        opts=opts,
+    )
+
+
+def pod_annotations(
+    annotations: Mapping[str, str], secrets: Sequence[k8s.core.v1.Secret]
+) -> pulumi.Input[dict[str, str]]:
+    """Pod-template annotations, plus the managed Secrets' resource versions.
+
+    A changed Secret gets a new resourceVersion, so the pods roll. The version says nothing
+    of the value, unlike a checksum of it, and is not secret, so the Deployment's spec stays
+    readable in previews (Pulumi would otherwise mark the whole spec secret).
+    """
+    if not secrets:
+        return dict(annotations)
+    versions = [
+        s.metadata.apply(lambda m: f"{_name(m)}@{_version(m)}" if _version(m) else "")
+        for s in secrets
+    ]
+
+    def merge(parts: list[str]) -> dict[str, str]:
+        joined = ",".join(sorted(p for p in parts if p))
+        return {**annotations, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(annotations)
+
+    return pulumi.Output.all(*versions).apply(merge)
+
+
+def _version(meta: Any) -> str | None:
+    if meta is None:
+        return None
+    if isinstance(meta, Mapping):
+        return meta.get("resource_version") or meta.get("resourceVersion")
+    return getattr(meta, "resource_version", None)
+
+
+def _name(meta: Any) -> str:
+    if isinstance(meta, Mapping):
+        return str(meta.get("name", ""))
+    return str(getattr(meta, "name", ""))

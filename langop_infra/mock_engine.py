@@ -1,0 +1,228 @@
+"""Run a Pulumi program in-process under the SDK's mock engine and record what it registers.
+
+No CLI, no backend, no cluster: every resource registration is answered locally, and each
+Kubernetes object comes out as the manifest Kubernetes would receive. Dynamic resources
+(schema sync) are recorded but never run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks, rpc, settings
+from pulumi.runtime.proto import resource_pb2
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+REDACTED = "[secret]"
+SECRET_SIG = rpc._special_secret_sig
+SIG_KEY = rpc._special_sig_key
+DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
+UNKNOWN = rpc.UNKNOWN
+
+
+@dataclass
+class Registration:
+    """One resource as the engine saw it: type, logical name, parent, dependencies, inputs."""
+
+    urn: str
+    type: str
+    name: str
+    parent: str
+    dependencies: list[str]
+    inputs: dict[str, Any]
+    custom: bool
+
+    @property
+    def is_kubernetes(self) -> bool:
+        return self.custom and self.type.startswith("kubernetes:")
+
+
+@dataclass
+class ProgramRun:
+    registrations: list[Registration] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    logs: list[str] = field(default_factory=list)
+
+    def kubernetes(self) -> list[Registration]:
+        return [r for r in self.registrations if r.is_kubernetes]
+
+    def by_type(self, type_: str) -> list[Registration]:
+        return [r for r in self.registrations if r.type == type_]
+
+    def manifests(self) -> list[dict[str, Any]]:
+        """Every Kubernetes object, secrets redacted, in registration order."""
+        return [to_manifest(r.inputs) for r in self.kubernetes()]
+
+
+class _Mocks(pulumi.runtime.Mocks):
+    def __init__(self, dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None) -> None:
+        self.dynamic_state = dynamic_state
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+        state = dict(args.inputs)
+        if args.typ == DYNAMIC_TYPE and self.dynamic_state is not None:
+            state.update(self.dynamic_state(state))
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+        return {}, None
+
+
+class _RecordingMonitor(mocks.MockMonitor):
+    """The SDK's mock monitor, also keeping each registration's parent and dependencies."""
+
+    def __init__(self, mocks_: _Mocks, run: ProgramRun) -> None:
+        super().__init__(mocks_)
+        self.run = run
+
+    def RegisterResource(self, request: Any) -> Any:
+        urn = self.make_urn(request.parent, request.type, request.name)
+        if request.type == "pulumi:pulumi:Stack":
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        inputs = rpc.deserialize_properties(request.object)
+        self.run.registrations.append(
+            Registration(
+                urn=urn,
+                type=request.type,
+                name=request.name,
+                parent=request.parent,
+                dependencies=list(request.dependencies),
+                inputs=inputs,
+                custom=bool(request.custom),
+            )
+        )
+        args = mocks.MockResourceArgs(
+            typ=request.type, name=request.name, inputs=inputs, custom=bool(request.custom)
+        )
+        id_, state = self.mocks.new_resource(args)
+        obj = _sync_await(rpc.serialize_properties(state, {}))
+        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=obj)
+
+
+class _LogCapture(logging.Handler):
+    def __init__(self, run: ProgramRun) -> None:
+        super().__init__(logging.DEBUG)
+        self.run = run
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.run.logs.append(record.getMessage())
+
+
+def run_program(
+    program: Callable[[], Any],
+    *,
+    project: str = "langop-infra",
+    stack: str = "dev",
+    config: Mapping[str, str] | None = None,
+    secret_keys: list[str] | None = None,
+    preview: bool = False,
+    dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> ProgramRun:
+    """Run ``program`` under the mock engine with the given stack config.
+
+    ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
+    Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
+    of dynamic resources (they are not run).
+    """
+    run = ProgramRun()
+    logger = logging.getLogger(f"langop_infra.mock_engine.{id(run)}")
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(_LogCapture(run))
+
+    settings.ROOT.set(None)
+    pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
+    mocks_ = _Mocks(dynamic_state)
+    pulumi.runtime.set_mocks(
+        mocks_,
+        project=project,
+        stack=stack,
+        preview=preview,
+        logger=logger,
+        monitor=_RecordingMonitor(mocks_, run),
+    )
+    settings.SETTINGS.rpc_manager.clear()
+    settings.SETTINGS.outputs.clear()
+
+    root = settings.get_root_resource()
+    try:
+        _sync_await(run_pulumi_func(program))
+        exported = dict(getattr(root, "outputs", {}) or {})
+        run.outputs = {k: _resolve(v) for k, v in exported.items()}
+    finally:
+        settings.ROOT.set(None)
+    return run
+
+
+def _resolve(value: Any) -> Any:
+    """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``."""
+    if isinstance(value, pulumi.Output):
+        is_secret = _sync_await(value.is_secret())
+        inner = _resolve(_sync_await(value.future()))
+        return Secret(inner) if is_secret else inner
+    if isinstance(value, Mapping):
+        return {k: _resolve(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_resolve(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Secret:
+    """A resolved secret value; ``repr`` never shows it."""
+
+    value: Any
+
+    def __repr__(self) -> str:
+        return f"Secret({REDACTED})"
+
+
+def is_wrapped_secret(value: Any) -> bool:
+    return isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG
+
+
+def to_manifest(value: Any) -> Any:
+    """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints."""
+    if is_wrapped_secret(value):
+        return redact(to_manifest(value["value"]))
+    if isinstance(value, dict):
+        return {k: to_manifest(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [to_manifest(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def redact(value: Any) -> Any:
+    """The same shape with every scalar replaced by the redaction marker."""
+    if isinstance(value, dict):
+        return {k: redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return REDACTED
+
+
+def secret_leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    """``(path, plain value)`` of every secret scalar in engine inputs (for tests and audits)."""
+    if is_wrapped_secret(value):
+        return [(p, v) for p, v in _leaves(value["value"], path)]
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in secret_leaves(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [x for i, v in enumerate(value) for x in secret_leaves(v, f"{path}[{i}]")]
+    return []
+
+
+def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in _leaves(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [x for i, v in enumerate(value) for x in _leaves(v, f"{path}[{i}]")]
+    return [(path, value)]

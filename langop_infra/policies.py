@@ -1,0 +1,146 @@
+"""NetworkPolicies derived from the agent→tool graph, as plain data.
+
+- A service tool admits, on its port only, agents of its own namespace that carry its access
+  label (``access.langop.io/<tool>: "true"``, set on every agent that references it), plus the
+  user's ``allowFrom`` peers. The policy never names agents, so adding an agent never edits it.
+- An agent that references a tool in another namespace brings one policy into that namespace
+  admitting exactly itself (``<tool>-from-<agent-namespace>-<agent>``).
+- ``egress: restricted`` gives an agent one egress policy: DNS, its service tools, ``egressTo``.
+- ``defaultDeny`` adds one default-deny-ingress policy to the namespace.
+
+Objects grow with tools + agents + cross-namespace references, never tools times agents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langop_infra.contract import ToolTarget, access_label, agent_selector, tool_selector
+from langop_infra.specs import EgressRule, PeerSpec
+
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+DEFAULT_DENY_NAME = "default-deny-ingress"
+DNS_NAMESPACE = "kube-system"
+DNS_POD_LABELS = {"k8s-app": "kube-dns"}
+
+
+def network_policy(
+    name: str, namespace: str, labels: Mapping[str, str], spec: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name, "namespace": namespace, "labels": dict(labels)},
+        "spec": spec,
+    }
+
+
+def in_namespace(namespace: str, pod_labels: Mapping[str, str]) -> dict[str, Any]:
+    """A peer: pods with these labels in exactly this namespace (one peer, so both must hold)."""
+    return {
+        "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: namespace}},
+        "podSelector": {"matchLabels": dict(pod_labels)},
+    }
+
+
+def peer_manifest(peer: PeerSpec) -> dict[str, Any]:
+    if peer.ip_block is not None:
+        block: dict[str, Any] = {"cidr": peer.ip_block.cidr}
+        if peer.ip_block.except_:
+            block["except"] = list(peer.ip_block.except_)
+        return {"ipBlock": block}
+    out: dict[str, Any] = {}
+    if peer.pod_selector is not None:
+        out["podSelector"] = {"matchLabels": dict(peer.pod_selector.match_labels)}
+    if peer.namespace_selector is not None:
+        out["namespaceSelector"] = {"matchLabels": dict(peer.namespace_selector.match_labels)}
+    return out
+
+
+def tcp(port: int) -> dict[str, Any]:
+    return {"protocol": "TCP", "port": port}
+
+
+def tool_ingress_name(tool: str) -> str:
+    return f"{tool}-ingress"
+
+
+def tool_ingress_spec(
+    tool: str, namespace: str, port: int, allow_from: Sequence[PeerSpec] = ()
+) -> dict[str, Any]:
+    """Ingress to the tool's pods on its port: same-namespace agents with its access label,
+    and the user's extra peers."""
+    peers = [in_namespace(namespace, {access_label(tool): "true"})]
+    peers += [peer_manifest(p) for p in allow_from]
+    return {
+        "podSelector": {"matchLabels": tool_selector(tool)},
+        "policyTypes": ["Ingress"],
+        "ingress": [{"from": peers, "ports": [tcp(port)]}],
+    }
+
+
+def cross_namespace_name(tool: str, agent_namespace: str, agent: str) -> str:
+    """``<tool>-from-<ns>-<agent>``, shortened with a hash past the 253-character limit."""
+    name = f"{tool}-from-{agent_namespace}-{agent}"
+    if len(name) <= 253:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+    return f"{name[:242]}-{digest}"
+
+
+def cross_namespace_spec(target: ToolTarget, agent_namespace: str, agent: str) -> dict[str, Any]:
+    """Ingress to a tool in another namespace from exactly one agent."""
+    return {
+        "podSelector": {"matchLabels": tool_selector(target.name)},
+        "policyTypes": ["Ingress"],
+        "ingress": [
+            {
+                "from": [in_namespace(agent_namespace, agent_selector(agent))],
+                "ports": [tcp(target.port)],
+            }
+        ],
+    }
+
+
+def agent_egress_name(agent: str) -> str:
+    return f"{agent}-egress"
+
+
+def agent_egress_spec(
+    agent: str, targets: Sequence[ToolTarget], egress_to: Sequence[EgressRule] = ()
+) -> dict[str, Any]:
+    """Egress of a restricted agent: DNS, its service tools on their ports, ``egressTo``."""
+    rules: list[dict[str, Any]] = [
+        {
+            "to": [in_namespace(DNS_NAMESPACE, DNS_POD_LABELS)],
+            "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+        }
+    ]
+    for target in targets:
+        if target.deployment_mode == "service":
+            rules.append(
+                {
+                    "to": [in_namespace(target.namespace, tool_selector(target.name))],
+                    "ports": [tcp(target.port)],
+                }
+            )
+    for rule in egress_to:
+        block: dict[str, Any] = {"cidr": rule.cidr}
+        if rule.except_:
+            block["except"] = list(rule.except_)
+        entry: dict[str, Any] = {"to": [{"ipBlock": block}]}
+        if rule.ports:
+            entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
+        rules.append(entry)
+    return {
+        "podSelector": {"matchLabels": agent_selector(agent)},
+        "policyTypes": ["Egress"],
+        "egress": rules,
+    }
+
+
+def default_deny_spec() -> dict[str, Any]:
+    """Every pod of the namespace isolated for ingress; the other policies open what is needed."""
+    return {"podSelector": {}, "policyTypes": ["Ingress"]}

@@ -1,0 +1,720 @@
+"""Validated specs of tools, agents and clusters: pydantic models, no Pulumi.
+
+Every model accepts the Python names (``deployment_mode``) and the CRD's camelCase names
+(``deploymentMode``) and rejects unknown fields. ``parse_tool``, ``parse_agent`` and
+``parse_cluster`` validate a whole document and raise one :class:`SpecError` listing every
+problem with its path, e.g. ``agents[1].tools[0].name``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from langop_infra.errors import Problem, SpecError, join_path
+
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
+HTTP_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
+LABEL_NAME = re.compile(
+    r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+)
+DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*$")
+RESERVED_AGENT_ENV = frozenset(
+    {"MCP_SERVERS", "AGENT_MCP_SERVERS", "AGENT_WEBHOOK_TOOLS", "AGENT_CONFIG_PATH"}
+)
+RESERVED_AGENT_ENV_PREFIXES = ("ARK_MCP_", "AGENT_WEBHOOK_")
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def dns_label(value: str) -> str:
+    if len(value) > 63 or not DNS_LABEL.match(value):
+        raise ValueError(
+            f"{value!r} is not a valid name: use at most 63 lower-case letters, digits and '-', "
+            "starting and ending with a letter or digit (a DNS-1123 label)"
+        )
+    return value
+
+
+def dns_subdomain(value: str) -> str:
+    if len(value) > 253 or not DNS_SUBDOMAIN.match(value):
+        raise ValueError(
+            f"{value!r} is not a valid name: use lower-case letters, digits, '-' and '.' "
+            "(a DNS-1123 subdomain, at most 253 characters)"
+        )
+    return value
+
+
+def http_path(value: str) -> str:
+    if not value.startswith("/") or any(c.isspace() for c in value):
+        raise ValueError(f"{value!r} is not an HTTP path: start it with '/' and use no spaces")
+    return value
+
+
+def http_url(value: str) -> str:
+    if not re.match(r"^https?://[^\s/?#]+[^\s]*$", value):
+        raise ValueError(f"{value!r} is not an http(s) URL: write it as https://host[:port]/path")
+    return value
+
+
+def parse_duration(value: Any) -> float:
+    """``"30s"``, ``"1m"``, ``"500ms"``, ``"1h"`` or a number of seconds, as seconds."""
+    if isinstance(value, bool):
+        raise ValueError("expected a duration such as '30s' or '1m'")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and (m := DURATION.match(value)):
+        scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
+        return float(m.group(1)) * scale
+    raise ValueError(f"{value!r} is not a duration: write it as '30s', '1m', '500ms' or seconds")
+
+
+def duration_between(low: float, high: float) -> AfterValidator:
+    def check(seconds: float) -> float:
+        if not low <= seconds <= high:
+            raise ValueError(f"must be between {low:g}s and {high:g}s, got {seconds:g}s")
+        return seconds
+
+    return AfterValidator(check)
+
+
+def non_empty_image(value: str) -> str:
+    if not value.strip() or any(c.isspace() for c in value):
+        raise ValueError("set a container image reference such as 'ghcr.io/org/tool:1.2.3'")
+    return value
+
+
+def env_names(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    for name in values:
+        if not ENV_NAME.match(name):
+            raise ValueError(f"{name!r} is not a valid environment variable name")
+    return values
+
+
+def label_map(values: Mapping[str, str]) -> Mapping[str, str]:
+    for key in values:
+        if len(key) > 316 or not LABEL_NAME.match(key):
+            raise ValueError(f"{key!r} is not a valid label or annotation key")
+    return values
+
+
+def quantity(value: str) -> str:
+    if not QUANTITY.match(str(value)):
+        raise ValueError(f"{value!r} is not a Kubernetes quantity such as '250m' or '256Mi'")
+    return value
+
+
+def cidr(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a CIDR such as '10.0.0.0/8'") from None
+    return value
+
+
+def header_name(value: str) -> str:
+    if not HTTP_TOKEN.match(value):
+        raise ValueError(f"{value!r} is not a valid HTTP header name (an RFC 9110 token)")
+    return value
+
+
+def env_token(text: str) -> str:
+    """Upper case, every character outside ``A-Z0-9`` turned into ``_`` (ark's env naming)."""
+    return re.sub(r"[^A-Z0-9]", "_", text.upper())
+
+
+def header_env_name(server: str, header: str) -> str:
+    """``ARK_MCP_<SERVER>_HEADER_<HEADER>``: the env var that carries an MCP server's header."""
+    return f"ARK_MCP_{env_token(server)}_HEADER_{env_token(header)}"
+
+
+def is_secret_value(value: Any) -> bool:
+    """A literal secret: a string, or an opaque object such as a ``pulumi.Output``."""
+    return isinstance(value, str) or (hasattr(value, "apply") and hasattr(value, "future"))
+
+
+DnsLabel = Annotated[str, AfterValidator(dns_label)]
+HttpPath = Annotated[str, AfterValidator(http_path)]
+HttpUrl = Annotated[str, AfterValidator(http_url)]
+Image = Annotated[str, AfterValidator(non_empty_image)]
+Seconds = Annotated[float, BeforeValidator(parse_duration)]
+EnvMap = Annotated[dict[str, str], AfterValidator(env_names)]
+LabelMap = Annotated[dict[str, str], AfterValidator(label_map)]
+Port = Annotated[int, Field(ge=1, le=65535)]
+Quantity = Annotated[str, AfterValidator(quantity)]
+Cidr = Annotated[str, AfterValidator(cidr)]
+HeaderName = Annotated[str, AfterValidator(header_name)]
+LabelValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")]
+EgressMode = Literal["open", "restricted"]
+
+
+class Spec(BaseModel):
+    """Base of every spec: camelCase and snake_case names, unknown fields rejected."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        frozen=True,
+        arbitrary_types_allowed=True,
+    )
+
+
+class SecretKeyRef(Spec):
+    """A key of an existing Kubernetes Secret in the workload's namespace."""
+
+    name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="Secret name.")
+    key: str = Field(min_length=1, description="Key within the Secret.")
+
+
+class SecretSource(Spec):
+    """Where a secret value comes from: an existing Secret's key."""
+
+    secret_key_ref: SecretKeyRef
+
+
+def secret_env_value(value: Any) -> Any:
+    if isinstance(value, SecretSource) or is_secret_value(value):
+        return value
+    if isinstance(value, Mapping):
+        return SecretSource.model_validate(value)
+    raise ValueError(
+        "a secret env value is a string, a pulumi secret, or {secretKeyRef: {name, key}}"
+    )
+
+
+SecretEnvValue = Annotated[Any, BeforeValidator(secret_env_value)]
+
+
+class ResourceAmounts(Spec):
+    cpu: Quantity | None = None
+    memory: Quantity | None = None
+
+
+class Resources(Spec):
+    """Container requests and limits; both default so every pod is schedulable and bounded."""
+
+    requests: ResourceAmounts = ResourceAmounts(cpu="50m", memory="64Mi")
+    limits: ResourceAmounts = ResourceAmounts(cpu="500m", memory="256Mi")
+
+
+class Security(Spec):
+    """Pod and container security settings; the defaults meet the *restricted* standard."""
+
+    run_as_user: int = Field(10001, ge=0)
+    run_as_group: int = Field(10001, ge=0)
+    fs_group: int = Field(10001, ge=0)
+    run_as_non_root: bool = True
+    allow_privilege_escalation: bool = False
+    read_only_root_filesystem: bool = True
+    seccomp_profile: Literal["RuntimeDefault", "Unconfined"] = "RuntimeDefault"
+    drop_capabilities: list[str] = ["ALL"]
+    add_capabilities: list[str] = []
+
+
+class LabelSelector(Spec):
+    match_labels: LabelMap = {}
+
+
+class IPBlock(Spec):
+    cidr: Cidr
+    except_: list[Cidr] = Field(default=[], alias="except")
+
+
+class PeerSpec(Spec):
+    """An extra ingress source: pods and/or namespaces by label, or an IP block."""
+
+    pod_selector: LabelSelector | None = None
+    namespace_selector: LabelSelector | None = None
+    ip_block: IPBlock | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PeerSpec:
+        selectors = self.pod_selector is not None or self.namespace_selector is not None
+        if selectors == (self.ip_block is not None):
+            raise ValueError("give podSelector and/or namespaceSelector, or ipBlock alone")
+        return self
+
+
+class PortSpec(Spec):
+    port: Port
+    protocol: Literal["TCP", "UDP", "SCTP"] = "TCP"
+
+
+class EgressRule(Spec):
+    """An external destination an agent with ``egress: restricted`` may reach."""
+
+    cidr: Cidr
+    except_: list[Cidr] = Field(default=[], alias="except")
+    ports: list[PortSpec] = []
+
+
+class HeaderSpec(Spec):
+    """An HTTP header: a literal ``value``, an existing Secret's key, or a Pulumi secret."""
+
+    name: HeaderName = Field(description="HTTP header name.")
+    value: str | None = None
+    value_from: SecretSource | None = None
+    secret: Any = Field(None, description="A pulumi secret (Python) or a secret string.")
+
+    @field_validator("secret")
+    @classmethod
+    def _secret(cls, value: Any) -> Any:
+        if value is not None and not is_secret_value(value):
+            raise ValueError("secret must be a string or a pulumi secret Output")
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> HeaderSpec:
+        sources = [s for s in ("value", "valueFrom", "secret") if self._source(s) is not None]
+        if len(sources) != 1:
+            found = " and ".join(sources) or "none"
+            raise ValueError(
+                f"header {self.name!r} needs exactly one of value, valueFrom, secret "
+                f"(found {found})"
+            )
+        return self
+
+    def _source(self, name: str) -> Any:
+        return {"value": self.value, "valueFrom": self.value_from, "secret": self.secret}[name]
+
+
+class SchemaSyncSpec(Spec):
+    """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
+
+    enabled: bool = True
+    access: Literal["direct", "apiserver-proxy"] | None = Field(
+        None, description="direct or apiserver-proxy; unset: the cluster default (direct)."
+    )
+    sync_url: HttpUrl | None = Field(None, description="Call this URL instead of the endpoint.")
+    required: bool = Field(False, description="Fail the deployment when the sync fails.")
+    timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
+    headers: list[HeaderSpec] = []
+
+
+class Persistence(Spec):
+    """A PersistentVolumeClaim mounted into a service tool (e.g. the memory tool's SQLite)."""
+
+    size: Quantity = "1Gi"
+    mount_path: HttpPath = "/data"
+    storage_class_name: str | None = None
+
+
+class WorkloadSpec(Spec):
+    """Fields shared by tools and agents."""
+
+    name: DnsLabel = Field(description="Kubernetes name of the workload's objects.")
+    namespace: DnsLabel | None = Field(None, description="Unset: the cluster's namespace.")
+    image: Image
+    replicas: int = Field(1, ge=0, le=1000)
+    command: list[str] | None = None
+    args: list[str] | None = None
+    env: EnvMap = {}
+    secret_env: Annotated[dict[str, SecretEnvValue], AfterValidator(env_names)] = {}
+    resources: Resources | None = Field(None, description="Unset: the cluster default.")
+    labels: LabelMap = {}
+    annotations: LabelMap = {}
+    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
+    service_account_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    automount_service_account_token: bool = False
+    security: Security | None = Field(None, description="Unset: the cluster default.")
+
+    @model_validator(mode="after")
+    def _env_disjoint(self) -> WorkloadSpec:
+        both = sorted(set(self.env) & set(self.secret_env))
+        if both:
+            raise ValueError(f"{', '.join(both)} set in both env and secretEnv; keep one")
+        return self
+
+
+class ToolSpec(WorkloadSpec):
+    """A LanguageTool: an MCP server run as a Deployment + Service, or as an agent sidecar."""
+
+    type: Literal["mcp"] = "mcp"
+    deployment_mode: Literal["service", "sidecar"] = "service"
+    port: Port = 8080
+    mcp_path: HttpPath = "/mcp"
+    health_path: HttpPath = "/health"
+    allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
+    schema_sync: SchemaSyncSpec = SchemaSyncSpec()
+    persistence: Persistence | None = None
+
+    @model_validator(mode="after")
+    def _sidecar_fields(self) -> ToolSpec:
+        if self.deployment_mode == "sidecar" and self.persistence is not None:
+            raise ValueError("persistence applies to service tools; a sidecar uses the workspace")
+        return self
+
+
+class ToolRef(Spec):
+    """A reference from an agent to a LanguageTool."""
+
+    name: DnsLabel
+    namespace: DnsLabel | None = None
+    enabled: bool = True
+    required: bool = Field(False, description="The agent waits for the tool to be ready.")
+
+
+class McpServerSpec(Spec):
+    """An external MCP server (ark style), reached at ``url`` with optional headers."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$")]
+    url: HttpUrl
+    headers: list[HeaderSpec] = []
+    timeout: Annotated[Seconds, duration_between(0.1, 600)] | None = None
+
+
+class WebhookAuth(Spec):
+    type: Literal["none", "bearer", "basic", "apiKey", "oauth2"] = "none"
+    secret_ref: SecretKeyRef | None = None
+    header_name: HeaderName = "Authorization"
+
+    @model_validator(mode="after")
+    def _secret_needed(self) -> WebhookAuth:
+        if self.type != "none" and self.secret_ref is None:
+            raise ValueError(f"authentication type {self.type!r} needs secretRef {{name, key}}")
+        if self.type == "none" and self.secret_ref is not None:
+            raise ValueError("secretRef is set but type is 'none'; set type (e.g. bearer)")
+        return self
+
+
+class RateLimit(Spec):
+    requests_per_minute: int = Field(ge=1, le=10000)
+    burst: int = Field(ge=1, le=1000)
+
+
+def json_schema_input(value: Any) -> Any:
+    """A JSON Schema as a mapping, a JSON string, or a pydantic model class."""
+    if isinstance(value, type) and hasattr(value, "model_json_schema"):
+        return value.model_json_schema()
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"inputSchema is not valid JSON: {exc.msg} at line {exc.lineno}"
+            ) from None
+    if not isinstance(value, Mapping):
+        raise ValueError("inputSchema must be a JSON Schema object")
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft7Validator.check_schema(value)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        raise ValueError(
+            f"inputSchema is not valid JSON Schema draft-07 at {where}: {exc.message}"
+        ) from None
+    return dict(value)
+
+
+class WebhookToolSpec(Spec):
+    """An inline HTTP tool (STOA Tool / ark inline tool): the agent calls ``url`` directly."""
+
+    name: Annotated[str, Field(pattern=TOOL_NAME.pattern)]
+    description: str = Field("", max_length=1024)
+    url: HttpUrl
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
+    input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = {"type": "object"}
+    timeout: Annotated[Seconds, duration_between(1, 600)] = 30.0
+    authentication: WebhookAuth = WebhookAuth()
+    rate_limit: RateLimit | None = None
+    enabled: bool = True
+
+
+class AgentSpec(WorkloadSpec):
+    """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
+
+    tools: list[ToolRef] = []
+    mcp_servers: list[McpServerSpec] = []
+    webhook_tools: list[WebhookToolSpec] = []
+    workspace_path: HttpPath = "/workspace"
+    egress: EgressMode | None = Field(None, description="Unset: the cluster default (open).")
+    egress_to: list[EgressRule] = []
+
+
+class Defaults(Spec):
+    """Cluster-wide defaults applied to every tool and agent that does not set its own."""
+
+    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
+    resources: Resources = Resources()
+    security: Security = Security()
+    egress: EgressMode = "open"
+    default_deny: bool = False
+    schema_sync_access: Literal["direct", "apiserver-proxy"] = "direct"
+
+
+class ClusterSpec(Spec):
+    """One namespace's tools, agents, defaults and secrets."""
+
+    namespace: DnsLabel
+    create_namespace: bool = True
+    part_of: (
+        Annotated[str, Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")] | None
+    ) = None
+    defaults: Defaults = Defaults()
+    tools: list[ToolSpec] = []
+    agents: list[AgentSpec] = []
+    secrets: dict[Annotated[str, AfterValidator(dns_subdomain)], dict[str, Any]] = {}
+
+
+# --- whole-document validation -------------------------------------------------------------
+
+_KNOWN_FIELDS = sorted(
+    {
+        name
+        for model in Spec.__subclasses__() + WorkloadSpec.__subclasses__()
+        for field_name, info in model.model_fields.items()
+        for name in (field_name, info.alias or field_name)
+    }
+)
+
+
+def _loc_path(loc: Iterable[int | str]) -> str:
+    path = ""
+    for part in loc:
+        path = join_path(path, f"[{part}]" if isinstance(part, int) else str(part))
+    return path
+
+
+def problems_from(error: ValidationError, prefix: str = "") -> list[Problem]:
+    """Turn pydantic's errors into problems with paths and a fix."""
+    problems = []
+    for item in error.errors(include_url=False):
+        loc = [p for p in item["loc"] if not (isinstance(p, str) and "[" in p)]
+        path = join_path(prefix, _loc_path(loc))
+        kind, message = item["type"], item["msg"]
+        if kind == "extra_forbidden":
+            field = str(loc[-1]) if loc else ""
+            close = difflib.get_close_matches(field, _KNOWN_FIELDS, n=1, cutoff=0.75)
+            hint = f"; did you mean {close[0]!r}?" if close else "; remove it or fix its spelling"
+            message = f"unknown field{hint}"
+        elif kind == "missing":
+            message = "required field is missing; add it"
+        elif message.startswith("Value error, "):
+            message = message.removeprefix("Value error, ")
+        elif kind == "string_pattern_mismatch":
+            message = (
+                f"{item.get('input')!r} does not match the allowed pattern {item['ctx']['pattern']}"
+            )
+        problems.append(Problem(path, message))
+    return problems
+
+
+def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
+    if isinstance(data, model):
+        return data, []
+    if not isinstance(data, Mapping):
+        return None, [Problem(path, f"expected a mapping, got {type(data).__name__}")]
+    try:
+        return model.model_validate(data), []
+    except ValidationError as exc:
+        return None, problems_from(exc, path)
+
+
+def _validate_list(model: type[Spec], items: Any, path: str) -> tuple[list[Any], list[Problem]]:
+    if items is None:
+        return [], []
+    if not isinstance(items, (list, tuple)):
+        return [], [Problem(path, f"expected a list, got {type(items).__name__}")]
+    valid, problems = [], []
+    for index, item in enumerate(items):
+        spec, found = _validate(model, item, f"{path}[{index}]")
+        problems += found
+        if spec is not None:
+            valid.append((index, spec))
+    return valid, problems
+
+
+def agent_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """Checks across one agent's lists: duplicates and header env name clashes."""
+    problems = []
+    problems += _duplicates(
+        ((f"tools[{i}]", (r.name, r.namespace)) for i, r in enumerate(agent.tools)),
+        path,
+        lambda key: f"duplicate tool reference {key[0]!r}; reference each tool once",
+    )
+    problems += _duplicates(
+        ((f"mcpServers[{i}].name", s.name) for i, s in enumerate(agent.mcp_servers)),
+        path,
+        lambda key: f"duplicate MCP server name {key!r}; names must be unique per agent",
+    )
+    problems += _duplicates(
+        ((f"webhookTools[{i}].name", t.name) for i, t in enumerate(agent.webhook_tools)),
+        path,
+        lambda key: f"duplicate webhook tool name {key!r}; names must be unique per agent",
+    )
+    for field, names in (("env", agent.env), ("secretEnv", agent.secret_env)):
+        for name in names:
+            if name in RESERVED_AGENT_ENV or name.startswith(RESERVED_AGENT_ENV_PREFIXES):
+                problems.append(
+                    Problem(
+                        join_path(path, f"{field}.{name}"),
+                        f"{name} is set by langop-infra for every agent; rename your variable",
+                    )
+                )
+    env_names_seen: list[tuple[str, str]] = []
+    for i, server in enumerate(agent.mcp_servers):
+        for j, header in enumerate(server.headers):
+            env_names_seen.append(
+                (f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name))
+            )
+    problems += _duplicates(
+        env_names_seen,
+        path,
+        lambda key: f"header maps to env var {key} twice; rename the server or header",
+    )
+    return problems
+
+
+def _duplicates(keyed: Iterable[tuple[str, Any]], prefix: str, message: Any) -> list[Problem]:
+    first: dict[Any, str] = {}
+    problems = []
+    for where, key in keyed:
+        if key in first:
+            text = f"{message(key)} (first at {join_path(prefix, first[key])})"
+            problems.append(Problem(join_path(prefix, where), text))
+        else:
+            first[key] = where
+    return problems
+
+
+def parse_tool(data: Any, path: str = "") -> ToolSpec:
+    spec, problems = _validate(ToolSpec, data, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
+def parse_agent(data: Any, path: str = "") -> AgentSpec:
+    spec, problems = _validate(AgentSpec, data, path)
+    if spec is not None:
+        problems += agent_problems(spec, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
+def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
+    """Validate a whole cluster document; every problem of every tool and agent at once."""
+    if isinstance(data, ClusterSpec):
+        problems = cluster_problems(data, path)
+        if problems:
+            raise SpecError(problems)
+        return data
+    if not isinstance(data, Mapping):
+        raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
+    head = {k: v for k, v in data.items() if k not in ("tools", "agents")}
+    cluster, problems = _validate(ClusterSpec, head, path)
+    tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
+    problems += found
+    agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
+    problems += found
+    if cluster is None:
+        raise SpecError(problems)
+    cluster = cluster.model_copy(
+        update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
+    )
+    problems += cluster_problems(
+        cluster, path, tool_index=[i for i, _ in tools], agent_index=[i for i, _ in agents]
+    )
+    if problems:
+        raise SpecError(problems)
+    return cluster
+
+
+def cluster_problems(
+    cluster: ClusterSpec,
+    path: str = "",
+    *,
+    tool_index: list[int] | None = None,
+    agent_index: list[int] | None = None,
+) -> list[Problem]:
+    """Checks across tools and agents: duplicates, dangling references, sidecar port clashes."""
+    tool_index = tool_index or list(range(len(cluster.tools)))
+    agent_index = agent_index or list(range(len(cluster.agents)))
+    ns = cluster.namespace
+    problems = []
+    problems += _duplicates(
+        ((f"tools[{i}].name", t.name) for i, t in zip(tool_index, cluster.tools, strict=True)),
+        path,
+        lambda key: f"duplicate tool name {key!r}; tool names must be unique in a cluster",
+    )
+    problems += _duplicates(
+        ((f"agents[{i}].name", a.name) for i, a in zip(agent_index, cluster.agents, strict=True)),
+        path,
+        lambda key: f"duplicate agent name {key!r}; agent names must be unique in a cluster",
+    )
+    for i, tool in zip(tool_index, cluster.tools, strict=True):
+        if tool.namespace not in (None, ns):
+            problems.append(
+                Problem(
+                    join_path(path, f"tools[{i}].namespace"),
+                    f"a cluster's tools live in its namespace {ns!r}; remove the namespace or "
+                    "declare the tool in another cluster",
+                )
+            )
+    by_name = {t.name: t for t in cluster.tools}
+    for i, agent in zip(agent_index, cluster.agents, strict=True):
+        where = join_path(path, f"agents[{i}]")
+        problems += agent_problems(agent, where)
+        if agent.namespace not in (None, ns):
+            problems.append(
+                Problem(
+                    join_path(where, "namespace"),
+                    f"a cluster's agents live in its namespace {ns!r}; remove the namespace",
+                )
+            )
+        sidecar_ports: dict[int, str] = {}
+        for j, ref in enumerate(agent.tools):
+            if not ref.enabled or ref.namespace not in (None, ns):
+                continue
+            tool = by_name.get(ref.name)
+            if tool is None:
+                known = ", ".join(sorted(by_name)) or "none"
+                problems.append(
+                    Problem(
+                        join_path(where, f"tools[{j}].name"),
+                        f"no tool named {ref.name!r} in this cluster (known: {known}); declare it "
+                        "under tools, fix the name, or set enabled: false",
+                    )
+                )
+            elif tool.deployment_mode == "sidecar":
+                if tool.port in sidecar_ports:
+                    problems.append(
+                        Problem(
+                            join_path(where, f"tools[{j}]"),
+                            f"sidecar {tool.name!r} uses port {tool.port}, as does sidecar "
+                            f"{sidecar_ports[tool.port]!r} in the same pod; change one port",
+                        )
+                    )
+                sidecar_ports[tool.port] = tool.name
+    for name, values in cluster.secrets.items():
+        if not isinstance(values, Mapping) or not values:
+            problems.append(
+                Problem(
+                    join_path(path, f"secrets.{name}"),
+                    "a secret is a non-empty mapping of keys to values",
+                )
+            )
+    return problems

@@ -1,0 +1,182 @@
+"""LanguageTool: an MCP server as a Deployment + Service, or as a container for agent pods."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from langop_infra import contract, pods, policies
+from langop_infra.k8s import object_meta, opaque_secret, pod_annotations
+from langop_infra.specs import Defaults, ToolSpec, parse_tool
+
+
+def tool_spec_from(name: str, spec: ToolSpec | Mapping[str, Any] | None, fields: dict) -> ToolSpec:
+    """The validated spec from a spec object, a mapping and/or keyword fields."""
+    if isinstance(spec, ToolSpec) and not fields:
+        return spec
+    data = (
+        dict(spec.model_dump(by_alias=False, exclude_unset=True))
+        if isinstance(spec, ToolSpec)
+        else dict(spec or {})
+    )
+    data.update(fields)
+    data.setdefault("name", name)
+    return parse_tool(data)
+
+
+class LanguageTool(pulumi.ComponentResource):
+    """An MCP tool server, deployed per the LanguageTool contract.
+
+    Service mode: Deployment ``<name>`` and ClusterIP Service ``<name>`` in the tool's
+    namespace, endpoint ``http://<name>.<namespace>.svc.cluster.local:<port>``, and an ingress
+    NetworkPolicy admitting only the agents that reference it. Sidecar mode: no workload of its
+    own; ``sidecar_container`` and ``sidecar_volumes`` are embedded into each referencing
+    agent's pod, endpoint ``http://localhost:<port>``.
+
+    Validation happens before anything is registered: bad input raises ``SpecError`` naming
+    every problem with its field path.
+    """
+
+    spec: ToolSpec
+    target: contract.ToolTarget
+    endpoint: pulumi.Output[str]
+    service_name: pulumi.Output[str]
+    namespace: pulumi.Output[str]
+    deployment_mode: pulumi.Output[str]
+    deployment: k8s.apps.v1.Deployment | None
+    service: k8s.core.v1.Service | None
+    secret: k8s.core.v1.Secret | None
+    network_policy: k8s.networking.v1.NetworkPolicy | None
+    persistent_volume_claim: k8s.core.v1.PersistentVolumeClaim | None
+    sidecar_container: dict[str, Any] | None
+    sidecar_volumes: list[dict[str, Any]]
+
+    def __init__(
+        self,
+        name: str,
+        spec: ToolSpec | Mapping[str, Any] | None = None,
+        *,
+        defaults: Defaults | None = None,
+        part_of: str | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+        **fields: Any,
+    ) -> None:
+        tool = tool_spec_from(name, spec, fields)
+        defaults = defaults or Defaults()
+        namespace = tool.namespace or contract.DEFAULT_NAMESPACE
+        part_of = part_of or namespace
+        super().__init__("langop:index:LanguageTool", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        key = f"{namespace}/{tool.name}"
+
+        self.spec = tool
+        self.target = contract.ToolTarget.of(tool, namespace)
+        labels = contract.tool_labels(tool, part_of)
+        env, owned = contract.workload_env(tool.name, tool.env, tool.secret_env)
+
+        self.secret = None
+        if owned:
+            self.secret = opaque_secret(
+                f"{key}-env",
+                name=contract.workload_secret_name(tool.name),
+                namespace=namespace,
+                labels=labels,
+                values=owned,
+                opts=child,
+            )
+
+        mounts: list[dict[str, Any]] = []
+        volumes: list[dict[str, Any]] = []
+        self.persistent_volume_claim = None
+        if tool.persistence is not None and tool.deployment_mode == "service":
+            claim = f"{tool.name}-data"
+            claim_spec: dict[str, Any] = {
+                "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": tool.persistence.size}},
+            }
+            if tool.persistence.storage_class_name:
+                claim_spec["storageClassName"] = tool.persistence.storage_class_name
+            self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
+                f"{key}-data",
+                metadata=object_meta(claim, namespace, labels),
+                spec=claim_spec,
+                opts=child,
+            )
+            volumes.append(
+                {"name": pods.DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim}}
+            )
+            mounts.append({"name": pods.DATA_VOLUME, "mountPath": tool.persistence.mount_path})
+
+        security = tool.security or defaults.security
+        container = pods.tool_container(
+            tool,
+            env=env,
+            resources=tool.resources or defaults.resources,
+            security=security,
+            image_pull_policy=tool.image_pull_policy or defaults.image_pull_policy,
+            mounts=mounts,
+        )
+
+        self.deployment = self.service = self.network_policy = None
+        self.sidecar_container = None
+        self.sidecar_volumes = []
+        if tool.deployment_mode == "sidecar":
+            self.sidecar_container = container
+        else:
+            selector = contract.tool_selector(tool.name)
+            pod = pods.pod_spec(tool, containers=[container], volumes=volumes, security=security)
+            spec_data = pods.deployment_spec(
+                tool.replicas,
+                selector,
+                labels,
+                pod_annotations(tool.annotations, [self.secret] if self.secret else []),
+                pod,
+            )
+            if self.persistent_volume_claim is not None:
+                # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
+                spec_data["strategy"] = {"type": "Recreate"}
+            self.deployment = k8s.apps.v1.Deployment(
+                key,
+                metadata=object_meta(tool.name, namespace, labels, tool.annotations),
+                spec=spec_data,
+                opts=child,
+            )
+            self.service = k8s.core.v1.Service(
+                key,
+                metadata=object_meta(tool.name, namespace, labels),
+                spec={
+                    "type": "ClusterIP",
+                    "selector": selector,
+                    "ports": [
+                        {"name": "mcp", "port": tool.port, "targetPort": "mcp", "protocol": "TCP"}
+                    ],
+                },
+                opts=child,
+            )
+            self.network_policy = k8s.networking.v1.NetworkPolicy(
+                f"{key}-ingress",
+                metadata=object_meta(policies.tool_ingress_name(tool.name), namespace, labels),
+                spec=policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
+                opts=child,
+            )
+
+        self.endpoint = pulumi.Output.from_input(self.target.endpoint)
+        self.service_name = pulumi.Output.from_input(tool.name)
+        self.namespace = pulumi.Output.from_input(namespace)
+        self.deployment_mode = pulumi.Output.from_input(tool.deployment_mode)
+        self.register_outputs(
+            {
+                "endpoint": self.endpoint,
+                "service_name": self.service_name,
+                "namespace": self.namespace,
+                "deployment_mode": self.deployment_mode,
+            }
+        )
+
+    @property
+    def ready_dependencies(self) -> list[pulumi.Resource]:
+        """What an agent that requires this tool waits for."""
+        return [r for r in (self.deployment, self.service) if r is not None]
