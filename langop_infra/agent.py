@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
-from langop_infra.k8s import object_meta, opaque_secret, pod_annotations
+from langop_infra.k8s import child_options, object_meta, opaque_secret, pod_annotations
 from langop_infra.specs import AgentSpec, Defaults, parse_agent
 from langop_infra.tool import LanguageTool
 
@@ -130,7 +130,7 @@ class LanguageAgent(pulumi.ComponentResource):
         targets, tools = resolve_tools(agent, namespace, {**(tool_index or {}), **given})
         part_of = part_of or namespace
         super().__init__("langop:index:LanguageAgent", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        child = child_options(self, opts)
         key = f"{namespace}/{agent.name}"
         self.spec = agent
         self.targets = targets
@@ -218,7 +218,7 @@ class LanguageAgent(pulumi.ComponentResource):
                 pod_annotations(annotations, secrets),
                 pods.pod_spec(agent, containers=containers, volumes=volumes, security=security),
             ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=waits_for or None),
+            opts=child_options(self, opts, waits_for),
         )
         self.network_policies = self._policies(agent, namespace, targets, labels, defaults, child)
 

@@ -79,3 +79,17 @@ def _name(meta: Any) -> str:
     if isinstance(meta, Mapping):
         return str(meta.get("name", ""))
     return str(getattr(meta, "name", ""))
+
+
+def child_options(
+    parent: pulumi.Resource,
+    opts: pulumi.ResourceOptions | None,
+    depends_on: Sequence[pulumi.Resource] = (),
+) -> pulumi.ResourceOptions:
+    """Options for a component's child: parented, and waiting for what the component waits
+    for (Pulumi does not pass a component's ``depends_on`` on to its children)."""
+    inherited = opts.depends_on if opts is not None and opts.depends_on else []
+    if isinstance(inherited, pulumi.Resource):
+        inherited = [inherited]
+    deps = [*inherited, *depends_on]
+    return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)

@@ -123,14 +123,16 @@ def run_program(
     secret_keys: list[str] | None = None,
     preview: bool = False,
     dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    into: ProgramRun | None = None,
 ) -> ProgramRun:
     """Run ``program`` under the mock engine with the given stack config.
 
     ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
-    of dynamic resources (they are not run).
+    of dynamic resources (they are not run). Pass ``into`` to keep what was registered even
+    when the program raises.
     """
-    run = ProgramRun()
+    run = into if into is not None else ProgramRun()
     logger = logging.getLogger(f"langop_infra.mock_engine.{id(run)}")
     logger.propagate = False
     logger.setLevel(logging.DEBUG)

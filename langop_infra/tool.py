@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
-from langop_infra.k8s import object_meta, opaque_secret, pod_annotations
+from langop_infra.k8s import child_options, object_meta, opaque_secret, pod_annotations
 from langop_infra.specs import Defaults, ToolSpec, parse_tool
 
 
@@ -69,7 +69,7 @@ class LanguageTool(pulumi.ComponentResource):
         namespace = tool.namespace or contract.DEFAULT_NAMESPACE
         part_of = part_of or namespace
         super().__init__("langop:index:LanguageTool", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        child = child_options(self, opts)
         key = f"{namespace}/{tool.name}"
 
         self.spec = tool

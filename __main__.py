@@ -1,0 +1,5 @@
+"""Pulumi entry point: ``pulumi up -s <env>`` (and ``langop-infra render``) run this file."""
+
+from langop_infra.stack_program import main
+
+main()

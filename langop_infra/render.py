@@ -1,0 +1,200 @@
+"""Render a stack offline: the project's real program, its stack config, the mock engine.
+
+Secrets (including ``secure:`` config values, which cannot be decrypted here) come out as
+:data:`REDACTED`; schema-sync resources are recorded but never contacted.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from langop_infra.errors import Problem, SpecError
+from langop_infra.mock_engine import REDACTED, ProgramRun, run_program
+
+KIND_ORDER = {
+    "Namespace": 0,
+    "Secret": 1,
+    "ConfigMap": 2,
+    "PersistentVolumeClaim": 3,
+    "Service": 4,
+    "Deployment": 5,
+    "NetworkPolicy": 6,
+}
+
+
+@dataclass(frozen=True)
+class Project:
+    directory: Path
+    name: str
+    main: Path
+    stack_config_dir: Path
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Project:
+        directory = Path(directory).resolve()
+        path = directory / "Pulumi.yaml"
+        if not path.is_file():
+            raise SpecError([Problem(str(path), "no Pulumi.yaml here; pass --project-dir")])
+        data = _load_yaml(path)
+        main = directory / str(data.get("main") or "")
+        if main.is_dir():
+            main = main / "__main__.py"
+        return cls(
+            directory=directory,
+            name=str(data.get("name") or directory.name),
+            main=main,
+            stack_config_dir=directory / str(data.get("stackConfigDir") or "."),
+        )
+
+    def stack_file(self, stack: str) -> Path:
+        return self.stack_config_dir / f"Pulumi.{stack}.yaml"
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise SpecError([Problem(str(path), f"not valid YAML{where}: {exc}")]) from None
+    except OSError as exc:
+        raise SpecError([Problem(str(path), f"cannot read: {exc.strerror}")]) from None
+    if not isinstance(data, dict):
+        raise SpecError([Problem(str(path), "expected a mapping at the top level")])
+    return data
+
+
+def stack_config(project: Project, path: Path) -> tuple[dict[str, str], list[str]]:
+    """A stack file's ``config:`` as the CLI passes it to a program: full keys, values as
+    strings (structured values as JSON), and the keys holding secure values."""
+    data = _load_yaml(path)
+    raw = data.get("config") or {}
+    if not isinstance(raw, Mapping):
+        raise SpecError([Problem(f"{path}:config", "expected a mapping of config keys")])
+    config: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in raw.items():
+        full_key = key if ":" in str(key) else f"{project.name}:{key}"
+        value, is_secret = _strip_secure(value)
+        if is_secret:
+            secret_keys.append(full_key)
+        config[full_key] = value if isinstance(value, str) else json.dumps(value)
+    return config, secret_keys
+
+
+def _strip_secure(value: Any) -> tuple[Any, bool]:
+    """Replace every ``{secure: ...}`` with the redaction marker; say whether there was one."""
+    if isinstance(value, Mapping):
+        if set(value) == {"secure"}:
+            return REDACTED, True
+        found = False
+        out = {}
+        for k, v in value.items():
+            out[k], inner = _strip_secure(v)
+            found = found or inner
+        return out, found
+    if isinstance(value, list):
+        items = [_strip_secure(v) for v in value]
+        return [v for v, _ in items], any(s for _, s in items)
+    return value, False
+
+
+def render_stack(
+    project_dir: str | Path = ".",
+    *,
+    stack: str | None = None,
+    config_file: str | Path | None = None,
+) -> ProgramRun:
+    """Run the project's program for a stack under the mock engine."""
+    project = Project.load(project_dir)
+    if config_file is not None:
+        path = Path(config_file)
+        stack = stack or path.stem.removeprefix("Pulumi.")
+    else:
+        stack = stack or "dev"
+        path = project.stack_file(stack)
+    if not path.is_file():
+        raise SpecError([Problem(str(path), f"no config for stack {stack!r}; create this file")])
+    config, secret_keys = stack_config(project, path)
+    if not project.main.is_file():
+        raise SpecError([Problem(str(project.main), "the project's program is missing")])
+
+    def program() -> None:
+        sys.path.insert(0, str(project.directory))
+        try:
+            runpy.run_path(str(project.main), run_name="__main__")
+        finally:
+            sys.path.remove(str(project.directory))
+
+    return run_program(
+        program,
+        project=project.name,
+        stack=stack,
+        config=config,
+        secret_keys=secret_keys,
+        dynamic_state=lambda inputs: {"phase": "Pending"},
+    )
+
+
+def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:
+    meta = manifest.get("metadata", {})
+    return (
+        KIND_ORDER.get(manifest.get("kind", ""), 99),
+        manifest.get("kind", ""),
+        meta.get("namespace", ""),
+        meta.get("name", ""),
+    )
+
+
+def sorted_manifests(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(manifests, key=manifest_key)
+
+
+def dump_yaml(manifest: Mapping[str, Any]) -> str:
+    return yaml.safe_dump(dict(manifest), sort_keys=True, default_flow_style=False, width=1000)
+
+
+def dump_stream(manifests: list[dict[str, Any]]) -> str:
+    """One multi-document YAML stream, objects in a deterministic order."""
+    return "".join(f"---\n{dump_yaml(m)}" for m in sorted_manifests(manifests))
+
+
+def manifest_filename(manifest: Mapping[str, Any]) -> str:
+    meta = manifest.get("metadata", {})
+    namespace = meta.get("namespace") or "_cluster"
+    return f"{namespace}/{manifest.get('kind', 'Object').lower()}-{meta.get('name')}.yaml"
+
+
+OUT_MARKER = ".langop-render"
+
+
+def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:
+    """One file per object under ``out/<namespace>/<kind>-<name>.yaml``.
+
+    ``out`` must be empty or a previous render (marked by ``.langop-render``), whose YAML
+    files are replaced so that deleted objects do not linger.
+    """
+    if out.exists() and any(out.iterdir()):
+        if not (out / OUT_MARKER).is_file():
+            raise SpecError(
+                [Problem(str(out), "not empty and not a previous render; pick another --out")]
+            )
+        for old in out.rglob("*.yaml"):
+            old.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / OUT_MARKER).write_text("written by langop-infra render\n")
+    written = []
+    for manifest in sorted_manifests(manifests):
+        path = out / manifest_filename(manifest)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dump_yaml(manifest))
+        written.append(path)
+    return written

@@ -1,0 +1,104 @@
+"""The stack program: structured stack config → validated ClusterSpec → LanguageCluster.
+
+``pulumi up -s <env>`` runs it through the project's ``__main__.py``; ``langop-infra render``
+runs the same file under the mock engine. Config keys live under the project namespace:
+``langop-infra:namespace``, ``:createNamespace``, ``:partOf``, ``:defaults``, ``:tools``,
+``:agents`` and ``:secrets``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import pulumi
+from pulumi.runtime.config import CONFIG, get_config_env, is_config_secret
+
+from langop_infra.cluster import LanguageCluster
+from langop_infra.errors import Problem, SpecError
+from langop_infra.specs import ClusterSpec, parse_cluster
+
+PROJECT = "langop-infra"
+KEYS = ("namespace", "createNamespace", "partOf", "defaults", "tools", "agents", "secrets")
+# Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into
+# plain objects, so it is refused with a pointer to `secrets`.
+SECRET_KEYS = ("secrets",)
+
+
+def _all_config_keys() -> list[str]:
+    return sorted({*CONFIG.get().keys(), *get_config_env().keys()})
+
+
+def read_cluster_config(config: pulumi.Config | None = None) -> ClusterSpec:
+    """Read and validate the stack's config; every problem at once, named by config key."""
+    config = config or pulumi.Config(PROJECT)
+    prefix = f"{config.name}:"
+    problems: list[Problem] = []
+    for full_key in _all_config_keys():
+        key = full_key.removeprefix(prefix)
+        if full_key.startswith(prefix) and key not in KEYS:
+            close = difflib.get_close_matches(key, KEYS, n=1)
+            hint = f"did you mean {prefix}{close[0]}?" if close else f"known: {', '.join(KEYS)}"
+            problems.append(Problem(full_key, f"unknown config key; {hint}"))
+    document: dict[str, Any] = {}
+    for key in KEYS:
+        full_key = prefix + key
+        if is_config_secret(full_key) and key not in SECRET_KEYS:
+            problems.append(
+                Problem(
+                    full_key,
+                    "holds a secure value; keep secrets under "
+                    f"{prefix}secrets and reference them with secretKeyRef",
+                )
+            )
+            continue
+        try:
+            if key in ("namespace", "partOf"):
+                value = config.get(key)
+            elif key == "createNamespace":
+                value = config.get_bool(key)
+            else:
+                value = config.get_object(key)
+        except Exception as exc:  # the SDK raises its own types for malformed values
+            problems.append(Problem(full_key, f"not valid structured config: {exc}"))
+            continue
+        if value is not None:
+            document[key] = value
+    if "namespace" not in document and not problems:
+        problems.append(
+            Problem(prefix + "namespace", "required; set it with `pulumi config set namespace`")
+        )
+    if problems:
+        raise SpecError(problems)
+    try:
+        return parse_cluster(document)
+    except SpecError as exc:
+        raise SpecError(
+            Problem(_config_path(prefix, p.path), p.message) for p in exc.problems
+        ) from None
+
+
+def _config_path(prefix: str, path: str) -> str:
+    return prefix + path if path else prefix.rstrip(":")
+
+
+def main() -> LanguageCluster:
+    """Build the stack's LanguageCluster and export what operators look at."""
+    spec = read_cluster_config()
+    cluster = LanguageCluster(spec.namespace, spec)
+    pulumi.export("namespace", cluster.namespace)
+    pulumi.export(
+        "tools",
+        {
+            name: {"endpoint": tool.endpoint, "deploymentMode": tool.deployment_mode}
+            for name, tool in cluster.tools.items()
+        },
+    )
+    pulumi.export(
+        "agents",
+        {
+            name: {"configYaml": agent.config_yaml, "mcpServers": agent.mcp_servers}
+            for name, agent in cluster.agents.items()
+        },
+    )
+    return cluster
