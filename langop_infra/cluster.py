@@ -113,7 +113,12 @@ class LanguageCluster(pulumi.ComponentResource):
                 )
                 tool_spec = tool_spec.model_copy(update={"schema_sync": sync})
             self.tools[tool.name] = LanguageTool(
-                f"{ns}/{tool.name}", tool_spec, defaults=defaults, part_of=part_of, opts=child
+                f"{ns}/{tool.name}",
+                tool_spec,
+                defaults=defaults,
+                part_of=part_of,
+                secret_values=cluster.secrets,
+                opts=child,
             )
 
         index = {**external, **{(ns, n): t for n, t in self.tools.items()}}

@@ -65,8 +65,11 @@ class _Mocks(pulumi.runtime.Mocks):
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
         state = dict(args.inputs)
-        if args.typ == DYNAMIC_TYPE and self.dynamic_state is not None:
-            state.update(self.dynamic_state(state))
+        if args.typ == DYNAMIC_TYPE:
+            # Never run: a dynamic resource stays Pending unless the caller says otherwise.
+            state.update({"phase": "Pending"})
+            if self.dynamic_state is not None:
+                state.update(self.dynamic_state(state))
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:

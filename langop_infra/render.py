@@ -140,7 +140,6 @@ def render_stack(
         stack=stack,
         config=config,
         secret_keys=secret_keys,
-        dynamic_state=lambda inputs: {"phase": "Pending"},
     )
 
 

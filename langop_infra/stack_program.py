@@ -90,7 +90,12 @@ def main() -> LanguageCluster:
     pulumi.export(
         "tools",
         {
-            name: {"endpoint": tool.endpoint, "deploymentMode": tool.deployment_mode}
+            name: {
+                "endpoint": tool.endpoint,
+                "deploymentMode": tool.deployment_mode,
+                "phase": tool.phase,
+                "toolNames": tool.tool_names,
+            }
             for name, tool in cluster.tools.items()
         },
     )

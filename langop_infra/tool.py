@@ -9,8 +9,40 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
+from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, opaque_secret, pod_annotations
+from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import Defaults, ToolSpec, parse_tool
+
+SecretValues = Mapping[str, Mapping[str, Any]]
+
+
+def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
+    """Schema-sync headers with their values; a ``valueFrom`` must name a secret whose value
+    this program holds (``langop-infra:secrets``), since ``pulumi up`` cannot read the
+    cluster's Secrets."""
+    headers: dict[str, Any] = {}
+    problems = []
+    for i, header in enumerate(tool.schema_sync.headers):
+        if header.value is not None:
+            headers[header.name] = header.value
+        elif header.secret is not None:
+            headers[header.name] = header.secret
+        else:
+            ref = header.value_from.secret_key_ref
+            value = secret_values.get(ref.name, {}).get(ref.key)
+            if value is None:
+                problems.append(
+                    Problem(
+                        f"schemaSync.headers[{i}].valueFrom",
+                        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
+                        "schema sync can only send values this program holds",
+                    )
+                )
+            headers[header.name] = value
+    if problems:
+        raise SpecError(problems)
+    return headers
 
 
 def tool_spec_from(name: str, spec: ToolSpec | Mapping[str, Any] | None, fields: dict) -> ToolSpec:
@@ -53,6 +85,11 @@ class LanguageTool(pulumi.ComponentResource):
     persistent_volume_claim: k8s.core.v1.PersistentVolumeClaim | None
     sidecar_container: dict[str, Any] | None
     sidecar_volumes: list[dict[str, Any]]
+    schema_sync: ToolSchemaSync | None
+    tool_schemas: pulumi.Output[list]
+    schema_hash: pulumi.Output[str]
+    tool_names: pulumi.Output[list]
+    phase: pulumi.Output[str]
 
     def __init__(
         self,
@@ -61,10 +98,12 @@ class LanguageTool(pulumi.ComponentResource):
         *,
         defaults: Defaults | None = None,
         part_of: str | None = None,
+        secret_values: SecretValues | None = None,
         opts: pulumi.ResourceOptions | None = None,
         **fields: Any,
     ) -> None:
         tool = tool_spec_from(name, spec, fields)
+        headers = sync_headers(tool, secret_values or {})
         defaults = defaults or Defaults()
         namespace = tool.namespace or contract.DEFAULT_NAMESPACE
         part_of = part_of or namespace
@@ -163,6 +202,35 @@ class LanguageTool(pulumi.ComponentResource):
                 opts=child,
             )
 
+        self.schema_sync = None
+        if self.deployment is not None and tool.schema_sync.enabled:
+            self.schema_sync = ToolSchemaSync(
+                f"{key}-schema",
+                {
+                    "endpoint": self.target.endpoint,
+                    "mcp_path": tool.mcp_path,
+                    "access": tool.schema_sync.access or defaults.schema_sync_access,
+                    "sync_url": tool.schema_sync.sync_url,
+                    "namespace": namespace,
+                    "service": tool.name,
+                    "port": tool.port,
+                    "timeout": tool.schema_sync.timeout,
+                    "required": tool.schema_sync.required,
+                    "headers": headers,
+                    "kube_context": pulumi.Config("kubernetes").get("context"),
+                },
+                opts=child_options(self, opts, [self.deployment, self.service]),
+            )
+            self.tool_schemas = self.schema_sync.tool_schemas
+            self.schema_hash = self.schema_sync.schema_hash
+            self.tool_names = self.schema_sync.tool_names
+            self.phase = self.schema_sync.phase
+        else:
+            self.tool_schemas = pulumi.Output.from_input([])
+            self.schema_hash = pulumi.Output.from_input("")
+            self.tool_names = pulumi.Output.from_input([])
+            self.phase = pulumi.Output.from_input("Disabled")
+
         self.endpoint = pulumi.Output.from_input(self.target.endpoint)
         self.service_name = pulumi.Output.from_input(tool.name)
         self.namespace = pulumi.Output.from_input(namespace)
@@ -173,10 +241,14 @@ class LanguageTool(pulumi.ComponentResource):
                 "service_name": self.service_name,
                 "namespace": self.namespace,
                 "deployment_mode": self.deployment_mode,
+                "tool_schemas": self.tool_schemas,
+                "schema_hash": self.schema_hash,
+                "tool_names": self.tool_names,
+                "phase": self.phase,
             }
         )
 
     @property
     def ready_dependencies(self) -> list[pulumi.Resource]:
-        """What an agent that requires this tool waits for."""
-        return [r for r in (self.deployment, self.service) if r is not None]
+        """What an agent that requires this tool waits for: its workload, then its schema."""
+        return [r for r in (self.deployment, self.service, self.schema_sync) if r is not None]
