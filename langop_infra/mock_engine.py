@@ -16,7 +16,7 @@ import pulumi
 from pulumi.runtime import mocks, rpc, settings
 from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 REDACTED = "[secret]"
 SECRET_SIG = rpc._special_secret_sig
@@ -141,6 +141,8 @@ def run_program(
     logger.setLevel(logging.DEBUG)
     logger.addHandler(_LogCapture(run))
 
+    # asyncio.run() elsewhere in the process (e.g. an MCP call) leaves no current loop behind.
+    _ensure_event_loop()
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
     mocks_ = _Mocks(dynamic_state)

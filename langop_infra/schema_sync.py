@@ -79,10 +79,13 @@ def kube_api_access(
             raise RuntimeError(
                 f"cannot load a kubeconfig for apiserver-proxy: {kube_exc}"
             ) from None
-    headers = {}
-    token = configuration.get_api_key_with_prefix("authorization")
-    if token:
-        headers["Authorization"] = token
+    # auth_settings() knows every place the client may keep a token (static, exec plugin,
+    # in-cluster), so the proxy call authenticates exactly as the kubernetes client would.
+    headers = {
+        setting["key"]: setting["value"]
+        for setting in configuration.auth_settings().values()
+        if setting.get("in") == "header" and setting.get("value")
+    }
     tls: dict[str, Any] = {"verify": configuration.ssl_ca_cert or bool(configuration.verify_ssl)}
     if configuration.cert_file and configuration.key_file:
         tls["cert"] = (configuration.cert_file, configuration.key_file)
