@@ -129,9 +129,9 @@ def test_preview_time_unknowns_are_a_change_and_pass_check() -> None:
 
 
 def test_check_reports_bad_inputs() -> None:
-    failures = ToolSchemaSyncProvider().check(
-        {}, inputs("ftp://x", access="tunnel", timeout=-1)
-    ).failures
+    failures = (
+        ToolSchemaSyncProvider().check({}, inputs("ftp://x", access="tunnel", timeout=-1)).failures
+    )
     assert sorted(f.property for f in failures) == ["access", "endpoint", "timeout"]
 
 
@@ -261,9 +261,7 @@ def test_sync_disabled_and_sidecar_tools_register_no_sync() -> None:
     def program() -> None:
         import pulumi
 
-        off = LanguageTool(
-            "memory", image="m:1", namespace="apps", schema_sync={"enabled": False}
-        )
+        off = LanguageTool("memory", image="m:1", namespace="apps", schema_sync={"enabled": False})
         side = LanguageTool("files", image="f:1", namespace="apps", deployment_mode="sidecar")
         pulumi.export("phases", [off.phase, side.phase])
 
