@@ -42,6 +42,7 @@ RESERVED_AGENT_ENV = frozenset(
     {"MCP_SERVERS", "AGENT_MCP_SERVERS", "AGENT_WEBHOOK_TOOLS", "AGENT_CONFIG_PATH"}
 )
 RESERVED_AGENT_ENV_PREFIXES = ("ARK_MCP_", "AGENT_WEBHOOK_")
+SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -144,6 +145,20 @@ def env_token(text: str) -> str:
 def header_env_name(server: str, header: str) -> str:
     """``ARK_MCP_<SERVER>_HEADER_<HEADER>``: the env var that carries an MCP server's header."""
     return f"ARK_MCP_{env_token(server)}_HEADER_{env_token(header)}"
+
+
+def secret_key(value: str) -> str:
+    if not SECRET_KEY.match(value) or len(value) > 253:
+        raise ValueError(f"{value!r} is not a valid Secret key: use letters, digits, '-', '_', '.'")
+    return value
+
+
+def secret_text(value: Any) -> Any:
+    if not is_secret_value(value):
+        raise ValueError(
+            f"a secret value must be a string, got {type(value).__name__}; quote it in YAML"
+        )
+    return value
 
 
 def is_secret_value(value: Any) -> bool:
@@ -360,8 +375,15 @@ class ToolSpec(WorkloadSpec):
 
     @model_validator(mode="after")
     def _sidecar_fields(self) -> ToolSpec:
-        if self.deployment_mode == "sidecar" and self.persistence is not None:
-            raise ValueError("persistence applies to service tools; a sidecar uses the workspace")
+        if self.deployment_mode == "sidecar":
+            if self.persistence is not None:
+                raise ValueError(
+                    "persistence applies to service tools; a sidecar uses the agent's workspace"
+                )
+            if self.allow_from:
+                raise ValueError(
+                    "allowFrom applies to service tools; a sidecar is reached on localhost only"
+                )
         return self
 
 
@@ -475,7 +497,12 @@ class ClusterSpec(Spec):
     defaults: Defaults = Defaults()
     tools: list[ToolSpec] = []
     agents: list[AgentSpec] = []
-    secrets: dict[Annotated[str, AfterValidator(dns_subdomain)], dict[str, Any]] = {}
+    secrets: dict[
+        Annotated[str, AfterValidator(dns_subdomain)],
+        dict[
+            Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
+        ],
+    ] = {}
 
 
 # --- whole-document validation -------------------------------------------------------------
@@ -573,6 +600,13 @@ def agent_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
                         f"{name} is set by langop-infra for every agent; rename your variable",
                     )
                 )
+    if agent.egress == "open" and agent.egress_to:
+        problems.append(
+            Problem(
+                join_path(path, "egressTo"),
+                "egressTo only applies with egress: restricted; set it or remove egressTo",
+            )
+        )
     env_names_seen: list[tuple[str, str]] = []
     for i, server in enumerate(agent.mcp_servers):
         for j, header in enumerate(server.headers):
@@ -683,6 +717,14 @@ def cluster_problems(
                 Problem(
                     join_path(where, "namespace"),
                     f"a cluster's agents live in its namespace {ns!r}; remove the namespace",
+                )
+            )
+        if agent.egress_to and agent.egress is None and cluster.defaults.egress == "open":
+            problems.append(
+                Problem(
+                    join_path(where, "egressTo"),
+                    "egressTo only applies with egress: restricted; set egress (here or in "
+                    "defaults) or remove egressTo",
                 )
             )
         sidecar_ports: dict[int, str] = {}
