@@ -15,9 +15,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import pulumi
 import pulumi.dynamic as dyn
+import yaml
 
 from langop_infra.schema_compare import schema_hash
 
@@ -36,13 +38,33 @@ INPUTS = (
     "kube_context",
     "kubeconfig",
 )
+ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
+IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
+
+
+def resolve_access(inputs: Mapping[str, Any]) -> str:
+    """``direct`` or ``apiserver-proxy``: ``auto`` picks the proxy for an in-cluster endpoint
+    when Kubernetes credentials load here, since such a name resolves only inside the cluster."""
+    access = inputs.get("access") or "auto"
+    if access != "auto":
+        return access
+    if inputs.get("sync_url"):
+        return "direct"
+    host = urlsplit(str(inputs.get("endpoint") or "")).hostname or ""
+    if not host.endswith(IN_CLUSTER_SUFFIX):
+        return "direct"
+    try:
+        kube_api_access(inputs.get("kubeconfig") or None, inputs.get("kube_context") or None)
+    except RuntimeError:
+        return "direct"
+    return "apiserver-proxy"
 
 
 def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
     """The URL to call, extra headers, and TLS options for the access mode."""
     headers = dict(inputs.get("headers") or {})
-    if inputs.get("access") == "apiserver-proxy":
+    if resolve_access(inputs) == "apiserver-proxy":
         host, auth_headers, tls = kube_api_access(
             inputs.get("kubeconfig") or None, inputs.get("kube_context") or None
         )
@@ -69,9 +91,15 @@ def kube_api_access(
         ) from None
     configuration = client.Configuration()
     try:
-        config.load_kube_config(
-            config_file=kubeconfig, context=context, client_configuration=configuration
-        )
+        if kubeconfig and kubeconfig.lstrip().startswith(("apiVersion", "{", "kind")):
+            # The kubernetes provider's `kubeconfig` setting may hold the document itself.
+            config.load_kube_config_from_dict(
+                yaml.safe_load(kubeconfig), context=context, client_configuration=configuration
+            )
+        else:
+            config.load_kube_config(
+                config_file=kubeconfig, context=context, client_configuration=configuration
+            )
     except Exception as kube_exc:
         try:
             config.load_incluster_config(client_configuration=configuration)
@@ -177,14 +205,14 @@ class ToolSchemaSyncProvider(dyn.ResourceProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
         failures = []
         known = {k: v for k, v in news.items() if not _has_unknown(v)}
-        if known.get("access") not in (None, "direct", "apiserver-proxy"):
-            failures.append(dyn.CheckFailure("access", "must be direct or apiserver-proxy"))
+        if known.get("access") not in (None, *ACCESS_MODES):
+            failures.append(dyn.CheckFailure("access", "must be auto, direct or apiserver-proxy"))
         if "endpoint" in known and not str(known["endpoint"]).startswith(("http://", "https://")):
             failures.append(dyn.CheckFailure("endpoint", "must be an http(s) URL"))
         timeout = known.get("timeout")
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
             failures.append(dyn.CheckFailure("timeout", "must be a number of seconds > 0"))
-        if known.get("access") == "apiserver-proxy":
+        if known.get("access") in ("apiserver-proxy", "auto"):
             for key in ("namespace", "service", "port"):
                 if not known.get(key) and key in news:
                     failures.append(dyn.CheckFailure(key, "required for apiserver-proxy"))
@@ -245,8 +273,9 @@ class ToolSchemaSync(dyn.Resource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         props = {key: inputs.get(key) for key in INPUTS}
-        if props.get("headers"):
-            props["headers"] = pulumi.Output.secret(props["headers"])
+        for key in ("headers", "kubeconfig"):
+            if props.get(key):
+                props[key] = pulumi.Output.secret(props[key])
         props.update(
             {
                 "tool_schemas": None,

@@ -179,6 +179,9 @@ Cidr = Annotated[str, AfterValidator(cidr)]
 HeaderName = Annotated[str, AfterValidator(header_name)]
 LabelValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")]
 EgressMode = Literal["open", "restricted"]
+# auto: the API server's service proxy for *.svc.cluster.local endpoints when a kubeconfig
+# (or in-cluster config) loads, else direct.
+SyncAccess = Literal["auto", "direct", "apiserver-proxy"]
 
 
 class Spec(BaseModel):
@@ -317,8 +320,8 @@ class SchemaSyncSpec(Spec):
     """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
 
     enabled: bool = True
-    access: Literal["direct", "apiserver-proxy"] | None = Field(
-        None, description="direct or apiserver-proxy; unset: the cluster default (direct)."
+    access: SyncAccess | None = Field(
+        None, description="auto, direct or apiserver-proxy; unset: the cluster default (auto)."
     )
     sync_url: HttpUrl | None = Field(None, description="Call this URL instead of the endpoint.")
     required: bool = Field(False, description="Fail the deployment when the sync fails.")
@@ -483,7 +486,7 @@ class Defaults(Spec):
     security: Security = Security()
     egress: EgressMode = "open"
     default_deny: bool = False
-    schema_sync_access: Literal["direct", "apiserver-proxy"] = "direct"
+    schema_sync_access: SyncAccess = "auto"
 
 
 class ClusterSpec(Spec):

@@ -217,7 +217,9 @@ class LanguageTool(pulumi.ComponentResource):
                     "timeout": tool.schema_sync.timeout,
                     "required": tool.schema_sync.required,
                     "headers": headers,
+                    # The credentials the stack's kubernetes provider uses, for apiserver-proxy.
                     "kube_context": pulumi.Config("kubernetes").get("context"),
+                    "kubeconfig": pulumi.Config("kubernetes").get("kubeconfig"),
                 },
                 opts=child_options(self, opts, [self.deployment, self.service]),
             )

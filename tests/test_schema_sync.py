@@ -18,7 +18,12 @@ from starlette.responses import Response
 from langop_infra.agent import LanguageAgent
 from langop_infra.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
 from langop_infra.schema_compare import schema_hash
-from langop_infra.schema_sync import UNKNOWN, ToolSchemaSyncProvider
+from langop_infra.schema_sync import (
+    UNKNOWN,
+    ToolSchemaSyncProvider,
+    resolve_access,
+    sync_target,
+)
 from langop_infra.tool import LanguageTool
 from tests.loopback import free_port, serve
 
@@ -218,6 +223,36 @@ def test_apiserver_proxy_access_uses_kubeconfig_credentials(
         assert "401" in failed["last_error"]
 
 
+def test_auto_access_picks_the_proxy_only_for_in_cluster_names_with_credentials(
+    tmp_path: Path,
+) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c", "cluster": {"server": "https://10.0.0.1:6443"}}],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+                "contexts": [{"name": "ctx", "context": {"cluster": "c", "user": "u"}}],
+                "current-context": "ctx",
+            }
+        )
+    )
+    in_cluster = "http://memory.apps.svc.cluster.local:8080"
+    with_creds = inputs(in_cluster, access="auto", kubeconfig=str(kubeconfig))
+    assert resolve_access(with_creds) == "apiserver-proxy"
+    url, headers, _ = sync_target(with_creds)
+    assert url == "https://10.0.0.1:6443/api/v1/namespaces/apps/services/memory:8080/proxy/mcp"
+    assert headers["authorization"] == "Bearer t"
+    no_creds = inputs(in_cluster, access="auto", kubeconfig=str(tmp_path / "missing"))
+    assert resolve_access(no_creds) == "direct"
+    assert resolve_access(inputs("http://127.0.0.1:9", access="auto")) == "direct"
+    overridden = inputs(in_cluster, access="auto", sync_url="https://tools.example.com/mcp")
+    assert resolve_access(overridden) == "direct"
+    assert sync_target(overridden)[0] == "https://tools.example.com/mcp"
+
+
 def dynamic(run: ProgramRun) -> list:
     return [r for r in run.registrations if r.type == DYNAMIC_TYPE]
 
@@ -249,7 +284,7 @@ def test_sync_resource_is_a_child_of_its_tool_after_deployment_and_service() -> 
     assert sync.parent == tool.urn
     assert {deployment.urn, service.urn} <= set(sync.dependencies)
     assert sync.inputs["endpoint"] == "http://memory.apps.svc.cluster.local:8080"
-    assert sync.inputs["access"] == "direct"
+    assert sync.inputs["access"] == "auto"
     helper = by_type[("kubernetes:apps/v1:Deployment", "apps/helper")]
     casual = by_type[("kubernetes:apps/v1:Deployment", "apps/casual")]
     assert sync.urn in helper.dependencies
