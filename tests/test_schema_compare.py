@@ -1,0 +1,651 @@
+"""Schema comparison: every breaking and compatible case, paths, summaries, hashes, properties."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langop_infra.schema_compare import (
+    SchemaChange,
+    SchemaComparison,
+    canonical_json,
+    compare_tools,
+    schema_hash,
+)
+
+
+def obj(properties: dict[str, Any], required: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required), **extra}
+
+
+def tool(
+    name: str = "search",
+    input_schema: Any = None,
+    output_schema: Any = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "description": f"{name} things", **extra}
+    out["inputSchema"] = input_schema if input_schema is not None else obj({})
+    if output_schema is not None:
+        out["outputSchema"] = output_schema
+    return out
+
+
+SEARCH_INPUT = obj(
+    {
+        "query": {"type": "string", "description": "What to look for"},
+        "limit": {"type": "integer"},
+        "mode": {"type": "string", "enum": ["fast", "exact"]},
+        "filters": obj({"since": {"type": ["string", "null"]}, "kind": {"type": "string"}}),
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+    required=["query"],
+)
+SEARCH_OUTPUT = obj(
+    {"hits": {"type": "array", "items": obj({"id": {"type": "string"}}, ["id"])}},
+    required=["hits"],
+)
+
+
+def search(input_schema: Any = None, output_schema: Any = None, **extra: Any) -> dict[str, Any]:
+    return tool(
+        "search",
+        copy.deepcopy(SEARCH_INPUT) if input_schema is None else input_schema,
+        copy.deepcopy(SEARCH_OUTPUT) if output_schema is None else output_schema,
+        **extra,
+    )
+
+
+def changed_input(edit: Any) -> dict[str, Any]:
+    """The search tool with ``edit`` applied to a copy of its input schema."""
+    schema = copy.deepcopy(SEARCH_INPUT)
+    edit(schema)
+    return search(input_schema=schema)
+
+
+def changed_output(edit: Any) -> dict[str, Any]:
+    schema = copy.deepcopy(SEARCH_OUTPUT)
+    edit(schema)
+    return search(output_schema=schema)
+
+
+def only(comparison: SchemaComparison) -> SchemaChange:
+    assert len(comparison.changes) == 1, comparison.summary()
+    return comparison.changes[0]
+
+
+def assert_change(
+    change: SchemaChange, kind: str, path: str, *words: str, tool_name: str = "search"
+) -> None:
+    assert (change.kind, change.tool, change.path) == (kind, tool_name, path), change
+    for word in words:
+        assert word in change.message, (word, change.message)
+
+
+# -- breaking ------------------------------------------------------------------------------
+
+
+def test_tool_removed_is_breaking() -> None:
+    change = only(compare_tools([search(), tool("fetch")], [search()]))
+
+    assert_change(change, "breaking", "fetch", "tool removed", tool_name="fetch")
+
+
+def test_new_required_input_field_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["index"] = {"type": "string"}
+        s["required"].append("index")
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "breaking", "search.input.index", "input field 'index'", "required")
+
+
+def test_input_field_removed_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        del s["properties"]["limit"]
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "breaking", "search.input.limit", "input field 'limit' removed")
+
+
+def test_input_field_type_changed_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["limit"]["type"] = "string"
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "breaking", "search.input.limit", "type changed", "integer", "string")
+
+
+def test_type_list_narrowed_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["filters"]["properties"]["since"]["type"] = "string"
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(
+        change,
+        "breaking",
+        "search.input.filters.since",
+        "input field 'filters.since'",
+        "type narrowed from [null, string] to string",
+    )
+
+
+def test_enum_narrowed_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["mode"]["enum"] = ["fast"]
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "breaking", "search.input.mode", "enum narrowed", '"exact"')
+
+
+def test_optional_field_becoming_required_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["required"].append("limit")
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "breaking", "search.input.limit", "input field 'limit' became required")
+
+
+@pytest.mark.parametrize("before", [None, True], ids=["absent", "true"])
+def test_additional_properties_turned_false_is_breaking(before: bool | None) -> None:
+    old_schema = copy.deepcopy(SEARCH_INPUT)
+    if before is not None:
+        old_schema["additionalProperties"] = before
+    new_schema = {**copy.deepcopy(SEARCH_INPUT), "additionalProperties": False}
+
+    change = only(compare_tools([search(old_schema)], [search(new_schema)]))
+
+    assert_change(change, "breaking", "search.input", "additionalProperties turned false")
+
+
+def test_output_field_removed_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        del s["properties"]["hits"]["items"]["properties"]["id"]
+        s["properties"]["hits"]["items"]["required"] = []
+
+    change = only(compare_tools([search()], [changed_output(edit)]))
+
+    assert_change(change, "breaking", "search.output.hits[].id", "output field 'hits[].id' removed")
+
+
+def test_output_field_type_changed_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["hits"]["items"]["properties"]["id"]["type"] = "integer"
+
+    change = only(compare_tools([search()], [changed_output(edit)]))
+
+    assert_change(change, "breaking", "search.output.hits[].id", "type changed", "to integer")
+
+
+def test_output_schema_removed_is_breaking() -> None:
+    old = search()
+    new = {k: v for k, v in search().items() if k != "outputSchema"}
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(change, "breaking", "search.output", "output schema removed")
+
+
+def test_unresolvable_ref_that_changed_is_breaking_with_a_reason() -> None:
+    old = search(obj({"query": {"$ref": "https://schemas.example.com/query.json"}}))
+    new = search(obj({"query": {"$ref": "https://schemas.example.com/query-v2.json"}}))
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(
+        change, "breaking", "search.input.query", "cannot be resolved", "opaque", "query.json"
+    )
+    assert compare_tools([old], [copy.deepcopy(old)]).is_equal
+
+
+def test_non_object_schema_that_changed_is_breaking_with_a_reason() -> None:
+    old = search(input_schema="anything goes")
+    new = search(input_schema=["a", "list"])
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(change, "breaking", "search.input", "not a JSON object", "opaque")
+
+
+def test_unmodelled_keyword_change_is_breaking() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["limit"]["allOf"] = [{"minimum": 1}]
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "breaking", "search.input.limit", "keyword 'allOf'", "opaque")
+
+
+def test_array_item_type_change_is_breaking_and_named_with_brackets() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["tags"]["items"]["type"] = "integer"
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "breaking", "search.input.tags[]", "input field 'tags[]'", "to integer")
+
+
+def test_tighter_bound_is_breaking_for_inputs_only() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["hits"]["maxItems"] = 10
+
+    tighter_input = only(
+        compare_tools(
+            [search()], [changed_input(lambda s: s["properties"]["limit"].update(maximum=50))]
+        )
+    )
+    tighter_output = only(compare_tools([search()], [changed_output(edit)]))
+
+    assert_change(tighter_input, "breaking", "search.input.limit", "maximum added", "-> 50")
+    assert_change(tighter_output, "compatible", "search.output.hits", "maxItems added")
+
+
+# -- compatible ----------------------------------------------------------------------------
+
+
+def test_tool_added_is_compatible() -> None:
+    change = only(compare_tools([search()], [search(), tool("fetch")]))
+
+    assert_change(change, "compatible", "fetch", "tool added", tool_name="fetch")
+
+
+def test_optional_input_field_added_is_compatible() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["filters"]["properties"]["until"] = {"type": "string"}
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(
+        change,
+        "compatible",
+        "search.input.filters.until",
+        "input field 'filters.until'",
+        "optional",
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("description", "Find documents by keyword", ("description changed",)),
+        ("title", "Search", ("title added",)),
+        ("annotations", {"readOnlyHint": True}, ("annotations added",)),
+    ],
+)
+def test_tool_metadata_change_is_compatible(key: str, value: Any, words: tuple[str, ...]) -> None:
+    change = only(compare_tools([search()], [search(**{key: value})]))
+
+    assert_change(change, "compatible", f"search.{key}", *words)
+
+
+def test_annotation_change_names_the_hints() -> None:
+    old = search(annotations={"readOnlyHint": True, "openWorldHint": False})
+    new = search(annotations={"readOnlyHint": False, "openWorldHint": False})
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(change, "compatible", "search.annotations", "annotations changed: readOnlyHint")
+
+
+def test_field_description_change_is_compatible() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["query"]["description"] = "Keywords"
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "compatible", "search.input.query", "description changed")
+
+
+def test_enum_widened_is_compatible() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["mode"]["enum"] = ["fast", "exact", "fuzzy"]
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "compatible", "search.input.mode", "enum widened", '"fuzzy"')
+
+
+def test_required_field_becoming_optional_is_compatible() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["required"] = []
+
+    change = only(compare_tools([search()], [changed_input(edit)]))
+
+    assert_change(change, "compatible", "search.input.query", "no longer required")
+
+
+def test_output_field_added_is_compatible() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        s["properties"]["total"] = {"type": "integer"}
+
+    change = only(compare_tools([search()], [changed_output(edit)]))
+
+    assert_change(change, "compatible", "search.output.total", "output field 'total' added")
+
+
+def test_output_schema_added_is_compatible() -> None:
+    old = {k: v for k, v in search().items() if k != "outputSchema"}
+
+    change = only(compare_tools([old], [search()]))
+
+    assert_change(change, "compatible", "search.output", "output schema added")
+
+
+def test_input_type_widened_is_compatible_even_written_as_pydantic_optional() -> None:
+    old = search(obj({"since": {"type": "string"}}, ["since"]))
+    new = search(obj({"since": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}}))
+
+    changes = compare_tools([old], [new]).changes
+
+    assert not compare_tools([old], [new]).is_breaking
+    assert [(c.kind, c.path) for c in changes] == [("compatible", "search.input.since")] * 3
+    messages = " | ".join(c.message for c in changes)
+    assert "type widened from string to [null, string]" in messages
+    assert "no longer required" in messages
+    assert "default added" in messages
+
+
+# -- direction: outputs are judged the other way round ------------------------------------
+
+
+def test_output_changes_are_judged_from_the_readers_side() -> None:
+    status = {"type": "string", "enum": ["ok", "error"]}
+    old = search(output_schema=obj({"status": status, "note": {"type": "string"}}, ["status"]))
+    wider_status = {**status, "enum": ["ok", "error", "partial"]}
+    new = search(output_schema=obj({"status": wider_status, "note": {"type": "string"}}, ["note"]))
+
+    changes = compare_tools([old], [new]).changes
+
+    assert [(c.kind, c.path, c.message) for c in changes] == [
+        ("compatible", "search.output.note", "output field 'note' became required"),
+        (
+            "breaking",
+            "search.output.status",
+            "output field 'status' enum widened: added \"partial\"",
+        ),
+        ("breaking", "search.output.status", "output field 'status' is no longer required"),
+    ]
+
+
+# -- $ref, recursion, odd input ------------------------------------------------------------
+
+
+PYDANTIC_OUTPUT = {
+    "$defs": {
+        "Memory": obj({"id": {"type": "integer"}, "content": {"type": "string"}}, ["id", "content"])
+    },
+    **obj({"memories": {"type": "array", "items": {"$ref": "#/$defs/Memory"}}}, ["memories"]),
+}
+
+
+def test_local_refs_are_followed_into_defs() -> None:
+    new_output = copy.deepcopy(PYDANTIC_OUTPUT)
+    new_output["$defs"]["Memory"]["properties"]["id"]["type"] = "string"
+    old = tool("recall", obj({}), PYDANTIC_OUTPUT)
+
+    change = only(compare_tools([old], [tool("recall", obj({}), new_output)]))
+
+    assert_change(
+        change, "breaking", "recall.output.memories[].id", "type changed", tool_name="recall"
+    )
+
+
+def test_ref_and_inline_definitions_compare_equal_in_content() -> None:
+    inline = copy.deepcopy(PYDANTIC_OUTPUT)
+    inline["properties"]["memories"]["items"] = copy.deepcopy(inline.pop("$defs")["Memory"])
+
+    comparison = compare_tools(
+        [tool("recall", obj({}), PYDANTIC_OUTPUT)], [tool("recall", obj({}), inline)]
+    )
+
+    assert not comparison.is_breaking
+    assert [c.message for c in comparison.changes] == [
+        "definition changed without effect on callers (list order or unused $defs)"
+    ]
+
+
+def test_recursive_schemas_terminate_and_still_report_changes() -> None:
+    def tree(leaf_type: str) -> dict[str, Any]:
+        node = obj(
+            {"value": {"type": leaf_type}, "children": {"type": "array", "items": {"$ref": "#"}}}
+        )
+        return {**node, "$defs": {"Node": {"$ref": "#"}}}
+
+    assert compare_tools([tool("walk", tree("string"))], [tool("walk", tree("string"))]).is_equal
+    change = only(compare_tools([tool("walk", tree("string"))], [tool("walk", tree("integer"))]))
+    assert_change(change, "breaking", "walk.input.value", "type changed", tool_name="walk")
+
+
+def test_missing_input_schema_means_anything_is_accepted() -> None:
+    bare = {"name": "ping"}
+    with_required = obj({"target": {"type": "string"}}, ["target"])
+
+    assert compare_tools([bare], [{"name": "ping"}]).is_equal
+    change = only(compare_tools([bare], [{"name": "ping", "inputSchema": with_required}]))
+    assert_change(change, "breaking", "ping.input.target", "added as required", tool_name="ping")
+
+
+def test_odd_entries_are_ignored_and_odd_values_do_not_crash() -> None:
+    odd: list[Any] = ["not a tool", {"description": "no name"}, {"name": 7}, None]
+    weird = tool("w", {"type": 3, "properties": [], "required": "x", "items": [1], "enum": 5})
+
+    assert compare_tools([*odd, search()], [search()]).is_equal
+    assert compare_tools([weird], [copy.deepcopy(weird)]).is_equal
+    assert compare_tools([weird], [tool("w", {"type": 4})]).is_breaking
+    with pytest.raises(TypeError, match="list of tool objects"):
+        compare_tools({"tools": []}, [])  # type: ignore[arg-type]
+
+
+# -- the comparison as a whole -------------------------------------------------------------
+
+
+def test_equal_lists_are_equal_with_an_empty_summary() -> None:
+    comparison = compare_tools([search(), tool("fetch")], [search(), tool("fetch")])
+
+    assert comparison.is_equal
+    assert not comparison.is_breaking
+    assert comparison.changes == comparison.breaking == comparison.compatible == ()
+    assert comparison.summary() == "no changes"
+
+
+def test_tool_order_and_key_order_do_not_matter() -> None:
+    old = [search(), tool("fetch", obj({"url": {"type": "string"}}, ["url"]))]
+    new = [reordered(t) for t in reversed(copy.deepcopy(old))]
+
+    assert compare_tools(old, new).is_equal
+    assert compare_tools(new, old).is_equal
+
+
+def test_summary_counts_and_lists_breaking_first() -> None:
+    def edit(s: dict[str, Any]) -> None:
+        del s["properties"]["query"]
+        s["required"] = []
+
+    new = changed_input(edit)
+    new["description"] = "Find things"
+
+    comparison = compare_tools([search()], [new])
+
+    assert comparison.summary() == (
+        "1 breaking, 1 compatible change(s)\n"
+        "  BREAKING search: input field 'query' removed\n"
+        "  compatible search: description changed"
+    )
+    assert [c.path for c in comparison.changes] == ["search.description", "search.input.query"]
+    assert comparison.is_breaking
+
+
+def test_changes_are_sorted_by_tool_then_path() -> None:
+    old = [tool("b", obj({"x": {"type": "string"}})), tool("a", obj({"y": {"type": "string"}}))]
+    new = [tool("b", obj({})), tool("a", obj({})), tool("c")]
+
+    comparison = compare_tools(old, new)
+
+    assert [(c.tool, c.path) for c in comparison.changes] == [
+        ("a", "a.input.y"),
+        ("b", "b.input.x"),
+        ("c", "c"),
+    ]
+
+
+def test_comparison_and_changes_are_immutable() -> None:
+    comparison = compare_tools([search()], [])
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        comparison.changes = ()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        comparison.changes[0].kind = "compatible"  # type: ignore[misc]
+
+
+# -- canonical JSON and the schema hash ---------------------------------------------------
+
+
+def test_canonical_json_sorts_keys_drops_whitespace_and_keeps_unicode() -> None:
+    assert canonical_json({"b": [1, {"d": 2, "c": None}], "a": "é"}) == (
+        '{"a":"é","b":[1,{"c":null,"d":2}]}'
+    )
+
+
+def test_schema_hash_is_sha256_of_the_name_sorted_canonical_list() -> None:
+    tools = [search(), tool("fetch")]
+    expected = hashlib.sha256(canonical_json([tool("fetch"), search()]).encode("utf-8")).hexdigest()
+
+    assert schema_hash(tools) == expected
+    assert len(expected) == 64
+
+
+def test_schema_hash_ignores_tool_order_and_key_order() -> None:
+    tools = [search(), tool("fetch", obj({"url": {"type": "string"}}))]
+
+    assert schema_hash(tools) == schema_hash([reordered(t) for t in reversed(tools)])
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda ts: ts[0].update(description="other"),
+        lambda ts: ts[0]["inputSchema"]["properties"]["query"].update(type="integer"),
+        lambda ts: ts[0]["inputSchema"]["required"].append("limit"),
+        lambda ts: ts.append(tool("fetch")),
+        lambda ts: ts.pop(),
+        lambda ts: ts[0].update(name="Search"),
+    ],
+    ids=["description", "type", "required", "tool added", "tool removed", "renamed"],
+)
+def test_any_change_changes_the_hash(mutate: Any) -> None:
+    tools = [search()]
+    changed = copy.deepcopy(tools)
+    mutate(changed)
+
+    assert schema_hash(changed) != schema_hash(tools)
+
+
+# -- properties ----------------------------------------------------------------------------
+
+
+def reordered(value: Any) -> Any:
+    """The same JSON value with every object's keys in reverse order."""
+    if isinstance(value, dict):
+        return {k: reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [reordered(v) for v in value]
+    return value
+
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(-2, 2, allow_nan=False, width=16)
+    | st.text(alphabet="ab$#/", max_size=3)
+)
+junk = st.recursive(
+    scalars,
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text("abc", max_size=2), kids),
+    max_leaves=6,
+)
+names = st.sampled_from(["a", "b", "tags"])
+types = st.sampled_from(["string", "integer", "number", "object", "array", "null"])
+refs = st.sampled_from(["#", "#/$defs/A", "#/$defs/missing", "#/properties/a", "other.json"])
+
+
+def _schema_nodes(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "type": types | st.lists(types, max_size=3),
+            "enum": st.lists(scalars, max_size=3),
+            "const": scalars,
+            "properties": st.dictionaries(names, inner, max_size=3),
+            "required": st.lists(names, max_size=3),
+            "additionalProperties": st.booleans() | inner,
+            "items": inner,
+            "anyOf": st.lists(inner, max_size=3),
+            "$ref": refs,
+            "$defs": st.dictionaries(st.sampled_from(["A", "B"]), inner, max_size=2),
+            "minimum": st.integers(-2, 2),
+            "maxLength": st.integers(0, 2) | junk,
+            "uniqueItems": st.booleans(),
+            "pattern": st.text("ab", max_size=2),
+            "description": st.text("ab", max_size=2),
+            "allOf": st.lists(inner, max_size=2),
+        },
+    )
+
+
+schemas = st.recursive(st.booleans() | junk | st.just({}), _schema_nodes, max_leaves=8)
+tool_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "description": st.text("ab", max_size=3),
+        "title": st.text("ab", max_size=3),
+        "inputSchema": schemas,
+        "outputSchema": st.none() | schemas,
+        "annotations": st.dictionaries(st.sampled_from(["readOnlyHint", "x"]), scalars),
+    },
+)
+tool_lists = st.dictionaries(
+    st.sampled_from(["alpha", "beta", "gamma", "delta"]), tool_bodies, max_size=4
+).map(lambda by_name: [{"name": name, **body} for name, body in by_name.items()])
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(tools=tool_lists, data=st.data())
+def test_a_list_compared_with_itself_reports_nothing(tools: list[Any], data: st.DataObject) -> None:
+    shuffled = [reordered(t) for t in data.draw(st.permutations(copy.deepcopy(tools)))]
+
+    assert compare_tools(tools, tools).changes == ()
+    assert compare_tools(tools, shuffled).changes == ()
+    assert schema_hash(tools) == schema_hash(shuffled)
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(old=tool_lists, new=tool_lists)
+def test_removed_one_way_is_added_the_other_way(old: list[Any], new: list[Any]) -> None:
+    forward, backward = compare_tools(old, new), compare_tools(new, old)
+
+    removed = {c.tool for c in forward.changes if c.message == "tool removed"}
+    added_back = {c.tool for c in backward.changes if c.message == "tool added"}
+    assert removed == added_back == {t["name"] for t in old} - {t["name"] for t in new}
+    assert forward.is_equal == backward.is_equal == (schema_hash(old) == schema_hash(new))
+    for change in forward.changes:
+        assert change.kind in ("breaking", "compatible")
+        assert change.path == change.tool or change.path.startswith(f"{change.tool}.")
+    assert list(forward.changes) == sorted(
+        forward.changes, key=lambda c: (c.tool, c.path, c.kind, c.message)
+    )
+    json.dumps([dataclasses.asdict(c) for c in forward.changes])  # changes are plain data
