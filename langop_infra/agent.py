@@ -12,8 +12,9 @@ import pulumi_kubernetes as k8s
 from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, opaque_secret, pod_annotations
-from langop_infra.specs import AgentSpec, Defaults, parse_agent
+from langop_infra.specs import AgentSpec, Defaults
 from langop_infra.tool import LanguageTool
+from langop_infra.validation import parse_agent
 
 ToolIndex = Mapping[tuple[str, str], LanguageTool]
 
@@ -67,6 +68,14 @@ def resolve_tools(
             )
             continue
         if tool.target.deployment_mode == "sidecar":
+            if ref.name == agent.name:
+                problems.append(
+                    Problem(
+                        f"tools[{i}]",
+                        f"sidecar {ref.name!r} has the agent's own name, and containers of a "
+                        "pod need distinct names; rename the tool or the agent",
+                    )
+                )
             if tool.target.namespace != namespace and tool.secret is not None:
                 problems.append(
                     Problem(
@@ -76,7 +85,7 @@ def resolve_tools(
                         "secretKeyRef",
                     )
                 )
-            if tool.target.port in sidecar_ports:
+            if sidecar_ports.get(tool.target.port, ref.name) != ref.name:
                 problems.append(
                     Problem(
                         f"tools[{i}]",

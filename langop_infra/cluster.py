@@ -12,8 +12,9 @@ from langop_infra import contract, policies
 from langop_infra.agent import LanguageAgent
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, opaque_secret
-from langop_infra.specs import ClusterSpec, parse_cluster
+from langop_infra.specs import ClusterSpec
 from langop_infra.tool import LanguageTool
+from langop_infra.validation import parse_cluster
 
 
 def external_reference_problems(

@@ -86,7 +86,9 @@ def stack_config(project: Project, path: Path) -> tuple[dict[str, str], list[str
         value, is_secret = _strip_secure(value)
         if is_secret:
             secret_keys.append(full_key)
-        config[full_key] = value if isinstance(value, str) else json.dumps(value)
+        # As the Pulumi CLI hands structured config over: JSON with sorted keys (Go's
+        # json.Marshal of a map), so offline renders match what `pulumi up` computes.
+        config[full_key] = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return config, secret_keys
 
 
@@ -181,6 +183,8 @@ def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:
     ``out`` must be empty or a previous render (marked by ``.langop-render``), whose YAML
     files are replaced so that deleted objects do not linger.
     """
+    if out.exists() and not out.is_dir():
+        raise SpecError([Problem(str(out), "is a file; --out needs a folder")])
     if out.exists() and any(out.iterdir()):
         if not (out / OUT_MARKER).is_file():
             raise SpecError(

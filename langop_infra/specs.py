@@ -8,11 +8,10 @@ problem with its path, e.g. ``agents[1].tools[0].name``.
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -21,13 +20,10 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
-
-from langop_infra.errors import Problem, SpecError, join_path
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -356,13 +352,6 @@ class WorkloadSpec(Spec):
     automount_service_account_token: bool = False
     security: Security | None = Field(None, description="Unset: the cluster default.")
 
-    @model_validator(mode="after")
-    def _env_disjoint(self) -> WorkloadSpec:
-        both = sorted(set(self.env) & set(self.secret_env))
-        if both:
-            raise ValueError(f"{', '.join(both)} set in both env and secretEnv; keep one")
-        return self
-
 
 class ToolSpec(WorkloadSpec):
     """A LanguageTool: an MCP server run as a Deployment + Service, or as an agent sidecar."""
@@ -506,260 +495,3 @@ class ClusterSpec(Spec):
             Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
         ],
     ] = {}
-
-
-# --- whole-document validation -------------------------------------------------------------
-
-_KNOWN_FIELDS = sorted(
-    {
-        name
-        for model in Spec.__subclasses__() + WorkloadSpec.__subclasses__()
-        for field_name, info in model.model_fields.items()
-        for name in (field_name, info.alias or field_name)
-    }
-)
-
-
-def _loc_path(loc: Iterable[int | str]) -> str:
-    path = ""
-    for part in loc:
-        path = join_path(path, f"[{part}]" if isinstance(part, int) else str(part))
-    return path
-
-
-def problems_from(error: ValidationError, prefix: str = "") -> list[Problem]:
-    """Turn pydantic's errors into problems with paths and a fix."""
-    problems = []
-    for item in error.errors(include_url=False):
-        loc = [p for p in item["loc"] if not (isinstance(p, str) and "[" in p)]
-        path = join_path(prefix, _loc_path(loc))
-        kind, message = item["type"], item["msg"]
-        if kind == "extra_forbidden":
-            field = str(loc[-1]) if loc else ""
-            close = difflib.get_close_matches(field, _KNOWN_FIELDS, n=1, cutoff=0.75)
-            hint = f"; did you mean {close[0]!r}?" if close else "; remove it or fix its spelling"
-            message = f"unknown field{hint}"
-        elif kind == "missing":
-            message = "required field is missing; add it"
-        elif message.startswith("Value error, "):
-            message = message.removeprefix("Value error, ")
-        elif kind == "string_pattern_mismatch":
-            message = (
-                f"{item.get('input')!r} does not match the allowed pattern {item['ctx']['pattern']}"
-            )
-        problems.append(Problem(path, message))
-    return problems
-
-
-def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
-    if isinstance(data, model):
-        return data, []
-    if not isinstance(data, Mapping):
-        return None, [Problem(path, f"expected a mapping, got {type(data).__name__}")]
-    try:
-        return model.model_validate(data), []
-    except ValidationError as exc:
-        return None, problems_from(exc, path)
-
-
-def _validate_list(model: type[Spec], items: Any, path: str) -> tuple[list[Any], list[Problem]]:
-    if items is None:
-        return [], []
-    if not isinstance(items, (list, tuple)):
-        return [], [Problem(path, f"expected a list, got {type(items).__name__}")]
-    valid, problems = [], []
-    for index, item in enumerate(items):
-        spec, found = _validate(model, item, f"{path}[{index}]")
-        problems += found
-        if spec is not None:
-            valid.append((index, spec))
-    return valid, problems
-
-
-def agent_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
-    """Checks across one agent's lists: duplicates and header env name clashes."""
-    problems = []
-    problems += _duplicates(
-        ((f"tools[{i}]", (r.name, r.namespace)) for i, r in enumerate(agent.tools)),
-        path,
-        lambda key: f"duplicate tool reference {key[0]!r}; reference each tool once",
-    )
-    problems += _duplicates(
-        ((f"mcpServers[{i}].name", s.name) for i, s in enumerate(agent.mcp_servers)),
-        path,
-        lambda key: f"duplicate MCP server name {key!r}; names must be unique per agent",
-    )
-    problems += _duplicates(
-        ((f"webhookTools[{i}].name", t.name) for i, t in enumerate(agent.webhook_tools)),
-        path,
-        lambda key: f"duplicate webhook tool name {key!r}; names must be unique per agent",
-    )
-    for field, names in (("env", agent.env), ("secretEnv", agent.secret_env)):
-        for name in names:
-            if name in RESERVED_AGENT_ENV or name.startswith(RESERVED_AGENT_ENV_PREFIXES):
-                problems.append(
-                    Problem(
-                        join_path(path, f"{field}.{name}"),
-                        f"{name} is set by langop-infra for every agent; rename your variable",
-                    )
-                )
-    if agent.egress == "open" and agent.egress_to:
-        problems.append(
-            Problem(
-                join_path(path, "egressTo"),
-                "egressTo only applies with egress: restricted; set it or remove egressTo",
-            )
-        )
-    env_names_seen: list[tuple[str, str]] = []
-    for i, server in enumerate(agent.mcp_servers):
-        for j, header in enumerate(server.headers):
-            env_names_seen.append(
-                (f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name))
-            )
-    problems += _duplicates(
-        env_names_seen,
-        path,
-        lambda key: f"header maps to env var {key} twice; rename the server or header",
-    )
-    return problems
-
-
-def _duplicates(keyed: Iterable[tuple[str, Any]], prefix: str, message: Any) -> list[Problem]:
-    first: dict[Any, str] = {}
-    problems = []
-    for where, key in keyed:
-        if key in first:
-            text = f"{message(key)} (first at {join_path(prefix, first[key])})"
-            problems.append(Problem(join_path(prefix, where), text))
-        else:
-            first[key] = where
-    return problems
-
-
-def parse_tool(data: Any, path: str = "") -> ToolSpec:
-    spec, problems = _validate(ToolSpec, data, path)
-    if problems:
-        raise SpecError(problems)
-    return spec
-
-
-def parse_agent(data: Any, path: str = "") -> AgentSpec:
-    spec, problems = _validate(AgentSpec, data, path)
-    if spec is not None:
-        problems += agent_problems(spec, path)
-    if problems:
-        raise SpecError(problems)
-    return spec
-
-
-def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
-    """Validate a whole cluster document; every problem of every tool and agent at once."""
-    if isinstance(data, ClusterSpec):
-        problems = cluster_problems(data, path)
-        if problems:
-            raise SpecError(problems)
-        return data
-    if not isinstance(data, Mapping):
-        raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
-    head = {k: v for k, v in data.items() if k not in ("tools", "agents")}
-    cluster, problems = _validate(ClusterSpec, head, path)
-    tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
-    problems += found
-    agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
-    problems += found
-    if cluster is None:
-        raise SpecError(problems)
-    cluster = cluster.model_copy(
-        update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
-    )
-    problems += cluster_problems(
-        cluster, path, tool_index=[i for i, _ in tools], agent_index=[i for i, _ in agents]
-    )
-    if problems:
-        raise SpecError(problems)
-    return cluster
-
-
-def cluster_problems(
-    cluster: ClusterSpec,
-    path: str = "",
-    *,
-    tool_index: list[int] | None = None,
-    agent_index: list[int] | None = None,
-) -> list[Problem]:
-    """Checks across tools and agents: duplicates, dangling references, sidecar port clashes."""
-    tool_index = tool_index or list(range(len(cluster.tools)))
-    agent_index = agent_index or list(range(len(cluster.agents)))
-    ns = cluster.namespace
-    problems = []
-    problems += _duplicates(
-        ((f"tools[{i}].name", t.name) for i, t in zip(tool_index, cluster.tools, strict=True)),
-        path,
-        lambda key: f"duplicate tool name {key!r}; tool names must be unique in a cluster",
-    )
-    problems += _duplicates(
-        ((f"agents[{i}].name", a.name) for i, a in zip(agent_index, cluster.agents, strict=True)),
-        path,
-        lambda key: f"duplicate agent name {key!r}; agent names must be unique in a cluster",
-    )
-    for i, tool in zip(tool_index, cluster.tools, strict=True):
-        if tool.namespace not in (None, ns):
-            problems.append(
-                Problem(
-                    join_path(path, f"tools[{i}].namespace"),
-                    f"a cluster's tools live in its namespace {ns!r}; remove the namespace or "
-                    "declare the tool in another cluster",
-                )
-            )
-    by_name = {t.name: t for t in cluster.tools}
-    for i, agent in zip(agent_index, cluster.agents, strict=True):
-        where = join_path(path, f"agents[{i}]")
-        problems += agent_problems(agent, where)
-        if agent.namespace not in (None, ns):
-            problems.append(
-                Problem(
-                    join_path(where, "namespace"),
-                    f"a cluster's agents live in its namespace {ns!r}; remove the namespace",
-                )
-            )
-        if agent.egress_to and agent.egress is None and cluster.defaults.egress == "open":
-            problems.append(
-                Problem(
-                    join_path(where, "egressTo"),
-                    "egressTo only applies with egress: restricted; set egress (here or in "
-                    "defaults) or remove egressTo",
-                )
-            )
-        sidecar_ports: dict[int, str] = {}
-        for j, ref in enumerate(agent.tools):
-            if not ref.enabled or ref.namespace not in (None, ns):
-                continue
-            tool = by_name.get(ref.name)
-            if tool is None:
-                known = ", ".join(sorted(by_name)) or "none"
-                problems.append(
-                    Problem(
-                        join_path(where, f"tools[{j}].name"),
-                        f"no tool named {ref.name!r} in this cluster (known: {known}); declare it "
-                        "under tools, fix the name, or set enabled: false",
-                    )
-                )
-            elif tool.deployment_mode == "sidecar":
-                if tool.port in sidecar_ports:
-                    problems.append(
-                        Problem(
-                            join_path(where, f"tools[{j}]"),
-                            f"sidecar {tool.name!r} uses port {tool.port}, as does sidecar "
-                            f"{sidecar_ports[tool.port]!r} in the same pod; change one port",
-                        )
-                    )
-                sidecar_ports[tool.port] = tool.name
-    for name, values in cluster.secrets.items():
-        if not isinstance(values, Mapping) or not values:
-            problems.append(
-                Problem(
-                    join_path(path, f"secrets.{name}"),
-                    "a secret is a non-empty mapping of keys to values",
-                )
-            )
-    return problems

@@ -16,7 +16,8 @@ from pulumi.runtime.config import CONFIG, get_config_env, is_config_secret
 
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import Problem, SpecError
-from langop_infra.specs import ClusterSpec, parse_cluster
+from langop_infra.specs import ClusterSpec
+from langop_infra.validation import parse_cluster
 
 PROJECT = "langop-infra"
 KEYS = ("namespace", "createNamespace", "partOf", "defaults", "tools", "agents", "secrets")
@@ -64,18 +65,22 @@ def read_cluster_config(config: pulumi.Config | None = None) -> ClusterSpec:
             continue
         if value is not None:
             document[key] = value
-    if "namespace" not in document and not problems:
+    if "namespace" not in document and not any(p.path == prefix + "namespace" for p in problems):
         problems.append(
             Problem(prefix + "namespace", "required; set it with `pulumi config set namespace`")
         )
+    try:
+        spec = parse_cluster(document)
+    except SpecError as exc:
+        problems += [
+            Problem(_config_path(prefix, p.path), p.message)
+            for p in exc.problems
+            # a missing namespace is already reported above, as a config key
+            if not (p.path == "namespace" and "namespace" not in document)
+        ]
     if problems:
         raise SpecError(problems)
-    try:
-        return parse_cluster(document)
-    except SpecError as exc:
-        raise SpecError(
-            Problem(_config_path(prefix, p.path), p.message) for p in exc.problems
-        ) from None
+    return spec
 
 
 def _config_path(prefix: str, path: str) -> str:

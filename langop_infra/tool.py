@@ -12,7 +12,8 @@ from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, opaque_secret, pod_annotations
 from langop_infra.schema_sync import ToolSchemaSync
-from langop_infra.specs import Defaults, ToolSpec, parse_tool
+from langop_infra.specs import Defaults, ToolSpec
+from langop_infra.validation import parse_tool
 
 SecretValues = Mapping[str, Mapping[str, Any]]
 

@@ -1,0 +1,429 @@
+"""Whole-document validation: every problem of every tool and agent at once, with paths.
+
+The models in :mod:`langop_infra.specs` check each field; this module validates documents item
+by item (so one bad agent does not hide the next one's problems) and adds the checks that span
+items: duplicates, dangling references, env-name and container-name clashes.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_camel, to_snake
+
+from langop_infra.errors import Problem, SpecError, join_path
+from langop_infra.specs import (
+    RESERVED_AGENT_ENV,
+    RESERVED_AGENT_ENV_PREFIXES,
+    AgentSpec,
+    ClusterSpec,
+    Defaults,
+    Spec,
+    ToolRef,
+    ToolSpec,
+    WorkloadSpec,
+    env_token,
+    header_env_name,
+)
+
+
+def _all_models(root: type[BaseModel]) -> list[type[BaseModel]]:
+    found, stack = [], [root]
+    while stack:
+        model = stack.pop()
+        found.append(model)
+        stack.extend(model.__subclasses__())
+    return found
+
+
+_KNOWN_FIELDS = sorted(
+    {
+        name
+        for model in _all_models(Spec)
+        for field_name, info in model.model_fields.items()
+        for name in (field_name, info.alias or field_name)
+    }
+)
+
+
+def _loc_path(loc: Iterable[int | str]) -> str:
+    path = ""
+    for part in loc:
+        path = join_path(path, f"[{part}]" if isinstance(part, int) else str(part))
+    return path
+
+
+def _given_twice(data: Any, loc: list[int | str]) -> str | None:
+    """The other spelling of ``loc[-1]`` when the same mapping holds both."""
+    parent = data
+    for part in loc[:-1]:
+        try:
+            parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    if not isinstance(parent, Mapping) or not loc:
+        return None
+    field = str(loc[-1])
+    spellings = {to_camel(field), to_snake(field)} - {field}
+    return next((s for s in spellings if s in parent), None)
+
+
+def problems_from(error: ValidationError, prefix: str = "", data: Any = None) -> list[Problem]:
+    """Turn pydantic's errors into problems with paths and a fix."""
+    problems = []
+    for item in error.errors(include_url=False):
+        loc = [p for p in item["loc"] if not (isinstance(p, str) and "[" in p)]
+        path = join_path(prefix, _loc_path(loc))
+        kind, message = item["type"], item["msg"]
+        if kind == "extra_forbidden":
+            field = str(loc[-1]) if loc else ""
+            close = difflib.get_close_matches(field, _KNOWN_FIELDS, n=1, cutoff=0.75)
+            twin = _given_twice(data, loc)
+            if twin is not None:
+                message = (
+                    f"given twice, as {twin!r} and {field!r} (camelCase and snake_case name "
+                    "the same field); keep one"
+                )
+            elif close:
+                message = f"unknown field; did you mean {close[0]!r}?"
+            else:
+                message = "unknown field; remove it or fix its spelling"
+        elif kind == "missing":
+            message = "required field is missing; add it"
+        elif message.startswith("Value error, "):
+            message = message.removeprefix("Value error, ")
+        elif kind == "string_pattern_mismatch":
+            pattern = item["ctx"]["pattern"]
+            message = f"{item.get('input')!r} does not match the allowed pattern {pattern}"
+        problems.append(Problem(path, message))
+    return problems
+
+
+def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
+    if isinstance(data, model):
+        return data, []
+    if not isinstance(data, Mapping):
+        return None, [Problem(path, f"expected a mapping, got {type(data).__name__}")]
+    try:
+        return model.model_validate(data), []
+    except ValidationError as exc:
+        return None, problems_from(exc, path, data)
+
+
+def _validate_list(
+    model: type[Spec], items: Any, path: str
+) -> tuple[list[tuple[int, Any]], list[Problem]]:
+    if items is None:
+        return [], []
+    if not isinstance(items, (list, tuple)):
+        return [], [Problem(path, f"expected a list, got {type(items).__name__}")]
+    valid, problems = [], []
+    for index, item in enumerate(items):
+        spec, found = _validate(model, item, f"{path}[{index}]")
+        problems += found
+        if spec is not None:
+            valid.append((index, spec))
+    return valid, problems
+
+
+def _duplicates(
+    keyed: Iterable[tuple[str, Any]], prefix: str, message: Callable[[Any], str]
+) -> list[Problem]:
+    first: dict[Any, str] = {}
+    problems = []
+    for where, key in keyed:
+        if key in first:
+            text = f"{message(key)} (first at {join_path(prefix, first[key])})"
+            problems.append(Problem(join_path(prefix, where), text))
+        else:
+            first[key] = where
+    return problems
+
+
+def workload_problems(spec: WorkloadSpec, path: str = "") -> list[Problem]:
+    """An env var in both ``env`` and ``secretEnv``."""
+    return [
+        Problem(
+            join_path(path, f"secretEnv.{name}"), f"{name} set in both env and secretEnv; keep one"
+        )
+        for name in sorted(set(spec.env) & set(spec.secret_env))
+    ]
+
+
+def reference_problems(
+    refs: list[tuple[int, ToolRef]], namespace: str | None, path: str
+) -> list[Problem]:
+    """Each enabled tool once: config.yaml keys tools by name, so one name is one tool."""
+    problems = []
+    seen: dict[str, tuple[int, str | None]] = {}
+    for i, ref in refs:
+        if not ref.enabled:
+            continue
+        ref_ns = ref.namespace or namespace
+        if ref.name in seen:
+            first, first_ns = seen[ref.name]
+            if first_ns == ref_ns:
+                text = f"duplicate tool reference {ref.name!r}; reference each tool once"
+            else:
+                text = (
+                    f"tool {ref.name!r} is referenced in namespaces {first_ns!r} and {ref_ns!r}; "
+                    "config.yaml keys tools by name, so an agent can use only one of them"
+                )
+            problems.append(
+                Problem(
+                    join_path(path, f"tools[{i}]"),
+                    f"{text} (first at {join_path(path, f'tools[{first}]')})",
+                )
+            )
+        else:
+            seen[ref.name] = (i, ref_ns)
+    return problems
+
+
+def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = None) -> list[Problem]:
+    """Checks across one agent's lists: duplicates and env-name clashes."""
+    problems = workload_problems(agent, path)
+    problems += reference_problems(list(enumerate(agent.tools)), agent.namespace or namespace, path)
+    problems += _duplicates(
+        ((f"mcpServers[{i}].name", s.name) for i, s in enumerate(agent.mcp_servers)),
+        path,
+        lambda key: f"duplicate MCP server name {key!r}; names must be unique per agent",
+    )
+    problems += _duplicates(
+        ((f"webhookTools[{i}].name", t.name) for i, t in enumerate(agent.webhook_tools)),
+        path,
+        lambda key: f"duplicate webhook tool name {key!r}; names must be unique per agent",
+    )
+    for field, names in (("env", agent.env), ("secretEnv", agent.secret_env)):
+        for name in names:
+            if name in RESERVED_AGENT_ENV or name.startswith(RESERVED_AGENT_ENV_PREFIXES):
+                problems.append(
+                    Problem(
+                        join_path(path, f"{field}.{name}"),
+                        f"{name} is set by langop-infra for every agent; rename your variable",
+                    )
+                )
+    if agent.egress == "open" and agent.egress_to:
+        problems.append(
+            Problem(
+                join_path(path, "egressTo"),
+                "egressTo only applies with egress: restricted; set it or remove egressTo",
+            )
+        )
+    header_envs = [
+        (f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name))
+        for i, server in enumerate(agent.mcp_servers)
+        for j, header in enumerate(server.headers)
+    ]
+    problems += _duplicates(
+        header_envs,
+        path,
+        lambda key: f"header maps to env var {key} twice; rename the server or header",
+    )
+    # Webhook credentials land in AGENT_WEBHOOK_<TOOL>_AUTH: two names may fold to one.
+    auth_envs = [
+        (f"webhookTools[{i}].name", f"AGENT_WEBHOOK_{env_token(t.name)}_AUTH")
+        for i, t in enumerate(agent.webhook_tools)
+        if t.enabled and t.authentication.secret_ref is not None
+    ]
+    problems += _duplicates(
+        auth_envs,
+        path,
+        lambda key: f"webhook credential maps to env var {key} twice; rename one tool",
+    )
+    return problems
+
+
+def parse_tool(data: Any, path: str = "") -> ToolSpec:
+    spec, problems = _validate(ToolSpec, data, path)
+    if spec is not None:
+        problems += workload_problems(spec, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
+def parse_agent(data: Any, path: str = "") -> AgentSpec:
+    spec, problems = _validate(AgentSpec, data, path)
+    if spec is not None:
+        problems += agent_problems(spec, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
+def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
+    """Validate a whole cluster document; every problem of every tool and agent at once.
+
+    Cross-item checks see every item that can be read: a tool with a bad field still counts
+    as declared, and an agent with a bad field still has its references checked.
+    """
+    if isinstance(data, ClusterSpec):
+        problems = cluster_problems(data, path)
+        if problems:
+            raise SpecError(problems)
+        return data
+    if not isinstance(data, Mapping):
+        raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
+    head = {k: v for k, v in data.items() if k not in ("tools", "agents")}
+    cluster, problems = _validate(ClusterSpec, head, path)
+    tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
+    problems += found
+    agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
+    problems += found
+    raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
+    declared = {t.get("name") for t in raw_tools if isinstance(t, Mapping)}
+    raw_agents = data.get("agents") if isinstance(data.get("agents"), list) else []
+    valid_agents = {i for i, _ in agents}
+    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else None
+
+    # Agents that failed on some field: still check the references they make.
+    for i, raw in enumerate(raw_agents):
+        if i in valid_agents or not isinstance(raw, Mapping):
+            continue
+        refs, _ = _validate_list(ToolRef, raw.get("tools"), "")
+        where = join_path(path, f"agents[{i}]")
+        problems += reference_problems(refs, namespace, where)
+        problems += _dangling(refs, namespace, declared, where)
+
+    base = cluster or ClusterSpec.model_construct(
+        namespace=namespace or "", defaults=_defaults_or_default(head.get("defaults"))
+    )
+    full = base.model_copy(
+        update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
+    )
+    problems += cluster_problems(
+        full,
+        path,
+        tool_index=[i for i, _ in tools],
+        agent_index=[i for i, _ in agents],
+        declared=declared,
+    )
+    if problems:
+        raise SpecError(problems)
+    return full
+
+
+def _defaults_or_default(value: Any) -> Defaults:
+    try:
+        return Defaults.model_validate(value or {})
+    except ValidationError:
+        return Defaults()
+
+
+def _dangling(
+    refs: list[tuple[int, ToolRef]], namespace: str | None, declared: set[Any], path: str
+) -> list[Problem]:
+    problems = []
+    for j, ref in refs:
+        if ref.enabled and ref.namespace in (None, namespace) and ref.name not in declared:
+            known = ", ".join(sorted(n for n in declared if isinstance(n, str))) or "none"
+            problems.append(
+                Problem(
+                    join_path(path, f"tools[{j}].name"),
+                    f"no tool named {ref.name!r} in this cluster (known: {known}); declare it "
+                    "under tools, fix the name, or set enabled: false",
+                )
+            )
+    return problems
+
+
+def cluster_problems(
+    cluster: ClusterSpec,
+    path: str = "",
+    *,
+    tool_index: list[int] | None = None,
+    agent_index: list[int] | None = None,
+    declared: set[Any] | None = None,
+) -> list[Problem]:
+    """Checks across tools and agents: duplicates, dangling references, sidecar clashes."""
+    tool_index = tool_index if tool_index is not None else list(range(len(cluster.tools)))
+    agent_index = agent_index if agent_index is not None else list(range(len(cluster.agents)))
+    ns = cluster.namespace
+    by_name = {t.name: t for t in cluster.tools}
+    declared = declared if declared is not None else set(by_name)
+    problems = []
+    problems += _duplicates(
+        ((f"tools[{i}].name", t.name) for i, t in zip(tool_index, cluster.tools, strict=True)),
+        path,
+        lambda key: f"duplicate tool name {key!r}; tool names must be unique in a cluster",
+    )
+    problems += _duplicates(
+        ((f"agents[{i}].name", a.name) for i, a in zip(agent_index, cluster.agents, strict=True)),
+        path,
+        lambda key: f"duplicate agent name {key!r}; agent names must be unique in a cluster",
+    )
+    for i, tool in zip(tool_index, cluster.tools, strict=True):
+        problems += workload_problems(tool, join_path(path, f"tools[{i}]"))
+        if tool.namespace not in (None, ns):
+            problems.append(
+                Problem(
+                    join_path(path, f"tools[{i}].namespace"),
+                    f"a cluster's tools live in its namespace {ns!r}; remove the namespace or "
+                    "declare the tool in another cluster",
+                )
+            )
+    for i, agent in zip(agent_index, cluster.agents, strict=True):
+        where = join_path(path, f"agents[{i}]")
+        problems += agent_problems(agent, where, ns)
+        if agent.namespace not in (None, ns):
+            problems.append(
+                Problem(
+                    join_path(where, "namespace"),
+                    f"a cluster's agents live in its namespace {ns!r}; remove the namespace",
+                )
+            )
+        if agent.egress_to and agent.egress is None and cluster.defaults.egress == "open":
+            problems.append(
+                Problem(
+                    join_path(where, "egressTo"),
+                    "egressTo only applies with egress: restricted; set egress (here or in "
+                    "defaults) or remove egressTo",
+                )
+            )
+        problems += _dangling(list(enumerate(agent.tools)), ns, declared, where)
+        problems += sidecar_problems(agent, [by_name.get(r.name) for r in agent.tools], where, ns)
+    for name, values in cluster.secrets.items():
+        if not isinstance(values, Mapping) or not values:
+            problems.append(
+                Problem(
+                    join_path(path, f"secrets.{name}"),
+                    "a secret is a non-empty mapping of keys to values",
+                )
+            )
+    return problems
+
+
+def sidecar_problems(
+    agent: AgentSpec, tools: list[ToolSpec | None], path: str, namespace: str | None
+) -> list[Problem]:
+    """Sidecars share the agent's pod: distinct ports, and no container named like the agent."""
+    problems = []
+    ports: dict[int, str] = {}
+    for j, (ref, tool) in enumerate(zip(agent.tools, tools, strict=True)):
+        if tool is None or not ref.enabled or tool.deployment_mode != "sidecar":
+            continue
+        if ref.namespace not in (None, namespace):
+            continue
+        if tool.name == agent.name:
+            problems.append(
+                Problem(
+                    join_path(path, f"tools[{j}]"),
+                    f"sidecar {tool.name!r} has the agent's own name, and containers of a pod "
+                    "need distinct names; rename the tool or the agent",
+                )
+            )
+        owner = ports.get(tool.port)
+        if owner is not None and owner != tool.name:
+            problems.append(
+                Problem(
+                    join_path(path, f"tools[{j}]"),
+                    f"sidecar {tool.name!r} uses port {tool.port}, as does sidecar {owner!r} "
+                    "in the same pod; change one port",
+                )
+            )
+        ports.setdefault(tool.port, tool.name)
+    return problems
