@@ -7,7 +7,10 @@ Kubernetes object comes out as the manifest Kubernetes would receive. Dynamic re
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,11 +85,35 @@ class _RecordingMonitor(mocks.MockMonitor):
     def __init__(self, mocks_: _Mocks, run: ProgramRun) -> None:
         super().__init__(mocks_)
         self.run = run
+        self._local = threading.local()
+        self._loops: list[asyncio.AbstractEventLoop] = []
+        self._lock = threading.Lock()
+
+    def _thread_loop(self) -> asyncio.AbstractEventLoop:
+        """This worker thread's event loop, owned by the monitor so that it gets closed.
+
+        Not made the thread's current loop: the engine's worker threads outlive the run, and
+        a closed current loop would break whoever runs on them next.
+        """
+        loop = getattr(self._local, "loop", None)
+        if loop is None:
+            loop = asyncio.new_event_loop()
+            self._local.loop = loop
+            with self._lock:
+                self._loops.append(loop)
+        return loop
+
+    def close(self) -> None:
+        with self._lock:
+            for loop in self._loops:
+                loop.close()
+            self._loops.clear()
 
     def RegisterResource(self, request: Any) -> Any:
         urn = self.make_urn(request.parent, request.type, request.name)
         if request.type == "pulumi:pulumi:Stack":
             return resource_pb2.RegisterResourceResponse(urn=urn)
+        loop = self._thread_loop()
         inputs = rpc.deserialize_properties(request.object)
         self.run.registrations.append(
             Registration(
@@ -103,7 +130,7 @@ class _RecordingMonitor(mocks.MockMonitor):
             typ=request.type, name=request.name, inputs=inputs, custom=bool(request.custom)
         )
         id_, state = self.mocks.new_resource(args)
-        obj = _sync_await(rpc.serialize_properties(state, {}))
+        obj = loop.run_until_complete(rpc.serialize_properties(state, {}))
         self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
         return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=obj)
 
@@ -141,18 +168,20 @@ def run_program(
     logger.setLevel(logging.DEBUG)
     logger.addHandler(_LogCapture(run))
 
-    # asyncio.run() elsewhere in the process (e.g. an MCP call) leaves no current loop behind.
+    # The caller's loop when there is one (Outputs made before the run live on it); one
+    # otherwise, as asyncio.run() elsewhere (e.g. an MCP call) leaves none behind.
     _ensure_event_loop()
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
     mocks_ = _Mocks(dynamic_state)
+    monitor = _RecordingMonitor(mocks_, run)
     pulumi.runtime.set_mocks(
         mocks_,
         project=project,
         stack=stack,
         preview=preview,
         logger=logger,
-        monitor=_RecordingMonitor(mocks_, run),
+        monitor=monitor,
     )
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
@@ -164,6 +193,7 @@ def run_program(
         run.outputs = {k: _resolve(v) for k, v in exported.items()}
     finally:
         settings.ROOT.set(None)
+        monitor.close()
     return run
 
 
@@ -233,3 +263,12 @@ def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
     if isinstance(value, list):
         return [x for i, v in enumerate(value) for x in _leaves(v, f"{path}[{i}]")]
     return [(path, value)]
+
+
+def close_event_loop() -> None:
+    """Close this thread's event loop, for a command about to exit after a run."""
+    with contextlib.suppress(RuntimeError):
+        loop = asyncio.get_event_loop()
+        if not loop.is_running():
+            loop.close()
+    asyncio.set_event_loop(None)

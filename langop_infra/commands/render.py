@@ -19,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from langop_infra.errors import SpecError
+    from langop_infra.mock_engine import close_event_loop
     from langop_infra.render import dump_stream, render_stack, write_tree
 
     try:
@@ -32,4 +33,6 @@ def run(args: argparse.Namespace) -> int:
     except SpecError as exc:
         print(f"langop-infra render: {exc}", file=sys.stderr)
         return 2
+    finally:
+        close_event_loop()
     return 0
