@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
-from langop_infra.k8s import child_options, object_meta, opaque_secret, pod_annotations
+from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
 from langop_infra.specs import AgentSpec, Defaults
 from langop_infra.tool import LanguageTool
 from langop_infra.validation import parse_agent
@@ -156,16 +156,7 @@ class LanguageAgent(pulumi.ComponentResource):
             data={"config.yaml": config_text},
             opts=child,
         )
-        self.secret = None
-        if owned:
-            self.secret = opaque_secret(
-                f"{key}-env",
-                name=contract.workload_secret_name(agent.name),
-                namespace=namespace,
-                labels=labels,
-                values=owned,
-                opts=child,
-            )
+        self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
 
         security = agent.security or defaults.security
         resources = agent.resources or defaults.resources

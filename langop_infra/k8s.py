@@ -8,7 +8,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.contract import SECRET_VERSIONS_ANNOTATION
+from langop_infra.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
 
 
 def object_meta(
@@ -40,6 +40,27 @@ def opaque_secret(
         metadata=object_meta(name, namespace, labels),
         type="Opaque",
         string_data={key: pulumi.Output.secret(value) for key, value in values.items()},
+        opts=opts,
+    )
+
+
+def workload_secret(
+    key: str,
+    workload: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    owned: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> k8s.core.v1.Secret | None:
+    """Secret ``<workload>-env`` holding a workload's literal secrets, or None without any."""
+    if not owned:
+        return None
+    return opaque_secret(
+        f"{key}-env",
+        name=workload_secret_name(workload),
+        namespace=namespace,
+        labels=labels,
+        values=owned,
         opts=opts,
     )
 

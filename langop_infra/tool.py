@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
-from langop_infra.k8s import child_options, object_meta, opaque_secret, pod_annotations
+from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
 from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import Defaults, ToolSpec
 from langop_infra.validation import parse_tool
@@ -117,16 +117,7 @@ class LanguageTool(pulumi.ComponentResource):
         labels = contract.tool_labels(tool, part_of)
         env, owned = contract.workload_env(tool.name, tool.env, tool.secret_env)
 
-        self.secret = None
-        if owned:
-            self.secret = opaque_secret(
-                f"{key}-env",
-                name=contract.workload_secret_name(tool.name),
-                namespace=namespace,
-                labels=labels,
-                values=owned,
-                opts=child,
-            )
+        self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
 
         mounts: list[dict[str, Any]] = []
         volumes: list[dict[str, Any]] = []
