@@ -1,0 +1,205 @@
+"""``langop-infra tools``: list an MCP server's tools, or every tool an agent config gives.
+
+    langop-infra tools http://memory.prod.svc.cluster.local:8080          # /mcp is added
+    langop-infra tools https://search.example.com/mcp --header 'Authorization: Bearer x'
+    langop-infra tools --transport stdio -- python -m my_server --flag
+    langop-infra tools --agent-config /etc/agent/config.yaml               # + MCP_SERVERS
+
+Exit status: 0 on success, 1 with a one-line error on stderr, 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+from urllib.parse import urlsplit
+
+# Literal here rather than imported: `tools --help` must not import httpx.
+_TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
+_DEFAULT_TIMEOUT = 10.0
+_DESCRIPTION_WIDTH = 70
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``tools`` subcommand's arguments."""
+    parser.add_argument(
+        "target",
+        nargs="*",
+        metavar="URL | -- COMMAND ARGS",
+        help="MCP endpoint URL (no path: /mcp is added), or after -- a stdio server command",
+    )
+    parser.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="HTTP header sent with every request (repeatable)",
+    )
+    parser.add_argument("--transport", choices=_TRANSPORTS, default="auto")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"seconds per request (default {_DEFAULT_TIMEOUT:g}; the whole run gets 3x, 30 s min)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the full tool list as JSON")
+    parser.add_argument("--ca-bundle", metavar="PATH", help="CA bundle to verify HTTPS with")
+    parser.add_argument(
+        "--agent-config",
+        metavar="PATH",
+        help="list every tool of an agent's config.yaml (and MCP_SERVERS from the environment)",
+    )
+    parser.add_argument(
+        "--naming",
+        choices=("ark", "mcp"),
+        default="ark",
+        help="registry names with --agent-config: server__tool (ark) or mcp:server:tool",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """List the tools; see the module docstring for the exit status."""
+    try:
+        headers = _parse_headers(args.header)
+        if args.timeout is not None and not args.timeout > 0:
+            raise _UsageError("--timeout must be a positive number of seconds")
+        if args.agent_config:
+            if args.target:
+                raise _UsageError("give either --agent-config or a URL/command, not both")
+            return _run_agent_config(args, headers)
+        target = _target(args.target, args.transport)
+    except _UsageError as exc:
+        print(f"langop-infra tools: error: {exc}", file=sys.stderr)
+        return 2
+
+    from langop_infra.mcp import MCPError, fetch_tool_listing
+
+    try:
+        listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
+    except MCPError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(listing.tools, indent=2, ensure_ascii=False))
+        return 0
+    _print_table(listing.tools)
+    server = " ".join(
+        str(listing.server_info.get(key))
+        for key in ("name", "version")
+        if listing.server_info.get(key)
+    )
+    count = len(listing.tools)
+    print(
+        f"\n{count} tool{'s' if count != 1 else ''} from {server or 'the server'} "
+        f"({listing.transport}, protocol {listing.protocol_version})"
+    )
+    return 0
+
+
+def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
+    from langop_infra.mcp.agent_config import (
+        AgentConfigError,
+        connect_tool_registry,
+        load_agent_servers,
+    )
+
+    try:
+        servers = load_agent_servers(args.agent_config)
+    except AgentConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+    async def collect() -> tuple[list[dict[str, Any]], list[Any], list[str], int]:
+        registry = await connect_tool_registry(servers, _options(args, headers), naming=args.naming)
+        async with registry:
+            return (
+                registry.definitions(),
+                registry.failures,
+                registry.warnings,
+                len(registry.sessions),
+            )
+
+    tools, failures, warnings, connected = asyncio.run(collect())
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for failure in failures:
+        print(f"skipped server {failure.name} ({failure.kind}): {failure.message}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(tools, indent=2, ensure_ascii=False))
+    else:
+        _print_table(tools)
+        print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")
+    # Skipped servers are reported, not fatal (as for the agent); all of them failing is.
+    return 1 if failures and not connected else 0
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parse_headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, colon, content = value.partition(":")
+        if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
+            raise _UsageError(f"--header {value!r} is not 'Name: value'")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def _target(target: list[str], transport: str) -> str | list[str]:
+    if not target:
+        raise _UsageError("give a URL, or --transport stdio -- COMMAND ARGS, or --agent-config")
+    if transport == "stdio" or len(target) > 1:
+        if transport not in ("auto", "stdio"):
+            raise _UsageError(f"a command needs --transport stdio, not {transport}")
+        return list(target)
+    url = target[0]
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise _UsageError(
+            f"{url!r} is not an http(s) URL; for a stdio server use --transport stdio -- COMMAND"
+        )
+    if parts.path in ("", "/"):
+        url = url.rstrip("/") + "/mcp" if not parts.query else url
+    return url
+
+
+def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
+    from langop_infra.mcp import ClientOptions
+
+    timeout = args.timeout or _DEFAULT_TIMEOUT
+    return ClientOptions(
+        headers=headers,
+        timeout=timeout,
+        deadline=max(30.0, 3 * timeout),
+        transport=args.transport,
+        verify=args.ca_bundle or True,
+    )
+
+
+def _print_table(tools: list[dict[str, Any]]) -> None:
+    rows = [("NAME", "TITLE", "REQUIRED", "DESCRIPTION")]
+    for tool in tools:
+        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        title = tool.get("title") or annotations.get("title") or "-"
+        description = " ".join(str(tool.get("description") or "-").split())
+        if len(description) > _DESCRIPTION_WIDTH:
+            description = description[: _DESCRIPTION_WIDTH - 3] + "..."
+        rows.append(
+            (str(tool["name"]), str(title), ", ".join(map(str, required)) or "-", description)
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True))
+            + "  "
+            + row[3]
+        )

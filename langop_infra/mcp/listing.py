@@ -1,0 +1,63 @@
+"""One-shot tool listing: connect, initialize, list every tool, close, within a deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langop_infra.mcp.options import ClientOptions
+from langop_infra.mcp.session import DEFAULT_OPTIONS, Session
+from langop_infra.mcp.timeouts import timeout_after
+
+__all__ = ["ToolListing", "fetch_tool_listing", "fetch_tool_listing_sync"]
+
+
+@dataclass(frozen=True)
+class ToolListing:
+    """A server's tools as it described them, and who described them."""
+
+    tools: list[dict[str, Any]]
+    server_info: dict[str, Any]
+    protocol_version: str
+    transport: str
+
+
+async def fetch_tool_listing(
+    target: str | Sequence[str], options: ClientOptions = DEFAULT_OPTIONS
+) -> ToolListing:
+    """List every tool of the server at ``target`` (URL or stdio command).
+
+    Connecting, initializing, listing every page and closing all run within
+    ``options.deadline``; when it runs out, only a bounded cleanup follows.
+    """
+    session = Session(target, options)
+    try:
+        async with timeout_after(options.deadline), session:
+            tools = await session.list_tools()
+            return ToolListing(
+                tools=tools,
+                server_info=session.server_info,
+                protocol_version=session.protocol_version,
+                transport=session.transport_name,
+            )
+    except TimeoutError:
+        raise session._deadline_error("listing tools") from None
+
+
+def fetch_tool_listing_sync(
+    target: str | Sequence[str], options: ClientOptions = DEFAULT_OPTIONS
+) -> ToolListing:
+    """:func:`fetch_tool_listing` from synchronous code, in a fresh event loop.
+
+    From a thread whose event loop is running (``asyncio.run`` would refuse), the loop
+    runs in a worker thread instead.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(fetch_tool_listing(target, options))
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mcp-listing") as pool:
+        return pool.submit(lambda: asyncio.run(fetch_tool_listing(target, options))).result()

@@ -1,0 +1,70 @@
+"""How the client connects: headers, time limits, retries, size cap, TLS and transport choice."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+TransportName = Literal["auto", "streamable-http", "sse", "stdio"]
+TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """Connection options shared by every transport.
+
+    ``timeout`` bounds each request; ``deadline`` bounds a whole operation (connect,
+    initialize and list every page); ``None`` means no overall bound.
+    """
+
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 10.0
+    deadline: float | None = 30.0
+    connect_retries: int = 3
+    retry_backoff: float = 0.2
+    max_response_bytes: int = 8 * 1024 * 1024
+    max_pages: int = 100
+    verify: bool | str = True
+    cert: str | tuple[str, str] | None = None
+    transport: TransportName = "auto"
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not self.timeout > 0:
+            problems.append(f"timeout must be > 0 seconds, got {self.timeout!r}")
+        if self.deadline is not None and not self.deadline > 0:
+            problems.append(f"deadline must be > 0 seconds or None, got {self.deadline!r}")
+        if self.connect_retries < 0:
+            problems.append(f"connect_retries must be >= 0, got {self.connect_retries!r}")
+        if self.retry_backoff < 0:
+            problems.append(f"retry_backoff must be >= 0, got {self.retry_backoff!r}")
+        if self.max_response_bytes < 1:
+            problems.append(f"max_response_bytes must be >= 1, got {self.max_response_bytes!r}")
+        if self.max_pages < 1:
+            problems.append(f"max_pages must be >= 1, got {self.max_pages!r}")
+        if self.transport not in TRANSPORTS:
+            problems.append(
+                f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}"
+            )
+        if problems:
+            raise ValueError("invalid ClientOptions: " + "; ".join(problems))
+        # Frozen means frozen: a caller mutating its dict afterwards must not change us.
+        object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                tuple(sorted(self.headers.items())),
+                self.timeout,
+                self.deadline,
+                self.connect_retries,
+                self.retry_backoff,
+                self.max_response_bytes,
+                self.max_pages,
+                self.verify,
+                self.cert,
+                self.transport,
+            )
+        )

@@ -1,0 +1,164 @@
+"""The stdio transport: spawn the server, newline-delimited JSON-RPC on its stdin and stdout.
+
+The server's stderr is kept (its last few KiB) and quoted in error messages, since that is
+where a crashing server explains itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shlex
+from collections.abc import Sequence
+
+from langop_infra.mcp import jsonrpc
+from langop_infra.mcp.errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
+from langop_infra.mcp.jsonrpc import Message, PendingRequests
+from langop_infra.mcp.options import ClientOptions
+
+_STDERR_KEEP = 8 * 1024
+_EXIT_WAIT = 1.0  # seconds for each step of shutdown: EOF on stdin, then SIGTERM, then SIGKILL
+
+
+class StdioTransport:
+    """A running server process; a reader task hands its responses to waiting requests."""
+
+    name = "stdio"
+
+    def __init__(self, process: asyncio.subprocess.Process, label: str, limit: int) -> None:
+        self._process = process
+        self.label = label
+        self._limit = limit
+        self._pending = PendingRequests()
+        self._stderr = bytearray()
+        self._write_lock = asyncio.Lock()
+        self.protocol_version: str | None = None
+        self._reader = asyncio.create_task(self._read_stdout())
+        self._stderr_reader = asyncio.create_task(self._read_stderr())
+
+    @classmethod
+    async def start(cls, command: Sequence[str], options: ClientOptions) -> StdioTransport:
+        """Spawn ``command``; raise :class:`ServerUnreachable` if it cannot be started."""
+        label = shlex.join(command)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                # readline() refuses a line longer than this: the response size cap.
+                limit=options.max_response_bytes,
+            )
+        except OSError as exc:
+            raise ServerUnreachable(
+                f"cannot start stdio server `{label}`: {exc.strerror or exc}; "
+                "check the command and PATH",
+                target=label,
+            ) from None
+        return cls(process, label, options.max_response_bytes)
+
+    def diagnostics(self) -> str:
+        """The last lines the server wrote to stderr, on one line."""
+        lines = [ln.strip() for ln in self._stderr.decode("utf-8", "replace").splitlines()]
+        text = " | ".join(ln for ln in lines[-3:] if ln)
+        return text if len(text) <= 300 else "..." + text[-297:]
+
+    def reset_session(self) -> None:
+        """A stdio session lives as long as the process; nothing to forget."""
+        self.protocol_version = None
+
+    async def request(self, message: Message) -> Message:
+        """Write a request and wait for the response with its id."""
+        future = self._pending.expect(message["id"])
+        try:
+            if not future.done():
+                await self.notify(message)
+            return await future
+        finally:
+            self._pending.forget(message["id"])
+
+    async def notify(self, message: Message) -> None:
+        """Write one message line to the server's stdin."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            async with self._write_lock:
+                stdin.write(jsonrpc.encode(message) + b"\n")
+                await stdin.drain()
+        except (OSError, RuntimeError):
+            raise self._exited("while we wrote to it") from None
+
+    async def _read_stdout(self) -> None:
+        stdout = self._process.stdout
+        assert stdout is not None
+        try:
+            while line := await stdout.readline():
+                if not line.strip():
+                    continue
+                try:
+                    payload = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue  # log lines on stdout break the protocol; skip, don't die
+                for message in payload if isinstance(payload, list) else [payload]:
+                    if not isinstance(message, dict) or self._pending.deliver(message):
+                        continue
+                    if jsonrpc.is_server_request(message):
+                        await self.notify(jsonrpc.answer_to(message))
+        except ValueError:  # StreamReader's "line too long"
+            self._pending.fail_all(
+                ResponseTooLarge(
+                    f"stdio server `{self.label}` wrote a line over {self._limit} bytes; raise "
+                    "max_response_bytes if it really returns that much",
+                    limit=self._limit,
+                    target=self.label,
+                )
+            )
+            return
+        except MCPError as exc:
+            self._pending.fail_all(exc)
+            return
+        # Let the exit code and the last of stderr arrive: the message quotes both.
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            await asyncio.wait_for(self._process.wait(), _EXIT_WAIT)
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._stderr_reader), _EXIT_WAIT)
+        self._pending.fail_all(self._exited("before answering"))
+
+    async def _read_stderr(self) -> None:
+        stderr = self._process.stderr
+        assert stderr is not None
+        while chunk := await stderr.read(4096):
+            self._stderr += chunk
+            del self._stderr[:-_STDERR_KEEP]
+
+    def _exited(self, when: str) -> TransportError:
+        code = self._process.returncode
+        status = f"exited with code {code}" if code is not None else "closed its stdout"
+        detail = self.diagnostics()
+        return TransportError(
+            f"stdio server `{self.label}` {status} {when}"
+            + (f"; its stderr ends with: {detail}" if detail else "; it wrote nothing to stderr"),
+            target=self.label,
+        )
+
+    async def aclose(self) -> None:
+        """Close stdin, give the server a moment to exit, then terminate, then kill it."""
+        process = self._process
+        if process.returncode is None:
+            if process.stdin is not None:
+                with contextlib.suppress(OSError, RuntimeError):
+                    process.stdin.close()
+            for stop in (None, process.terminate, process.kill):
+                if stop is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        stop()
+                try:
+                    await asyncio.wait_for(process.wait(), _EXIT_WAIT)
+                    break
+                except (asyncio.TimeoutError, TimeoutError):
+                    continue
+        for task in (self._reader, self._stderr_reader):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

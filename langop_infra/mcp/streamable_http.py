@@ -1,0 +1,195 @@
+"""The streamable HTTP transport: POST each message, read a JSON or an SSE response.
+
+Spec: modelcontextprotocol.io, "Transports", revision 2025-11-25 (and 2025-03-26 onwards).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+
+import httpx
+
+from langop_infra.mcp import jsonrpc
+from langop_infra.mcp.errors import (
+    MalformedResponse,
+    MCPError,
+    SessionExpired,
+    TransportError,
+)
+from langop_infra.mcp.http import HTTPConnection, display_url, http_failure, too_large
+from langop_infra.mcp.jsonrpc import Message
+from langop_infra.mcp.sse import EventTooLarge, SSEDecoder
+from langop_infra.mcp.timeouts import timeout_after
+
+_POST_HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+}
+_RESUME_ATTEMPTS = 2
+_MAX_RETRY_WAIT = 5.0  # seconds: a server's "retry:" hint above this is not worth waiting for
+
+
+class StreamableHTTPTransport:
+    """One MCP endpoint URL; keeps the session id and negotiated version for its headers."""
+
+    name = "streamable-http"
+
+    def __init__(self, http: HTTPConnection, url: str) -> None:
+        self._http = http
+        self.url = url
+        self.label = display_url(url)
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+
+    def diagnostics(self) -> str:
+        """Nothing beyond the HTTP status and body, which errors already carry."""
+        return ""
+
+    def _headers(self) -> dict[str, str]:
+        headers = dict(_POST_HEADERS)
+        if self.session_id:
+            headers["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        return headers
+
+    def reset_session(self) -> None:
+        """Forget the session id and version, before initializing again."""
+        self.session_id = None
+        self.protocol_version = None
+
+    async def request(self, message: Message) -> Message:
+        """POST a request and return the response whose id matches."""
+        method = message["method"]
+        sent_session = self.session_id
+        response = await self._http.send(
+            "POST", self.url, headers=self._headers(), content=jsonrpc.encode(message), what=method
+        )
+        try:
+            if response.status_code >= 400:
+                await self._raise_status(response, method, sent_session)
+            if method == "initialize":
+                self.session_id = response.headers.get("mcp-session-id") or None
+            if response.status_code in (202, 204):
+                raise MalformedResponse(
+                    f"{self.label} accepted {method} (HTTP {response.status_code}) but sent no "
+                    "response; the server does not follow MCP",
+                    target=self.label,
+                )
+            content_type = response.headers.get("content-type", "")
+            if content_type.startswith("text/event-stream"):
+                return await self._response_from_stream(response, message)
+            body = await self._http.read_body(response, method)
+            for candidate in jsonrpc.decode(body, source=self.label):
+                if jsonrpc.is_response_to(candidate, message["id"]):
+                    return candidate
+            raise MalformedResponse(
+                f"{self.label} answered {method} without a JSON-RPC response to it "
+                f"({jsonrpc.preview(body)}); the server does not follow MCP",
+                target=self.label,
+            )
+        finally:
+            await response.aclose()
+
+    async def notify(self, message: Message) -> None:
+        """POST a notification or a response; the server owes us nothing back."""
+        method = message.get("method", "a response")
+        sent_session = self.session_id
+        response = await self._http.send(
+            "POST", self.url, headers=self._headers(), content=jsonrpc.encode(message), what=method
+        )
+        try:
+            if response.status_code in (401, 403) or (response.status_code == 404 and sent_session):
+                await self._raise_status(response, method, sent_session)
+            # Anything else is tolerated: simple servers answer notifications with an error
+            # body or a 4xx, and no result is expected anyway.
+            await self._http.discard(response)
+        finally:
+            await response.aclose()
+
+    async def _raise_status(
+        self, response: httpx.Response, method: str, sent_session: str | None
+    ) -> None:
+        error = await self._http.status_error(response, method)
+        if response.status_code == 404 and sent_session:
+            raise SessionExpired(
+                f"{self.label} no longer knows our session (HTTP 404 to {method}); "
+                "it restarted or expired the session: connect again",
+                status=404,
+                target=self.label,
+            )
+        raise error
+
+    async def _response_from_stream(self, response: httpx.Response, message: Message) -> Message:
+        decoder = SSEDecoder(self._http.options.max_response_bytes)
+        found = await self._scan_stream(response, decoder, message)
+        # The server may end a stream before the response and let us resume it with GET
+        # (2025-11-25 "SSE polling"); that needs an event id to resume from.
+        for _ in range(_RESUME_ATTEMPTS):
+            if found is not None or not decoder.last_event_id:
+                break
+            if decoder.retry:
+                await asyncio.sleep(min(decoder.retry / 1000, _MAX_RETRY_WAIT))
+            headers = self._headers()
+            headers["Accept"] = "text/event-stream"
+            headers["Last-Event-ID"] = decoder.last_event_id
+            resumed = await self._http.send(
+                "GET", self.url, headers=headers, what=f"resuming the {message['method']} stream"
+            )
+            try:
+                if resumed.status_code >= 400:
+                    await self._raise_status(resumed, message["method"], self.session_id)
+                found = await self._scan_stream(resumed, decoder, message)
+            finally:
+                await resumed.aclose()
+        if found is None:
+            raise TransportError(
+                f"{self.label} closed the event stream before answering {message['method']}; "
+                "the server crashed or dropped the request: check its logs",
+                target=self.label,
+            )
+        return found
+
+    async def _scan_stream(
+        self, response: httpx.Response, decoder: SSEDecoder, message: Message
+    ) -> Message | None:
+        method = message["method"]
+        limit = self._http.options.max_response_bytes
+        received = 0
+        chunks = response.aiter_bytes()
+        try:
+            async for chunk in chunks:
+                received += len(chunk)
+                if received > limit:
+                    raise too_large(self.url, method, limit, received)
+                for event in decoder.feed(chunk):
+                    if not event.data or event.event != "message":
+                        continue  # priming events carry only an id; other types are not MCP's
+                    for candidate in jsonrpc.decode(event.data, source=self.label):
+                        if jsonrpc.is_response_to(candidate, message["id"]):
+                            await self._http.discard(response, chunks)
+                            return candidate
+                        if jsonrpc.is_server_request(candidate):
+                            await self.notify(jsonrpc.answer_to(candidate))
+        except EventTooLarge as exc:
+            raise too_large(self.url, method, limit, exc.size) from None
+        except httpx.HTTPError as exc:
+            raise http_failure(exc, self.url, method) from None
+        return None
+
+    async def aclose(self) -> None:
+        """End the server's session with DELETE; a server that refuses or fails is ignored."""
+        session_id, self.session_id = self.session_id, None
+        if not session_id:
+            return
+        headers = {"Mcp-Session-Id": session_id}
+        if self.protocol_version:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        # Ending a session is a courtesy: it must never hang or fail a finished operation.
+        with suppress(MCPError, TimeoutError, asyncio.TimeoutError):
+            async with timeout_after(min(self._http.options.timeout, 2.0)):
+                response = await self._http.send(
+                    "DELETE", self.url, headers=headers, what="ending the session"
+                )
+                await self._http.discard(response)

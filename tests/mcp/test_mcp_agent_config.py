@@ -1,0 +1,250 @@
+"""Agent-side helpers: config.yaml + MCP_SERVERS into one registry of prefixed tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from langop_infra.mcp import ClientOptions
+from langop_infra.mcp.agent_config import (
+    AgentConfigError,
+    ServerEntry,
+    ServerFailure,
+    connect_tool_registry,
+    expand_env,
+    load_agent_servers,
+)
+
+pytestmark = pytest.mark.anyio
+
+FAST = ClientOptions(timeout=5, deadline=10, connect_retries=0)
+SDK_TOOLS = {"add", "echo", "fail", "chatty", "polled"}
+
+
+def base_of(url: str) -> str:
+    return url.removesuffix("/mcp")
+
+
+CONTRACT_DOC = {
+    "tools": {
+        "memory": {"endpoint": "http://memory.prod.svc.cluster.local:8080", "protocol": "mcp"},
+        "search-index": {
+            "endpoint": "http://search-index.prod.svc.cluster.local:9000/",
+            "protocol": "mcp",
+            "mcpPath": "/rpc",
+        },
+    },
+    "mcpServers": [
+        {
+            "name": "search",
+            "url": "https://search.example.com/sse",
+            "timeoutSeconds": 30,
+            "headers": [
+                {"name": "X-API-Version", "value": "2"},
+                {"name": "X-Tenant", "value": "team-${TEAM}-prod"},
+                {"name": "Authorization", "valueFromEnv": "ARK_MCP_SEARCH_HEADER_AUTHORIZATION"},
+            ],
+        }
+    ],
+    "webhookTools": [{"name": "fetch_news", "url": "http://news-api.internal/headlines"}],
+}
+
+
+def test_loads_the_contract_document_and_mcp_servers() -> None:
+    env = {
+        "TEAM": "blue",
+        "ARK_MCP_SEARCH_HEADER_AUTHORIZATION": "Bearer s3cret",
+        "MCP_SERVERS": "http://memory.prod.svc.cluster.local:8080, http://weather.tools.svc:8080,",
+    }
+    loaded = load_agent_servers(CONTRACT_DOC, env=env)
+    assert loaded.failures == []
+    assert loaded.warnings == []
+    assert loaded.servers == [
+        ServerEntry(
+            "memory", "http://memory.prod.svc.cluster.local:8080/mcp", source="config.yaml tools"
+        ),
+        ServerEntry(
+            "search-index",
+            "http://search-index.prod.svc.cluster.local:9000/rpc",
+            source="config.yaml tools",
+        ),
+        ServerEntry(
+            "search",
+            "https://search.example.com/sse",
+            {"X-API-Version": "2", "X-Tenant": "team-blue-prod", "Authorization": "Bearer s3cret"},
+            30,
+            "config.yaml mcpServers",
+        ),
+        # memory is in both sources: connected once, with config.yaml's entry.
+        ServerEntry("weather", "http://weather.tools.svc:8080/mcp", source="MCP_SERVERS"),
+    ]
+
+
+def test_unset_variables_are_reported_and_the_server_skipped() -> None:
+    loaded = load_agent_servers(CONTRACT_DOC, env={"ARK_MCP_SEARCH_HEADER_AUTHORIZATION": "x"})
+    assert [s.name for s in loaded.servers] == ["memory", "search-index"]
+    assert loaded.failures == [
+        ServerFailure(
+            "search",
+            "config",
+            "mcpServers[0].headers.X-Tenant: ${TEAM} is not set in the environment",
+        )
+    ]
+    loaded = load_agent_servers(CONTRACT_DOC, env={"TEAM": "blue"})
+    assert loaded.failures == [
+        ServerFailure(
+            "search",
+            "config",
+            "mcpServers[0].headers.Authorization: environment variable "
+            "ARK_MCP_SEARCH_HEADER_AUTHORIZATION is not set",
+        )
+    ]
+
+
+def test_expand_env() -> None:
+    assert expand_env("Bearer ${TOKEN}", {"TOKEN": "abc"}) == "Bearer abc"
+    assert expand_env("${A}-${B}-$C-${}", {"A": "1", "B": "2"}) == "1-2-$C-${}"
+    with pytest.raises(KeyError, match="MISSING"):
+        expand_env("${MISSING}", {})
+
+
+def test_mcp_servers_only_entries_are_named_by_host() -> None:
+    loaded = load_agent_servers(
+        None,
+        env={"MCP_SERVERS": "http://10.0.0.7:8080,http://notes.ns.svc:80,http://notes.other:80"},
+    )
+    assert [(s.name, s.url) for s in loaded.servers] == [
+        ("10-0-0-7-8080", "http://10.0.0.7:8080/mcp"),
+        ("notes", "http://notes.ns.svc:80/mcp"),
+        ("notes-2", "http://notes.other:80/mcp"),
+    ]
+    assert loaded.warnings == [
+        "two servers are named 'notes'; the one at http://notes.other:80/mcp (MCP_SERVERS) "
+        "is 'notes-2'"
+    ]
+
+
+def test_bad_entries_are_reported_not_fatal() -> None:
+    document = {
+        "tools": {"broken": {"protocol": "mcp"}, "ok": {"endpoint": "http://ok:8080"}},
+        "mcpServers": [
+            {"url": "http://nameless"},
+            {"name": "slow", "url": "http://s", "timeoutSeconds": -1},
+        ],
+    }
+    loaded = load_agent_servers(document, env={})
+    assert [s.name for s in loaded.servers] == ["ok"]
+    assert [(f.name, f.kind) for f in loaded.failures] == [
+        ("broken", "config"),
+        ("mcpServers[0]", "config"),
+        ("slow", "config"),
+    ]
+    assert "tools.broken: needs an endpoint URL string" in loaded.failures[0].message
+
+
+def test_config_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(AgentConfigError, match="cannot read agent config"):
+        load_agent_servers(tmp_path / "missing.yaml", env={})
+    (tmp_path / "list.yaml").write_text("- not a mapping\n")
+    with pytest.raises(AgentConfigError, match="is not a YAML mapping"):
+        load_agent_servers(tmp_path / "list.yaml", env={})
+    (tmp_path / "empty.yaml").write_text("")
+    assert load_agent_servers(tmp_path / "empty.yaml", env={}).servers == []
+
+
+async def test_registry_prefixes_tools_and_skips_failed_servers(
+    tmp_path: Path,
+    stateful_url: str,
+    json_url: str,
+    seed_url: str,
+    fault_server: tuple[str, Any],
+    free_port: int,
+) -> None:
+    faults_base, app = fault_server
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "tools": {
+                    "memory": {"endpoint": base_of(stateful_url), "protocol": "mcp"},
+                    "notes": {"endpoint": base_of(json_url), "protocol": "mcp", "mcpPath": "/mcp"},
+                    "dead": {"endpoint": f"http://127.0.0.1:{free_port}", "protocol": "mcp"},
+                },
+                "mcpServers": [
+                    {
+                        "name": "private",
+                        "url": f"{faults_base}/auth",
+                        "headers": [{"name": "Authorization", "value": "Bearer ${TOKEN}"}],
+                    }
+                ],
+                "webhookTools": [{"name": "fetch_news", "url": "http://news/headlines"}],
+            },
+            sort_keys=False,
+        )
+    )
+    env = {"TOKEN": "right-token", "MCP_SERVERS": f"{base_of(stateful_url)},{base_of(seed_url)}"}
+    servers = load_agent_servers(config, env=env)
+    seed_name = "127-0-0-1-" + base_of(seed_url).rsplit(":", 1)[1]
+    assert [s.name for s in servers.servers] == ["memory", "notes", "dead", "private", seed_name]
+
+    async with await connect_tool_registry(servers, FAST) as registry:
+        assert set(registry.tools) == (
+            {f"memory__{t}" for t in SDK_TOOLS}
+            | {f"notes__{t}" for t in SDK_TOOLS}
+            | {"private__only", f"{seed_name}__remember", f"{seed_name}__recall"}
+        )
+        assert [(f.name, f.kind) for f in registry.failures] == [("dead", "unreachable")]
+        assert "connection refused" in registry.failures[0].message
+        assert set(registry.sessions) == {"memory", "notes", "private", seed_name}
+        # The ${TOKEN} header reached the server: /auth answers 401 without it.
+        assert app.requests[-1].headers["authorization"] == "Bearer right-token"
+
+        definitions = {d["name"]: d for d in registry.definitions()}
+        assert definitions["notes__add"]["inputSchema"]["required"] == ["a", "b"]
+        tool = registry.tools["notes__add"]
+        assert (tool.server, tool.tool_name) == ("notes", "add")
+
+        result = await registry.call_tool("memory__add", {"a": 20, "b": 22})
+        assert result.content == [{"type": "text", "text": "42"}]
+        stored = await registry.call_tool(f"{seed_name}__remember", {"content": "metric units"})
+        assert stored.content[0]["text"] == "Stored successfully."
+        with pytest.raises(KeyError, match="no tool named 'add'"):
+            await registry.call_tool("add", {})
+        sessions = list(registry.sessions.values())
+    assert all(session._closed for session in sessions)
+
+
+async def test_registry_mcp_naming_and_name_collisions(fault_server: tuple[str, Any]) -> None:
+    base, _ = fault_server
+    entries = [
+        ServerEntry("s", f"{base}/named/x__y,dup,dup"),
+        ServerEntry("s__x", f"{base}/named/y"),
+        ServerEntry("s", f"{base}/named/z"),
+    ]
+    async with await connect_tool_registry(entries, FAST) as registry:
+        assert list(registry.tools) == ["s__x__y", "s__dup", "s__x__y_2", "s-2__z"]
+        assert registry.tools["s__x__y_2"].server == "s__x"
+        assert registry.tools["s__x__y_2"].tool_name == "y"
+        assert registry.warnings == [
+            f"two servers are named 's'; the one at {base}/named/z (given) is 's-2'",
+            "s lists tool 'dup' twice; kept the first",
+            "tool name 's__x__y' is taken; s__x's 'y' is 's__x__y_2'",
+        ]
+    async with await connect_tool_registry(entries[:2], FAST, naming="mcp") as registry:
+        assert list(registry.tools) == ["mcp:s:x__y", "mcp:s:dup", "mcp:s__x:y"]
+        assert registry.failures == []
+
+
+async def test_a_garbled_header_fails_only_its_server(fault_server: tuple[str, Any]) -> None:
+    base, _ = fault_server
+    entries = [
+        ServerEntry("garbled", f"{base}/ok", {"Authorization": "Bearer caf\u00e9"}),
+        ServerEntry("fine", f"{base}/named/a"),
+    ]
+    async with await connect_tool_registry(entries, FAST) as registry:
+        assert list(registry.tools) == ["fine__a"]
+        assert [(f.name, f.kind) for f in registry.failures] == [("garbled", "invalid-input")]
+        assert "header 'Authorization' cannot be sent" in registry.failures[0].message
