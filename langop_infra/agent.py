@@ -12,7 +12,7 @@ import pulumi_kubernetes as k8s
 from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
-from langop_infra.specs import AgentSpec, Defaults
+from langop_infra.specs import AgentSpec, Defaults, overlay
 from langop_infra.tool import LanguageTool
 from langop_infra.validation import parse_agent
 
@@ -158,8 +158,8 @@ class LanguageAgent(pulumi.ComponentResource):
         )
         self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
 
-        security = agent.security or defaults.security
-        resources = agent.resources or defaults.resources
+        security = overlay(defaults.security, agent.security)
+        resources = overlay(defaults.resources, agent.resources)
         image_pull_policy = agent.image_pull_policy or defaults.image_pull_policy
         mounts = [{"name": "config", "mountPath": contract.CONFIG_DIR, "readOnly": True}]
         volumes: list[dict[str, Any]] = [
@@ -220,7 +220,9 @@ class LanguageAgent(pulumi.ComponentResource):
             ),
             opts=child_options(self, opts, waits_for),
         )
-        self.network_policies = self._policies(agent, namespace, targets, labels, defaults, child)
+        self.network_policies = self._policies(
+            agent, namespace, targets, labels, defaults, child, has_sidecars=bool(sidecars)
+        )
 
         self.config_yaml = pulumi.Output.from_input(config_text)
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))
@@ -234,9 +236,22 @@ class LanguageAgent(pulumi.ComponentResource):
         labels: Mapping[str, str],
         defaults: Defaults,
         opts: pulumi.ResourceOptions,
+        *,
+        has_sidecars: bool,
     ) -> list[k8s.networking.v1.NetworkPolicy]:
-        """Ingress into tools of other namespaces for this agent, and restricted egress."""
+        """Ingress into tools of other namespaces for this agent, restricted egress, and no
+        ingress into a pod that carries sidecar tools."""
         made = []
+        if has_sidecars:
+            policy_name = policies.agent_ingress_name(agent.name)
+            made.append(
+                k8s.networking.v1.NetworkPolicy(
+                    f"{namespace}/{policy_name}",
+                    metadata=object_meta(policy_name, namespace, labels),
+                    spec=policies.agent_ingress_spec(agent.name),
+                    opts=opts,
+                )
+            )
         for target in targets:
             if target.deployment_mode != "service" or target.namespace == namespace:
                 continue

@@ -203,8 +203,12 @@ def _resolve(value: Any) -> Any:
         is_secret = _sync_await(value.is_secret())
         inner = _resolve(_sync_await(value.future()))
         return Secret(inner) if is_secret else inner
+    if isinstance(value, dict):
+        # dict.items, not value.items: pulumi's output types are dicts whose fields may be
+        # named `items` (a configMap volume's), shadowing the method.
+        return {k: _resolve(v) for k, v in dict.items(value)}
     if isinstance(value, Mapping):
-        return {k: _resolve(v) for k, v in value.items()}
+        return {k: _resolve(value[k]) for k in value}
     if isinstance(value, (list, tuple)):
         return [_resolve(v) for v in value]
     return value

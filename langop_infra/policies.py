@@ -6,6 +6,8 @@
 - An agent that references a tool in another namespace brings one policy into that namespace
   admitting exactly itself (``<tool>-from-<agent-namespace>-<agent>``).
 - ``egress: restricted`` gives an agent one egress policy: DNS, its service tools, ``egressTo``.
+- An agent with sidecar tools gets ``<agent>-ingress`` admitting nothing: sidecar ports listen
+  on the pod's IP, yet are meant for the agent alone.
 - ``defaultDeny`` adds one default-deny-ingress policy to the namespace.
 
 Objects grow with tools + agents + cross-namespace references, never tools times agents.
@@ -101,6 +103,20 @@ def cross_namespace_spec(target: ToolTarget, agent_namespace: str, agent: str) -
                 "ports": [tcp(target.port)],
             }
         ],
+    }
+
+
+def agent_ingress_name(agent: str) -> str:
+    return f"{agent}-ingress"
+
+
+def agent_ingress_spec(agent: str) -> dict[str, Any]:
+    """An agent with sidecar tools admits no ingress: the sidecars listen on the pod's IP, and
+    only the agent, over localhost, may use them."""
+    return {
+        "podSelector": {"matchLabels": agent_selector(agent)},
+        "policyTypes": ["Ingress"],
+        "ingress": [],
     }
 
 

@@ -12,7 +12,7 @@ import ipaddress
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -76,11 +76,14 @@ def parse_duration(value: Any) -> float:
     """``"30s"``, ``"1m"``, ``"500ms"``, ``"1h"`` or a number of seconds, as seconds."""
     if isinstance(value, bool):
         raise ValueError("expected a duration such as '30s' or '1m'")
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str) and (m := DURATION.match(value)):
-        scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
-        return float(m.group(1)) * scale
+    try:
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str) and (m := DURATION.match(value)):
+            scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
+            return float(m.group(1)) * scale
+    except OverflowError:
+        raise ValueError("far too long a duration: give at most a few minutes") from None
     raise ValueError(f"{value!r} is not a duration: write it as '30s', '1m', '500ms' or seconds")
 
 
@@ -180,6 +183,9 @@ EgressMode = Literal["open", "restricted"]
 SyncAccess = Literal["auto", "direct", "apiserver-proxy"]
 
 
+SpecT = TypeVar("SpecT", bound="Spec")
+
+
 class Spec(BaseModel):
     """Base of every spec: camelCase and snake_case names, unknown fields rejected."""
 
@@ -191,6 +197,20 @@ class Spec(BaseModel):
         frozen=True,
         arbitrary_types_allowed=True,
     )
+
+
+def overlay(base: SpecT, override: SpecT | None) -> SpecT:
+    """``base`` with the fields ``override`` sets explicitly, nested models merged field by
+    field: ``resources: {limits: {cpu: "1"}}`` keeps the default memory limit."""
+    if override is None:
+        return base
+    update = {}
+    for name in override.model_fields_set:
+        value, current = getattr(override, name), getattr(base, name)
+        if isinstance(value, Spec) and isinstance(current, Spec):
+            value = overlay(current, value)
+        update[name] = value
+    return base.model_copy(update=update)
 
 
 class SecretKeyRef(Spec):
@@ -427,6 +447,8 @@ def json_schema_input(value: Any) -> Any:
             raise ValueError(
                 f"inputSchema is not valid JSON: {exc.msg} at line {exc.lineno}"
             ) from None
+        except RecursionError:
+            raise ValueError("inputSchema is nested too deeply to read") from None
     if not isinstance(value, Mapping):
         raise ValueError("inputSchema must be a JSON Schema object")
     from jsonschema import Draft7Validator
@@ -439,6 +461,8 @@ def json_schema_input(value: Any) -> Any:
         raise ValueError(
             f"inputSchema is not valid JSON Schema draft-07 at {where}: {exc.message}"
         ) from None
+    except RecursionError:
+        raise ValueError("inputSchema is nested too deeply to check") from None
     return dict(value)
 
 
@@ -476,6 +500,12 @@ class Defaults(Spec):
     egress: EgressMode = "open"
     default_deny: bool = False
     schema_sync_access: SyncAccess = "auto"
+
+    @field_validator("resources")
+    @classmethod
+    def _complete_resources(cls, value: Resources) -> Resources:
+        # A default that names one amount keeps the built-in value of the others.
+        return overlay(Resources(), value)
 
 
 class ClusterSpec(Spec):

@@ -21,6 +21,15 @@ from langop_infra.validation import parse_cluster
 
 PROJECT = "langop-infra"
 KEYS = ("namespace", "createNamespace", "partOf", "defaults", "tools", "agents", "secrets")
+EXPECTED = {
+    "namespace": "a namespace name",
+    "partOf": "a name for app.kubernetes.io/part-of",
+    "createNamespace": "true or false",
+    "defaults": "a mapping of defaults",
+    "tools": "a list of tools",
+    "agents": "a list of agents",
+    "secrets": "a mapping of secret names to {key: value} mappings",
+}
 # Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into
 # plain objects, so it is refused with a pointer to `secrets`.
 SECRET_KEYS = ("secrets",)
@@ -60,8 +69,9 @@ def read_cluster_config(config: pulumi.Config | None = None) -> ClusterSpec:
                 value = config.get_bool(key)
             else:
                 value = config.get_object(key)
-        except Exception as exc:  # the SDK raises its own types for malformed values
-            problems.append(Problem(full_key, f"not valid structured config: {exc}"))
+        except Exception:  # the SDK raises its own types for malformed values
+            # Never quote the SDK's message: it repeats the value, which may be a secret.
+            problems.append(Problem(full_key, f"expected {EXPECTED[key]}"))
             continue
         if value is not None:
             document[key] = value

@@ -12,7 +12,7 @@ from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
 from langop_infra.schema_sync import ToolSchemaSync
-from langop_infra.specs import Defaults, ToolSpec
+from langop_infra.specs import Defaults, ToolSpec, overlay
 from langop_infra.validation import parse_tool
 
 SecretValues = Mapping[str, Mapping[str, Any]]
@@ -141,11 +141,11 @@ class LanguageTool(pulumi.ComponentResource):
             )
             mounts.append({"name": pods.DATA_VOLUME, "mountPath": tool.persistence.mount_path})
 
-        security = tool.security or defaults.security
+        security = overlay(defaults.security, tool.security)
         container = pods.tool_container(
             tool,
             env=env,
-            resources=tool.resources or defaults.resources,
+            resources=overlay(defaults.resources, tool.resources),
             security=security,
             image_pull_policy=tool.image_pull_policy or defaults.image_pull_policy,
             mounts=mounts,

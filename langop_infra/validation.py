@@ -8,6 +8,8 @@ items: duplicates, dangling references, env-name and container-name clashes.
 from __future__ import annotations
 
 import difflib
+import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -49,11 +51,40 @@ _KNOWN_FIELDS = sorted(
 )
 
 
+PLAIN_KEY = re.compile(r"^[A-Za-z0-9_./:-]+$")
+
+
 def _loc_path(loc: Iterable[int | str]) -> str:
     path = ""
     for part in loc:
-        path = join_path(path, f"[{part}]" if isinstance(part, int) else str(part))
+        if isinstance(part, int):
+            path = join_path(path, f"[{part}]")
+        elif PLAIN_KEY.match(part):
+            path = join_path(path, part)
+        else:
+            # Keys with spaces, brackets or line breaks are quoted, so a path stays one line.
+            path = join_path(path, f"[{json.dumps(part)}]")
     return path
+
+
+def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
+    """The parts of pydantic's ``loc`` that are keys or indexes of the data; it also holds
+    validator tags (``function-after[...]``) that are not."""
+    if data is None:
+        return [p for p in loc if not (isinstance(p, str) and "[" in p)]
+    kept: list[int | str] = []
+    node = data
+    for n, part in enumerate(loc):
+        in_mapping = isinstance(node, Mapping) and part in node
+        in_list = isinstance(node, (list, tuple)) and isinstance(part, int) and part < len(node)
+        if in_mapping or in_list:
+            kept.append(part)
+            node = node[part]
+        elif n == len(loc) - 1 or not (isinstance(part, str) and "[" in part):
+            # a missing field's name, or a key under a model instance given as is
+            kept.append(part)
+            node = None
+    return kept
 
 
 def _given_twice(data: Any, loc: list[int | str]) -> str | None:
@@ -75,7 +106,7 @@ def problems_from(error: ValidationError, prefix: str = "", data: Any = None) ->
     """Turn pydantic's errors into problems with paths and a fix."""
     problems = []
     for item in error.errors(include_url=False):
-        loc = [p for p in item["loc"] if not (isinstance(p, str) and "[" in p)]
+        loc = _data_loc(data, item["loc"])
         path = join_path(prefix, _loc_path(loc))
         kind, message = item["type"], item["msg"]
         if kind == "extra_forbidden":
@@ -275,7 +306,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
     problems += found
     raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
-    declared = {t.get("name") for t in raw_tools if isinstance(t, Mapping)}
+    declared = {
+        t["name"] for t in raw_tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)
+    }
     raw_agents = data.get("agents") if isinstance(data.get("agents"), list) else []
     valid_agents = {i for i, _ in agents}
     namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else None
@@ -369,6 +402,14 @@ def cluster_problems(
     for i, agent in zip(agent_index, cluster.agents, strict=True):
         where = join_path(path, f"agents[{i}]")
         problems += agent_problems(agent, where, ns)
+        if agent.name in declared:
+            problems.append(
+                Problem(
+                    join_path(where, "name"),
+                    f"a tool is also named {agent.name!r}; their Deployments and Secrets would "
+                    "collide, so rename one",
+                )
+            )
         if agent.namespace not in (None, ns):
             problems.append(
                 Problem(

@@ -174,13 +174,21 @@ def test_agent_objects(rendered) -> None:
     assert agent_objects == [
         ("ConfigMap", "ai", "helper-config"),
         ("Deployment", "ai", "helper"),
+        ("NetworkPolicy", "ai", "helper-ingress"),
         ("Secret", "ai", "helper-env"),
     ]
+    # The pod carries a sidecar tool, so it admits no ingress at all.
+    assert rendered.find("NetworkPolicy", "helper-ingress")["spec"] == {
+        "podSelector": {"matchLabels": {"langop.io/agent": "helper"}},
+        "policyTypes": ["Ingress"],
+        "ingress": [],
+    }
     # The sidecar tool has no workload of its own; the disabled one is never resolved.
     assert {name for _, _, name in rendered.kinds()} == {
         "helper",
         "helper-config",
         "helper-env",
+        "helper-ingress",
         "search",
         "search-ingress",
         "fetch",
@@ -312,7 +320,12 @@ def test_outputs(scenario_run, rendered) -> None:
 def test_component_type_and_parents(scenario_run) -> None:
     component = registration(scenario_run, AGENT_TYPE, "helper")
     children = [r for r in scenario_run.registrations if r.parent == component.urn]
-    assert sorted(r.name for r in children) == ["ai/helper", "ai/helper-config", "ai/helper-env"]
+    assert sorted(r.name for r in children) == [
+        "ai/helper",
+        "ai/helper-config",
+        "ai/helper-env",
+        "ai/helper-ingress",
+    ]
 
 
 def test_agent_labels(rendered) -> None:
@@ -527,8 +540,10 @@ def test_cross_namespace_reference_opens_the_tool_for_this_agent(render) -> None
 
 
 def test_same_namespace_references_bring_no_policy_of_their_own(rendered) -> None:
+    # helper-ingress is there for the sidecar, not for the references.
     assert sorted(name for kind, _, name in rendered.kinds() if kind == "NetworkPolicy") == [
         "fetch-ingress",
+        "helper-ingress",
         "search-ingress",
     ]
 

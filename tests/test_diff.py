@@ -290,7 +290,7 @@ def test_stream_and_out_directory_of_one_render_are_equal(
     tree = tmp_path / "dev"
     assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tree)]) == 0
     capsys.readouterr()
-    assert len(load_render(tree)) == len(load_render(stream)) == 14
+    assert len(load_render(tree)) == len(load_render(stream)) == 15
     assert run_diff(stream, tree, capsys) == (0, "no differences\n", "")
     assert run_diff(tree, stream, capsys) == (0, "no differences\n", "")
 
@@ -305,7 +305,7 @@ def test_diff_of_dev_and_prod_renders(tmp_path: Path, capsys: pytest.CaptureFixt
     assert (code, err) == (1, "")
     lines = out.splitlines()
     # Different namespaces: every object is new in prod, every dev object is gone.
-    assert lines[-1] == "17 added, 14 removed, 0 changed"
+    assert lines[-1] == "18 added, 15 removed, 0 changed"
     added = {line[2:] for line in lines if line.startswith("+ ")}
     removed = {line[2:] for line in lines if line.startswith("- ")}
     assert {

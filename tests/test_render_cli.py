@@ -115,6 +115,7 @@ def test_render_dev_prints_every_object_and_each_is_valid(
         ("Deployment", "triage"),
         ("NetworkPolicy", "memory-ingress"),
         ("NetworkPolicy", "docs-search-ingress"),
+        ("NetworkPolicy", "researcher-ingress"),
     }
     assert len(manifests) == len(found)
     # The sidecar tool runs inside the researcher's pod, not on its own.
@@ -167,7 +168,7 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     cli.cache_clear()
     second = cli("render", "--stack", "dev", "--project-dir", str(ROOT))
     assert first == second
-    assert first[1].count("\n---\n") == 13
+    assert first[1].count("\n---\n") == 14
 
 
 def test_integral_numbers_stay_integers() -> None:
@@ -314,7 +315,8 @@ def test_resources_and_pull_policy_per_environment(
 @pytest.mark.parametrize("stack", STACKS)
 def test_network_policies_per_environment(stack: str) -> None:
     policies = objects(stack, "NetworkPolicy")
-    expected = {"memory-ingress", "docs-search-ingress"}
+    # researcher carries the workspace-files sidecar, so its pod admits no ingress.
+    expected = {"memory-ingress", "docs-search-ingress", "researcher-ingress"}
     if stack == "prod":
         expected |= PROD_ONLY_POLICIES
     assert set(policies) == expected
@@ -346,10 +348,10 @@ def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"wrote 14 objects under {out}\n"
+    assert captured.err == f"wrote 15 objects under {out}\n"
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.yaml"))
     manifests = rendered("dev")
-    assert len(files) == len(manifests) == 14
+    assert len(files) == len(manifests) == 15
     assert "_cluster/namespace-research-dev.yaml" in files
     assert "research-dev/deployment-researcher.yaml" in files
     assert "research-dev/networkpolicy-memory-ingress.yaml" in files
@@ -370,7 +372,7 @@ def test_out_replaces_a_previous_render(tmp_path: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     # Objects of the previous render do not linger.
     assert not (out / "research").exists() or not list((out / "research").rglob("*.yaml"))
-    assert len(list(out.rglob("*.yaml"))) == 14
+    assert len(list(out.rglob("*.yaml"))) == 15
 
 
 def test_out_refuses_a_folder_that_is_not_a_previous_render(
