@@ -35,7 +35,8 @@ async def fetch_tool_listing(
     """
     session = Session(target, options)
     try:
-        async with timeout_after(options.deadline), session:
+        async with timeout_after(options.deadline):
+            await session.initialize()
             tools = await session.list_tools()
             return ToolListing(
                 tools=tools,
@@ -45,6 +46,10 @@ async def fetch_tool_listing(
             )
     except TimeoutError:
         raise session._deadline_error("listing tools") from None
+    finally:
+        # Outside the deadline, so that running out of time never skips stopping a stdio
+        # server; closing is bounded on its own (terminate, then kill).
+        await session.aclose()
 
 
 def fetch_tool_listing_sync(

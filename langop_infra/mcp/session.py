@@ -293,6 +293,7 @@ class Session:
     async def _list_tools(self) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
         seen: set[str] = set()
+        names: set[str] = set()
         cursor: str | None = None
         for _ in range(self.options.max_pages):
             result = await self._call("tools/list", {"cursor": cursor} if cursor else {})
@@ -305,16 +306,25 @@ class Session:
                     "the server does not follow MCP",
                     target=self.label,
                 )
-            tools.extend(page)
             cursor = result.get("nextCursor")
-            if cursor is None or cursor == "":
-                return tools
-            if not isinstance(cursor, str) or cursor in seen:
+            if cursor not in (None, "") and (not isinstance(cursor, str) or cursor in seen):
                 raise MalformedResponse(
                     f"{self.label} sent tools/list cursor {cursor!r} twice (or not a string): "
                     "its pagination loops; fix the server's nextCursor",
                     target=self.label,
                 )
+            # A later page repeating an earlier page's tool: the list changed under us.
+            repeated = sorted({t["name"] for t in page} & names)
+            if repeated:
+                raise MalformedResponse(
+                    f"{self.label} listed tool {repeated[0]!r} again on a later tools/list "
+                    "page: its list changed while paging; retry, or fix the server",
+                    target=self.label,
+                )
+            names.update(t["name"] for t in page)
+            tools.extend(page)
+            if cursor is None or cursor == "":
+                return tools
             seen.add(cursor)
         raise MalformedResponse(
             f"{self.label} kept paging tools/list past {self.options.max_pages} pages; "

@@ -112,7 +112,8 @@ class SSEDecoder:
         elif name == "id":
             if "\0" not in value:
                 self.last_event_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
+        # A bounded length: int() of thousands of digits raises (and no wait is that long).
+        elif name == "retry" and value.isascii() and value.isdigit() and len(value) <= 9:
             self.retry = int(value)
         return None
 

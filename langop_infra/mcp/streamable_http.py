@@ -127,7 +127,9 @@ class StreamableHTTPTransport:
         # The server may end a stream before the response and let us resume it with GET
         # (2025-11-25 "SSE polling"); that needs an event id to resume from.
         for _ in range(_RESUME_ATTEMPTS):
-            if found is not None or not decoder.last_event_id:
+            # An id HTTP cannot carry back in a header means the stream cannot be resumed.
+            resumable = decoder.last_event_id.isascii() and decoder.last_event_id.isprintable()
+            if found is not None or not decoder.last_event_id or not resumable:
                 break
             if decoder.retry:
                 await asyncio.sleep(min(decoder.retry / 1000, _MAX_RETRY_WAIT))
