@@ -1,0 +1,1190 @@
+"""Issue 9, item 1: the bad-input matrix.
+
+Every case is one invalid configuration, run twice: through the Python API
+(``LanguageCluster("c", doc)`` under the mock engine) and through ``langop-infra render
+--config <stack file>``. Each must fail with the exact config path, a message saying what is
+wrong, and nothing registered (API) or printed on stdout (CLI). Cases that only exist in a
+stack file (malformed YAML, unknown config keys, ``secure:`` outside ``secrets``) run through
+the CLI only. ``BASE`` itself is checked to be valid both ways, so a case cannot pass because
+the document around its one mistake was broken.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from langop_infra.cli import main as cli_main
+from langop_infra.cluster import LanguageCluster
+from langop_infra.errors import SpecError
+from langop_infra.mock_engine import ProgramRun, run_program
+
+REPO = Path(__file__).resolve().parents[1]
+PREFIX = "langop-infra:"
+DELETE = object()  # an edit value: remove the key
+
+BASE: dict[str, Any] = {
+    "namespace": "apps",
+    "secrets": {
+        "search-credentials": {"token": "search-token"},
+        "ticketing": {"token": "ticketing-token"},
+    },
+    "tools": [
+        {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"},
+        {
+            "name": "files",
+            "image": "ghcr.io/acme/files-mcp:0.3.1",
+            "deploymentMode": "sidecar",
+            "port": 8181,
+        },
+    ],
+    "agents": [
+        {
+            "name": "helper",
+            "image": "ghcr.io/acme/helper:2.0.0",
+            "tools": [{"name": "memory"}, {"name": "files"}],
+            "mcpServers": [
+                {
+                    "name": "search",
+                    "url": "https://search.example.com/mcp",
+                    "headers": [
+                        {
+                            "name": "Authorization",
+                            "valueFrom": {
+                                "secretKeyRef": {"name": "search-credentials", "key": "token"}
+                            },
+                        }
+                    ],
+                }
+            ],
+            "webhookTools": [
+                {
+                    "name": "fetch_ticket",
+                    "url": "https://tickets.example.com/api/v1/lookup",
+                    "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
+                    "authentication": {
+                        "type": "bearer",
+                        "secretRef": {"name": "ticketing", "key": "token"},
+                    },
+                }
+            ],
+        }
+    ],
+}
+
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _steps(path: str) -> list[str | int]:
+    return [int(i) if i else name for name, i in _STEP.findall(path)]
+
+
+def doc(*edits: tuple[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A deep copy of ``BASE`` with each ``(path, value)`` applied.
+
+    ``path`` is a config path such as ``agents[0].tools[1].name``; an index one past the end
+    appends, and the value ``DELETE`` removes the key.
+    """
+    out = copy.deepcopy(BASE if base is None else base)
+    for path, value in edits:
+        *parents, last = _steps(path)
+        node: Any = out
+        for step in parents:
+            node = node[step]
+        if value is DELETE:
+            del node[last]
+        elif isinstance(last, int) and last == len(node):
+            node.append(copy.deepcopy(value))
+        else:
+            node[last] = copy.deepcopy(value)
+    return out
+
+
+def header(**fields: Any) -> dict[str, Any]:
+    return {"name": "X-Extra", **fields}
+
+
+def webhook(**fields: Any) -> dict[str, Any]:
+    return {"name": "lookup", "url": "https://lookup.example.com/", **fields}
+
+
+SECRET_REF = {"secretKeyRef": {"name": "search-credentials", "key": "token"}}
+A0 = "agents[0]"
+MCP0 = f"{A0}.mcpServers[0]"
+HDR0 = f"{MCP0}.headers[0]"
+WH0 = f"{A0}.webhookTools[0]"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One invalid cluster document, the path of its problem, and the gist of the message.
+
+    ``api_defect`` / ``cli_defect`` name a known defect that makes that half fail today.
+    """
+
+    id: str
+    document: dict[str, Any]
+    path: str
+    gist: str
+    api_defect: str | None = None
+    cli_defect: str | None = None
+
+
+# --- known defects (each case below fails until the package is fixed) -----------------------
+
+SERVICE_NAME_DNS1035 = (
+    "validation/specs: a service tool's name becomes a Service name, which must be a DNS-1035 "
+    "label (start with a letter); '9memory' passes as a DNS-1123 label and the API server "
+    "refuses the Service"
+)
+SECRET_NAME_CLASH = (
+    "validation.cluster_problems: secrets.<agent>-env collides with the agent's own Secret "
+    "<agent>-env (literal secretEnv); two Secret objects with one name"
+)
+DANGLING_SECRET_KEY = (
+    "validation: a secretKeyRef to a Secret declared under secrets names a key that Secret "
+    "does not have; the pod fails with CreateContainerConfigError"
+)
+LABEL_VALUE = (
+    "specs.label_map: label values are not checked; 'platform team' is refused by the API server"
+)
+RUN_AS_ROOT = (
+    "specs.Security: runAsUser 0 with runAsNonRoot true is accepted; the kubelet refuses to "
+    "start the container"
+)
+REQUESTS_OVER_LIMITS = (
+    "specs.Resources: a request above its limit is accepted; the API server refuses the Deployment"
+)
+EXCEPT_OUTSIDE_CIDR = (
+    "specs.EgressRule/IPBlock: an except block outside cidr is accepted; the API server "
+    "requires a strict subset"
+)
+CIDR_WITHOUT_PREFIX = (
+    "specs.cidr: ip_network(strict=False) accepts '203.0.113.7' (no prefix length); "
+    "NetworkPolicy ipBlock.cidr needs CIDR notation"
+)
+URL_WITH_CREDENTIALS = (
+    "specs.http_url: a URL with user:password@ is accepted and lands in plain text in the "
+    "ConfigMap (config.yaml) and AGENT_MCP_SERVERS"
+)
+HEADER_VALUE_CRLF = (
+    "specs.HeaderSpec: a header value with CR/LF is accepted; it cannot be sent as an HTTP header"
+)
+SECRET_KEY_REF_KEY = (
+    "specs.SecretKeyRef.key: no Secret-key pattern; 'api key' is refused by the API server"
+)
+MOUNT_PATH_TMP = (
+    "specs.Persistence: mountPath /tmp duplicates the /tmp emptyDir mount; the API server "
+    "refuses duplicate mountPaths"
+)
+WORKSPACE_PATH_CONFIG = (
+    "specs.AgentSpec: workspacePath /etc/agent duplicates the config mount when the agent has "
+    "sidecars; the API server refuses duplicate mountPaths"
+)
+DEFAULT_DENY_NAME = (
+    "validation.cluster_problems: a tool named 'default-deny', or an agent of that name with "
+    "sidecar tools, gets NetworkPolicy default-deny-ingress, the name of the namespace's "
+    "default-deny policy"
+)
+WEAKER_THAN_RESTRICTED = (
+    "validation: a security override that breaks the restricted standard is accepted although "
+    "LanguageCluster labels the namespace it creates enforce=restricted, so no pod is admitted"
+)
+SYNC_HEADER_PATH = (
+    "tool.sync_headers: the problem path lacks the tools[i] prefix (and langop-infra: through "
+    "render), and LanguageCluster has already registered the Namespace and Secrets when "
+    "LanguageTool raises"
+)
+CROSS_NAMESPACE_PREFIX = (
+    "stack_program.main: LanguageCluster's external-reference problems are not prefixed with "
+    "langop-infra: (read_cluster_config does not run external_reference_problems)"
+)
+KEY_MARKER_IN_PATH = (
+    "validation._data_loc keeps pydantic's '[key]' marker (the last loc part of an invalid "
+    'dict key) as if it were a key: the path ends in ["[key]"]'
+)
+SELF_SUGGESTION = (
+    "validation.problems_from: 'did you mean' draws from every model's fields, so an agent's "
+    "unknown 'port' is told \"did you mean 'port'?\""
+)
+
+CASES: list[Case] = [
+    # --- tools -------------------------------------------------------------------------------
+    Case(
+        "tool-name-uppercase",
+        doc(("tools[0].name", "Memory_DB")),
+        "tools[0].name",
+        r"'Memory_DB' is not a valid name.*DNS-1123",
+    ),
+    Case(
+        "tool-name-too-long",
+        doc(("tools[0].name", "m" * 64)),
+        "tools[0].name",
+        r"at most 63",
+    ),
+    Case(
+        "tool-name-not-a-string",
+        doc(("tools[0].name", ["memory"])),
+        "tools[0].name",
+        r"valid string",
+    ),
+    Case(
+        "tool-name-starts-with-digit",
+        doc(("tools[0].name", "9memory"), ("agents[0].tools[0].name", "9memory")),
+        "tools[0].name",
+        r"(?i)letter|DNS-1035",
+        api_defect=SERVICE_NAME_DNS1035,
+        cli_defect=SERVICE_NAME_DNS1035,
+    ),
+    Case(
+        "tool-image-missing",
+        doc(("tools[0].image", DELETE)),
+        "tools[0].image",
+        r"required field is missing",
+    ),
+    Case(
+        "tool-image-blank",
+        doc(("tools[0].image", "  ")),
+        "tools[0].image",
+        r"set a container image reference",
+    ),
+    Case(
+        "tool-port-zero",
+        doc(("tools[0].port", 0)),
+        "tools[0].port",
+        r">= 1|greater than or equal to 1",
+    ),
+    Case(
+        "tool-port-too-large",
+        doc(("tools[0].port", 70000)),
+        "tools[0].port",
+        r"less than or equal to 65535",
+    ),
+    Case("tool-port-word", doc(("tools[0].port", "http")), "tools[0].port", r"valid integer"),
+    Case(
+        "tool-replicas-negative",
+        doc(("tools[0].replicas", -1)),
+        "tools[0].replicas",
+        r"greater than or equal to 0",
+    ),
+    Case(
+        "tool-unknown-field-typo",
+        doc(("tools[0].deploymentMod", "service")),
+        "tools[0].deploymentMod",
+        r"unknown field; did you mean 'deploymentMode'\?",
+    ),
+    Case(
+        "tool-deployment-mode",
+        doc(("tools[0].deploymentMode", "daemonset")),
+        "tools[0].deploymentMode",
+        r"'service' or 'sidecar'",
+    ),
+    Case("tool-type", doc(("tools[0].type", "http")), "tools[0].type", r"'mcp'"),
+    Case(
+        "tool-mcp-path-relative",
+        doc(("tools[0].mcpPath", "mcp")),
+        "tools[0].mcpPath",
+        r"not an HTTP path",
+    ),
+    Case(
+        "tool-env-name",
+        doc(("tools[0].env", {"1BAD": "x"})),
+        "tools[0].env",
+        r"'1BAD' is not a valid environment variable name",
+    ),
+    Case(
+        "tool-env-value-number",
+        doc(("tools[0].env", {"WORKERS": 4})),
+        "tools[0].env.WORKERS",
+        r"valid string",
+    ),
+    Case(
+        "tool-env-and-secret-env",
+        doc(("tools[0].env", {"TOKEN": "a"}), ("tools[0].secretEnv", {"TOKEN": "b"})),
+        "tools[0].secretEnv.TOKEN",
+        r"TOKEN set in both env and secretEnv",
+    ),
+    Case(
+        "tool-secret-env-number",
+        doc(("tools[0].secretEnv", {"TOKEN": 5})),
+        "tools[0].secretEnv.TOKEN",
+        r"a secret env value is a string",
+    ),
+    Case(
+        "tool-secret-key-ref-without-key",
+        doc(("tools[0].secretEnv", {"TOKEN": {"secretKeyRef": {"name": "search-credentials"}}})),
+        "tools[0].secretEnv.TOKEN.secretKeyRef.key",
+        r"required field is missing",
+    ),
+    Case(
+        "tool-resources-quantity",
+        doc(("tools[0].resources", {"limits": {"cpu": "1", "memory": "lots"}})),
+        "tools[0].resources.limits.memory",
+        r"'lots' is not a Kubernetes quantity",
+    ),
+    Case(
+        "tool-label-key",
+        doc(("tools[0].labels", {"bad key": "x"})),
+        "tools[0].labels",
+        r"'bad key' is not a valid label",
+    ),
+    Case(
+        "tool-label-value",
+        doc(("tools[0].labels", {"team": "platform team"})),
+        "tools[0].labels.team",
+        r"(?i)label value|not a valid",
+        api_defect=LABEL_VALUE,
+        cli_defect=LABEL_VALUE,
+    ),
+    Case(
+        "tool-image-pull-policy",
+        doc(("tools[0].imagePullPolicy", "Sometimes")),
+        "tools[0].imagePullPolicy",
+        r"'Always', 'IfNotPresent' or 'Never'",
+    ),
+    Case(
+        "tool-persistence-on-sidecar",
+        doc(("tools[1].persistence", {"size": "1Gi"})),
+        "tools[1]",
+        r"persistence applies to service tools",
+    ),
+    Case(
+        "tool-persistence-size",
+        doc(("tools[0].persistence", {"size": "big"})),
+        "tools[0].persistence.size",
+        r"not a Kubernetes quantity",
+    ),
+    Case(
+        "tool-persistence-over-tmp",
+        doc(("tools[0].persistence", {"mountPath": "/tmp"})),
+        "tools[0].persistence.mountPath",
+        r"/tmp",
+        api_defect=MOUNT_PATH_TMP,
+        cli_defect=MOUNT_PATH_TMP,
+    ),
+    Case(
+        "tool-allow-from-on-sidecar",
+        doc(("tools[1].allowFrom", [{"ipBlock": {"cidr": "10.0.0.0/8"}}])),
+        "tools[1]",
+        r"allowFrom applies to service tools",
+    ),
+    Case(
+        "tool-allow-from-two-kinds",
+        doc(
+            (
+                "tools[0].allowFrom",
+                [{"podSelector": {"matchLabels": {"a": "b"}}, "ipBlock": {"cidr": "10.0.0.0/8"}}],
+            )
+        ),
+        "tools[0].allowFrom[0]",
+        r"podSelector and/or namespaceSelector, or ipBlock alone",
+    ),
+    Case(
+        "tool-allow-from-cidr",
+        doc(("tools[0].allowFrom", [{"ipBlock": {"cidr": "10.0.0.0/33"}}])),
+        "tools[0].allowFrom[0].ipBlock.cidr",
+        r"not a CIDR",
+    ),
+    Case(
+        "tool-namespace-elsewhere",
+        doc(("tools[0].namespace", "other")),
+        "tools[0].namespace",
+        r"live in its namespace 'apps'",
+    ),
+    Case(
+        "tool-duplicate-name",
+        doc(("tools[2]", {"name": "memory", "image": "ghcr.io/acme/other:1"})),
+        "tools[2].name",
+        r"duplicate tool name 'memory'",
+    ),
+    Case(
+        "tool-named-like-default-deny",
+        doc(
+            ("tools[0].name", "default-deny"),
+            ("agents[0].tools[0].name", "default-deny"),
+            ("defaults", {"defaultDeny": True}),
+        ),
+        "tools[0].name",
+        r"default-deny-ingress",
+        api_defect=DEFAULT_DENY_NAME,
+        cli_defect=DEFAULT_DENY_NAME,
+    ),
+    Case(
+        "tool-security-run-as-user-negative",
+        doc(("tools[0].security", {"runAsUser": -1})),
+        "tools[0].security.runAsUser",
+        r"greater than or equal to 0",
+    ),
+    Case(
+        "tool-security-seccomp",
+        doc(("tools[0].security", {"seccompProfile": "Localhost"})),
+        "tools[0].security.seccompProfile",
+        r"'RuntimeDefault' or 'Unconfined'",
+    ),
+    Case(
+        "tool-requests-over-limits",
+        doc(
+            (
+                "tools[0].resources",
+                {
+                    "requests": {"cpu": "2", "memory": "64Mi"},
+                    "limits": {"cpu": "1", "memory": "256Mi"},
+                },
+            )
+        ),
+        "tools[0].resources.requests.cpu",
+        r"(?i)limit",
+        api_defect=REQUESTS_OVER_LIMITS,
+        cli_defect=REQUESTS_OVER_LIMITS,
+    ),
+    Case(
+        "tool-schema-sync-access",
+        doc(("tools[0].schemaSync", {"access": "proxy"})),
+        "tools[0].schemaSync.access",
+        r"'auto', 'direct' or 'apiserver-proxy'",
+    ),
+    Case(
+        "tool-schema-sync-timeout",
+        doc(("tools[0].schemaSync", {"timeout": "0s"})),
+        "tools[0].schemaSync.timeout",
+        r"between 0\.1s and 600s, got 0s",
+    ),
+    Case(
+        "tool-schema-sync-url",
+        doc(("tools[0].schemaSync", {"syncUrl": "ftp://memory.example.com/mcp"})),
+        "tools[0].schemaSync.syncUrl",
+        r"not an http\(s\) URL",
+    ),
+    Case(
+        "tool-schema-sync-header-undeclared-secret",
+        doc(
+            (
+                "tools[0].schemaSync",
+                {
+                    "headers": [
+                        {
+                            "name": "Authorization",
+                            "valueFrom": {"secretKeyRef": {"name": "nowhere", "key": "token"}},
+                        }
+                    ]
+                },
+            )
+        ),
+        "tools[0].schemaSync.headers[0].valueFrom",
+        r"'nowhere' key 'token' is not declared under secrets",
+        api_defect=SYNC_HEADER_PATH,
+        cli_defect=SYNC_HEADER_PATH,
+    ),
+    Case("tools-not-a-list", doc(("tools", {"memory": {}})), "tools", r"expected a list, got dict"),
+    Case("tool-not-a-mapping", doc(("tools[0]", "memory")), "tools[0]", r"expected a mapping"),
+    # --- agents and references ---------------------------------------------------------------
+    Case(
+        "agent-name-missing",
+        doc((f"{A0}.name", DELETE)),
+        f"{A0}.name",
+        r"required field is missing",
+    ),
+    Case(
+        "agent-duplicate-name",
+        doc(("agents[1]", {"name": "helper", "image": "ghcr.io/acme/helper:2.0.0"})),
+        "agents[1].name",
+        r"duplicate agent name 'helper'",
+    ),
+    Case(
+        "agent-named-like-a-tool",
+        doc((f"{A0}.name", "memory")),
+        f"{A0}.name",
+        r"(?i)memory.*(tool|deployment)|(tool|deployment).*memory",
+    ),
+    Case(
+        "agent-with-sidecars-named-like-default-deny",
+        doc((f"{A0}.name", "default-deny"), ("defaults", {"defaultDeny": True})),
+        f"{A0}.name",
+        r"default-deny-ingress",
+        api_defect=DEFAULT_DENY_NAME,
+        cli_defect=DEFAULT_DENY_NAME,
+    ),
+    Case(
+        "agent-unknown-port-field",
+        doc((f"{A0}.port", 8080)),
+        f"{A0}.port",
+        r"^unknown field(?!.*'port')",
+        api_defect=SELF_SUGGESTION,
+        cli_defect=SELF_SUGGESTION,
+    ),
+    Case(
+        "agent-namespace-elsewhere",
+        doc((f"{A0}.namespace", "other")),
+        f"{A0}.namespace",
+        r"live in its namespace 'apps'",
+    ),
+    Case(
+        "agent-reserved-env",
+        doc((f"{A0}.env", {"MCP_SERVERS": "http://elsewhere"})),
+        f"{A0}.env.MCP_SERVERS",
+        r"MCP_SERVERS is set by langop-infra",
+    ),
+    Case(
+        "agent-reserved-env-prefix",
+        doc((f"{A0}.secretEnv", {"ARK_MCP_SEARCH_HEADER_X": "v"})),
+        f"{A0}.secretEnv.ARK_MCP_SEARCH_HEADER_X",
+        r"set by langop-infra for every agent",
+    ),
+    Case(
+        "agent-egress-mode",
+        doc((f"{A0}.egress", "closed")),
+        f"{A0}.egress",
+        r"'open' or 'restricted'",
+    ),
+    Case(
+        "agent-egress-to-without-restricted",
+        doc((f"{A0}.egressTo", [{"cidr": "203.0.113.0/24"}])),
+        f"{A0}.egressTo",
+        r"egressTo only applies with egress: restricted",
+    ),
+    Case(
+        "agent-egress-to-port",
+        doc(
+            (f"{A0}.egress", "restricted"),
+            (f"{A0}.egressTo", [{"cidr": "203.0.113.0/24", "ports": [{"port": 0}]}]),
+        ),
+        f"{A0}.egressTo[0].ports[0].port",
+        r"greater than or equal to 1",
+    ),
+    Case(
+        "agent-egress-to-except-outside",
+        doc(
+            (f"{A0}.egress", "restricted"),
+            (f"{A0}.egressTo", [{"cidr": "10.0.0.0/8", "except": ["192.168.0.0/16"]}]),
+        ),
+        f"{A0}.egressTo[0].except[0]",
+        r"(?i)inside|within|subset",
+        api_defect=EXCEPT_OUTSIDE_CIDR,
+        cli_defect=EXCEPT_OUTSIDE_CIDR,
+    ),
+    Case(
+        "agent-egress-to-address-not-cidr",
+        doc((f"{A0}.egress", "restricted"), (f"{A0}.egressTo", [{"cidr": "203.0.113.7"}])),
+        f"{A0}.egressTo[0].cidr",
+        r"CIDR",
+        api_defect=CIDR_WITHOUT_PREFIX,
+        cli_defect=CIDR_WITHOUT_PREFIX,
+    ),
+    Case(
+        "agent-workspace-path-relative",
+        doc((f"{A0}.workspacePath", "workspace")),
+        f"{A0}.workspacePath",
+        r"not an HTTP path",
+    ),
+    Case(
+        "agent-workspace-over-config",
+        doc((f"{A0}.workspacePath", "/etc/agent")),
+        f"{A0}.workspacePath",
+        r"/etc/agent",
+        api_defect=WORKSPACE_PATH_CONFIG,
+        cli_defect=WORKSPACE_PATH_CONFIG,
+    ),
+    Case(
+        "agent-secret-key-ref-key",
+        doc(
+            (
+                f"{A0}.secretEnv",
+                {"TOKEN": {"secretKeyRef": {"name": "elsewhere", "key": "api key"}}},
+            )
+        ),
+        f"{A0}.secretEnv.TOKEN.secretKeyRef.key",
+        r"not a valid Secret key",
+        api_defect=SECRET_KEY_REF_KEY,
+        cli_defect=SECRET_KEY_REF_KEY,
+    ),
+    Case(
+        "agents-not-a-list",
+        doc(("agents", {"helper": {"image": "ghcr.io/acme/helper:2.0.0"}})),
+        "agents",
+        r"expected a list, got dict",
+    ),
+    Case(
+        "ref-dangling",
+        doc((f"{A0}.tools[0].name", "memry")),
+        f"{A0}.tools[0].name",
+        r"no tool named 'memry' in this cluster \(known: files, memory\)",
+    ),
+    Case(
+        "ref-duplicate",
+        doc((f"{A0}.tools[2]", {"name": "memory"})),
+        f"{A0}.tools[2]",
+        r"duplicate tool reference 'memory'",
+    ),
+    Case(
+        "ref-name-invalid",
+        doc((f"{A0}.tools[0].name", "Memory")),
+        f"{A0}.tools[0].name",
+        r"'Memory' is not a valid name",
+    ),
+    Case(
+        "ref-enabled-word",
+        doc((f"{A0}.tools[0].enabled", "sometimes")),
+        f"{A0}.tools[0].enabled",
+        r"valid boolean",
+    ),
+    Case(
+        "ref-other-namespace-unknown",
+        doc((f"{A0}.tools[0].namespace", "shared")),
+        f"{A0}.tools[0].name",
+        r"tool 'memory' in namespace 'shared' is not known here",
+        cli_defect=CROSS_NAMESPACE_PREFIX,
+    ),
+    Case(
+        "ref-sidecar-port-clash",
+        doc(
+            (
+                "tools[2]",
+                {
+                    "name": "shell",
+                    "image": "ghcr.io/acme/shell-mcp:1",
+                    "deploymentMode": "sidecar",
+                    "port": 8181,
+                },
+            ),
+            (f"{A0}.tools[2]", {"name": "shell"}),
+        ),
+        f"{A0}.tools[2]",
+        r"sidecar 'shell' uses port 8181, as does sidecar 'files'",
+    ),
+    Case(
+        "ref-sidecar-named-like-agent",
+        doc((f"{A0}.name", "files")),
+        f"{A0}.tools[1]",
+        r"sidecar 'files' has the agent's own name",
+    ),
+    # --- MCP servers -------------------------------------------------------------------------
+    Case(
+        "mcp-url-scheme",
+        doc((f"{MCP0}.url", "ws://search.example.com/mcp")),
+        f"{MCP0}.url",
+        r"not an http\(s\) URL",
+    ),
+    Case(
+        "mcp-url-missing",
+        doc((f"{MCP0}.url", DELETE)),
+        f"{MCP0}.url",
+        r"required field is missing",
+    ),
+    Case(
+        "mcp-url-with-credentials",
+        doc((f"{MCP0}.url", "https://bot:hunter2@search.example.com/mcp")),
+        f"{MCP0}.url",
+        r"(?i)credential|password|user",
+        api_defect=URL_WITH_CREDENTIALS,
+        cli_defect=URL_WITH_CREDENTIALS,
+    ),
+    Case(
+        "mcp-name-pattern",
+        doc((f"{MCP0}.name", "web search")),
+        f"{MCP0}.name",
+        r"'web search' does not match the allowed pattern",
+    ),
+    Case(
+        "mcp-duplicate-name",
+        doc((f"{A0}.mcpServers[1]", {"name": "search", "url": "https://other.example.com/"})),
+        f"{A0}.mcpServers[1].name",
+        r"duplicate MCP server name 'search'",
+    ),
+    Case(
+        "mcp-timeout-word",
+        doc((f"{MCP0}.timeout", "soon")),
+        f"{MCP0}.timeout",
+        r"'soon' is not a duration",
+    ),
+    Case(
+        "mcp-timeout-range",
+        doc((f"{MCP0}.timeout", "20m")),
+        f"{MCP0}.timeout",
+        r"between 0\.1s and 600s, got 1200s",
+    ),
+    # --- headers -----------------------------------------------------------------------------
+    Case(
+        "header-two-sources",
+        doc((f"{HDR0}.value", "Bearer x")),
+        HDR0,
+        r"needs exactly one of value, valueFrom, secret \(found value and valueFrom\)",
+    ),
+    Case(
+        "header-no-source",
+        doc((f"{HDR0}.valueFrom", DELETE)),
+        HDR0,
+        r"\(found none\)",
+    ),
+    Case(
+        "header-name-token",
+        doc((f"{HDR0}.name", "X Api Key")),
+        f"{HDR0}.name",
+        r"not a valid HTTP header name",
+    ),
+    Case(
+        "header-env-clash",
+        doc((f"{MCP0}.headers[1]", header(name="AUTHORIZATION", value="x"))),
+        f"{MCP0}.headers[1]",
+        r"maps to env var ARK_MCP_SEARCH_HEADER_AUTHORIZATION twice",
+    ),
+    Case(
+        "header-secret-name",
+        doc((f"{HDR0}.valueFrom", {"secretKeyRef": {"name": "Search_Creds", "key": "token"}})),
+        f"{HDR0}.valueFrom.secretKeyRef.name",
+        r"'Search_Creds' is not a valid name",
+    ),
+    Case(
+        "header-secret-key-dangling",
+        doc((f"{HDR0}.valueFrom.secretKeyRef.key", "tokn")),
+        f"{HDR0}.valueFrom.secretKeyRef.key",
+        r"tokn",
+        api_defect=DANGLING_SECRET_KEY,
+        cli_defect=DANGLING_SECRET_KEY,
+    ),
+    Case(
+        "header-value-line-break",
+        doc((f"{MCP0}.headers[1]", header(value="a\r\nX-Injected: 1"))),
+        f"{MCP0}.headers[1].value",
+        r"(?i)line break|newline|control|CR|LF",
+        api_defect=HEADER_VALUE_CRLF,
+        cli_defect=HEADER_VALUE_CRLF,
+    ),
+    # --- webhook tools -----------------------------------------------------------------------
+    Case(
+        "webhook-name-pattern",
+        doc((f"{WH0}.name", "fetch ticket")),
+        f"{WH0}.name",
+        r"'fetch ticket' does not match the allowed pattern",
+    ),
+    Case(
+        "webhook-method",
+        doc((f"{WH0}.method", "FETCH")),
+        f"{WH0}.method",
+        r"'GET', 'POST', 'PUT', 'PATCH' or 'DELETE'",
+    ),
+    Case(
+        "webhook-auth-without-secret",
+        doc((f"{WH0}.authentication", {"type": "bearer"})),
+        f"{WH0}.authentication",
+        r"authentication type 'bearer' needs secretRef",
+    ),
+    Case(
+        "webhook-auth-secret-without-type",
+        doc((f"{WH0}.authentication.type", "none")),
+        f"{WH0}.authentication",
+        r"secretRef is set but type is 'none'",
+    ),
+    Case(
+        "webhook-auth-type",
+        doc((f"{WH0}.authentication.type", "token")),
+        f"{WH0}.authentication.type",
+        r"'none', 'bearer', 'basic', 'apiKey' or 'oauth2'",
+    ),
+    Case(
+        "webhook-rate-limit-zero",
+        doc((f"{WH0}.rateLimit", {"requestsPerMinute": 0, "burst": 1})),
+        f"{WH0}.rateLimit.requestsPerMinute",
+        r"greater than or equal to 1",
+    ),
+    Case(
+        "webhook-rate-limit-burst",
+        doc((f"{WH0}.rateLimit", {"requestsPerMinute": 60, "burst": 1001})),
+        f"{WH0}.rateLimit.burst",
+        r"less than or equal to 1000",
+    ),
+    Case(
+        "webhook-rate-limit-missing-burst",
+        doc((f"{WH0}.rateLimit", {"requestsPerMinute": 60})),
+        f"{WH0}.rateLimit.burst",
+        r"required field is missing",
+    ),
+    Case(
+        "webhook-schema-unknown-type",
+        doc((f"{WH0}.inputSchema", {"type": "strin"})),
+        f"{WH0}.inputSchema",
+        r"not valid JSON Schema draft-07 at type",
+    ),
+    Case(
+        "webhook-schema-required-not-a-list",
+        doc((f"{WH0}.inputSchema", {"type": "object", "required": "id"})),
+        f"{WH0}.inputSchema",
+        r"draft-07 at required: 'id' is not of type 'array'",
+    ),
+    Case(
+        "webhook-schema-bad-regex",
+        doc((f"{WH0}.inputSchema", {"type": "object", "properties": {"id": {"pattern": "("}}})),
+        f"{WH0}.inputSchema",
+        r"draft-07 at properties/id/pattern",
+    ),
+    Case(
+        "webhook-schema-bad-json-text",
+        doc((f"{WH0}.inputSchema", '{"type": "object",')),
+        f"{WH0}.inputSchema",
+        r"inputSchema is not valid JSON",
+    ),
+    Case(
+        "webhook-schema-not-an-object",
+        doc((f"{WH0}.inputSchema", ["id"])),
+        f"{WH0}.inputSchema",
+        r"must be a JSON Schema object",
+    ),
+    Case(
+        "webhook-timeout-below-one-second",
+        doc((f"{WH0}.timeout", "500ms")),
+        f"{WH0}.timeout",
+        r"between 1s and 600s, got 0\.5s",
+    ),
+    Case(
+        "webhook-timeout-astronomical",
+        doc((f"{WH0}.timeout", 10**400)),
+        f"{WH0}.timeout",
+        r"between 1s and 600s|too long",
+    ),
+    Case(
+        "webhook-description-too-long",
+        doc((f"{WH0}.description", "d" * 1025)),
+        f"{WH0}.description",
+        r"at most 1024 characters",
+    ),
+    Case(
+        "webhook-duplicate-name",
+        doc((f"{A0}.webhookTools[1]", webhook(name="fetch_ticket"))),
+        f"{A0}.webhookTools[1].name",
+        r"duplicate webhook tool name 'fetch_ticket'",
+    ),
+    Case(
+        "webhook-auth-env-clash",
+        doc(
+            (
+                f"{A0}.webhookTools[1]",
+                webhook(
+                    name="FETCH-TICKET",
+                    authentication={"type": "apiKey", "secretRef": {"name": "t2", "key": "k"}},
+                ),
+            )
+        ),
+        f"{A0}.webhookTools[1].name",
+        r"maps to env var AGENT_WEBHOOK_FETCH_TICKET_AUTH twice",
+    ),
+    # --- defaults ----------------------------------------------------------------------------
+    Case(
+        "defaults-egress",
+        doc(("defaults", {"egress": "closed"})),
+        "defaults.egress",
+        r"'open' or 'restricted'",
+    ),
+    Case(
+        "defaults-unknown-key",
+        doc(("defaults", {"egres": "restricted"})),
+        "defaults.egres",
+        r"did you mean 'egress'\?",
+    ),
+    Case(
+        "defaults-not-a-mapping",
+        doc(("defaults", "strict")),
+        "defaults",
+        r"valid dictionary|expected a mapping",
+    ),
+    Case(
+        "defaults-cpu-request",
+        doc(("defaults", {"resources": {"requests": {"cpu": "fast", "memory": "64Mi"}}})),
+        "defaults.resources.requests.cpu",
+        r"'fast' is not a Kubernetes quantity",
+    ),
+    Case(
+        "defaults-run-as-non-root-word",
+        doc(("defaults", {"security": {"runAsNonRoot": "maybe"}})),
+        "defaults.security.runAsNonRoot",
+        r"valid boolean",
+    ),
+    Case(
+        "defaults-run-as-root",
+        doc(("defaults", {"security": {"runAsUser": 0}})),
+        "defaults.security.runAsUser",
+        r"(?i)non-?root",
+        api_defect=RUN_AS_ROOT,
+        cli_defect=RUN_AS_ROOT,
+    ),
+    Case(
+        "defaults-privilege-escalation-in-restricted-namespace",
+        doc(("defaults", {"security": {"allowPrivilegeEscalation": True}})),
+        "defaults.security.allowPrivilegeEscalation",
+        r"(?i)restricted",
+        api_defect=WEAKER_THAN_RESTRICTED,
+        cli_defect=WEAKER_THAN_RESTRICTED,
+    ),
+    Case(
+        "defaults-schema-sync-access",
+        doc(("defaults", {"schemaSyncAccess": "proxy"})),
+        "defaults.schemaSyncAccess",
+        r"'auto', 'direct' or 'apiserver-proxy'",
+    ),
+    Case(
+        "defaults-default-deny-word",
+        doc(("defaults", {"defaultDeny": "yes please"})),
+        "defaults.defaultDeny",
+        r"valid boolean",
+    ),
+    # --- secrets -----------------------------------------------------------------------------
+    Case(
+        "secret-name",
+        doc(("secrets", {"Search_Creds": {"token": "x"}})),
+        "secrets.Search_Creds",
+        r"'Search_Creds' is not a valid name",
+        api_defect=KEY_MARKER_IN_PATH,
+        cli_defect=KEY_MARKER_IN_PATH,
+    ),
+    Case(
+        "secret-empty",
+        doc(("secrets.empty", {})),
+        "secrets.empty",
+        r"non-empty mapping",
+    ),
+    Case(
+        "secret-value-number",
+        doc(("secrets.ticketing.token", 12345)),
+        "secrets.ticketing.token",
+        r"a secret value must be a string, got int",
+    ),
+    Case(
+        "secret-key",
+        doc(("secrets.ticketing", {"api key": "x"})),
+        'secrets.ticketing["api key"]',
+        r"'api key' is not a valid Secret key",
+        api_defect=KEY_MARKER_IN_PATH,
+        cli_defect=KEY_MARKER_IN_PATH,
+    ),
+    Case("secrets-not-a-mapping", doc(("secrets", ["token"])), "secrets", r"valid dictionary"),
+    Case(
+        "secret-named-like-agent-secret",
+        doc(("secrets.helper-env", {"TOKEN": "x"}), (f"{A0}.secretEnv", {"TOKEN": "literal"})),
+        "secrets.helper-env",
+        r"helper-env",
+        api_defect=SECRET_NAME_CLASH,
+        cli_defect=SECRET_NAME_CLASH,
+    ),
+    # --- the cluster itself ------------------------------------------------------------------
+    Case("namespace-missing", doc(("namespace", DELETE)), "namespace", r"required"),
+    Case(
+        "namespace-uppercase",
+        doc(("namespace", "Apps")),
+        "namespace",
+        r"'Apps' is not a valid name",
+    ),
+    Case(
+        "part-of-pattern",
+        doc(("partOf", "research assistant")),
+        "partOf",
+        r"does not match the allowed pattern",
+    ),
+    Case(
+        "create-namespace-word",
+        doc(("createNamespace", "maybe")),
+        "createNamespace",
+        r"valid boolean|expected true or false",
+    ),
+    Case(
+        "cluster-key-typo",
+        doc(("namespce", "apps")),
+        "namespce",
+        r"did you mean .*namespace",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class StackCase:
+    """A stack file that is wrong as a file; ``{file}`` in ``path`` stands for its path."""
+
+    id: str
+    text: str | None  # None: the file does not exist
+    path: str
+    gist: str
+
+
+SECURE = {"secure": "v1:AAAAcanaryciphertext"}
+
+
+def stack_text(config: dict[str, Any]) -> str:
+    return yaml.safe_dump({"config": config}, sort_keys=False)
+
+
+def with_base(**changes: Any) -> dict[str, Any]:
+    """BASE as stack config keys, with some keys replaced."""
+    config = {f"{PREFIX}{k}": v for k, v in BASE.items()}
+    config.update({f"{PREFIX}{k}": v for k, v in changes.items()})
+    return config
+
+
+STACK_CASES: list[StackCase] = [
+    StackCase(
+        "yaml-unclosed-flow",
+        "config:\n  langop-infra:namespace: apps\n  langop-infra:tools: [{name: memory\n",
+        "{file}",
+        r"not valid YAML at line \d+, column \d+",
+    ),
+    StackCase(
+        "yaml-bad-indent",
+        "config:\n  langop-infra:namespace: apps\n   langop-infra:partOf: x\n",
+        "{file}",
+        r"not valid YAML at line 3",
+    ),
+    StackCase("yaml-top-level-list", "- config\n- tools\n", "{file}", r"expected a mapping"),
+    StackCase("config-not-a-mapping", "config: [namespace]\n", "{file}:config", r"mapping"),
+    StackCase("stack-file-missing", None, "{file}", r"no config for stack 'bad'"),
+    StackCase(
+        "unknown-config-key",
+        stack_text(with_base(toolz=[])),
+        f"{PREFIX}toolz",
+        rf"unknown config key; did you mean {PREFIX}tools\?",
+    ),
+    StackCase(
+        "secure-in-tool-secret-env",
+        stack_text(
+            with_base(
+                tools=doc(("tools[0].secretEnv", {"TOKEN": SECURE}))["tools"],
+            )
+        ),
+        f"{PREFIX}tools",
+        rf"holds a secure value; keep secrets under {PREFIX}secrets",
+    ),
+    StackCase(
+        "secure-in-header-value",
+        stack_text(with_base(agents=doc((f"{HDR0}", header(value=SECURE)))["agents"])),
+        f"{PREFIX}agents",
+        r"holds a secure value",
+    ),
+    StackCase(
+        "secure-namespace",
+        stack_text(with_base(namespace=SECURE)),
+        f"{PREFIX}namespace",
+        r"holds a secure value",
+    ),
+    StackCase(
+        "tools-as-text",
+        stack_text(with_base(tools="memory, files")),
+        f"{PREFIX}tools",
+        r"expected a list of tools",
+    ),
+    StackCase("no-config-at-all", "config: {}\n", f"{PREFIX}namespace", r"required"),
+]
+
+
+# --- running a case --------------------------------------------------------------------------
+
+
+def api_problems(document: dict[str, Any]) -> tuple[dict[str, list[str]], ProgramRun]:
+    """Build ``LanguageCluster`` from ``document``; expect SpecError; problems by path."""
+    run = ProgramRun()
+    with pytest.raises(SpecError) as caught:
+        run_program(lambda: LanguageCluster("c", document), into=run)
+    found: dict[str, list[str]] = {}
+    for problem in caught.value.problems:
+        found.setdefault(problem.path, []).append(problem.message)
+    return found, run
+
+
+def render_cli(config_file: Path) -> tuple[int, str, str]:
+    """``langop-infra render --config FILE`` in-process: exit code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(["render", "--config", str(config_file), "--project-dir", str(REPO)])
+    return code, out.getvalue(), err.getvalue()
+
+
+def assert_cli_problem(code: int, out: str, err: str, path: str, gist: str) -> None:
+    assert code == 2, f"exit {code}; stderr:\n{err}"
+    assert out == "", "nothing may reach stdout when the config is invalid"
+    lines = [line.strip().removeprefix("- ") for line in err.splitlines()]
+    mine = [line[len(path) + 2 :] for line in lines if line.startswith(f"{path}: ")]
+    assert mine, f"no problem at {path!r} in:\n{err}"
+    assert any(re.search(gist, m) for m in mine), f"{gist!r} not in {mine}"
+
+
+def write_stack(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(text)
+    return path
+
+
+def params(cases: list[Case], defect: str) -> list[Any]:
+    out = []
+    for case in cases:
+        reason = getattr(case, defect)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(case, id=case.id, marks=marks))
+    return out
+
+
+# --- tests -----------------------------------------------------------------------------------
+
+
+def test_matrix_is_large_and_distinct() -> None:
+    ids = [c.id for c in CASES] + [c.id for c in STACK_CASES]
+    assert len(ids) == len(set(ids))
+    documents = [yaml.safe_dump(c.document, sort_keys=True) for c in CASES]
+    assert len(documents) == len(set(documents)), "two cases test the same document"
+    passing = [c for c in CASES if not (c.api_defect or c.cli_defect)]
+    assert len(passing) + len(STACK_CASES) >= 40
+
+
+def test_base_document_is_valid_through_the_api() -> None:
+    run = run_program(lambda: LanguageCluster("c", copy.deepcopy(BASE)))
+    kinds = sorted({r.type for r in run.kubernetes()})
+    assert "kubernetes:apps/v1:Deployment" in kinds
+
+
+def test_base_document_is_valid_through_render(tmp_path: Path) -> None:
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(with_base())))
+    assert (code, err) == (0, "")
+    assert "kind: Deployment" in out
+
+
+@pytest.mark.parametrize("case", params(CASES, "api_defect"))
+def test_python_api_refuses(case: Case) -> None:
+    found, run = api_problems(case.document)
+    assert case.path in found, f"no problem at {case.path!r}: {found}"
+    assert any(re.search(case.gist, m) for m in found[case.path]), found[case.path]
+    assert all(m.strip() for ms in found.values() for m in ms)
+    assert run.registrations == [], [r.name for r in run.registrations]
+
+
+@pytest.mark.parametrize("case", params(CASES, "cli_defect"))
+def test_render_refuses(case: Case, tmp_path: Path) -> None:
+    config = {f"{PREFIX}{k}": v for k, v in case.document.items()}
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert_cli_problem(code, out, err, PREFIX + case.path, case.gist)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in STACK_CASES])
+def test_render_refuses_stack_file(case: StackCase, tmp_path: Path) -> None:
+    path = tmp_path / "Pulumi.bad.yaml"
+    if case.text is not None:
+        path.write_text(case.text)
+    code, out, err = render_cli(path)
+    assert_cli_problem(code, out, err, case.path.replace("{file}", str(path)), case.gist)
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    """Three independent mistakes give three problems in one run, both ways."""
+    document = doc(
+        ("tools[0].port", 0),
+        (f"{MCP0}.url", "ws://x"),
+        ("defaults", {"egress": "closed"}),
+    )
+    found, run = api_problems(document)
+    assert {"tools[0].port", f"{MCP0}.url", "defaults.egress"} <= set(found)
+    assert run.registrations == []
+    config = {f"{PREFIX}{k}": v for k, v in document.items()}
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert (code, out) == (2, "")
+    for path in ("tools[0].port", f"{MCP0}.url", "defaults.egress"):
+        assert f"{PREFIX}{path}: " in err
