@@ -1,0 +1,157 @@
+"""Shared by the benchmarks: the generated cluster document, measurements and output.
+
+Heavy imports (Pulumi, the package) happen inside functions, so a parent process that only
+starts children and prints tables stays light.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import resource
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langop_infra.mock_engine import ProgramRun
+
+REPO = Path(__file__).resolve().parents[1]
+NAMESPACE = "bench"
+REFS_PER_AGENT = 5
+
+
+def cluster_document(
+    tools: int, agents: int, refs: int = REFS_PER_AGENT, namespace: str = NAMESPACE
+) -> dict[str, Any]:
+    """A cluster spec with ``tools`` service tools and ``agents`` agents; agent ``j``
+    references ``refs`` consecutive tools starting at ``j * refs`` (round-robin)."""
+    if not 0 < refs <= tools:
+        raise ValueError(f"refs must be between 1 and the number of tools ({tools}), got {refs}")
+    return {
+        "namespace": namespace,
+        "tools": [
+            {
+                "name": f"tool-{i}",
+                "image": f"ghcr.io/acme/tool-{i}:1.0.0",
+                "env": {"LOG_LEVEL": "info"},
+            }
+            for i in range(tools)
+        ],
+        "agents": [
+            {
+                "name": f"agent-{j}",
+                "image": "ghcr.io/acme/agent:1.0.0",
+                "env": {"MODEL": "small"},
+                "tools": [{"name": f"tool-{(j * refs + m) % tools}"} for m in range(refs)],
+            }
+            for j in range(agents)
+        ],
+    }
+
+
+def expected_kubernetes_objects(tools: int, agents: int) -> int:
+    """Namespace, then Deployment + Service + NetworkPolicy per tool, Deployment + ConfigMap
+    per agent (the generated document has no secrets, sidecars or restricted egress)."""
+    return 1 + 3 * tools + 2 * agents
+
+
+def build_cluster(document: dict[str, Any]) -> ProgramRun:
+    """``LanguageCluster`` from the document under the SDK mock engine."""
+    from langop_infra.cluster import LanguageCluster
+    from langop_infra.mock_engine import run_program
+
+    return run_program(lambda: LanguageCluster(document["namespace"], document))
+
+
+def release_previous_runs() -> None:
+    """Drop what earlier ``run_program`` calls left behind: each adds a logger named
+    ``langop_infra.mock_engine.<id>`` whose handler keeps that run's registrations alive, so
+    every later run in the process would pay garbage collection over all earlier ones. A
+    real render is one run per process; this keeps repeated runs comparable to it."""
+    loggers = logging.Logger.manager.loggerDict
+    for name in [n for n in loggers if n.startswith("langop_infra.mock_engine.")]:
+        logger = loggers.pop(name)
+        for handler in list(getattr(logger, "handlers", ())):
+            logger.removeHandler(handler)
+
+
+def warm_up() -> None:
+    """Load what the first build would otherwise load lazily (pulumi_kubernetes submodules,
+    pydantic validators), so that timings measure building, not importing."""
+    build_cluster(cluster_document(2, 2, refs=1))
+    release_previous_runs()
+
+
+def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak resident set size so far; Linux reports ``ru_maxrss`` in KiB."""
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    mem_kib = 0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_kib = int(line.split()[1])
+    except OSError:
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem_kib / 1024**2, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+def print_machine() -> None:
+    m = machine()
+    print(
+        f"machine: {m['cpus']} CPUs, {m['memory_gib']} GiB, Python {m['python']}, "
+        f"{m['platform']}, load average {m['load_average_1m']}"
+    )
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """A plain text table: numbers right-aligned, everything else left-aligned."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    numeric = [all(isinstance(row[i], (int, float)) for row in rows) for i in range(len(headers))]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ).rstrip()
+
+    print(line(headers))
+    print(line(["-" * w for w in widths]))
+    for row in cells:
+        print(line(row))
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "NO"
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+    return str(value)
+
+
+def met(value: float, target: float) -> str:
+    return "met" if value <= target else "NOT met"
+
+
+def write_json(path: Path | None, data: dict[str, Any]) -> None:
+    """Results for machines (the quick test, README updates); ``None`` writes nothing."""
+    if path is not None:
+        path.write_text(json.dumps({"machine": machine(), **data}, indent=2) + "\n")
