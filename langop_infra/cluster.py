@@ -10,31 +10,11 @@ import pulumi_kubernetes as k8s
 
 from langop_infra import contract, policies
 from langop_infra.agent import LanguageAgent
-from langop_infra.errors import Problem, SpecError
+from langop_infra.errors import SpecError
 from langop_infra.k8s import child_options, object_meta, opaque_secret
 from langop_infra.specs import ClusterSpec
 from langop_infra.tool import LanguageTool
-from langop_infra.validation import parse_cluster
-
-
-def external_reference_problems(
-    spec: ClusterSpec, external: Mapping[tuple[str, str], LanguageTool]
-) -> list[Problem]:
-    """References to tools of other namespaces that were not handed to the cluster."""
-    problems = []
-    for i, agent in enumerate(spec.agents):
-        for j, ref in enumerate(agent.tools):
-            if not ref.enabled or ref.namespace in (None, spec.namespace):
-                continue
-            if (ref.namespace, ref.name) not in external:
-                problems.append(
-                    Problem(
-                        f"agents[{i}].tools[{j}].name",
-                        f"tool {ref.name!r} in namespace {ref.namespace!r} is not known here; "
-                        "pass its LanguageTool in external_tools, or set enabled: false",
-                    )
-                )
-    return problems
+from langop_infra.validation import external_reference_problems, parse_cluster
 
 
 class LanguageCluster(pulumi.ComponentResource):
@@ -63,7 +43,7 @@ class LanguageCluster(pulumi.ComponentResource):
     ) -> None:
         cluster = parse_cluster(spec)
         external = {(t.target.namespace, t.spec.name): t for t in external_tools}
-        problems = external_reference_problems(cluster, external)
+        problems = external_reference_problems(cluster, external.keys())
         if problems:
             raise SpecError(problems)
         super().__init__("langop:index:LanguageCluster", name, None, opts)

@@ -39,11 +39,14 @@ RESERVED_AGENT_ENV = frozenset(
 )
 RESERVED_AGENT_ENV_PREFIXES = ("ARK_MCP_", "AGENT_WEBHOOK_")
 SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
+LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+# Mounted in every pod by the components: /tmp (writable), /etc/agent (config.yaml).
+RESERVED_MOUNTS = ("/tmp", "/etc/agent")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def dns_label(value: str) -> str:
-    if len(value) > 63 or not DNS_LABEL.match(value):
+    if len(value) > 63 or not DNS_LABEL.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a valid name: use at most 63 lower-case letters, digits and '-', "
             "starting and ending with a letter or digit (a DNS-1123 label)"
@@ -51,8 +54,19 @@ def dns_label(value: str) -> str:
     return value
 
 
+def dns1035_label(value: str) -> str:
+    """A tool's name is its Service's name, which Kubernetes wants to start with a letter."""
+    dns_label(value)
+    if not value[0].isalpha():
+        raise ValueError(
+            f"{value!r} is not a valid tool name: start it with a letter, as a Service name "
+            "must (a DNS-1035 label)"
+        )
+    return value
+
+
 def dns_subdomain(value: str) -> str:
-    if len(value) > 253 or not DNS_SUBDOMAIN.match(value):
+    if len(value) > 253 or not DNS_SUBDOMAIN.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a valid name: use lower-case letters, digits, '-' and '.' "
             "(a DNS-1123 subdomain, at most 253 characters)"
@@ -67,8 +81,15 @@ def http_path(value: str) -> str:
 
 
 def http_url(value: str) -> str:
-    if not re.match(r"^https?://[^\s/?#]+[^\s]*$", value):
+    if not re.fullmatch(r"https?://[^\s/?#]+[^\s]*", value):
         raise ValueError(f"{value!r} is not an http(s) URL: write it as https://host[:port]/path")
+    authority = value.split("://", 1)[1].split("/", 1)[0]
+    if "@" in authority:
+        # The URL lands in a ConfigMap and env literals; credentials there would leak.
+        raise ValueError(
+            "the URL carries a user or password; remove them and send credentials in a "
+            "header from a Secret"
+        )
     return value
 
 
@@ -79,7 +100,7 @@ def parse_duration(value: Any) -> float:
     try:
         if isinstance(value, (int, float)):
             return float(value)
-        if isinstance(value, str) and (m := DURATION.match(value)):
+        if isinstance(value, str) and (m := DURATION.fullmatch(value)):
             scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
             return float(m.group(1)) * scale
     except OverflowError:
@@ -102,22 +123,49 @@ def non_empty_image(value: str) -> str:
     return value
 
 
-def env_names(values: Mapping[str, Any]) -> Mapping[str, Any]:
-    for name in values:
-        if not ENV_NAME.match(name):
-            raise ValueError(f"{name!r} is not a valid environment variable name")
-    return values
+def env_name(name: str) -> str:
+    if not ENV_NAME.fullmatch(name):
+        raise ValueError(
+            f"{name!r} is not a valid environment variable name: use letters, digits, '_', "
+            "'-' and '.', not starting with a digit"
+        )
+    return name
 
 
-def label_map(values: Mapping[str, str]) -> Mapping[str, str]:
-    for key in values:
-        if len(key) > 316 or not LABEL_NAME.match(key):
-            raise ValueError(f"{key!r} is not a valid label or annotation key")
-    return values
+def label_key(key: str) -> str:
+    if len(key) > 316 or not LABEL_NAME.fullmatch(key):
+        raise ValueError(f"{key!r} is not a valid label or annotation key")
+    return key
+
+
+def label_value(value: str) -> str:
+    if len(value) > 63 or not LABEL_VALUE.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a valid label value: at most 63 letters, digits, '-', '_' and "
+            "'.', starting and ending with a letter or digit"
+        )
+    return value
+
+
+def header_value(value: str) -> str:
+    if any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in value):
+        raise ValueError(
+            "a header value cannot hold a line break or other control character (CR, LF)"
+        )
+    return value
+
+
+def not_reserved_mount(value: str) -> str:
+    if value.rstrip("/") in RESERVED_MOUNTS:
+        raise ValueError(
+            f"{value!r} is already mounted in every pod ({', '.join(RESERVED_MOUNTS)}); "
+            "pick another path"
+        )
+    return value
 
 
 def quantity(value: str) -> str:
-    if not QUANTITY.match(str(value)):
+    if not QUANTITY.fullmatch(str(value)):
         raise ValueError(f"{value!r} is not a Kubernetes quantity such as '250m' or '256Mi'")
     return value
 
@@ -127,11 +175,13 @@ def cidr(value: str) -> str:
         ipaddress.ip_network(value, strict=False)
     except ValueError:
         raise ValueError(f"{value!r} is not a CIDR such as '10.0.0.0/8'") from None
+    if "/" not in value:
+        raise ValueError(f"{value!r} is an address, not a CIDR: write it as {value}/32 or /128")
     return value
 
 
 def header_name(value: str) -> str:
-    if not HTTP_TOKEN.match(value):
+    if not HTTP_TOKEN.fullmatch(value):
         raise ValueError(f"{value!r} is not a valid HTTP header name (an RFC 9110 token)")
     return value
 
@@ -147,7 +197,7 @@ def header_env_name(server: str, header: str) -> str:
 
 
 def secret_key(value: str) -> str:
-    if not SECRET_KEY.match(value) or len(value) > 253:
+    if not SECRET_KEY.fullmatch(value) or len(value) > 253:
         raise ValueError(f"{value!r} is not a valid Secret key: use letters, digits, '-', '_', '.'")
     return value
 
@@ -170,8 +220,12 @@ HttpPath = Annotated[str, AfterValidator(http_path)]
 HttpUrl = Annotated[str, AfterValidator(http_url)]
 Image = Annotated[str, AfterValidator(non_empty_image)]
 Seconds = Annotated[float, BeforeValidator(parse_duration)]
-EnvMap = Annotated[dict[str, str], AfterValidator(env_names)]
-LabelMap = Annotated[dict[str, str], AfterValidator(label_map)]
+EnvName = Annotated[str, AfterValidator(env_name)]
+EnvMap = dict[EnvName, str]
+LabelMap = dict[
+    Annotated[str, AfterValidator(label_key)], Annotated[str, AfterValidator(label_value)]
+]
+AnnotationMap = dict[Annotated[str, AfterValidator(label_key)], str]
 Port = Annotated[int, Field(ge=1, le=65535)]
 Quantity = Annotated[str, AfterValidator(quantity)]
 Cidr = Annotated[str, AfterValidator(cidr)]
@@ -217,7 +271,7 @@ class SecretKeyRef(Spec):
     """A key of an existing Kubernetes Secret in the workload's namespace."""
 
     name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="Secret name.")
-    key: str = Field(min_length=1, description="Key within the Secret.")
+    key: Annotated[str, AfterValidator(secret_key)] = Field(description="Key within the Secret.")
 
 
 class SecretSource(Spec):
@@ -306,7 +360,7 @@ class HeaderSpec(Spec):
     """An HTTP header: a literal ``value``, an existing Secret's key, or a Pulumi secret."""
 
     name: HeaderName = Field(description="HTTP header name.")
-    value: str | None = None
+    value: Annotated[str, AfterValidator(header_value)] | None = None
     value_from: SecretSource | None = None
     secret: Any = Field(None, description="A pulumi secret (Python) or a secret string.")
 
@@ -349,7 +403,7 @@ class Persistence(Spec):
     """A PersistentVolumeClaim mounted into a service tool (e.g. the memory tool's SQLite)."""
 
     size: Quantity = "1Gi"
-    mount_path: HttpPath = "/data"
+    mount_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/data"
     storage_class_name: str | None = None
 
 
@@ -363,10 +417,10 @@ class WorkloadSpec(Spec):
     command: list[str] | None = None
     args: list[str] | None = None
     env: EnvMap = {}
-    secret_env: Annotated[dict[str, SecretEnvValue], AfterValidator(env_names)] = {}
+    secret_env: dict[EnvName, SecretEnvValue] = {}
     resources: Resources | None = Field(None, description="Unset: the cluster default.")
     labels: LabelMap = {}
-    annotations: LabelMap = {}
+    annotations: AnnotationMap = {}
     image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
     service_account_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
     automount_service_account_token: bool = False
@@ -376,6 +430,9 @@ class WorkloadSpec(Spec):
 class ToolSpec(WorkloadSpec):
     """A LanguageTool: an MCP server run as a Deployment + Service, or as an agent sidecar."""
 
+    name: Annotated[str, AfterValidator(dns1035_label)] = Field(
+        description="Name of the tool's Deployment and Service."
+    )
     type: Literal["mcp"] = "mcp"
     deployment_mode: Literal["service", "sidecar"] = "service"
     port: Port = 8080
@@ -486,7 +543,7 @@ class AgentSpec(WorkloadSpec):
     tools: list[ToolRef] = []
     mcp_servers: list[McpServerSpec] = []
     webhook_tools: list[WebhookToolSpec] = []
-    workspace_path: HttpPath = "/workspace"
+    workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
     egress: EgressMode | None = Field(None, description="Unset: the cluster default (open).")
     egress_to: list[EgressRule] = []
 

@@ -17,7 +17,7 @@ from pulumi.runtime.config import CONFIG, get_config_env, is_config_secret
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import Problem, SpecError
 from langop_infra.specs import ClusterSpec
-from langop_infra.validation import parse_cluster
+from langop_infra.validation import external_reference_problems, parse_cluster
 
 PROJECT = "langop-infra"
 KEYS = ("namespace", "createNamespace", "partOf", "defaults", "tools", "agents", "secrets")
@@ -81,13 +81,16 @@ def read_cluster_config(config: pulumi.Config | None = None) -> ClusterSpec:
         )
     try:
         spec = parse_cluster(document)
+        # One stack is one namespace: a tool of another namespace is never known here.
+        found = external_reference_problems(spec, ())
     except SpecError as exc:
-        problems += [
-            Problem(_config_path(prefix, p.path), p.message)
+        found = [
+            p
             for p in exc.problems
             # a missing namespace is already reported above, as a config key
             if not (p.path == "namespace" and "namespace" not in document)
         ]
+    problems += [Problem(_config_path(prefix, p.path), p.message) for p in found]
     if problems:
         raise SpecError(problems)
     return spec

@@ -8,9 +8,10 @@ items: duplicates, dangling references, env-name and container-name clashes.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -23,12 +24,17 @@ from langop_infra.specs import (
     AgentSpec,
     ClusterSpec,
     Defaults,
+    Resources,
+    SecretKeyRef,
+    SecretSource,
+    Security,
     Spec,
     ToolRef,
     ToolSpec,
     WorkloadSpec,
     env_token,
     header_env_name,
+    overlay,
 )
 
 
@@ -51,7 +57,7 @@ _KNOWN_FIELDS = sorted(
 )
 
 
-PLAIN_KEY = re.compile(r"^[A-Za-z0-9_./:-]+$")
+PLAIN_KEY = re.compile(r"[A-Za-z0-9_/:-]+(\.[A-Za-z0-9_/:-]+)*")
 
 
 def _loc_path(loc: Iterable[int | str]) -> str:
@@ -59,7 +65,7 @@ def _loc_path(loc: Iterable[int | str]) -> str:
     for part in loc:
         if isinstance(part, int):
             path = join_path(path, f"[{part}]")
-        elif PLAIN_KEY.match(part):
+        elif PLAIN_KEY.fullmatch(part):
             path = join_path(path, part)
         else:
             # Keys with spaces, brackets or line breaks are quoted, so a path stays one line.
@@ -74,6 +80,8 @@ def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
         return [p for p in loc if not (isinstance(p, str) and "[" in p)]
     kept: list[int | str] = []
     node = data
+    # "[key]" marks an error in a mapping's key rather than its value: the key names it.
+    loc = tuple(p for p in loc if p != "[key]")
     for n, part in enumerate(loc):
         in_mapping = isinstance(node, Mapping) and part in node
         in_list = isinstance(node, (list, tuple)) and isinstance(part, int) and part < len(node)
@@ -118,8 +126,10 @@ def problems_from(error: ValidationError, prefix: str = "", data: Any = None) ->
                     f"given twice, as {twin!r} and {field!r} (camelCase and snake_case name "
                     "the same field); keep one"
                 )
-            elif close:
+            elif close and close[0] != field:
                 message = f"unknown field; did you mean {close[0]!r}?"
+            elif close:
+                message = "unknown field: this object has no such field; remove it"
             else:
                 message = "unknown field; remove it or fix its spelling"
         elif kind == "missing":
@@ -435,6 +445,264 @@ def cluster_problems(
                     "a secret is a non-empty mapping of keys to values",
                 )
             )
+    problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
+    return problems
+
+
+def _namespace_wide_problems(
+    cluster: ClusterSpec, path: str, tool_index: list[int], agent_index: list[int]
+) -> list[Problem]:
+    """Names that collide with generated objects, secrets, security and resource bounds."""
+    defaults = cluster.defaults
+    restricted = cluster.create_namespace
+    problems = security_problems(
+        defaults.security, join_path(path, "defaults"), fields=None, restricted=restricted
+    )
+    workloads: list[tuple[str, WorkloadSpec]] = [
+        (f"tools[{i}]", t) for i, t in zip(tool_index, cluster.tools, strict=True)
+    ] + [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
+    by_name = {t.name: t for t in cluster.tools}
+    for where, workload in workloads:
+        full = join_path(path, where)
+        if workload.security is not None:
+            problems += security_problems(
+                overlay(defaults.security, workload.security),
+                full,
+                fields=set(workload.security.model_fields_set),
+                restricted=restricted,
+            )
+        problems += resource_problems(
+            defaults.resources, workload.resources, full, join_path(path, "defaults")
+        )
+        if f"{workload.name}-env" in cluster.secrets:
+            problems.append(
+                Problem(
+                    join_path(path, f"secrets.{workload.name}-env"),
+                    f"Secret {workload.name}-env is {workload.name}'s own (its secret env); "
+                    "rename this secret",
+                )
+            )
+        if defaults.default_deny and workload.name == "default-deny":
+            has_policy = isinstance(workload, ToolSpec) or any(
+                r.enabled and getattr(by_name.get(r.name), "deployment_mode", "") == "sidecar"
+                for r in getattr(workload, "tools", [])
+            )
+            if has_policy:
+                problems.append(
+                    Problem(
+                        join_path(full, "name"),
+                        "its policy default-deny-ingress would replace the namespace's "
+                        "default-deny-ingress; rename it",
+                    )
+                )
+        if isinstance(workload, ToolSpec):
+            for k, peer in enumerate(workload.allow_from):
+                if peer.ip_block is not None:
+                    problems += ip_block_problems(
+                        peer.ip_block.cidr,
+                        peer.ip_block.except_,
+                        join_path(full, f"allowFrom[{k}].ipBlock"),
+                    )
+        else:
+            for k, rule in enumerate(workload.egress_to):
+                problems += ip_block_problems(
+                    rule.cidr, rule.except_, join_path(full, f"egressTo[{k}]")
+                )
+    for where, ref in secret_refs(cluster, tool_index, agent_index):
+        keys = cluster.secrets.get(ref.name)
+        if isinstance(keys, Mapping) and ref.key not in keys:
+            problems.append(
+                Problem(
+                    join_path(path, f"{where}.key"),
+                    f"secret {ref.name!r} under secrets has no key {ref.key!r} (it has: "
+                    f"{', '.join(sorted(keys))}); fix the key or add it",
+                )
+            )
+    for i, tool in zip(tool_index, cluster.tools, strict=True):
+        for j, header in enumerate(tool.schema_sync.headers):
+            if header.value_from is None:
+                continue
+            ref = header.value_from.secret_key_ref
+            if ref.name not in cluster.secrets:
+                problems.append(
+                    Problem(
+                        join_path(path, f"tools[{i}].schemaSync.headers[{j}].valueFrom"),
+                        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
+                        "schema sync can only send values this program holds",
+                    )
+                )
+    return problems
+
+
+def parse_quantity(text: str) -> float:
+    """A Kubernetes quantity (``250m``, ``1.5Gi``, ``2``) as a number, for comparisons."""
+    units = {
+        "m": 1e-3,
+        "k": 1e3,
+        "M": 1e6,
+        "G": 1e9,
+        "T": 1e12,
+        "P": 1e15,
+        "E": 1e18,
+        "Ki": 2**10,
+        "Mi": 2**20,
+        "Gi": 2**30,
+        "Ti": 2**40,
+        "Pi": 2**50,
+        "Ei": 2**60,
+    }
+    match = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", str(text))
+    if match is None:
+        return 0.0
+    number, unit = match.groups()
+    return float(number) * units.get(unit, 1.0)
+
+
+def resource_problems(
+    defaults: Resources, own: Resources | None, path: str, defaults_path: str
+) -> list[Problem]:
+    """A request above its limit, named where the request is set."""
+    effective = overlay(defaults, own)
+    problems = []
+    for amount in ("cpu", "memory"):
+        request = getattr(effective.requests, amount)
+        limit = getattr(effective.limits, amount)
+        if request is None or limit is None or parse_quantity(request) <= parse_quantity(limit):
+            continue
+        set_here = own is not None and (
+            amount in own.requests.model_fields_set or amount in own.limits.model_fields_set
+        )
+        where = join_path(path if set_here else defaults_path, f"resources.requests.{amount}")
+        problems.append(
+            Problem(
+                where, f"request {request} is above the limit {limit}; lower it or raise the limit"
+            )
+        )
+    return problems
+
+
+RESTRICTED_CAPABILITIES = {"NET_BIND_SERVICE"}
+
+
+def security_problems(
+    security: Security, path: str, *, fields: set[str] | None, restricted: bool
+) -> list[Problem]:
+    """Settings Kubernetes refuses, or that the namespace's *restricted* standard refuses.
+
+    ``fields`` limits the report to the fields set at ``path`` (``None``: all of them).
+    """
+    checks: list[tuple[str, bool, str]] = [
+        (
+            "run_as_user",
+            security.run_as_user == 0 and security.run_as_non_root,
+            "runAsUser 0 is root, which runAsNonRoot forbids: pick a non-root UID such as 10001",
+        )
+    ]
+    if restricted:
+        why = (
+            "breaks the restricted Pod Security Standard that the namespace enforces "
+            "(langop-infra creates it with pod-security.kubernetes.io/enforce: restricted), so "
+            "Kubernetes would refuse the pods; remove the override, or adopt a namespace you "
+            "manage with createNamespace: false"
+        )
+        checks += [
+            ("run_as_non_root", not security.run_as_non_root, f"runAsNonRoot: false {why}"),
+            (
+                "allow_privilege_escalation",
+                security.allow_privilege_escalation,
+                f"allowPrivilegeEscalation: true {why}",
+            ),
+            (
+                "seccomp_profile",
+                security.seccomp_profile != "RuntimeDefault",
+                f"seccompProfile {security.seccomp_profile} {why}",
+            ),
+            (
+                "drop_capabilities",
+                "ALL" not in security.drop_capabilities,
+                f"not dropping ALL capabilities {why}",
+            ),
+            (
+                "add_capabilities",
+                bool(set(security.add_capabilities) - RESTRICTED_CAPABILITIES),
+                f"adding capabilities other than NET_BIND_SERVICE {why}",
+            ),
+        ]
+    problems = []
+    for field, failed, message in checks:
+        if failed and (fields is None or field in fields):
+            alias = Security.model_fields[field].alias or field
+            problems.append(Problem(join_path(path, f"security.{alias}"), message))
+    return problems
+
+
+def ip_block_problems(cidr: str, excepts: list[str], path: str) -> list[Problem]:
+    """Each ``except`` must lie inside its ``cidr``, or Kubernetes refuses the policy."""
+    network = ipaddress.ip_network(cidr, strict=False)
+    problems = []
+    for k, text in enumerate(excepts):
+        inner = ipaddress.ip_network(text, strict=False)
+        if inner.version != network.version or not inner.subnet_of(network):  # type: ignore[arg-type]
+            problems.append(
+                Problem(
+                    join_path(path, f"except[{k}]"),
+                    f"{text} is not inside {cidr}; an except range must be a subset of the cidr",
+                )
+            )
+    return problems
+
+
+def secret_refs(
+    cluster: ClusterSpec, tool_index: list[int], agent_index: list[int]
+) -> Iterator[tuple[str, SecretKeyRef]]:
+    """Every reference to a Secret's key in the cluster, with its path."""
+    for i, tool in zip(tool_index, cluster.tools, strict=True):
+        for name, value in tool.secret_env.items():
+            if isinstance(value, SecretSource):
+                yield f"tools[{i}].secretEnv.{name}.secretKeyRef", value.secret_key_ref
+        for j, header in enumerate(tool.schema_sync.headers):
+            if header.value_from is not None:
+                yield (
+                    f"tools[{i}].schemaSync.headers[{j}].valueFrom.secretKeyRef",
+                    header.value_from.secret_key_ref,
+                )
+    for i, agent in zip(agent_index, cluster.agents, strict=True):
+        for name, value in agent.secret_env.items():
+            if isinstance(value, SecretSource):
+                yield f"agents[{i}].secretEnv.{name}.secretKeyRef", value.secret_key_ref
+        for j, server in enumerate(agent.mcp_servers):
+            for k, header in enumerate(server.headers):
+                if header.value_from is not None:
+                    yield (
+                        f"agents[{i}].mcpServers[{j}].headers[{k}].valueFrom.secretKeyRef",
+                        header.value_from.secret_key_ref,
+                    )
+        for j, webhook in enumerate(agent.webhook_tools):
+            if webhook.authentication.secret_ref is not None:
+                yield (
+                    f"agents[{i}].webhookTools[{j}].authentication.secretRef",
+                    webhook.authentication.secret_ref,
+                )
+
+
+def external_reference_problems(
+    spec: ClusterSpec, external: Iterable[tuple[str, str]]
+) -> list[Problem]:
+    """References to tools of other namespaces that were not handed to the cluster."""
+    known = set(external)
+    problems = []
+    for i, agent in enumerate(spec.agents):
+        for j, ref in enumerate(agent.tools):
+            if not ref.enabled or ref.namespace in (None, spec.namespace):
+                continue
+            if (ref.namespace, ref.name) not in known:
+                problems.append(
+                    Problem(
+                        f"agents[{i}].tools[{j}].name",
+                        f"tool {ref.name!r} in namespace {ref.namespace!r} is not known here; "
+                        "pass its LanguageTool in external_tools, or set enabled: false",
+                    )
+                )
     return problems
 
 

@@ -241,8 +241,6 @@ CASES: list[Case] = [
         doc(("tools[0].name", "9memory"), ("agents[0].tools[0].name", "9memory")),
         "tools[0].name",
         r"(?i)letter|DNS-1035",
-        api_defect=SERVICE_NAME_DNS1035,
-        cli_defect=SERVICE_NAME_DNS1035,
     ),
     Case(
         "tool-image-missing",
@@ -297,7 +295,7 @@ CASES: list[Case] = [
     Case(
         "tool-env-name",
         doc(("tools[0].env", {"1BAD": "x"})),
-        "tools[0].env",
+        "tools[0].env.1BAD",
         r"'1BAD' is not a valid environment variable name",
     ),
     Case(
@@ -333,7 +331,7 @@ CASES: list[Case] = [
     Case(
         "tool-label-key",
         doc(("tools[0].labels", {"bad key": "x"})),
-        "tools[0].labels",
+        'tools[0].labels["bad key"]',
         r"'bad key' is not a valid label",
     ),
     Case(
@@ -341,8 +339,6 @@ CASES: list[Case] = [
         doc(("tools[0].labels", {"team": "platform team"})),
         "tools[0].labels.team",
         r"(?i)label value|not a valid",
-        api_defect=LABEL_VALUE,
-        cli_defect=LABEL_VALUE,
     ),
     Case(
         "tool-image-pull-policy",
@@ -367,8 +363,6 @@ CASES: list[Case] = [
         doc(("tools[0].persistence", {"mountPath": "/tmp"})),
         "tools[0].persistence.mountPath",
         r"/tmp",
-        api_defect=MOUNT_PATH_TMP,
-        cli_defect=MOUNT_PATH_TMP,
     ),
     Case(
         "tool-allow-from-on-sidecar",
@@ -414,8 +408,6 @@ CASES: list[Case] = [
         ),
         "tools[0].name",
         r"default-deny-ingress",
-        api_defect=DEFAULT_DENY_NAME,
-        cli_defect=DEFAULT_DENY_NAME,
     ),
     Case(
         "tool-security-run-as-user-negative",
@@ -442,8 +434,6 @@ CASES: list[Case] = [
         ),
         "tools[0].resources.requests.cpu",
         r"(?i)limit",
-        api_defect=REQUESTS_OVER_LIMITS,
-        cli_defect=REQUESTS_OVER_LIMITS,
     ),
     Case(
         "tool-schema-sync-access",
@@ -480,8 +470,6 @@ CASES: list[Case] = [
         ),
         "tools[0].schemaSync.headers[0].valueFrom",
         r"'nowhere' key 'token' is not declared under secrets",
-        api_defect=SYNC_HEADER_PATH,
-        cli_defect=SYNC_HEADER_PATH,
     ),
     Case("tools-not-a-list", doc(("tools", {"memory": {}})), "tools", r"expected a list, got dict"),
     Case("tool-not-a-mapping", doc(("tools[0]", "memory")), "tools[0]", r"expected a mapping"),
@@ -509,16 +497,12 @@ CASES: list[Case] = [
         doc((f"{A0}.name", "default-deny"), ("defaults", {"defaultDeny": True})),
         f"{A0}.name",
         r"default-deny-ingress",
-        api_defect=DEFAULT_DENY_NAME,
-        cli_defect=DEFAULT_DENY_NAME,
     ),
     Case(
         "agent-unknown-port-field",
         doc((f"{A0}.port", 8080)),
         f"{A0}.port",
         r"^unknown field(?!.*'port')",
-        api_defect=SELF_SUGGESTION,
-        cli_defect=SELF_SUGGESTION,
     ),
     Case(
         "agent-namespace-elsewhere",
@@ -567,16 +551,12 @@ CASES: list[Case] = [
         ),
         f"{A0}.egressTo[0].except[0]",
         r"(?i)inside|within|subset",
-        api_defect=EXCEPT_OUTSIDE_CIDR,
-        cli_defect=EXCEPT_OUTSIDE_CIDR,
     ),
     Case(
         "agent-egress-to-address-not-cidr",
         doc((f"{A0}.egress", "restricted"), (f"{A0}.egressTo", [{"cidr": "203.0.113.7"}])),
         f"{A0}.egressTo[0].cidr",
         r"CIDR",
-        api_defect=CIDR_WITHOUT_PREFIX,
-        cli_defect=CIDR_WITHOUT_PREFIX,
     ),
     Case(
         "agent-workspace-path-relative",
@@ -589,8 +569,6 @@ CASES: list[Case] = [
         doc((f"{A0}.workspacePath", "/etc/agent")),
         f"{A0}.workspacePath",
         r"/etc/agent",
-        api_defect=WORKSPACE_PATH_CONFIG,
-        cli_defect=WORKSPACE_PATH_CONFIG,
     ),
     Case(
         "agent-secret-key-ref-key",
@@ -602,8 +580,6 @@ CASES: list[Case] = [
         ),
         f"{A0}.secretEnv.TOKEN.secretKeyRef.key",
         r"not a valid Secret key",
-        api_defect=SECRET_KEY_REF_KEY,
-        cli_defect=SECRET_KEY_REF_KEY,
     ),
     Case(
         "agents-not-a-list",
@@ -640,7 +616,6 @@ CASES: list[Case] = [
         doc((f"{A0}.tools[0].namespace", "shared")),
         f"{A0}.tools[0].name",
         r"tool 'memory' in namespace 'shared' is not known here",
-        cli_defect=CROSS_NAMESPACE_PREFIX,
     ),
     Case(
         "ref-sidecar-port-clash",
@@ -683,8 +658,6 @@ CASES: list[Case] = [
         doc((f"{MCP0}.url", "https://bot:hunter2@search.example.com/mcp")),
         f"{MCP0}.url",
         r"(?i)credential|password|user",
-        api_defect=URL_WITH_CREDENTIALS,
-        cli_defect=URL_WITH_CREDENTIALS,
     ),
     Case(
         "mcp-name-pattern",
@@ -746,16 +719,12 @@ CASES: list[Case] = [
         doc((f"{HDR0}.valueFrom.secretKeyRef.key", "tokn")),
         f"{HDR0}.valueFrom.secretKeyRef.key",
         r"tokn",
-        api_defect=DANGLING_SECRET_KEY,
-        cli_defect=DANGLING_SECRET_KEY,
     ),
     Case(
         "header-value-line-break",
         doc((f"{MCP0}.headers[1]", header(value="a\r\nX-Injected: 1"))),
         f"{MCP0}.headers[1].value",
         r"(?i)line break|newline|control|CR|LF",
-        api_defect=HEADER_VALUE_CRLF,
-        cli_defect=HEADER_VALUE_CRLF,
     ),
     # --- webhook tools -----------------------------------------------------------------------
     Case(
@@ -910,16 +879,12 @@ CASES: list[Case] = [
         doc(("defaults", {"security": {"runAsUser": 0}})),
         "defaults.security.runAsUser",
         r"(?i)non-?root",
-        api_defect=RUN_AS_ROOT,
-        cli_defect=RUN_AS_ROOT,
     ),
     Case(
         "defaults-privilege-escalation-in-restricted-namespace",
         doc(("defaults", {"security": {"allowPrivilegeEscalation": True}})),
         "defaults.security.allowPrivilegeEscalation",
         r"(?i)restricted",
-        api_defect=WEAKER_THAN_RESTRICTED,
-        cli_defect=WEAKER_THAN_RESTRICTED,
     ),
     Case(
         "defaults-schema-sync-access",
@@ -939,8 +904,6 @@ CASES: list[Case] = [
         doc(("secrets", {"Search_Creds": {"token": "x"}})),
         "secrets.Search_Creds",
         r"'Search_Creds' is not a valid name",
-        api_defect=KEY_MARKER_IN_PATH,
-        cli_defect=KEY_MARKER_IN_PATH,
     ),
     Case(
         "secret-empty",
@@ -959,8 +922,6 @@ CASES: list[Case] = [
         doc(("secrets.ticketing", {"api key": "x"})),
         'secrets.ticketing["api key"]',
         r"'api key' is not a valid Secret key",
-        api_defect=KEY_MARKER_IN_PATH,
-        cli_defect=KEY_MARKER_IN_PATH,
     ),
     Case("secrets-not-a-mapping", doc(("secrets", ["token"])), "secrets", r"valid dictionary"),
     Case(
@@ -968,8 +929,6 @@ CASES: list[Case] = [
         doc(("secrets.helper-env", {"TOKEN": "x"}), (f"{A0}.secretEnv", {"TOKEN": "literal"})),
         "secrets.helper-env",
         r"helper-env",
-        api_defect=SECRET_NAME_CLASH,
-        cli_defect=SECRET_NAME_CLASH,
     ),
     # --- the cluster itself ------------------------------------------------------------------
     Case("namespace-missing", doc(("namespace", DELETE)), "namespace", r"required"),

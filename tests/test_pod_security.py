@@ -495,13 +495,6 @@ def test_sidecar_tool_port_is_not_open_to_the_cluster() -> None:
     assert not Network(policies).allows(stranger, researcher, 8181)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="stacks/Pulumi.prod.yaml: memory sets schemaSync.required: true but no allowFrom, so "
-    "memory-ingress admits only access-labelled agent pods; the sync arrives from the control "
-    "plane (apiserver-proxy) or a runner pod (direct), is refused on an enforcing CNI, and "
-    "`pulumi up -s prod` fails",
-)
 def test_a_required_schema_sync_has_a_way_in() -> None:
     stack = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())
     tools = stack["config"]["langop-infra:tools"]

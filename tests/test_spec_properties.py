@@ -471,22 +471,12 @@ def test_problem_text_stays_on_one_line() -> None:
     assert all("\n" not in str(p) for p in caught.value.problems)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="validation._data_loc keeps pydantic's '[key]' marker, the last loc part of an "
-    'invalid dict key, as if it were a key of the data: the path ends in ["[key]"]',
-)
 def test_invalid_dict_key_path_names_the_key() -> None:
     with pytest.raises(SpecError) as caught:
         parse_cluster({"namespace": "apps", "secrets": {"Bad_Name": {"token": "x"}}})
     assert [p.path for p in caught.value.problems] == ["secrets.Bad_Name"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="validation.PLAIN_KEY accepts keys that are or end with dots, printed bare: an "
-    "unknown key 'a.' gives the path 'a.', and '.' gives '..' after its parent",
-)
 @pytest.mark.parametrize("key", [".", "a.", "a..b"])
 def test_dotted_keys_give_readable_paths(key: str) -> None:
     with pytest.raises(SpecError) as caught:
@@ -495,11 +485,6 @@ def test_dotted_keys_give_readable_paths(key: str) -> None:
     assert PATH.fullmatch(problem.path), problem.path
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="validation.PLAIN_KEY is matched with `^...$`, and `$` also matches before a final "
-    "line break: the key '0\\n' is printed bare, and the path holds a line break",
-)
 def test_key_ending_in_a_line_break_is_quoted() -> None:
     with pytest.raises(SpecError) as caught:
         parse_tool({**VALID_SIDECAR, "0\n": None})
