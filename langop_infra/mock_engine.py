@@ -163,9 +163,8 @@ def run_program(
     when the program raises.
     """
     run = into if into is not None else ProgramRun()
-    logger = logging.getLogger(f"langop_infra.mock_engine.{id(run)}")
-    logger.propagate = False
-    logger.setLevel(logging.DEBUG)
+    # Not from logging.getLogger: the registry would keep every run alive for good.
+    logger = logging.Logger("langop_infra.mock_engine", logging.DEBUG)
     logger.addHandler(_LogCapture(run))
 
     # The caller's loop when there is one (Outputs made before the run live on it); one

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from langop_infra.contract import NO_FOLD, YAML_DUMPER
 from langop_infra.errors import Problem, SpecError
 from langop_infra.mock_engine import REDACTED, ProgramRun, run_program
 
@@ -160,7 +161,9 @@ def sorted_manifests(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def dump_yaml(manifest: Mapping[str, Any]) -> str:
-    return yaml.safe_dump(dict(manifest), sort_keys=True, default_flow_style=False, width=1000)
+    return yaml.dump(
+        dict(manifest), Dumper=YAML_DUMPER, sort_keys=True, default_flow_style=False, width=NO_FOLD
+    )
 
 
 def dump_stream(manifests: list[dict[str, Any]]) -> str:

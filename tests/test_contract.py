@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from langop_infra import contract
@@ -360,3 +361,35 @@ def test_checksum_changes_with_content() -> None:
     assert contract.checksum("a") == contract.checksum("a")
     assert contract.checksum("a") != contract.checksum("b")
     assert contract.checksum("ab", "c") != contract.checksum("a", "bc")
+
+
+def test_yaml_bytes_do_not_depend_on_libyaml() -> None:
+    """The config checksum hashes config.yaml's bytes: both PyYAML dumpers must agree."""
+    if not getattr(yaml, "__with_libyaml__", False):
+        pytest.skip("PyYAML was built without libyaml")
+    agent = parse_agent(
+        {
+            "name": "helper",
+            "image": "i:1",
+            "webhookTools": [
+                {
+                    "name": "long",
+                    "url": "https://x.example.com/" + "p" * 1500,
+                    "description": "word " * 200 + "\u2028 and \u0085",
+                }
+            ],
+        }
+    )
+    document = contract.agent_config(agent, [])
+    ours = contract.config_yaml(document)
+    assert contract.YAML_DUMPER is yaml.CSafeDumper
+    theirs = yaml.dump(
+        document,
+        Dumper=yaml.SafeDumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=contract.NO_FOLD,
+    )
+    assert ours == theirs
+    assert yaml.safe_load(ours) == document
