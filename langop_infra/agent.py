@@ -186,10 +186,16 @@ class LanguageAgent(pulumi.ComponentResource):
                 mounts=mounts,
             )
         ]
-        for sidecar in sidecars:
+        for index, sidecar in enumerate(sidecars):
+            # Each sidecar gets its own /tmp: the agent's scratch files are not the tool's.
+            tmp = f"sidecar-{index}-tmp"
             joined = copy.deepcopy(sidecar)
-            joined["volumeMounts"].append(workspace)
+            joined["volumeMounts"] = [
+                {**m, "name": tmp} if m["name"] == pods.TMP_VOLUME else m
+                for m in joined["volumeMounts"]
+            ] + [workspace]
             containers.append(joined)
+            volumes.append({"name": tmp, "emptyDir": {}})
 
         secrets = [self.secret] if self.secret is not None else []
         secrets += [

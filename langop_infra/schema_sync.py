@@ -38,6 +38,7 @@ INPUTS = (
     "kube_context",
     "kubeconfig",
 )
+SECRET_INPUTS = ("headers", "kubeconfig")
 ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
 IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
@@ -149,7 +150,8 @@ def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
 def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> dict:
     """Sync once: the resource's outputs. Raises only for a failed ``required`` sync."""
     previous = previous or {}
-    outs = {k: inputs.get(k) for k in INPUTS if k != "headers"}
+    # Credentials stay inputs only: outputs are shown by `pulumi stack output` and previews.
+    outs = {k: inputs.get(k) for k in INPUTS if k not in SECRET_INPUTS}
     try:
         listing = list_tools(inputs)
     except Exception as exc:  # every failure is reported, never half-recorded
@@ -273,7 +275,7 @@ class ToolSchemaSync(dyn.Resource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         props = {key: inputs.get(key) for key in INPUTS}
-        for key in ("headers", "kubeconfig"):
+        for key in SECRET_INPUTS:
             if props.get(key):
                 props[key] = pulumi.Output.secret(props[key])
         props.update(

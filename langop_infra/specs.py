@@ -39,6 +39,7 @@ RESERVED_AGENT_ENV = frozenset(
 )
 RESERVED_AGENT_ENV_PREFIXES = ("ARK_MCP_", "AGENT_WEBHOOK_")
 SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
+RESERVED_LABEL_PREFIXES = ("langop.io", "access.langop.io")
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 # Mounted in every pod by the components: /tmp (writable), /etc/agent (config.yaml).
 RESERVED_MOUNTS = ("/tmp", "/etc/agent")
@@ -135,6 +136,12 @@ def env_name(name: str) -> str:
 def label_key(key: str) -> str:
     if len(key) > 316 or not LABEL_NAME.fullmatch(key):
         raise ValueError(f"{key!r} is not a valid label or annotation key")
+    if key.split("/", 1)[0] in RESERVED_LABEL_PREFIXES and "/" in key:
+        # access.langop.io/<tool> opens a tool's ingress policy: only references may set it.
+        raise ValueError(
+            f"{key!r} is reserved for labels langop-infra sets (langop.io/, access.langop.io/); "
+            "reference the tool instead, or pick another key"
+        )
     return key
 
 

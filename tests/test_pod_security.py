@@ -449,9 +449,15 @@ def test_no_service_account_token_and_read_only_root(stack: str) -> None:
     """Beyond the standard, as the README promises: no API token, read-only root, writable /tmp."""
     for name, pod in pod_templates(stack).items():
         assert pod["spec"]["automountServiceAccountToken"] is False, name
+        volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
+        tmp_volumes = []
         for c in containers(pod):
             assert ctx(c)["readOnlyRootFilesystem"] is True, (name, c["name"])
-            assert {"name": "tmp", "mountPath": "/tmp"} in c["volumeMounts"], (name, c["name"])
+            [tmp] = [m["name"] for m in c["volumeMounts"] if m["mountPath"] == "/tmp"]
+            assert volumes[tmp] == {"name": tmp, "emptyDir": {}}, (name, c["name"])
+            tmp_volumes.append(tmp)
+        # Each container of the pod (agent, sidecars) has a /tmp of its own.
+        assert len(set(tmp_volumes)) == len(tmp_volumes), name
 
 
 @pytest.mark.parametrize("stack", STACKS)

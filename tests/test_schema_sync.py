@@ -78,6 +78,15 @@ def test_create_records_full_schemas_and_hash(memory: tuple[MCPServer, str]) -> 
     assert "headers" not in outs
 
 
+def test_credentials_never_come_back_as_outputs(memory: tuple[MCPServer, str]) -> None:
+    _, base = memory
+    props = inputs(base, headers={"X-Token": "canary-h"}, kubeconfig="apiVersion: v1 canary-k")
+    outs = ToolSchemaSyncProvider().create(props).outs
+    assert outs["phase"] == "Registered"
+    assert "headers" not in outs and "kubeconfig" not in outs
+    assert "canary" not in json.dumps(outs)
+
+
 def test_schema_change_shows_in_diff_and_read(memory: tuple[MCPServer, str]) -> None:
     server, base = memory
     provider = ToolSchemaSyncProvider()

@@ -726,3 +726,12 @@ def test_webhook_auth_env_name_clash_is_rejected() -> None:
         },
     )
     assert any(path.startswith("webhookTools[1]") for path in problems)
+
+
+@pytest.mark.parametrize("key", ["access.langop.io/memory", "langop.io/tool"])
+def test_labels_langop_infra_sets_are_reserved(key: str) -> None:
+    """An access label opens a tool's ingress policy: only a reference may set it."""
+    problems = problems_of(parse_agent, {**MINIMAL_AGENT, "labels": {key: "true"}})
+    [(path, message)] = problems.items()
+    assert path == f"labels.{key}"
+    assert "reserved" in message and "reference the tool" in message
