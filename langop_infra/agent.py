@@ -14,7 +14,7 @@ from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
 from langop_infra.specs import AgentSpec, Defaults, overlay
 from langop_infra.tool import LanguageTool
-from langop_infra.validation import parse_agent
+from langop_infra.validation import deploy_problems, parse_agent
 
 ToolIndex = Mapping[tuple[str, str], LanguageTool]
 
@@ -135,6 +135,9 @@ class LanguageAgent(pulumi.ComponentResource):
     ) -> None:
         agent, given = agent_spec_from(name, spec, fields)
         defaults = defaults or Defaults()
+        problems = deploy_problems(agent, defaults)
+        if problems:
+            raise SpecError(problems)
         namespace = agent.namespace or contract.DEFAULT_NAMESPACE
         targets, tools = resolve_tools(agent, namespace, {**(tool_index or {}), **given})
         part_of = part_of or namespace

@@ -13,7 +13,7 @@ from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
 from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import Defaults, ToolSpec, overlay
-from langop_infra.validation import parse_tool
+from langop_infra.validation import deploy_problems, parse_tool
 
 SecretValues = Mapping[str, Mapping[str, Any]]
 
@@ -106,6 +106,9 @@ class LanguageTool(pulumi.ComponentResource):
         tool = tool_spec_from(name, spec, fields)
         headers = sync_headers(tool, secret_values or {})
         defaults = defaults or Defaults()
+        problems = deploy_problems(tool, defaults)
+        if problems:
+            raise SpecError(problems)
         namespace = tool.namespace or contract.DEFAULT_NAMESPACE
         part_of = part_of or namespace
         super().__init__("langop:index:LanguageTool", name, None, opts)

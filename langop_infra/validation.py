@@ -464,15 +464,8 @@ def _namespace_wide_problems(
     by_name = {t.name: t for t in cluster.tools}
     for where, workload in workloads:
         full = join_path(path, where)
-        if workload.security is not None:
-            problems += security_problems(
-                overlay(defaults.security, workload.security),
-                full,
-                fields=set(workload.security.model_fields_set),
-                restricted=restricted,
-            )
-        problems += resource_problems(
-            defaults.resources, workload.resources, full, join_path(path, "defaults")
+        problems += deploy_problems(
+            workload, defaults, full, join_path(path, "defaults"), restricted=restricted
         )
         if f"{workload.name}-env" in cluster.secrets:
             problems.append(
@@ -494,19 +487,6 @@ def _namespace_wide_problems(
                         "its policy default-deny-ingress would replace the namespace's "
                         "default-deny-ingress; rename it",
                     )
-                )
-        if isinstance(workload, ToolSpec):
-            for k, peer in enumerate(workload.allow_from):
-                if peer.ip_block is not None:
-                    problems += ip_block_problems(
-                        peer.ip_block.cidr,
-                        peer.ip_block.except_,
-                        join_path(full, f"allowFrom[{k}].ipBlock"),
-                    )
-        else:
-            for k, rule in enumerate(workload.egress_to):
-                problems += ip_block_problems(
-                    rule.cidr, rule.except_, join_path(full, f"egressTo[{k}]")
                 )
     for where, ref in secret_refs(cluster, tool_index, agent_index):
         keys = cluster.secrets.get(ref.name)
@@ -648,6 +628,41 @@ def ip_block_problems(cidr: str, excepts: list[str], path: str) -> list[Problem]
                     join_path(path, f"except[{k}]"),
                     f"{text} is not inside {cidr}; an except range must be a subset of the cidr",
                 )
+            )
+    return problems
+
+
+def deploy_problems(
+    workload: WorkloadSpec,
+    defaults: Defaults,
+    path: str = "",
+    defaults_path: str = "defaults",
+    *,
+    restricted: bool = False,
+) -> list[Problem]:
+    """What Kubernetes would refuse of one workload on top of the defaults: requests above
+    limits, root with runAsNonRoot (or anything the restricted standard refuses, when the
+    namespace enforces it), ``except`` ranges outside their cidr."""
+    problems = resource_problems(defaults.resources, workload.resources, path, defaults_path)
+    if workload.security is not None:
+        problems += security_problems(
+            overlay(defaults.security, workload.security),
+            path,
+            fields=set(workload.security.model_fields_set),
+            restricted=restricted,
+        )
+    if isinstance(workload, ToolSpec):
+        for k, peer in enumerate(workload.allow_from):
+            if peer.ip_block is not None:
+                problems += ip_block_problems(
+                    peer.ip_block.cidr,
+                    peer.ip_block.except_,
+                    join_path(path, f"allowFrom[{k}].ipBlock"),
+                )
+    elif isinstance(workload, AgentSpec):
+        for k, rule in enumerate(workload.egress_to):
+            problems += ip_block_problems(
+                rule.cidr, rule.except_, join_path(path, f"egressTo[{k}]")
             )
     return problems
 

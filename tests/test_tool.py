@@ -422,3 +422,25 @@ def test_bad_name_registers_nothing() -> None:
     assert isinstance(caught.value, SpecError)
     assert [p.path for p in caught.value.problems] == ["name"]
     assert run.registrations == []
+
+
+def test_standalone_tool_gets_the_deploy_time_checks_too() -> None:
+    """Without LanguageCluster, what Kubernetes would refuse is still refused up front."""
+    run = ProgramRun()
+    with pytest.raises(SpecError) as caught:
+        run_program(
+            lambda: LanguageTool(
+                "memory",
+                image="ghcr.io/acme/memory:1",
+                resources={"requests": {"cpu": "2"}, "limits": {"cpu": "1"}},
+                security={"runAsUser": 0},
+                allow_from=[{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["192.168.0.0/16"]}}],
+            ),
+            into=run,
+        )
+    assert {p.path for p in caught.value.problems} == {
+        "resources.requests.cpu",
+        "security.runAsUser",
+        "allowFrom[0].ipBlock.except[0]",
+    }
+    assert run.registrations == []
