@@ -607,3 +607,27 @@ def test_webhook_input_schema_is_as_written(stack: str) -> None:
         "type": "string",
         "description": "The ticket's id, e.g. SUP-1234",
     }
+
+
+def test_the_python_api_example_program_runs_under_the_mock_engine() -> None:
+    """examples/stack_program.py, the Python API path, registers what its docstring says."""
+    import runpy
+
+    from langop_infra.mock_engine import run_program
+
+    run = run_program(
+        lambda: runpy.run_path(str(ROOT / "examples" / "stack_program.py")),
+        config={"langop-infra:namespace": "research-dev"},
+    )
+    manifests = run.manifests()
+    validate_manifests(manifests)
+    names = {(m["kind"], m["metadata"]["name"]) for m in manifests}
+    assert {
+        ("Deployment", "memory"),
+        ("Deployment", "docs-search"),
+        ("Deployment", "researcher"),
+        ("Deployment", "triage"),
+        ("Secret", "researcher-env"),
+    } <= names
+    assert ("Deployment", "workspace-files") not in names
+    assert run.outputs["memory_endpoint"] == "http://memory.research-dev.svc.cluster.local:8080"
