@@ -29,12 +29,6 @@ class SpecError(ValueError):
         header = f"invalid {subject}: {count} problem{'s' if count != 1 else ''}"
         super().__init__("\n".join([header, *(f"  - {p}" for p in self.problems)]))
 
-    def with_prefix(self, prefix: str) -> SpecError:
-        """The same problems, each path put under ``prefix`` (e.g. a config key)."""
-        return SpecError(
-            (Problem(join_path(prefix, p.path), p.message) for p in self.problems),
-        )
-
 
 def join_path(prefix: str, path: str) -> str:
     """``join_path("tools[0]", "port") == "tools[0].port"``; indexes attach without a dot."""
