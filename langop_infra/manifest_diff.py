@@ -34,18 +34,22 @@ def load_render(path: str | Path) -> dict[ObjectKey, dict[str, Any]]:
     path = Path(path)
     files = sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
     if not path.exists():
-        raise SpecError([Problem(str(path), "no such file or directory")])
+        raise SpecError([Problem(str(path), "no such file or directory")], subject="render")
     objects: dict[ObjectKey, dict[str, Any]] = {}
     for file in files:
         try:
             documents = list(yaml.safe_load_all(file.read_text()))
         except yaml.YAMLError as exc:
-            raise SpecError([Problem(str(file), f"not valid YAML: {exc}")]) from None
+            raise SpecError(
+                [Problem(str(file), f"not valid YAML: {exc}")], subject="render"
+            ) from None
         for doc in documents:
             if doc is None:
                 continue
             if not isinstance(doc, dict) or "kind" not in doc:
-                raise SpecError([Problem(str(file), "holds a document that is not an object")])
+                raise SpecError(
+                    [Problem(str(file), "holds a document that is not an object")], subject="render"
+                )
             objects[object_key(doc)] = doc
     return objects
 
