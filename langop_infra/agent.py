@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,10 +12,16 @@ import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
-from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
-from langop_infra.specs import AgentSpec, Defaults, overlay
+from langop_infra.k8s import (
+    child_options,
+    network_policy,
+    object_meta,
+    pod_annotations,
+    workload_secret,
+)
+from langop_infra.specs import AgentSpec, Defaults, ToolSpec, overlay
 from langop_infra.tool import LanguageTool
-from langop_infra.validation import deploy_problems, parse_agent
+from langop_infra.validation import deploy_problems, parse_agent, sidecar_problems
 
 ToolIndex = Mapping[tuple[str, str], LanguageTool]
 
@@ -51,12 +58,13 @@ def resolve_tools(
     """Targets of the enabled references, in order, and their tools; every miss at once."""
     targets: list[contract.ToolTarget] = []
     tools: list[LanguageTool] = []
+    resolved: list[ToolSpec | None] = []
     problems = []
-    sidecar_ports: dict[int, str] = {}
     for i, ref in enumerate(agent.tools):
+        tool = index.get((ref.namespace or namespace, ref.name)) if ref.enabled else None
+        resolved.append(tool.spec if tool is not None else None)
         if not ref.enabled:
             continue
-        tool = index.get((ref.namespace or namespace, ref.name))
         if tool is None:
             problems.append(
                 Problem(
@@ -67,37 +75,21 @@ def resolve_tools(
                 )
             )
             continue
-        if tool.target.deployment_mode == "sidecar":
-            if ref.name == agent.name:
-                problems.append(
-                    Problem(
-                        f"tools[{i}]",
-                        f"sidecar {ref.name!r} has the agent's own name, and containers of a "
-                        "pod need distinct names; rename the tool or the agent",
-                    )
-                )
-            if tool.target.namespace != namespace and tool.secret is not None:
-                problems.append(
-                    Problem(
-                        f"tools[{i}]",
-                        f"sidecar {ref.name!r} keeps its secret env in namespace "
-                        f"{tool.target.namespace!r}; declare it in {namespace!r} or use "
-                        "secretKeyRef",
-                    )
-                )
-            if sidecar_ports.get(tool.target.port, ref.name) != ref.name:
-                problems.append(
-                    Problem(
-                        f"tools[{i}]",
-                        f"sidecar {ref.name!r} uses port {tool.target.port}, as does sidecar "
-                        f"{sidecar_ports[tool.target.port]!r} in the same pod; change one port",
-                    )
-                )
-            sidecar_ports[tool.target.port] = ref.name
-        targets.append(
-            contract.ToolTarget.of(tool.spec, tool.target.namespace, required=ref.required)
+        sidecar_elsewhere = tool.target.deployment_mode == "sidecar" and (
+            tool.target.namespace != namespace
         )
+        if sidecar_elsewhere and tool.secret is not None:
+            problems.append(
+                Problem(
+                    f"tools[{i}]",
+                    f"sidecar {ref.name!r} keeps its secret env in namespace "
+                    f"{tool.target.namespace!r}; declare it in {namespace!r} or use "
+                    "secretKeyRef",
+                )
+            )
+        targets.append(dataclasses.replace(tool.target, required=ref.required))
         tools.append(tool)
+    problems += sidecar_problems(agent, resolved, "")
     if problems:
         raise SpecError(problems)
     return targets, tools
@@ -201,11 +193,8 @@ class LanguageAgent(pulumi.ComponentResource):
             volumes.append({"name": tmp, "emptyDir": {}})
 
         secrets = [self.secret] if self.secret is not None else []
-        secrets += [
-            s
-            for n, s in sorted((managed_secrets or {}).items())
-            if n in contract.secret_names_used(env)
-        ]
+        used = set(contract.secret_names_used(env))
+        secrets += [s for n, s in sorted((managed_secrets or {}).items()) if n in used]
         secrets += [t.secret for t in tools if t.sidecar_container is not None and t.secret]
         annotations = {
             **agent.annotations,
@@ -252,35 +241,35 @@ class LanguageAgent(pulumi.ComponentResource):
         ingress into a pod that carries sidecar tools."""
         made = []
         if has_sidecars:
-            policy_name = policies.agent_ingress_name(agent.name)
             made.append(
-                k8s.networking.v1.NetworkPolicy(
-                    f"{namespace}/{policy_name}",
-                    metadata=object_meta(policy_name, namespace, labels),
-                    spec=policies.agent_ingress_spec(agent.name),
-                    opts=opts,
+                network_policy(
+                    policies.agent_ingress_name(agent.name),
+                    namespace,
+                    labels,
+                    policies.agent_ingress_spec(agent.name),
+                    opts,
                 )
             )
         for target in targets:
             if target.deployment_mode != "service" or target.namespace == namespace:
                 continue
-            policy_name = policies.cross_namespace_name(target.name, namespace, agent.name)
             made.append(
-                k8s.networking.v1.NetworkPolicy(
-                    f"{target.namespace}/{policy_name}",
-                    metadata=object_meta(policy_name, target.namespace, labels),
-                    spec=policies.cross_namespace_spec(target, namespace, agent.name),
-                    opts=opts,
+                network_policy(
+                    policies.cross_namespace_name(target.name, namespace, agent.name),
+                    target.namespace,
+                    labels,
+                    policies.cross_namespace_spec(target, namespace, agent.name),
+                    opts,
                 )
             )
         if (agent.egress or defaults.egress) == "restricted":
-            policy_name = policies.agent_egress_name(agent.name)
             made.append(
-                k8s.networking.v1.NetworkPolicy(
-                    f"{namespace}/{policy_name}",
-                    metadata=object_meta(policy_name, namespace, labels),
-                    spec=policies.agent_egress_spec(agent.name, targets, agent.egress_to),
-                    opts=opts,
+                network_policy(
+                    policies.agent_egress_name(agent.name),
+                    namespace,
+                    labels,
+                    policies.agent_egress_spec(agent.name, targets, agent.egress_to),
+                    opts,
                 )
             )
         return made

@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 from langop_infra import contract, policies
 from langop_infra.agent import LanguageAgent
 from langop_infra.errors import SpecError
-from langop_infra.k8s import child_options, object_meta, opaque_secret
+from langop_infra.k8s import child_options, network_policy, object_meta, opaque_secret
 from langop_infra.specs import ClusterSpec
 from langop_infra.tool import LanguageTool
 from langop_infra.validation import external_reference_problems, parse_cluster
@@ -118,11 +118,8 @@ class LanguageCluster(pulumi.ComponentResource):
 
         self.default_deny = None
         if defaults.default_deny:
-            self.default_deny = k8s.networking.v1.NetworkPolicy(
-                f"{ns}/{policies.DEFAULT_DENY_NAME}",
-                metadata=object_meta(policies.DEFAULT_DENY_NAME, ns, labels),
-                spec=policies.default_deny_spec(),
-                opts=child,
+            self.default_deny = network_policy(
+                policies.DEFAULT_DENY_NAME, ns, labels, policies.default_deny_spec(), child
             )
 
         self.namespace = pulumi.Output.from_input(ns)

@@ -44,6 +44,19 @@ def opaque_secret(
     )
 
 
+def network_policy(
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    spec: dict[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> k8s.networking.v1.NetworkPolicy:
+    """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<namespace>/<name>``)."""
+    return k8s.networking.v1.NetworkPolicy(
+        f"{namespace}/{name}", metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
+    )
+
+
 def workload_secret(
     key: str,
     workload: str,

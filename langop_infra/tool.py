@@ -10,7 +10,13 @@ import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
 from langop_infra.errors import Problem, SpecError
-from langop_infra.k8s import child_options, object_meta, pod_annotations, workload_secret
+from langop_infra.k8s import (
+    child_options,
+    network_policy,
+    object_meta,
+    pod_annotations,
+    workload_secret,
+)
 from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import Defaults, ToolSpec, overlay
 from langop_infra.validation import deploy_problems, parse_tool
@@ -190,11 +196,12 @@ class LanguageTool(pulumi.ComponentResource):
                 },
                 opts=child,
             )
-            self.network_policy = k8s.networking.v1.NetworkPolicy(
-                f"{key}-ingress",
-                metadata=object_meta(policies.tool_ingress_name(tool.name), namespace, labels),
-                spec=policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
-                opts=child,
+            self.network_policy = network_policy(
+                policies.tool_ingress_name(tool.name),
+                namespace,
+                labels,
+                policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
+                child,
             )
 
         self.schema_sync = None

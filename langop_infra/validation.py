@@ -436,7 +436,8 @@ def cluster_problems(
                 )
             )
         problems += _dangling(list(enumerate(agent.tools)), ns, declared, where)
-        problems += sidecar_problems(agent, [by_name.get(r.name) for r in agent.tools], where, ns)
+        resolved = [by_name.get(r.name) if r.namespace in (None, ns) else None for r in agent.tools]
+        problems += sidecar_problems(agent, resolved, where)
     for name, values in cluster.secrets.items():
         if not isinstance(values, Mapping) or not values:
             problems.append(
@@ -721,16 +722,15 @@ def external_reference_problems(
     return problems
 
 
-def sidecar_problems(
-    agent: AgentSpec, tools: list[ToolSpec | None], path: str, namespace: str | None
-) -> list[Problem]:
-    """Sidecars share the agent's pod: distinct ports, and no container named like the agent."""
+def sidecar_problems(agent: AgentSpec, tools: list[ToolSpec | None], path: str) -> list[Problem]:
+    """Sidecars share the agent's pod: distinct ports, and no container named like the agent.
+
+    ``tools`` holds the tool each of ``agent.tools`` resolves to, or None.
+    """
     problems = []
     ports: dict[int, str] = {}
     for j, (ref, tool) in enumerate(zip(agent.tools, tools, strict=True)):
         if tool is None or not ref.enabled or tool.deployment_mode != "sidecar":
-            continue
-        if ref.namespace not in (None, namespace):
             continue
         if tool.name == agent.name:
             problems.append(
