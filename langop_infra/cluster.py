@@ -87,15 +87,10 @@ class LanguageCluster(pulumi.ComponentResource):
 
         self.tools = {}
         for tool in cluster.tools:
-            tool_spec = tool.model_copy(update={"namespace": ns})
-            if tool_spec.schema_sync.access is None:
-                sync = tool_spec.schema_sync.model_copy(
-                    update={"access": defaults.schema_sync_access}
-                )
-                tool_spec = tool_spec.model_copy(update={"schema_sync": sync})
+            # LanguageTool takes the schema-sync access mode from `defaults` when unset.
             self.tools[tool.name] = LanguageTool(
                 f"{ns}/{tool.name}",
-                tool_spec,
+                tool.model_copy(update={"namespace": ns}),
                 defaults=defaults,
                 part_of=part_of,
                 secret_values=cluster.secrets,
