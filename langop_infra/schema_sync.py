@@ -44,31 +44,39 @@ IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
 
 
-def resolve_access(inputs: Mapping[str, Any]) -> str:
-    """``direct`` or ``apiserver-proxy``: ``auto`` picks the proxy for an in-cluster endpoint
-    when Kubernetes credentials load here, since such a name resolves only inside the cluster."""
+KubeAccess = tuple[str, dict[str, str], dict[str, Any]]
+
+
+def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
+    """The API server's URL, auth headers and TLS options when the sync goes through its
+    service proxy, else None. ``auto`` picks the proxy for an in-cluster endpoint when
+    Kubernetes credentials load here, since such a name resolves only inside the cluster."""
     access = inputs.get("access") or "auto"
-    if access != "auto":
-        return access
-    if inputs.get("sync_url"):
-        return "direct"
-    host = urlsplit(str(inputs.get("endpoint") or "")).hostname or ""
-    if not host.endswith(IN_CLUSTER_SUFFIX):
-        return "direct"
+    if access == "direct":
+        return None
+    if access == "auto":
+        host = urlsplit(str(inputs.get("endpoint") or "")).hostname or ""
+        if inputs.get("sync_url") or not host.endswith(IN_CLUSTER_SUFFIX):
+            return None
     try:
-        kube_api_access(inputs.get("kubeconfig") or None, inputs.get("kube_context") or None)
+        return kube_api_access(inputs.get("kubeconfig") or None, inputs.get("kube_context") or None)
     except RuntimeError:
-        return "direct"
-    return "apiserver-proxy"
+        if access == "apiserver-proxy":
+            raise
+        return None
+
+
+def resolve_access(inputs: Mapping[str, Any]) -> str:
+    """``direct`` or ``apiserver-proxy``, as :func:`proxy_access` decides."""
+    return "direct" if proxy_access(inputs) is None else "apiserver-proxy"
 
 
 def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
     """The URL to call, extra headers, and TLS options for the access mode."""
     headers = dict(inputs.get("headers") or {})
-    if resolve_access(inputs) == "apiserver-proxy":
-        host, auth_headers, tls = kube_api_access(
-            inputs.get("kubeconfig") or None, inputs.get("kube_context") or None
-        )
+    proxy = proxy_access(inputs)
+    if proxy is not None:
+        host, auth_headers, tls = proxy
         url = (
             f"{host.rstrip('/')}/api/v1/namespaces/{inputs['namespace']}/services/"
             f"{inputs['service']}:{int(inputs['port'])}/proxy{inputs.get('mcp_path') or '/mcp'}"
@@ -78,9 +86,7 @@ def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[st
     return url, headers, {}
 
 
-def kube_api_access(
-    kubeconfig: str | None, context: str | None
-) -> tuple[str, dict[str, str], dict[str, Any]]:
+def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
     """API server URL, auth headers and TLS options from the kubeconfig (exec plugins, tokens
     and client certificates handled by the ``kubernetes`` client), or in-cluster config."""
     try:
