@@ -30,6 +30,12 @@ class SpecError(ValueError):
         super().__init__("\n".join([header, *(f"  - {p}" for p in self.problems)]))
 
 
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` folded onto one line of at most ``limit`` characters (for phases, CLI output)."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
 def join_path(prefix: str, path: str) -> str:
     """``join_path("tools[0]", "port") == "tools[0].port"``; indexes attach without a dot."""
     if not prefix:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
+from langop_infra.errors import one_line
 from langop_infra.schema_compare import SchemaComparison, compare_tools, schema_hash
 
 if TYPE_CHECKING:
@@ -130,11 +131,6 @@ def sync_all(
 ) -> dict[str, SyncResult]:
     """:func:`sync_targets` from synchronous code (what ``langop-infra schemas`` calls)."""
     return asyncio.run(sync_targets(targets, deadline=deadline))
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 # --- the lock file -------------------------------------------------------------------------

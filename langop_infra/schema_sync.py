@@ -21,6 +21,7 @@ import pulumi
 import pulumi.dynamic as dyn
 import yaml
 
+from langop_infra.errors import one_line
 from langop_infra.schema_compare import schema_hash
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi's marker for a preview-time unknown
@@ -131,11 +132,6 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def _one_line(text: str, limit: int = 300) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
 def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
     """Call ``initialize`` + ``tools/list`` on the tool as the inputs say."""
     from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
@@ -161,7 +157,7 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
     try:
         listing = list_tools(inputs)
     except Exception as exc:  # every failure is reported, never half-recorded
-        message = _one_line(f"{type(exc).__name__}: {exc}" if not _is_mcp(exc) else str(exc))
+        message = one_line(f"{type(exc).__name__}: {exc}" if not _is_mcp(exc) else str(exc))
         if inputs.get("required"):
             raise RuntimeError(
                 f"schema sync of {inputs.get('service')} failed: {message}"

@@ -123,9 +123,10 @@ def stack_targets(
 ) -> tuple[list[SyncTarget], dict[str, SyncResult]]:
     """Every schema-synced tool of the stack as a target, and those that cannot be reached at
     all (e.g. no kubeconfig for ``apiserver-proxy``) as failed results."""
+    from langop_infra.errors import one_line
     from langop_infra.mock_engine import DYNAMIC_TYPE
     from langop_infra.render import render_stack
-    from langop_infra.schema_lock import SyncResult, SyncTarget, one_line
+    from langop_infra.schema_lock import SyncResult, SyncTarget
     from langop_infra.schema_sync import sync_target
 
     run = render_stack(project_dir, stack=stack, config_file=config)
