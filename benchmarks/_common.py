@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from langop_infra.mock_engine import ProgramRun
+    from langop_infra.offline.mock_engine import ProgramRun
 
 REPO = Path(__file__).resolve().parents[1]
 NAMESPACE = "bench"
@@ -62,18 +62,18 @@ def expected_kubernetes_objects(tools: int, agents: int) -> int:
 def build_cluster(document: dict[str, Any]) -> ProgramRun:
     """``LanguageCluster`` from the document under the SDK mock engine."""
     from langop_infra.cluster import LanguageCluster
-    from langop_infra.mock_engine import run_program
+    from langop_infra.offline.mock_engine import run_program
 
     return run_program(lambda: LanguageCluster(document["namespace"], document))
 
 
 def release_previous_runs() -> None:
     """Drop what earlier ``run_program`` calls left behind: each adds a logger named
-    ``langop_infra.mock_engine.<id>`` whose handler keeps that run's registrations alive, so
+    ``langop_infra.offline.mock_engine.<id>`` whose handler keeps that run's registrations alive, so
     every later run in the process would pay garbage collection over all earlier ones. A
     real render is one run per process; this keeps repeated runs comparable to it."""
     loggers = logging.Logger.manager.loggerDict
-    for name in [n for n in loggers if n.startswith("langop_infra.mock_engine.")]:
+    for name in [n for n in loggers if n.startswith("langop_infra.offline.mock_engine.")]:
         logger = loggers.pop(name)
         for handler in list(getattr(logger, "handlers", ())):
             logger.removeHandler(handler)

@@ -137,7 +137,7 @@ class GcClock:
 
 def timed(program: Program) -> tuple[dict[str, float], Any]:
     """One run under the mock engine: its times (see ``METRICS``) and the ProgramRun."""
-    from langop_infra.mock_engine import run_program
+    from langop_infra.offline.mock_engine import run_program
 
     body = {"cpu": 0.0}
 
@@ -208,7 +208,7 @@ def median_ratio(times: dict[str, dict[str, list[float]]], side: str, metric: st
 def profile(document: dict[str, Any], top: int = 10) -> list[dict[str, Any]]:
     """One run of ours under cProfile; the ``top`` functions of langop_infra/ by cumulative
     time (the harness, ``run_program``, excluded: it contains the whole engine)."""
-    from langop_infra.mock_engine import run_program
+    from langop_infra.offline.mock_engine import run_program
 
     program = ours_program(document)
     _common.release_previous_runs()
@@ -289,7 +289,7 @@ def attribute(document: dict[str, Any]) -> list[dict[str, Any]]:
 
     import pulumi
 
-    from langop_infra.mock_engine import run_program
+    from langop_infra.offline.mock_engine import run_program
 
     cluster = importlib.import_module("langop_infra.cluster")
     contract = importlib.import_module("langop_infra.contract")

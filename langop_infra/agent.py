@@ -11,6 +11,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
+from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     child_options,
@@ -21,7 +22,7 @@ from langop_infra.k8s import (
 )
 from langop_infra.specs import AgentSpec, Defaults, ToolSpec, overlay
 from langop_infra.tool import LanguageTool
-from langop_infra.validation import deploy_problems, parse_agent, sidecar_problems
+from langop_infra.validation import parse_agent, sidecar_problems
 
 ToolIndex = Mapping[tuple[str, str], LanguageTool]
 

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from langop_infra import contract, pods, policies
+from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     child_options,
@@ -19,7 +20,7 @@ from langop_infra.k8s import (
 )
 from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import Defaults, ToolSpec, overlay
-from langop_infra.validation import deploy_problems, parse_tool
+from langop_infra.validation import parse_tool
 
 SecretValues = Mapping[str, Mapping[str, Any]]
 

@@ -7,34 +7,27 @@ items: duplicates, dangling references, env-name and container-name clashes.
 
 from __future__ import annotations
 
-import difflib
-import ipaddress
-import json
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from pydantic.alias_generators import to_camel, to_snake
 
-from langop_infra.errors import Problem, SpecError, join_path
+from langop_infra.admission import deploy_problems, security_problems
+from langop_infra.errors import Problem, SpecError, join_path, problems_from
 from langop_infra.specs import (
     RESERVED_AGENT_ENV,
     RESERVED_AGENT_ENV_PREFIXES,
     AgentSpec,
     ClusterSpec,
     Defaults,
-    Resources,
     SecretKeyRef,
     SecretSource,
-    Security,
     Spec,
     ToolRef,
     ToolSpec,
     WorkloadSpec,
     env_token,
     header_env_name,
-    overlay,
 )
 
 
@@ -47,7 +40,8 @@ def _all_models(root: type[BaseModel]) -> list[type[BaseModel]]:
     return found
 
 
-_KNOWN_FIELDS = sorted(
+# Every field name and alias of every spec model: what a misspelt key is matched against.
+KNOWN_FIELDS = sorted(
     {
         name
         for model in _all_models(Spec)
@@ -55,92 +49,6 @@ _KNOWN_FIELDS = sorted(
         for name in (field_name, info.alias or field_name)
     }
 )
-
-
-PLAIN_KEY = re.compile(r"[A-Za-z0-9_/:-]+(\.[A-Za-z0-9_/:-]+)*")
-
-
-def _loc_path(loc: Iterable[int | str]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path = join_path(path, f"[{part}]")
-        elif PLAIN_KEY.fullmatch(part):
-            path = join_path(path, part)
-        else:
-            # Keys with spaces, brackets or line breaks are quoted, so a path stays one line.
-            path = join_path(path, f"[{json.dumps(part)}]")
-    return path
-
-
-def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
-    """The parts of pydantic's ``loc`` that are keys or indexes of the data; it also holds
-    validator tags (``function-after[...]``) that are not."""
-    if data is None:
-        return [p for p in loc if not (isinstance(p, str) and "[" in p)]
-    kept: list[int | str] = []
-    node = data
-    # "[key]" marks an error in a mapping's key rather than its value: the key names it.
-    loc = tuple(p for p in loc if p != "[key]")
-    for n, part in enumerate(loc):
-        in_mapping = isinstance(node, Mapping) and part in node
-        in_list = isinstance(node, (list, tuple)) and isinstance(part, int) and part < len(node)
-        if in_mapping or in_list:
-            kept.append(part)
-            node = node[part]
-        elif n == len(loc) - 1 or not (isinstance(part, str) and "[" in part):
-            # a missing field's name, or a key under a model instance given as is
-            kept.append(part)
-            node = None
-    return kept
-
-
-def _given_twice(data: Any, loc: list[int | str]) -> str | None:
-    """The other spelling of ``loc[-1]`` when the same mapping holds both."""
-    parent = data
-    for part in loc[:-1]:
-        try:
-            parent = parent[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    if not isinstance(parent, Mapping) or not loc:
-        return None
-    field = str(loc[-1])
-    spellings = {to_camel(field), to_snake(field)} - {field}
-    return next((s for s in spellings if s in parent), None)
-
-
-def problems_from(error: ValidationError, prefix: str = "", data: Any = None) -> list[Problem]:
-    """Turn pydantic's errors into problems with paths and a fix."""
-    problems = []
-    for item in error.errors(include_url=False):
-        loc = _data_loc(data, item["loc"])
-        path = join_path(prefix, _loc_path(loc))
-        kind, message = item["type"], item["msg"]
-        if kind == "extra_forbidden":
-            field = str(loc[-1]) if loc else ""
-            close = difflib.get_close_matches(field, _KNOWN_FIELDS, n=1, cutoff=0.75)
-            twin = _given_twice(data, loc)
-            if twin is not None:
-                message = (
-                    f"given twice, as {twin!r} and {field!r} (camelCase and snake_case name "
-                    "the same field); keep one"
-                )
-            elif close and close[0] != field:
-                message = f"unknown field; did you mean {close[0]!r}?"
-            elif close:
-                message = "unknown field: this object has no such field; remove it"
-            else:
-                message = "unknown field; remove it or fix its spelling"
-        elif kind == "missing":
-            message = "required field is missing; add it"
-        elif message.startswith("Value error, "):
-            message = message.removeprefix("Value error, ")
-        elif kind == "string_pattern_mismatch":
-            pattern = item["ctx"]["pattern"]
-            message = f"{item.get('input')!r} does not match the allowed pattern {pattern}"
-        problems.append(Problem(path, message))
-    return problems
 
 
 def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
@@ -151,7 +59,7 @@ def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Proble
     try:
         return model.model_validate(data), []
     except ValidationError as exc:
-        return None, problems_from(exc, path, data)
+        return None, problems_from(exc, path, data, KNOWN_FIELDS)
 
 
 def _validate_list(
@@ -512,159 +420,6 @@ def _namespace_wide_problems(
                         "schema sync can only send values this program holds",
                     )
                 )
-    return problems
-
-
-def parse_quantity(text: str) -> float:
-    """A Kubernetes quantity (``250m``, ``1.5Gi``, ``2``) as a number, for comparisons."""
-    units = {
-        "m": 1e-3,
-        "k": 1e3,
-        "M": 1e6,
-        "G": 1e9,
-        "T": 1e12,
-        "P": 1e15,
-        "E": 1e18,
-        "Ki": 2**10,
-        "Mi": 2**20,
-        "Gi": 2**30,
-        "Ti": 2**40,
-        "Pi": 2**50,
-        "Ei": 2**60,
-    }
-    match = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", str(text))
-    if match is None:
-        return 0.0
-    number, unit = match.groups()
-    return float(number) * units.get(unit, 1.0)
-
-
-def resource_problems(
-    defaults: Resources, own: Resources | None, path: str, defaults_path: str
-) -> list[Problem]:
-    """A request above its limit, named where the request is set."""
-    effective = overlay(defaults, own)
-    problems = []
-    for amount in ("cpu", "memory"):
-        request = getattr(effective.requests, amount)
-        limit = getattr(effective.limits, amount)
-        if request is None or limit is None or parse_quantity(request) <= parse_quantity(limit):
-            continue
-        set_here = own is not None and (
-            amount in own.requests.model_fields_set or amount in own.limits.model_fields_set
-        )
-        where = join_path(path if set_here else defaults_path, f"resources.requests.{amount}")
-        problems.append(
-            Problem(
-                where, f"request {request} is above the limit {limit}; lower it or raise the limit"
-            )
-        )
-    return problems
-
-
-RESTRICTED_CAPABILITIES = {"NET_BIND_SERVICE"}
-
-
-def security_problems(
-    security: Security, path: str, *, fields: set[str] | None, restricted: bool
-) -> list[Problem]:
-    """Settings Kubernetes refuses, or that the namespace's *restricted* standard refuses.
-
-    ``fields`` limits the report to the fields set at ``path`` (``None``: all of them).
-    """
-    checks: list[tuple[str, bool, str]] = [
-        (
-            "run_as_user",
-            security.run_as_user == 0 and security.run_as_non_root,
-            "runAsUser 0 is root, which runAsNonRoot forbids: pick a non-root UID such as 10001",
-        )
-    ]
-    if restricted:
-        why = (
-            "breaks the restricted Pod Security Standard that the namespace enforces "
-            "(langop-infra creates it with pod-security.kubernetes.io/enforce: restricted), so "
-            "Kubernetes would refuse the pods; remove the override, or adopt a namespace you "
-            "manage with createNamespace: false"
-        )
-        checks += [
-            ("run_as_non_root", not security.run_as_non_root, f"runAsNonRoot: false {why}"),
-            (
-                "allow_privilege_escalation",
-                security.allow_privilege_escalation,
-                f"allowPrivilegeEscalation: true {why}",
-            ),
-            (
-                "seccomp_profile",
-                security.seccomp_profile != "RuntimeDefault",
-                f"seccompProfile {security.seccomp_profile} {why}",
-            ),
-            (
-                "drop_capabilities",
-                "ALL" not in security.drop_capabilities,
-                f"not dropping ALL capabilities {why}",
-            ),
-            (
-                "add_capabilities",
-                bool(set(security.add_capabilities) - RESTRICTED_CAPABILITIES),
-                f"adding capabilities other than NET_BIND_SERVICE {why}",
-            ),
-        ]
-    problems = []
-    for field, failed, message in checks:
-        if failed and (fields is None or field in fields):
-            alias = Security.model_fields[field].alias or field
-            problems.append(Problem(join_path(path, f"security.{alias}"), message))
-    return problems
-
-
-def ip_block_problems(cidr: str, excepts: list[str], path: str) -> list[Problem]:
-    """Each ``except`` must lie inside its ``cidr``, or Kubernetes refuses the policy."""
-    network = ipaddress.ip_network(cidr, strict=False)
-    problems = []
-    for k, text in enumerate(excepts):
-        inner = ipaddress.ip_network(text, strict=False)
-        if inner.version != network.version or not inner.subnet_of(network):  # type: ignore[arg-type]
-            problems.append(
-                Problem(
-                    join_path(path, f"except[{k}]"),
-                    f"{text} is not inside {cidr}; an except range must be a subset of the cidr",
-                )
-            )
-    return problems
-
-
-def deploy_problems(
-    workload: WorkloadSpec,
-    defaults: Defaults,
-    path: str = "",
-    defaults_path: str = "defaults",
-    *,
-    restricted: bool = False,
-) -> list[Problem]:
-    """What Kubernetes would refuse of one workload on top of the defaults: requests above
-    limits, root with runAsNonRoot (or anything the restricted standard refuses, when the
-    namespace enforces it), ``except`` ranges outside their cidr."""
-    problems = resource_problems(defaults.resources, workload.resources, path, defaults_path)
-    if workload.security is not None:
-        problems += security_problems(
-            overlay(defaults.security, workload.security),
-            path,
-            fields=set(workload.security.model_fields_set),
-            restricted=restricted,
-        )
-    if isinstance(workload, ToolSpec):
-        for k, peer in enumerate(workload.allow_from):
-            if peer.ip_block is not None:
-                problems += ip_block_problems(
-                    peer.ip_block.cidr,
-                    peer.ip_block.except_,
-                    join_path(path, f"allowFrom[{k}].ipBlock"),
-                )
-    elif isinstance(workload, AgentSpec):
-        for k, rule in enumerate(workload.egress_to):
-            problems += ip_block_problems(
-                rule.cidr, rule.except_, join_path(path, f"egressTo[{k}]")
-            )
     return problems
 
 

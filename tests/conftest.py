@@ -8,7 +8,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from langop_infra.mock_engine import ProgramRun, run_program
+from langop_infra.offline.mock_engine import ProgramRun, run_program
 
 KUBERNETES_VERSION = "1.30.0"
 

@@ -12,7 +12,7 @@ import yaml
 
 from langop_infra.agent import LanguageAgent
 from langop_infra.errors import SpecError
-from langop_infra.mock_engine import ProgramRun, Registration, run_program, secret_leaves
+from langop_infra.offline.mock_engine import ProgramRun, Registration, run_program, secret_leaves
 from langop_infra.tool import LanguageTool
 
 HEADER_CANARY = "hdr-canary-51c2e0"

@@ -25,7 +25,7 @@ import yaml
 from langop_infra.cli import main as cli_main
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import SpecError
-from langop_infra.mock_engine import ProgramRun, run_program
+from langop_infra.offline.mock_engine import ProgramRun, run_program
 
 REPO = Path(__file__).resolve().parents[1]
 PREFIX = "langop-infra:"

@@ -14,7 +14,7 @@ import yaml
 
 from langop_infra.cli import main
 from langop_infra.errors import SpecError
-from langop_infra.manifest_diff import (
+from langop_infra.offline.manifest_diff import (
     FieldChange,
     describe,
     diff_renders,
@@ -22,8 +22,8 @@ from langop_infra.manifest_diff import (
     load_render,
     object_key,
 )
-from langop_infra.mock_engine import REDACTED
-from langop_infra.render import dump_stream
+from langop_infra.offline.mock_engine import REDACTED
+from langop_infra.offline.render import dump_stream
 
 ROOT = Path(__file__).parents[1]
 DEPLOYMENT_KEY = ("apps/v1", "Deployment", "shop", "seller")
@@ -202,7 +202,7 @@ def test_long_values_are_shortened_in_the_report() -> None:
 
 
 def _absent() -> Any:
-    from langop_infra import manifest_diff
+    from langop_infra.offline import manifest_diff
 
     return manifest_diff._MISSING
 

@@ -17,9 +17,9 @@ import pytest
 from langop_infra.agent import LanguageAgent
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import SpecError
-from langop_infra.mock_engine import REDACTED, ProgramRun, run_program, secret_leaves
-from langop_infra.reachability import IPAddress, Network, Pod
-from langop_infra.render import dump_stream
+from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program, secret_leaves
+from langop_infra.offline.render import dump_stream
+from langop_infra.testing.reachability import IPAddress, Network, Pod
 from langop_infra.tool import LanguageTool
 
 try:  # tests/ is a package when it has __init__.py, a rootdir of conftest modules otherwise

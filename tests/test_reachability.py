@@ -1,4 +1,4 @@
-"""Kubernetes NetworkPolicy semantics of langop_infra.reachability, on hand-written policies."""
+"""NetworkPolicy semantics of langop_infra.testing.reachability, on hand-written policies."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langop_infra.reachability import (
+from langop_infra.testing.reachability import (
     NAMESPACE_NAME_LABEL,
     IPAddress,
     Network,

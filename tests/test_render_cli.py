@@ -22,8 +22,8 @@ import pytest
 import yaml
 
 from langop_infra.cli import main
-from langop_infra.mock_engine import REDACTED, run_program
-from langop_infra.render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
+from langop_infra.offline.mock_engine import REDACTED, run_program
+from langop_infra.offline.render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
 from langop_infra.stack_program import KEYS
 
 try:  # tests/ is a package when it has __init__.py, a rootdir of conftest modules otherwise
@@ -613,7 +613,7 @@ def test_the_python_api_example_program_runs_under_the_mock_engine() -> None:
     """examples/stack_program.py, the Python API path, registers what its docstring says."""
     import runpy
 
-    from langop_infra.mock_engine import run_program
+    from langop_infra.offline.mock_engine import run_program
 
     run = run_program(
         lambda: runpy.run_path(str(ROOT / "examples" / "stack_program.py")),

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from langop_infra.agent import LanguageAgent
-from langop_infra.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
+from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
 from langop_infra.schema_compare import schema_hash
 from langop_infra.schema_sync import (
     UNKNOWN,

@@ -21,7 +21,7 @@ import pulumi
 import pytest
 
 from langop_infra.cluster import LanguageCluster
-from langop_infra.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
+from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
 from langop_infra.schema_compare import schema_hash
 from langop_infra.schema_sync import ToolSchemaSyncProvider
 from tests import faultservers

@@ -36,7 +36,7 @@ import yaml
 from langop_infra.agent import LanguageAgent
 from langop_infra.cli import main as cli_main
 from langop_infra.errors import SpecError
-from langop_infra.mock_engine import (
+from langop_infra.offline.mock_engine import (
     REDACTED,
     ProgramRun,
     Registration,
@@ -45,7 +45,7 @@ from langop_infra.mock_engine import (
     run_program,
     secret_leaves,
 )
-from langop_infra.render import render_stack
+from langop_infra.offline.render import render_stack
 from langop_infra.stack_program import main as stack_main
 from langop_infra.tool import LanguageTool
 

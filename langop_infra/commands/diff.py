@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from langop_infra.errors import SpecError
-    from langop_infra.manifest_diff import diff_renders, load_render
+    from langop_infra.offline.manifest_diff import diff_renders, load_render
 
     try:
         result = diff_renders(load_render(args.old), load_render(args.new))

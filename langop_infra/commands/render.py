@@ -19,8 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from langop_infra.errors import SpecError
-    from langop_infra.mock_engine import close_event_loop
-    from langop_infra.render import dump_stream, render_stack, write_tree
+    from langop_infra.offline.mock_engine import close_event_loop
+    from langop_infra.offline.render import dump_stream, render_stack, write_tree
 
     try:
         result = render_stack(args.project_dir, stack=args.stack, config_file=args.config)

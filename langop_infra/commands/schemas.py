@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from langop_infra.mock_engine import Registration
+    from langop_infra.offline.mock_engine import Registration
     from langop_infra.schema_lock import SyncResult, SyncTarget
 
 PROG = "langop-infra schemas"
@@ -124,8 +124,8 @@ def stack_targets(
     """Every schema-synced tool of the stack as a target, and those that cannot be reached at
     all (e.g. no kubeconfig for ``apiserver-proxy``) as failed results."""
     from langop_infra.errors import one_line
-    from langop_infra.mock_engine import DYNAMIC_TYPE
-    from langop_infra.render import render_stack
+    from langop_infra.offline.mock_engine import DYNAMIC_TYPE
+    from langop_infra.offline.render import render_stack
     from langop_infra.schema_lock import SyncResult, SyncTarget
     from langop_infra.schema_sync import sync_target
 
@@ -177,7 +177,7 @@ def lock_names(syncs: Sequence[Registration]) -> dict[str, str]:
 
 def plain_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Engine inputs with secret wrappers removed (the values are needed to call the tool)."""
-    from langop_infra.mock_engine import is_wrapped_secret
+    from langop_infra.offline.mock_engine import is_wrapped_secret
 
     def plain(value: Any) -> Any:
         if is_wrapped_secret(value):
@@ -192,7 +192,7 @@ def plain_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _usable_headers(tool: str, headers: Mapping[str, Any]) -> dict[str, str]:
-    from langop_infra.mock_engine import REDACTED
+    from langop_infra.offline.mock_engine import REDACTED
 
     usable = {}
     for name, value in headers.items():

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
-    from langop_infra.mcp.agent_config import (
+    from langop_infra.agent_runtime import (
         AgentConfigError,
         connect_tool_registry,
         load_agent_servers,

@@ -6,21 +6,13 @@
 
     listing = fetch_tool_listing_sync("http://tool.ns.svc.cluster.local:8080/mcp")
 
-Every failure is an :class:`MCPError` with a ``kind`` slug and a one-line message. Agents
-load their servers with :func:`load_agent_servers` and connect them all at once with
-:func:`connect_tool_registry`.
+Every failure is an :class:`MCPError` with a ``kind`` slug and a one-line message. This
+package imports nothing of langop-infra outside itself; the agent's side of the contract
+(``langop_infra.agent_runtime``) is built on it.
 """
 
 from __future__ import annotations
 
-from langop_infra.mcp.agent_config import (
-    AgentServers,
-    ServerEntry,
-    ServerFailure,
-    ToolRegistry,
-    connect_tool_registry,
-    load_agent_servers,
-)
 from langop_infra.mcp.errors import (
     HTTPStatusError,
     InvalidInput,
@@ -45,7 +37,6 @@ from langop_infra.mcp.session import (
 __all__ = [
     "PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
-    "AgentServers",
     "ClientOptions",
     "HTTPStatusError",
     "InvalidInput",
@@ -55,16 +46,11 @@ __all__ = [
     "MalformedResponse",
     "ProtocolVersionError",
     "ResponseTooLarge",
-    "ServerEntry",
-    "ServerFailure",
     "ServerUnreachable",
     "Session",
     "ToolCallResult",
     "ToolListing",
-    "ToolRegistry",
     "TransportError",
-    "connect_tool_registry",
     "fetch_tool_listing",
     "fetch_tool_listing_sync",
-    "load_agent_servers",
 ]

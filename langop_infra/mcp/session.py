@@ -12,7 +12,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from langop_infra import __version__
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import (
     HTTPStatusError,
@@ -47,7 +46,13 @@ SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = (
     "2025-06-18",
     "2025-11-25",
 )
-CLIENT_INFO = {"name": "langop-infra", "version": __version__}
+try:  # the distribution's version, without importing the langop_infra package
+    from importlib.metadata import version as _version
+
+    CLIENT_VERSION = _version("langop-infra")
+except Exception:  # not installed (a vendored copy): the client still works
+    CLIENT_VERSION = "0"
+CLIENT_INFO = {"name": "langop-infra", "version": CLIENT_VERSION}
 DEFAULT_OPTIONS = ClientOptions()
 
 _T = TypeVar("_T")

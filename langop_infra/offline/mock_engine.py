@@ -164,7 +164,7 @@ def run_program(
     """
     run = into if into is not None else ProgramRun()
     # Not from logging.getLogger: the registry would keep every run alive for good.
-    logger = logging.Logger("langop_infra.mock_engine", logging.DEBUG)
+    logger = logging.Logger("langop_infra.offline.mock_engine", logging.DEBUG)
     logger.addHandler(_LogCapture(run))
 
     # The caller's loop when there is one (Outputs made before the run live on it); one

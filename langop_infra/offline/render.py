@@ -18,7 +18,7 @@ import yaml
 
 from langop_infra.contract import NO_FOLD, YAML_DUMPER
 from langop_infra.errors import Problem, SpecError
-from langop_infra.mock_engine import REDACTED, ProgramRun, run_program
+from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
 
 KIND_ORDER = {
     "Namespace": 0,

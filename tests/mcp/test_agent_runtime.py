@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.mcp import ClientOptions
-from langop_infra.mcp.agent_config import (
+from langop_infra.agent_runtime import (
     AgentConfigError,
     ServerEntry,
     ServerFailure,
@@ -17,6 +16,7 @@ from langop_infra.mcp.agent_config import (
     expand_env,
     load_agent_servers,
 )
+from langop_infra.mcp import ClientOptions
 
 pytestmark = pytest.mark.anyio
 
