@@ -227,11 +227,11 @@ def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str
     path = Path(config)
     if not path.exists() and str(config) == AGENT_CONFIG_PATH:
         return {}
-    import yaml
+    from langop_infra import yaml_io
 
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        document = yaml_io.load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml_io.YAMLError) as exc:
         raise AgentConfigError(f"cannot read agent config {path}: {exc}") from None
     if document is None:
         return {}

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import yaml
-
+from langop_infra import yaml_io
 from langop_infra.specs import (
     AgentSpec,
     HeaderSpec,
@@ -214,23 +213,9 @@ def agent_config(agent: AgentSpec, targets: Sequence[ToolTarget]) -> dict[str, A
     return doc
 
 
-# libyaml's dumper when PyYAML has it (its wheels do): five times faster. The two dumpers
-# differ only in how they fold long lines, so nothing is folded: the bytes (and so the
-# config checksum) never depend on which one a machine has.
-YAML_DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-NO_FOLD = 2**31 - 1
-
-
 def config_yaml(document: Mapping[str, Any]) -> str:
     """The document as YAML, stable byte for byte for the same input."""
-    return yaml.dump(
-        dict(document),
-        Dumper=YAML_DUMPER,
-        sort_keys=False,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=NO_FOLD,
-    )
+    return yaml_io.dump(dict(document), sort_keys=False)
 
 
 def compact_json(value: Any) -> str:

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
-
+from langop_infra import yaml_io
 from langop_infra.errors import one_line
 from langop_infra.schema_compare import SchemaComparison, compare_tools, schema_hash
 
@@ -154,16 +153,14 @@ def dump_lock(entries: Mapping[str, LockEntry], fmt: LockFormat = "yaml") -> str
     }
     if fmt == "json":
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    return yaml.safe_dump(
-        data, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1000
-    )
+    return yaml_io.dump(data)
 
 
 def parse_lock(text: str, source: str = "lock") -> dict[str, LockEntry]:
     """Entries by tool name; :class:`LockError` naming what is wrong otherwise."""
     try:
-        data = yaml.safe_load(text)  # JSON is YAML too
-    except yaml.YAMLError as exc:
+        data = yaml_io.load(text)  # JSON is YAML too
+    except yaml_io.YAMLError as exc:
         raise LockError(f"{source}: not valid YAML or JSON: {one_line(str(exc))}") from None
     if not isinstance(data, Mapping) or data.get("version") != LOCK_VERSION:
         raise LockError(

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 import pulumi
 import pulumi.dynamic as dyn
-import yaml
 
+from langop_infra import yaml_io
 from langop_infra.errors import one_line
 from langop_infra.schema_compare import schema_hash
 
@@ -102,7 +102,7 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
         if kubeconfig and kubeconfig.lstrip().startswith(("apiVersion", "{", "kind")):
             # The kubernetes provider's `kubeconfig` setting may hold the document itself.
             config.load_kube_config_from_dict(
-                yaml.safe_load(kubeconfig), context=context, client_configuration=configuration
+                yaml_io.load(kubeconfig), context=context, client_configuration=configuration
             )
         else:
             config.load_kube_config(

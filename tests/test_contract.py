@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from langop_infra import contract
+from langop_infra import contract, yaml_io
 from langop_infra.contract import ToolTarget
 from langop_infra.specs import AgentSpec
 from langop_infra.validation import parse_agent, parse_tool
@@ -382,14 +382,14 @@ def test_yaml_bytes_do_not_depend_on_libyaml() -> None:
     )
     document = contract.agent_config(agent, [])
     ours = contract.config_yaml(document)
-    assert contract.YAML_DUMPER is yaml.CSafeDumper
+    assert yaml_io.DUMPER is yaml.CSafeDumper and yaml_io.LOADER is yaml.CSafeLoader
     theirs = yaml.dump(
         document,
         Dumper=yaml.SafeDumper,
         sort_keys=False,
         default_flow_style=False,
         allow_unicode=True,
-        width=contract.NO_FOLD,
+        width=yaml_io.NO_FOLD,
     )
     assert ours == theirs
     assert yaml.safe_load(ours) == document

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from langop_infra import yaml_io
 from langop_infra.errors import Problem, SpecError
 
 ObjectKey = tuple[str, str, str, str]
@@ -38,8 +37,8 @@ def load_render(path: str | Path) -> dict[ObjectKey, dict[str, Any]]:
     objects: dict[ObjectKey, dict[str, Any]] = {}
     for file in files:
         try:
-            documents = list(yaml.safe_load_all(file.read_text()))
-        except yaml.YAMLError as exc:
+            documents = yaml_io.load_all(file.read_text())
+        except yaml_io.YAMLError as exc:
             raise SpecError(
                 [Problem(str(file), f"not valid YAML: {exc}")], subject="render"
             ) from None
@@ -89,7 +88,7 @@ class RenderDiff:
 def _show(value: Any) -> str:
     if value is _MISSING:
         return "(absent)"
-    text = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
+    text = yaml_io.dump(value, flow=True).strip()
     text = text.removesuffix("...").strip()
     return text if len(text) <= 200 else text[:197] + "..."
 

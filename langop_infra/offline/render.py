@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from langop_infra.contract import NO_FOLD, YAML_DUMPER
+from langop_infra import yaml_io
 from langop_infra.errors import Problem, SpecError
 from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
 
@@ -61,8 +59,8 @@ class Project:
 
 def _load_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
+        data = yaml_io.load(path.read_text()) or {}
+    except yaml_io.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise SpecError([Problem(str(path), f"not valid YAML{where}: {exc}")]) from None
@@ -161,9 +159,7 @@ def sorted_manifests(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def dump_yaml(manifest: Mapping[str, Any]) -> str:
-    return yaml.dump(
-        dict(manifest), Dumper=YAML_DUMPER, sort_keys=True, default_flow_style=False, width=NO_FOLD
-    )
+    return yaml_io.dump(dict(manifest))
 
 
 def dump_stream(manifests: list[dict[str, Any]]) -> str:
