@@ -20,10 +20,12 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from typing_extensions import Self
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -589,3 +591,13 @@ class ClusterSpec(Spec):
             Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
         ],
     ] = {}
+
+    # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
+    # document the stack program checked already. A copy with changes is checked again.
+    _validated: bool = PrivateAttr(False)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied._validated = False
+        return copied

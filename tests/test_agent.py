@@ -124,7 +124,7 @@ def scenario(extra_tools: tuple[dict[str, Any], ...] = (), **overrides: Any) -> 
     def program() -> None:
         index = make_tools(extra_tools)
         fields = agent_fields(**overrides)
-        agent = LanguageAgent("helper", tool_index=index, **fields)
+        agent = LanguageAgent("helper", **fields)
         pulumi.export("config_yaml", agent.config_yaml)
         pulumi.export("mcp_servers", agent.mcp_servers)
 
@@ -429,7 +429,6 @@ def test_reference_to_a_tool_object_works_like_one_by_name(render) -> None:
         refs = [{"name": "search"}, {"name": "fetch"}, {"name": "files"}]
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[*refs, {"name": "ghost", "enabled": False}]),
         )
 
@@ -445,7 +444,6 @@ def test_unresolvable_reference_raises_before_the_agent_registers() -> None:
         index = make_tools()
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[{"name": "search"}, {"name": "nowhere"}]),
         )
 
@@ -472,7 +470,6 @@ def test_sidecar_port_clash_raises_with_the_path() -> None:
         index = make_tools((shell,))
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[{"name": "files"}, {"name": "search"}, {"name": "shell"}]),
         )
 

@@ -274,14 +274,12 @@ def test_sync_resource_is_a_child_of_its_tool_after_deployment_and_service() -> 
             image="ghcr.io/acme/helper:1",
             namespace="apps",
             tools=[{"name": "memory", "required": True}],
-            tool_index={("apps", "memory"): tool},
         )
         LanguageAgent(
             "casual",
             image="ghcr.io/acme/helper:1",
             namespace="apps",
             tools=[{"name": "memory"}],
-            tool_index={("apps", "memory"): tool},
         )
 
     run = run_program(program)
