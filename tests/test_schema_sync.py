@@ -268,7 +268,7 @@ def dynamic(run: ProgramRun) -> list:
 
 def test_sync_resource_is_a_child_of_its_tool_after_deployment_and_service() -> None:
     def program() -> None:
-        tool = LanguageTool("memory", image="ghcr.io/acme/memory:1", namespace="apps")
+        LanguageTool("memory", image="ghcr.io/acme/memory:1", namespace="apps")
         LanguageAgent(
             "helper",
             image="ghcr.io/acme/helper:1",
