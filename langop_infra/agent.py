@@ -8,17 +8,19 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra import contract, pods, policies
+from langop_infra import contract, inputs, pods, policies
 from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
+    aliased,
     child_options,
     component_error,
     find_component,
     network_policy,
     object_meta,
-    pod_annotations,
     register_component,
+    type_token,
+    with_pod_annotations,
     workload_secret,
 )
 from langop_infra.specs import AgentSpec, Defaults
@@ -164,19 +166,30 @@ def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | 
     return (tool.target, tool) if tool is not None else None
 
 
-def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> AgentPlan:
-    """Validate a standalone agent and resolve its tools."""
+def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPlan, Any]:
+    """Validate a standalone agent and resolve its tools; return its plan and its spec as
+    it will be once every Output resolves (an Output itself when one does not yet)."""
     data, given = agent_document(name, args, fields)
-    with component_error(f"LanguageAgent {data.get('name')!r}"):
+    subject = f"LanguageAgent {data.get('name')!r}"
+    with component_error(subject):
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
         defaults = Defaults.model_validate(data.pop("defaults", None) or {})
-        agent = parse_agent(data)
-        problems = deploy_problems(agent, defaults)
-        if problems:
-            raise SpecError(problems)
+
+        def parse(document: Any) -> AgentSpec:
+            agent = parse_agent(document)
+            problems = deploy_problems(agent, defaults)
+            if problems:
+                raise SpecError(problems)
+            return agent
+
+        agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
         targets, tools = resolve_tools(agent, given)
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    return AgentPlan(agent, defaults, part_of or namespace, targets, tools)
+    return AgentPlan(agent, defaults, part_of or namespace, targets, tools), final
+
+
+def _structure(agent: AgentSpec) -> tuple[Any, ...]:
+    return (agent.name, agent.namespace, agent.tools, sorted(agent.secret_env), agent.egress)
 
 
 class LanguageAgent(pulumi.ComponentResource):
@@ -196,11 +209,12 @@ class LanguageAgent(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        args: LanguageAgentArgs | AgentSpec | None = None,
+        args: LanguageAgentArgs = None,  # type: ignore[assignment]  # also an AgentSpec
         opts: pulumi.ResourceOptions | None = None,
         **kwargs: Unpack[LanguageAgentArgs],
     ) -> None:
-        self._build(name, plan_agent(name, args, kwargs), opts)
+        plan, final = plan_agent(name, args, kwargs)
+        self._build(name, plan, final, opts)
 
     @classmethod
     def _from_plan(
@@ -208,52 +222,53 @@ class LanguageAgent(pulumi.ComponentResource):
     ) -> "LanguageAgent":
         """An agent LanguageCluster has validated and resolved already."""
         self = cls.__new__(cls)
-        self._build(name, plan, opts)
+        self._build(name, plan, plan.spec, opts)
         return self
 
-    def _build(self, name: str, plan: AgentPlan, opts: pulumi.ResourceOptions | None) -> None:
+    def _build(
+        self, name: str, plan: AgentPlan, final: Any, opts: pulumi.ResourceOptions | None
+    ) -> None:
         agent, namespace, targets = plan.spec, plan.namespace, plan.targets
         register_component(self, "LanguageAgent", namespace, agent.name)
-        super().__init__("langop:index:LanguageAgent", name, None, opts)
+        super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
         child = child_options(self, opts)
         key = f"{namespace}/{agent.name}"
         self.spec, self.targets = agent, targets
         labels = contract.agent_labels(agent, plan.part_of)
-        config_text = contract.config_yaml(contract.agent_config(agent, targets))
-        env, owned = contract.agent_env(agent, targets)
+        objects = _objects(plan, final)
+        config_text = inputs.part(objects, lambda o: o.config_text)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
             metadata=object_meta(contract.config_map_name(agent.name), namespace, labels),
             data={"config.yaml": config_text},
             opts=child,
         )
+        owned = contract.agent_env(agent, targets)[1]
         self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
-        annotations = {
-            **agent.annotations,
-            contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
-        }
         self.deployment = k8s.apps.v1.Deployment(
             key,
             metadata=object_meta(agent.name, namespace, labels, agent.annotations),
-            spec=_deployment_spec(plan, env, annotations, self._secrets(plan, env)),
+            spec=with_pod_annotations(
+                inputs.part(objects, lambda o: o.deployment), self._secrets(plan)
+            ),
             opts=child_options(self, opts, _waits_for(plan)),
         )
-        egress = agent.egress or plan.defaults.egress
         sidecars = any(t.sidecar_container is not None for t in targets)
+        egress = agent.egress or plan.defaults.egress
         self.network_policies = [
-            network_policy(policy, where, labels, spec, child)
-            for policy, where, spec in policies.agent_policies(
-                agent, namespace, targets, egress, has_sidecars=sidecars
+            network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
+            for n, (policy, where, _) in enumerate(
+                policies.agent_policies(agent, namespace, targets, egress, has_sidecars=sidecars)
             )
         ]
         self.config_yaml = pulumi.Output.from_input(config_text)
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
 
-    def _secrets(self, plan: AgentPlan, env: Sequence[contract.EnvVar]) -> list[Any]:
+    def _secrets(self, plan: AgentPlan) -> list[Any]:
         """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
         its sidecars' own."""
-        used = set(contract.secret_names_used(env))
+        used = set(contract.secret_names_used(contract.agent_env(plan.spec, plan.targets)[0]))
         secrets = [self.secret] if self.secret is not None else []
         secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
         secrets += [
@@ -264,26 +279,22 @@ class LanguageAgent(pulumi.ComponentResource):
         return secrets
 
 
-def _deployment_spec(
-    plan: AgentPlan,
-    env: Sequence[contract.EnvVar],
-    annotations: dict[str, str],
-    secrets: Sequence[Any],
-) -> pulumi.Input[dict[str, Any]]:
-    agent = plan.spec
-    labels = contract.agent_labels(agent, plan.part_of, plan.targets, plan.namespace)
+def _objects(plan: AgentPlan, final: Any) -> Any:
+    """The agent's object specs, as an Output when its spec or a sidecar is not known yet."""
     sidecars = [t.sidecar_container for t in plan.targets if t.sidecar_container is not None]
 
-    def spec(containers: list[Any], pod_notes: dict[str, str]) -> dict[str, Any]:
-        pod = pods.agent_pod(agent, plan.defaults, env, containers)
-        selector = contract.agent_selector(agent.name)
-        return pods.deployment_spec(agent.replicas, selector, labels, pod_notes, pod)
+    def build(spec: AgentSpec, containers: Sequence[Any]) -> pods.AgentObjects:
+        return pods.agent_objects(spec, plan.defaults, plan.part_of, plan.targets, containers)
 
-    # The annotations stay an Output inside a plain spec, so a preview shows the rest.
-    notes = pod_annotations(annotations, secrets)
-    if not any(isinstance(s, pulumi.Output) for s in sidecars):
-        return spec(sidecars, notes)  # type: ignore[arg-type]
-    return pulumi.Output.all(*sidecars).apply(lambda containers: spec(containers, notes))
+    if not isinstance(final, pulumi.Output) and not any(
+        isinstance(c, pulumi.Output) for c in sidecars
+    ):
+        return build(final, sidecars)
+    return pulumi.Output.all(final, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
+
+
+def _policy_spec(index: int) -> Any:
+    return lambda objects: objects.policies[index][2]
 
 
 def _waits_for(plan: AgentPlan) -> list[pulumi.Resource]:

@@ -12,11 +12,13 @@ from langop_infra import contract, pods, policies
 from langop_infra.agent import AgentPlan, LanguageAgent, ToolIndex
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
+    aliased,
     child_options,
     component_error,
     network_policy,
     object_meta,
     opaque_secret,
+    type_token,
 )
 from langop_infra.specs import AgentSpec, ClusterSpec
 from langop_infra.tool import LanguageTool, ToolPlan, sync_headers
@@ -60,7 +62,7 @@ class LanguageCluster(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        args: LanguageClusterArgs | ClusterSpec | None = None,
+        args: LanguageClusterArgs = None,  # type: ignore[assignment]  # also a ClusterSpec
         opts: pulumi.ResourceOptions | None = None,
         *,
         external_tools: Sequence[LanguageTool] = (),
@@ -71,7 +73,9 @@ class LanguageCluster(pulumi.ComponentResource):
         problems = external_reference_problems(cluster, external.keys())
         if problems:
             raise SpecError(problems, subject=f"LanguageCluster {name!r}")
-        super().__init__("langop:index:LanguageCluster", name, None, opts)
+        super().__init__(
+            type_token("LanguageCluster"), name, None, aliased(opts, "LanguageCluster")
+        )
         ns = cluster.namespace
         self.spec = cluster
         labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)

@@ -76,11 +76,10 @@ def resolve(
     try:
         spec = parse(data)
     except SpecError as exc:
-        if not leaves:
-            raise
         deferred = _deferred(leaves, exc.problems)
-        if not deferred:
-            raise
+        known = [p for p in exc.problems if not _under(p.path, _paths(deferred))]
+        if known or not deferred:
+            raise SpecError(known or exc.problems, subject=subject) from None
     else:
         return spec, build(spec)
     _refuse_structural(deferred, subject)
@@ -91,7 +90,10 @@ def resolve(
         filled: Any = data
         for (path, _), value in zip(deferred, values, strict=True):
             filled = replaced(filled, path, value)
-        real = parse(filled)
+        try:
+            real = parse(filled)
+        except SpecError as exc:
+            raise SpecError(exc.problems, subject=subject) from None
         if structure(real) != structure(spec):
             raise SpecError(
                 [Problem("", "an Output changed the component's structure")], subject=subject
@@ -104,12 +106,16 @@ def resolve(
 def _deferred(
     leaves: Sequence[tuple[Path, pulumi.Output]], problems: Sequence[Problem]
 ) -> list[tuple[Path, pulumi.Output]]:
-    """The Outputs the spec refused (it holds some, such as secret values, as they are);
-    empty when a problem lies elsewhere, since a known value is then invalid."""
-    at = {loc_path(path): (path, out) for path, out in leaves}
-    if any(not _under(p.path, at) for p in problems):
-        return []
-    return [at[key] for key in at if any(_under(p.path, {key: None}) for p in problems)]
+    """The Outputs the spec refused (it holds some, such as secret values, as they are)."""
+    return [
+        (path, out)
+        for path, out in leaves
+        if any(_under(p.path, _paths([(path, out)])) for p in problems)
+    ]
+
+
+def _paths(leaves: Sequence[tuple[Path, Any]]) -> dict[str, None]:
+    return {loc_path(path): None for path, _ in leaves}
 
 
 def _under(path: str, prefixes: Mapping[str, Any]) -> bool:
@@ -145,3 +151,10 @@ def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[P
             filled = attempt
             break
     return filled
+
+
+def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+    """``pick(objects)``, or its Output when ``objects`` is an Output."""
+    if isinstance(objects, pulumi.Output):
+        return objects.apply(pick)
+    return pick(objects)

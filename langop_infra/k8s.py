@@ -234,3 +234,20 @@ def register_component(component: Any, kind: str, namespace: str, name: str) -> 
 def find_component(kind: str, namespace: str, name: str) -> Any | None:
     """A component built earlier in this program, or None."""
     return built_components().get((kind, namespace, name))
+
+
+PACKAGE = "langop-infra"
+# The token components had before they were served as a package; the alias keeps stacks
+# created then from replacing every object.
+OLD_PACKAGE = "langop"
+
+
+def type_token(component: str) -> str:
+    """``langop-infra:index:<Component>``, the token the component package serves."""
+    return f"{PACKAGE}:index:{component}"
+
+
+def aliased(opts: pulumi.ResourceOptions | None, component: str) -> pulumi.ResourceOptions:
+    """``opts`` plus an alias from the component's earlier type token."""
+    alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=f"{OLD_PACKAGE}:index:{component}")])
+    return pulumi.ResourceOptions.merge(opts, alias)

@@ -166,8 +166,6 @@ class ToolObjects:
     ``deployment`` is None in sidecar mode, where ``container`` joins each agent's pod instead.
     """
 
-    labels: dict[str, str]
-    owned_secrets: dict[str, Any]
     container: dict[str, Any]
     claim: tuple[str, dict[str, Any]] | None
     deployment: dict[str, Any] | None
@@ -178,7 +176,7 @@ class ToolObjects:
 def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: str) -> ToolObjects:
     """A tool's Deployment, Service, claim and policy specs (service mode), or its container."""
     labels = contract.tool_labels(tool, part_of)
-    env, owned = contract.workload_env(tool.name, tool.env, tool.secret_env)
+    env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
     claim = tool_claim(tool)
     volumes: list[dict[str, Any]] = []
     mounts: list[dict[str, Any]] = []
@@ -195,7 +193,7 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         mounts=mounts,
     )
     if tool.deployment_mode == "sidecar":
-        return ToolObjects(labels, owned, main, None, None, None, None)
+        return ToolObjects(main, None, None, None, None)
     selector = contract.tool_selector(tool.name)
     pod = pod_spec(tool, containers=[main], volumes=volumes, security=security)
     deployment = deployment_spec(tool.replicas, selector, labels, dict(tool.annotations), pod)
@@ -206,7 +204,7 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         policies.tool_ingress_name(tool.name),
         policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
     )
-    return ToolObjects(labels, owned, main, claim, deployment, tool_service_spec(tool), ingress)
+    return ToolObjects(main, claim, deployment, tool_service_spec(tool), ingress)
 
 
 def tool_claim(tool: ToolSpec) -> tuple[str, dict[str, Any]] | None:
@@ -287,3 +285,41 @@ def namespace_labels(labels: Mapping[str, str]) -> dict[str, str]:
         "pod-security.kubernetes.io/enforce": "restricted",
         "pod-security.kubernetes.io/enforce-version": "latest",
     }
+
+
+@dataclass(frozen=True)
+class AgentObjects:
+    """Every object spec of one agent, as plain data; the component only registers them."""
+
+    config_text: str
+    deployment: dict[str, Any]
+    policies: list[tuple[str, str, dict[str, Any]]]
+
+
+def agent_objects(
+    agent: AgentSpec,
+    defaults: Defaults,
+    part_of: str,
+    targets: Sequence[contract.ToolTarget],
+    sidecars: Sequence[Mapping[str, Any]],
+) -> AgentObjects:
+    """The agent's config.yaml, Deployment spec (its pods roll when config.yaml changes) and
+    NetworkPolicies, given its resolved tools and the containers of its sidecar tools."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    config_text = contract.config_yaml(contract.agent_config(agent, targets))
+    env, _ = contract.agent_env(agent, targets)
+    annotations = {
+        **agent.annotations,
+        contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
+    }
+    deployment = deployment_spec(
+        agent.replicas,
+        contract.agent_selector(agent.name),
+        contract.agent_labels(agent, part_of, targets, namespace),
+        annotations,
+        agent_pod(agent, defaults, env, sidecars),
+    )
+    made = policies.agent_policies(
+        agent, namespace, targets, agent.egress or defaults.egress, has_sidecars=bool(sidecars)
+    )
+    return AgentObjects(config_text, deployment, made)

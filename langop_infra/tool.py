@@ -12,12 +12,14 @@ from langop_infra import contract, inputs, pods
 from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
+    aliased,
     child_options,
     component_error,
     kubernetes_access,
     network_policy,
     object_meta,
     register_component,
+    type_token,
     with_pod_annotations,
     workload_secret,
 )
@@ -208,7 +210,7 @@ class LanguageTool(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        args: LanguageToolArgs | ToolSpec | None = None,
+        args: LanguageToolArgs = None,  # type: ignore[assignment]  # also a ToolSpec
         opts: pulumi.ResourceOptions | None = None,
         **kwargs: Unpack[LanguageToolArgs],
     ) -> None:
@@ -230,7 +232,7 @@ class LanguageTool(pulumi.ComponentResource):
     ) -> None:
         tool, namespace = plan.spec, plan.namespace
         register_component(self, "LanguageTool", namespace, tool.name)
-        super().__init__("langop:index:LanguageTool", name, None, opts)
+        super().__init__(type_token("LanguageTool"), name, None, aliased(opts, "LanguageTool"))
         child = child_options(self, opts)
         key = f"{namespace}/{tool.name}"
         self.spec = tool
@@ -242,13 +244,13 @@ class LanguageTool(pulumi.ComponentResource):
             self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
                 f"{key}-data",
                 metadata=object_meta(f"{tool.name}-data", namespace, labels),
-                spec=_part(objects, lambda o: o.claim[1]),
+                spec=inputs.part(objects, lambda o: o.claim[1]),
                 opts=child,
             )
         self.deployment = self.service = self.network_policy = None
         self.sidecar_container = None
         if tool.deployment_mode == "sidecar":
-            self.sidecar_container = _part(objects, lambda o: o.container)
+            self.sidecar_container = inputs.part(objects, lambda o: o.container)
         else:
             self._register_service(key, tool, namespace, labels, objects, child)
         self.target = dataclasses.replace(
@@ -266,7 +268,7 @@ class LanguageTool(pulumi.ComponentResource):
         objects: Any,
         child: pulumi.ResourceOptions,
     ) -> None:
-        deployment = _part(objects, lambda o: o.deployment)
+        deployment = inputs.part(objects, lambda o: o.deployment)
         secrets = [self.secret] if self.secret else []
         self.deployment = k8s.apps.v1.Deployment(
             key,
@@ -277,12 +279,16 @@ class LanguageTool(pulumi.ComponentResource):
         self.service = k8s.core.v1.Service(
             key,
             metadata=object_meta(tool.name, namespace, labels),
-            spec=_part(objects, lambda o: o.service),
+            spec=inputs.part(objects, lambda o: o.service),
             opts=child,
         )
         policy_name = pods.policies.tool_ingress_name(tool.name)
         self.network_policy = network_policy(
-            policy_name, namespace, labels, _part(objects, lambda o: o.ingress_policy[1]), child
+            policy_name,
+            namespace,
+            labels,
+            inputs.part(objects, lambda o: o.ingress_policy[1]),
+            child,
         )
 
     def _register_schema_sync(
@@ -342,10 +348,3 @@ class LanguageTool(pulumi.ComponentResource):
     def ready_dependencies(self) -> list[pulumi.Resource]:
         """What an agent that requires this tool waits for: its workload, then its schema."""
         return [r for r in (self.deployment, self.service, self.schema_sync) if r is not None]
-
-
-def _part(objects: Any, pick: Any) -> Any:
-    """One object spec, from the plain objects or from an Output of them."""
-    if isinstance(objects, pulumi.Output):
-        return objects.apply(pick)
-    return pick(objects)

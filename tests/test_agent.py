@@ -18,7 +18,7 @@ from langop_infra.tool import LanguageTool
 HEADER_CANARY = "hdr-canary-51c2e0"
 ENV_CANARY = "env-canary-9d41aa"
 CANARIES = (HEADER_CANARY, ENV_CANARY)
-AGENT_TYPE = "langop:index:LanguageAgent"
+AGENT_TYPE = "langop-infra:index:LanguageAgent"
 CHECKSUM = "langop.io/config-checksum"
 
 EXPECTED_MCP_SERVERS = (

@@ -285,7 +285,7 @@ def test_sync_resource_is_a_child_of_its_tool_after_deployment_and_service() -> 
     run = run_program(program)
     [sync] = dynamic(run)
     by_type = {(r.type, r.name): r for r in run.registrations}
-    tool = by_type[("langop:index:LanguageTool", "memory")]
+    tool = by_type[("langop-infra:index:LanguageTool", "memory")]
     deployment = by_type[("kubernetes:apps/v1:Deployment", "apps/memory")]
     service = by_type[("kubernetes:core/v1:Service", "apps/memory")]
     assert sync.parent == tool.urn
