@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra import contract, inputs, pods, policies
+from langop_infra import contract, inputs, names, pods, policies
 from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
@@ -239,7 +239,7 @@ class LanguageAgent(pulumi.ComponentResource):
         config_text = inputs.part(objects, lambda o: o.config_text)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
-            metadata=object_meta(contract.config_map_name(agent.name), namespace, labels),
+            metadata=object_meta(names.config_map_name(agent.name), namespace, labels),
             data={"config.yaml": config_text},
             opts=child,
         )

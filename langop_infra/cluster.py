@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra import contract, pods, policies
+from langop_infra import contract, names, pods, policies
 from langop_infra.agent import AgentPlan, LanguageAgent, ToolIndex
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
@@ -115,7 +115,7 @@ class LanguageCluster(pulumi.ComponentResource):
         self.default_deny = None
         if cluster.defaults.default_deny:
             self.default_deny = network_policy(
-                policies.DEFAULT_DENY_NAME, ns, labels, policies.default_deny_spec(), child
+                names.DEFAULT_DENY_NAME, ns, labels, policies.default_deny_spec(), child
             )
         self._export(ns)
 

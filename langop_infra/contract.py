@@ -14,21 +14,23 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langop_infra import yaml_io
+from langop_infra.names import (
+    CONFIG_PATH,
+    DEFAULT_MCP_PATH,
+    header_env_name,
+    webhook_auth_env_name,
+    workload_secret_name,
+)
 from langop_infra.specs import (
     AgentSpec,
     HeaderSpec,
     SecretSource,
     ToolSpec,
     WebhookToolSpec,
-    env_token,
-    header_env_name,
 )
 
 MANAGED_BY = "langop-infra"
 DEFAULT_NAMESPACE = "default"
-DEFAULT_MCP_PATH = "/mcp"
-CONFIG_PATH = "/etc/agent/config.yaml"
-CONFIG_DIR = "/etc/agent"
 TOOL_LABEL = "langop.io/tool"
 AGENT_LABEL = "langop.io/agent"
 ACCESS_LABEL_PREFIX = "access.langop.io/"
@@ -129,20 +131,6 @@ def agent_labels(
         if target.deployment_mode == "service" and target.namespace == namespace:
             labels[access_label(target.name)] = "true"
     return labels
-
-
-def workload_secret_name(workload: str) -> str:
-    """The Secret holding a tool's or agent's literal secret values, keyed by env var name."""
-    return f"{workload}-env"
-
-
-def config_map_name(agent: str) -> str:
-    return f"{agent}-config"
-
-
-def webhook_auth_env_name(tool: str) -> str:
-    """``AGENT_WEBHOOK_<TOOL>_AUTH``: the env var carrying a webhook tool's credential."""
-    return f"AGENT_WEBHOOK_{env_token(tool)}_AUTH"
 
 
 def mcp_servers_env(targets: Iterable[ToolTarget]) -> str:

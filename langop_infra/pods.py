@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langop_infra import contract, policies
+from langop_infra import contract, names, policies
 from langop_infra.contract import EnvVar
 from langop_infra.specs import (
     AgentSpec,
@@ -201,7 +201,7 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
         deployment["strategy"] = {"type": "Recreate"}
     ingress = (
-        policies.tool_ingress_name(tool.name),
+        names.tool_ingress_name(tool.name),
         policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
     )
     return ToolObjects(main, claim, deployment, tool_service_spec(tool), ingress)
@@ -238,7 +238,7 @@ def agent_pod(
     """The agent's pod: its container with config.yaml mounted, then each sidecar tool with
     the shared workspace and a ``/tmp`` of its own."""
     security = overlay(defaults.security, agent.security)
-    mounts = [{"name": CONFIG_VOLUME, "mountPath": contract.CONFIG_DIR, "readOnly": True}]
+    mounts = [{"name": CONFIG_VOLUME, "mountPath": names.CONFIG_DIR, "readOnly": True}]
     volumes: list[dict[str, Any]] = [config_volume(agent.name)]
     workspace = {"name": WORKSPACE_VOLUME, "mountPath": agent.workspace_path}
     if sidecars:
@@ -271,7 +271,7 @@ def config_volume(agent: str) -> dict[str, Any]:
     return {
         "name": CONFIG_VOLUME,
         "configMap": {
-            "name": contract.config_map_name(agent),
+            "name": names.config_map_name(agent),
             "items": [{"key": "config.yaml", "path": "config.yaml"}],
         },
     }

@@ -27,6 +27,10 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from typing_extensions import Self
 
+from langop_infra.names import (
+    RESERVED_MOUNTS,
+)
+
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
@@ -36,15 +40,9 @@ LABEL_NAME = re.compile(
     r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
 )
 DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*$")
-RESERVED_AGENT_ENV = frozenset(
-    {"MCP_SERVERS", "AGENT_MCP_SERVERS", "AGENT_WEBHOOK_TOOLS", "AGENT_CONFIG_PATH"}
-)
-RESERVED_AGENT_ENV_PREFIXES = ("ARK_MCP_", "AGENT_WEBHOOK_")
 SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 RESERVED_LABEL_PREFIXES = ("langop.io", "access.langop.io")
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-# Mounted in every pod by the components: /tmp (writable), /etc/agent (config.yaml).
-RESERVED_MOUNTS = ("/tmp", "/etc/agent")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -193,16 +191,6 @@ def header_name(value: str) -> str:
     if not HTTP_TOKEN.fullmatch(value):
         raise ValueError(f"{value!r} is not a valid HTTP header name (an RFC 9110 token)")
     return value
-
-
-def env_token(text: str) -> str:
-    """Upper case, every character outside ``A-Z0-9`` turned into ``_`` (ark's env naming)."""
-    return re.sub(r"[^A-Z0-9]", "_", text.upper())
-
-
-def header_env_name(server: str, header: str) -> str:
-    """``ARK_MCP_<SERVER>_HEADER_<HEADER>``: the env var that carries an MCP server's header."""
-    return f"ARK_MCP_{env_token(server)}_HEADER_{env_token(header)}"
 
 
 def secret_key(value: str) -> str:

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra import contract, inputs, pods
+from langop_infra import contract, inputs, names, pods
 from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
@@ -282,7 +282,7 @@ class LanguageTool(pulumi.ComponentResource):
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,
         )
-        policy_name = pods.policies.tool_ingress_name(tool.name)
+        policy_name = names.tool_ingress_name(tool.name)
         self.network_policy = network_policy(
             policy_name,
             namespace,

@@ -14,9 +14,16 @@ from pydantic import BaseModel, ValidationError
 
 from langop_infra.admission import deploy_problems, security_problems
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
-from langop_infra.specs import (
+from langop_infra.names import (
+    DEFAULT_DENY_NAME,
     RESERVED_AGENT_ENV,
     RESERVED_AGENT_ENV_PREFIXES,
+    header_env_name,
+    tool_ingress_name,
+    webhook_auth_env_name,
+    workload_secret_name,
+)
+from langop_infra.specs import (
     AgentSpec,
     ClusterSpec,
     Defaults,
@@ -26,8 +33,6 @@ from langop_infra.specs import (
     ToolRef,
     ToolSpec,
     WorkloadSpec,
-    env_token,
-    header_env_name,
 )
 
 
@@ -174,7 +179,7 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
     )
     # Webhook credentials land in AGENT_WEBHOOK_<TOOL>_AUTH: two names may fold to one.
     auth_envs = [
-        (f"webhookTools[{i}].name", f"AGENT_WEBHOOK_{env_token(t.name)}_AUTH")
+        (f"webhookTools[{i}].name", webhook_auth_env_name(t.name))
         for i, t in enumerate(agent.webhook_tools)
         if t.enabled and t.authentication.secret_ref is not None
     ]
@@ -380,15 +385,16 @@ def _namespace_wide_problems(
         problems += deploy_problems(
             workload, defaults, full, join_path(path, "defaults"), restricted=restricted
         )
-        if f"{workload.name}-env" in cluster.secrets:
+        own_secret = workload_secret_name(workload.name)
+        if own_secret in cluster.secrets:
             problems.append(
                 Problem(
-                    join_path(path, f"secrets.{workload.name}-env"),
-                    f"Secret {workload.name}-env is {workload.name}'s own (its secret env); "
+                    join_path(path, f"secrets.{own_secret}"),
+                    f"Secret {own_secret} is {workload.name}'s own (its secret env); "
                     "rename this secret",
                 )
             )
-        if defaults.default_deny and workload.name == "default-deny":
+        if defaults.default_deny and tool_ingress_name(workload.name) == DEFAULT_DENY_NAME:
             has_policy = isinstance(workload, ToolSpec) or any(
                 r.enabled and getattr(by_name.get(r.name), "deployment_mode", "") == "sidecar"
                 for r in getattr(workload, "tools", [])
@@ -397,8 +403,8 @@ def _namespace_wide_problems(
                 problems.append(
                     Problem(
                         join_path(full, "name"),
-                        "its policy default-deny-ingress would replace the namespace's "
-                        "default-deny-ingress; rename it",
+                        f"its policy {DEFAULT_DENY_NAME} would replace the namespace's "
+                        f"{DEFAULT_DENY_NAME}; rename it",
                     )
                 )
     for where, ref in secret_refs(cluster, tool_index, agent_index):

@@ -406,7 +406,9 @@ def test_cluster_creates_restricted_namespace_applies_defaults_and_exposes_by_na
     assert cluster.namespace_resource is not None
     # Tools and agents are children of the cluster component.
     registrations = rendered.run.registrations
-    (cluster_urn,) = [r.urn for r in registrations if r.type == "langop-infra:index:LanguageCluster"]
+    (cluster_urn,) = [
+        r.urn for r in registrations if r.type == "langop-infra:index:LanguageCluster"
+    ]
     components = [r for r in registrations if r.type.startswith("langop-infra:index:Lang")]
     assert {r.name for r in components if r.parent == cluster_urn} == {
         "shop/catalog",
