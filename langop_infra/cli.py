@@ -47,9 +47,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "print the JSON Schema of a Pulumi.<env>.yaml stack file (for editor completion)",
         "0 ok, 2 usage",
     ),
-    "completion": Subcommand(
-        "print a shell completion script: bash, zsh or fish", "0 ok, 2 usage"
-    ),
+    "completion": Subcommand("print a shell completion script: bash, zsh or fish", "0 ok, 2 usage"),
     "tools": Subcommand(
         "list an MCP server's tools (streamable HTTP, legacy SSE or stdio)",
         "0 ok, 1 error, 2 usage",

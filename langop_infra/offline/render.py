@@ -18,6 +18,7 @@ from typing import Any
 
 from langop_infra import yaml_io
 from langop_infra.errors import Problem, SpecError
+from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.mock_engine import (
     REDACTED,
     ProgramRun,
@@ -276,9 +277,6 @@ def manifest_filename(manifest: Mapping[str, Any]) -> str:
     meta = manifest.get("metadata", {})
     namespace = meta.get("namespace") or "_cluster"
     return f"{namespace}/{manifest.get('kind', 'Object').lower()}-{meta.get('name')}.yaml"
-
-
-OUT_MARKER = ".langop-render"
 
 
 def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:
