@@ -27,11 +27,26 @@ def load_all(text: str | bytes) -> list[Any]:
     return list(yaml.load_all(text, Loader=LOADER))
 
 
-def dump(value: Any, *, sort_keys: bool = True, flow: bool = False) -> str:
-    """``value`` as block YAML (flow style with ``flow``), never folded, Unicode kept."""
+class _LiteralDumper(DUMPER):  # type: ignore[misc, valid-type]
+    """Multi-line strings as ``|`` blocks, for output people read."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_LiteralDumper.add_representer(str, _represent_str)
+
+
+def dump(
+    value: Any, *, sort_keys: bool = True, flow: bool = False, literal_blocks: bool = False
+) -> str:
+    """``value`` as block YAML (flow style with ``flow``), never folded, Unicode kept;
+    multi-line strings as ``|`` blocks with ``literal_blocks``."""
     return yaml.dump(
         value,
-        Dumper=DUMPER,
+        Dumper=_LiteralDumper if literal_blocks else DUMPER,
         sort_keys=sort_keys,
         default_flow_style=flow,
         allow_unicode=True,

@@ -21,11 +21,15 @@ PROGRESS_AFTER = 2.0  # seconds; LANGOP_INFRA_PROGRESS_AFTER overrides it
 
 
 class CommandError(Exception):
-    """A one-line error the command prints with its prefix; ``code`` is the exit status."""
+    """An error the command prints with its prefix; ``code`` is the exit status, and
+    ``problems`` the configuration problems behind it (``(path, message)`` pairs)."""
 
-    def __init__(self, message: str, code: int = 2) -> None:
+    def __init__(
+        self, message: str, code: int = 2, problems: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.problems = problems
 
 
 def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +67,8 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
                 keep_ciphertext=keep_ciphertext,
             )
     except SpecError as exc:
-        raise CommandError(str(exc)) from None
+        problems = tuple((p.path, p.message) for p in exc.problems)
+        raise CommandError(str(exc), problems=problems) from None
     except Exception as exc:
         raise CommandError(program_error(exc, project_dir), code=1) from None
     finally:
