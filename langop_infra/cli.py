@@ -70,7 +70,7 @@ def build_parser(argv: Sequence[str], *, every: bool = False) -> argparse.Argume
     parser = argparse.ArgumentParser(
         prog="langop-infra",
         description="Deploy MCP tool servers and agents onto Kubernetes with Pulumi.",
-        epilog=f"exit status: 2 usage; {COMMON_EXIT}",
+        epilog=f"exit status: as each command's --help says; 2 usage; {COMMON_EXIT}",
     )
     parser.add_argument("--version", action="version", version=f"langop-infra {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -104,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args))
     except KeyboardInterrupt:
+        import logging
+
+        # The interrupted engine task would be reported again when collected at exit.
+        logging.getLogger("asyncio").disabled = True
         error(args.command, "interrupted")
         return 130
     except BrokenPipeError:

@@ -114,12 +114,16 @@ def program_error(exc: BaseException, project_dir: Path) -> str:
         return f"internal error, please report it: {message}\n{full.rstrip()}"
     last = own[-1]
     lines = [f"your program failed at {last.filename}:{last.lineno} in {last.name}: {message}"]
-    lines += [f"  {line.rstrip()}" for line in traceback.format_list(own)]
+    for frame in own:
+        lines.append(f'    File "{frame.filename}", line {frame.lineno}, in {frame.name}')
+        lines += [f"      {frame.line.strip()}"] if frame.line else []
     lines.append("  (frames of langop-infra and Pulumi left out)")
     return "\n".join(lines)
 
 
 def _is_users(file: Path, project_dir: Path) -> bool:
+    if not file.is_absolute() or not file.is_file():
+        return False  # <frozen runpy>, <string>
     try:
         relative = file.resolve().relative_to(project_dir.resolve())
     except (ValueError, OSError):
