@@ -72,7 +72,11 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
     from langop_infra.testing.reachability import IPAddress, Network, Pod
 
     network = Network([m for m in manifests if m.get("kind") == "NetworkPolicy"])
-    deployments = [m for m in manifests if m.get("kind") == "Deployment"]
+    # Registration order varies between runs: sort, so that the graph is stable.
+    deployments = sorted(
+        (m for m in manifests if m.get("kind") == "Deployment"),
+        key=lambda m: (m["metadata"].get("namespace", ""), m["metadata"]["name"]),
+    )
     config_maps = {
         (m["metadata"].get("namespace", ""), m["metadata"]["name"]): m
         for m in manifests
