@@ -641,3 +641,21 @@ def test_redaction_marker_is_the_engines() -> None:
     from langop_infra.offline import formats, mock_engine
 
     assert formats.REDACTED == mock_engine.REDACTED
+
+
+def test_the_example_ci_workflow_posts_the_markdown_diff(tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    workflow = yaml.safe_load((ROOT / "examples" / "ci" / "preview.yml").read_text())
+    steps = {s.get("name"): s for s in workflow["jobs"]["offline-diff"]["steps"]}
+    assert (
+        "langop-infra diff base.yaml head.yaml --format markdown > diff.md"
+        in (steps["Diff"]["run"])
+    )
+    assert "readFileSync('diff.md'" in steps["Comment"]["with"]["script"]
+    assert "--fingerprint-key-env LANGOP_FINGERPRINT_KEY" in steps["Render base and head"]["run"]
+    for name in ("Render base and head", "Diff"):
+        script = re.sub(r"\$\{\{[^}]*\}\}", "x", steps[name]["run"])
+        done = subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True)
+        assert done.returncode == 0, (name, done.stderr)
