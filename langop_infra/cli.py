@@ -102,7 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args._run(args))
+        code = int(args._run(args))
+        # Buffered output reaches a closed pipe here at the latest, not at interpreter exit.
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         import logging
 
