@@ -71,9 +71,9 @@ def test_a_misspelt_stack_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str]
     assert main(["validate", "--stack", "prdo", "--project-dir", str(ROOT / "stacks")]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"langop-infra validate: error: {ROOT / 'stacks' / 'Pulumi.prdo.yaml'}: no config for "
-        "stack 'prdo'; did you mean 'prod'? (stacks here: dev, prod, staging); create this file "
-        "to add the stack\n"
+        "langop-infra validate: error: invalid configuration: 1 problem\n"
+        f"  - {ROOT / 'stacks' / 'Pulumi.prdo.yaml'}: no config for stack 'prdo'; did you mean "
+        "'prod'? (stacks here: dev, prod, staging); create this file\n"
     )
 
 

@@ -99,9 +99,10 @@ def choose_stack(
     ``Pulumi.<stack>.yaml``; no default, a did-you-mean for typos."""
     if config_file is not None:
         path = Path(config_file)
+        stack = stack or path.name.removeprefix("Pulumi.").removesuffix(".yaml")
         if not path.is_file():
-            raise StackChoiceError([Problem(str(path), "no such file")])
-        return stack or path.name.removeprefix("Pulumi.").removesuffix(".yaml"), path
+            raise SpecError([Problem(str(path), f"no config for stack {stack!r}; no such file")])
+        return stack, path
     known = project.stacks()
     listed = ", ".join(known) if known else f"none yet: add {project.stack_file('<name>')}"
     if stack is None:
@@ -112,15 +113,8 @@ def choose_stack(
     if not path.is_file():
         close = difflib.get_close_matches(stack, known, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise StackChoiceError(
-            [
-                Problem(
-                    str(path),
-                    f"no config for stack {stack!r}; {hint}(stacks here: {listed}); "
-                    "create this file to add the stack",
-                )
-            ]
-        )
+        message = f"no config for stack {stack!r}; {hint}(stacks here: {listed}); create this file"
+        raise SpecError([Problem(str(path), message)])
     return stack, path
 
 
