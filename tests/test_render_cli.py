@@ -449,7 +449,7 @@ def test_invalid_config_exits_2_naming_the_config_path(
     code, out, err, _ = render_with(tmp_path, with_change(change), capsys)
     assert code == 2
     assert out == ""
-    assert err.startswith("langop-infra render: invalid configuration:")
+    assert err.startswith("langop-infra render: error: invalid configuration:")
     lines = [line.strip() for line in err.splitlines()]
     problem = next((line for line in lines if line.startswith(f"- {path}: ")), None)
     assert problem is not None, err
