@@ -7,7 +7,7 @@ import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,6 +20,8 @@ class Problem:
 
     path: str
     message: str
+    # What kind of problem, for machines: pydantic's type or ours (``langop_dns_label``).
+    kind: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
@@ -145,5 +147,5 @@ def problems_from(
         elif kind == "string_pattern_mismatch":
             pattern = item["ctx"]["pattern"]
             message = f"{item.get('input')!r} does not match the allowed pattern {pattern}"
-        problems.append(Problem(path, message))
+        problems.append(Problem(path, message, kind))
     return problems
