@@ -237,7 +237,17 @@ def input_outputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     for key in SECRET_INPUTS:
         if outs.get(key):
             outs[key] = rpc.wrap_rpc_secret(outs[key])
+    if url_carries_credentials(outs.get("sync_url")):
+        outs["sync_url"] = rpc.wrap_rpc_secret(outs["sync_url"])
     return outs
+
+
+def url_carries_credentials(url: Any) -> bool:
+    """Whether a URL holds a user, password or query (where tokens ride): kept secret."""
+    if not isinstance(url, str):
+        return False
+    parts = urlsplit(url)
+    return bool(parts.username or parts.password or parts.query)
 
 
 def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> dict:
@@ -374,5 +384,7 @@ class ToolSchemaSync(dyn.Resource):
         for key in SECRET_INPUTS:
             if props.get(key):
                 props[key] = pulumi.Output.secret(props[key])
+        if url_carries_credentials(props.get("sync_url")):
+            props["sync_url"] = pulumi.Output.secret(props["sync_url"])
         props.update(dict.fromkeys(SyncOutputs.names()))
         super().__init__(ToolSchemaSyncProvider(), name, props, opts)

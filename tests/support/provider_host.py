@@ -10,7 +10,8 @@ engine builds (``pkg/resource/plugin/provider_plugin.go``), and keeps the state 
 - the servicer's ``Configure`` answer decides secrets: it does not accept them, so the engine
   sends plain values and re-marks outputs secret where the same-named input was
   (``annotateSecrets``). ``wrap_secrets=True`` sends them wrapped in the secret signature
-  instead, as for a provider that accepts secrets;
+  instead, as for a provider that accepts secrets, except ``__provider``: the servicer's
+  ``get_provider`` cannot take a wrapped one (``TypeError: unhashable type: 'dict'``);
 - preview sends unknowns as the unknown sentinel and never calls ``Create``/``Update`` (the
   dynamic provider does not support provider previews);
 - ``diff``, ``update`` and ``read`` get the previous *outputs*, ``read`` also the inputs.
@@ -343,7 +344,10 @@ class EngineHost:
         self.id, self.inputs, self.outputs = id_, inputs, outs
 
     def _send(self, props: Mapping[str, Any], unknowns: bool = False) -> struct_pb2.Struct:
-        return to_struct(props, keep_secrets=bool(self.wrap_secrets), keep_unknowns=unknowns)
+        struct = to_struct(props, keep_secrets=bool(self.wrap_secrets), keep_unknowns=unknowns)
+        if PROVIDER_KEY in props:
+            struct[PROVIDER_KEY] = reveal(props[PROVIDER_KEY])
+        return struct
 
     def _call(self, method: str, request: Any) -> Any:
         self.calls.append(method)
