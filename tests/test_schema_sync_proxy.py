@@ -107,7 +107,7 @@ def test_proxy_url_keeps_the_api_server_path_prefix() -> None:
 def test_proxy_prefix_refuses_names_that_are_not_labels(
     namespace: str, service: str, port: int
 ) -> None:
-    with pytest.raises(ProxyError, match="not a DNS label|not a port"):
+    with pytest.raises(ProxyError, match=r"not a DNS label|not a port"):
         service_prefix(namespace, service, port)
 
 
