@@ -18,6 +18,8 @@ from langop_infra.errors import one_line
 MARK = "[redacted]"
 LIMIT = 300
 MIN_SECRET = 4  # shorter values would redact ordinary words
+MIN_PREFIX = 8  # a cut-off echo this long of a secret is redacted too
+_TOKEN_RUN = re.compile(rf"[A-Za-z0-9._~+/=-]{{{MIN_PREFIX},}}")
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]+@")
 _QUERY_VALUE = re.compile(r"([?&][^=\s&#?]+=)[^&\s#'\"]+")
@@ -62,9 +64,27 @@ def redact(text: Any, secrets: Iterable[str] = (), limit: int = LIMIT) -> str:
         for form in {secret, " ".join(secret.split())}:
             if len(form) >= MIN_SECRET:
                 line = line.replace(form, MARK)
+    line = _truncated_echoes(line, secrets)
     line = _USERINFO.sub(rf"\1{MARK}@", line)
     line = _QUERY_VALUE.sub(rf"\1{MARK}", line)
     line = _JWT.sub(MARK, line)
     line = _AUTH_TOKEN.sub(rf"\1\2{MARK}", line)
     line = _KEY_VALUE.sub(rf"\1\2{MARK}", line)
     return one_line(line, limit)
+
+
+def _truncated_echoes(line: str, secrets: Iterable[str]) -> str:
+    """Redact runs that are the start of a secret: servers and clients cut long bodies, and
+    ``invalid token abcdefgh...`` still gives away most of a token."""
+    prefixes = [s for s in secrets if len(s) >= MIN_PREFIX]
+    if not prefixes:
+        return line
+
+    def cut(match: re.Match[str]) -> str:
+        run = match.group(0)
+        core = run.rstrip(".")  # the run may end in the cut's own "..."
+        if len(core) >= MIN_PREFIX and any(s.startswith(core) for s in prefixes):
+            return MARK + run[len(core) :]
+        return run
+
+    return _TOKEN_RUN.sub(cut, line)
