@@ -246,7 +246,11 @@ FAULTS = {
     ),
 }
 REPEATED_TOOL = Fault("repeated_tool", says=(r"tools/list", r"'beta'"))
-CASES = [pytest.param(fault, id=name) for name, fault in FAULTS.items()] + [
+SLOW = ("slow", "server-down")  # waits out a deadline, or three refused connections
+CASES = [
+    pytest.param(fault, id=name, marks=[pytest.mark.slow] if name in SLOW else [])
+    for name, fault in FAULTS.items()
+] + [
     pytest.param(
         REPEATED_TOOL,
         id="page-repeats-a-tool",

@@ -82,7 +82,10 @@ class Echo:
 
 
 # "-userinfo": the URL carries user:password, which httpx sends as Basic auth instead.
-FAULTS = ["e401", "e403", "e500", "e500-userinfo", "rpc-error", "malformed", "slow", "tls"]
+FAULTS = [
+    *["e401", "e403", "e500", "e500-userinfo", "rpc-error", "malformed", "tls"],
+    pytest.param("slow", marks=pytest.mark.slow),
+]
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +123,6 @@ def assert_no_canary(*texts: str) -> None:
             assert canary not in text, f"{canary!r} leaked into {text!r}"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 def test_no_canary_in_outputs_or_failures(echo: str, fault: str) -> None:
     host = EngineHost(ToolSchemaSyncProvider())
@@ -174,7 +176,6 @@ config:
 """
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 def test_no_canary_on_the_schemas_command_output(
     echo: str, fault: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
