@@ -181,7 +181,11 @@ def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[st
             )
     proxy = proxy_access(inputs)
     if proxy is None:
-        url = inputs.get("sync_url") or f"{inputs['endpoint']}{canonical_mcp_path(path)}"
+        try:
+            path = canonical_mcp_path(path)
+        except ValueError as exc:
+            raise ProxyError(f"schema sync mcp_path {exc}") from None
+        url = inputs.get("sync_url") or f"{inputs['endpoint']}{path}"
         return url, headers, {}
     host, auth_headers, tls = proxy
     if is_sidecar(inputs):

@@ -138,6 +138,7 @@ def run_lifecycle(setup: Setup, host: EngineHost) -> None:
     assert created["tool_names"] == ["remember"]
 
     assert host.preview(inputs).op == "same"  # nothing changed: no diff
+    assert host.preview({**inputs, "endpoint": COMPUTED}).op == "update"  # unknown: a change
 
     add_recall(setup.server)
     assert host.preview(inputs).op == "update"  # the server's tools changed

@@ -25,7 +25,7 @@ import pytest
 from langop_infra.cluster import LanguageCluster
 from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
 from langop_infra.schema_compare import schema_hash
-from langop_infra.schema_sync import ToolSchemaSyncProvider
+from langop_infra.schema_sync import SyncOutputs, ToolSchemaSyncProvider
 from tests import faultservers
 from tests.loopback import free_port, serve
 from tests.support.provider_host import EngineHost, ProviderFailure, Secret
@@ -33,15 +33,7 @@ from tests.support.provider_host import EngineHost, ProviderFailure, Secret
 MARGIN = 1.5  # seconds allowed beyond the input timeout
 SERVICE = "memory"
 RESOURCE_ID = f"apps/{SERVICE}"
-KEPT = (
-    "tool_schemas",
-    "tool_names",
-    "schema_hash",
-    "server_info",
-    "protocol_version",
-    "registered_at",
-    "last_synced_at",
-)
+KEPT = SyncOutputs.LISTING  # what a failed sync keeps from the last good one
 
 
 def sync_inputs(base: str, path: str = "/mcp", **extra: Any) -> dict[str, Any]:
