@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from langop_infra.errors import SpecError
 from langop_infra.kube_proxy import ProxyError, proxy_url, service_prefix
 from langop_infra.schema_sync import ToolSchemaSyncProvider
+from langop_infra.validation import parse_tool
 from tests.faultservers import memory_server
 from tests.loopback import serve
 from tests.support.apiserver import ApiServer, Pod, kubeconfig
@@ -187,3 +189,34 @@ def test_sidecar_without_kubernetes_credentials_says_why(tmp_path: Any) -> None:
     )
     assert outs["phase"] == "Error"
     assert "cannot load a kubeconfig for apiserver-proxy" in outs["last_error"]
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/../../../../api/v1/namespaces/kube-system/secrets", "'.' or '..' segments"),
+        ("/mcp/%2E%2e/x", "encoded '.', '/' or '\\'"),
+        ("/a//b", "'//'"),
+        ("/mcp?token=x", "query string or fragment"),
+        ("/mcp#frag", "query string or fragment"),
+    ],
+)
+def test_tool_spec_refuses_a_path_that_could_leave_the_proxy(path: str, says: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_tool({"name": "memory", "image": "ghcr.io/acme/memory:1", "mcpPath": path})
+    [problem] = caught.value.problems
+    assert str(problem).startswith("mcpPath: must not")
+    assert says in str(problem) and "write it as a plain path such as /mcp" in str(problem)
+    assert "token=x" not in str(problem)
+
+
+def test_tool_spec_normalises_percent_escapes_in_the_path() -> None:
+    tool = parse_tool({"name": "memory", "image": "ghcr.io/acme/memory:1", "mcpPath": "/m%63p%3a"})
+    assert tool.mcp_path == "/mcp%3A"
+
+
+def test_direct_sync_refuses_a_traversal_path_by_name() -> None:
+    props = {**proxy_inputs("https://127.0.0.1:9"), "access": "direct", "mcp_path": "/a/../b"}
+    outs = ToolSchemaSyncProvider().create(props).outs
+    assert outs["phase"] == "Error"
+    assert outs["last_error"].startswith("schema sync mcp_path must not contain '.' or '..'")
