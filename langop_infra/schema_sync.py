@@ -200,12 +200,15 @@ def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[st
 def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
     """Call ``initialize`` + ``tools/list`` on the tool as the inputs say."""
     url, headers, tls = sync_target(inputs)
-    return fetch_listing(url, headers, tls, float(timeout or inputs.get("timeout") or 10.0))
+    seconds = float(timeout or inputs.get("timeout") or 10.0)
+    # A preview's probe (given a timeout) retries once: it must not hold the preview up.
+    return fetch_listing(url, headers, tls, seconds, retries=1 if timeout else 2)
 
 
 def fetch_listing(
     url: str, headers: Mapping[str, str], tls: Mapping[str, Any], seconds: float, retries: int = 2
 ) -> Any:
+    """``initialize`` + ``tools/list`` at ``url``, all within ``seconds``."""
     from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
 
     options = ClientOptions(
