@@ -21,6 +21,8 @@ MIN_SECRET = 4  # shorter values would redact ordinary words
 MIN_PREFIX = 8  # a cut-off echo this long of a secret is redacted too
 _TOKEN_RUN = re.compile(rf"[A-Za-z0-9._~+/=-]{{{MIN_PREFIX},}}")
 
+# Terminal escapes and bidi overrides: a server's text must not repaint a CI log or a preview.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]+@")
 _QUERY_VALUE = re.compile(r"([?&][^=\s&#?]+=)[^&\s#'\"]+")
 # A scheme followed by a token, but not an auth-param list (`Bearer error="invalid_token"`).
@@ -56,9 +58,9 @@ def secret_strings(*sources: Any) -> list[str]:
 
 
 def redact(text: Any, secrets: Iterable[str] = (), limit: int = LIMIT) -> str:
-    """``text`` without ``secrets``, URL userinfo and query values, or token-looking strings,
-    on one line of at most ``limit`` characters."""
-    line = " ".join(str(text).split())
+    """``text`` without ``secrets``, URL userinfo and query values, token-looking strings or
+    control characters, on one line of at most ``limit`` characters."""
+    line = _CONTROL.sub("?", " ".join(str(text).split()))
     for secret in secrets:
         # Compare on the folded form too: a value with inner whitespace is folded like the text.
         for form in {secret, " ".join(secret.split())}:
