@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -74,13 +75,20 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
 
 
 def kubeconfig_secrets(kubeconfig: str | None) -> list[str]:
-    """Every string under ``users:`` of an inline kubeconfig (tokens, keys, passwords)."""
-    if not is_inline(kubeconfig):
+    """Every string under ``users:`` of the kubeconfig, inline or a readable file (tokens,
+    keys, passwords): what a message about it must never quote."""
+    if not kubeconfig:
         return []
+    text = str(kubeconfig)
+    if not is_inline(text):
+        try:
+            text = Path(text).expanduser().read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return []
     try:
-        document = yaml_io.load(str(kubeconfig))
+        document = yaml_io.load(text)
     except Exception:
-        return [line.strip() for line in str(kubeconfig).splitlines() if line.strip()]
+        return [line.strip() for line in text.splitlines() if line.strip()]
     found: list[str] = []
 
     def collect(value: Any) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from langop_infra.errors import SpecError
-from langop_infra.kube_proxy import ProxyError, proxy_url, service_prefix
+from langop_infra.kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, service_prefix
 from langop_infra.schema_sync import ToolSchemaSyncProvider
 from langop_infra.validation import parse_tool
 from tests.faultservers import memory_server
@@ -220,3 +220,13 @@ def test_direct_sync_refuses_a_traversal_path_by_name() -> None:
     outs = ToolSchemaSyncProvider().create(props).outs
     assert outs["phase"] == "Error"
     assert outs["last_error"].startswith("schema sync mcp_path must not contain '.' or '..'")
+
+
+def test_kubeconfig_credentials_are_known_for_redaction(tmp_path: Any) -> None:
+    inline = kubeconfig("https://10.0.0.1:6443", TOKEN)
+    path = tmp_path / "kubeconfig"
+    path.write_text(inline)
+    assert TOKEN in kubeconfig_secrets(inline)
+    assert TOKEN in kubeconfig_secrets(str(path))
+    assert kubeconfig_secrets(str(tmp_path / "missing")) == []
+    assert "https://10.0.0.1:6443" not in kubeconfig_secrets(inline)  # only users: is secret
