@@ -92,6 +92,35 @@ def http_path(value: str) -> str:
     return value
 
 
+ENCODED_DOT_OR_SLASH = re.compile(r"%(2e|2f|5c)", re.IGNORECASE)
+PERCENT_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def canonical_mcp_path(value: str) -> str:
+    """The tool's MCP path, RFC 3986-normalised (unreserved escapes decoded, others upper-case).
+
+    The path is appended to the API server's proxy prefix, so anything that could climb out
+    of it (``..``, ``%2e``, ``//``, a query or fragment) is refused, not cleaned up.
+    """
+    http_path(value)
+    fix = "write it as a plain path such as /mcp"
+    if "?" in value or "#" in value:
+        raise ValueError(f"must not carry a query string or fragment; {fix}")
+    if "//" in value or "\\" in value:
+        raise ValueError(f"must not contain '//' or '\\'; {fix}")
+    if ENCODED_DOT_OR_SLASH.search(value):
+        raise ValueError(f"must not contain encoded '.', '/' or '\\' (%2e, %2f, %5c); {fix}")
+    if any(segment in (".", "..") for segment in value.split("/")):
+        raise ValueError(f"must not contain '.' or '..' segments; {fix}")
+
+    def escape(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in UNRESERVED else match.group(0).upper()
+
+    return PERCENT_ESCAPE.sub(escape, value)
+
+
 def http_url(value: str) -> str:
     if not re.fullmatch(r"https?://[^\s/?#]+[^\s]*", value):
         raise invalid(
@@ -472,7 +501,7 @@ class ToolSpec(WorkloadSpec):
     type: Literal["mcp"] = "mcp"
     deployment_mode: Literal["service", "sidecar"] = "service"
     port: Port = 8080
-    mcp_path: HttpPath = "/mcp"
+    mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
     health_path: HttpPath = "/health"
     allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
     schema_sync: SchemaSyncSpec = SchemaSyncSpec()

@@ -123,11 +123,11 @@ def stack_targets(
 ) -> tuple[list[SyncTarget], dict[str, SyncResult]]:
     """Every schema-synced tool of the stack as a target, and those that cannot be reached at
     all (e.g. no kubeconfig for ``apiserver-proxy``) as failed results."""
-    from langop_infra.errors import one_line
     from langop_infra.offline.mock_engine import DYNAMIC_TYPE
     from langop_infra.offline.render import render_stack
+    from langop_infra.redact import redact
     from langop_infra.schema_lock import SyncResult, SyncTarget
-    from langop_infra.schema_sync import sync_target
+    from langop_infra.schema_sync import credentials, sync_target
 
     run = render_stack(project_dir, stack=stack, config_file=config)
     syncs = run.by_type(DYNAMIC_TYPE)
@@ -155,7 +155,7 @@ def stack_targets(
         try:
             url, route_headers, tls = sync_target({**inputs, "headers": headers})
         except Exception as exc:  # e.g. no kubeconfig: this tool fails, the others still sync
-            failed[name] = SyncResult(name, error=one_line(str(exc)))
+            failed[name] = SyncResult(name, error=redact(str(exc), credentials(inputs)))
             continue
         targets.append(SyncTarget(name, url, route_headers, per_tool, tls))
     return targets, failed
