@@ -19,7 +19,14 @@ from urllib.parse import urlencode, urlsplit
 import httpx
 
 from langop_infra.mcp.http import display_url, tls_context
-from langop_infra.mcp.oauth.discovery import AuthorizationServer, Challenge, discover, is_loopback
+from langop_infra.mcp.oauth.discovery import (
+    AuthorizationServer,
+    Challenge,
+    discover,
+    fetch_json,
+    is_loopback,
+    prm_urls,
+)
 from langop_infra.mcp.oauth.errors import OAuthError
 from langop_infra.mcp.oauth.redirect import LoopbackRedirect, RedirectHandler
 from langop_infra.mcp.oauth.tokens import (
@@ -109,7 +116,7 @@ class OAuth2Auth(httpx.Auth):
         self._timeout = timeout
         self._transport = transport
         self._resources: dict[str, _Resource] = {}
-        self._registered: dict[str, Client] = {}
+        self._registered: dict[str, tuple[Client, frozenset[str]]] = {}
 
     def __repr__(self) -> str:
         return f"OAuth2Auth(client_id={self._client_id!r}, grant={self._grant!r})"
@@ -125,6 +132,24 @@ class OAuth2Auth(httpx.Auth):
         """Scopes of the token held for ``url``'s origin (what the server said it granted)."""
         state = self._resources.get(_origin(url))
         return state.token.scopes if state and state.token else ()
+
+    async def login(self, url: str) -> bool:
+        """Authorize for the MCP server at ``url`` now, before any request needs it.
+
+        For a person's login: the session's per-request timeouts then do not run while
+        they approve. False (and nothing done) when the server publishes no protected
+        resource metadata; the first 401 authorizes then.
+        """
+        state = self._resources.setdefault(_origin(url), _Resource())
+        async with self._http() as http:
+            for candidate in prm_urls(_resource_url(url), None):
+                found = await fetch_json(http, candidate, "protected resource metadata")
+                if found is not None and isinstance(found.get("authorization_servers"), list):
+                    break
+            else:
+                return False
+        await self._authorize(state, url, Challenge(), state.token, step_up=False)
+        return True
 
     async def async_auth_flow(
         self, request: httpx.Request
@@ -153,8 +178,9 @@ class OAuth2Auth(httpx.Auth):
                     "does not accept: check its resource and audience settings",
                     target=display_url(request.url),
                 )
-            if step_up and set(challenge.scope) <= set(state.requested):
-                wanted = " ".join(challenge.scope) or "more scopes"
+            needed = challenge.scope or (state.server.scopes_supported if state.server else ())
+            if step_up and set(needed) <= set(state.requested):
+                wanted = " ".join(needed) or "more scopes"
                 raise OAuthError(
                     f"{display_url(request.url)} still demands {wanted} (HTTP 403 "
                     "insufficient_scope) after authorization asked for it; the authorization "
@@ -245,7 +271,7 @@ class OAuth2Auth(httpx.Auth):
                         http, server, state.client, form, what="client credentials token request"
                     )
                 else:
-                    state.client = await self._client_for(http, server)
+                    state.client = await self._client_for(http, server, scopes)
                     token = await self._authorization_code(http, server, state.client, scopes)
             state.token, state.requested, state.grant = token, scopes, grant
             return token
@@ -311,13 +337,9 @@ class OAuth2Auth(httpx.Auth):
         step_up: bool,
         grant: str,
     ) -> tuple[str, ...]:
-        # The spec's order: the challenge's scope, else everything the resource supports.
-        if challenge.scope:
-            base = challenge.scope
-        elif self._scopes:
-            base = ()
-        else:
-            base = server.scopes_supported
+        # The spec's order: the challenge's scope, else everything the resource supports;
+        # the user's own scopes come on top.
+        base = challenge.scope or server.scopes_supported
         scopes = [*self._scopes, *base, *(previous if step_up else ())]
         if (
             scopes
@@ -337,21 +359,30 @@ class OAuth2Auth(httpx.Auth):
             )
         return Client(self._client_id, self._secret, self._key, self._algorithm, method)
 
-    async def _client_for(self, http: httpx.AsyncClient, server: AuthorizationServer) -> Client:
+    async def _client_for(
+        self, http: httpx.AsyncClient, server: AuthorizationServer, scopes: tuple[str, ...]
+    ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
         if self._client_id:
             method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
             return Client(self._client_id, self._secret, self._key, self._algorithm, method)
         if self._metadata_url and server.metadata.get("client_id_metadata_document_supported"):
             return Client(self._metadata_url)
-        if server.issuer not in self._registered:
+        known = self._registered.get(server.issuer)
+        if known is None or not known[1].issuperset(scopes):
+            # Registered anew when a step-up needs scopes the registration did not name.
             endpoint = server.endpoint("registration_endpoint") or ""
             _check_https(endpoint, "registration endpoint")
-            self._registered[server.issuer] = await register(
-                http, server, client_name=self._client_name, redirect_uri=self.redirect.redirect_uri
+            client = await register(
+                http,
+                server,
+                client_name=self._client_name,
+                redirect_uri=self.redirect.redirect_uri,
+                scopes=scopes,
             )
+            known = self._registered[server.issuer] = (client, frozenset(scopes))
             log.debug("registered as a client of %s", display_url(server.issuer))
-        return self._registered[server.issuer]
+        return known[0]
 
     def _http(self) -> httpx.AsyncClient:
         verify = True if self._verify is True else tls_context(self._verify, None)

@@ -92,16 +92,16 @@ async def request_token(
         )
     form = {k: v for k, v in form.items() if v}
     headers = {"Accept": "application/json"}
+    # client_id in the body with every method: some servers (the MCP SDK's) look it up there.
+    form["client_id"] = client.client_id
     if client.auth_method == "client_secret_basic":
         pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret or '', safe='')}"
         headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
-    else:
-        form["client_id"] = client.client_id
-        if client.auth_method == "client_secret_post":
-            form["client_secret"] = client.client_secret or ""
-        elif client.auth_method == "private_key_jwt":
-            form["client_assertion_type"] = JWT_BEARER
-            form["client_assertion"] = _client_assertion(client, server)
+    elif client.auth_method == "client_secret_post":
+        form["client_secret"] = client.client_secret or ""
+    elif client.auth_method == "private_key_jwt":
+        form["client_assertion_type"] = JWT_BEARER
+        form["client_assertion"] = _client_assertion(client, server)
     known = [client.client_secret, form.get("refresh_token"), form.get("code")]
     payload = await _post(http, url, headers, data=form, what=what, secrets_=known)
     access = payload.get("access_token")
@@ -138,6 +138,7 @@ async def register(
     *,
     client_name: str,
     redirect_uri: str,
+    scopes: tuple[str, ...] = (),
 ) -> Client:
     """RFC 7591 dynamic registration of a public (or, if the server insists, secret) client."""
     url = server.endpoint("registration_endpoint")
@@ -160,6 +161,8 @@ async def register(
         "response_types": ["code"],
         "token_endpoint_auth_method": method,
     }
+    if scopes:  # some servers only grant what the client registered for
+        metadata["scope"] = " ".join(scopes)
     payload = await _post(
         http, url, {"Accept": "application/json"}, json_body=metadata, what="client registration"
     )
