@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
     from langop_infra.mcp import MCPError, fetch_tool_listing
 
     try:
+        if isinstance(target, str) and args.auth is not None:
+            # Authorize first, so the request timeouts do not run while a person approves.
+            asyncio.run(args.auth.login(target))
         listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
     except MCPError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -211,15 +214,11 @@ def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
     from langop_infra.mcp import ClientOptions
 
     timeout = args.timeout or _DEFAULT_TIMEOUT
-    auth = getattr(args, "auth", None)
-    login = (
-        auth is not None and args.grant != "client-credentials" and args.oauth_redirect != "follow"
-    )
     return ClientOptions(
         headers=headers,
         timeout=timeout,
-        deadline=max(30.0, 3 * timeout) + (_LOGIN_SECONDS if login else 0),
-        auth=auth,
+        deadline=max(30.0, 3 * timeout),
+        auth=getattr(args, "auth", None),
         transport=args.transport,
         verify=args.ca_bundle or True,
     )

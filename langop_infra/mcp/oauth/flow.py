@@ -141,13 +141,16 @@ class OAuth2Auth(httpx.Auth):
         resource metadata; the first 401 authorizes then.
         """
         state = self._resources.setdefault(_origin(url), _Resource())
-        async with self._http() as http:
-            for candidate in prm_urls(_resource_url(url), None):
-                found = await fetch_json(http, candidate, "protected resource metadata")
-                if found is not None and isinstance(found.get("authorization_servers"), list):
-                    break
-            else:
-                return False
+        try:
+            async with self._http() as http:
+                for candidate in prm_urls(_resource_url(url), None):
+                    found = await fetch_json(http, candidate, "protected resource metadata")
+                    if found is not None and isinstance(found.get("authorization_servers"), list):
+                        break
+                else:
+                    return False
+        except OAuthError:
+            return False  # unreachable: the session's own error will say so better
         await self._authorize(state, url, Challenge(), state.token, step_up=False)
         return True
 

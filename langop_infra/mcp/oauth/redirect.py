@@ -72,7 +72,9 @@ class FollowRedirect:
         target = url
         for _ in range(_MAX_HOPS):
             try:
-                response = await http.get(target)
+                # Headers only: the page itself (a login form, say) is never needed.
+                async with http.stream("GET", target) as response:
+                    pass
             except httpx.HTTPError as exc:
                 raise OAuthError(
                     f"cannot fetch the authorization URL {display_url(target)}: "
