@@ -72,11 +72,23 @@ def test_pkce_challenge_is_the_s256_of_the_verifier() -> None:
 
 
 def test_redirect_code_needs_the_right_state_and_reports_refusals() -> None:
-    assert code_from_redirect("http://127.0.0.1/cb?code=c1&state=s", "s", "x") == "c1"
+    assert code_from_redirect("http://127.0.0.1/cb?code=c1&state=s", "s") == "c1"
     with pytest.raises(OAuthError, match="wrong state"):
-        code_from_redirect("http://127.0.0.1/cb?code=c1&state=other", "s", "x")
+        code_from_redirect("http://127.0.0.1/cb?code=c1&state=other", "s")
     with pytest.raises(OAuthError, match="refused authorization: access_denied \\(no\\)"):
-        code_from_redirect("http://127.0.0.1/cb?error=access_denied&error_description=no", "s", "x")
+        code_from_redirect("http://127.0.0.1/cb?error=access_denied&error_description=no", "s")
+
+
+def test_redirect_from_another_issuer_is_refused_before_its_error_is_shown() -> None:
+    ok = "http://127.0.0.1/cb?code=c1&state=s&iss=https%3A%2F%2Fas.example"
+    assert code_from_redirect(ok, "s", issuer="https://as.example") == "c1"
+    assert code_from_redirect("http://127.0.0.1/cb?code=c1&state=s", "s", issuer="x") == "c1"
+    forged = "http://127.0.0.1/cb?error=evil_text&state=s&iss=https%3A%2F%2FAS.example"
+    with pytest.raises(OAuthError, match="iss mismatch") as caught:
+        code_from_redirect(forged, "s", issuer="https://as.example")
+    assert "evil_text" not in str(caught.value)
+    with pytest.raises(OAuthError, match="iss missing"):
+        code_from_redirect("http://127.0.0.1/cb?code=c&state=s", "s", issuer="x", iss_required=True)
 
 
 def test_settings_are_checked_before_any_request() -> None:
@@ -86,4 +98,6 @@ def test_settings_are_checked_before_any_request() -> None:
         OAuth2Auth(client_id="a", grant="client_credentials")
     with pytest.raises(ValueError, match="grant must be one of"):
         OAuth2Auth(grant="password")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="https URL with a path"):
+        OAuth2Auth(client_metadata_url="http://example.com/client.json")
     assert "x-secret" not in repr(OAuth2Auth(client_id="a", client_secret="x-secret"))

@@ -213,10 +213,10 @@ async def _authorization_server(
         if metadata is None or not isinstance(metadata.get("token_endpoint"), str):
             continue
         claimed = metadata.get("issuer")
-        if not legacy and isinstance(claimed, str) and claimed.rstrip("/") != issuer.rstrip("/"):
+        if not legacy and claimed != issuer:
             raise OAuthError(
                 f"the authorization server metadata at {display_url(url)} names issuer "
-                f"{display_url(claimed)}, not {display_url(issuer)} (RFC 8414 §3.3); refusing it",
+                f"{str(claimed)[:100]!r}, not {issuer!r} (RFC 8414 §3.3); refusing it",
                 target=display_url(issuer),
             )
         endpoints = {

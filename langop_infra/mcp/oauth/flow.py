@@ -28,7 +28,7 @@ from langop_infra.mcp.oauth.discovery import (
     prm_urls,
 )
 from langop_infra.mcp.oauth.errors import OAuthError
-from langop_infra.mcp.oauth.redirect import LoopbackRedirect, RedirectHandler
+from langop_infra.mcp.oauth.redirect import LoopbackRedirect, RedirectHandler, code_from_redirect
 from langop_infra.mcp.oauth.tokens import (
     PKCE,
     Client,
@@ -99,6 +99,10 @@ class OAuth2Auth(httpx.Auth):
             problems.append("a client secret or private key needs its client_id")
         if grant == "client_credentials" and not (client_id and (client_secret or private_key)):
             problems.append("the client_credentials grant needs client_id and a secret or key")
+        if client_metadata_url is not None:
+            parts = urlsplit(client_metadata_url)
+            if parts.scheme != "https" or parts.path in ("", "/"):
+                problems.append("client_metadata_url must be an https URL with a path")
         if any(not s or any(c.isspace() for c in s) for s in scopes):
             problems.append("scopes must be non-empty words without spaces")
         if problems:
@@ -314,7 +318,14 @@ class OAuth2Auth(httpx.Auth):
         if scopes:
             params["scope"] = " ".join(scopes)
         url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(params)
-        code = await self.redirect.authorize(url, state, http)
+        location = await self.redirect.authorize(url, http)
+        code = code_from_redirect(
+            location,
+            state,
+            issuer=server.metadata.get("issuer") if not server.legacy else None,
+            iss_required=server.metadata.get("authorization_response_iss_parameter_supported")
+            is True,
+        )
         form = {
             "grant_type": "authorization_code",
             "code": code,

@@ -24,17 +24,31 @@ _NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\
 
 
 class RedirectHandler(Protocol):
-    """Takes the user through the authorization URL and returns the code it redirects with."""
+    """Takes the user through the authorization URL; returns the redirect back to us."""
 
     @property
     def redirect_uri(self) -> str: ...
 
-    async def authorize(self, url: str, state: str, http: httpx.AsyncClient) -> str: ...
+    async def authorize(self, url: str, http: httpx.AsyncClient) -> str: ...
 
 
-def code_from_redirect(location: str, state: str, what: str) -> str:
-    """The ``code`` of a redirect to our URI, after checking ``state`` and ``error``."""
+def code_from_redirect(
+    location: str, state: str, *, issuer: str | None = None, iss_required: bool = False
+) -> str:
+    """The ``code`` of the redirect back to us, after checking ``iss``, ``state`` and ``error``.
+
+    ``iss`` (RFC 9207) is compared with ``issuer`` exactly, before anything else of the
+    response is believed; it must be there when the server advertises it.
+    """
     query = parse_qs(urlsplit(location).query)
+    iss = query.get("iss", [None])[0]
+    if issuer is not None and (iss is not None or iss_required) and iss != issuer:
+        raise OAuthError(
+            "the authorization response comes from another issuer than "
+            f"{display_url(issuer)} (RFC 9207 iss {'missing' if iss is None else 'mismatch'}); "
+            "possible mix-up attack, authorization abandoned"
+        )
+    what = "the authorization server"
     error = query.get("error", [""])[0]
     if error:
         description = query.get("error_description", [""])[0][:160]
@@ -68,7 +82,7 @@ class FollowRedirect:
     def redirect_uri(self) -> str:
         return self._redirect_uri
 
-    async def authorize(self, url: str, state: str, http: httpx.AsyncClient) -> str:
+    async def authorize(self, url: str, http: httpx.AsyncClient) -> str:
         target = url
         for _ in range(_MAX_HOPS):
             try:
@@ -91,7 +105,7 @@ class FollowRedirect:
                 )
             location = str(httpx.URL(target).join(location))
             if location.split("?", 1)[0] == self._redirect_uri.split("?", 1)[0]:
-                return code_from_redirect(location, state, display_url(url))
+                return location
             target = location
         raise OAuthError(
             f"{display_url(url)} redirected more than {_MAX_HOPS} times without coming back "
@@ -126,7 +140,7 @@ class LoopbackRedirect:
             self._port = self._socket.getsockname()[1]
         return f"http://127.0.0.1:{self._port}/callback"
 
-    async def authorize(self, url: str, state: str, http: httpx.AsyncClient) -> str:
+    async def authorize(self, url: str, http: httpx.AsyncClient) -> str:
         redirect_uri = self.redirect_uri
         assert self._socket is not None
         received: asyncio.Future[str] = asyncio.get_running_loop().create_future()
@@ -161,4 +175,4 @@ class LoopbackRedirect:
         finally:
             server.close()
             await server.wait_closed()
-        return code_from_redirect(location, state, "the browser")
+        return location

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import httpx
 
 from langop_infra.mcp.http import display_url
-from langop_infra.mcp.oauth.discovery import AuthorizationServer
+from langop_infra.mcp.oauth.discovery import AuthorizationServer, is_loopback
 from langop_infra.mcp.oauth.errors import OAuthError, scrub
 
 _MAX_TOKEN_RESPONSE_BYTES = 64 * 1024
@@ -160,6 +160,8 @@ async def register(
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": method,
+        # A loopback redirect means an app on the user's machine (2026-07-28 registration).
+        "application_type": "native" if is_loopback(redirect_uri) else "web",
     }
     if scopes:  # some servers only grant what the client registered for
         metadata["scope"] = " ".join(scopes)
