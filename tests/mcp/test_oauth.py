@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from langop_infra.cli import main
-from langop_infra.mcp import ClientOptions, Session, fetch_tool_listing_sync
+from langop_infra.mcp import ClientOptions, Session, fetch_tool_listing, fetch_tool_listing_sync
 from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth, OAuthError
 from tests.loopback import free_port
 
@@ -186,3 +186,35 @@ def test_cli_follow_redirect_logs_in_without_a_person(
     assert out.startswith("NAME") and "whoami" in out
     assert provider.grants == ["authorization_code"]
     assert provider.issued[0] not in out + err
+
+
+def test_concurrent_sessions_share_one_authorization(sdk: tuple[str, Any]) -> None:
+    url, provider = sdk
+    auth = OAuth2Auth(redirect=FollowRedirect())
+
+    async def both() -> None:
+        options = ClientOptions(auth=auth)
+        await asyncio.gather(*(fetch_tool_listing(url, options) for _ in range(3)))
+
+    asyncio.run(both())
+    assert provider.grants == ["authorization_code"]
+    assert len(provider.clients) == 1
+
+
+def test_a_token_is_only_ever_sent_to_the_server_it_was_issued_for(
+    servers: Any, serve_app: Any
+) -> None:
+    ports = free_port(), free_port()
+    providers = servers.MemoryProvider(), servers.MemoryProvider()
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
+    auth = OAuth2Auth(redirect=FollowRedirect())
+    with (
+        serve_app(servers.sdk_server(bases[0], providers[0]), port=ports[0]),
+        serve_app(servers.sdk_server(bases[1], providers[1]), port=ports[1]),
+    ):
+        for base in [*bases, *bases]:
+            fetch_tool_listing_sync(f"{base}/mcp", ClientOptions(auth=auth))
+    first, second = providers
+    assert (first.grants, second.grants) == (["authorization_code"], ["authorization_code"])
+    assert set(first.presented) == set(first.issued)
+    assert set(second.presented) == set(second.issued)

@@ -47,6 +47,7 @@ class MemoryProvider:
     refresh_tokens: dict[str, RefreshToken] = field(default_factory=dict)
     issued: list[str] = field(default_factory=list)  # access tokens, in order
     grants: list[str] = field(default_factory=list)  # "authorization_code" | "refresh_token"
+    presented: list[str] = field(default_factory=list)  # every bearer token a client sent
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -99,6 +100,7 @@ class MemoryProvider:
         return self._issue(client, scopes or refresh_token.scopes, refresh_token.resource)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
+        self.presented.append(token)
         found = self.tokens.get(token)
         if found is None or (found.expires_at is not None and found.expires_at < time.time()):
             return None
