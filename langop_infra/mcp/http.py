@@ -106,6 +106,7 @@ class HTTPConnection:
             timeout=httpx.Timeout(options.timeout),
             verify=verify,
             follow_redirects=False,
+            auth=options.auth,
         )
 
     async def send(
