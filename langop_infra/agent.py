@@ -23,6 +23,7 @@ from langop_infra.k8s import (
     with_pod_annotations,
     workload_secret,
 )
+from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import AgentSpec, Defaults
 from langop_infra.validation import parse_agent, sidecar_problems
 
@@ -260,6 +261,15 @@ class LanguageAgent(pulumi.ComponentResource):
             for n, (policy, where, _) in enumerate(
                 policies.agent_policies(agent, namespace, targets, egress, has_sidecars=sidecars)
             )
+        ]
+        self.sidecar_syncs = [
+            ToolSchemaSync(
+                f"{key}/{target.name}-schema",
+                {**target.sync_inputs, "pod_selector": contract.agent_selector(agent.name)},
+                opts=child_options(self, opts, [self.deployment]),
+            )
+            for target in targets
+            if target.sidecar_container is not None and target.sync_inputs is not None
         ]
         self.config_yaml = pulumi.Output.from_input(config_text)
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))

@@ -21,7 +21,7 @@ from langop_infra.k8s import (
     type_token,
 )
 from langop_infra.specs import AgentSpec, ClusterSpec
-from langop_infra.tool import LanguageTool, ToolPlan, sync_headers
+from langop_infra.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
 from langop_infra.validation import external_reference_problems, parse_cluster
 
 
@@ -154,6 +154,7 @@ def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
             cluster.defaults,
             cluster.part_of or ns,
             sync_headers(tool, cluster.secrets),
+            sync_auth(tool, cluster.secrets),
         )
         for tool in cluster.tools
     ]

@@ -54,6 +54,8 @@ class ToolTarget:
     required: bool = False
     sidecar_container: Any = field(default=None, compare=False, repr=False)
     owns_secret: bool = False
+    # A sidecar's schema-sync inputs: each agent carrying it syncs it through its own pods.
+    sync_inputs: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, tool: ToolSpec, namespace: str, *, required: bool = False) -> ToolTarget:

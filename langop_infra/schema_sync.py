@@ -59,8 +59,9 @@ INPUTS = (
     "kubeconfig",
     "deployment_mode",
     "pod_selector",
+    "oauth",
 )
-SECRET_INPUTS = ("headers", "kubeconfig")
+SECRET_INPUTS = ("headers", "kubeconfig", "oauth")
 ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
 IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
@@ -202,14 +203,34 @@ def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
     url, headers, tls = sync_target(inputs)
     seconds = float(timeout or inputs.get("timeout") or 10.0)
     # A preview's probe (given a timeout) retries once: it must not hold the preview up.
-    return fetch_listing(url, headers, tls, seconds, retries=1 if timeout else 2)
+    return fetch_listing(
+        url, headers, tls, seconds, retries=1 if timeout else 2, oauth=inputs.get("oauth")
+    )
 
 
 def fetch_listing(
-    url: str, headers: Mapping[str, str], tls: Mapping[str, Any], seconds: float, retries: int = 2
+    url: str,
+    headers: Mapping[str, str],
+    tls: Mapping[str, Any],
+    seconds: float,
+    retries: int = 2,
+    oauth: Mapping[str, Any] | None = None,
 ) -> Any:
-    """``initialize`` + ``tools/list`` at ``url``, all within ``seconds``."""
+    """``initialize`` + ``tools/list`` at ``url``, all within ``seconds``; with ``oauth``,
+    a token from the tool's authorization server by the client-credentials grant."""
     from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
+    from langop_infra.mcp.oauth import OAuth2Auth
+
+    auth = None
+    if oauth:
+        auth = OAuth2Auth(
+            client_id=oauth.get("client_id"),
+            client_secret=oauth.get("client_secret"),
+            scopes=list(oauth.get("scopes") or ()),
+            grant="client_credentials",
+            verify=tls.get("verify", True),
+            timeout=seconds,
+        )
 
     options = ClientOptions(
         headers=dict(headers),
@@ -217,6 +238,7 @@ def fetch_listing(
         deadline=seconds,
         connect_retries=retries,
         transport="auto",
+        auth=auth,
         **tls,
     )
     return fetch_tool_listing_sync(url, options)
@@ -224,8 +246,12 @@ def fetch_listing(
 
 def credentials(inputs: Mapping[str, Any], *route_headers: Mapping[str, str]) -> list[str]:
     """Every credential a sync of ``inputs`` sends, for :func:`failure_message`."""
+    oauth = inputs.get("oauth") or {}
     return secret_strings(
-        inputs.get("headers"), kubeconfig_secrets(inputs.get("kubeconfig")), *route_headers
+        inputs.get("headers"),
+        kubeconfig_secrets(inputs.get("kubeconfig")),
+        {"client_secret": oauth.get("client_secret") or ""},
+        *route_headers,
     )
 
 
@@ -264,7 +290,9 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
     try:
         url, headers, tls = sync_target(inputs)
         sent = credentials(inputs, headers)
-        listing = fetch_listing(url, headers, tls, float(inputs.get("timeout") or 10.0))
+        listing = fetch_listing(
+            url, headers, tls, float(inputs.get("timeout") or 10.0), oauth=inputs.get("oauth")
+        )
     except Exception as exc:  # every failure is reported, never half-recorded
         message = failure_message(exc, sent)
         if inputs.get("required"):

@@ -451,6 +451,22 @@ class HeaderSpec(Spec):
         return {"value": self.value, "valueFrom": self.value_from, "secret": self.secret}[name]
 
 
+class SyncAuth(Spec):
+    """OAuth 2.1 client credentials for schema sync (the MCP authorization spec): the client
+    discovers the authorization server from the tool's 401 and asks for a token itself."""
+
+    type: Literal["oauth2"] = "oauth2"
+    client_id: Annotated[str, Field(min_length=1, max_length=256)] = Field(
+        description="The client ID registered with the authorization server."
+    )
+    client_secret: SecretSource = Field(
+        description="{secretKeyRef: {name, key}} naming a secret under langop-infra:secrets."
+    )
+    scopes: list[Annotated[str, Field(pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")]] = Field(
+        [], description="Scopes to ask for; unset: those the tool's 401 names."
+    )
+
+
 class SchemaSyncSpec(Spec):
     """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
 
@@ -462,6 +478,9 @@ class SchemaSyncSpec(Spec):
     required: bool = Field(False, description="Fail the deployment when the sync fails.")
     timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
     headers: list[HeaderSpec] = []
+    auth: SyncAuth | None = Field(
+        None, description="OAuth 2.1 client credentials for a tool that demands a token."
+    )
 
 
 class Persistence(Spec):

@@ -418,19 +418,26 @@ def _namespace_wide_problems(
                 )
             )
     for i, tool in zip(tool_index, cluster.tools, strict=True):
-        for j, header in enumerate(tool.schema_sync.headers):
-            if header.value_from is None:
-                continue
-            ref = header.value_from.secret_key_ref
+        for where, ref in sync_secret_refs(tool):
             if ref.name not in cluster.secrets:
                 problems.append(
                     Problem(
-                        join_path(path, f"tools[{i}].schemaSync.headers[{j}].valueFrom"),
+                        join_path(path, f"tools[{i}].{where}"),
                         f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
                         "schema sync can only send values this program holds",
                     )
                 )
     return problems
+
+
+def sync_secret_refs(tool: ToolSpec) -> Iterator[tuple[str, SecretKeyRef]]:
+    """The Secrets schema sync reads (header values, the OAuth client secret): ``pulumi up``
+    cannot read the cluster's Secrets, so the program must hold these values itself."""
+    for j, header in enumerate(tool.schema_sync.headers):
+        if header.value_from is not None:
+            yield f"schemaSync.headers[{j}].valueFrom", header.value_from.secret_key_ref
+    if tool.schema_sync.auth is not None:
+        yield "schemaSync.auth.clientSecret", tool.schema_sync.auth.client_secret.secret_key_ref
 
 
 def secret_refs(
@@ -447,6 +454,11 @@ def secret_refs(
                     f"tools[{i}].schemaSync.headers[{j}].valueFrom.secretKeyRef",
                     header.value_from.secret_key_ref,
                 )
+        if tool.schema_sync.auth is not None:
+            yield (
+                f"tools[{i}].schemaSync.auth.clientSecret.secretKeyRef",
+                tool.schema_sync.auth.client_secret.secret_key_ref,
+            )
     for i, agent in zip(agent_index, cluster.agents, strict=True):
         for name, value in agent.secret_env.items():
             if isinstance(value, SecretSource):

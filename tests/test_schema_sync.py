@@ -232,3 +232,57 @@ def test_sync_headers_stay_secret_in_the_engine() -> None:
     assert "canary-123" not in json.dumps(
         {k: v for k, v in sync.inputs.items() if k != "headers"}, default=str
     )
+
+
+def test_oauth_client_secret_reaches_the_sync_as_a_secret_only() -> None:
+    """``schemaSync.auth``: the client secret comes from ``secrets`` and rides as a secret."""
+    from langop_infra import LanguageCluster
+
+    document = {
+        "namespace": "apps",
+        "secrets": {"sync-oauth": {"secret": "oauth-canary-9d1"}},
+        "tools": [
+            {
+                "name": "memory",
+                "image": "m:1",
+                "schemaSync": {
+                    "auth": {
+                        "clientId": "sync-client",
+                        "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
+                        "scopes": ["tools:read"],
+                    }
+                },
+            }
+        ],
+    }
+    run = run_program(lambda: LanguageCluster("apps", document))
+    [sync] = dynamic(run)
+    assert sync.inputs["oauth"]["value"] == {
+        "client_id": "sync-client",
+        "client_secret": "oauth-canary-9d1",
+        "scopes": ["tools:read"],
+    }
+    others = {k: v for k, v in sync.inputs.items() if k != "oauth"}
+    assert "oauth-canary-9d1" not in json.dumps(others, default=str)
+    assert "oauth-canary-9d1" not in json.dumps(run.manifests(), default=str)
+
+
+def test_oauth_on_a_standalone_tool_is_refused_before_registration() -> None:
+    from langop_infra import SpecError
+
+    with pytest.raises(SpecError) as caught:
+        run_program(
+            lambda: LanguageTool(
+                "memory",
+                image="m:1",
+                schema_sync={
+                    "auth": {
+                        "clientId": "c",
+                        "clientSecret": {"secretKeyRef": {"name": "oauth", "key": "secret"}},
+                    }
+                },
+            )
+        )
+    [problem] = caught.value.problems
+    assert problem.path == "schemaSync.auth.clientSecret"
+    assert "not declared under secrets" in problem.message
