@@ -1,4 +1,4 @@
-"""Issue 4: the rendered NetworkPolicies admit exactly the agent→tool graph.
+"""The rendered NetworkPolicies admit exactly the agent→tool graph.
 
 Two LanguageClusters are rendered under the mock engine, their NetworkPolicies are fed to
 ``reachability.Network`` with pods labelled as the rendered pod templates are, and every

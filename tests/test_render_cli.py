@@ -1,4 +1,4 @@
-"""Issue 7: ``langop-infra render`` on the shipped stacks, as a user and as CI run it.
+"""``langop-infra render`` on the shipped stacks, as a user and as CI run it.
 
 The stacks are rendered through ``langop_infra.cli.main`` in-process (and once as a real
 process), the YAML is parsed back, and the environments' differences are checked on the

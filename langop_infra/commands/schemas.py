@@ -141,9 +141,21 @@ def stack_targets(
         )
     targets: list[SyncTarget] = []
     failed: dict[str, SyncResult] = {}
+    seen: set[str] = set()
     for registration in syncs:
         name = names[registration.urn]
         inputs = plain_inputs(registration.inputs)
+        if name in seen:
+            continue  # a sidecar tool is synced once per agent carrying it; lock it once
+        seen.add(name)
+        if inputs.get("deployment_mode") == "sidecar" and name not in overrides:
+            # It listens on localhost in agent pods: reachable only through a cluster.
+            print(
+                f"{PROG}: note: skipped sidecar tool {name} (it listens inside agent pods); "
+                f"lock it with --url {name}=<its MCP URL>",
+                file=sys.stderr,
+            )
+            continue
         headers = _usable_headers(name, inputs.get("headers") or {})
         per_tool = float(inputs.get("timeout") or 10.0)
         if timeout is not None:
