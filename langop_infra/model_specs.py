@@ -214,6 +214,16 @@ def model_refs(agent: specs.AgentSpec) -> list[ModelRef]:
     return list(agent.models)
 
 
+def gateway_defaults(defaults: specs.Defaults) -> ModelGatewayDefaults:
+    """``defaults.modelGateway`` with its built-in values when unset."""
+    return defaults.model_gateway or ModelGatewayDefaults()
+
+
+def via_gateway(model: ModelSpec, gateway: ModelGatewayDefaults) -> bool:
+    """Whether agents reach ``model`` through the namespace gateway (else directly)."""
+    return gateway.enabled and model.gateway
+
+
 specs.rebuild_model_fields(
     ModelRef=ModelRef,
     ModelSpec=ModelSpec,

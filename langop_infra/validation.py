@@ -14,6 +14,8 @@ from pydantic import BaseModel, ValidationError
 
 from langop_infra.admission import deploy_problems, security_problems
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
+from langop_infra.model_specs import ModelSpec, PersonaSpec
+from langop_infra.model_validation import cluster_model_problems
 from langop_infra.specs import (
     RESERVED_AGENT_ENV,
     RESERVED_AGENT_ENV_PREFIXES,
@@ -211,17 +213,21 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     as declared, and an agent with a bad field still has its references checked.
     """
     if isinstance(data, ClusterSpec):
-        problems = cluster_problems(data, path)
+        problems = cluster_problems(data, path) + cluster_model_problems(data, path)
         if problems:
             raise SpecError(problems)
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
-    head = {k: v for k, v in data.items() if k not in ("tools", "agents")}
+    head = {k: v for k, v in data.items() if k not in ("tools", "agents", "models", "personas")}
     cluster, problems = _validate(ClusterSpec, head, path)
     tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
     problems += found
     agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
+    problems += found
+    models, found = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
+    problems += found
+    personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
     problems += found
     raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
     declared = {
@@ -244,7 +250,12 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         namespace=namespace or "", defaults=_defaults_or_default(head.get("defaults"))
     )
     full = base.model_copy(
-        update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
+        update={
+            "tools": [t for _, t in tools],
+            "agents": [a for _, a in agents],
+            "models": [m for _, m in models],
+            "personas": [p for _, p in personas],
+        }
     )
     problems += cluster_problems(
         full,
@@ -253,9 +264,26 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         agent_index=[i for i, _ in agents],
         declared=declared,
     )
+    problems += cluster_model_problems(
+        full,
+        path,
+        model_index=[i for i, _ in models],
+        persona_index=[i for i, _ in personas],
+        tool_index=[i for i, _ in tools],
+        agent_index=[i for i, _ in agents],
+        declared_models=_declared_names(data.get("models")),
+        declared_personas=_declared_names(data.get("personas")),
+    )
     if problems:
         raise SpecError(problems)
     return full
+
+
+def _declared_names(items: Any) -> set[str]:
+    """The names a raw list declares, its invalid items included."""
+    if not isinstance(items, list):
+        return set()
+    return {i["name"] for i in items if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
 
 
 def _defaults_or_default(value: Any) -> Defaults:
