@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langop_infra.errors import Problem, join_path
+from langop_infra.gateway import GATEWAY_NAME
 from langop_infra.model_specs import (
     ModelGatewayDefaults,
     ModelSpec,
@@ -19,7 +20,6 @@ from langop_infra.model_specs import (
 )
 from langop_infra.specs import AgentSpec, ClusterSpec
 
-GATEWAY_NAME = "gateway"
 # Providers whose base URL langop-infra knows; others need `endpoint` in direct mode.
 KNOWN_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 
