@@ -33,6 +33,8 @@ Provider = Literal[
     "openai", "anthropic", "azure", "bedrock", "vertex", "openai-compatible", "ollama", "custom"
 ]
 PROVIDERS_NEEDING_ENDPOINT = frozenset({"openai-compatible", "azure", "ollama", "custom"})
+# Providers whose base URL langop-infra knows; others need `endpoint` in direct mode.
+KNOWN_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 ModelRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summarization"]
 DEFAULT_API_KEY_KEY = "api-key"
 # The non-root build of LiteLLM's proxy image; prod pins it by digest.

@@ -12,6 +12,7 @@ from typing import Any
 from langop_infra.errors import Problem, join_path
 from langop_infra.gateway import GATEWAY_NAME
 from langop_infra.model_specs import (
+    KNOWN_ENDPOINTS,
     ModelGatewayDefaults,
     ModelSpec,
     PersonaSpec,
@@ -19,9 +20,6 @@ from langop_infra.model_specs import (
     via_gateway,
 )
 from langop_infra.specs import AgentSpec, ClusterSpec
-
-# Providers whose base URL langop-infra knows; others need `endpoint` in direct mode.
-KNOWN_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 
 
 def _known(names: Iterable[str]) -> str:
