@@ -96,7 +96,10 @@ def litellm_params(model: ModelSpec) -> dict[str, Any]:
     elif model.provider in ("openai-compatible", "custom"):
         params["api_key"] = NO_KEY_PLACEHOLDER
     params["timeout"] = _number(model.timeout)
-    params["max_retries"] = model.retry_policy.max_attempts
+    # The router's retries work for every provider; the OpenAI SDK's own (max_retries) stay
+    # off, as LiteLLM's router sets them, so that attempts do not multiply.
+    params["num_retries"] = model.retry_policy.max_attempts
+    params["max_retries"] = 0
     if model.rate_limits is not None:
         if model.rate_limits.requests_per_minute is not None:
             params["rpm"] = model.rate_limits.requests_per_minute

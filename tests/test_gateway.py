@@ -136,7 +136,8 @@ def test_litellm_router_sees_the_models_fallbacks_retries_and_timeouts(
         "smart": 120.0,
         **{n: 300.0 for n in ("gpt", "azure-gpt", "claude-aws", "gemini", "local", "vllm")},
     }
-    assert {n: p["max_retries"] for n, p in seen.items()} == {
+    assert {n: p["max_retries"] for n, p in seen.items()} == dict.fromkeys(seen, 0)
+    assert {n: p["num_retries"] for n, p in seen.items()} == {
         "fast": 0,
         "smart": 5,
         **{n: 3 for n in ("gpt", "azure-gpt", "claude-aws", "gemini", "local", "vllm")},
