@@ -107,9 +107,7 @@ def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]
     ]
 
 
-def model_env(
-    targets: Sequence[ModelTarget], gateway: ModelGatewayDefaults
-) -> list[EnvVar]:
+def model_env(targets: Sequence[ModelTarget], gateway: ModelGatewayDefaults) -> list[EnvVar]:
     """``MODEL_ENDPOINT``, ``LLM_MODEL`` and the keys, from Secrets only.
 
     ``MODEL_API_KEY`` is the gateway's master key when the agent uses the gateway, else the

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langop_infra import yaml_io
@@ -38,7 +38,11 @@ SECRET_VERSIONS_ANNOTATION = "langop.io/secret-versions"
 
 @dataclass(frozen=True)
 class ToolTarget:
-    """Where an agent finds one tool: all an agent needs to know of a LanguageTool."""
+    """Where an agent finds one tool: all an agent needs to know of a LanguageTool, as data.
+
+    A sidecar tool also carries the container that joins the agent's pod, and whether that
+    container reads its tool's own Secret ``<tool>-env``.
+    """
 
     name: str
     namespace: str
@@ -46,6 +50,8 @@ class ToolTarget:
     mcp_path: str = DEFAULT_MCP_PATH
     deployment_mode: Literal["service", "sidecar"] = "service"
     required: bool = False
+    sidecar_container: Any = field(default=None, compare=False, repr=False)
+    owns_secret: bool = False
 
     @classmethod
     def of(cls, tool: ToolSpec, namespace: str, *, required: bool = False) -> ToolTarget:
@@ -56,6 +62,7 @@ class ToolTarget:
             mcp_path=tool.mcp_path,
             deployment_mode=tool.deployment_mode,
             required=required,
+            owns_secret=any(not isinstance(v, SecretSource) for v in tool.secret_env.values()),
         )
 
     @property

@@ -33,6 +33,7 @@ class SpecError(ValueError):
 
     def __init__(self, problems: Iterable[Problem], *, subject: str = "configuration") -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
+        self.subject = subject
         count = len(self.problems)
         header = f"invalid {subject}: {count} problem{'s' if count != 1 else ''}"
         super().__init__("\n".join([header, *(f"  - {p}" for p in self.problems)]))
@@ -56,7 +57,7 @@ def join_path(prefix: str, path: str) -> str:
 PLAIN_KEY = re.compile(r"[A-Za-z0-9_/:-]+(\.[A-Za-z0-9_/:-]+)*")
 
 
-def _loc_path(loc: Iterable[int | str]) -> str:
+def loc_path(loc: Iterable[int | str]) -> str:
     path = ""
     for part in loc:
         if isinstance(part, int):
@@ -119,7 +120,7 @@ def problems_from(
     problems = []
     for item in error.errors(include_url=False):
         loc = _data_loc(data, item["loc"])
-        path = join_path(prefix, _loc_path(loc))
+        path = join_path(prefix, loc_path(loc))
         kind, message = item["type"], item["msg"]
         if kind == "extra_forbidden":
             field = str(loc[-1]) if loc else ""

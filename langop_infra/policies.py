@@ -16,15 +16,11 @@ Objects grow with tools + agents + cross-namespace references, never tools times
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from langop_infra.contract import ToolTarget, access_label, agent_selector, tool_selector
-from langop_infra.gateway import GATEWAY_NAME, GATEWAY_PORT, gateway_selector
-from langop_infra.model_specs import ModelSpec
-from langop_infra.specs import EgressRule, PeerSpec
+from langop_infra.specs import AgentSpec, EgressRule, PeerSpec
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_DENY_NAME = "default-deny-ingress"
@@ -166,99 +162,35 @@ def default_deny_spec() -> dict[str, Any]:
     return {"podSelector": {}, "policyTypes": ["Ingress"]}
 
 
-# --- the model gateway -------------------------------------------------------------------------
-# The gateway admits, on port 8000 only, agents of its namespace that carry its access label
-# (``access.langop.io/gateway: "true"``, set on every agent that references a gateway model).
-# Under restricted egress it reaches only DNS, its models' ``egressTo`` and the OTLP collector.
-
-
-def egress_rule(rule: EgressRule) -> dict[str, Any]:
-    """One ``egressTo`` entry as a NetworkPolicy egress rule."""
-    block: dict[str, Any] = {"cidr": rule.cidr}
-    if rule.except_:
-        block["except"] = list(rule.except_)
-    entry: dict[str, Any] = {"to": [{"ipBlock": block}]}
-    if rule.ports:
-        entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
-    return entry
-
-
-def dns_egress_rule() -> dict[str, Any]:
-    return {
-        "to": [in_namespace(DNS_NAMESPACE, DNS_POD_LABELS)],
-        "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
-    }
-
-
-def collector_egress_rules(otlp_endpoint: str | None) -> list[dict[str, Any]]:
-    """Egress to the OTLP collector: a Service URL ``<svc>.<ns>.svc[.cluster.local]`` admits
-    that namespace on the URL's port, an IP URL that address; other hosts need ``egressTo``."""
-    if otlp_endpoint is None:
-        return []
-    url = urlsplit(otlp_endpoint)
-    host = url.hostname or ""
-    port = url.port or (443 if url.scheme == "https" else 80)
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        parts = host.split(".")
-        if len(parts) >= 3 and parts[2] == "svc" and parts[3:] in ([], ["cluster", "local"]):
-            peer = {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: parts[1]}}}
-            return [{"to": [peer], "ports": [tcp(port)]}]
-        return []
-    block = {"cidr": f"{address}/{address.max_prefixlen}"}
-    return [{"to": [{"ipBlock": block}], "ports": [tcp(port)]}]
-
-
-def gateway_ingress_name() -> str:
-    return f"{GATEWAY_NAME}-ingress"
-
-
-def gateway_ingress_spec(namespace: str) -> dict[str, Any]:
-    """Ingress to the gateway on port 8000 from same-namespace agents with its access label."""
-    return {
-        "podSelector": {"matchLabels": gateway_selector()},
-        "policyTypes": ["Ingress"],
-        "ingress": [
-            {
-                "from": [in_namespace(namespace, {access_label(GATEWAY_NAME): "true"})],
-                "ports": [tcp(GATEWAY_PORT)],
-            }
-        ],
-    }
-
-
-def gateway_egress_name() -> str:
-    return f"{GATEWAY_NAME}-egress"
-
-
-def gateway_egress_spec(
-    models: Sequence[ModelSpec], otlp_endpoint: str | None = None
-) -> dict[str, Any]:
-    """Egress of the gateway under ``egress: restricted``: DNS, each model's ``egressTo``,
-    the OTLP collector."""
-    rules = [dns_egress_rule()]
-    rules += [egress_rule(rule) for model in models for rule in model.egress_to]
-    rules += collector_egress_rules(otlp_endpoint)
-    return {
-        "podSelector": {"matchLabels": gateway_selector()},
-        "policyTypes": ["Egress"],
-        "egress": rules,
-    }
-
-
-def agent_model_egress_rules(
+def agent_policies(
+    agent: AgentSpec,
     namespace: str,
-    uses_gateway: bool,
-    direct_models: Sequence[ModelSpec] = (),
-    otlp_endpoint: str | None = None,
-) -> list[dict[str, Any]]:
-    """What a restricted agent's egress policy adds for its models: the gateway's port, the
-    ``egressTo`` of models it calls directly, the OTLP collector."""
-    rules = []
-    if uses_gateway:
-        peer = in_namespace(namespace, gateway_selector())
-        rules.append({"to": [peer], "ports": [tcp(GATEWAY_PORT)]})
-    rules += [egress_rule(rule) for model in direct_models for rule in model.egress_to]
-    rules += collector_egress_rules(otlp_endpoint)
-    return rules
+    targets: Sequence[ToolTarget],
+    egress: str,
+    *,
+    has_sidecars: bool,
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """An agent's policies as ``(name, namespace, spec)``: no ingress into a pod carrying
+    sidecar tools, ingress into each tool of another namespace, and restricted egress."""
+    made = []
+    if has_sidecars:
+        made.append((agent_ingress_name(agent.name), namespace, agent_ingress_spec(agent.name)))
+    for target in targets:
+        if target.deployment_mode != "service" or target.namespace == namespace:
+            continue
+        made.append(
+            (
+                cross_namespace_name(target.name, namespace, agent.name),
+                target.namespace,
+                cross_namespace_spec(target, namespace, agent.name),
+            )
+        )
+    if egress == "restricted":
+        made.append(
+            (
+                agent_egress_name(agent.name),
+                namespace,
+                agent_egress_spec(agent.name, targets, agent.egress_to),
+            )
+        )
+    return made

@@ -21,11 +21,13 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from typing_extensions import Self
 
 if TYPE_CHECKING:
     from langop_infra.model_specs import (
@@ -633,6 +635,16 @@ class ClusterSpec(Spec):
             Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
         ],
     ] = {}
+
+    # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
+    # document the stack program checked already. A copy with changes is checked again.
+    _validated: bool = PrivateAttr(False)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied._validated = False
+        return copied
 
 
 def rebuild_model_fields(**types: type) -> None:

@@ -7,8 +7,8 @@ items: duplicates, dangling references, env-name and container-name clashes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -213,9 +213,12 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     as declared, and an agent with a bad field still has its references checked.
     """
     if isinstance(data, ClusterSpec):
+        if data._validated:
+            return data
         problems = cluster_problems(data, path) + cluster_model_problems(data, path)
         if problems:
             raise SpecError(problems)
+        data._validated = True
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
@@ -276,6 +279,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     )
     if problems:
         raise SpecError(problems)
+    full._validated = True
     return full
 
 
@@ -505,7 +509,17 @@ def external_reference_problems(
     return problems
 
 
-def sidecar_problems(agent: AgentSpec, tools: list[ToolSpec | None], path: str) -> list[Problem]:
+class PodMember(Protocol):
+    """What sidecar checks read of a tool: a ToolSpec, or a target resolved to one."""
+
+    name: str
+    port: int
+    deployment_mode: str
+
+
+def sidecar_problems(
+    agent: AgentSpec, tools: Sequence[PodMember | None], path: str
+) -> list[Problem]:
     """Sidecars share the agent's pod: distinct ports, and no container named like the agent.
 
     ``tools`` holds the tool each of ``agent.tools`` resolves to, or None.

@@ -122,9 +122,9 @@ def agent_fields(**overrides: Any) -> dict[str, Any]:
 
 def scenario(extra_tools: tuple[dict[str, Any], ...] = (), **overrides: Any) -> Callable[[], None]:
     def program() -> None:
-        index = make_tools(extra_tools)
+        make_tools(extra_tools)
         fields = agent_fields(**overrides)
-        agent = LanguageAgent("helper", tool_index=index, **fields)
+        agent = LanguageAgent("helper", **fields)
         pulumi.export("config_yaml", agent.config_yaml)
         pulumi.export("mcp_servers", agent.mcp_servers)
 
@@ -425,11 +425,10 @@ def test_reference_to_a_tool_object_works_like_one_by_name(render) -> None:
         LanguageAgent("helper", **agent_fields(tools=[*tools, {"name": "ghost", "enabled": False}]))
 
     def by_name() -> None:
-        index = make_tools()
+        make_tools()
         refs = [{"name": "search"}, {"name": "fetch"}, {"name": "files"}]
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[*refs, {"name": "ghost", "enabled": False}]),
         )
 
@@ -442,10 +441,9 @@ def test_unresolvable_reference_raises_before_the_agent_registers() -> None:
     run = ProgramRun()
 
     def program() -> None:
-        index = make_tools()
+        make_tools()
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[{"name": "search"}, {"name": "nowhere"}]),
         )
 
@@ -469,10 +467,9 @@ def test_sidecar_port_clash_raises_with_the_path() -> None:
     }
 
     def program() -> None:
-        index = make_tools((shell,))
+        make_tools((shell,))
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[{"name": "files"}, {"name": "search"}, {"name": "shell"}]),
         )
 

@@ -268,20 +268,18 @@ def dynamic(run: ProgramRun) -> list:
 
 def test_sync_resource_is_a_child_of_its_tool_after_deployment_and_service() -> None:
     def program() -> None:
-        tool = LanguageTool("memory", image="ghcr.io/acme/memory:1", namespace="apps")
+        LanguageTool("memory", image="ghcr.io/acme/memory:1", namespace="apps")
         LanguageAgent(
             "helper",
             image="ghcr.io/acme/helper:1",
             namespace="apps",
             tools=[{"name": "memory", "required": True}],
-            tool_index={("apps", "memory"): tool},
         )
         LanguageAgent(
             "casual",
             image="ghcr.io/acme/helper:1",
             namespace="apps",
             tools=[{"name": "memory"}],
-            tool_index={("apps", "memory"): tool},
         )
 
     run = run_program(program)
