@@ -10,7 +10,9 @@ from typing_extensions import Unpack
 
 from langop_infra import contract, pods, policies
 from langop_infra.admission import deploy_problems
+from langop_infra.agent_models import agent_model_parts, override_warnings
 from langop_infra.errors import Problem, SpecError
+from langop_infra.gateway_policies import with_model_egress
 from langop_infra.k8s import (
     child_options,
     component_error,
@@ -21,6 +23,7 @@ from langop_infra.k8s import (
     register_component,
     workload_secret,
 )
+from langop_infra.model_specs import ModelSpec, PersonaSpec
 from langop_infra.specs import AgentSpec, Defaults
 from langop_infra.validation import parse_agent, sidecar_problems
 
@@ -72,6 +75,15 @@ class LanguageAgentArgs(TypedDict, total=False):
     """``open`` or ``restricted`` (default: the cluster's)."""
     egress_to: pulumi.Input[list[Any]]
     """Egress destinations under ``restricted``: ``{cidr, except, ports}``."""
+    models: list[Any]
+    """LanguageModels it uses, in order: the components, or ``{name, role, priority}``
+    references to models built earlier in the program."""
+    model: Any
+    """ark's shorthand for one model (role primary): a LanguageModel or its name."""
+    instructions: str
+    """System prompt (``systemPrompt`` in ark): AGENT_INSTRUCTIONS, at most 64 KiB."""
+    persona: Any
+    """A LanguagePersona or ``{name, tone, personality, expertise}``."""
     part_of: str
     """``app.kubernetes.io/part-of`` (default: the namespace)."""
     defaults: dict[str, Any]
@@ -88,6 +100,8 @@ class AgentPlan:
     targets: list[contract.ToolTarget]
     tools: list[Any]
     managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(default_factory=dict)
+    models: Sequence[ModelSpec] = ()
+    persona: PersonaSpec | None = None
 
     @property
     def namespace(self) -> str:
@@ -116,6 +130,62 @@ def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dic
     if "tools" in data:
         data["tools"] = refs
     return data, given
+
+
+def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:
+    """Replace LanguageModel objects in ``model``/``models`` by their names; return their
+    specs by name."""
+    given: dict[str, ModelSpec] = {}
+
+    def name_of(item: Any) -> Any:
+        spec = getattr(item, "spec", None)
+        if isinstance(spec, ModelSpec):
+            given[spec.name] = spec
+            return spec.name
+        return item
+
+    if data.get("model") is not None:
+        data["model"] = name_of(data["model"])
+    if data.get("models"):
+        data["models"] = [
+            {"name": name_of(m)} if isinstance(getattr(m, "spec", None), ModelSpec) else m
+            for m in data["models"]
+        ]
+    return given
+
+
+def resolve_models(agent: AgentSpec, given: Mapping[str, ModelSpec]) -> list[ModelSpec]:
+    """The referenced models: given as objects, or LanguageModels built earlier; every miss
+    at once."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    found, problems = [], []
+    refs = [("model", agent.model)] if agent.model else []
+    refs += [(f"models[{i}].name", r.name) for i, r in enumerate(agent.models)]
+    for where, name in refs:
+        built = find_component("LanguageModel", namespace, name)
+        spec = given.get(name) or (built.spec if built is not None else None)
+        if spec is None:
+            problems.append(
+                Problem(
+                    where,
+                    f"no LanguageModel {name!r} in namespace {namespace!r}; create it before "
+                    "the agent, pass the LanguageModel itself, or declare it in the same "
+                    "LanguageCluster",
+                )
+            )
+        else:
+            found.append(spec)
+    if isinstance(agent.persona, str):
+        problems.append(
+            Problem(
+                "persona",
+                "a persona name needs a LanguageCluster's personas; pass the persona itself "
+                "(a LanguagePersona or a dict)",
+            )
+        )
+    if problems:
+        raise SpecError(problems)
+    return found
 
 
 def resolve_tools(
@@ -167,6 +237,7 @@ def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | 
 def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> AgentPlan:
     """Validate a standalone agent and resolve its tools."""
     data, given = agent_document(name, args, fields)
+    given_models = model_document(data)
     with component_error(f"LanguageAgent {data.get('name')!r}"):
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
         defaults = Defaults.model_validate(data.pop("defaults", None) or {})
@@ -175,8 +246,9 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> AgentPlan:
         if problems:
             raise SpecError(problems)
         targets, tools = resolve_tools(agent, given)
+        models = resolve_models(agent, given_models)
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    return AgentPlan(agent, defaults, part_of or namespace, targets, tools)
+    return AgentPlan(agent, defaults, part_of or namespace, targets, tools, models=models)
 
 
 class LanguageAgent(pulumi.ComponentResource):
@@ -219,8 +291,20 @@ class LanguageAgent(pulumi.ComponentResource):
         key = f"{namespace}/{agent.name}"
         self.spec, self.targets = agent, targets
         labels = contract.agent_labels(agent, plan.part_of)
-        config_text = contract.config_yaml(contract.agent_config(agent, targets))
+        extra = agent_model_parts(
+            agent,
+            plan.models,
+            plan.defaults,
+            namespace=namespace,
+            part_of=plan.part_of,
+            persona=plan.persona,
+        )
+        for warning in override_warnings(agent.name, extra.overridden):
+            pulumi.log.warn(warning)
+        config = {**contract.agent_config(agent, targets), **extra.config}
+        config_text = contract.config_yaml(config)
         env, owned = contract.agent_env(agent, targets)
+        env += extra.env
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
             metadata=object_meta(contract.config_map_name(agent.name), namespace, labels),
@@ -231,20 +315,22 @@ class LanguageAgent(pulumi.ComponentResource):
         annotations = {
             **agent.annotations,
             contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
+            **extra.annotations,
         }
         self.deployment = k8s.apps.v1.Deployment(
             key,
             metadata=object_meta(agent.name, namespace, labels, agent.annotations),
-            spec=_deployment_spec(plan, env, annotations, self._secrets(plan, env)),
+            spec=_deployment_spec(
+                plan, env, annotations, self._secrets(plan, env), extra.pod_labels
+            ),
             opts=child_options(self, opts, _waits_for(plan)),
         )
         egress = agent.egress or plan.defaults.egress
         sidecars = any(t.sidecar_container is not None for t in targets)
+        made = policies.agent_policies(agent, namespace, targets, egress, has_sidecars=sidecars)
         self.network_policies = [
             network_policy(policy, where, labels, spec, child)
-            for policy, where, spec in policies.agent_policies(
-                agent, namespace, targets, egress, has_sidecars=sidecars
-            )
+            for policy, where, spec in with_model_egress(made, agent.name, extra.egress_rules)
         ]
         self.config_yaml = pulumi.Output.from_input(config_text)
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))
@@ -269,9 +355,11 @@ def _deployment_spec(
     env: Sequence[contract.EnvVar],
     annotations: dict[str, str],
     secrets: Sequence[Any],
+    model_labels: Mapping[str, str],
 ) -> pulumi.Input[dict[str, Any]]:
     agent = plan.spec
     labels = contract.agent_labels(agent, plan.part_of, plan.targets, plan.namespace)
+    labels.update(model_labels)
     sidecars = [t.sidecar_container for t in plan.targets if t.sidecar_container is not None]
 
     def spec(containers: list[Any], pod_notes: dict[str, str]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Env vars and config.yaml entries follow the upstream language-operator (``MODEL_ENDPOINT``,
 ``LLM_MODEL``, ``AGENT_INSTRUCTIONS``, identity env) so its agent images read them unchanged.
 A user ``env`` or ``secretEnv`` entry of the same name wins over any of these; callers report
-each such override (see :func:`merge_user_env`).
+each such override (see :func:`override_warnings`).
 """
 
 from __future__ import annotations
@@ -13,18 +13,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langop_infra.contract import EnvVar, checksum, compact_json
-from langop_infra.gateway import api_key_env_name, gateway_endpoint, otel_env
+from langop_infra.contract import EnvVar, access_label, checksum, compact_json, otel_env
+from langop_infra.gateway import GATEWAY_NAME, api_key_env_name, gateway_endpoint
+from langop_infra.gateway_policies import agent_model_egress_rules
 from langop_infra.model_specs import (
     KNOWN_ENDPOINTS,
     ModelGatewayDefaults,
     ModelSpec,
     ObservabilityDefaults,
     PersonaSpec,
+    gateway_defaults,
     model_refs,
     via_gateway,
 )
-from langop_infra.specs import AgentSpec
+from langop_infra.specs import AgentSpec, Defaults
 
 # Every AGENT_UUID is uuid5(this, "<namespace>/<name>"): stable across renders and clusters.
 AGENT_UUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io")
@@ -149,23 +151,9 @@ def agent_model_env(
         env.append(EnvVar("AGENT_INSTRUCTIONS", value=agent.instructions))
     if persona is not None and (text := persona_text(persona)):
         env.append(EnvVar("AGENT_PERSONA", value=text))
-    env += otel_env(observability, f"agent-{agent.name}", namespace, agent.name)
+    otlp = observability.otlp_endpoint if observability is not None else None
+    env += otel_env(otlp, f"agent-{agent.name}", namespace, agent.name)
     return env
-
-
-def merge_user_env(
-    user: Sequence[EnvVar], injected: Iterable[EnvVar]
-) -> tuple[list[EnvVar], list[str]]:
-    """The user's vars, then the injected ones they do not override; and the overridden names
-    (upstream semantics: the user's ``env`` wins)."""
-    names = {v.name for v in user}
-    kept, overridden = [], []
-    for var in injected:
-        if var.name in names:
-            overridden.append(var.name)
-        else:
-            kept.append(var)
-    return [*user, *kept], overridden
 
 
 def override_warnings(agent: str, overridden: Iterable[str]) -> list[str]:
@@ -212,3 +200,62 @@ def models_checksum(models: Iterable[ModelSpec]) -> str:
     """A digest of the referenced models' whole specs (key references included): a change
     to any rolls the agents that use them."""
     return checksum(*(compact_json(m.model_dump(mode="json", by_alias=True)) for m in models))
+
+
+def model_endpoint(model: ModelSpec, gateway: ModelGatewayDefaults, namespace: str) -> str:
+    """Where agents reach ``model``: the namespace gateway, or the provider itself."""
+    if via_gateway(model, gateway):
+        return gateway_endpoint(namespace)
+    return model.endpoint or KNOWN_ENDPOINTS[model.provider]
+
+
+@dataclass(frozen=True)
+class AgentModelParts:
+    """Everything models, instructions, persona and identity add to one agent."""
+
+    env: list[EnvVar]
+    overridden: list[str]
+    config: dict[str, Any]
+    annotations: dict[str, str]
+    pod_labels: dict[str, str]
+    egress_rules: list[dict[str, Any]]
+
+
+def agent_model_parts(
+    agent: AgentSpec,
+    models: Sequence[ModelSpec],
+    defaults: Defaults,
+    *,
+    namespace: str,
+    part_of: str,
+    persona: PersonaSpec | None = None,
+) -> AgentModelParts:
+    """The injected env (minus what the user's ``env``/``secretEnv`` overrides), config.yaml
+    additions, the rollout annotation, the gateway's access label and restricted egress."""
+    gateway = gateway_defaults(defaults)
+    by_name = {m.name: m for m in models}
+    targets = model_targets(agent, by_name, gateway, namespace)
+    if isinstance(agent.persona, PersonaSpec):
+        persona = agent.persona
+    otlp = defaults.observability.otlp_endpoint if defaults.observability else None
+    injected = agent_model_env(
+        agent,
+        targets,
+        gateway,
+        namespace=namespace,
+        part_of=part_of,
+        persona=persona,
+        observability=defaults.observability,
+    )
+    user = set(agent.env) | set(agent.secret_env)
+    used = [by_name[t.name] for t in targets]
+    uses_gateway = any(t.via_gateway for t in targets)
+    direct = [m for m, t in zip(used, targets, strict=True) if not t.via_gateway]
+    return AgentModelParts(
+        env=[v for v in injected if v.name not in user],
+        overridden=[v.name for v in injected if v.name in user],
+        config=agent_model_config(agent, targets, namespace, persona),
+        annotations={MODELS_CHECKSUM_ANNOTATION: models_checksum(used)} if used else {},
+        pod_labels={access_label(GATEWAY_NAME): "true"} if uses_gateway else {},
+        egress_rules=agent_model_egress_rules(namespace, uses_gateway, direct, otlp),
+    )

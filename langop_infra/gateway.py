@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langop_infra import yaml_io
-from langop_infra.contract import EnvVar, checksum, recommended_labels
+from langop_infra.contract import EnvVar, checksum, otel_env, recommended_labels
 from langop_infra.model_specs import ModelGatewayDefaults, ModelSpec, ObservabilityDefaults
 from langop_infra.pods import (
     TMP_VOLUME,
@@ -135,22 +135,6 @@ def gateway_config_yaml(models: Sequence[ModelSpec], *, master_key: bool) -> str
     return yaml_io.dump(gateway_config(models, master_key=master_key), sort_keys=False)
 
 
-def otel_env(
-    observability: ObservabilityDefaults | None, service: str, namespace: str, workload: str
-) -> list[EnvVar]:
-    """``OTEL_*`` for one workload, or nothing without ``defaults.observability``."""
-    if observability is None or observability.otlp_endpoint is None:
-        return []
-    return [
-        EnvVar("OTEL_EXPORTER_OTLP_ENDPOINT", value=observability.otlp_endpoint),
-        EnvVar("OTEL_SERVICE_NAME", value=service),
-        EnvVar(
-            "OTEL_RESOURCE_ATTRIBUTES",
-            value=f"k8s.namespace.name={namespace},k8s.deployment.name={workload}",
-        ),
-    ]
-
-
 def gateway_env(
     models: Iterable[ModelSpec],
     gateway: ModelGatewayDefaults,
@@ -174,7 +158,8 @@ def gateway_env(
             env.append(
                 EnvVar(api_key_env_name(model.name), secret_name=ref.name, secret_key=ref.key)
             )
-    env += otel_env(observability, GATEWAY_NAME, namespace, GATEWAY_NAME)
+    otlp = observability.otlp_endpoint if observability is not None else None
+    env += otel_env(otlp, GATEWAY_NAME, namespace, GATEWAY_NAME)
     return env
 
 

@@ -22,6 +22,7 @@ from langop_infra.policies import (
     DNS_NAMESPACE,
     DNS_POD_LABELS,
     NAMESPACE_NAME_LABEL,
+    agent_egress_name,
     in_namespace,
     tcp,
 )
@@ -118,3 +119,16 @@ def agent_model_egress_rules(
     rules += [egress_rule(rule) for model in direct_models for rule in model.egress_to]
     rules += collector_egress_rules(otlp_endpoint)
     return rules
+
+
+def with_model_egress(
+    made: Sequence[tuple[str, str, dict[str, Any]]], agent: str, rules: Sequence[dict[str, Any]]
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """An agent's ``(name, namespace, spec)`` policies with ``rules`` added to its restricted
+    egress policy (there is none under open egress, and then nothing to add)."""
+    out = []
+    for name, namespace, spec in made:
+        if name == agent_egress_name(agent) and rules:
+            spec = {**spec, "egress": [*spec["egress"], *rules]}
+        out.append((name, namespace, spec))
+    return out

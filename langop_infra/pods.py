@@ -179,6 +179,13 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
     """A tool's Deployment, Service, claim and policy specs (service mode), or its container."""
     labels = contract.tool_labels(tool, part_of)
     env, owned = contract.workload_env(tool.name, tool.env, tool.secret_env)
+    otlp = defaults.observability.otlp_endpoint if defaults.observability else None
+    user = set(tool.env) | set(tool.secret_env)
+    env += [
+        v
+        for v in contract.otel_env(otlp, f"tool-{tool.name}", namespace, tool.name)
+        if v.name not in user
+    ]
     claim = tool_claim(tool)
     volumes: list[dict[str, Any]] = []
     mounts: list[dict[str, Any]] = []

@@ -206,6 +206,13 @@ def parse_agent(data: Any, path: str = "") -> AgentSpec:
     return spec
 
 
+def parse_model(data: Any, path: str = "") -> ModelSpec:
+    spec, problems = _validate(ModelSpec, data, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
 def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     """Validate a whole cluster document; every problem of every tool and agent at once.
 
