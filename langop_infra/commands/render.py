@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = render_stack(args.project_dir, stack=args.stack, config_file=args.config)
         manifests = result.manifests()
+        for warning in result.warnings:
+            print(f"langop-infra render: warning: {warning}", file=sys.stderr)
         if args.out is not None:
             written = write_tree(manifests, args.out)
             print(f"wrote {len(written)} objects under {args.out}", file=sys.stderr)
