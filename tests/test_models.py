@@ -556,3 +556,51 @@ def test_open_egress_cluster_admits_exactly_the_agents_with_gateway_models(
         "batch": False,
         "search": False,
     }
+
+
+def test_a_secure_value_under_models_is_refused_with_a_pointer_to_secrets(tmp_path: Path) -> None:
+    text = stack_text(
+        {
+            f"{PREFIX}namespace": "apps",
+            f"{PREFIX}models": [
+                {
+                    "name": "gpt",
+                    "provider": "openai",
+                    "modelName": "gpt-4o",
+                    "apiKey": {"secure": "v1:ciphertext0AAABAQ"},
+                }
+            ],
+        }
+    )
+    code, out, err = render_cli(write_stack(tmp_path, text))
+    assert_cli_problem(code, out, err, f"{PREFIX}models", "secure value")
+    assert "ciphertext" not in err
+
+
+def test_direct_models_only_deploy_no_gateway(render: Any) -> None:
+    document = cluster_doc(
+        models=[BASE["models"][2]],
+        agents=[{"name": "solo", "image": "x/y:1", "model": "direct-gpt"}],
+        defaults={},
+    )
+    rendered = render_doc(render, document)
+    assert not [k for k in rendered.kinds() if k[0] != "Secret" and k[2].startswith("gateway")]
+    env = env_of(rendered, "solo")
+    assert env["MODEL_API_KEY"] == {"secretKeyRef": {"name": "openai-key", "key": "token"}}
+    labels = rendered.find("Deployment", "solo")["spec"]["template"]["metadata"]["labels"]
+    assert "access.langop.io/gateway" not in labels
+
+
+def test_gateway_disabled_sends_every_model_direct(render: Any) -> None:
+    document = cluster_doc(
+        defaults={"modelGateway": {"enabled": False}},
+        models=[BASE["models"][1]],
+        agents=[BASE["agents"][1]],
+    )
+    rendered = render_doc(render, document)
+    assert not [k for k in rendered.kinds() if k[0] != "Secret" and k[2].startswith("gateway")]
+    env = env_of(rendered, "quick")
+    assert (env["MODEL_ENDPOINT"], env["LLM_MODEL"]) == (
+        "http://vllm.apps.svc.cluster.local:8000/v1",
+        "llama-3.1-8b",
+    )
