@@ -19,7 +19,12 @@ from typing import Any
 
 from langop_infra import yaml_io
 from langop_infra.contract import EnvVar, checksum, otel_env, recommended_labels
-from langop_infra.model_specs import ModelGatewayDefaults, ModelSpec, ObservabilityDefaults
+from langop_infra.model_specs import (
+    GATEWAY_NAME,
+    ModelGatewayDefaults,
+    ModelSpec,
+    ObservabilityDefaults,
+)
 from langop_infra.pods import (
     TMP_VOLUME,
     container_security_context,
@@ -28,7 +33,6 @@ from langop_infra.pods import (
 )
 from langop_infra.specs import Security, env_token
 
-GATEWAY_NAME = "gateway"
 GATEWAY_PORT = 8000
 GATEWAY_LABEL = "langop.io/model-gateway"
 CONFIG_DIR = "/etc/litellm"

@@ -37,6 +37,8 @@ PROVIDERS_NEEDING_ENDPOINT = frozenset({"openai-compatible", "azure", "ollama", 
 KNOWN_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 ModelRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summarization"]
 DEFAULT_API_KEY_KEY = "api-key"
+# The gateway's Deployment and Service: a workload of this name would collide with them.
+GATEWAY_NAME = "gateway"
 # The non-root build of LiteLLM's proxy image; prod pins it by digest.
 DEFAULT_GATEWAY_IMAGE = "ghcr.io/berriai/litellm-non_root:main-stable"
 MAX_PERSONA_FIELD = 1024

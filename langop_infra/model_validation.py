@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langop_infra.errors import Problem, join_path
-from langop_infra.gateway import GATEWAY_NAME
 from langop_infra.model_specs import (
+    GATEWAY_NAME,
     KNOWN_ENDPOINTS,
     ModelGatewayDefaults,
     ModelSpec,
