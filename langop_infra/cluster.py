@@ -20,6 +20,8 @@ from langop_infra.k8s import (
     opaque_secret,
     type_token,
 )
+from langop_infra.model import LanguageModel, ModelPlan, register_gateway
+from langop_infra.model_specs import model_refs
 from langop_infra.specs import AgentSpec, ClusterSpec
 from langop_infra.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
 from langop_infra.validation import external_reference_problems, parse_cluster
@@ -42,6 +44,10 @@ class LanguageClusterArgs(TypedDict, total=False):
     """The agents, as in a stack file's ``agents:``."""
     secrets: dict[str, Any]
     """Secrets this program creates: ``{<name>: {<key>: <value>}}``."""
+    models: list[Any]
+    """The models, as in a stack file's ``models:``; those through the gateway share it."""
+    personas: list[Any]
+    """Personas agents name in ``persona:``: ``{name, tone, personality, expertise}``."""
 
 
 class LanguageCluster(pulumi.ComponentResource):
@@ -58,6 +64,10 @@ class LanguageCluster(pulumi.ComponentResource):
     """Each tool's endpoint, by tool name."""
     agent_configs: pulumi.Output[dict[str, str]]
     """Each agent's config.yaml, by agent name."""
+    model_endpoints: pulumi.Output[dict[str, str]]
+    """Where agents reach each model, by model name."""
+    gateway_endpoint: pulumi.Output[str]
+    """The model gateway's URL, or an empty string without a gateway."""
 
     def __init__(
         self,
@@ -102,6 +112,20 @@ class LanguageCluster(pulumi.ComponentResource):
             plan.spec.name: LanguageTool._from_plan(f"{ns}/{plan.spec.name}", plan, child)
             for plan in tool_plans(cluster)
         }
+        self.models = {
+            m.name: LanguageModel._from_plan(
+                f"{ns}/{m.name}", ModelPlan(m, ns, cluster.defaults), child
+            )
+            for m in cluster.models
+        }
+        self.gateway = register_gateway(
+            cluster.models,
+            cluster.defaults,
+            namespace=ns,
+            part_of=cluster.part_of or ns,
+            secrets=self.secrets,
+            opts=child,
+        )
         index: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {
             key: (tool.target, tool) for key, tool in external.items()
         }
@@ -123,11 +147,17 @@ class LanguageCluster(pulumi.ComponentResource):
         self.namespace = pulumi.Output.from_input(ns)
         self.tool_endpoints = pulumi.Output.all(**{n: t.endpoint for n, t in self.tools.items()})
         self.agent_configs = pulumi.Output.all(**{n: a.config_yaml for n, a in self.agents.items()})
+        self.model_endpoints = pulumi.Output.all(**{n: m.endpoint for n, m in self.models.items()})
+        self.gateway_endpoint = pulumi.Output.from_input(
+            self.gateway.endpoint if self.gateway is not None else ""
+        )
         self.register_outputs(
             {
                 "namespace": self.namespace,
                 "tool_endpoints": self.tool_endpoints,
                 "agent_configs": self.agent_configs,
+                "model_endpoints": self.model_endpoints,
+                "gateway_endpoint": self.gateway_endpoint,
             }
         )
 
@@ -190,4 +220,10 @@ def agent_plan(
         targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(found[1])
     spec = agent.model_copy(update={"namespace": ns})
-    return AgentPlan(spec, cluster.defaults, cluster.part_of or ns, targets, tools, secrets)
+    models = {m.name: m for m in cluster.models}
+    used = [models[ref.name] for ref in model_refs(agent)]
+    personas = {p.name: p for p in cluster.personas}
+    persona = personas.get(agent.persona) if isinstance(agent.persona, str) else None
+    return AgentPlan(
+        spec, cluster.defaults, cluster.part_of or ns, targets, tools, secrets, used, persona
+    )

@@ -107,9 +107,12 @@ def pod_annotations(
 def _version(meta: Any) -> str | None:
     if meta is None:
         return None
+    if hasattr(meta, "resource_version"):
+        # An SDK output type: its camelCase .get() logs a warning on every call.
+        return meta.resource_version
     if isinstance(meta, Mapping):
         return meta.get("resource_version") or meta.get("resourceVersion")
-    return getattr(meta, "resource_version", None)
+    return None
 
 
 def _name(meta: Any) -> str:

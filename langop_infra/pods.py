@@ -177,6 +177,13 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
     """A tool's Deployment, Service, claim and policy specs (service mode), or its container."""
     labels = contract.tool_labels(tool, part_of)
     env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
+    otlp = defaults.observability.otlp_endpoint if defaults.observability else None
+    user = set(tool.env) | set(tool.secret_env)
+    env += [
+        v
+        for v in contract.otel_env(otlp, f"tool-{tool.name}", namespace, tool.name)
+        if v.name not in user
+    ]
     claim = tool_claim(tool)
     volumes: list[dict[str, Any]] = []
     mounts: list[dict[str, Any]] = []
@@ -285,41 +292,3 @@ def namespace_labels(labels: Mapping[str, str]) -> dict[str, str]:
         "pod-security.kubernetes.io/enforce": "restricted",
         "pod-security.kubernetes.io/enforce-version": "latest",
     }
-
-
-@dataclass(frozen=True)
-class AgentObjects:
-    """Every object spec of one agent, as plain data; the component only registers them."""
-
-    config_text: str
-    deployment: dict[str, Any]
-    policies: list[tuple[str, str, dict[str, Any]]]
-
-
-def agent_objects(
-    agent: AgentSpec,
-    defaults: Defaults,
-    part_of: str,
-    targets: Sequence[contract.ToolTarget],
-    sidecars: Sequence[Mapping[str, Any]],
-) -> AgentObjects:
-    """The agent's config.yaml, Deployment spec (its pods roll when config.yaml changes) and
-    NetworkPolicies, given its resolved tools and the containers of its sidecar tools."""
-    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    config_text = contract.config_yaml(contract.agent_config(agent, targets))
-    env, _ = contract.agent_env(agent, targets)
-    annotations = {
-        **agent.annotations,
-        contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
-    }
-    deployment = deployment_spec(
-        agent.replicas,
-        contract.agent_selector(agent.name),
-        contract.agent_labels(agent, part_of, targets, namespace),
-        annotations,
-        agent_pod(agent, defaults, env, sidecars),
-    )
-    made = policies.agent_policies(
-        agent, namespace, targets, agent.egress or defaults.egress, has_sidecars=bool(sidecars)
-    )
-    return AgentObjects(config_text, deployment, made)

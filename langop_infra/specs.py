@@ -12,15 +12,17 @@ import ipaddress
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
+    AliasChoices,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -37,6 +39,15 @@ def invalid(kind: str, message: str) -> PydanticCustomError:
     return PydanticCustomError(f"langop_{kind}", message)
 
 
+if TYPE_CHECKING:
+    from langop_infra.model_specs import (
+        ModelGatewayDefaults,
+        ModelRef,
+        ModelSpec,
+        ObservabilityDefaults,
+        PersonaSpec,
+    )
+
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
@@ -50,6 +61,8 @@ SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 RESERVED_LABEL_PREFIXES = ("langop.io", "access.langop.io")
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# AGENT_INSTRUCTIONS is one env var and one ConfigMap entry: both have size limits.
+MAX_INSTRUCTIONS_BYTES = 64 * 1024
 
 
 def dns_label(value: str) -> str:
@@ -269,6 +282,16 @@ def secret_text(value: Any) -> Any:
         raise invalid(
             "secret_text",
             f"a secret value must be a string, got {type(value).__name__}; quote it in YAML",
+        )
+    return value
+
+
+def instructions_text(value: str) -> str:
+    size = len(value.encode())
+    if size > MAX_INSTRUCTIONS_BYTES:
+        raise ValueError(
+            f"instructions are {size} bytes, over the limit of {MAX_INSTRUCTIONS_BYTES} (64 KiB) "
+            "that an env var and the ConfigMap can carry; shorten them"
         )
     return value
 
@@ -638,6 +661,23 @@ class AgentSpec(WorkloadSpec):
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
     egress: EgressMode | None = Field(None, description="Unset: the cluster default (open).")
     egress_to: list[EgressRule] = []
+    model: DnsLabel | None = Field(None, description="ark's shorthand: one model, role primary.")
+    models: list[ModelRef] = Field([], description="LanguageModels of the namespace, in order.")
+    instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
+        None,
+        validation_alias=AliasChoices("instructions", "systemPrompt"),
+        description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
+    )
+    persona: DnsLabel | PersonaSpec | None = Field(
+        None, description="A persona's name under personas, or the persona itself."
+    )
+
+    @field_validator("models")
+    @classmethod
+    def _model_or_models(cls, value: list[ModelRef], info: ValidationInfo) -> list[ModelRef]:
+        if value and info.data.get("model") is not None:
+            raise ValueError("set model (one name) or models (a list), not both")
+        return value
 
 
 class Defaults(Spec):
@@ -649,6 +689,8 @@ class Defaults(Spec):
     egress: EgressMode = "open"
     default_deny: bool = False
     schema_sync_access: SyncAccess = "auto"
+    model_gateway: ModelGatewayDefaults | None = Field(None, description="Unset: built-ins.")
+    observability: ObservabilityDefaults | None = None
 
     @field_validator("resources")
     @classmethod
@@ -665,9 +707,11 @@ class ClusterSpec(Spec):
     part_of: (
         Annotated[str, Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")] | None
     ) = None
-    defaults: Defaults = Defaults()
+    defaults: Defaults = Field(default_factory=lambda: Defaults())
     tools: list[ToolSpec] = []
     agents: list[AgentSpec] = []
+    models: list[ModelSpec] = []
+    personas: list[PersonaSpec] = []
     secrets: dict[
         Annotated[str, AfterValidator(dns_subdomain)],
         dict[
@@ -684,3 +728,13 @@ class ClusterSpec(Spec):
         if update:
             copied._validated = False
         return copied
+
+
+def rebuild_model_fields(**types: type) -> None:
+    """Resolve the fields typed by :mod:`langop_infra.model_specs`, which calls this once
+    loaded (it imports this module, so this module cannot import it at the top)."""
+    for model in (AgentSpec, Defaults, ClusterSpec):
+        model.model_rebuild(_types_namespace=types)
+
+
+import langop_infra.model_specs  # noqa: E402,F401  (defines the model fields above)

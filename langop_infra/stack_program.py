@@ -3,7 +3,7 @@
 ``pulumi up -s <env>`` runs it through the project's ``__main__.py``; ``langop-infra render``
 runs the same file under the mock engine. Config keys live under the project namespace:
 ``langop-infra:namespace``, ``:createNamespace``, ``:partOf``, ``:defaults``, ``:tools``,
-``:agents`` and ``:secrets``.
+``:agents``, ``:secrets``, ``:models`` and ``:personas``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,17 @@ from langop_infra.specs import ClusterSpec
 from langop_infra.validation import external_reference_problems, parse_cluster
 
 PROJECT = "langop-infra"
-KEYS = ("namespace", "createNamespace", "partOf", "defaults", "tools", "agents", "secrets")
+KEYS = (
+    "namespace",
+    "createNamespace",
+    "partOf",
+    "defaults",
+    "tools",
+    "agents",
+    "secrets",
+    "models",
+    "personas",
+)
 EXPECTED = {
     "namespace": "a namespace name",
     "partOf": "a name for app.kubernetes.io/part-of",
@@ -29,6 +39,8 @@ EXPECTED = {
     "tools": "a list of tools",
     "agents": "a list of agents",
     "secrets": "a mapping of secret names to {key: value} mappings",
+    "models": "a list of models",
+    "personas": "a list of personas",
 }
 # Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into
 # plain objects, so it is refused with a pointer to `secrets`.
@@ -124,4 +136,6 @@ def main() -> LanguageCluster:
             for name, agent in cluster.agents.items()
         },
     )
+    pulumi.export("models", {name: {"endpoint": m.endpoint} for name, m in cluster.models.items()})
+    pulumi.export("gateway", cluster.gateway_endpoint)
     return cluster

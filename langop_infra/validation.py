@@ -14,6 +14,8 @@ from pydantic import BaseModel, ValidationError
 
 from langop_infra.admission import deploy_problems, security_problems
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
+from langop_infra.model_specs import ModelSpec, PersonaSpec
+from langop_infra.model_validation import cluster_model_problems
 from langop_infra.names import (
     DEFAULT_DENY_NAME,
     RESERVED_AGENT_ENV,
@@ -209,6 +211,13 @@ def parse_agent(data: Any, path: str = "") -> AgentSpec:
     return spec
 
 
+def parse_model(data: Any, path: str = "") -> ModelSpec:
+    spec, problems = _validate(ModelSpec, data, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
 def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     """Validate a whole cluster document; every problem of every tool and agent at once.
 
@@ -218,18 +227,22 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     if isinstance(data, ClusterSpec):
         if data._validated:
             return data
-        problems = cluster_problems(data, path)
+        problems = cluster_problems(data, path) + cluster_model_problems(data, path)
         if problems:
             raise SpecError(problems)
         data._validated = True
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
-    head = {k: v for k, v in data.items() if k not in ("tools", "agents")}
+    head = {k: v for k, v in data.items() if k not in ("tools", "agents", "models", "personas")}
     cluster, problems = _validate(ClusterSpec, head, path)
     tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
     problems += found
     agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
+    problems += found
+    models, found = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
+    problems += found
+    personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
     problems += found
     raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
     declared = {
@@ -252,7 +265,12 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         namespace=namespace or "", defaults=_defaults_or_default(head.get("defaults"))
     )
     full = base.model_copy(
-        update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
+        update={
+            "tools": [t for _, t in tools],
+            "agents": [a for _, a in agents],
+            "models": [m for _, m in models],
+            "personas": [p for _, p in personas],
+        }
     )
     problems += cluster_problems(
         full,
@@ -261,10 +279,27 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         agent_index=[i for i, _ in agents],
         declared=declared,
     )
+    problems += cluster_model_problems(
+        full,
+        path,
+        model_index=[i for i, _ in models],
+        persona_index=[i for i, _ in personas],
+        tool_index=[i for i, _ in tools],
+        agent_index=[i for i, _ in agents],
+        declared_models=_declared_names(data.get("models")),
+        declared_personas=_declared_names(data.get("personas")),
+    )
     if problems:
         raise SpecError(problems)
     full._validated = True
     return full
+
+
+def _declared_names(items: Any) -> set[str]:
+    """The names a raw list declares, its invalid items included."""
+    if not isinstance(items, list):
+        return set()
+    return {i["name"] for i in items if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
 
 
 def _defaults_or_default(value: Any) -> Defaults:

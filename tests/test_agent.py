@@ -58,6 +58,7 @@ EXPECTED_CONFIG = {
             },
         }
     ],
+    "agent": {"name": "helper", "namespace": "ai"},
 }
 
 

@@ -35,7 +35,17 @@ ROOT = Path(__file__).parents[1]
 STACKS = ("dev", "staging", "prod")
 NAMESPACES = {"dev": "research-dev", "staging": "research-staging", "prod": "research"}
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
-PROD_ONLY_POLICIES = {"researcher-egress", "triage-egress", "default-deny-ingress"}
+PROD_ONLY_POLICIES = {
+    "researcher-egress",
+    "triage-egress",
+    "default-deny-ingress",
+    "gateway-egress",
+}
+# The model gateway: LiteLLM with its own resource defaults.
+GATEWAY_RESOURCES = {
+    "requests": {"cpu": "100m", "memory": "384Mi"},
+    "limits": {"cpu": "1", "memory": "1Gi"},
+}
 
 
 def stack_file(stack: str) -> dict[str, Any]:
@@ -106,6 +116,7 @@ def test_render_dev_prints_every_object_and_each_is_valid(
         ("Secret", "ticketing-token"),
         ("ConfigMap", "researcher-config"),
         ("ConfigMap", "triage-config"),
+        ("ConfigMap", "gateway-config"),
         ("PersistentVolumeClaim", "memory-data"),
         ("Service", "memory"),
         ("Service", "docs-search"),
@@ -113,9 +124,12 @@ def test_render_dev_prints_every_object_and_each_is_valid(
         ("Deployment", "docs-search"),
         ("Deployment", "researcher"),
         ("Deployment", "triage"),
+        ("Service", "gateway"),
+        ("Deployment", "gateway"),
         ("NetworkPolicy", "memory-ingress"),
         ("NetworkPolicy", "docs-search-ingress"),
         ("NetworkPolicy", "researcher-ingress"),
+        ("NetworkPolicy", "gateway-ingress"),
     }
     assert len(manifests) == len(found)
     # The sidecar tool runs inside the researcher's pod, not on its own.
@@ -168,7 +182,7 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     cli.cache_clear()
     second = cli("render", "--stack", "dev", "--project-dir", str(ROOT))
     assert first == second
-    assert first[1].count("\n---\n") == 14
+    assert first[1].count("\n---\n") == 18
 
 
 def test_integral_numbers_stay_integers() -> None:
@@ -213,12 +227,13 @@ def test_encrypted_secure_values_are_redacted(stack: str) -> None:
         for keys in stack_file(stack)["config"]["langop-infra:secrets"].values()
         for v in keys.values()
     ]
-    assert len(ciphertexts) == 2
+    # prod also holds the model gateway's master key and two providers' API keys.
+    assert len(ciphertexts) == {"staging": 2, "prod": 5}[stack]
     out = cli("render", "--stack", stack, "--project-dir", str(ROOT))[1]
     for ciphertext in ciphertexts:
         assert ciphertext not in out
     for secret in objects(stack, "Secret").values():
-        assert secret["stringData"] == {"token": REDACTED}
+        assert set(secret["stringData"].values()) == {REDACTED}
 
 
 # --- the environments -------------------------------------------------------------------------
@@ -241,7 +256,8 @@ def test_every_stack_renders_valid_objects_in_its_own_namespace(stack: str) -> N
 def test_prod_images_are_pinned_by_digest_and_the_others_are_not() -> None:
     for stack in STACKS:
         images = [c["image"] for d in objects(stack, "Deployment").values() for c in containers(d)]
-        assert len(images) == 5  # memory, docs-search, researcher + sidecar, triage
+        # memory, docs-search, researcher + sidecar, triage; and the model gateway but in staging
+        assert len(images) == (5 if stack == "staging" else 6)
         pinned = [bool(DIGEST.search(image)) for image in images]
         assert all(pinned) if stack == "prod" else not any(pinned), (stack, images)
 
@@ -249,9 +265,9 @@ def test_prod_images_are_pinned_by_digest_and_the_others_are_not() -> None:
 @pytest.mark.parametrize(
     ("stack", "replicas"),
     [
-        ("dev", {"memory": 1, "docs-search": 1, "researcher": 1, "triage": 1}),
+        ("dev", {"memory": 1, "docs-search": 1, "researcher": 1, "triage": 1, "gateway": 1}),
         ("staging", {"memory": 1, "docs-search": 2, "researcher": 2, "triage": 1}),
-        ("prod", {"memory": 1, "docs-search": 3, "researcher": 3, "triage": 2}),
+        ("prod", {"memory": 1, "docs-search": 3, "researcher": 3, "triage": 2, "gateway": 2}),
     ],
 )
 def test_replicas_per_environment(stack: str, replicas: dict[str, int]) -> None:
@@ -302,6 +318,7 @@ def test_resources_and_pull_policy_per_environment(
         for c in containers(deployment):
             assert c["imagePullPolicy"] == pull_policy, (name, c["name"])
             expected = docs_search if c["name"] == "docs-search" and docs_search else default
+            expected = GATEWAY_RESOURCES if c["name"] == "gateway" else expected
             assert c["resources"] == expected, (name, c["name"])
     claim = objects(stack, "PersistentVolumeClaim")["memory-data"]["spec"]
     if stack == "prod":
@@ -317,6 +334,8 @@ def test_network_policies_per_environment(stack: str) -> None:
     policies = objects(stack, "NetworkPolicy")
     # researcher carries the workspace-files sidecar, so its pod admits no ingress.
     expected = {"memory-ingress", "docs-search-ingress", "researcher-ingress"}
+    if stack != "staging":
+        expected.add("gateway-ingress")
     if stack == "prod":
         expected |= PROD_ONLY_POLICIES
     assert set(policies) == expected
@@ -336,7 +355,10 @@ def test_network_policies_per_environment(stack: str) -> None:
     ]
     # triage's docs-search reference is disabled: its egress names memory only.
     triage = policies["triage-egress"]["spec"]["egress"]
-    tools = [r["to"][0]["podSelector"]["matchLabels"] for r in triage[1:]]
+    # (and the OTLP collector, which admits its namespace rather than named pods)
+    tools = [
+        r["to"][0]["podSelector"]["matchLabels"] for r in triage[1:] if "podSelector" in r["to"][0]
+    ]
     assert tools == [{"langop.io/tool": "memory"}]
 
 
@@ -348,10 +370,10 @@ def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"wrote 15 objects under {out}\n"
+    assert captured.err == f"wrote 19 objects under {out}\n"
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.yaml"))
     manifests = rendered("dev")
-    assert len(files) == len(manifests) == 15
+    assert len(files) == len(manifests) == 19
     assert "_cluster/namespace-research-dev.yaml" in files
     assert "research-dev/deployment-researcher.yaml" in files
     assert "research-dev/networkpolicy-memory-ingress.yaml" in files
@@ -372,7 +394,7 @@ def test_out_replaces_a_previous_render(tmp_path: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     # Objects of the previous render do not linger.
     assert not (out / "research").exists() or not list((out / "research").rglob("*.yaml"))
-    assert len(list(out.rglob("*.yaml"))) == 15
+    assert len(list(out.rglob("*.yaml"))) == 19
 
 
 def test_out_refuses_a_folder_that_is_not_a_previous_render(

@@ -450,8 +450,9 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
         if (k.startswith("Secret:") and k.endswith(".string_data"))
         or (k.startswith("ToolSchemaSync:") and k.endswith((".headers", ".kubeconfig")))
     }
-    # 9 Secrets' stringData; the 2 schema syncs' headers and kubeconfig
-    assert len(secretish) == 13, sorted(secretish)
+    # 9 Secrets' stringData; the headers and kubeconfig of the 2 tools' schema syncs and of
+    # the sync of the sidecar `files` through the researcher's pods
+    assert len(secretish) == 15, sorted(secretish)
     for key, value in secretish.items():
         assert isinstance(value, Secret), key
     revealed = json.dumps([v.value for v in secretish.values()], default=str)
