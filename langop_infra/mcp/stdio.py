@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
@@ -34,6 +34,8 @@ class StdioTransport:
         self._stderr = bytearray()
         self._write_lock = asyncio.Lock()
         self.protocol_version: str | None = None
+        self.on_notification: Callable[[Message], None] | None = None
+        self.received_bytes = 0
         self._reader = asyncio.create_task(self._read_stdout())
         self._stderr_reader = asyncio.create_task(self._read_stderr())
 
@@ -68,8 +70,18 @@ class StdioTransport:
         """A stdio session lives as long as the process; nothing to forget."""
         self.protocol_version = None
 
-    async def request(self, message: Message) -> Message:
-        """Write a request and wait for the response with its id."""
+    @property
+    def exited(self) -> bool:
+        """True once the server process has ended."""
+        return self._process.returncode is not None
+
+    def listen(self) -> None:
+        """stdout is already the server-to-client channel."""
+
+    async def request(
+        self, message: Message, headers: Mapping[str, str] | None = None
+    ) -> Message:
+        """Write a request and wait for the response with its id (``headers`` are HTTP's)."""
         future = self._pending.expect(message["id"])
         try:
             if not future.done():
@@ -94,6 +106,7 @@ class StdioTransport:
         assert stdout is not None
         try:
             while line := await stdout.readline():
+                self.received_bytes += len(line)
                 if not line.strip():
                     continue
                 try:
@@ -105,6 +118,8 @@ class StdioTransport:
                         continue
                     if jsonrpc.is_server_request(message):
                         await self.notify(jsonrpc.answer_to(message))
+                    elif "method" in message and self.on_notification is not None:
+                        self.on_notification(message)
         except ValueError:  # StreamReader's "line too long"
             self._pending.fail_all(
                 ResponseTooLarge(

@@ -33,7 +33,7 @@ def test_table_of_a_streamable_http_server(
     assert "Add numbers" in add and "a, b" in add and "Add two integers." in add
     echo = next(line for line in lines if line.startswith("echo "))
     assert " text " in echo and "repeat" not in echo  # only required fields are listed
-    assert lines[-1] == "5 tools from sdk-stateful 1.0.0 (streamable-http, protocol 2025-11-25)"
+    assert lines[-1] == "5 tools from sdk-stateful 1.0.0 (streamable-http, protocol 2026-07-28)"
 
 
 def test_url_without_a_path_gets_mcp(capsys: pytest.CaptureFixture[str], json_url: str) -> None:
@@ -66,7 +66,8 @@ def test_headers_are_sent(
     code, out, err = run(capsys, f"{base}/auth")
     assert (code, out) == (1, "")
     assert err.count("\n") == 1
-    assert err.startswith(f"error: {base}/auth refused initialize with HTTP 401 Unauthorized")
+    # The first request is server/discover; a 401 there is not a reason to fall back.
+    assert err.startswith(f"error: {base}/auth refused server/discover with HTTP 401 Unauthorized")
     assert "credentials are missing or wrong" in err
 
 

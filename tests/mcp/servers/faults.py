@@ -44,6 +44,7 @@ class FaultServer:
         self.requests: list[Recorded] = []
         self.garbage: tuple[str, bytes] = ("application/json", b"")
         self.legacy_streams: dict[str, tuple[str, asyncio.Queue[Any]]] = {}
+        self.resume_id: Any = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -258,9 +259,10 @@ class FaultServer:
                 await respond(call.send, 400, b"expected Last-Event-ID p-1", "text/plain")
                 return
             await call.start_sse()
-            answer = {"jsonrpc": "2.0", "id": 2, "result": {"tools": [TOOL]}}
+            answer = {"jsonrpc": "2.0", "id": self.resume_id, "result": {"tools": [TOOL]}}
             await call.sse(b"id: p-2\ndata: " + json.dumps(answer).encode() + b"\n\n", last=True)
         elif not await call.handshake(session_id="resumable-1"):
+            self.resume_id = call.message.get("id")
             await call.start_sse()
             await call.sse(b"retry: 10\nid: p-1\ndata:\n\n", last=True)
 
@@ -286,7 +288,14 @@ class Call:
         return {"jsonrpc": "2.0", "id": self.message.get("id"), "result": result}
 
     async def handshake(self, session_id: str | None = None) -> bool:
-        """Answer initialize or a notification as a correct server; False for anything else."""
+        """Answer initialize or a notification as a correct server; False for anything else.
+
+        ``server/discover`` gets "method not found", as from a server older than 2026-07-28.
+        """
+        if self.method == "server/discover":
+            error = {"code": -32601, "message": "Method not found"}
+            await self.reply_json({"jsonrpc": "2.0", "id": self.message.get("id"), "error": error})
+            return True
         if self.method == "initialize":
             extra = [(b"mcp-session-id", session_id)] if session_id else []
             await self.reply_json(self.result(INIT_RESULT), extra)
