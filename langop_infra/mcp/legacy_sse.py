@@ -123,9 +123,7 @@ class LegacySSETransport:
     def listen(self) -> None:
         """The event stream is already the server-to-client channel."""
 
-    async def request(
-        self, message: Message, headers: Mapping[str, str] | None = None
-    ) -> Message:
+    async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """POST a request to the endpoint and wait for its response on the stream."""
         future = self._pending.expect(message["id"])
         try:

@@ -1,4 +1,4 @@
-"""How the client connects: headers, time limits, retries, size caps, TLS, transport and protocol."""
+"""How the client connects: headers, time limits, retries, caps, TLS, transport, protocol."""
 
 from __future__ import annotations
 
@@ -65,7 +65,9 @@ class ClientOptions:
         if self.max_tools < 1:
             problems.append(f"max_tools must be >= 1, got {self.max_tools!r}")
         if self.protocol not in PROTOCOLS:
-            problems.append(f"protocol must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}")
+            problems.append(
+                f"protocol must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}"
+            )
         if self.transport not in TRANSPORTS:
             problems.append(
                 f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}"

@@ -78,9 +78,7 @@ class StdioTransport:
     def listen(self) -> None:
         """stdout is already the server-to-client channel."""
 
-    async def request(
-        self, message: Message, headers: Mapping[str, str] | None = None
-    ) -> Message:
+    async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """Write a request and wait for the response with its id (``headers`` are HTTP's)."""
         future = self._pending.expect(message["id"])
         try:

@@ -80,9 +80,7 @@ class StreamableHTTPTransport:
         self.session_id = None
         self.protocol_version = None
 
-    async def request(
-        self, message: Message, headers: Mapping[str, str] | None = None
-    ) -> Message:
+    async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """POST a request and return the response whose id matches.
 
         A JSON-RPC error a server sends with a 4xx status (as 2026-07-28 servers do for
@@ -276,7 +274,9 @@ class StreamableHTTPTransport:
         headers = self._headers({"Accept": "text/event-stream"})
         headers.pop("Content-Type", None)
         with suppress(MCPError):
-            response = await self._http.send("GET", self.url, headers=headers, what="the GET stream")
+            response = await self._http.send(
+                "GET", self.url, headers=headers, what="the GET stream"
+            )
             try:
                 is_sse = response.headers.get("content-type", "").startswith("text/event-stream")
                 if response.status_code != 200 or not is_sse:
