@@ -410,6 +410,14 @@ class Session:
         try:
             result = await self._call("initialize", params, renew=False)
         except JSONRPCError as exc:
+            if exc.code != jsonrpc.METHOD_NOT_FOUND and self.options.protocol != "auto":
+                raise JSONRPCError(
+                    f"{exc}; the server may speak only 2026-07-28 or later: try protocol auto",
+                    code=exc.code,
+                    message=exc.message,
+                    data=exc.data,
+                    target=self.label,
+                ) from None
             if exc.code != jsonrpc.METHOD_NOT_FOUND:
                 raise
             # The seeds' simple servers implement tools/* only: go on without a handshake.

@@ -225,6 +225,27 @@ class FaultServer:
         else:
             await self.route_ok(call)
 
+    async def route_future(self, call: Call) -> None:
+        """A 2026-style server that speaks only a version from the future."""
+        await call.reply_error(
+            -32022, "Unsupported protocol version", {"supported": ["2099-01-01"]}
+        )
+
+    async def route_future_dual(self, call: Call) -> None:
+        """Refuses 2026-07-28 with -32022 naming 2025-11-25, then serves the handshake."""
+        if call.method == "server/discover":
+            data = {"supported": ["2099-01-01", "2025-11-25"], "requested": "2026-07-28"}
+            await call.reply_error(-32022, "Unsupported protocol version", data)
+        else:
+            await self.route_ok(call)
+
+    async def route_header_mismatch(self, call: Call) -> None:
+        """Answers discover with -32020 (HTTP 400), as behind a header-rewriting proxy."""
+        if call.method == "server/discover":
+            await call.reply_error(-32020, "mcp-method header does not match", status=400)
+        else:
+            await self.route_ok(call)
+
     async def route_redirect_away(self, call: Call) -> None:
         port = call.scope["server"][1]
         await respond(call.send, 307, b"", extra=[(b"location", f"http://localhost:{port}/ok")])
@@ -234,7 +255,9 @@ class FaultServer:
 
     async def route_ok(self, call: Call) -> None:
         """A correct server: session id, SSE answer with a notification and a ping first."""
-        if call.message is not None and "method" not in call.message:
+        if call.scope["method"] == "GET":
+            await respond(call.send, 405, b"", extra=[(b"allow", "POST, DELETE")])  # no GET stream
+        elif call.message is not None and "method" not in call.message:
             await respond(call.send, 202, b"")  # the client's answer to our ping
         elif not await call.handshake(session_id="scripted-1"):
             await call.start_sse()
@@ -304,6 +327,13 @@ class Call:
             await respond(self.send, 202, b"")
             return True
         return False
+
+    async def reply_error(
+        self, code: int, message: str, data: Any = None, status: int = 400
+    ) -> None:
+        error = {"code": code, "message": message, **({"data": data} if data else {})}
+        body = {"jsonrpc": "2.0", "id": self.message.get("id"), "error": error}
+        await respond(self.send, status, json.dumps(body).encode())
 
     async def reply_json(self, payload: Any, extra: list[tuple[bytes, str]] | None = None) -> None:
         await respond(self.send, 200, json.dumps(payload).encode(), extra=extra)

@@ -1,0 +1,106 @@
+"""The 2026-07-28 revision: negotiation against the official SDK server and client.
+
+The SDK server runs in dual mode (its default: both eras on one endpoint) and in
+2026-07-28-only mode (``modern_only_app`` in conftest); the official SDK client in its
+automatic mode is the reference our listing must equal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from langop_infra.mcp import (
+    ClientOptions,
+    JSONRPCError,
+    ProtocolVersionError,
+    Session,
+    fetch_tool_listing,
+)
+
+pytestmark = pytest.mark.anyio
+
+FAST = ClientOptions(timeout=5, deadline=10)
+
+
+async def _official_tools(url: str) -> tuple[str, list[dict[str, Any]]]:
+    async with Client(url) as client:
+        listed = await client.list_tools()
+        version = client.protocol_version
+    return version, [
+        t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listed.tools
+    ]
+
+
+@pytest.mark.parametrize("server", ["stateful_url", "modern_only_url"])
+async def test_lists_the_same_tools_as_the_official_client(
+    request: pytest.FixtureRequest, server: str
+) -> None:
+    url = request.getfixturevalue(server)
+    official_version, official = await _official_tools(url)
+    listing = await fetch_tool_listing(url, FAST)
+    assert listing.protocol_version == official_version == "2026-07-28"
+    assert listing.tools == official
+    assert len(listing.tools) == 5
+
+
+async def test_calls_tools_on_a_2026_only_server(modern_only_url: str) -> None:
+    async with Session(modern_only_url, FAST) as session:
+        assert session.protocol_version == "2026-07-28"
+        assert session.session_id is None  # the revision has no sessions
+        assert session.server_info == {"name": "sdk-modern", "version": "1.0.0"}
+        # The server checks Mcp-Method and Mcp-Name against the body: a mismatch is -32020.
+        added = await session.call_tool("add", {"a": 2, "b": 40})
+        failed = await session.call_tool("fail", {"reason": "disk full"})
+    assert added.structured_content == {"result": 42}
+    assert failed.is_error is True
+
+
+async def test_a_2025_pin_against_a_2026_only_server_says_what_to_do(modern_only_url: str) -> None:
+    options = ClientOptions(timeout=5, deadline=10, protocol="2025-11-25")
+    with pytest.raises(JSONRPCError) as refused:
+        async with Session(modern_only_url, options):
+            pass
+    assert "answered initialize with JSON-RPC error -32602" in str(refused.value)
+    assert str(refused.value).endswith("try protocol auto")
+
+
+async def test_a_2026_pin_skips_the_handshake_fallback(json_url: str) -> None:
+    options = ClientOptions(timeout=5, deadline=10, protocol="2026-07-28")
+    async with Session(json_url, options) as session:
+        assert session.protocol_version == "2026-07-28"
+        assert len(await session.list_tools()) == 5
+
+
+async def test_unsupported_version_with_no_common_one_is_an_error(
+    fault_server: tuple[str, Any],
+) -> None:
+    """-32022 naming only versions we do not speak (a fake future server)."""
+    base, _ = fault_server
+    with pytest.raises(ProtocolVersionError) as refused:
+        async with Session(f"{base}/future", FAST):
+            pass
+    assert "speaks protocol versions 2099-01-01" in str(refused.value)
+
+
+async def test_unsupported_version_naming_a_2025_version_falls_back(
+    fault_server: tuple[str, Any],
+) -> None:
+    """-32022 whose ``data.supported`` names a handshake version: initialize follows."""
+    base, app = fault_server
+    async with Session(f"{base}/future-dual", FAST) as session:
+        assert session.protocol_version == "2025-11-25"
+        assert [t["name"] for t in await session.list_tools()] == ["only"]
+    sent = [r.message for r in app.requests if r.path == "/future-dual" and r.message]
+    methods = [message.get("method") for message in sent]
+    assert methods[:2] == ["server/discover", "initialize"]
+
+
+async def test_header_mismatch_on_discover_falls_back(fault_server: tuple[str, Any]) -> None:
+    """-32020 (a proxy rewriting the Mcp-* headers) on discover: the handshake still works."""
+    base, _ = fault_server
+    async with Session(f"{base}/header-mismatch", FAST) as session:
+        assert session.protocol_version == "2025-11-25"
+        assert await session.list_tools()
