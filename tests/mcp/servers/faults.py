@@ -83,6 +83,16 @@ class FaultServer:
 
     # -- one route per fault -------------------------------------------------------------
 
+    async def route_hostile(self, call: Call) -> None:
+        """Tool names and descriptions that try to drive the terminal."""
+        if not await call.handshake():
+            names = ["工具", "ok\x1b[2J", "rtl\u202eevil"]
+            tools = [
+                {**TOOL, "name": n, "title": "Echo", "description": "\x1b]0;pwned\x07 hi"}
+                for n in names
+            ]
+            await call.reply_json(call.result({"tools": tools}))
+
     async def route_never(self, call: Call) -> None:
         await call.until_disconnected()
 
