@@ -28,7 +28,7 @@ def test_cells_counts_wide_characters_twice_and_marks_not_at_all() -> None:
     assert cells("abc") == 3
     assert cells("工具") == 4
     assert cells("e\u0301") == 1  # e + combining acute
-    assert cells("ｔｏｏｌ") == 8  # fullwidth letters
+    assert cells("\uff54\uff4f\uff4f\uff4c") == 8  # fullwidth "tool"
 
 
 def test_table_escapes_and_aligns_a_hostile_listing(
