@@ -200,3 +200,8 @@ def modern_only_url(sdk_tools: ModuleType) -> Iterator[str]:
     """Official SDK server speaking only 2026-07-28 (see :func:`modern_only_app`)."""
     with serve(modern_only_app(sdk_tools.build_server("sdk-modern"))) as base:
         yield base + "/mcp"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here rather than in pyproject so this folder stays self-contained.
+    config.addinivalue_line("markers", "slow: takes over 2 s (run in CI; -m 'not slow' skips)")
