@@ -5,6 +5,12 @@ contract, and ``mcpServers:``, ark style) and from ``MCP_SERVERS``. :func:`load_
 reads both; :func:`connect_tool_registry` connects to every server concurrently and names each
 tool ``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>``. A server that cannot be used is
 reported in ``failures`` and skipped: one broken tool server never takes the agent down.
+
+``mcpServers`` entries are ``http`` (the default), ``url`` (the endpoint is discovered from
+a well-known URL) or ``stdio`` (``command``, ``args``, ``env``); ``${VAR}`` and
+``${VAR:-default}`` expand in URLs, headers and ``env``. A tool call through the registry
+never raises for a server's failure: it returns an ``isError`` result the LLM can read. A
+stdio server that crashed is restarted once; a server's ``tools/list_changed`` relists it.
 """
 
 from __future__ import annotations
@@ -14,13 +20,15 @@ import ipaddress
 import itertools
 import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from langop_infra.mcp.errors import MCPError
+from langop_infra.mcp.discovery import discover_endpoint
+from langop_infra.mcp.errors import MCPError, TransportError
 from langop_infra.mcp.http import display_url
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
@@ -42,7 +50,8 @@ AGENT_CONFIG_PATH = "/etc/agent/config.yaml"
 DEFAULT_MCP_PATH = "/mcp"
 Naming = Literal["ark", "mcp"]
 
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+TRANSPORTS = ("http", "url", "stdio")
 
 
 class AgentConfigError(ValueError):
@@ -51,13 +60,20 @@ class AgentConfigError(ValueError):
 
 @dataclass(frozen=True)
 class ServerEntry:
-    """One MCP server to connect to: its name in tool prefixes, URL, headers, timeout."""
+    """One MCP server to connect to: its name in tool prefixes, URL, headers, timeout.
+
+    ``transport`` is ``http``, ``url`` (``url`` is a well-known URL to discover the endpoint
+    from) or ``stdio`` (``command`` with ``env`` added to the agent's environment).
+    """
 
     name: str
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float | None = None
     source: str = ""
+    transport: str = "http"
+    command: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,10 +108,17 @@ class RegisteredTool:
 
 
 def expand_env(value: str, env: Mapping[str, str]) -> str:
-    """``value`` with every ``${VAR}`` replaced from ``env``; ``KeyError(VAR)`` if one is unset."""
+    """``value`` with ``${VAR}`` and ``${VAR:-default}`` replaced from ``env``.
+
+    As in a shell, the default stands in for a variable that is unset or empty;
+    ``KeyError(VAR)`` for a variable without default that is unset.
+    """
 
     def substitute(match: re.Match[str]) -> str:
-        return env[match.group(1)]
+        name, default = match.group(1), match.group(2)
+        if default is not None:
+            return env.get(name) or default
+        return env[name]
 
     return _VARIABLE.sub(substitute, value)
 
@@ -146,32 +169,63 @@ class _Collector:
 
     def add_external(self, index: int, spec: Any, env: Mapping[str, str]) -> None:
         where = f"mcpServers[{index}]"
-        if not isinstance(spec, dict) or not spec.get("name") or not spec.get("url"):
+        transport = spec.get("transport", "http") if isinstance(spec, dict) else "http"
+        needs = "command" if transport == "stdio" else "url"
+        if not isinstance(spec, dict) or not spec.get("name") or not spec.get(needs):
             given = spec.get("name") if isinstance(spec, dict) else None
-            self._fail(
-                str(given) if given else where,
-                f"{where}: needs a name and a url",
-            )
+            self._fail(str(given) if given else where, f"{where}: needs a name and a {needs}")
             return
-        name, headers = str(spec["name"]), {}
-        for header in spec.get("headers") or []:
-            header_name = header.get("name") if isinstance(header, dict) else None
-            if not header_name:
-                self._fail(name, f"{where}.headers: every header needs a name")
-                return
-            try:
-                headers[str(header_name)] = _header_value(header, env)
-            except _Unset as unset:
-                self._fail(name, f"{where}.headers.{header_name}: {unset}")
-                return
+        name = str(spec["name"])
+        if transport not in TRANSPORTS:
+            self._fail(name, f"{where}.transport: must be one of {', '.join(TRANSPORTS)}")
+            return
+        try:
+            url = expand_env(str(spec.get("url") or ""), env)
+            headers = self._headers(where, spec.get("headers") or [], env)
+            command, child_env = self._command(where, spec, env)
+        except _Unset as unset:
+            self._fail(name, str(unset))
+            return
         timeout = spec.get("timeoutSeconds")
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
         ):
             self._fail(name, f"{where}.timeoutSeconds: must be a positive number of seconds")
             return
-        entry = ServerEntry(name, str(spec["url"]), headers, timeout, "config.yaml mcpServers")
-        self._add(entry)
+        source = "config.yaml mcpServers"
+        self._add(ServerEntry(name, url, headers, timeout, source, transport, command, child_env))
+
+    @staticmethod
+    def _headers(where: str, specs: Any, env: Mapping[str, str]) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for header in specs if isinstance(specs, list) else []:
+            header_name = header.get("name") if isinstance(header, dict) else None
+            if not header_name:
+                raise _Unset(f"{where}.headers: every header needs a name")
+            try:
+                headers[str(header_name)] = _header_value(header, env)
+            except _Unset as unset:
+                raise _Unset(f"{where}.headers.{header_name}: {unset}") from None
+        return headers
+
+    @staticmethod
+    def _command(
+        where: str, spec: Mapping[str, Any], env: Mapping[str, str]
+    ) -> tuple[tuple[str, ...], dict[str, str]]:
+        if spec.get("transport") != "stdio":
+            return (), {}
+        args = spec.get("args") or []
+        if not isinstance(args, list):
+            raise _Unset(f"{where}.args: must be a list of strings")
+        child_env: dict[str, str] = {}
+        for key, value in (spec.get("env") or {}).items():
+            try:
+                child_env[str(key)] = expand_env(str(value), env)
+            except KeyError as exc:
+                raise _Unset(
+                    f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
+                ) from None
+        return (str(spec["command"]), *map(str, args)), child_env
 
     def add_endpoint(self, endpoint: str) -> None:
         if _origin(endpoint) in self._origins:
@@ -181,7 +235,8 @@ class _Collector:
 
     def _add(self, entry: ServerEntry) -> None:
         self.servers.append(_unique_server(entry, self.servers, self.warnings))
-        self._origins.add(_origin(entry.url))
+        if entry.url:
+            self._origins.add(_origin(entry.url))
 
     def _fail(self, name: str, message: str) -> None:
         self.failures.append(ServerFailure(name, "config", message))
@@ -197,7 +252,7 @@ def _unique_server(
         f"{entry.name}-{n}" for n in itertools.count(2) if f"{entry.name}-{n}" not in names
     )
     warnings.append(
-        f"two servers are named {entry.name!r}; the one at {display_url(entry.url)} "
+        f"two servers are named {entry.name!r}; the one at {_shown(entry)} "
         f"({entry.source or 'given'}) is {unique!r}"
     )
     return replace(entry, name=unique)
@@ -270,8 +325,17 @@ def _name_from_host(endpoint: str) -> str:
     return re.sub(r"[^0-9A-Za-z]+", "-", f"{host}-{port}").strip("-")
 
 
+def _shown(entry: ServerEntry) -> str:
+    return display_url(entry.url) if entry.url else shlex.join(entry.command)
+
+
 class ToolRegistry:
-    """Tools of every connected server under collision-free names; calls go to their server."""
+    """Tools of every connected server under collision-free names; calls go to their server.
+
+    ``call_tool`` returns every failure as an ``isError`` result (the LLM reads it as the
+    tool's answer); a stdio server that crashed is restarted once; a server's
+    ``notifications/tools/list_changed`` relists its tools in the background.
+    """
 
     def __init__(
         self,
@@ -279,11 +343,24 @@ class ToolRegistry:
         tools: Mapping[str, RegisteredTool],
         failures: Sequence[ServerFailure] = (),
         warnings: Sequence[str] = (),
+        *,
+        entries: Mapping[str, ServerEntry] | None = None,
+        options: ClientOptions = DEFAULT_OPTIONS,
+        naming: Naming = "ark",
     ) -> None:
         self.sessions = dict(sessions)
         self.tools = dict(tools)
         self.failures = list(failures)
         self.warnings = list(warnings)
+        self._entries = dict(entries or {})
+        self._options = options
+        self._naming: Naming = naming
+        self._listed = _listed_by_server(self.tools)
+        self._restarted: set[str] = set()
+        self._relists: set[asyncio.Task[None]] = set()
+        self.relisted = 0  # how many list_changed relists finished (for observers and tests)
+        for server, session in self.sessions.items():
+            self._watch(server, session)
 
     def definitions(self) -> list[dict[str, Any]]:
         """Every tool's definition, ``name`` replaced by its registry name (for an LLM)."""
@@ -292,15 +369,77 @@ class ToolRegistry:
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None
     ) -> ToolCallResult:
-        """Call a tool by its registry name; ``KeyError`` if there is no such tool."""
+        """Call a tool by its registry name; a failure is an ``is_error`` result, never raised."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return _error_result(f"no tool named {name!r}; the tools are: {_names(self.tools)}")
         try:
-            tool = self.tools[name]
-        except KeyError:
-            raise KeyError(f"no tool named {name!r} in the registry") from None
-        return await self.sessions[tool.server].call_tool(tool.tool_name, arguments)
+            return await self._call(tool, arguments)
+        except MCPError as exc:
+            return _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+
+    async def _call(
+        self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
+    ) -> ToolCallResult:
+        session = self.sessions[tool.server]
+        if getattr(session.transport, "exited", False):  # died since the last call
+            session = await self._restart(tool.server)
+        try:
+            return await session.call_tool(tool.tool_name, arguments)
+        except TransportError as exc:
+            entry = self._entries.get(tool.server)
+            if entry is None or entry.transport != "stdio" or tool.server in self._restarted:
+                raise
+            # Not retried: the call may have done part of its work before the crash.
+            await self._restart(tool.server)
+            raise TransportError(f"{exc}; restarted it: call the tool again") from None
+
+    async def _restart(self, server: str) -> Session:
+        """Start a crashed stdio server again, once (the seed's auto-reconnect)."""
+        entry, old = self._entries.get(server), self.sessions[server]
+        if entry is None or entry.transport != "stdio":
+            return old
+        if server in self._restarted:
+            raise TransportError(
+                f"stdio server {server} exited again; it is restarted only once: check its "
+                "logs" + (f" ({old.transport.diagnostics()})" if old.transport else "")
+            )
+        self._restarted.add(server)
+        await old.aclose()
+        fresh = _session_for(entry, entry.url, self._options)
+        self.sessions[server] = fresh
+        self._watch(server, fresh)
+        await fresh.initialize()
+        self.warnings.append(f"{server}: the stdio server exited; restarted it once")
+        return fresh
+
+    async def refresh(self, server: str) -> None:
+        """List ``server``'s tools again and rename the registry's tools to match."""
+        listed = await self.sessions[server].list_tools()
+        self._listed[server] = listed
+        self.tools = _register(self._listed, self._naming, self.warnings)
+
+    def _watch(self, server: str, session: Session) -> None:
+        def notified(message: Mapping[str, Any]) -> None:
+            if message.get("method") == "notifications/tools/list_changed":
+                task = asyncio.get_running_loop().create_task(self._relist(server))
+                self._relists.add(task)
+                task.add_done_callback(self._relists.discard)
+
+        session.on_notification = notified
+
+    async def _relist(self, server: str) -> None:
+        try:
+            await self.refresh(server)
+        except MCPError as exc:
+            self.warnings.append(f"{server}: relisting after tools/list_changed failed: {exc}")
+        self.relisted += 1
 
     async def aclose(self) -> None:
-        """Close every session."""
+        """Stop relisting, then close every session."""
+        for task in list(self._relists):
+            task.cancel()
+        await asyncio.gather(*self._relists, return_exceptions=True)
         await asyncio.gather(*(session.aclose() for session in self.sessions.values()))
 
     async def __aenter__(self) -> ToolRegistry:
@@ -308,6 +447,49 @@ class ToolRegistry:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def _error_result(text: str) -> ToolCallResult:
+    return ToolCallResult(content=[{"type": "text", "text": text}], is_error=True)
+
+
+def _names(tools: Mapping[str, RegisteredTool], shown: int = 20) -> str:
+    names = sorted(tools)
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return (", ".join(names[:shown]) or "none") + more
+
+
+def _listed_by_server(tools: Mapping[str, RegisteredTool]) -> dict[str, list[dict[str, Any]]]:
+    listed: dict[str, list[dict[str, Any]]] = {}
+    for tool in tools.values():
+        listed.setdefault(tool.server, []).append(tool.definition)
+    return listed
+
+
+def _register(
+    listed: Mapping[str, Sequence[dict[str, Any]]], naming: Naming, warnings: list[str]
+) -> dict[str, RegisteredTool]:
+    """Registry names for every server's tools, in server order, without collisions."""
+    tools: dict[str, RegisteredTool] = {}
+    for server, definitions in listed.items():
+        seen: set[str] = set()
+        for definition in definitions:
+            tool_name = definition["name"]
+            if tool_name in seen:
+                warnings.append(f"{server} lists tool {tool_name!r} twice; kept the first")
+                continue
+            seen.add(tool_name)
+            name = f"{server}__{tool_name}" if naming == "ark" else f"mcp:{server}:{tool_name}"
+            if name in tools:
+                unique = next(
+                    f"{name}_{n}" for n in itertools.count(2) if f"{name}_{n}" not in tools
+                )
+                warnings.append(
+                    f"tool name {name!r} is taken; {server}'s {tool_name!r} is {unique!r}"
+                )
+                name = unique
+            tools[name] = RegisteredTool(name, server, tool_name, definition)
+    return tools
 
 
 async def connect_tool_registry(
@@ -326,33 +508,41 @@ async def connect_tool_registry(
         entries.append(_unique_server(entry, entries, warnings))
     results = await asyncio.gather(*(_connect(entry, options) for entry in entries))
     sessions: dict[str, Session] = {}
-    tools: dict[str, RegisteredTool] = {}
+    listed: dict[str, list[dict[str, Any]]] = {}
     for entry, outcome in zip(entries, results, strict=True):
         if isinstance(outcome, ServerFailure):
             failures.append(outcome)
             continue
-        session, listed = outcome
-        sessions[entry.name] = session
-        seen: set[str] = set()
-        for definition in listed:
-            tool_name = definition["name"]
-            if tool_name in seen:
-                warnings.append(f"{entry.name} lists tool {tool_name!r} twice; kept the first")
-                continue
-            seen.add(tool_name)
-            name = (
-                f"{entry.name}__{tool_name}" if naming == "ark" else f"mcp:{entry.name}:{tool_name}"
-            )
-            if name in tools:
-                unique = next(
-                    f"{name}_{n}" for n in itertools.count(2) if f"{name}_{n}" not in tools
-                )
-                warnings.append(
-                    f"tool name {name!r} is taken; {entry.name}'s {tool_name!r} is {unique!r}"
-                )
-                name = unique
-            tools[name] = RegisteredTool(name, entry.name, tool_name, definition)
-    return ToolRegistry(sessions, tools, failures, warnings)
+        sessions[entry.name], listed[entry.name] = outcome
+    tools = _register(listed, naming, warnings)
+    return ToolRegistry(
+        sessions,
+        tools,
+        failures,
+        warnings,
+        entries={entry.name: entry for entry in entries},
+        options=options,
+        naming=naming,
+    )
+
+
+def _session_for(entry: ServerEntry, url: str, options: ClientOptions) -> Session:
+    options = replace(
+        options,
+        headers={**options.headers, **entry.headers},
+        timeout=entry.timeout or options.timeout,
+    )
+    if entry.transport == "stdio":
+        return Session(list(entry.command), replace(options, transport="stdio"), env=entry.env)
+    return Session(url, options)
+
+
+async def _endpoint(entry: ServerEntry, options: ClientOptions) -> str:
+    if entry.transport != "url":
+        return entry.url
+    return await discover_endpoint(
+        entry.url, replace(options, headers={**options.headers, **entry.headers})
+    )
 
 
 async def _connect(
@@ -360,14 +550,7 @@ async def _connect(
 ) -> tuple[Session, list[dict[str, Any]]] | ServerFailure:
     session: Session | None = None
     try:
-        session = Session(
-            entry.url,
-            replace(
-                options,
-                headers={**options.headers, **entry.headers},
-                timeout=entry.timeout or options.timeout,
-            ),
-        )
+        session = _session_for(entry, await _endpoint(entry, options), options)
         await session.initialize()
         return session, await session.list_tools()
     except MCPError as exc:

@@ -98,7 +98,8 @@ class Session:
     Use it as ``async with Session(url, options) as session:``; entering negotiates.
     ``transport`` injects an ``httpx.AsyncBaseTransport`` (e.g. ``httpx.ASGITransport``) or
     a ready :class:`Transport`; ``on_notification`` receives the server's notifications
-    (``notifications/tools/list_changed``, ...).
+    (``notifications/tools/list_changed``, ...); ``env`` is added to a stdio server's
+    environment.
     """
 
     def __init__(
@@ -108,8 +109,10 @@ class Session:
         *,
         transport: Transport | httpx.AsyncBaseTransport | None = None,
         on_notification: Callable[[Message], None] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.options = options
+        self._env = dict(env or {})
         self.on_notification = on_notification
         self._http_transport: httpx.AsyncBaseTransport | None = None
         self._injected: Transport | None = None
@@ -292,7 +295,7 @@ class Session:
             await self._negotiate()
             return
         if self._command is not None:
-            self._attach(await StdioTransport.start(self._command, self.options))
+            self._attach(await StdioTransport.start(self._command, self.options, self._env))
             await self._negotiate()
             return
         assert self._url is not None
@@ -394,6 +397,13 @@ class Session:
         self._transport.protocol_version = version
         self._modern = True
         self._initialized = True
+        subscribe = getattr(self._transport, "subscribe", None)
+        if self.options.listen and subscribe is not None:
+            # 2026-07-28 has no GET stream: a client opts in to notifications by listening.
+            params = {"notifications": {"toolsListChanged": True}}
+            message = jsonrpc.request(next(self._ids), "subscriptions/listen", params)
+            message["params"] = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
+            subscribe(message, modern.routing_headers("subscriptions/listen", params, version))
 
     def _no_common_version(self, supported: Sequence[Any]) -> ProtocolVersionError:
         offered = ", ".join(map(str, supported[:8])) or "none"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
@@ -36,16 +37,23 @@ class StdioTransport:
         self.protocol_version: str | None = None
         self.on_notification: Callable[[Message], None] | None = None
         self.received_bytes = 0
+        self._subscription: asyncio.Task[None] | None = None
         self._reader = asyncio.create_task(self._read_stdout())
         self._stderr_reader = asyncio.create_task(self._read_stderr())
 
     @classmethod
-    async def start(cls, command: Sequence[str], options: ClientOptions) -> StdioTransport:
-        """Spawn ``command``; raise :class:`ServerUnreachable` if it cannot be started."""
+    async def start(
+        cls,
+        command: Sequence[str],
+        options: ClientOptions,
+        env: Mapping[str, str] | None = None,
+    ) -> StdioTransport:
+        """Spawn ``command`` (``env`` added to ours); :class:`ServerUnreachable` if it fails."""
         label = shlex.join(command)
         try:
             process = await asyncio.create_subprocess_exec(
                 *command,
+                env={**os.environ, **env} if env else None,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -77,6 +85,10 @@ class StdioTransport:
 
     def listen(self) -> None:
         """stdout is already the server-to-client channel."""
+
+    def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
+        """Send ``subscriptions/listen``: its notifications arrive on stdout like any other."""
+        self._subscription = asyncio.create_task(self.notify(message))
 
     async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """Write a request and wait for the response with its id (``headers`` are HTTP's)."""
@@ -171,7 +183,9 @@ class StdioTransport:
                     break
                 except (asyncio.TimeoutError, TimeoutError):
                     continue
-        for task in (self._reader, self._stderr_reader):
+        for task in (self._reader, self._stderr_reader, self._subscription):
+            if task is None:
+                continue
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task

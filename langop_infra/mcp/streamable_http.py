@@ -268,14 +268,22 @@ class StreamableHTTPTransport:
         requests it refuses, list-changed notifications).
         """
         if self._listener is None and self.session_id:
-            self._listener = asyncio.create_task(self._listen())
+            headers = self._headers({"Accept": "text/event-stream"})
+            headers.pop("Content-Type", None)
+            self._listener = asyncio.create_task(self._events("GET", headers, None))
 
-    async def _listen(self) -> None:
-        headers = self._headers({"Accept": "text/event-stream"})
-        headers.pop("Content-Type", None)
+    def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
+        """POST ``subscriptions/listen`` (2026-07-28) and read its stream in the background."""
+        if self._listener is None:
+            content = jsonrpc.encode(message)
+            self._listener = asyncio.create_task(
+                self._events("POST", self._headers(headers), content)
+            )
+
+    async def _events(self, method: str, headers: dict[str, str], content: bytes | None) -> None:
         with suppress(MCPError):
             response = await self._http.send(
-                "GET", self.url, headers=headers, what="the GET stream"
+                method, self.url, headers=headers, content=content, what="the server's stream"
             )
             try:
                 is_sse = response.headers.get("content-type", "").startswith("text/event-stream")

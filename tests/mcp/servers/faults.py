@@ -83,6 +83,23 @@ class FaultServer:
 
     # -- one route per fault -------------------------------------------------------------
 
+    async def route_bad_calls(self, call: Call) -> None:
+        """Lists fine; ``tools/call`` of ``slow`` never answers, ``garbled`` is not JSON,
+        ``refused`` is a JSON-RPC error."""
+        if await call.handshake():
+            return
+        if call.method == "tools/list":
+            names = ["slow", "garbled", "refused"]
+            await call.reply_json(call.result({"tools": [{**TOOL, "name": n} for n in names]}))
+            return
+        name = (call.message.get("params") or {}).get("name")
+        if name == "slow":
+            await call.until_disconnected()
+        elif name == "garbled":
+            await respond(call.send, 200, b"<html>oops")
+        else:
+            await call.reply_error(-32603, "database is down", status=200)
+
     async def route_hostile(self, call: Call) -> None:
         """Tool names and descriptions that try to drive the terminal."""
         if not await call.handshake():
