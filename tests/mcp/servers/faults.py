@@ -277,6 +277,17 @@ class FaultServer:
         port = call.scope["server"][1]
         await respond(call.send, 307, b"", extra=[(b"location", f"http://localhost:{port}/ok")])
 
+    async def route_moved(self, call: Call) -> None:
+        await respond(call.send, 308, b"", extra=[(b"location", "/ok")])
+
+    async def route_resume_refused(self, call: Call) -> None:
+        """Ends the tools/list stream after a priming event, then refuses the resume GET."""
+        if call.scope["method"] == "GET":
+            await respond(call.send, 405, b"", extra=[(b"allow", "POST")])
+        elif not await call.handshake(session_id="unresumable-1"):
+            await call.start_sse()
+            await call.sse(b"id: p-1\ndata:\n\n", last=True)
+
     async def route_redirect_here(self, call: Call) -> None:
         await respond(call.send, 307, b"", extra=[(b"location", "/ok")])
 
