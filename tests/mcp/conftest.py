@@ -196,6 +196,12 @@ def modern_only_app(server: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
+def modern_only() -> Any:
+    """:func:`modern_only_app`, for tests that build 2026-only servers of their own."""
+    return modern_only_app
+
+
+@pytest.fixture(scope="session")
 def modern_only_url(sdk_tools: ModuleType) -> Iterator[str]:
     """Official SDK server speaking only 2026-07-28 (see :func:`modern_only_app`)."""
     with serve(modern_only_app(sdk_tools.build_server("sdk-modern"))) as base:

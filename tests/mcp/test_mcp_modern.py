@@ -104,3 +104,54 @@ async def test_header_mismatch_on_discover_falls_back(fault_server: tuple[str, A
     async with Session(f"{base}/header-mismatch", FAST) as session:
         assert session.protocol_version == "2025-11-25"
         assert await session.list_tools()
+
+
+def _regional_server() -> Any:
+    """An SDK low-level server whose tool mirrors its ``region`` argument in a header."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    schema = {
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        "required": ["region"],
+    }
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name="regional", input_schema=schema)])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        text = f"served {params.arguments['region']}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+    return Server("regional", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def test_mcp_param_headers_are_learned_on_a_header_mismatch(
+    serve_app: Any, modern_only: Any
+) -> None:
+    """The server requires ``Mcp-Param-Region`` (the tool's x-mcp-header): a call before any
+    listing gets -32020; the client lists the tools once and sends the call again."""
+    with serve_app(modern_only(_regional_server())) as base:
+        async with Session(base + "/mcp", FAST) as session:
+            transport = session.transport
+            assert transport is not None
+            sent: list[tuple[str, Any]] = []
+            request = transport.request
+
+            async def recording(message: dict[str, Any], headers: Any = None) -> Any:
+                response = await request(message, headers)
+                sent.append((message["method"], response.get("error", {}).get("code")))
+                return response
+
+            transport.request = recording  # type: ignore[method-assign]
+            result = await session.call_tool("regional", {"region": "eu-west"})
+            again = await session.call_tool("regional", {"region": "us"})
+    assert result.content == [{"type": "text", "text": "served eu-west"}]
+    assert again.content == [{"type": "text", "text": "served us"}]
+    assert sent == [
+        ("tools/call", -32020),
+        ("tools/list", None),
+        ("tools/call", None),
+        ("tools/call", None),
+    ]
