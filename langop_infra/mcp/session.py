@@ -23,7 +23,6 @@ from langop_infra.mcp.errors import (
     MalformedResponse,
     MCPError,
     MCPTimeout,
-    ProtocolVersionError,
     ServerUnreachable,
     SessionExpired,
     TransportError,
@@ -31,6 +30,13 @@ from langop_infra.mcp.errors import (
 from langop_infra.mcp.http import HTTPConnection, display_url
 from langop_infra.mcp.jsonrpc import Message
 from langop_infra.mcp.legacy_sse import LegacySSETransport
+from langop_infra.mcp.negotiation import (
+    CLIENT_CAPABILITIES,
+    CLIENT_INFO,
+    PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    Negotiation,
+)
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.paging import list_all_tools
 from langop_infra.mcp.stdio import StdioTransport
@@ -46,18 +52,7 @@ __all__ = [
     "Transport",
 ]
 
-PROTOCOL_VERSION = modern.LATEST_HANDSHAKE  # what initialize offers
-SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = (*modern.HANDSHAKE_VERSIONS, *modern.MODERN_VERSIONS)
-try:  # the distribution's version, without importing the langop_infra package
-    from importlib.metadata import version as _version
-
-    CLIENT_VERSION = _version("langop-infra")
-except Exception:  # not installed (a vendored copy): the client still works
-    CLIENT_VERSION = "0"
-CLIENT_INFO = {"name": "langop-infra", "version": CLIENT_VERSION}
-CLIENT_CAPABILITIES: dict[str, Any] = {}  # no sampling, roots or elicitation: refused at once
 DEFAULT_OPTIONS = ClientOptions()
-_DISCOVER_TIMEOUT = 10.0  # seconds, as the official client: a silent server falls back sooner
 
 _T = TypeVar("_T")
 
@@ -91,7 +86,7 @@ class ToolCallResult:
     structured_content: dict[str, Any] | None = None
 
 
-class Session:
+class Session(Negotiation):
     """One connection to one MCP server.
 
     ``target`` is an http(s) URL, or a command (list of strings) to run as a stdio server.
@@ -325,136 +320,6 @@ class Session:
     def _notified(self, message: Message) -> None:
         if self.on_notification is not None:
             self.on_notification(message)
-
-    def _handshake_version(self) -> str:
-        wanted = self.options.protocol
-        return wanted if wanted in modern.HANDSHAKE_VERSIONS else modern.LATEST_HANDSHAKE
-
-    async def _negotiate(self) -> None:
-        """Discover first, fall back to initialize, as the official client's auto mode."""
-        wanted = self.options.protocol
-        if wanted in modern.HANDSHAKE_VERSIONS:
-            await self._handshake(wanted)
-            return
-        version = modern.LATEST_MODERN if wanted == "auto" else wanted
-        for attempt in range(2):
-            try:
-                result = await self._call(
-                    "server/discover",
-                    {},
-                    renew=False,
-                    timeout=min(self.options.timeout, _DISCOVER_TIMEOUT),
-                    version=version,
-                )
-            except JSONRPCError as exc:
-                supported = modern.supported_versions(exc.data)
-                if exc.code == modern.UNSUPPORTED_PROTOCOL_VERSION and supported is not None:
-                    mutual = [v for v in modern.MODERN_VERSIONS if v in supported]
-                    if mutual and attempt == 0 and wanted == "auto" and mutual[-1] != version:
-                        version = mutual[-1]
-                        continue
-                    if not any(v in modern.HANDSHAKE_VERSIONS for v in supported):
-                        raise self._no_common_version(supported) from None
-                if wanted != "auto":
-                    raise
-                await self._fall_back()
-                return
-            except (HTTPStatusError, MalformedResponse, MCPTimeout) as exc:
-                if wanted != "auto" or getattr(exc, "status", 0) in (401, 403):
-                    raise
-                await self._fall_back()
-                return
-            offered = result.get("supportedVersions")
-            offered = offered if isinstance(offered, list) else []
-            if version not in offered and wanted != "auto":
-                raise self._no_common_version(offered)
-            mutual = [v for v in modern.MODERN_VERSIONS if v in offered]
-            if not mutual:  # answers discover, but only for handshake-era versions
-                await self._fall_back()
-                return
-            self._adopt(version if version in mutual else mutual[-1], result)
-            return
-
-    async def _fall_back(self) -> None:
-        try:
-            await self._handshake(modern.LATEST_HANDSHAKE)
-        except JSONRPCError as exc:
-            # A 2026-only server naming its versions in answer to initialize.
-            supported = modern.supported_versions(exc.data) or []
-            mutual = [v for v in modern.MODERN_VERSIONS if v in supported]
-            if exc.code != modern.UNSUPPORTED_PROTOCOL_VERSION or not mutual:
-                raise
-            result = await self._call("server/discover", {}, renew=False, version=mutual[-1])
-            self._adopt(mutual[-1], result)
-
-    def _adopt(self, version: str, result: Message) -> None:
-        assert self._transport is not None
-        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
-        info, capabilities = meta.get(modern.SERVER_INFO_KEY), result.get("capabilities")
-        self.server_info = info if isinstance(info, dict) else {}
-        self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}
-        self.protocol_version = version
-        self._transport.protocol_version = version
-        self._modern = True
-        self._initialized = True
-        subscribe = getattr(self._transport, "subscribe", None)
-        if self.options.listen and subscribe is not None:
-            # 2026-07-28 has no GET stream: a client opts in to notifications by listening.
-            params = {"notifications": {"toolsListChanged": True}}
-            message = jsonrpc.request(next(self._ids), "subscriptions/listen", params)
-            message["params"] = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
-            subscribe(message, modern.routing_headers("subscriptions/listen", params, version))
-
-    def _no_common_version(self, supported: Sequence[Any]) -> ProtocolVersionError:
-        offered = ", ".join(map(str, supported[:8])) or "none"
-        return ProtocolVersionError(
-            f"{self.label} speaks protocol versions {offered}, and this client speaks "
-            f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)} (asked for {self.options.protocol}); "
-            "use --protocol auto, or upgrade langop-infra or the server",
-            target=self.label,
-        )
-
-    async def _handshake(self, version: str) -> None:
-        assert self._transport is not None
-        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}
-        try:
-            result = await self._call("initialize", params, renew=False)
-        except JSONRPCError as exc:
-            if exc.code != jsonrpc.METHOD_NOT_FOUND and self.options.protocol != "auto":
-                raise JSONRPCError(
-                    f"{exc}; the server may speak only 2026-07-28 or later: try protocol auto",
-                    code=exc.code,
-                    message=exc.message,
-                    data=exc.data,
-                    target=self.label,
-                ) from None
-            if exc.code != jsonrpc.METHOD_NOT_FOUND:
-                raise
-            # The seeds' simple servers implement tools/* only: go on without a handshake.
-            self.protocol_version = "unknown"
-            self._initialized = True
-            return
-        version = result.get("protocolVersion")
-        if version not in modern.HANDSHAKE_VERSIONS:
-            raise ProtocolVersionError(
-                f"{self.label} answered initialize with protocol version {version!r}, which this "
-                f"client does not speak (it speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)}); "
-                "upgrade langop-infra or use a server that supports one of those",
-                target=self.label,
-            )
-        info, capabilities = result.get("serverInfo"), result.get("capabilities")
-        self.server_info = info if isinstance(info, dict) else {}
-        self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}
-        self.protocol_version = version
-        self._transport.protocol_version = version
-        try:
-            async with timeout_after(self.options.timeout):
-                await self._transport.notify(jsonrpc.notification("notifications/initialized"))
-        except TimeoutError:
-            raise self._timeout("notifications/initialized") from None
-        self._initialized = True
-        if self.options.listen and hasattr(self._transport, "listen"):
-            self._transport.listen()
 
     async def _list_page(self, params: dict[str, Any]) -> Message:
         return await self._call("tools/list", params)
