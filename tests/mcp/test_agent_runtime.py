@@ -367,3 +367,54 @@ async def test_a_crashed_stdio_server_is_restarted_once() -> None:
         gone = await registry.call_tool("crashy__pid")
         assert gone.is_error is True
         assert "exited again; it is restarted only once" in gone.content[0]["text"]
+
+
+CANARY = "CANARY-7f3a9c-secret"
+
+
+def canary_servers(base: str) -> dict[str, Any]:
+    header = [{"name": "Authorization", "value": "Bearer ${TOKEN}"}]
+    return {
+        "mcpServers": [
+            {"name": name, "url": f"{base}/{path}", "headers": header}
+            for name, path in (("denied", "auth"), ("bad", "bad-calls"), ("named", "named/x"))
+        ]
+    }
+
+
+async def test_header_secrets_never_reach_results_failures_or_warnings(
+    fault_server: tuple[str, Any],
+) -> None:
+    """A canary token in headers, over every channel the registry writes to: failures,
+    warnings and tool results (what the LLM reads)."""
+    base, _ = fault_server
+    options = ClientOptions(timeout=0.5, deadline=5, connect_retries=0)
+    loaded = load_agent_servers(canary_servers(base), env={"TOKEN": CANARY})
+    registry = await connect_tool_registry(loaded, options)
+    async with registry:
+        results = [await registry.call_tool(name, {}) for name in sorted(registry.tools)]
+        results.append(await registry.call_tool("nope", {}))
+    channels = [str(f) for f in registry.failures] + registry.warnings
+    channels += [block.get("text", "") for r in results for block in r.content]
+    assert any("HTTP 401" in text for text in channels)  # the refusal itself is reported
+    assert sum(r.is_error for r in results) == 4  # slow, garbled, refused, nope
+    assert not [text for text in channels if CANARY in text]
+
+
+def test_header_secrets_never_reach_the_cli_output(
+    fault_server: tuple[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langop_infra.cli import main
+
+    base, _ = fault_server
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(canary_servers(base)))
+    monkeypatch.setenv("TOKEN", CANARY)
+    for extra in ([], ["--json"]):
+        main(["tools", "--agent-config", str(config), "--timeout", "1", *extra])
+        out, err = capsys.readouterr()
+        assert "skipped server denied (http-status)" in err
+        assert CANARY not in out + err

@@ -108,8 +108,8 @@ async def test_stdio_server_lists_calls_and_pings(stdio_command: list[str]) -> N
         ]
         chatty = await session.call_tool("chatty")
         assert chatty.content[0]["text"] == "client answered the ping"
-        assert "stdio test server starting" in session._transport.diagnostics()  # type: ignore[union-attr]
-        process = session._transport._process  # type: ignore[union-attr]
+        assert "stdio test server starting" in session.transport.diagnostics()  # type: ignore[union-attr]
+        process = session.transport._process  # type: ignore[union-attr]
     assert process.returncode is not None  # closing stopped the server
 
 
