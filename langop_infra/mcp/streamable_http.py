@@ -97,9 +97,7 @@ class StreamableHTTPTransport:
         )
         try:
             if response.status_code >= 400:
-                error = await self._error_response(response, message, sent_session)
-                if error is not None:
-                    return error
+                return await self._error_response(response, message, sent_session)
             if method == "initialize":
                 self.session_id = response.headers.get("mcp-session-id") or None
             if response.status_code in (202, 204):
@@ -141,7 +139,7 @@ class StreamableHTTPTransport:
 
     async def _error_response(
         self, response: httpx.Response, message: Message, sent_session: str | None
-    ) -> Message | None:
+    ) -> Message:
         """The JSON-RPC error in a 4xx body, else raise the HTTP status as an error."""
         status, method = response.status_code, message["method"]
         is_json = "json" in response.headers.get("content-type", "")
