@@ -165,7 +165,7 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
 
     tools, failures, warnings, connected = asyncio.run(collect())
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {escape(warning)}", file=sys.stderr)
     for failure in failures:
         print(
             escape(f"skipped server {failure.name} ({failure.kind}): {failure.message}"),

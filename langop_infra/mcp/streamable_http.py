@@ -265,7 +265,8 @@ class StreamableHTTPTransport:
         once it ends: it only carries what a one-session client can act on (pings,
         requests it refuses, list-changed notifications).
         """
-        if self._listener is None and self.session_id:
+        # A stream that ended (its session expired, say) is opened again for the new one.
+        if (self._listener is None or self._listener.done()) and self.session_id:
             headers = self._headers({"Accept": "text/event-stream"})
             headers.pop("Content-Type", None)
             self._listener = asyncio.create_task(self._events("GET", headers, None))
