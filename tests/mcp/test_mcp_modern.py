@@ -155,3 +155,44 @@ async def test_mcp_param_headers_are_learned_on_a_header_mismatch(
         ("tools/call", None),
         ("tools/call", None),
     ]
+
+
+def test_routing_headers_mirror_the_body() -> None:
+    from langop_infra.mcp import modern
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"properties": {"dry": {"type": "boolean", "x-mcp-header": "Dry-Run"}}},
+            "bad": {"type": "string", "x-mcp-header": "not a token"},
+        },
+    }
+    params = {"name": "résumé", "arguments": {"region": " eu ", "opts": {"dry": True}}}
+    assert modern.routing_headers("tools/call", params, "2026-07-28", schema) == {
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "=?base64?csOpc3Vtw6k=?=",  # not ASCII: base64 in the sentinel
+        "Mcp-Param-Region": "=?base64?IGV1IA==?=",  # edge whitespace would be lost
+        "Mcp-Param-Dry-Run": "true",
+    }
+    assert modern.routing_headers("tools/list", {}, "2026-07-28") == {
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/list",
+    }
+
+
+@pytest.mark.parametrize("method", ["sampling/createMessage", "roots/list", "elicitation/create"])
+def test_requests_the_client_cannot_serve_are_refused_at_once(method: str) -> None:
+    from langop_infra.mcp import jsonrpc
+
+    answer = jsonrpc.answer_to({"jsonrpc": "2.0", "id": 7, "method": method})
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {
+            "code": -32601,
+            "message": f"Method not found: this client does not support {method}",
+        },
+    }
+    assert jsonrpc.answer_to({"jsonrpc": "2.0", "id": "p", "method": "ping"})["result"] == {}
