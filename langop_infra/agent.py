@@ -1,94 +1,160 @@
 """LanguageAgent: an agent Deployment wired to its tools, MCP servers and webhook tools."""
 
-from __future__ import annotations
-
-import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
+from typing_extensions import Unpack
 
-from langop_infra import contract, pods, policies
+from langop_infra import contract, inputs, names, pods, policies
 from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
+    aliased,
     child_options,
+    component_error,
+    find_component,
     network_policy,
     object_meta,
-    pod_annotations,
+    register_component,
+    type_token,
+    with_pod_annotations,
     workload_secret,
 )
-from langop_infra.specs import AgentSpec, Defaults, ToolSpec, overlay
-from langop_infra.tool import LanguageTool
+from langop_infra.schema_sync import ToolSchemaSync
+from langop_infra.specs import AgentSpec, Defaults
 from langop_infra.validation import parse_agent, sidecar_problems
 
-ToolIndex = Mapping[tuple[str, str], LanguageTool]
+# A tool an agent may reach: its target, and its component when this program built it.
+ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
 
 
-def agent_spec_from(
-    name: str, spec: AgentSpec | Mapping[str, Any] | None, fields: dict
-) -> tuple[AgentSpec, dict[tuple[str, str], LanguageTool]]:
-    """The validated spec, and the LanguageTool objects given directly in ``tools``."""
-    if isinstance(spec, AgentSpec) and not fields:
-        return spec, {}
-    data = (
-        spec.model_dump(by_alias=False, exclude_unset=True)
-        if isinstance(spec, AgentSpec)
-        else dict(spec or {})
-    )
+class LanguageAgentArgs(TypedDict, total=False):
+    """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
+
+    image: pulumi.Input[str]
+    """Container image of the agent."""
+    namespace: str
+    """Namespace of the agent's objects (default: ``default``)."""
+    tools: list[Any]
+    """LanguageTools it uses: the components themselves, or ``{name, namespace, required,
+    enabled}`` references to tools built earlier in the same program."""
+    mcp_servers: pulumi.Input[list[Any]]
+    """External MCP servers: ``{name, url, headers, timeout}`` (ark style)."""
+    webhook_tools: pulumi.Input[list[Any]]
+    """Inline HTTP tools: ``{name, description, url, method, inputSchema, authentication}``."""
+    replicas: pulumi.Input[int]
+    """Pods of the agent (default 1)."""
+    command: pulumi.Input[list[pulumi.Input[str]]]
+    """Container command, replacing the image's entrypoint."""
+    container_args: pulumi.Input[list[pulumi.Input[str]]]
+    """Container arguments (``args`` in a stack file)."""
+    env: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Plain environment variables."""
+    secret_env: pulumi.Input[dict[str, Any]]
+    """Secret environment: a value (kept in Secret ``<agent>-env``) or ``{secretKeyRef}``."""
+    resources: pulumi.Input[dict[str, Any]]
+    """``{requests, limits}`` over the defaults."""
+    security: pulumi.Input[dict[str, Any]]
+    """Security settings over the restricted defaults."""
+    labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on every object."""
+    annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: pulumi.Input[str]
+    """Always, IfNotPresent or Never."""
+    service_account_name: pulumi.Input[str]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: pulumi.Input[bool]
+    """Mount the ServiceAccount token (default false)."""
+    workspace_path: pulumi.Input[str]
+    """Where the workspace shared with sidecar tools is mounted (default ``/workspace``)."""
+    egress: pulumi.Input[str]
+    """``open`` or ``restricted`` (default: the cluster's)."""
+    egress_to: pulumi.Input[list[Any]]
+    """Egress destinations under ``restricted``: ``{cidr, except, ports}``."""
+    part_of: str
+    """``app.kubernetes.io/part-of`` (default: the namespace)."""
+    defaults: dict[str, Any]
+    """Cluster-wide defaults (resources, security, egress...) as in a stack file."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentPlan:
+    """A validated agent with its tools resolved: what LanguageCluster hands an agent."""
+
+    spec: AgentSpec
+    defaults: Defaults
+    part_of: str
+    targets: list[contract.ToolTarget]
+    tools: list[Any]
+    managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(default_factory=dict)
+
+    @property
+    def namespace(self) -> str:
+        return self.spec.namespace or contract.DEFAULT_NAMESPACE
+
+
+def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dict, ToolIndex]:
+    """One mapping from ``args`` and keyword fields, and the tools given as objects."""
+    if isinstance(args, AgentSpec):
+        data = args.model_dump(by_alias=False, exclude_unset=True)
+    else:
+        data = dict(args or {})
     data.update(fields)
+    if "container_args" in data:
+        data["args"] = data.pop("container_args")
     data.setdefault("name", name)
-    given: dict[tuple[str, str], LanguageTool] = {}
+    given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
     refs = []
     for item in data.get("tools") or []:
-        if isinstance(item, LanguageTool):
-            given[(item.target.namespace, item.spec.name)] = item
-            refs.append({"name": item.spec.name, "namespace": item.target.namespace})
+        target = getattr(item, "target", item)
+        if isinstance(target, contract.ToolTarget):
+            given[(target.namespace, target.name)] = (target, None if item is target else item)
+            refs.append({"name": target.name, "namespace": target.namespace})
         else:
             refs.append(item)
     if "tools" in data:
         data["tools"] = refs
-    return parse_agent(data), given
+    return data, given
 
 
 def resolve_tools(
-    agent: AgentSpec, namespace: str, index: ToolIndex
-) -> tuple[list[contract.ToolTarget], list[LanguageTool]]:
-    """Targets of the enabled references, in order, and their tools; every miss at once."""
-    targets: list[contract.ToolTarget] = []
-    tools: list[LanguageTool] = []
-    resolved: list[ToolSpec | None] = []
-    problems = []
+    agent: AgentSpec, index: ToolIndex
+) -> tuple[list[contract.ToolTarget], list[Any]]:
+    """Targets of the enabled references, in order, and their components; every miss at
+    once. A reference not in ``index`` may name a LanguageTool built earlier in the program."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    targets, tools, resolved, problems = [], [], [], []
     for i, ref in enumerate(agent.tools):
-        tool = index.get((ref.namespace or namespace, ref.name)) if ref.enabled else None
-        resolved.append(tool.spec if tool is not None else None)
+        key = (ref.namespace or namespace, ref.name)
+        found = (index.get(key) or _built_tool(*key)) if ref.enabled else None
+        resolved.append(found[0] if found else None)
         if not ref.enabled:
             continue
-        if tool is None:
+        if found is None:
             problems.append(
                 Problem(
                     f"tools[{i}].name",
-                    f"no LanguageTool {ref.name!r} in namespace {ref.namespace or namespace!r}; "
-                    "pass the LanguageTool object itself, declare the tool in the same "
-                    "LanguageCluster, or set enabled: false",
+                    f"no LanguageTool {ref.name!r} in namespace {key[0]!r}; create it before "
+                    "the agent, pass the LanguageTool object itself, declare the tool in the "
+                    "same LanguageCluster, or set enabled: false",
                 )
             )
             continue
-        sidecar_elsewhere = tool.target.deployment_mode == "sidecar" and (
-            tool.target.namespace != namespace
-        )
-        if sidecar_elsewhere and tool.secret is not None:
+        target, tool = found
+        elsewhere = target.deployment_mode == "sidecar" and target.namespace != namespace
+        if elsewhere and target.owns_secret:
             problems.append(
                 Problem(
                     f"tools[{i}]",
                     f"sidecar {ref.name!r} keeps its secret env in namespace "
-                    f"{tool.target.namespace!r}; declare it in {namespace!r} or use "
-                    "secretKeyRef",
+                    f"{target.namespace!r}; declare it in {namespace!r} or use secretKeyRef",
                 )
             )
-        targets.append(dataclasses.replace(tool.target, required=ref.required))
+        targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(tool)
     problems += sidecar_problems(agent, resolved, "")
     if problems:
@@ -96,181 +162,156 @@ def resolve_tools(
     return targets, tools
 
 
+def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | None:
+    tool = find_component("LanguageTool", namespace, name)
+    return (tool.target, tool) if tool is not None else None
+
+
+def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPlan, Any]:
+    """Validate a standalone agent and resolve its tools; return its plan and its spec as
+    it will be once every Output resolves (an Output itself when one does not yet)."""
+    data, given = agent_document(name, args, fields)
+    subject = f"LanguageAgent {data.get('name')!r}"
+    with component_error(subject):
+        part_of = data.pop("part_of", None) or data.pop("partOf", None)
+        defaults = Defaults.model_validate(data.pop("defaults", None) or {})
+
+        def parse(document: Any) -> AgentSpec:
+            agent = parse_agent(document)
+            problems = deploy_problems(agent, defaults)
+            if problems:
+                raise SpecError(problems)
+            return agent
+
+        agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        targets, tools = resolve_tools(agent, given)
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    return AgentPlan(agent, defaults, part_of or namespace, targets, tools), final
+
+
+def _structure(agent: AgentSpec) -> tuple[Any, ...]:
+    return (agent.name, agent.namespace, agent.tools, sorted(agent.secret_env), agent.egress)
+
+
 class LanguageAgent(pulumi.ComponentResource):
     """An agent whose pods find their tools at start: ``MCP_SERVERS``, ``AGENT_MCP_SERVERS``,
     ``AGENT_WEBHOOK_TOOLS``, header env vars and ``/etc/agent/config.yaml``.
 
-    ``tools`` may name LanguageTools (resolved through ``tool_index``, which LanguageCluster
-    fills) or hold LanguageTool objects. Sidecar tools join the pod with a shared workspace.
-    A ``required`` reference makes the Deployment wait for the tool.
+    Sidecar tools join the pod with a shared workspace. A ``required`` reference makes the
+    Deployment wait for the tool. Python programs also find ``spec``, ``targets`` and the
+    registered objects as attributes.
     """
 
-    spec: AgentSpec
-    targets: list[contract.ToolTarget]
     config_yaml: pulumi.Output[str]
+    """The agent's ``/etc/agent/config.yaml``."""
     mcp_servers: pulumi.Output[str]
-    deployment: k8s.apps.v1.Deployment
-    config_map: k8s.core.v1.ConfigMap
-    secret: k8s.core.v1.Secret | None
-    network_policies: list[k8s.networking.v1.NetworkPolicy]
+    """The agent's ``MCP_SERVERS``."""
 
     def __init__(
         self,
         name: str,
-        spec: AgentSpec | Mapping[str, Any] | None = None,
-        *,
-        tool_index: ToolIndex | None = None,
-        managed_secrets: Mapping[str, k8s.core.v1.Secret] | None = None,
-        defaults: Defaults | None = None,
-        part_of: str | None = None,
+        args: LanguageAgentArgs = None,  # type: ignore[assignment]  # also an AgentSpec
         opts: pulumi.ResourceOptions | None = None,
-        **fields: Any,
+        **kwargs: Unpack[LanguageAgentArgs],
     ) -> None:
-        agent, given = agent_spec_from(name, spec, fields)
-        defaults = defaults or Defaults()
-        problems = deploy_problems(agent, defaults)
-        if problems:
-            raise SpecError(problems)
-        namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-        targets, tools = resolve_tools(agent, namespace, {**(tool_index or {}), **given})
-        part_of = part_of or namespace
-        super().__init__("langop:index:LanguageAgent", name, None, opts)
+        plan, final = plan_agent(name, args, kwargs)
+        self._build(name, plan, final, opts)
+
+    @classmethod
+    def _from_plan(
+        cls, name: str, plan: AgentPlan, opts: pulumi.ResourceOptions | None
+    ) -> "LanguageAgent":
+        """An agent LanguageCluster has validated and resolved already."""
+        self = cls.__new__(cls)
+        self._build(name, plan, plan.spec, opts)
+        return self
+
+    def _build(
+        self, name: str, plan: AgentPlan, final: Any, opts: pulumi.ResourceOptions | None
+    ) -> None:
+        agent, namespace, targets = plan.spec, plan.namespace, plan.targets
+        register_component(self, "LanguageAgent", namespace, agent.name)
+        super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
         child = child_options(self, opts)
         key = f"{namespace}/{agent.name}"
-        self.spec = agent
-        self.targets = targets
-
-        labels = contract.agent_labels(agent, part_of)
-        pod_labels = contract.agent_labels(agent, part_of, targets, namespace)
-        document = contract.agent_config(agent, targets)
-        config_text = contract.config_yaml(document)
-        env, owned = contract.agent_env(agent, targets)
-
+        self.spec, self.targets = agent, targets
+        labels = contract.agent_labels(agent, plan.part_of)
+        objects = _objects(plan, final)
+        config_text = inputs.part(objects, lambda o: o.config_text)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
-            metadata=object_meta(contract.config_map_name(agent.name), namespace, labels),
+            metadata=object_meta(names.config_map_name(agent.name), namespace, labels),
             data={"config.yaml": config_text},
             opts=child,
         )
+        owned = contract.agent_env(agent, targets)[1]
         self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
-
-        security = overlay(defaults.security, agent.security)
-        resources = overlay(defaults.resources, agent.resources)
-        image_pull_policy = agent.image_pull_policy or defaults.image_pull_policy
-        mounts = [{"name": "config", "mountPath": contract.CONFIG_DIR, "readOnly": True}]
-        volumes: list[dict[str, Any]] = [
-            {
-                "name": "config",
-                "configMap": {
-                    "name": contract.config_map_name(agent.name),
-                    "items": [{"key": "config.yaml", "path": "config.yaml"}],
-                },
-            }
-        ]
-        sidecars = [t.sidecar_container for t in tools if t.sidecar_container is not None]
-        workspace = {"name": pods.WORKSPACE_VOLUME, "mountPath": agent.workspace_path}
-        if sidecars:
-            mounts.append(workspace)
-            volumes.append({"name": pods.WORKSPACE_VOLUME, "emptyDir": {}})
-        containers = [
-            pods.container(
-                agent,
-                env=env,
-                resources=resources,
-                security=security,
-                image_pull_policy=image_pull_policy,
-                mounts=mounts,
-            )
-        ]
-        for index, sidecar in enumerate(sidecars):
-            # Each sidecar gets its own /tmp: the agent's scratch files are not the tool's.
-            tmp = f"sidecar-{index}-tmp"
-            joined = copy.deepcopy(sidecar)
-            joined["volumeMounts"] = [
-                {**m, "name": tmp} if m["name"] == pods.TMP_VOLUME else m
-                for m in joined["volumeMounts"]
-            ] + [workspace]
-            containers.append(joined)
-            volumes.append({"name": tmp, "emptyDir": {}})
-
-        secrets = [self.secret] if self.secret is not None else []
-        used = set(contract.secret_names_used(env))
-        secrets += [s for n, s in sorted((managed_secrets or {}).items()) if n in used]
-        secrets += [t.secret for t in tools if t.sidecar_container is not None and t.secret]
-        annotations = {
-            **agent.annotations,
-            contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
-        }
-        waits_for = [
-            dep
-            for t, target in zip(tools, targets, strict=True)
-            if target.required
-            for dep in t.ready_dependencies
-        ]
         self.deployment = k8s.apps.v1.Deployment(
             key,
             metadata=object_meta(agent.name, namespace, labels, agent.annotations),
-            spec=pods.deployment_spec(
-                agent.replicas,
-                contract.agent_selector(agent.name),
-                pod_labels,
-                pod_annotations(annotations, secrets),
-                pods.pod_spec(agent, containers=containers, volumes=volumes, security=security),
+            spec=with_pod_annotations(
+                inputs.part(objects, lambda o: o.deployment), self._secrets(plan)
             ),
-            opts=child_options(self, opts, waits_for),
+            opts=child_options(self, opts, _waits_for(plan)),
         )
-        self.network_policies = self._policies(
-            agent, namespace, targets, labels, defaults, child, has_sidecars=bool(sidecars)
-        )
-
+        sidecars = any(t.sidecar_container is not None for t in targets)
+        egress = agent.egress or plan.defaults.egress
+        self.network_policies = [
+            network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
+            for n, (policy, where, _) in enumerate(
+                policies.agent_policies(agent, namespace, targets, egress, has_sidecars=sidecars)
+            )
+        ]
+        self.sidecar_syncs = [
+            ToolSchemaSync(
+                f"{key}/{target.name}-schema",
+                {**target.sync_inputs, "pod_selector": contract.agent_selector(agent.name)},
+                opts=child_options(self, opts, [self.deployment]),
+            )
+            for target in targets
+            if target.sidecar_container is not None and target.sync_inputs is not None
+        ]
         self.config_yaml = pulumi.Output.from_input(config_text)
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
 
-    def _policies(
-        self,
-        agent: AgentSpec,
-        namespace: str,
-        targets: Sequence[contract.ToolTarget],
-        labels: Mapping[str, str],
-        defaults: Defaults,
-        opts: pulumi.ResourceOptions,
-        *,
-        has_sidecars: bool,
-    ) -> list[k8s.networking.v1.NetworkPolicy]:
-        """Ingress into tools of other namespaces for this agent, restricted egress, and no
-        ingress into a pod that carries sidecar tools."""
-        made = []
-        if has_sidecars:
-            made.append(
-                network_policy(
-                    policies.agent_ingress_name(agent.name),
-                    namespace,
-                    labels,
-                    policies.agent_ingress_spec(agent.name),
-                    opts,
-                )
-            )
-        for target in targets:
-            if target.deployment_mode != "service" or target.namespace == namespace:
-                continue
-            made.append(
-                network_policy(
-                    policies.cross_namespace_name(target.name, namespace, agent.name),
-                    target.namespace,
-                    labels,
-                    policies.cross_namespace_spec(target, namespace, agent.name),
-                    opts,
-                )
-            )
-        if (agent.egress or defaults.egress) == "restricted":
-            made.append(
-                network_policy(
-                    policies.agent_egress_name(agent.name),
-                    namespace,
-                    labels,
-                    policies.agent_egress_spec(agent.name, targets, agent.egress_to),
-                    opts,
-                )
-            )
-        return made
+    def _secrets(self, plan: AgentPlan) -> list[Any]:
+        """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
+        its sidecars' own."""
+        used = set(contract.secret_names_used(contract.agent_env(plan.spec, plan.targets)[0]))
+        secrets = [self.secret] if self.secret is not None else []
+        secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
+        secrets += [
+            t.secret
+            for t, target in zip(plan.tools, plan.targets, strict=True)
+            if target.sidecar_container is not None and getattr(t, "secret", None) is not None
+        ]
+        return secrets
+
+
+def _objects(plan: AgentPlan, final: Any) -> Any:
+    """The agent's object specs, as an Output when its spec or a sidecar is not known yet."""
+    sidecars = [t.sidecar_container for t in plan.targets if t.sidecar_container is not None]
+
+    def build(spec: AgentSpec, containers: Sequence[Any]) -> pods.AgentObjects:
+        return pods.agent_objects(spec, plan.defaults, plan.part_of, plan.targets, containers)
+
+    if not isinstance(final, pulumi.Output) and not any(
+        isinstance(c, pulumi.Output) for c in sidecars
+    ):
+        return build(final, sidecars)
+    return pulumi.Output.all(final, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
+
+
+def _policy_spec(index: int) -> Any:
+    return lambda objects: objects.policies[index][2]
+
+
+def _waits_for(plan: AgentPlan) -> list[pulumi.Resource]:
+    """What a required reference waits for: the tool's workload, then its schema."""
+    return [
+        dep
+        for tool, target in zip(plan.tools, plan.targets, strict=True)
+        if target.required and tool is not None
+        for dep in tool.ready_dependencies
+    ]

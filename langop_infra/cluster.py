@@ -1,127 +1,193 @@
 """LanguageCluster: one namespace's tools, agents, secrets and defaults from a single spec."""
 
-from __future__ import annotations
-
+import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
+from typing_extensions import Unpack
 
-from langop_infra import contract, policies
-from langop_infra.agent import LanguageAgent
-from langop_infra.errors import SpecError
-from langop_infra.k8s import child_options, network_policy, object_meta, opaque_secret
-from langop_infra.specs import ClusterSpec
-from langop_infra.tool import LanguageTool
+from langop_infra import contract, names, pods, policies
+from langop_infra.agent import AgentPlan, LanguageAgent, ToolIndex
+from langop_infra.errors import Problem, SpecError
+from langop_infra.k8s import (
+    aliased,
+    child_options,
+    component_error,
+    network_policy,
+    object_meta,
+    opaque_secret,
+    type_token,
+)
+from langop_infra.specs import AgentSpec, ClusterSpec
+from langop_infra.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
 from langop_infra.validation import external_reference_problems, parse_cluster
+
+
+class LanguageClusterArgs(TypedDict, total=False):
+    """The inputs of a LanguageCluster: the same document as a stack file's config."""
+
+    namespace: str
+    """The namespace every tool and agent lives in."""
+    create_namespace: bool
+    """Create the namespace (enforcing the restricted Pod Security Standard), or adopt it."""
+    part_of: str
+    """``app.kubernetes.io/part-of`` (default: the namespace)."""
+    defaults: dict[str, Any]
+    """Defaults for every workload: resources, security, egress, defaultDeny..."""
+    tools: list[Any]
+    """The tools, as in a stack file's ``tools:``."""
+    agents: list[Any]
+    """The agents, as in a stack file's ``agents:``."""
+    secrets: dict[str, Any]
+    """Secrets this program creates: ``{<name>: {<key>: <value>}}``."""
 
 
 class LanguageCluster(pulumi.ComponentResource):
     """A namespace (created, or adopted with ``createNamespace: false``) with its Secrets,
     every tool, then every agent with its tool references resolved by name.
 
-    ``external_tools`` are LanguageTools of other namespaces that agents here may reference.
-    ``tools`` and ``agents`` map names to the components built.
+    ``external_tools`` (Python only) are LanguageTools of other namespaces that agents here
+    may reference. Python programs find the built components in ``tools`` and ``agents``.
     """
 
-    spec: ClusterSpec
     namespace: pulumi.Output[str]
-    namespace_resource: k8s.core.v1.Namespace | None
-    secrets: dict[str, k8s.core.v1.Secret]
-    tools: dict[str, LanguageTool]
-    agents: dict[str, LanguageAgent]
-    default_deny: k8s.networking.v1.NetworkPolicy | None
+    """The cluster's namespace."""
+    tool_endpoints: pulumi.Output[dict[str, str]]
+    """Each tool's endpoint, by tool name."""
+    agent_configs: pulumi.Output[dict[str, str]]
+    """Each agent's config.yaml, by agent name."""
 
     def __init__(
         self,
         name: str,
-        spec: ClusterSpec | Mapping[str, Any],
+        args: LanguageClusterArgs = None,  # type: ignore[assignment]  # also a ClusterSpec
+        opts: pulumi.ResourceOptions | None = None,
         *,
         external_tools: Sequence[LanguageTool] = (),
-        opts: pulumi.ResourceOptions | None = None,
+        **kwargs: Unpack[LanguageClusterArgs],
     ) -> None:
-        cluster = parse_cluster(spec)
-        external = {(t.target.namespace, t.spec.name): t for t in external_tools}
+        cluster = _parse(name, args, kwargs)
+        external = {(t.target.namespace, t.target.name): t for t in external_tools}
         problems = external_reference_problems(cluster, external.keys())
         if problems:
-            raise SpecError(problems)
-        super().__init__("langop:index:LanguageCluster", name, None, opts)
+            raise SpecError(problems, subject=f"LanguageCluster {name!r}")
+        super().__init__(
+            type_token("LanguageCluster"), name, None, aliased(opts, "LanguageCluster")
+        )
         ns = cluster.namespace
-        part_of = cluster.part_of or ns
-        defaults = cluster.defaults
         self.spec = cluster
-        labels = contract.recommended_labels(ns, "cluster", part_of)
-
+        labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
         self.namespace_resource = None
-        depends: list[pulumi.Resource] = []
         if cluster.create_namespace:
             self.namespace_resource = k8s.core.v1.Namespace(
                 ns,
-                metadata=object_meta(
-                    ns,
-                    None,
-                    {
-                        **labels,
-                        # Kubernetes then refuses any pod that is not restricted-compliant.
-                        "pod-security.kubernetes.io/enforce": "restricted",
-                        "pod-security.kubernetes.io/enforce-version": "latest",
-                    },
-                ),
+                metadata=object_meta(ns, None, pods.namespace_labels(labels)),
                 opts=child_options(self, opts),
             )
-            depends.append(self.namespace_resource)
-        child = child_options(self, opts, depends)
-
+        child = child_options(self, opts, [r for r in [self.namespace_resource] if r])
         self.secrets = {
-            secret_name: opaque_secret(
-                f"{ns}/{secret_name}",
-                name=secret_name,
+            secret: opaque_secret(
+                f"{ns}/{secret}",
+                name=secret,
                 namespace=ns,
                 labels=labels,
                 values=values,
                 opts=child,
             )
-            for secret_name, values in sorted(cluster.secrets.items())
+            for secret, values in sorted(cluster.secrets.items())
         }
-
-        self.tools = {}
-        for tool in cluster.tools:
-            # LanguageTool takes the schema-sync access mode from `defaults` when unset.
-            self.tools[tool.name] = LanguageTool(
-                f"{ns}/{tool.name}",
-                tool.model_copy(update={"namespace": ns}),
-                defaults=defaults,
-                part_of=part_of,
-                secret_values=cluster.secrets,
-                opts=child,
-            )
-
-        index = {**external, **{(ns, n): t for n, t in self.tools.items()}}
+        self.tools = {
+            plan.spec.name: LanguageTool._from_plan(f"{ns}/{plan.spec.name}", plan, child)
+            for plan in tool_plans(cluster)
+        }
+        index: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {
+            key: (tool.target, tool) for key, tool in external.items()
+        }
+        index.update({(ns, n): (t.target, t) for n, t in self.tools.items()})
         self.agents = {
-            agent.name: LanguageAgent(
-                f"{ns}/{agent.name}",
-                agent.model_copy(update={"namespace": ns}),
-                tool_index=index,
-                managed_secrets=self.secrets,
-                defaults=defaults,
-                part_of=part_of,
-                opts=child,
+            agent.name: LanguageAgent._from_plan(
+                f"{ns}/{agent.name}", agent_plan(cluster, agent, index, self.secrets), child
             )
             for agent in cluster.agents
         }
-
         self.default_deny = None
-        if defaults.default_deny:
+        if cluster.defaults.default_deny:
             self.default_deny = network_policy(
-                policies.DEFAULT_DENY_NAME, ns, labels, policies.default_deny_spec(), child
+                names.DEFAULT_DENY_NAME, ns, labels, policies.default_deny_spec(), child
             )
+        self._export(ns)
 
+    def _export(self, ns: str) -> None:
         self.namespace = pulumi.Output.from_input(ns)
+        self.tool_endpoints = pulumi.Output.all(**{n: t.endpoint for n, t in self.tools.items()})
+        self.agent_configs = pulumi.Output.all(**{n: a.config_yaml for n, a in self.agents.items()})
         self.register_outputs(
             {
                 "namespace": self.namespace,
-                "tools": {n: t.endpoint for n, t in self.tools.items()},
-                "agents": {n: a.config_yaml for n, a in self.agents.items()},
+                "tool_endpoints": self.tool_endpoints,
+                "agent_configs": self.agent_configs,
             }
         )
+
+
+def _parse(name: str, args: Any, fields: Mapping[str, Any]) -> ClusterSpec:
+    if isinstance(args, ClusterSpec) and not fields:
+        return parse_cluster(args)
+    data = (
+        args.model_dump(by_alias=False, exclude_unset=True)
+        if isinstance(args, ClusterSpec)
+        else dict(args or {})
+    )
+    data.update(fields)
+    with component_error(f"LanguageCluster {name!r}"):
+        return parse_cluster(data)
+
+
+def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
+    """Each tool of a validated cluster, in its namespace, with its schema-sync headers."""
+    ns = cluster.namespace
+    return [
+        ToolPlan(
+            tool.model_copy(update={"namespace": ns}),
+            cluster.defaults,
+            cluster.part_of or ns,
+            sync_headers(tool, cluster.secrets),
+            sync_auth(tool, cluster.secrets),
+        )
+        for tool in cluster.tools
+    ]
+
+
+def agent_plan(
+    cluster: ClusterSpec,
+    agent: AgentSpec,
+    index: ToolIndex,
+    secrets: Mapping[str, k8s.core.v1.Secret],
+) -> AgentPlan:
+    """An agent of a validated cluster with its references resolved through ``index``
+    (validation has checked that each one resolves)."""
+    ns = cluster.namespace
+    targets, tools = [], []
+    for ref in agent.tools:
+        if not ref.enabled:
+            continue
+        found = index.get((ref.namespace or ns, ref.name))
+        if found is None:  # parse_cluster has refused dangling references
+            raise AssertionError(f"unresolved tool {ref.name!r}")
+        target = found[0]
+        if target.deployment_mode == "sidecar" and target.namespace != ns and target.owns_secret:
+            raise SpecError(
+                [
+                    Problem(
+                        f"agents.{agent.name}.tools.{ref.name}",
+                        f"sidecar {ref.name!r} keeps its secret env in namespace "
+                        f"{target.namespace!r}; declare it in {ns!r} or use secretKeyRef",
+                    )
+                ]
+            )
+        targets.append(dataclasses.replace(target, required=ref.required))
+        tools.append(found[1])
+    spec = agent.model_copy(update={"namespace": ns})
+    return AgentPlan(spec, cluster.defaults, cluster.part_of or ns, targets, tools, secrets)

@@ -10,25 +10,27 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langop_infra import yaml_io
+from langop_infra.names import (
+    CONFIG_PATH,
+    DEFAULT_MCP_PATH,
+    header_env_name,
+    webhook_auth_env_name,
+    workload_secret_name,
+)
 from langop_infra.specs import (
     AgentSpec,
     HeaderSpec,
     SecretSource,
     ToolSpec,
     WebhookToolSpec,
-    env_token,
-    header_env_name,
 )
 
 MANAGED_BY = "langop-infra"
 DEFAULT_NAMESPACE = "default"
-DEFAULT_MCP_PATH = "/mcp"
-CONFIG_PATH = "/etc/agent/config.yaml"
-CONFIG_DIR = "/etc/agent"
 TOOL_LABEL = "langop.io/tool"
 AGENT_LABEL = "langop.io/agent"
 ACCESS_LABEL_PREFIX = "access.langop.io/"
@@ -38,7 +40,11 @@ SECRET_VERSIONS_ANNOTATION = "langop.io/secret-versions"
 
 @dataclass(frozen=True)
 class ToolTarget:
-    """Where an agent finds one tool: all an agent needs to know of a LanguageTool."""
+    """Where an agent finds one tool: all an agent needs to know of a LanguageTool, as data.
+
+    A sidecar tool also carries the container that joins the agent's pod, and whether that
+    container reads its tool's own Secret ``<tool>-env``.
+    """
 
     name: str
     namespace: str
@@ -46,6 +52,10 @@ class ToolTarget:
     mcp_path: str = DEFAULT_MCP_PATH
     deployment_mode: Literal["service", "sidecar"] = "service"
     required: bool = False
+    sidecar_container: Any = field(default=None, compare=False, repr=False)
+    owns_secret: bool = False
+    # A sidecar's schema-sync inputs: each agent carrying it syncs it through its own pods.
+    sync_inputs: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, tool: ToolSpec, namespace: str, *, required: bool = False) -> ToolTarget:
@@ -56,6 +66,7 @@ class ToolTarget:
             mcp_path=tool.mcp_path,
             deployment_mode=tool.deployment_mode,
             required=required,
+            owns_secret=any(not isinstance(v, SecretSource) for v in tool.secret_env.values()),
         )
 
     @property
@@ -122,20 +133,6 @@ def agent_labels(
         if target.deployment_mode == "service" and target.namespace == namespace:
             labels[access_label(target.name)] = "true"
     return labels
-
-
-def workload_secret_name(workload: str) -> str:
-    """The Secret holding a tool's or agent's literal secret values, keyed by env var name."""
-    return f"{workload}-env"
-
-
-def config_map_name(agent: str) -> str:
-    return f"{agent}-config"
-
-
-def webhook_auth_env_name(tool: str) -> str:
-    """``AGENT_WEBHOOK_<TOOL>_AUTH``: the env var carrying a webhook tool's credential."""
-    return f"AGENT_WEBHOOK_{env_token(tool)}_AUTH"
 
 
 def mcp_servers_env(targets: Iterable[ToolTarget]) -> str:

@@ -7,7 +7,7 @@ import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,6 +20,8 @@ class Problem:
 
     path: str
     message: str
+    # What kind of problem, for machines: pydantic's type or ours (``langop_dns_label``).
+    kind: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
@@ -33,6 +35,7 @@ class SpecError(ValueError):
 
     def __init__(self, problems: Iterable[Problem], *, subject: str = "configuration") -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
+        self.subject = subject
         count = len(self.problems)
         header = f"invalid {subject}: {count} problem{'s' if count != 1 else ''}"
         super().__init__("\n".join([header, *(f"  - {p}" for p in self.problems)]))
@@ -56,7 +59,7 @@ def join_path(prefix: str, path: str) -> str:
 PLAIN_KEY = re.compile(r"[A-Za-z0-9_/:-]+(\.[A-Za-z0-9_/:-]+)*")
 
 
-def _loc_path(loc: Iterable[int | str]) -> str:
+def loc_path(loc: Iterable[int | str]) -> str:
     path = ""
     for part in loc:
         if isinstance(part, int):
@@ -119,7 +122,7 @@ def problems_from(
     problems = []
     for item in error.errors(include_url=False):
         loc = _data_loc(data, item["loc"])
-        path = join_path(prefix, _loc_path(loc))
+        path = join_path(prefix, loc_path(loc))
         kind, message = item["type"], item["msg"]
         if kind == "extra_forbidden":
             field = str(loc[-1]) if loc else ""
@@ -144,5 +147,5 @@ def problems_from(
         elif kind == "string_pattern_mismatch":
             pattern = item["ctx"]["pattern"]
             message = f"{item.get('input')!r} does not match the allowed pattern {pattern}"
-        problems.append(Problem(path, message))
+        problems.append(Problem(path, message, kind))
     return problems

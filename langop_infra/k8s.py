@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from langop_infra.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
+from langop_infra.errors import Problem, SpecError
 
 
 def object_meta(
@@ -127,3 +130,124 @@ def child_options(
         inherited = [inherited]
     deps = [*inherited, *depends_on]
     return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
+
+
+def with_pod_annotations(
+    deployment: pulumi.Input[dict[str, Any]], secrets: Sequence[k8s.core.v1.Secret]
+) -> pulumi.Input[dict[str, Any]]:
+    """A Deployment spec whose pod template also carries the managed Secrets' versions
+    (see :func:`pod_annotations`), so a changed Secret rolls the pods. The annotations stay
+    an Output inside a plain spec, so a preview shows the rest of it."""
+    if not secrets:
+        return deployment
+
+    def merge(spec: dict[str, Any]) -> dict[str, Any]:
+        template = spec["template"]
+        annotations = pod_annotations(template["metadata"]["annotations"], secrets)
+        metadata = {**template["metadata"], "annotations": annotations}
+        return {**spec, "template": {**template, "metadata": metadata}}
+
+    if isinstance(deployment, pulumi.Output):
+        return deployment.apply(merge)
+    return merge(deployment)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def component_error(subject: str) -> Iterator[None]:
+    """Name the component in a SpecError raised inside: ``invalid LanguageTool 'm': ...``."""
+    try:
+        yield
+    except SpecError as exc:
+        if exc.subject != "configuration":
+            raise
+        raise SpecError(exc.problems, subject=subject) from None
+
+
+def kubernetes_access(
+    opts: pulumi.ResourceOptions | None,
+) -> tuple[pulumi.Input[str | None], pulumi.Input[str | None]]:
+    """The context and kubeconfig of the kubernetes provider the component's objects use:
+    the one in ``opts`` (``provider`` or ``providers``), else the stack's default provider,
+    which reads ``kubernetes:context`` and ``kubernetes:kubeconfig``."""
+    provider = _kubernetes_provider(opts)
+    if provider is not None:
+        return provider.context, pulumi.Output.secret(provider.kubeconfig)  # type: ignore[attr-defined]
+    config = pulumi.Config("kubernetes")
+    return config.get("context"), config.get("kubeconfig")
+
+
+def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> k8s.Provider | None:
+    if opts is None:
+        return None
+    if isinstance(opts.provider, k8s.Provider):
+        return opts.provider
+    providers = opts.providers
+    if isinstance(providers, Mapping):
+        found = providers.get("kubernetes")
+        return found if isinstance(found, k8s.Provider) else None
+    return next((p for p in providers or () if isinstance(p, k8s.Provider)), None)
+
+
+# Components built in the running program, by (kind, namespace, name): a second one with the
+# same key would register the same Kubernetes objects twice.
+_BUILT: weakref.WeakKeyDictionary[Any, dict[tuple[str, str, str], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def built_components() -> dict[tuple[str, str, str], Any]:
+    """The components built so far in this program run."""
+    root = pulumi.runtime.get_root_resource()
+    key = root if root is not None else _holder()
+    return _BUILT.setdefault(key, {})
+
+
+class _Holder:
+    pass
+
+
+_DEFAULT_HOLDER = _Holder()
+
+
+def _holder() -> _Holder:
+    return _DEFAULT_HOLDER
+
+
+def register_component(component: Any, kind: str, namespace: str, name: str) -> None:
+    """Record a component; a second one of the same kind, namespace and name is an error."""
+    built = built_components()
+    key = (kind, namespace, name)
+    if key in built:
+        raise SpecError(
+            [
+                Problem(
+                    "name",
+                    f"a {kind} named {name!r} already exists in namespace {namespace!r}; "
+                    "give this one another name or namespace",
+                )
+            ],
+            subject=f"{kind} {name!r}",
+        )
+    built[key] = component
+
+
+def find_component(kind: str, namespace: str, name: str) -> Any | None:
+    """A component built earlier in this program, or None."""
+    return built_components().get((kind, namespace, name))
+
+
+PACKAGE = "langop-infra"
+# The token components had before they were served as a package; the alias keeps stacks
+# created then from replacing every object.
+OLD_PACKAGE = "langop"
+
+
+def type_token(component: str) -> str:
+    """``langop-infra:index:<Component>``, the token the component package serves."""
+    return f"{PACKAGE}:index:{component}"
+
+
+def aliased(opts: pulumi.ResourceOptions | None, component: str) -> pulumi.ResourceOptions:
+    """``opts`` plus an alias from the component's earlier type token."""
+    alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=f"{OLD_PACKAGE}:index:{component}")])
+    return pulumi.ResourceOptions.merge(opts, alias)

@@ -1,4 +1,4 @@
-"""Containers, pod specs and security contexts as plain Kubernetes-shaped data.
+"""Containers, pods and every workload object spec as plain Kubernetes-shaped data.
 
 Pure functions: the components hand these dicts to pulumi_kubernetes unchanged, and tests
 can check them without the Pulumi engine.
@@ -6,12 +6,24 @@ can check them without the Pulumi engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from langop_infra import contract, names, policies
 from langop_infra.contract import EnvVar
-from langop_infra.specs import Resources, Security, ToolSpec, WorkloadSpec
+from langop_infra.specs import (
+    AgentSpec,
+    Defaults,
+    Resources,
+    Security,
+    ToolSpec,
+    WorkloadSpec,
+    overlay,
+)
 
+CONFIG_VOLUME = "config"
 TMP_VOLUME = "tmp"
 WORKSPACE_VOLUME = "workspace"
 DATA_VOLUME = "data"
@@ -145,3 +157,169 @@ def deployment_spec(
             "spec": pod,
         },
     }
+
+
+@dataclass(frozen=True)
+class ToolObjects:
+    """Every object spec of one tool, as plain data; the component only registers them.
+
+    ``deployment`` is None in sidecar mode, where ``container`` joins each agent's pod instead.
+    """
+
+    container: dict[str, Any]
+    claim: tuple[str, dict[str, Any]] | None
+    deployment: dict[str, Any] | None
+    service: dict[str, Any] | None
+    ingress_policy: tuple[str, dict[str, Any]] | None
+
+
+def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: str) -> ToolObjects:
+    """A tool's Deployment, Service, claim and policy specs (service mode), or its container."""
+    labels = contract.tool_labels(tool, part_of)
+    env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
+    claim = tool_claim(tool)
+    volumes: list[dict[str, Any]] = []
+    mounts: list[dict[str, Any]] = []
+    if claim is not None:
+        volumes.append({"name": DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim[0]}})
+        mounts.append({"name": DATA_VOLUME, "mountPath": tool.persistence.mount_path})
+    security = overlay(defaults.security, tool.security)
+    main = tool_container(
+        tool,
+        env=env,
+        resources=overlay(defaults.resources, tool.resources),
+        security=security,
+        image_pull_policy=tool.image_pull_policy or defaults.image_pull_policy,
+        mounts=mounts,
+    )
+    if tool.deployment_mode == "sidecar":
+        return ToolObjects(main, None, None, None, None)
+    selector = contract.tool_selector(tool.name)
+    pod = pod_spec(tool, containers=[main], volumes=volumes, security=security)
+    deployment = deployment_spec(tool.replicas, selector, labels, dict(tool.annotations), pod)
+    if claim is not None:
+        # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
+        deployment["strategy"] = {"type": "Recreate"}
+    ingress = (
+        names.tool_ingress_name(tool.name),
+        policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
+    )
+    return ToolObjects(main, claim, deployment, tool_service_spec(tool), ingress)
+
+
+def tool_claim(tool: ToolSpec) -> tuple[str, dict[str, Any]] | None:
+    """The PersistentVolumeClaim ``<tool>-data`` of a service-mode tool with persistence."""
+    if tool.persistence is None or tool.deployment_mode != "service":
+        return None
+    spec: dict[str, Any] = {
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": tool.persistence.size}},
+    }
+    if tool.persistence.storage_class_name:
+        spec["storageClassName"] = tool.persistence.storage_class_name
+    return f"{tool.name}-data", spec
+
+
+def tool_service_spec(tool: ToolSpec) -> dict[str, Any]:
+    """The ClusterIP Service in front of a service-mode tool: port ``mcp``."""
+    return {
+        "type": "ClusterIP",
+        "selector": contract.tool_selector(tool.name),
+        "ports": [{"name": "mcp", "port": tool.port, "targetPort": "mcp", "protocol": "TCP"}],
+    }
+
+
+def agent_pod(
+    agent: AgentSpec,
+    defaults: Defaults,
+    env: Sequence[contract.EnvVar],
+    sidecars: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The agent's pod: its container with config.yaml mounted, then each sidecar tool with
+    the shared workspace and a ``/tmp`` of its own."""
+    security = overlay(defaults.security, agent.security)
+    mounts = [{"name": CONFIG_VOLUME, "mountPath": names.CONFIG_DIR, "readOnly": True}]
+    volumes: list[dict[str, Any]] = [config_volume(agent.name)]
+    workspace = {"name": WORKSPACE_VOLUME, "mountPath": agent.workspace_path}
+    if sidecars:
+        mounts.append(workspace)
+        volumes.append({"name": WORKSPACE_VOLUME, "emptyDir": {}})
+    containers = [
+        container(
+            agent,
+            env=env,
+            resources=overlay(defaults.resources, agent.resources),
+            security=security,
+            image_pull_policy=agent.image_pull_policy or defaults.image_pull_policy,
+            mounts=mounts,
+        )
+    ]
+    for index, sidecar in enumerate(sidecars):
+        # Each sidecar gets its own /tmp: the agent's scratch files are not the tool's.
+        tmp = f"sidecar-{index}-tmp"
+        joined = copy.deepcopy(dict(sidecar))
+        joined["volumeMounts"] = [
+            {**m, "name": tmp} if m["name"] == TMP_VOLUME else m for m in joined["volumeMounts"]
+        ] + [workspace]
+        containers.append(joined)
+        volumes.append({"name": tmp, "emptyDir": {}})
+    return pod_spec(agent, containers=containers, volumes=volumes, security=security)
+
+
+def config_volume(agent: str) -> dict[str, Any]:
+    """The volume holding the agent's ConfigMap, mounted read-only at ``/etc/agent``."""
+    return {
+        "name": CONFIG_VOLUME,
+        "configMap": {
+            "name": names.config_map_name(agent),
+            "items": [{"key": "config.yaml", "path": "config.yaml"}],
+        },
+    }
+
+
+def namespace_labels(labels: Mapping[str, str]) -> dict[str, str]:
+    """A created namespace's labels: Kubernetes then refuses any pod that is not
+    restricted-compliant."""
+    return {
+        **labels,
+        "pod-security.kubernetes.io/enforce": "restricted",
+        "pod-security.kubernetes.io/enforce-version": "latest",
+    }
+
+
+@dataclass(frozen=True)
+class AgentObjects:
+    """Every object spec of one agent, as plain data; the component only registers them."""
+
+    config_text: str
+    deployment: dict[str, Any]
+    policies: list[tuple[str, str, dict[str, Any]]]
+
+
+def agent_objects(
+    agent: AgentSpec,
+    defaults: Defaults,
+    part_of: str,
+    targets: Sequence[contract.ToolTarget],
+    sidecars: Sequence[Mapping[str, Any]],
+) -> AgentObjects:
+    """The agent's config.yaml, Deployment spec (its pods roll when config.yaml changes) and
+    NetworkPolicies, given its resolved tools and the containers of its sidecar tools."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    config_text = contract.config_yaml(contract.agent_config(agent, targets))
+    env, _ = contract.agent_env(agent, targets)
+    annotations = {
+        **agent.annotations,
+        contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
+    }
+    deployment = deployment_spec(
+        agent.replicas,
+        contract.agent_selector(agent.name),
+        contract.agent_labels(agent, part_of, targets, namespace),
+        annotations,
+        agent_pod(agent, defaults, env, sidecars),
+    )
+    made = policies.agent_policies(
+        agent, namespace, targets, agent.egress or defaults.egress, has_sidecars=bool(sidecars)
+    )
+    return AgentObjects(config_text, deployment, made)

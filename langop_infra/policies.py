@@ -20,10 +20,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langop_infra.contract import ToolTarget, access_label, agent_selector, tool_selector
-from langop_infra.specs import EgressRule, PeerSpec
+from langop_infra.names import (
+    agent_egress_name,
+    agent_ingress_name,
+)
+from langop_infra.specs import AgentSpec, EgressRule, PeerSpec
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-DEFAULT_DENY_NAME = "default-deny-ingress"
 DNS_NAMESPACE = "kube-system"
 DNS_POD_LABELS = {"k8s-app": "kube-dns"}
 
@@ -65,10 +68,6 @@ def tcp(port: int) -> dict[str, Any]:
     return {"protocol": "TCP", "port": port}
 
 
-def tool_ingress_name(tool: str) -> str:
-    return f"{tool}-ingress"
-
-
 def tool_ingress_spec(
     tool: str, namespace: str, port: int, allow_from: Sequence[PeerSpec] = ()
 ) -> dict[str, Any]:
@@ -106,10 +105,6 @@ def cross_namespace_spec(target: ToolTarget, agent_namespace: str, agent: str) -
     }
 
 
-def agent_ingress_name(agent: str) -> str:
-    return f"{agent}-ingress"
-
-
 def agent_ingress_spec(agent: str) -> dict[str, Any]:
     """An agent with sidecar tools admits no ingress: the sidecars listen on the pod's IP, and
     only the agent, over localhost, may use them."""
@@ -118,10 +113,6 @@ def agent_ingress_spec(agent: str) -> dict[str, Any]:
         "policyTypes": ["Ingress"],
         "ingress": [],
     }
-
-
-def agent_egress_name(agent: str) -> str:
-    return f"{agent}-egress"
 
 
 def agent_egress_spec(
@@ -160,3 +151,37 @@ def agent_egress_spec(
 def default_deny_spec() -> dict[str, Any]:
     """Every pod of the namespace isolated for ingress; the other policies open what is needed."""
     return {"podSelector": {}, "policyTypes": ["Ingress"]}
+
+
+def agent_policies(
+    agent: AgentSpec,
+    namespace: str,
+    targets: Sequence[ToolTarget],
+    egress: str,
+    *,
+    has_sidecars: bool,
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """An agent's policies as ``(name, namespace, spec)``: no ingress into a pod carrying
+    sidecar tools, ingress into each tool of another namespace, and restricted egress."""
+    made = []
+    if has_sidecars:
+        made.append((agent_ingress_name(agent.name), namespace, agent_ingress_spec(agent.name)))
+    for target in targets:
+        if target.deployment_mode != "service" or target.namespace == namespace:
+            continue
+        made.append(
+            (
+                cross_namespace_name(target.name, namespace, agent.name),
+                target.namespace,
+                cross_namespace_spec(target, namespace, agent.name),
+            )
+        )
+    if egress == "restricted":
+        made.append(
+            (
+                agent_egress_name(agent.name),
+                namespace,
+                agent_egress_spec(agent.name, targets, agent.egress_to),
+            )
+        )
+    return made

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from langop_infra import yaml_io
 from langop_infra.errors import one_line
+from langop_infra.redact import redact, secret_strings
 from langop_infra.schema_compare import SchemaComparison, compare_tools, schema_hash
 
 if TYPE_CHECKING:
@@ -103,6 +104,12 @@ async def sync_targets(
     bound = deadline if deadline is not None else max((t.timeout for t in targets), default=1.0)
 
     async def one(target: SyncTarget) -> SyncResult:
+        result = await attempt(target)
+        # A server may echo what it was sent; stderr and CI logs must not show it.
+        sent = secret_strings(target.headers)
+        return SyncResult(target.name, result.listing, redact(result.error, sent))
+
+    async def attempt(target: SyncTarget) -> SyncResult:
         try:
             options = ClientOptions(
                 headers=dict(target.headers),
@@ -118,7 +125,7 @@ async def sync_targets(
         except TimeoutError:
             return SyncResult(target.name, error=f"{target.url}: no listing within {bound:g}s")
         except Exception as exc:  # reported per tool; the other tools' results still count
-            return SyncResult(target.name, error=one_line(f"{type(exc).__name__}: {exc}"))
+            return SyncResult(target.name, error=f"{type(exc).__name__}: {exc}")
         return SyncResult(target.name, listing=listing)
 
     results = await asyncio.gather(*(one(t) for t in targets))

@@ -20,10 +20,22 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+from typing_extensions import Self
+
+from langop_infra.names import RESERVED_MOUNTS
+
+
+def invalid(kind: str, message: str) -> PydanticCustomError:
+    """A validation error with a type slug (``langop_<kind>``) and a message that says what to
+    do; pydantic reports it as given, without a "Value error" preamble."""
+    return PydanticCustomError(f"langop_{kind}", message)
+
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -34,23 +46,18 @@ LABEL_NAME = re.compile(
     r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
 )
 DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*$")
-RESERVED_AGENT_ENV = frozenset(
-    {"MCP_SERVERS", "AGENT_MCP_SERVERS", "AGENT_WEBHOOK_TOOLS", "AGENT_CONFIG_PATH"}
-)
-RESERVED_AGENT_ENV_PREFIXES = ("ARK_MCP_", "AGENT_WEBHOOK_")
 SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 RESERVED_LABEL_PREFIXES = ("langop.io", "access.langop.io")
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-# Mounted in every pod by the components: /tmp (writable), /etc/agent (config.yaml).
-RESERVED_MOUNTS = ("/tmp", "/etc/agent")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def dns_label(value: str) -> str:
     if len(value) > 63 or not DNS_LABEL.fullmatch(value):
-        raise ValueError(
+        raise invalid(
+            "dns_label",
             f"{value!r} is not a valid name: use at most 63 lower-case letters, digits and '-', "
-            "starting and ending with a letter or digit (a DNS-1123 label)"
+            "starting and ending with a letter or digit (a DNS-1123 label)",
         )
     return value
 
@@ -59,37 +66,73 @@ def dns1035_label(value: str) -> str:
     """A tool's name is its Service's name, which Kubernetes wants to start with a letter."""
     dns_label(value)
     if not value[0].isalpha():
-        raise ValueError(
+        raise invalid(
+            "dns1035_label",
             f"{value!r} is not a valid tool name: start it with a letter, as a Service name "
-            "must (a DNS-1035 label)"
+            "must (a DNS-1035 label)",
         )
     return value
 
 
 def dns_subdomain(value: str) -> str:
     if len(value) > 253 or not DNS_SUBDOMAIN.fullmatch(value):
-        raise ValueError(
+        raise invalid(
+            "dns_subdomain",
             f"{value!r} is not a valid name: use lower-case letters, digits, '-' and '.' "
-            "(a DNS-1123 subdomain, at most 253 characters)"
+            "(a DNS-1123 subdomain, at most 253 characters)",
         )
     return value
 
 
 def http_path(value: str) -> str:
     if not value.startswith("/") or any(c.isspace() for c in value):
-        raise ValueError(f"{value!r} is not an HTTP path: start it with '/' and use no spaces")
+        raise invalid(
+            "http_path", f"{value!r} is not an HTTP path: start it with '/' and use no spaces"
+        )
     return value
+
+
+ENCODED_DOT_OR_SLASH = re.compile(r"%(2e|2f|5c)", re.IGNORECASE)
+PERCENT_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def canonical_mcp_path(value: str) -> str:
+    """The tool's MCP path, RFC 3986-normalised (unreserved escapes decoded, others upper-case).
+
+    The path is appended to the API server's proxy prefix, so anything that could climb out
+    of it (``..``, ``%2e``, ``//``, a query or fragment) is refused, not cleaned up.
+    """
+    http_path(value)
+    fix = "write it as a plain path such as /mcp"
+    if "?" in value or "#" in value:
+        raise ValueError(f"must not carry a query string or fragment; {fix}")
+    if "//" in value or "\\" in value:
+        raise ValueError(f"must not contain '//' or '\\'; {fix}")
+    if ENCODED_DOT_OR_SLASH.search(value):
+        raise ValueError(f"must not contain encoded '.', '/' or '\\' (%2e, %2f, %5c); {fix}")
+    if any(segment in (".", "..") for segment in value.split("/")):
+        raise ValueError(f"must not contain '.' or '..' segments; {fix}")
+
+    def escape(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in UNRESERVED else match.group(0).upper()
+
+    return PERCENT_ESCAPE.sub(escape, value)
 
 
 def http_url(value: str) -> str:
     if not re.fullmatch(r"https?://[^\s/?#]+[^\s]*", value):
-        raise ValueError(f"{value!r} is not an http(s) URL: write it as https://host[:port]/path")
+        raise invalid(
+            "http_url", f"{value!r} is not an http(s) URL: write it as https://host[:port]/path"
+        )
     authority = value.split("://", 1)[1].split("/", 1)[0]
     if "@" in authority:
         # The URL lands in a ConfigMap and env literals; credentials there would leak.
-        raise ValueError(
+        raise invalid(
+            "http_url",
             "the URL carries a user or password; remove them and send credentials in a "
-            "header from a Secret"
+            "header from a Secret",
         )
     return value
 
@@ -97,7 +140,7 @@ def http_url(value: str) -> str:
 def parse_duration(value: Any) -> float:
     """``"30s"``, ``"1m"``, ``"500ms"``, ``"1h"`` or a number of seconds, as seconds."""
     if isinstance(value, bool):
-        raise ValueError("expected a duration such as '30s' or '1m'")
+        raise invalid("parse_duration", "expected a duration such as '30s' or '1m'")
     try:
         if isinstance(value, (int, float)):
             return float(value)
@@ -105,14 +148,21 @@ def parse_duration(value: Any) -> float:
             scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
             return float(m.group(1)) * scale
     except OverflowError:
-        raise ValueError("far too long a duration: give at most a few minutes") from None
-    raise ValueError(f"{value!r} is not a duration: write it as '30s', '1m', '500ms' or seconds")
+        raise invalid(
+            "parse_duration", "far too long a duration: give at most a few minutes"
+        ) from None
+    raise invalid(
+        "parse_duration",
+        f"{value!r} is not a duration: write it as '30s', '1m', '500ms' or seconds",
+    )
 
 
 def duration_between(low: float, high: float) -> AfterValidator:
     def check(seconds: float) -> float:
         if not low <= seconds <= high:
-            raise ValueError(f"must be between {low:g}s and {high:g}s, got {seconds:g}s")
+            raise invalid(
+                "duration_between", f"must be between {low:g}s and {high:g}s, got {seconds:g}s"
+            )
         return seconds
 
     return AfterValidator(check)
@@ -120,60 +170,69 @@ def duration_between(low: float, high: float) -> AfterValidator:
 
 def non_empty_image(value: str) -> str:
     if not value.strip() or any(c.isspace() for c in value):
-        raise ValueError("set a container image reference such as 'ghcr.io/org/tool:1.2.3'")
+        raise invalid(
+            "non_empty_image", "set a container image reference such as 'ghcr.io/org/tool:1.2.3'"
+        )
     return value
 
 
 def env_name(name: str) -> str:
     if not ENV_NAME.fullmatch(name):
-        raise ValueError(
+        raise invalid(
+            "env_name",
             f"{name!r} is not a valid environment variable name: use letters, digits, '_', "
-            "'-' and '.', not starting with a digit"
+            "'-' and '.', not starting with a digit",
         )
     return name
 
 
 def label_key(key: str) -> str:
     if len(key) > 316 or not LABEL_NAME.fullmatch(key):
-        raise ValueError(f"{key!r} is not a valid label or annotation key")
+        raise invalid("label_key", f"{key!r} is not a valid label or annotation key")
     if key.split("/", 1)[0] in RESERVED_LABEL_PREFIXES and "/" in key:
         # access.langop.io/<tool> opens a tool's ingress policy: only references may set it.
-        raise ValueError(
+        raise invalid(
+            "label_key",
             f"{key!r} is reserved for labels langop-infra sets (langop.io/, access.langop.io/); "
-            "reference the tool instead, or pick another key"
+            "reference the tool instead, or pick another key",
         )
     return key
 
 
 def label_value(value: str) -> str:
     if len(value) > 63 or not LABEL_VALUE.fullmatch(value):
-        raise ValueError(
+        raise invalid(
+            "label_value",
             f"{value!r} is not a valid label value: at most 63 letters, digits, '-', '_' and "
-            "'.', starting and ending with a letter or digit"
+            "'.', starting and ending with a letter or digit",
         )
     return value
 
 
 def header_value(value: str) -> str:
     if any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in value):
-        raise ValueError(
-            "a header value cannot hold a line break or other control character (CR, LF)"
+        raise invalid(
+            "header_value",
+            "a header value cannot hold a line break or other control character (CR, LF)",
         )
     return value
 
 
 def not_reserved_mount(value: str) -> str:
     if value.rstrip("/") in RESERVED_MOUNTS:
-        raise ValueError(
+        raise invalid(
+            "not_reserved_mount",
             f"{value!r} is already mounted in every pod ({', '.join(RESERVED_MOUNTS)}); "
-            "pick another path"
+            "pick another path",
         )
     return value
 
 
 def quantity(value: str) -> str:
     if not QUANTITY.fullmatch(str(value)):
-        raise ValueError(f"{value!r} is not a Kubernetes quantity such as '250m' or '256Mi'")
+        raise invalid(
+            "quantity", f"{value!r} is not a Kubernetes quantity such as '250m' or '256Mi'"
+        )
     return value
 
 
@@ -181,38 +240,35 @@ def cidr(value: str) -> str:
     try:
         ipaddress.ip_network(value, strict=False)
     except ValueError:
-        raise ValueError(f"{value!r} is not a CIDR such as '10.0.0.0/8'") from None
+        raise invalid("cidr", f"{value!r} is not a CIDR such as '10.0.0.0/8'") from None
     if "/" not in value:
-        raise ValueError(f"{value!r} is an address, not a CIDR: write it as {value}/32 or /128")
+        raise invalid(
+            "cidr", f"{value!r} is an address, not a CIDR: write it as {value}/32 or /128"
+        )
     return value
 
 
 def header_name(value: str) -> str:
     if not HTTP_TOKEN.fullmatch(value):
-        raise ValueError(f"{value!r} is not a valid HTTP header name (an RFC 9110 token)")
+        raise invalid(
+            "header_name", f"{value!r} is not a valid HTTP header name (an RFC 9110 token)"
+        )
     return value
-
-
-def env_token(text: str) -> str:
-    """Upper case, every character outside ``A-Z0-9`` turned into ``_`` (ark's env naming)."""
-    return re.sub(r"[^A-Z0-9]", "_", text.upper())
-
-
-def header_env_name(server: str, header: str) -> str:
-    """``ARK_MCP_<SERVER>_HEADER_<HEADER>``: the env var that carries an MCP server's header."""
-    return f"ARK_MCP_{env_token(server)}_HEADER_{env_token(header)}"
 
 
 def secret_key(value: str) -> str:
     if not SECRET_KEY.fullmatch(value) or len(value) > 253:
-        raise ValueError(f"{value!r} is not a valid Secret key: use letters, digits, '-', '_', '.'")
+        raise invalid(
+            "secret_key", f"{value!r} is not a valid Secret key: use letters, digits, '-', '_', '.'"
+        )
     return value
 
 
 def secret_text(value: Any) -> Any:
     if not is_secret_value(value):
-        raise ValueError(
-            f"a secret value must be a string, got {type(value).__name__}; quote it in YAML"
+        raise invalid(
+            "secret_text",
+            f"a secret value must be a string, got {type(value).__name__}; quote it in YAML",
         )
     return value
 
@@ -292,8 +348,9 @@ def secret_env_value(value: Any) -> Any:
         return value
     if isinstance(value, Mapping):
         return SecretSource.model_validate(value)
-    raise ValueError(
-        "a secret env value is a string, a pulumi secret, or {secretKeyRef: {name, key}}"
+    raise invalid(
+        "secret_env_value",
+        "a secret env value is a string, a pulumi secret, or {secretKeyRef: {name, key}}",
     )
 
 
@@ -346,7 +403,7 @@ class PeerSpec(Spec):
     def _one_kind(self) -> PeerSpec:
         selectors = self.pod_selector is not None or self.namespace_selector is not None
         if selectors == (self.ip_block is not None):
-            raise ValueError("give podSelector and/or namespaceSelector, or ipBlock alone")
+            raise invalid("one_kind", "give podSelector and/or namespaceSelector, or ipBlock alone")
         return self
 
 
@@ -375,7 +432,7 @@ class HeaderSpec(Spec):
     @classmethod
     def _secret(cls, value: Any) -> Any:
         if value is not None and not is_secret_value(value):
-            raise ValueError("secret must be a string or a pulumi secret Output")
+            raise invalid("secret", "secret must be a string or a pulumi secret Output")
         return value
 
     @model_validator(mode="after")
@@ -383,14 +440,31 @@ class HeaderSpec(Spec):
         sources = [s for s in ("value", "valueFrom", "secret") if self._source(s) is not None]
         if len(sources) != 1:
             found = " and ".join(sources) or "none"
-            raise ValueError(
+            raise invalid(
+                "one_source",
                 f"header {self.name!r} needs exactly one of value, valueFrom, secret "
-                f"(found {found})"
+                f"(found {found})",
             )
         return self
 
     def _source(self, name: str) -> Any:
         return {"value": self.value, "valueFrom": self.value_from, "secret": self.secret}[name]
+
+
+class SyncAuth(Spec):
+    """OAuth 2.1 client credentials for schema sync (the MCP authorization spec): the client
+    discovers the authorization server from the tool's 401 and asks for a token itself."""
+
+    type: Literal["oauth2"] = "oauth2"
+    client_id: Annotated[str, Field(min_length=1, max_length=256)] = Field(
+        description="The client ID registered with the authorization server."
+    )
+    client_secret: SecretSource = Field(
+        description="{secretKeyRef: {name, key}} naming a secret under langop-infra:secrets."
+    )
+    scopes: list[Annotated[str, Field(pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")]] = Field(
+        [], description="Scopes to ask for; unset: those the tool's 401 names."
+    )
 
 
 class SchemaSyncSpec(Spec):
@@ -404,6 +478,9 @@ class SchemaSyncSpec(Spec):
     required: bool = Field(False, description="Fail the deployment when the sync fails.")
     timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
     headers: list[HeaderSpec] = []
+    auth: SyncAuth | None = Field(
+        None, description="OAuth 2.1 client credentials for a tool that demands a token."
+    )
 
 
 class Persistence(Spec):
@@ -443,7 +520,7 @@ class ToolSpec(WorkloadSpec):
     type: Literal["mcp"] = "mcp"
     deployment_mode: Literal["service", "sidecar"] = "service"
     port: Port = 8080
-    mcp_path: HttpPath = "/mcp"
+    mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
     health_path: HttpPath = "/health"
     allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
     schema_sync: SchemaSyncSpec = SchemaSyncSpec()
@@ -453,12 +530,14 @@ class ToolSpec(WorkloadSpec):
     def _sidecar_fields(self) -> ToolSpec:
         if self.deployment_mode == "sidecar":
             if self.persistence is not None:
-                raise ValueError(
-                    "persistence applies to service tools; a sidecar uses the agent's workspace"
+                raise invalid(
+                    "sidecar_fields",
+                    "persistence applies to service tools; a sidecar uses the agent's workspace",
                 )
             if self.allow_from:
-                raise ValueError(
-                    "allowFrom applies to service tools; a sidecar is reached on localhost only"
+                raise invalid(
+                    "sidecar_fields",
+                    "allowFrom applies to service tools; a sidecar is reached on localhost only",
                 )
         return self
 
@@ -489,9 +568,13 @@ class WebhookAuth(Spec):
     @model_validator(mode="after")
     def _secret_needed(self) -> WebhookAuth:
         if self.type != "none" and self.secret_ref is None:
-            raise ValueError(f"authentication type {self.type!r} needs secretRef {{name, key}}")
+            raise invalid(
+                "secret_needed", f"authentication type {self.type!r} needs secretRef {{name, key}}"
+            )
         if self.type == "none" and self.secret_ref is not None:
-            raise ValueError("secretRef is set but type is 'none'; set type (e.g. bearer)")
+            raise invalid(
+                "secret_needed", "secretRef is set but type is 'none'; set type (e.g. bearer)"
+            )
         return self
 
 
@@ -508,13 +591,14 @@ def json_schema_input(value: Any) -> Any:
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"inputSchema is not valid JSON: {exc.msg} at line {exc.lineno}"
+            raise invalid(
+                "json_schema_input",
+                f"inputSchema is not valid JSON: {exc.msg} at line {exc.lineno}",
             ) from None
         except RecursionError:
-            raise ValueError("inputSchema is nested too deeply to read") from None
+            raise invalid("json_schema_input", "inputSchema is nested too deeply to read") from None
     if not isinstance(value, Mapping):
-        raise ValueError("inputSchema must be a JSON Schema object")
+        raise invalid("json_schema_input", "inputSchema must be a JSON Schema object")
     from jsonschema import Draft7Validator
     from jsonschema.exceptions import SchemaError
 
@@ -522,11 +606,12 @@ def json_schema_input(value: Any) -> Any:
         Draft7Validator.check_schema(value)
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        raise ValueError(
-            f"inputSchema is not valid JSON Schema draft-07 at {where}: {exc.message}"
+        raise invalid(
+            "json_schema_input",
+            f"inputSchema is not valid JSON Schema draft-07 at {where}: {exc.message}",
         ) from None
     except RecursionError:
-        raise ValueError("inputSchema is nested too deeply to check") from None
+        raise invalid("json_schema_input", "inputSchema is nested too deeply to check") from None
     return dict(value)
 
 
@@ -589,3 +674,13 @@ class ClusterSpec(Spec):
             Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
         ],
     ] = {}
+
+    # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
+    # document the stack program checked already. A copy with changes is checked again.
+    _validated: bool = PrivateAttr(False)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied._validated = False
+        return copied

@@ -1,70 +1,213 @@
 """LanguageTool: an MCP server as a Deployment + Service, or as a container for agent pods."""
 
-from __future__ import annotations
-
+import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
+from typing_extensions import Unpack
 
-from langop_infra import contract, pods, policies
+from langop_infra import contract, inputs, names, pods
 from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
+    aliased,
     child_options,
+    component_error,
+    kubernetes_access,
     network_policy,
     object_meta,
-    pod_annotations,
+    register_component,
+    type_token,
+    with_pod_annotations,
     workload_secret,
 )
-from langop_infra.schema_sync import ToolSchemaSync
-from langop_infra.specs import Defaults, ToolSpec, overlay
-from langop_infra.validation import parse_tool
+from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync
+from langop_infra.specs import Defaults, ToolSpec
+from langop_infra.validation import parse_tool, sync_secret_refs
 
 SecretValues = Mapping[str, Mapping[str, Any]]
+
+
+class LanguageToolArgs(TypedDict, total=False):
+    """The inputs of a LanguageTool; the same fields as a stack file's ``tools:`` entry."""
+
+    image: pulumi.Input[str]
+    """Container image of the MCP server."""
+    namespace: str
+    """Namespace of the tool's objects (default: ``default``)."""
+    deployment_mode: str
+    """``service`` (Deployment + Service, the default) or ``sidecar`` (joins agent pods)."""
+    port: pulumi.Input[int]
+    """Port the server listens on (default 8080)."""
+    replicas: pulumi.Input[int]
+    """Pods of a service-mode tool (default 1)."""
+    mcp_path: pulumi.Input[str]
+    """HTTP path of the MCP endpoint (default ``/mcp``)."""
+    health_path: pulumi.Input[str]
+    """HTTP path of the readiness and liveness probes (default ``/health``)."""
+    command: pulumi.Input[list[pulumi.Input[str]]]
+    """Container command, replacing the image's entrypoint."""
+    container_args: pulumi.Input[list[pulumi.Input[str]]]
+    """Container arguments (``args`` in a stack file)."""
+    env: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Plain environment variables."""
+    secret_env: pulumi.Input[dict[str, Any]]
+    """Secret environment: a value (kept in Secret ``<tool>-env``) or ``{secretKeyRef}``."""
+    resources: pulumi.Input[dict[str, Any]]
+    """``{requests, limits}`` over the defaults."""
+    security: pulumi.Input[dict[str, Any]]
+    """Security settings over the restricted defaults."""
+    labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on every object."""
+    annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: pulumi.Input[str]
+    """Always, IfNotPresent or Never."""
+    service_account_name: pulumi.Input[str]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: pulumi.Input[bool]
+    """Mount the ServiceAccount token (default false)."""
+    allow_from: pulumi.Input[list[Any]]
+    """Extra ingress sources: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
+    schema_sync: pulumi.Input[dict[str, Any]]
+    """Schema sync: ``{enabled, access, syncUrl, required, timeout, headers}``."""
+    persistence: dict[str, Any]
+    """A PersistentVolumeClaim ``<tool>-data``: ``{size, mountPath, storageClassName}``."""
+    part_of: str
+    """``app.kubernetes.io/part-of`` (default: the namespace)."""
+    defaults: dict[str, Any]
+    """Cluster-wide defaults (resources, security, egress...) as in a stack file."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolPlan:
+    """A validated tool and its context: what LanguageCluster hands a tool it declares."""
+
+    spec: ToolSpec
+    defaults: Defaults
+    part_of: str
+    sync_headers: dict[str, Any]
+    sync_auth: dict[str, Any] | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.spec.namespace or contract.DEFAULT_NAMESPACE
 
 
 def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
     """Schema-sync headers with their values; a ``valueFrom`` must name a secret whose value
     this program holds (``langop-infra:secrets``), since ``pulumi up`` cannot read the
-    cluster's Secrets."""
+    cluster's Secrets. Validation reports a missing one; here it is simply left out."""
     headers: dict[str, Any] = {}
-    problems = []
-    for i, header in enumerate(tool.schema_sync.headers):
-        if header.value is not None:
-            headers[header.name] = header.value
-        elif header.secret is not None:
-            headers[header.name] = header.secret
+    for header in tool.schema_sync.headers:
+        if header.value_from is None:
+            headers[header.name] = header.value if header.value is not None else header.secret
         else:
             ref = header.value_from.secret_key_ref
-            value = secret_values.get(ref.name, {}).get(ref.key)
-            if value is None:
-                problems.append(
-                    Problem(
-                        f"schemaSync.headers[{i}].valueFrom",
-                        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                        "schema sync can only send values this program holds",
-                    )
-                )
-            headers[header.name] = value
-    if problems:
-        raise SpecError(problems)
+            headers[header.name] = secret_values.get(ref.name, {}).get(ref.key)
     return headers
 
 
-def tool_spec_from(name: str, spec: ToolSpec | Mapping[str, Any] | None, fields: dict) -> ToolSpec:
-    """The validated spec from a spec object, a mapping and/or keyword fields."""
-    if isinstance(spec, ToolSpec) and not fields:
-        return spec
-    data = (
-        dict(spec.model_dump(by_alias=False, exclude_unset=True))
-        if isinstance(spec, ToolSpec)
-        else dict(spec or {})
-    )
+def standalone_problems(tool: ToolSpec, defaults: Defaults) -> list[Problem]:
+    """What a tool outside a LanguageCluster cannot do, and what Kubernetes would refuse."""
+    problems = deploy_problems(tool, defaults)
+    for where, ref in sync_secret_refs(tool):
+        problems.append(
+            Problem(
+                where,
+                f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
+                "schema sync can only send values this program holds: use LanguageCluster "
+                "with secrets",
+            )
+        )
+    return problems
+
+
+def sync_auth(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any] | None:
+    """The OAuth client credentials schema sync sends, with the secret's value."""
+    auth = tool.schema_sync.auth
+    if auth is None:
+        return None
+    ref = auth.client_secret.secret_key_ref
+    secret = secret_values.get(ref.name, {}).get(ref.key)
+    return {"client_id": auth.client_id, "client_secret": secret, "scopes": list(auth.scopes)}
+
+
+def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str, Any]:
+    """What ToolSchemaSync needs to list the tool's schema (see docs/SCHEMA_SYNC.md)."""
+    tool = plan.spec
+    inputs = {
+        "endpoint": contract.ToolTarget.of(tool, plan.namespace).endpoint,
+        "mcp_path": tool.mcp_path,
+        "access": tool.schema_sync.access or plan.defaults.schema_sync_access,
+        "sync_url": tool.schema_sync.sync_url,
+        "namespace": plan.namespace,
+        "service": tool.name,
+        "port": tool.port,
+        "timeout": tool.schema_sync.timeout,
+        "required": tool.schema_sync.required,
+        "headers": plan.sync_headers,
+        "oauth": plan.sync_auth,
+        "kube_context": kube_context,
+        "kubeconfig": kubeconfig,
+    }
+    if tool.deployment_mode == "sidecar":
+        inputs["deployment_mode"] = "sidecar"
+    return inputs
+
+
+def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """One mapping from the ``args`` given (a mapping or a ToolSpec) and keyword fields."""
+    if isinstance(args, ToolSpec):
+        data = args.model_dump(by_alias=False, exclude_unset=True)
+    else:
+        data = dict(args or {})
     data.update(fields)
+    if "container_args" in data:
+        data["args"] = data.pop("container_args")
     data.setdefault("name", name)
-    return parse_tool(data)
+    return data
+
+
+def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan, Any]:
+    """Validate a standalone tool; return its plan and its objects (an Output when a value
+    is unknown until deployment)."""
+    data = tool_document(name, args, fields)
+    part_of = data.pop("part_of", None) or data.pop("partOf", None)
+    defaults = Defaults.model_validate(data.pop("defaults", None) or {})
+
+    def parse(document: Any) -> ToolSpec:
+        tool = parse_tool(document)
+        problems = standalone_problems(tool, defaults)
+        if problems:
+            raise SpecError(problems)
+        return tool
+
+    def build(tool: ToolSpec) -> pods.ToolObjects:
+        return pods.tool_objects(tool, defaults, _namespace(tool), part_of or _namespace(tool))
+
+    subject = f"LanguageTool {data.get('name')!r}"
+    with component_error(subject):
+        tool, objects = inputs.resolve(data, parse, build, _structure, subject)
+    plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
+    return plan, objects
+
+
+def _namespace(tool: ToolSpec) -> str:
+    return tool.namespace or contract.DEFAULT_NAMESPACE
+
+
+def _structure(tool: ToolSpec) -> tuple[Any, ...]:
+    return (
+        tool.name,
+        tool.namespace,
+        tool.deployment_mode,
+        tool.persistence is None,
+        tool.schema_sync.enabled,
+        sorted(tool.secret_env),
+    )
 
 
 class LanguageTool(pulumi.ComponentResource):
@@ -73,169 +216,137 @@ class LanguageTool(pulumi.ComponentResource):
     Service mode: Deployment ``<name>`` and ClusterIP Service ``<name>`` in the tool's
     namespace, endpoint ``http://<name>.<namespace>.svc.cluster.local:<port>``, and an ingress
     NetworkPolicy admitting only the agents that reference it. Sidecar mode: no workload of its
-    own; ``sidecar_container`` and ``sidecar_volumes`` are embedded into each referencing
-    agent's pod, endpoint ``http://localhost:<port>``.
+    own; its container joins each referencing agent's pod, endpoint ``http://localhost:<port>``.
 
     Validation happens before anything is registered: bad input raises ``SpecError`` naming
-    every problem with its field path.
+    every problem with its field path. Python programs also find ``spec`` (the ToolSpec),
+    ``target`` (what agents need, as plain data) and the registered objects as attributes.
     """
 
-    spec: ToolSpec
-    target: contract.ToolTarget
     endpoint: pulumi.Output[str]
+    """The tool's URL as agents see it (without the MCP path)."""
     service_name: pulumi.Output[str]
+    """Name of the Service (and Deployment)."""
     namespace: pulumi.Output[str]
+    """Namespace of the tool's objects."""
     deployment_mode: pulumi.Output[str]
-    deployment: k8s.apps.v1.Deployment | None
-    service: k8s.core.v1.Service | None
-    secret: k8s.core.v1.Secret | None
-    network_policy: k8s.networking.v1.NetworkPolicy | None
-    persistent_volume_claim: k8s.core.v1.PersistentVolumeClaim | None
-    sidecar_container: dict[str, Any] | None
-    sidecar_volumes: list[dict[str, Any]]
-    schema_sync: ToolSchemaSync | None
-    tool_schemas: pulumi.Output[list]
+    """``service`` or ``sidecar``."""
+    tool_schemas: pulumi.Output[list[Any]]
+    """The tools the server listed at the last sync."""
     schema_hash: pulumi.Output[str]
-    tool_names: pulumi.Output[list]
+    """Canonical hash of ``tool_schemas``."""
+    tool_names: pulumi.Output[list[str]]
+    """Names of the listed tools."""
     phase: pulumi.Output[str]
+    """Schema-sync phase: Pending, Registered, Error or Disabled."""
 
     def __init__(
         self,
         name: str,
-        spec: ToolSpec | Mapping[str, Any] | None = None,
-        *,
-        defaults: Defaults | None = None,
-        part_of: str | None = None,
-        secret_values: SecretValues | None = None,
+        args: LanguageToolArgs = None,  # type: ignore[assignment]  # also a ToolSpec
         opts: pulumi.ResourceOptions | None = None,
-        **fields: Any,
+        **kwargs: Unpack[LanguageToolArgs],
     ) -> None:
-        tool = tool_spec_from(name, spec, fields)
-        headers = sync_headers(tool, secret_values or {})
-        defaults = defaults or Defaults()
-        problems = deploy_problems(tool, defaults)
-        if problems:
-            raise SpecError(problems)
-        namespace = tool.namespace or contract.DEFAULT_NAMESPACE
-        part_of = part_of or namespace
-        super().__init__("langop:index:LanguageTool", name, None, opts)
+        plan, objects = plan_tool(name, args, kwargs)
+        self._build(name, plan, objects, opts)
+
+    @classmethod
+    def _from_plan(
+        cls, name: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None
+    ) -> "LanguageTool":
+        """A tool LanguageCluster has validated already: no second validation pass."""
+        self = cls.__new__(cls)
+        objects = pods.tool_objects(plan.spec, plan.defaults, plan.namespace, plan.part_of)
+        self._build(name, plan, objects, opts)
+        return self
+
+    def _build(
+        self, name: str, plan: ToolPlan, objects: Any, opts: pulumi.ResourceOptions | None
+    ) -> None:
+        tool, namespace = plan.spec, plan.namespace
+        register_component(self, "LanguageTool", namespace, tool.name)
+        super().__init__(type_token("LanguageTool"), name, None, aliased(opts, "LanguageTool"))
         child = child_options(self, opts)
         key = f"{namespace}/{tool.name}"
-
         self.spec = tool
-        self.target = contract.ToolTarget.of(tool, namespace)
-        labels = contract.tool_labels(tool, part_of)
-        env, owned = contract.workload_env(tool.name, tool.env, tool.secret_env)
-
+        labels = contract.tool_labels(tool, plan.part_of)
+        owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
-
-        mounts: list[dict[str, Any]] = []
-        volumes: list[dict[str, Any]] = []
         self.persistent_volume_claim = None
         if tool.persistence is not None and tool.deployment_mode == "service":
-            claim = f"{tool.name}-data"
-            claim_spec: dict[str, Any] = {
-                "accessModes": ["ReadWriteOnce"],
-                "resources": {"requests": {"storage": tool.persistence.size}},
-            }
-            if tool.persistence.storage_class_name:
-                claim_spec["storageClassName"] = tool.persistence.storage_class_name
             self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
                 f"{key}-data",
-                metadata=object_meta(claim, namespace, labels),
-                spec=claim_spec,
+                metadata=object_meta(f"{tool.name}-data", namespace, labels),
+                spec=inputs.part(objects, lambda o: o.claim[1]),
                 opts=child,
             )
-            volumes.append(
-                {"name": pods.DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim}}
-            )
-            mounts.append({"name": pods.DATA_VOLUME, "mountPath": tool.persistence.mount_path})
-
-        security = overlay(defaults.security, tool.security)
-        container = pods.tool_container(
-            tool,
-            env=env,
-            resources=overlay(defaults.resources, tool.resources),
-            security=security,
-            image_pull_policy=tool.image_pull_policy or defaults.image_pull_policy,
-            mounts=mounts,
-        )
-
         self.deployment = self.service = self.network_policy = None
         self.sidecar_container = None
-        self.sidecar_volumes = []
         if tool.deployment_mode == "sidecar":
-            self.sidecar_container = container
+            self.sidecar_container = inputs.part(objects, lambda o: o.container)
         else:
-            selector = contract.tool_selector(tool.name)
-            pod = pods.pod_spec(tool, containers=[container], volumes=volumes, security=security)
-            spec_data = pods.deployment_spec(
-                tool.replicas,
-                selector,
-                labels,
-                pod_annotations(tool.annotations, [self.secret] if self.secret else []),
-                pod,
-            )
-            if self.persistent_volume_claim is not None:
-                # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
-                spec_data["strategy"] = {"type": "Recreate"}
-            self.deployment = k8s.apps.v1.Deployment(
-                key,
-                metadata=object_meta(tool.name, namespace, labels, tool.annotations),
-                spec=spec_data,
-                opts=child,
-            )
-            self.service = k8s.core.v1.Service(
-                key,
-                metadata=object_meta(tool.name, namespace, labels),
-                spec={
-                    "type": "ClusterIP",
-                    "selector": selector,
-                    "ports": [
-                        {"name": "mcp", "port": tool.port, "targetPort": "mcp", "protocol": "TCP"}
-                    ],
-                },
-                opts=child,
-            )
-            self.network_policy = network_policy(
-                policies.tool_ingress_name(tool.name),
-                namespace,
-                labels,
-                policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
-                child,
-            )
+            self._register_service(key, tool, namespace, labels, objects, child)
+        self.target = dataclasses.replace(
+            contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
+        )
+        self._register_schema_sync(key, plan, opts)
+        self._export(tool, namespace)
 
+    def _register_service(
+        self,
+        key: str,
+        tool: ToolSpec,
+        namespace: str,
+        labels: dict[str, str],
+        objects: Any,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        deployment = inputs.part(objects, lambda o: o.deployment)
+        secrets = [self.secret] if self.secret else []
+        self.deployment = k8s.apps.v1.Deployment(
+            key,
+            metadata=object_meta(tool.name, namespace, labels, tool.annotations),
+            spec=with_pod_annotations(deployment, secrets),
+            opts=child,
+        )
+        self.service = k8s.core.v1.Service(
+            key,
+            metadata=object_meta(tool.name, namespace, labels),
+            spec=inputs.part(objects, lambda o: o.service),
+            opts=child,
+        )
+        policy_name = names.tool_ingress_name(tool.name)
+        self.network_policy = network_policy(
+            policy_name,
+            namespace,
+            labels,
+            inputs.part(objects, lambda o: o.ingress_policy[1]),
+            child,
+        )
+
+    def _register_schema_sync(
+        self, key: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None
+    ) -> None:
+        tool = plan.spec
         self.schema_sync = None
-        if self.deployment is not None and tool.schema_sync.enabled:
-            self.schema_sync = ToolSchemaSync(
-                f"{key}-schema",
-                {
-                    "endpoint": self.target.endpoint,
-                    "mcp_path": tool.mcp_path,
-                    "access": tool.schema_sync.access or defaults.schema_sync_access,
-                    "sync_url": tool.schema_sync.sync_url,
-                    "namespace": namespace,
-                    "service": tool.name,
-                    "port": tool.port,
-                    "timeout": tool.schema_sync.timeout,
-                    "required": tool.schema_sync.required,
-                    "headers": headers,
-                    # The credentials the stack's kubernetes provider uses, for apiserver-proxy.
-                    "kube_context": pulumi.Config("kubernetes").get("context"),
-                    "kubeconfig": pulumi.Config("kubernetes").get("kubeconfig"),
-                },
-                opts=child_options(self, opts, [self.deployment, self.service]),
-            )
-            self.tool_schemas = self.schema_sync.tool_schemas
-            self.schema_hash = self.schema_sync.schema_hash
-            self.tool_names = self.schema_sync.tool_names
-            self.phase = self.schema_sync.phase
-        else:
-            self.tool_schemas = pulumi.Output.from_input([])
-            self.schema_hash = pulumi.Output.from_input("")
-            self.tool_names = pulumi.Output.from_input([])
-            self.phase = pulumi.Output.from_input("Disabled")
+        inputs = sync_inputs(plan, *kubernetes_access(opts)) if tool.schema_sync.enabled else None
+        if tool.deployment_mode == "sidecar":
+            # Each agent carrying the sidecar syncs it through its own pods (pod proxy).
+            self.target = dataclasses.replace(self.target, sync_inputs=inputs)
+        if self.deployment is None or inputs is None:
+            disabled = SyncOutputs.disabled()
+            for name in SyncOutputs.EXPORTED:
+                setattr(self, name, pulumi.Output.from_input(getattr(disabled, name)))
+            return
+        self.schema_sync = ToolSchemaSync(
+            f"{key}-schema",
+            inputs,
+            opts=child_options(self, opts, [self.deployment, self.service]),
+        )
+        for name in SyncOutputs.EXPORTED:
+            setattr(self, name, getattr(self.schema_sync, name))
 
+    def _export(self, tool: ToolSpec, namespace: str) -> None:
         self.endpoint = pulumi.Output.from_input(self.target.endpoint)
         self.service_name = pulumi.Output.from_input(tool.name)
         self.namespace = pulumi.Output.from_input(namespace)
@@ -246,10 +357,7 @@ class LanguageTool(pulumi.ComponentResource):
                 "service_name": self.service_name,
                 "namespace": self.namespace,
                 "deployment_mode": self.deployment_mode,
-                "tool_schemas": self.tool_schemas,
-                "schema_hash": self.schema_hash,
-                "tool_names": self.tool_names,
-                "phase": self.phase,
+                **{name: getattr(self, name) for name in SyncOutputs.EXPORTED},
             }
         )
 

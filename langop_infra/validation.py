@@ -7,16 +7,23 @@ items: duplicates, dangling references, env-name and container-name clashes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
 from langop_infra.admission import deploy_problems, security_problems
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
-from langop_infra.specs import (
+from langop_infra.names import (
+    DEFAULT_DENY_NAME,
     RESERVED_AGENT_ENV,
     RESERVED_AGENT_ENV_PREFIXES,
+    header_env_name,
+    tool_ingress_name,
+    webhook_auth_env_name,
+    workload_secret_name,
+)
+from langop_infra.specs import (
     AgentSpec,
     ClusterSpec,
     Defaults,
@@ -26,8 +33,6 @@ from langop_infra.specs import (
     ToolRef,
     ToolSpec,
     WorkloadSpec,
-    env_token,
-    header_env_name,
 )
 
 
@@ -174,7 +179,7 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
     )
     # Webhook credentials land in AGENT_WEBHOOK_<TOOL>_AUTH: two names may fold to one.
     auth_envs = [
-        (f"webhookTools[{i}].name", f"AGENT_WEBHOOK_{env_token(t.name)}_AUTH")
+        (f"webhookTools[{i}].name", webhook_auth_env_name(t.name))
         for i, t in enumerate(agent.webhook_tools)
         if t.enabled and t.authentication.secret_ref is not None
     ]
@@ -211,9 +216,12 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     as declared, and an agent with a bad field still has its references checked.
     """
     if isinstance(data, ClusterSpec):
+        if data._validated:
+            return data
         problems = cluster_problems(data, path)
         if problems:
             raise SpecError(problems)
+        data._validated = True
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
@@ -255,6 +263,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     )
     if problems:
         raise SpecError(problems)
+    full._validated = True
     return full
 
 
@@ -376,15 +385,16 @@ def _namespace_wide_problems(
         problems += deploy_problems(
             workload, defaults, full, join_path(path, "defaults"), restricted=restricted
         )
-        if f"{workload.name}-env" in cluster.secrets:
+        own_secret = workload_secret_name(workload.name)
+        if own_secret in cluster.secrets:
             problems.append(
                 Problem(
-                    join_path(path, f"secrets.{workload.name}-env"),
-                    f"Secret {workload.name}-env is {workload.name}'s own (its secret env); "
+                    join_path(path, f"secrets.{own_secret}"),
+                    f"Secret {own_secret} is {workload.name}'s own (its secret env); "
                     "rename this secret",
                 )
             )
-        if defaults.default_deny and workload.name == "default-deny":
+        if defaults.default_deny and tool_ingress_name(workload.name) == DEFAULT_DENY_NAME:
             has_policy = isinstance(workload, ToolSpec) or any(
                 r.enabled and getattr(by_name.get(r.name), "deployment_mode", "") == "sidecar"
                 for r in getattr(workload, "tools", [])
@@ -393,8 +403,8 @@ def _namespace_wide_problems(
                 problems.append(
                     Problem(
                         join_path(full, "name"),
-                        "its policy default-deny-ingress would replace the namespace's "
-                        "default-deny-ingress; rename it",
+                        f"its policy {DEFAULT_DENY_NAME} would replace the namespace's "
+                        f"{DEFAULT_DENY_NAME}; rename it",
                     )
                 )
     for where, ref in secret_refs(cluster, tool_index, agent_index):
@@ -408,19 +418,26 @@ def _namespace_wide_problems(
                 )
             )
     for i, tool in zip(tool_index, cluster.tools, strict=True):
-        for j, header in enumerate(tool.schema_sync.headers):
-            if header.value_from is None:
-                continue
-            ref = header.value_from.secret_key_ref
+        for where, ref in sync_secret_refs(tool):
             if ref.name not in cluster.secrets:
                 problems.append(
                     Problem(
-                        join_path(path, f"tools[{i}].schemaSync.headers[{j}].valueFrom"),
+                        join_path(path, f"tools[{i}].{where}"),
                         f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
                         "schema sync can only send values this program holds",
                     )
                 )
     return problems
+
+
+def sync_secret_refs(tool: ToolSpec) -> Iterator[tuple[str, SecretKeyRef]]:
+    """The Secrets schema sync reads (header values, the OAuth client secret): ``pulumi up``
+    cannot read the cluster's Secrets, so the program must hold these values itself."""
+    for j, header in enumerate(tool.schema_sync.headers):
+        if header.value_from is not None:
+            yield f"schemaSync.headers[{j}].valueFrom", header.value_from.secret_key_ref
+    if tool.schema_sync.auth is not None:
+        yield "schemaSync.auth.clientSecret", tool.schema_sync.auth.client_secret.secret_key_ref
 
 
 def secret_refs(
@@ -437,6 +454,11 @@ def secret_refs(
                     f"tools[{i}].schemaSync.headers[{j}].valueFrom.secretKeyRef",
                     header.value_from.secret_key_ref,
                 )
+        if tool.schema_sync.auth is not None:
+            yield (
+                f"tools[{i}].schemaSync.auth.clientSecret.secretKeyRef",
+                tool.schema_sync.auth.client_secret.secret_key_ref,
+            )
     for i, agent in zip(agent_index, cluster.agents, strict=True):
         for name, value in agent.secret_env.items():
             if isinstance(value, SecretSource):
@@ -477,7 +499,17 @@ def external_reference_problems(
     return problems
 
 
-def sidecar_problems(agent: AgentSpec, tools: list[ToolSpec | None], path: str) -> list[Problem]:
+class PodMember(Protocol):
+    """What sidecar checks read of a tool: a ToolSpec, or a target resolved to one."""
+
+    name: str
+    port: int
+    deployment_mode: str
+
+
+def sidecar_problems(
+    agent: AgentSpec, tools: Sequence[PodMember | None], path: str
+) -> list[Problem]:
     """Sidecars share the agent's pod: distinct ports, and no container named like the agent.
 
     ``tools`` holds the tool each of ``agent.tools`` resolves to, or None.

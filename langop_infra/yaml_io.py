@@ -27,13 +27,143 @@ def load_all(text: str | bytes) -> list[Any]:
     return list(yaml.load_all(text, Loader=LOADER))
 
 
-def dump(value: Any, *, sort_keys: bool = True, flow: bool = False) -> str:
-    """``value`` as block YAML (flow style with ``flow``), never folded, Unicode kept."""
+class _LiteralDumper(DUMPER):  # type: ignore[misc, valid-type]
+    """Multi-line strings as ``|`` blocks, for output people read."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_LiteralDumper.add_representer(str, _represent_str)
+
+
+def dump(
+    value: Any, *, sort_keys: bool = True, flow: bool = False, literal_blocks: bool = False
+) -> str:
+    """``value`` as block YAML (flow style with ``flow``), never folded, Unicode kept;
+    multi-line strings as ``|`` blocks with ``literal_blocks``."""
     return yaml.dump(
         value,
-        Dumper=DUMPER,
+        Dumper=_LiteralDumper if literal_blocks else DUMPER,
         sort_keys=sort_keys,
         default_flow_style=flow,
         allow_unicode=True,
         width=NO_FOLD,
     )
+
+
+# Limits for files people write by hand (stack files, Pulumi.yaml). Checked on the event
+# stream and on the composed node graph, where an alias is still one shared node: nothing is
+# expanded, and no recursion deeper than MAX_DEPTH happens, before the checks pass.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_VALUES = 200_000
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class ConfigYAMLError(ValueError):
+    """A config file that is refused before it is built; ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def load_config(
+    data: bytes,
+    *,
+    max_bytes: int = MAX_CONFIG_BYTES,
+    max_depth: int = MAX_DEPTH,
+    max_values: int = MAX_VALUES,
+) -> Any:
+    """One document of a hand-written config file, refused with :class:`ConfigYAMLError`
+    when it is not UTF-8, too large, nested too deep, expands through aliases to too many
+    values, or gives a mapping key twice. Malformed YAML raises :data:`YAMLError`."""
+    if len(data) > max_bytes:
+        raise ConfigYAMLError(f"{len(data)} bytes; a config file may hold at most {max_bytes}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigYAMLError(
+            f"not UTF-8 text (byte {exc.start} is {data[exc.start : exc.start + 1]!r}); "
+            "save the file as UTF-8"
+        ) from None
+    _check_depth(text, max_depth)
+    node = yaml.compose(text, Loader=LOADER)
+    if node is None:
+        return None
+    _check_nodes(node, max_values)
+    loader = LOADER("")
+    try:
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    depth = 0
+    for event in yaml.parse(text, Loader=LOADER):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > max_depth:
+                line = event.start_mark.line + 1
+                raise ConfigYAMLError(
+                    f"nested more than {max_depth} levels deep at line {line}", line
+                )
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+def _check_nodes(root: yaml.Node, max_values: int) -> None:
+    """Duplicate keys, alias cycles, and the size the document would have once expanded."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            line = node.start_mark.line + 1
+            raise ConfigYAMLError(f"an alias refers to itself at line {line}", line)
+        open_nodes.add(key)
+        total = 1
+        if isinstance(node, yaml.MappingNode):
+            _check_duplicate_keys(node)
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        for child in children:
+            total += size(child)
+            if total > max_values:
+                line = node.start_mark.line + 1
+                raise ConfigYAMLError(
+                    f"expands to more than {max_values} values (aliases) at line {line}; "
+                    "write the values out or use fewer aliases",
+                    line,
+                )
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    size(root)
+
+
+def _check_duplicate_keys(node: yaml.MappingNode) -> None:
+    seen: dict[tuple[str, str], int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE_TAG:
+            continue
+        line = key.start_mark.line + 1
+        first = seen.get((key.tag, key.value))
+        if first is None:
+            seen[(key.tag, key.value)] = line
+        else:
+            raise ConfigYAMLError(
+                f"key {key.value!r} given twice, at line {first} and line {line}; keep one",
+                line,
+            )

@@ -18,7 +18,7 @@ from langop_infra.tool import LanguageTool
 HEADER_CANARY = "hdr-canary-51c2e0"
 ENV_CANARY = "env-canary-9d41aa"
 CANARIES = (HEADER_CANARY, ENV_CANARY)
-AGENT_TYPE = "langop:index:LanguageAgent"
+AGENT_TYPE = "langop-infra:index:LanguageAgent"
 CHECKSUM = "langop.io/config-checksum"
 
 EXPECTED_MCP_SERVERS = (
@@ -122,9 +122,9 @@ def agent_fields(**overrides: Any) -> dict[str, Any]:
 
 def scenario(extra_tools: tuple[dict[str, Any], ...] = (), **overrides: Any) -> Callable[[], None]:
     def program() -> None:
-        index = make_tools(extra_tools)
+        make_tools(extra_tools)
         fields = agent_fields(**overrides)
-        agent = LanguageAgent("helper", tool_index=index, **fields)
+        agent = LanguageAgent("helper", **fields)
         pulumi.export("config_yaml", agent.config_yaml)
         pulumi.export("mcp_servers", agent.mcp_servers)
 
@@ -325,7 +325,28 @@ def test_component_type_and_parents(scenario_run) -> None:
         "ai/helper-config",
         "ai/helper-env",
         "ai/helper-ingress",
+        "ai/helper/files-schema",
     ]
+
+
+def test_a_sidecar_tool_is_synced_through_the_pods_of_each_agent_carrying_it(
+    scenario_run,
+) -> None:
+    """The sidecar ``files`` listens on localhost in the agent's pod: its sync goes through
+    the API server's pod proxy to a pod selected by the agent's labels, after the agent."""
+    component = registration(scenario_run, AGENT_TYPE, "helper")
+    [sync] = [r for r in scenario_run.registrations if r.name == "ai/helper/files-schema"]
+    deployment = registration(scenario_run, "kubernetes:apps/v1:Deployment", "ai/helper")
+    assert sync.parent == component.urn
+    assert deployment.urn in sync.dependencies
+    assert sync.inputs["deployment_mode"] == "sidecar"
+    assert sync.inputs["pod_selector"] == {"langop.io/agent": "helper"}
+    assert sync.inputs["endpoint"] == "http://localhost:8090"
+    assert (sync.inputs["namespace"], sync.inputs["service"], sync.inputs["port"]) == (
+        "ai",
+        "files",
+        8090,
+    )
 
 
 def test_agent_labels(rendered) -> None:
@@ -425,11 +446,10 @@ def test_reference_to_a_tool_object_works_like_one_by_name(render) -> None:
         LanguageAgent("helper", **agent_fields(tools=[*tools, {"name": "ghost", "enabled": False}]))
 
     def by_name() -> None:
-        index = make_tools()
+        make_tools()
         refs = [{"name": "search"}, {"name": "fetch"}, {"name": "files"}]
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[*refs, {"name": "ghost", "enabled": False}]),
         )
 
@@ -442,10 +462,9 @@ def test_unresolvable_reference_raises_before_the_agent_registers() -> None:
     run = ProgramRun()
 
     def program() -> None:
-        index = make_tools()
+        make_tools()
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[{"name": "search"}, {"name": "nowhere"}]),
         )
 
@@ -469,10 +488,9 @@ def test_sidecar_port_clash_raises_with_the_path() -> None:
     }
 
     def program() -> None:
-        index = make_tools((shell,))
+        make_tools((shell,))
         LanguageAgent(
             "helper",
-            tool_index=index,
             **agent_fields(tools=[{"name": "files"}, {"name": "search"}, {"name": "shell"}]),
         )
 

@@ -1,4 +1,4 @@
-"""Issue 9, item 1: the bad-input matrix.
+"""The bad-input matrix.
 
 Every case is one invalid configuration, run twice: through the Python API
 (``LanguageCluster("c", doc)`` under the mock engine) and through ``langop-infra render
@@ -125,96 +125,15 @@ WH0 = f"{A0}.webhookTools[0]"
 
 @dataclass(frozen=True)
 class Case:
-    """One invalid cluster document, the path of its problem, and the gist of the message.
-
-    ``api_defect`` / ``cli_defect`` name a known defect that makes that half fail today.
-    """
+    """One invalid cluster document, the path of its problem, and the gist of the message."""
 
     id: str
     document: dict[str, Any]
     path: str
     gist: str
-    api_defect: str | None = None
-    cli_defect: str | None = None
 
 
-# --- known defects (each case below fails until the package is fixed) -----------------------
-
-SERVICE_NAME_DNS1035 = (
-    "validation/specs: a service tool's name becomes a Service name, which must be a DNS-1035 "
-    "label (start with a letter); '9memory' passes as a DNS-1123 label and the API server "
-    "refuses the Service"
-)
-SECRET_NAME_CLASH = (
-    "validation.cluster_problems: secrets.<agent>-env collides with the agent's own Secret "
-    "<agent>-env (literal secretEnv); two Secret objects with one name"
-)
-DANGLING_SECRET_KEY = (
-    "validation: a secretKeyRef to a Secret declared under secrets names a key that Secret "
-    "does not have; the pod fails with CreateContainerConfigError"
-)
-LABEL_VALUE = (
-    "specs.label_map: label values are not checked; 'platform team' is refused by the API server"
-)
-RUN_AS_ROOT = (
-    "specs.Security: runAsUser 0 with runAsNonRoot true is accepted; the kubelet refuses to "
-    "start the container"
-)
-REQUESTS_OVER_LIMITS = (
-    "specs.Resources: a request above its limit is accepted; the API server refuses the Deployment"
-)
-EXCEPT_OUTSIDE_CIDR = (
-    "specs.EgressRule/IPBlock: an except block outside cidr is accepted; the API server "
-    "requires a strict subset"
-)
-CIDR_WITHOUT_PREFIX = (
-    "specs.cidr: ip_network(strict=False) accepts '203.0.113.7' (no prefix length); "
-    "NetworkPolicy ipBlock.cidr needs CIDR notation"
-)
-URL_WITH_CREDENTIALS = (
-    "specs.http_url: a URL with user:password@ is accepted and lands in plain text in the "
-    "ConfigMap (config.yaml) and AGENT_MCP_SERVERS"
-)
-HEADER_VALUE_CRLF = (
-    "specs.HeaderSpec: a header value with CR/LF is accepted; it cannot be sent as an HTTP header"
-)
-SECRET_KEY_REF_KEY = (
-    "specs.SecretKeyRef.key: no Secret-key pattern; 'api key' is refused by the API server"
-)
-MOUNT_PATH_TMP = (
-    "specs.Persistence: mountPath /tmp duplicates the /tmp emptyDir mount; the API server "
-    "refuses duplicate mountPaths"
-)
-WORKSPACE_PATH_CONFIG = (
-    "specs.AgentSpec: workspacePath /etc/agent duplicates the config mount when the agent has "
-    "sidecars; the API server refuses duplicate mountPaths"
-)
-DEFAULT_DENY_NAME = (
-    "validation.cluster_problems: a tool named 'default-deny', or an agent of that name with "
-    "sidecar tools, gets NetworkPolicy default-deny-ingress, the name of the namespace's "
-    "default-deny policy"
-)
-WEAKER_THAN_RESTRICTED = (
-    "validation: a security override that breaks the restricted standard is accepted although "
-    "LanguageCluster labels the namespace it creates enforce=restricted, so no pod is admitted"
-)
-SYNC_HEADER_PATH = (
-    "tool.sync_headers: the problem path lacks the tools[i] prefix (and langop-infra: through "
-    "render), and LanguageCluster has already registered the Namespace and Secrets when "
-    "LanguageTool raises"
-)
-CROSS_NAMESPACE_PREFIX = (
-    "stack_program.main: LanguageCluster's external-reference problems are not prefixed with "
-    "langop-infra: (read_cluster_config does not run external_reference_problems)"
-)
-KEY_MARKER_IN_PATH = (
-    "validation._data_loc keeps pydantic's '[key]' marker (the last loc part of an invalid "
-    'dict key) as if it were a key: the path ends in ["[key]"]'
-)
-SELF_SUGGESTION = (
-    "validation.problems_from: 'did you mean' draws from every model's fields, so an agent's "
-    "unknown 'port' is told \"did you mean 'port'?\""
-)
+# --- the matrix ------------------------------------------------------------------------------
 
 CASES: list[Case] = [
     # --- tools -------------------------------------------------------------------------------
@@ -1074,13 +993,8 @@ def write_stack(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def params(cases: list[Case], defect: str) -> list[Any]:
-    out = []
-    for case in cases:
-        reason = getattr(case, defect)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(case, id=case.id, marks=marks))
-    return out
+def params(cases: list[Case]) -> list[Any]:
+    return [pytest.param(case, id=case.id) for case in cases]
 
 
 # --- tests -----------------------------------------------------------------------------------
@@ -1091,8 +1005,7 @@ def test_matrix_is_large_and_distinct() -> None:
     assert len(ids) == len(set(ids))
     documents = [yaml.safe_dump(c.document, sort_keys=True) for c in CASES]
     assert len(documents) == len(set(documents)), "two cases test the same document"
-    passing = [c for c in CASES if not (c.api_defect or c.cli_defect)]
-    assert len(passing) + len(STACK_CASES) >= 40
+    assert len(CASES) + len(STACK_CASES) >= 40
 
 
 def test_base_document_is_valid_through_the_api() -> None:
@@ -1107,7 +1020,7 @@ def test_base_document_is_valid_through_render(tmp_path: Path) -> None:
     assert "kind: Deployment" in out
 
 
-@pytest.mark.parametrize("case", params(CASES, "api_defect"))
+@pytest.mark.parametrize("case", params(CASES))
 def test_python_api_refuses(case: Case) -> None:
     found, run = api_problems(case.document)
     assert case.path in found, f"no problem at {case.path!r}: {found}"
@@ -1116,7 +1029,7 @@ def test_python_api_refuses(case: Case) -> None:
     assert run.registrations == [], [r.name for r in run.registrations]
 
 
-@pytest.mark.parametrize("case", params(CASES, "cli_defect"))
+@pytest.mark.parametrize("case", params(CASES))
 def test_render_refuses(case: Case, tmp_path: Path) -> None:
     config = {f"{PREFIX}{k}": v for k, v in case.document.items()}
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))

@@ -1,4 +1,4 @@
-"""Issue 9, item 5: the rendered prod stack passes checkov, save the findings SECURITY.md accepts.
+"""The rendered prod stack passes checkov, save the findings SECURITY.md accepts.
 
 ``tools/checkov.sh`` needs checkov in ``.venv-checkov`` (its pins clash with pulumi's); CI
 creates it, and these tests skip when it is absent.

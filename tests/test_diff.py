@@ -1,10 +1,11 @@
-"""Issue 7: ``langop-infra diff OLD NEW`` and ``manifest_diff`` on hand-made and real renders."""
+"""``langop-infra diff OLD NEW`` and ``manifest_diff`` on hand-made and real renders."""
 
 from __future__ import annotations
 
 import contextlib
 import copy
 import io
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,12 @@ def test_identical_renders_have_no_differences() -> None:
     result = diff_renders(old, copy.deepcopy(old))
     assert result.equal
     assert (result.added, result.removed, result.changed) == ([], [], {})
-    assert result.report() == "no differences\n"
+    assert result.unseen_secrets == 1
+    assert result.report().splitlines() == [
+        "note: 1 secret value is redacted, so secret changes cannot be seen; "
+        "render both with --fingerprint-key-env VAR",
+        "no differences",
+    ]
 
 
 def test_added_removed_and_changed_objects() -> None:
@@ -134,7 +140,7 @@ def test_added_removed_and_changed_objects() -> None:
         "~ Deployment shop/seller\n"
         "    spec.template.spec.containers[name=seller].image: "
         "ghcr.io/acme/seller:1 -> ghcr.io/acme/seller:2\n"
-        "1 added, 1 removed, 1 changed\n"
+        "1 added, 1 removed, 1 changed (1 field)\n"
     )
 
 
@@ -154,6 +160,7 @@ def test_named_lists_are_matched_by_name() -> None:
             {"name": "DEBUG", "value": "1"},
         ),
     ]
+    # DEBUG was inserted, nothing moved: MODE, REGION and TOKEN keep their order.
 
 
 def test_removed_named_entry_and_nested_change_inside_it() -> None:
@@ -193,12 +200,14 @@ def test_report_shows_absent_values_and_describes_cluster_scoped_objects() -> No
     assert describe(DEPLOYMENT_KEY) == "Deployment shop/seller"
 
 
-def test_long_values_are_shortened_in_the_report() -> None:
-    old = keyed(deployment())
-    new = keyed(deployment(image="ghcr.io/acme/" + "x" * 400))
+def test_long_values_are_shortened_around_where_they_differ() -> None:
+    old = keyed(deployment(image="ghcr.io/acme/" + "x" * 400 + "-old" + "y" * 300))
+    new = keyed(deployment(image="ghcr.io/acme/" + "x" * 400 + "-new" + "y" * 300))
     line = diff_renders(old, new).report().splitlines()[1]
-    assert line.endswith("...")
-    assert len(line.split(" -> ")[1]) == 200
+    before, after = line.split(": ", 1)[1].split(" -> ")
+    assert before.startswith("...x") and before.endswith("y...")
+    assert "-old" in before and "-new" in after
+    assert len(before) < 200 and len(after) < 200
 
 
 def _absent() -> Any:
@@ -218,7 +227,8 @@ def test_diff_command_exit_codes_on_stream_files(
     new = write_stream(
         tmp_path / "new.yaml", namespace(), deployment(image="ghcr.io/acme/seller:2")
     )
-    assert run_diff(old, same, capsys) == (0, "no differences\n", "")
+    code, out, err = run_diff(old, same, capsys)
+    assert (code, out.splitlines()[-1], err) == (0, "no differences", "")
     code, out, err = run_diff(old, new, capsys)
     assert (code, err) == (1, "")
     assert out.splitlines() == [
@@ -226,7 +236,7 @@ def test_diff_command_exit_codes_on_stream_files(
         "~ Deployment shop/seller",
         "    spec.template.spec.containers[name=seller].image: "
         "ghcr.io/acme/seller:1 -> ghcr.io/acme/seller:2",
-        "0 added, 1 removed, 1 changed",
+        "0 added, 1 removed, 1 changed (1 field)",
     ]
     code, out, _ = run_diff(new, old, capsys)
     assert code == 1
@@ -239,6 +249,20 @@ def test_diff_command_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     code, out, err = run_diff(good, missing, capsys)
     assert (code, out) == (2, "")
     assert str(missing) in err and "no such file or directory" in err
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    code, out, err = run_diff(good, empty, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "langop-infra diff: error: invalid render: 1 problem\n"
+        f"  - {empty}: holds no Kubernetes objects (did the render fail?): not a render\n"
+    )
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "values.yaml").write_text("replicas: 2\n")
+    code, out, err = run_diff(folder, good, capsys)
+    assert (code, out) == (2, "")
+    assert f"{folder}: a folder without .langop-render (written by render --out)" in err
     bad = tmp_path / "bad.yaml"
     bad.write_text("---\n- just\n- a list\n")
     code, _, err = run_diff(good, bad, capsys)
@@ -270,10 +294,13 @@ def test_secrets_stay_redacted_in_the_report(
     new.write_text(render_stream("--config", str(changed)))
     code, out, _ = run_diff(old, new, capsys)
     assert code == 1
+    # The rotated token is invisible without fingerprints, and the report says so.
     assert out == (
         "~ Secret research-dev/search-credentials\n"
         f"    stringData.backup: (absent) -> '{REDACTED}'\n"
-        "0 added, 0 removed, 1 changed\n"
+        "note: 2 secret values are redacted, so secret changes cannot be seen; "
+        "render both with --fingerprint-key-env VAR\n"
+        "0 added, 0 removed, 1 changed (1 field)\n"
     )
     for value in ("rotated-search-token", "plain-backup-token", "dev-search-token-not-for-prod"):
         assert value not in out
@@ -291,8 +318,9 @@ def test_stream_and_out_directory_of_one_render_are_equal(
     assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tree)]) == 0
     capsys.readouterr()
     assert len(load_render(tree)) == len(load_render(stream)) == 15
-    assert run_diff(stream, tree, capsys) == (0, "no differences\n", "")
-    assert run_diff(tree, stream, capsys) == (0, "no differences\n", "")
+    for pair in ((stream, tree), (tree, stream)):
+        code, out, err = run_diff(*pair, capsys)
+        assert (code, out.splitlines()[-1], err) == (0, "no differences", "")
 
 
 def test_diff_of_dev_and_prod_renders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -306,6 +334,7 @@ def test_diff_of_dev_and_prod_renders(tmp_path: Path, capsys: pytest.CaptureFixt
     lines = out.splitlines()
     # Different namespaces: every object is new in prod, every dev object is gone.
     assert lines[-1] == "18 added, 15 removed, 0 changed"
+    assert not any(line.startswith("note:") for line in lines)  # no object in both
     added = {line[2:] for line in lines if line.startswith("+ ")}
     removed = {line[2:] for line in lines if line.startswith("- ")}
     assert {
@@ -361,4 +390,272 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     code, out, _ = run_diff(old, new, capsys)
     assert code == 1
     assert "    spec.replicas: 1 -> 3\n" in out
-    assert out.endswith(f"3 added, 0 removed, {len(result.changed)} changed\n")
+    assert f"3 added, 0 removed, {len(result.changed)} changed (" in out.splitlines()[-1]
+
+
+# --- review features: line diffs, moves, formats, colour, secret rotation ---------------------
+
+
+def config_map(text: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "seller-config", "namespace": "shop"},
+        "data": {"config.yaml": text},
+    }
+
+
+CONFIG_BEFORE = (
+    "tools:\n  kb-search:\n    endpoint: http://kb:8080\nmcpServers:\n- name: s\n"
+    "  timeoutSeconds: 20\n"
+)
+
+
+def test_multi_line_strings_get_a_line_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The change itself shows, not two strings cut at the same place."""
+    old = write_stream(tmp_path / "old.yaml", config_map(CONFIG_BEFORE))
+    new = write_stream(tmp_path / "new.yaml", config_map(CONFIG_BEFORE.replace("20", "45")))
+    code, out, _ = run_diff(old, new, capsys)
+    assert code == 1
+    assert out.splitlines() == [
+        "~ ConfigMap shop/seller-config",
+        "    data.config.yaml:",
+        "      @@ -4,3 +4,3 @@",
+        "       mcpServers:",
+        "       - name: s",
+        "      -  timeoutSeconds: 20",
+        "      +  timeoutSeconds: 45",
+        "0 added, 0 removed, 1 changed (1 field)",
+    ]
+
+
+def test_named_entries_that_moved_are_reported_as_moves() -> None:
+    env = [
+        {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "seller-env", "key": "T"}}},
+        {"name": "MODE", "value": "fast"},
+        {"name": "REGION", "value": "eu"},
+    ]
+    result = diff_renders(keyed(deployment()), keyed(deployment(env=env)))
+    (changes,) = result.changed.values()
+    prefix = "spec.template.spec.containers[name=seller].env"
+    assert changes == [FieldChange(f"{prefix}[name=TOKEN]", 2, 0, "moved")]
+    assert "    " + prefix + "[name=TOKEN]: moved from position 2 to 0" in result.report()
+    assert result.report().splitlines()[-1] == "0 added, 0 removed, 1 changed (1 moved)"
+
+
+def test_an_insertion_moves_nothing() -> None:
+    env = [
+        {"name": "FIRST", "value": "1"},
+        *deployment()["spec"]["template"]["spec"]["containers"][0]["env"],
+    ]
+    changes = diff_renders(keyed(deployment()), keyed(deployment(env=env))).changed
+    assert [c.kind for c in changes[DEPLOYMENT_KEY]] == ["added"]
+
+
+def test_markdown_format_is_a_comment_with_a_summary_and_a_diff_block(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_stream(tmp_path / "old.yaml", config_map(CONFIG_BEFORE + "x: '```'\n"))
+    new = write_stream(tmp_path / "new.yaml", config_map(CONFIG_BEFORE.replace("20", "45")))
+    code = main(["diff", str(old), str(new), "--format", "markdown"])
+    out = capsys.readouterr().out
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "**langop-infra diff**: 0 added, 0 removed, 1 changed (1 field)"
+    # The body holds a run of three backticks: the fence is longer, so it stays one block.
+    assert lines[2] == "````diff" and lines[-1] == "````"
+    assert "      +  timeoutSeconds: 45" in lines
+    assert "      -x: '```'" in lines
+
+
+def test_json_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = write_stream(tmp_path / "old.yaml", namespace(), deployment())
+    new = write_stream(tmp_path / "new.yaml", deployment(image="ghcr.io/acme/seller:2"))
+    assert main(["diff", str(old), str(new), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["equal"] is False
+    assert report["summary"] == "0 added, 1 removed, 1 changed (1 field)"
+    assert report["removed"] == [
+        {"apiVersion": "v1", "kind": "Namespace", "namespace": "", "name": "shop"}
+    ]
+    assert report["changed"][0]["changes"] == [
+        {
+            "path": "spec.template.spec.containers[name=seller].image",
+            "kind": "changed",
+            "old": "ghcr.io/acme/seller:1",
+            "new": "ghcr.io/acme/seller:2",
+        }
+    ]
+
+
+def _diff_on_a_terminal(old: Path, new: Path, env: dict[str, str]) -> str:
+    """Run the diff as a process whose stdout is a pseudo-terminal; return what it wrote."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "langop_infra", "diff", str(old), str(new)],
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+        timeout=60,
+        check=False,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert done.returncode == 1, done.stderr
+    return b"".join(chunks).decode()
+
+
+def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+    old = write_stream(tmp_path / "old.yaml", namespace(), deployment())
+    new = write_stream(tmp_path / "new.yaml", deployment(image="ghcr.io/acme/seller:2"))
+    # An empty NO_COLOR counts as unset (no-color.org).
+    coloured = _diff_on_a_terminal(old, new, {"NO_COLOR": ""})
+    assert "\x1b[31m- Namespace shop\x1b[0m" in coloured
+    assert "\x1b[33m~ Deployment shop/seller\x1b[0m" in coloured
+    plain = _diff_on_a_terminal(old, new, {"NO_COLOR": "1"})
+    assert "\x1b[" not in plain and "- Namespace shop" in plain
+
+
+def test_colour_is_off_in_a_pipe_and_forced_with_always(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_stream(tmp_path / "old.yaml", namespace(), deployment())
+    new = write_stream(tmp_path / "new.yaml", deployment())
+    assert main(["diff", str(old), str(new)]) == 1
+    assert "\x1b[" not in capsys.readouterr().out
+    assert main(["diff", str(old), str(new), "--color", "always"]) == 1
+    assert capsys.readouterr().out.startswith("\x1b[31m- Namespace shop\x1b[0m\n")
+
+
+KEY = "a-fingerprint-key-for-tests-0123456789"
+ROTATED = "rotated-search-token-canary"
+
+
+def _rotated_stack(tmp_path: Path) -> Path:
+    config = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    config["config"]["langop-infra:secrets"]["search-credentials"]["token"] = ROTATED
+    path = tmp_path / "Pulumi.rotated.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def _render_to(path: Path, monkeypatch: pytest.MonkeyPatch, key: str | None, *argv: str) -> Path:
+    if key is not None:
+        monkeypatch.setenv("DIFF_KEY", key)
+        argv = (*argv, "--fingerprint-key-env", "DIFF_KEY")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["render", "--project-dir", str(ROOT), *argv]) == 0, err.getvalue()
+    path.write_text(out.getvalue())
+    return path
+
+
+def test_a_rotated_secret_shows_as_changed_with_fingerprints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rotated = _rotated_stack(tmp_path)
+    old = _render_to(tmp_path / "old.yaml", monkeypatch, KEY, "--stack", "dev")
+    new = _render_to(tmp_path / "new.yaml", monkeypatch, KEY, "--config", str(rotated))
+    rendered = old.read_text() + new.read_text()
+    # Keyed fingerprints only: no value, no key, no plain hash of a value.
+    import hashlib
+
+    for value in (ROTATED, "dev-search-token-not-for-prod", KEY):
+        assert value not in rendered
+        assert hashlib.sha256(value.encode()).hexdigest() not in rendered
+    assert rendered.count("[secret hmac-sha256 key=") == 4
+    code, out, _ = run_diff(old, new, capsys)
+    assert code == 1
+    assert out == (
+        "~ Secret research-dev/search-credentials\n"
+        "    stringData.token: secret value changed\n"
+        "0 added, 0 removed, 1 changed (1 secret value changed)\n"
+    )
+    same = _render_to(tmp_path / "same.yaml", monkeypatch, KEY, "--stack", "dev")
+    code, out, _ = run_diff(old, same, capsys)
+    assert (code, out) == (0, "no differences\n")
+
+
+def test_fingerprints_made_with_other_keys_cannot_be_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = _render_to(tmp_path / "old.yaml", monkeypatch, KEY, "--stack", "dev")
+    new = _render_to(tmp_path / "new.yaml", monkeypatch, KEY[::-1], "--stack", "dev")
+    code, out, _ = run_diff(old, new, capsys)
+    assert code == 0
+    assert out.splitlines() == [
+        "note: the renders' secret fingerprints were made with different keys, so secret "
+        "changes cannot be seen; render both with the same --fingerprint-key-env key",
+        "no differences",
+    ]
+
+
+def test_a_fingerprint_key_must_be_set_and_long(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DIFF_KEY", raising=False)
+    argv = ["render", "--project-dir", str(ROOT), "--stack", "dev", "--fingerprint-key-env"]
+    assert main([*argv, "DIFF_KEY"]) == 2
+    assert capsys.readouterr().err == (
+        "langop-infra render: error: --fingerprint-key-env: environment variable DIFF_KEY is "
+        "not set; put a random key in it\n"
+    )
+    monkeypatch.setenv("DIFF_KEY", "short")
+    assert main([*argv, "DIFF_KEY"]) == 2
+    err = capsys.readouterr().err
+    assert "shorter than 16 bytes" in err and "short;" not in err
+
+
+def test_secure_values_are_fingerprinted_by_their_ciphertext(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Render cannot decrypt `secure:` values: setting one again (a new ciphertext) shows."""
+    text = (ROOT / "stacks" / "Pulumi.staging.yaml").read_text()
+    again = tmp_path / "Pulumi.staging.yaml"
+    again.write_text(text.replace("staging0search0token0ciphertext0AAAB", "other0cipher0AAAB"))
+    old = _render_to(tmp_path / "old.yaml", monkeypatch, KEY, "--stack", "staging")
+    new = _render_to(tmp_path / "new.yaml", monkeypatch, KEY, "--config", str(again))
+    code, out, _ = run_diff(old, new, capsys)
+    assert code == 1
+    assert "    stringData.token: secret value changed\n" in out
+    assert "staging0search0token0ciphertext0AAAB" not in old.read_text()
+
+
+def test_redaction_marker_is_the_engines() -> None:
+    from langop_infra.offline import formats, mock_engine
+
+    assert formats.REDACTED == mock_engine.REDACTED
+
+
+def test_the_example_ci_workflow_posts_the_markdown_diff(tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    workflow = yaml.safe_load((ROOT / "examples" / "ci" / "preview.yml").read_text())
+    steps = {s.get("name"): s for s in workflow["jobs"]["offline-diff"]["steps"]}
+    assert (
+        "langop-infra diff base.yaml head.yaml --format markdown > diff.md"
+        in (steps["Diff"]["run"])
+    )
+    assert "readFileSync('diff.md'" in steps["Comment"]["with"]["script"]
+    assert "--fingerprint-key-env LANGOP_FINGERPRINT_KEY" in steps["Render base and head"]["run"]
+    for name in ("Render base and head", "Diff"):
+        script = re.sub(r"\$\{\{[^}]*\}\}", "x", steps[name]["run"])
+        done = subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True)
+        assert done.returncode == 0, (name, done.stderr)

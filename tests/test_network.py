@@ -1,4 +1,4 @@
-"""Issue 4: the rendered NetworkPolicies admit exactly the agent→tool graph.
+"""The rendered NetworkPolicies admit exactly the agent→tool graph.
 
 Two LanguageClusters are rendered under the mock engine, their NetworkPolicies are fed to
 ``reachability.Network`` with pods labelled as the rendered pod templates are, and every
@@ -406,8 +406,10 @@ def test_cluster_creates_restricted_namespace_applies_defaults_and_exposes_by_na
     assert cluster.namespace_resource is not None
     # Tools and agents are children of the cluster component.
     registrations = rendered.run.registrations
-    (cluster_urn,) = [r.urn for r in registrations if r.type == "langop:index:LanguageCluster"]
-    components = [r for r in registrations if r.type.startswith("langop:index:Lang")]
+    (cluster_urn,) = [
+        r.urn for r in registrations if r.type == "langop-infra:index:LanguageCluster"
+    ]
+    components = [r for r in registrations if r.type.startswith("langop-infra:index:Lang")]
     assert {r.name for r in components if r.parent == cluster_urn} == {
         "shop/catalog",
         "shop/pricing",

@@ -1,4 +1,4 @@
-"""Issue 9, item 5: every pod of the shipped stacks meets the *restricted* Pod Security Standard.
+"""Every pod of the shipped stacks meets the *restricted* Pod Security Standard.
 
 Each control of https://kubernetes.io/docs/concepts/security/pod-security-standards/ is one
 function below, named after it, returning the violations it finds in one pod template; the

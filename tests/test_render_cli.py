@@ -1,4 +1,4 @@
-"""Issue 7: ``langop-infra render`` on the shipped stacks, as a user and as CI run it.
+"""``langop-infra render`` on the shipped stacks, as a user and as CI run it.
 
 The stacks are rendered through ``langop_infra.cli.main`` in-process (and once as a real
 process), the YAML is parsed back, and the environments' differences are checked on the
@@ -449,7 +449,7 @@ def test_invalid_config_exits_2_naming_the_config_path(
     code, out, err, _ = render_with(tmp_path, with_change(change), capsys)
     assert code == 2
     assert out == ""
-    assert err.startswith("langop-infra render: invalid configuration:")
+    assert err.startswith("langop-infra render: error: invalid configuration:")
     lines = [line.strip() for line in err.splitlines()]
     problem = next((line for line in lines if line.startswith(f"- {path}: ")), None)
     assert problem is not None, err

@@ -1,16 +1,18 @@
-"""Issue 9, item 3: the schema-sync fault matrix, through the dynamic provider.
+"""The schema-sync fault matrix, through the SDK's dynamic-provider servicer.
 
-Each fault is met three ways: ``create`` (no previous state), ``update`` over a previous good
-sync (its schemas must survive), and ``create`` with ``required: True`` (the same reason
-raised). Every outcome is phase ``Error`` with a one-line ``last_error`` naming the fault, in
-time. Real official-SDK servers produce the faults where they can (server down, slow handler,
-bearer auth, an oversized tool, paginations that loop or repeat); ``faultservers.SyncFaults``
+Each fault is met three ways, as ``pulumi up`` meets it (``tests/support/provider_host.py``):
+a create (no previous state), an update over a previous good sync (its schemas must
+survive), and a create with ``required: True`` (the same reason fails the step). Every
+outcome is phase ``Error`` with a one-line ``last_error`` naming the fault, in time. Real
+official-SDK servers produce the faults where they can (server down, slow handler, bearer
+auth, an oversized tool, paginations that loop or repeat); ``faultservers.SyncFaults``
 stands in for the rest. The last test checks that a failed sync leaves the stack's other
 resources as they were.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -23,22 +25,15 @@ import pytest
 from langop_infra.cluster import LanguageCluster
 from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
 from langop_infra.schema_compare import schema_hash
-from langop_infra.schema_sync import ToolSchemaSyncProvider
+from langop_infra.schema_sync import SyncOutputs, ToolSchemaSyncProvider
 from tests import faultservers
 from tests.loopback import free_port, serve
+from tests.support.provider_host import EngineHost, ProviderFailure, Secret
 
 MARGIN = 1.5  # seconds allowed beyond the input timeout
 SERVICE = "memory"
 RESOURCE_ID = f"apps/{SERVICE}"
-KEPT = (
-    "tool_schemas",
-    "tool_names",
-    "schema_hash",
-    "server_info",
-    "protocol_version",
-    "registered_at",
-    "last_synced_at",
-)
+KEPT = SyncOutputs.LISTING  # what a failed sync keeps from the last good one
 
 
 def sync_inputs(base: str, path: str = "/mcp", **extra: Any) -> dict[str, Any]:
@@ -66,14 +61,41 @@ def timed(call: Callable[[], Any]) -> tuple[Any, float]:
 
 
 @pytest.fixture(scope="module")
-def good() -> dict[str, Any]:
-    """The outputs of a real, successful sync of an official-SDK server: the previous state."""
+def good() -> EngineHost:
+    """A real, successful sync of an official-SDK server, as the engine keeps it: the
+    previous state of every update below."""
     with serve(faultservers.memory_server().streamable_http_app()) as base:
-        props = sync_inputs(base)
-        outs = ToolSchemaSyncProvider().create(props).outs
+        host = EngineHost(ToolSchemaSyncProvider())
+        host.up(sync_inputs(base))
+    outs = host.plain_outputs()
     assert outs["phase"] == "Registered", outs["last_error"]
     assert outs["tool_names"] == ["remember"]
-    return {**props, **outs}
+    return host
+
+
+def after(good: EngineHost) -> EngineHost:
+    """A fresh host holding ``good``'s state."""
+    host = EngineHost(ToolSchemaSyncProvider())
+    host.id, host.inputs, host.outputs = (
+        good.id,
+        copy.deepcopy(good.inputs),
+        copy.deepcopy(good.outputs),
+    )
+    return host
+
+
+def without_nulls(value: Any) -> Any:
+    """``value`` as the SDK's servicer hands it back: null-valued object keys dropped."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
+
+
+def failure_line(failure: ProviderFailure) -> str:
+    """The exception line of the traceback the engine prints for a failed step."""
+    return failure.details.strip().splitlines()[-1].removeprefix("RuntimeError: ")
 
 
 @pytest.fixture(scope="module")
@@ -216,12 +238,11 @@ FAULTS = {
     ),
 }
 REPEATED_TOOL = Fault("repeated_tool", says=(r"tools/list", r"'beta'"))
-REPEATED_TOOL_DEFECT = (
-    "Session._list_tools (langop_infra/mcp/session.py) extends the list with every page "
-    "without checking names against earlier pages: a page 2 repeating page 1's 'beta' is "
-    "recorded as phase Registered with tool_names ['alpha', 'beta', 'beta', 'gamma']"
-)
-CASES = [pytest.param(fault, id=name) for name, fault in FAULTS.items()] + [
+SLOW = ("slow", "server-down")  # waits out a deadline, or three refused connections
+CASES = [
+    pytest.param(fault, id=name, marks=[pytest.mark.slow] if name in SLOW else [])
+    for name, fault in FAULTS.items()
+] + [
     pytest.param(
         REPEATED_TOOL,
         id="page-repeats-a-tool",
@@ -231,7 +252,8 @@ CASES = [pytest.param(fault, id=name) for name, fault in FAULTS.items()] + [
 
 def fault_inputs(request: pytest.FixtureRequest, fault: Fault) -> dict[str, Any]:
     base = request.getfixturevalue(fault.server)
-    return sync_inputs(base, fault.path, timeout=fault.timeout, headers=fault.headers)
+    headers = Secret(fault.headers) if fault.headers else None
+    return sync_inputs(base, fault.path, timeout=fault.timeout, headers=headers)
 
 
 def assert_reason(text: str, fault: Fault) -> None:
@@ -250,63 +272,71 @@ def assert_error_outputs(outs: dict[str, Any], fault: Fault, seconds: float) -> 
 
 @pytest.mark.parametrize("fault", CASES)
 def test_fault_is_an_error_phase_with_its_reason(
-    request: pytest.FixtureRequest, good: dict[str, Any], fault: Fault
+    request: pytest.FixtureRequest, good: EngineHost, fault: Fault
 ) -> None:
-    provider = ToolSchemaSyncProvider()
     props = fault_inputs(request, fault)
 
-    created, seconds = timed(lambda: provider.create(props))
-    assert created.id == RESOURCE_ID
-    assert_error_outputs(created.outs, fault, seconds)
-    assert created.outs["tool_schemas"] == [] and created.outs["schema_hash"] == ""
-    assert created.outs["registered_at"] == "" and created.outs["endpoint"] == props["endpoint"]
-    assert "headers" not in created.outs
+    created = EngineHost(ToolSchemaSyncProvider())
+    step, seconds = timed(lambda: created.up(props))
+    assert (step, created.id) == ("create", RESOURCE_ID)
+    outs = created.plain_outputs()
+    assert_error_outputs(outs, fault, seconds)
+    assert outs["tool_schemas"] == [] and outs["schema_hash"] == ""
+    assert outs["registered_at"] == "" and outs["endpoint"] == props["endpoint"]
+    assert isinstance(created.outputs.get("headers"), Secret) == bool(fault.headers)
 
-    updated, seconds = timed(lambda: provider.update(RESOURCE_ID, good, props))
-    assert_error_outputs(updated.outs, fault, seconds)
-    assert {k: updated.outs[k] for k in KEPT} == {k: good[k] for k in KEPT}
-    assert updated.outs["schema_hash"] == schema_hash(good["tool_schemas"])
+    updated = after(good)
+    step, seconds = timed(lambda: updated.up(props))
+    assert step == "update"
+    kept = updated.plain_outputs()
+    assert_error_outputs(kept, fault, seconds)
+    before = good.plain_outputs()
+    assert {k: kept[k] for k in KEPT} == {k: without_nulls(before[k]) for k in KEPT}
+    assert kept["schema_hash"] == schema_hash(before["tool_schemas"])
 
     started = time.monotonic()
-    with pytest.raises(RuntimeError) as caught:
-        provider.create({**props, "required": True})
+    with pytest.raises(ProviderFailure) as caught:
+        EngineHost(ToolSchemaSyncProvider()).up({**props, "required": True})
     assert time.monotonic() - started < fault.timeout + MARGIN
-    raised = str(caught.value)
-    assert "\n" not in raised
+    raised = failure_line(caught.value)
     assert_reason(raised, fault)
     prefix = f"schema sync of {SERVICE} failed: "
     assert raised.startswith(prefix)
     if fault.stable:
-        assert raised == prefix + created.outs["last_error"]
-        assert updated.outs["last_error"] == created.outs["last_error"]
+        assert raised == prefix + outs["last_error"]
+        assert kept["last_error"] == outs["last_error"]
 
 
 @pytest.mark.parametrize(
     ("server", "path", "headers", "names"),
     [
-        ("stand_ins", "/ok/mcp", {}, ["remember", "recall"]),
+        ("stand_ins", "/ok/mcp", None, ["remember", "recall"]),
         ("guarded", "/mcp", {"Authorization": f"Bearer {faultservers.GOOD_TOKEN}"}, ["remember"]),
     ],
     ids=["stand-ins", "sdk-auth"],
 )
 def test_fault_servers_sync_when_not_faulting(
-    request: pytest.FixtureRequest, server: str, path: str, headers: dict, names: list[str]
+    request: pytest.FixtureRequest, server: str, path: str, headers: dict | None, names: list[str]
 ) -> None:
     """Controls: the same servers, asked correctly, sync; the faults above are the faults."""
-    props = sync_inputs(request.getfixturevalue(server), path, headers=headers)
-    outs = ToolSchemaSyncProvider().create(props).outs
+    secret = Secret(headers) if headers else None
+    host = EngineHost(ToolSchemaSyncProvider())
+    host.up(sync_inputs(request.getfixturevalue(server), path, headers=secret))
+    outs = host.plain_outputs()
     assert (outs["phase"], outs["last_error"], outs["tool_names"]) == ("Registered", "", names)
 
 
-def test_read_of_a_failing_tool_keeps_state_even_when_required(
-    good: dict[str, Any], down: str
+def test_refresh_of_a_failing_tool_keeps_state_even_when_required(
+    good: EngineHost, down: str
 ) -> None:
     """``pulumi refresh`` never fails on a sync error, ``required`` or not."""
-    props = {**good, **sync_inputs(down, required=True)}
-    outs = ToolSchemaSyncProvider().read(RESOURCE_ID, props).outs
+    host = after(good)
+    host.outputs.update({"endpoint": down, "required": True})
+    outs = host.refresh()
     assert outs["phase"] == "Error"
     assert "connection refused" in outs["last_error"]
-    assert {k: outs[k] for k in KEPT} == {k: good[k] for k in KEPT}
+    before = good.plain_outputs()
+    assert {k: outs[k] for k in KEPT} == {k: without_nulls(before[k]) for k in KEPT}
 
 
 # -- the rest of the stack is unaffected --------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Issue 9, item 4: the secrets audit.
+"""The secrets audit.
 
 ONE program sets every kind of secret input to its own canary value:
 

@@ -183,7 +183,7 @@ def test_agent_and_reference_defaults() -> None:
     assert webhook.input_schema == {"type": "object"}
 
 
-# --- issue 2: bad tool input -----------------------------------------------------------------
+# --- bad tool input ---------------------------------------------------------------------------
 
 
 def test_every_bad_tool_input_is_reported_at_once() -> None:
@@ -354,7 +354,7 @@ def test_durations_in_specs() -> None:
     assert WebhookToolSpec(name="t", url="https://x.example", timeout=45).timeout == 45.0
 
 
-# --- issue 3: agent specs --------------------------------------------------------------------
+# --- agent specs ------------------------------------------------------------------------------
 
 
 class SearchInput(BaseModel):

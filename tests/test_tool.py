@@ -15,7 +15,7 @@ from langop_infra.tool import LanguageTool
 
 CANARY = "canary-7f3a9c-do-not-leak"
 IMAGE = "ghcr.io/acme/web-search:1.0.0"
-TOOL_TYPE = "langop:index:LanguageTool"
+TOOL_TYPE = "langop-infra:index:LanguageTool"
 
 
 def tool_program(**fields: Any) -> Callable[[], None]:

@@ -123,11 +123,11 @@ def stack_targets(
 ) -> tuple[list[SyncTarget], dict[str, SyncResult]]:
     """Every schema-synced tool of the stack as a target, and those that cannot be reached at
     all (e.g. no kubeconfig for ``apiserver-proxy``) as failed results."""
-    from langop_infra.errors import one_line
     from langop_infra.offline.mock_engine import DYNAMIC_TYPE
     from langop_infra.offline.render import render_stack
+    from langop_infra.redact import redact
     from langop_infra.schema_lock import SyncResult, SyncTarget
-    from langop_infra.schema_sync import sync_target
+    from langop_infra.schema_sync import credentials, sync_target
 
     run = render_stack(project_dir, stack=stack, config_file=config)
     syncs = run.by_type(DYNAMIC_TYPE)
@@ -141,9 +141,21 @@ def stack_targets(
         )
     targets: list[SyncTarget] = []
     failed: dict[str, SyncResult] = {}
+    seen: set[str] = set()
     for registration in syncs:
         name = names[registration.urn]
         inputs = plain_inputs(registration.inputs)
+        if name in seen:
+            continue  # a sidecar tool is synced once per agent carrying it; lock it once
+        seen.add(name)
+        if inputs.get("deployment_mode") == "sidecar" and name not in overrides:
+            # It listens on localhost in agent pods: reachable only through a cluster.
+            print(
+                f"{PROG}: note: skipped sidecar tool {name} (it listens inside agent pods); "
+                f"lock it with --url {name}=<its MCP URL>",
+                file=sys.stderr,
+            )
+            continue
         headers = _usable_headers(name, inputs.get("headers") or {})
         per_tool = float(inputs.get("timeout") or 10.0)
         if timeout is not None:
@@ -155,7 +167,7 @@ def stack_targets(
         try:
             url, route_headers, tls = sync_target({**inputs, "headers": headers})
         except Exception as exc:  # e.g. no kubeconfig: this tool fails, the others still sync
-            failed[name] = SyncResult(name, error=one_line(str(exc)))
+            failed[name] = SyncResult(name, error=redact(str(exc), credentials(inputs)))
             continue
         targets.append(SyncTarget(name, url, route_headers, per_tool, tls))
     return targets, failed

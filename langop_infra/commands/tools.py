@@ -4,7 +4,12 @@
     langop-infra tools https://search.example.com/mcp --header 'Authorization: Bearer x'
     langop-infra tools --transport stdio -- python -m my_server --flag
     langop-infra tools --agent-config /etc/agent/config.yaml               # + MCP_SERVERS
+    langop-infra tools https://mcp.example.com/mcp --client-id ci --client-secret-env SECRET
+    langop-infra tools https://mcp.example.com/mcp --oauth-redirect browser  # a person logs in
     langop-infra tools URL --protocol 2025-11-25 --max-bytes 64MiB --max-pages 500
+
+OAuth (any of --client-id, --client-secret-env, --scope, --grant, --oauth-redirect) answers
+the server's 401 per the MCP authorization spec; tokens stay in memory.
 
 ``--json`` prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
 ``--agent-config``: ``{"tools", "failures"}``). The table escapes control characters and
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import sys
 import unicodedata
@@ -29,6 +35,9 @@ _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
 _PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _DEFAULT_TIMEOUT = 10.0
 _DESCRIPTION_WIDTH = 70
+_GRANTS = ("auto", "client-credentials", "authorization-code")
+_REDIRECTS = ("browser", "print", "follow")
+_LOGIN_SECONDS = 300.0  # how long a person has to approve in the browser
 _SIZE = re.compile(r"(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 # Bidi embeddings, overrides and isolates, and the marks: they reorder what follows them.
@@ -89,6 +98,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="ark",
         help="registry names with --agent-config: server__tool (ark) or mcp:server:tool",
     )
+    oauth = parser.add_argument_group("OAuth 2.1 (used when the server answers 401)")
+    oauth.add_argument("--client-id", metavar="ID", help="pre-registered OAuth client id")
+    oauth.add_argument(
+        "--client-secret-env",
+        metavar="VAR",
+        help="environment variable holding the client secret (never pass it as an argument)",
+    )
+    oauth.add_argument(
+        "--scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="scope to request besides what the server asks for (repeatable)",
+    )
+    oauth.add_argument(
+        "--grant",
+        choices=_GRANTS,
+        default=None,
+        help="auto (default): client credentials with a secret where offered, else a login",
+    )
+    oauth.add_argument(
+        "--oauth-redirect",
+        choices=_REDIRECTS,
+        default=None,
+        help="login: print the URL (default), also open a browser, or follow the "
+        "authorization server's redirects without a person",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         headers = _parse_headers(args.header)
         if args.timeout is not None and not args.timeout > 0:
             raise _UsageError("--timeout must be a positive number of seconds")
+        args.auth = _oauth(args)
         args.max_bytes = _size(args.max_bytes)
         for flag in ("max_pages", "max_tools"):
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
@@ -113,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
     from langop_infra.mcp import MCPError, fetch_tool_listing
 
     try:
+        if isinstance(target, str) and args.auth is not None:
+            # Authorize first, so the request timeouts do not run while a person approves.
+            asyncio.run(args.auth.login(target))
         listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
     except MCPError as exc:
         print(f"error: {escape(str(exc))}", file=sys.stderr)
@@ -230,10 +270,45 @@ def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
         headers=headers,
         timeout=timeout,
         deadline=max(30.0, 3 * timeout),
+        auth=getattr(args, "auth", None),
         transport=args.transport,
         verify=args.ca_bundle or True,
         protocol=args.protocol,
         **caps,
+    )
+
+
+def _oauth(args: argparse.Namespace) -> Any:
+    """The OAuth2Auth the flags ask for, or None when no OAuth flag is given."""
+    scopes = [scope for value in args.scope for scope in value.split()]
+    wanted = (args.client_id, args.client_secret_env, scopes, args.grant, args.oauth_redirect)
+    if not any(wanted):
+        return None
+    secret = None
+    if args.client_secret_env:
+        if not args.client_id:
+            raise _UsageError("--client-secret-env needs --client-id")
+        secret = os.environ.get(args.client_secret_env)
+        if not secret:
+            raise _UsageError(
+                f"environment variable {args.client_secret_env} (--client-secret-env) is unset "
+                "or empty; export the client secret in it"
+            )
+    grant = (args.grant or "auto").replace("-", "_")
+    if grant == "client_credentials" and not secret:
+        raise _UsageError("--grant client-credentials needs --client-id and --client-secret-env")
+
+    from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth
+
+    redirect = args.oauth_redirect or "print"
+    return OAuth2Auth(
+        client_id=args.client_id,
+        client_secret=secret,
+        scopes=scopes,
+        grant=grant,
+        redirect=FollowRedirect()
+        if redirect == "follow"
+        else LoopbackRedirect(open_browser=redirect == "browser", timeout=_LOGIN_SECONDS),
     )
 
 

@@ -117,6 +117,7 @@ class HTTPConnection:
             timeout=httpx.Timeout(options.timeout),
             verify=verify,
             follow_redirects=False,
+            auth=options.auth,
             transport=transport,
         )
 

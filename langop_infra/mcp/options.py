@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import httpx
 
 TransportName = Literal["auto", "streamable-http", "sse", "stdio"]
 TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
@@ -45,6 +48,8 @@ class ClientOptions:
     verify: bool | str = True
     cert: str | tuple[str, str] | None = None
     transport: TransportName = "auto"
+    # An httpx.Auth for HTTP transports, e.g. langop_infra.mcp.oauth.OAuth2Auth.
+    auth: httpx.Auth | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -94,5 +99,6 @@ class ClientOptions:
                 self.verify,
                 self.cert,
                 self.transport,
+                id(self.auth),
             )
         )

@@ -1,11 +1,13 @@
 """Render a stack offline: the project's real program, its stack config, the mock engine.
 
-Secrets (including ``secure:`` config values, which cannot be decrypted here) come out as
-:data:`REDACTED`; schema-sync resources are recorded but never contacted.
+Secrets (including ``secure:`` config values, which are never decrypted here) come out as
+:data:`REDACTED`, or as keyed fingerprints (:func:`fingerprinted_manifests`); schema-sync
+resources are recorded but never contacted.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import runpy
 import sys
@@ -16,7 +18,15 @@ from typing import Any
 
 from langop_infra import yaml_io
 from langop_infra.errors import Problem, SpecError
-from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
+from langop_infra.offline.formats import OUT_MARKER
+from langop_infra.offline.mock_engine import (
+    REDACTED,
+    ProgramRun,
+    is_wrapped_secret,
+    run_program,
+    to_manifest,
+)
+from langop_infra.offline.stack_secrets import check_secure_values, fingerprint
 
 KIND_ORDER = {
     "Namespace": 0,
@@ -38,11 +48,12 @@ class Project:
 
     @classmethod
     def load(cls, directory: str | Path) -> Project:
+        """The project whose ``Pulumi.yaml`` is in ``directory``."""
         directory = Path(directory).resolve()
         path = directory / "Pulumi.yaml"
         if not path.is_file():
             raise SpecError([Problem(str(path), "no Pulumi.yaml here; pass --project-dir")])
-        data = _load_yaml(path)
+        data = load_stack_file(path)
         main = directory / str(data.get("main") or "")
         if main.is_dir():
             main = main / "__main__.py"
@@ -53,13 +64,67 @@ class Project:
             stack_config_dir=directory / str(data.get("stackConfigDir") or "."),
         )
 
+    @classmethod
+    def find(cls, start: str | Path = ".") -> Project:
+        """The project of ``start`` or of its nearest parent holding ``Pulumi.yaml``, as the
+        Pulumi CLI looks for it."""
+        start = Path(start).resolve()
+        for directory in (start, *start.parents):
+            if (directory / "Pulumi.yaml").is_file():
+                return cls.load(directory)
+        raise SpecError(
+            [Problem(str(start), "no Pulumi.yaml here or in a parent folder; pass --project-dir")]
+        )
+
     def stack_file(self, stack: str) -> Path:
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
 
+    def stacks(self) -> list[str]:
+        """The stacks that have a stack file, sorted."""
+        files = self.stack_config_dir.glob("Pulumi.*.yaml")
+        return sorted(f.name.removeprefix("Pulumi.").removesuffix(".yaml") for f in files)
 
-def _load_yaml(path: Path) -> dict[str, Any]:
+
+class StackChoiceError(SpecError):
+    """No stack given, or one without a stack file: one line, with the stacks there are."""
+
+    def __str__(self) -> str:
+        return str(self.problems[0])
+
+
+def choose_stack(
+    project: Project, stack: str | None, config_file: str | Path | None
+) -> tuple[str, Path]:
+    """The stack's name and its file: ``config_file`` when given, else the project's
+    ``Pulumi.<stack>.yaml``; no default, a did-you-mean for typos."""
+    if config_file is not None:
+        path = Path(config_file)
+        stack = stack or path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+        if not path.is_file():
+            raise SpecError([Problem(str(path), f"no config for stack {stack!r}; no such file")])
+        return stack, path
+    known = project.stacks()
+    listed = ", ".join(known) if known else f"none yet: add {project.stack_file('<name>')}"
+    if stack is None:
+        raise StackChoiceError(
+            [Problem("", f"no stack given; pass --stack NAME (stacks here: {listed})")]
+        )
+    path = project.stack_file(stack)
+    if not path.is_file():
+        close = difflib.get_close_matches(stack, known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        message = f"no config for stack {stack!r}; {hint}(stacks here: {listed}); create this file"
+        raise SpecError([Problem(str(path), message)])
+    return stack, path
+
+
+def load_stack_file(path: Path) -> dict[str, Any]:
+    """A Pulumi project or stack file, within the limits of :func:`yaml_io.load_config`:
+    UTF-8, no duplicate keys, bounded size, depth and alias expansion."""
     try:
-        data = yaml_io.load(path.read_text()) or {}
+        data = yaml_io.load_config(path.read_bytes()) or {}
+    except yaml_io.ConfigYAMLError as exc:
+        raise SpecError([Problem(str(path), str(exc))]) from None
     except yaml_io.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -71,10 +136,20 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def stack_config(project: Project, path: Path) -> tuple[dict[str, str], list[str]]:
+def stack_config(
+    project: Project,
+    path: Path,
+    data: Mapping[str, Any] | None = None,
+    *,
+    keep_ciphertext: bool = False,
+) -> tuple[dict[str, str], list[str]]:
     """A stack file's ``config:`` as the CLI passes it to a program: full keys, values as
-    strings (structured values as JSON), and the keys holding secure values."""
-    data = _load_yaml(path)
+    strings (structured values as JSON), and the keys holding secure values.
+
+    ``secure:`` values become the redaction marker, or with ``keep_ciphertext`` their
+    ciphertext (not secret in itself), so that fingerprints change when a value is set again.
+    """
+    data = load_stack_file(path) if data is None else data
     raw = data.get("config") or {}
     if not isinstance(raw, Mapping):
         raise SpecError([Problem(f"{path}:config", "expected a mapping of config keys")])
@@ -82,7 +157,7 @@ def stack_config(project: Project, path: Path) -> tuple[dict[str, str], list[str
     secret_keys: list[str] = []
     for key, value in raw.items():
         full_key = key if ":" in str(key) else f"{project.name}:{key}"
-        value, is_secret = _strip_secure(value)
+        value, is_secret = _strip_secure(value, keep_ciphertext)
         if is_secret:
             secret_keys.append(full_key)
         # As the Pulumi CLI hands structured config over: JSON with sorted keys (Go's
@@ -91,19 +166,19 @@ def stack_config(project: Project, path: Path) -> tuple[dict[str, str], list[str
     return config, secret_keys
 
 
-def _strip_secure(value: Any) -> tuple[Any, bool]:
+def _strip_secure(value: Any, keep_ciphertext: bool = False) -> tuple[Any, bool]:
     """Replace every ``{secure: ...}`` with the redaction marker; say whether there was one."""
     if isinstance(value, Mapping):
         if set(value) == {"secure"}:
-            return REDACTED, True
+            return (str(value["secure"]) if keep_ciphertext else REDACTED), True
         found = False
         out = {}
         for k, v in value.items():
-            out[k], inner = _strip_secure(v)
+            out[k], inner = _strip_secure(v, keep_ciphertext)
             found = found or inner
         return out, found
     if isinstance(value, list):
-        items = [_strip_secure(v) for v in value]
+        items = [_strip_secure(v, keep_ciphertext) for v in value]
         return [v for v, _ in items], any(s for _, s in items)
     return value, False
 
@@ -113,18 +188,20 @@ def render_stack(
     *,
     stack: str | None = None,
     config_file: str | Path | None = None,
+    keep_ciphertext: bool = False,
 ) -> ProgramRun:
-    """Run the project's program for a stack under the mock engine."""
-    project = Project.load(project_dir)
-    if config_file is not None:
-        path = Path(config_file)
-        stack = stack or path.stem.removeprefix("Pulumi.")
-    else:
-        stack = stack or "dev"
-        path = project.stack_file(stack)
-    if not path.is_file():
-        raise SpecError([Problem(str(path), f"no config for stack {stack!r}; create this file")])
-    config, secret_keys = stack_config(project, path)
+    """Run the project's program for a stack under the mock engine.
+
+    The project is found in ``project_dir`` or its parents; a stack must be named (``stack``
+    or ``config_file``). Raises :class:`SpecError` for an unusable stack file.
+    """
+    project = Project.find(project_dir)
+    stack, path = choose_stack(project, stack, config_file)
+    data = load_stack_file(path)
+    problems = check_secure_values(data, path, stack)
+    if problems:
+        raise SpecError(problems)
+    config, secret_keys = stack_config(project, path, data, keep_ciphertext=keep_ciphertext)
     if not project.main.is_file():
         raise SpecError([Problem(str(project.main), "the project's program is missing")])
 
@@ -142,6 +219,29 @@ def render_stack(
         config=config,
         secret_keys=secret_keys,
     )
+
+
+def fingerprinted_manifests(run: ProgramRun, key: bytes) -> list[dict[str, Any]]:
+    """Like ``run.manifests()``, with each secret scalar as its keyed fingerprint."""
+    return [_fingerprinted(r.inputs, key) for r in run.kubernetes()]
+
+
+def _fingerprinted(value: Any, key: bytes) -> Any:
+    if is_wrapped_secret(value):
+        return _marks(to_manifest(value["value"]), key)
+    if isinstance(value, dict):
+        return {k: _fingerprinted(v, key) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_fingerprinted(v, key) for v in value]
+    return to_manifest(value)
+
+
+def _marks(value: Any, key: bytes) -> Any:
+    if isinstance(value, dict):
+        return {k: _marks(v, key) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_marks(v, key) for v in value]
+    return fingerprint(value, key)
 
 
 def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:
@@ -171,9 +271,6 @@ def manifest_filename(manifest: Mapping[str, Any]) -> str:
     meta = manifest.get("metadata", {})
     namespace = meta.get("namespace") or "_cluster"
     return f"{namespace}/{manifest.get('kind', 'Object').lower()}-{meta.get('name')}.yaml"
-
-
-OUT_MARKER = ".langop-render"
 
 
 def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:

@@ -1,0 +1,7 @@
+"""``python -m langop_infra``: the ``langop-infra`` command."""
+
+import sys
+
+from langop_infra.cli import main
+
+sys.exit(main())

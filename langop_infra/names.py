@@ -1,0 +1,62 @@
+"""Names the package gives things, in one place: env vars an agent reads, paths every pod
+mounts, and the names of generated objects. Validation checks against these and the builders
+use them, so a rule and the thing it guards cannot drift apart.
+"""
+
+import re
+
+CONFIG_DIR = "/etc/agent"
+CONFIG_PATH = "/etc/agent/config.yaml"
+DEFAULT_MCP_PATH = "/mcp"
+TMP_DIR = "/tmp"
+# Mounted in every pod by the components: /tmp (writable), /etc/agent (config.yaml).
+RESERVED_MOUNTS = (TMP_DIR, CONFIG_DIR)
+
+MCP_SERVERS_ENV = "MCP_SERVERS"
+AGENT_MCP_SERVERS_ENV = "AGENT_MCP_SERVERS"
+AGENT_WEBHOOK_TOOLS_ENV = "AGENT_WEBHOOK_TOOLS"
+AGENT_CONFIG_PATH_ENV = "AGENT_CONFIG_PATH"
+RESERVED_AGENT_ENV = frozenset(
+    {MCP_SERVERS_ENV, AGENT_MCP_SERVERS_ENV, AGENT_WEBHOOK_TOOLS_ENV, AGENT_CONFIG_PATH_ENV}
+)
+HEADER_ENV_PREFIX = "ARK_MCP_"
+WEBHOOK_ENV_PREFIX = "AGENT_WEBHOOK_"
+RESERVED_AGENT_ENV_PREFIXES = (HEADER_ENV_PREFIX, WEBHOOK_ENV_PREFIX)
+
+DEFAULT_DENY_NAME = "default-deny-ingress"
+
+
+def env_token(text: str) -> str:
+    """Upper case, every character outside ``A-Z0-9`` turned into ``_`` (ark's env naming)."""
+    return re.sub(r"[^A-Z0-9]", "_", text.upper())
+
+
+def header_env_name(server: str, header: str) -> str:
+    """``ARK_MCP_<SERVER>_HEADER_<HEADER>``: the env var that carries an MCP server's header."""
+    return f"{HEADER_ENV_PREFIX}{env_token(server)}_HEADER_{env_token(header)}"
+
+
+def webhook_auth_env_name(tool: str) -> str:
+    """``AGENT_WEBHOOK_<TOOL>_AUTH``: the env var carrying a webhook tool's credential."""
+    return f"{WEBHOOK_ENV_PREFIX}{env_token(tool)}_AUTH"
+
+
+def workload_secret_name(workload: str) -> str:
+    """The Secret holding a tool's or agent's literal secret values, keyed by env var name."""
+    return f"{workload}-env"
+
+
+def config_map_name(agent: str) -> str:
+    return f"{agent}-config"
+
+
+def tool_ingress_name(tool: str) -> str:
+    return f"{tool}-ingress"
+
+
+def agent_ingress_name(agent: str) -> str:
+    return f"{agent}-ingress"
+
+
+def agent_egress_name(agent: str) -> str:
+    return f"{agent}-egress"

@@ -1,0 +1,172 @@
+"""What an offline render can know about secrets.
+
+``secure:`` values: render never decrypts them for the program (they come out as
+``[secret]``). It checks what can be checked without the Pulumi CLI. With the passphrase
+secrets provider (the stack file has ``encryptionsalt``) every value must have the provider's
+form ``v1:<nonce>:<ciphertext>``; when ``PULUMI_CONFIG_PASSPHRASE`` (or ``_FILE``) is set and
+``cryptography`` is installed, each value must also decrypt (AES-256-GCM authenticates it)
+with this stack's key, so a value copied from another stack's file is refused. Cloud and KMS
+providers keep the key elsewhere: their values are not checked offline.
+
+Fingerprints: an HMAC-SHA256 of a secret value keyed by a key the user holds, so that two
+renders show a rotation without revealing the value. A plain hash would let anyone with the
+render test guesses against it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from langop_infra.errors import Problem
+
+PBKDF2_ITERATIONS = 1_000_000  # what the Pulumi CLI uses for passphrase stacks
+_PASSPHRASE_VALUE = re.compile(r"v1:([A-Za-z0-9+/=]+):([A-Za-z0-9+/=]+)")
+MIN_FINGERPRINT_KEY_BYTES = 16
+FINGERPRINT = re.compile(r"\[secret hmac-sha256 key=([0-9a-f]{8}) ([0-9a-f]{64})\]")
+
+
+def secure_values(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """``(config path, ciphertext)`` of every ``{secure: ...}`` under ``value``."""
+    if isinstance(value, Mapping):
+        if set(value) == {"secure"}:
+            yield path, value["secure"]
+            return
+        for key, item in value.items():
+            yield from secure_values(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from secure_values(item, f"{path}[{index}]")
+
+
+def _set_again(path: str, stack: str) -> str:
+    key = path.split(":", 1)[-1]
+    return f"set it again with `pulumi config set --secret --path '{key}' <value> -s {stack}`"
+
+
+def check_secure_values(data: Mapping[str, Any], file: Path, stack: str) -> list[Problem]:
+    """Problems with the ``secure:`` values of a parsed stack file (see the module doc)."""
+    salt = data.get("encryptionsalt")
+    provider = str(data.get("secretsprovider") or "passphrase")
+    found = list(secure_values(data.get("config") or {}, ""))
+    found = [(path.lstrip("."), text) for path, text in found]
+    if not found or salt is None or not provider.startswith("passphrase"):
+        return []
+    problems: list[Problem] = []
+    parsed: list[tuple[str, bytes, bytes]] = []
+    for path, text in found:
+        parts = _passphrase_parts(text)
+        if parts is None:
+            problems.append(
+                Problem(
+                    f"{file}:{path}",
+                    f"not a ciphertext of this stack's passphrase secrets provider "
+                    f"(v1:<nonce>:<ciphertext>); {_set_again(path, stack)}",
+                )
+            )
+        else:
+            parsed.append((path, *parts))
+    key = _stack_key(str(salt), file)
+    if isinstance(key, Problem):
+        return [*problems, key]
+    if key is None:
+        return problems
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    for path, nonce, ciphertext in parsed:
+        try:
+            AESGCM(key).decrypt(nonce, ciphertext, None)
+        except InvalidTag:
+            problems.append(
+                Problem(
+                    f"{file}:{path}",
+                    f"does not decrypt for stack {stack!r} (copied from another stack's "
+                    f"file?); {_set_again(path, stack)}",
+                )
+            )
+    return problems
+
+
+def _passphrase_parts(text: Any) -> tuple[bytes, bytes] | None:
+    match = _PASSPHRASE_VALUE.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    try:
+        nonce = base64.b64decode(match.group(1), validate=True)
+        ciphertext = base64.b64decode(match.group(2), validate=True)
+    except binascii.Error:
+        return None
+    return (nonce, ciphertext) if len(nonce) == 12 and len(ciphertext) >= 16 else None
+
+
+def _passphrase() -> str | None:
+    if "PULUMI_CONFIG_PASSPHRASE" in os.environ:
+        return os.environ["PULUMI_CONFIG_PASSPHRASE"]
+    path = os.environ.get("PULUMI_CONFIG_PASSPHRASE_FILE")
+    if path:
+        try:
+            return Path(path).read_text().rstrip("\r\n")
+        except OSError:
+            return None
+    return None
+
+
+def _stack_key(salt: str, file: Path) -> bytes | Problem | None:
+    """This stack's key from the passphrase, checked against ``encryptionsalt``; None when
+    it cannot be derived here (no passphrase, or no ``cryptography``)."""
+    phrase = _passphrase()
+    if phrase is None:
+        return None
+    try:
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ImportError:
+        return None
+    head, _, check = salt.partition(":")
+    salt_b64, _, check = check.partition(":")
+    parts = _passphrase_parts(check)
+    try:
+        salt_bytes = base64.b64decode(salt_b64, validate=True)
+    except binascii.Error:
+        parts = None
+    if head != "v1" or parts is None:
+        return Problem(f"{file}:encryptionsalt", "not a passphrase provider's salt")
+    key = hashlib.pbkdf2_hmac("sha256", phrase.encode(), salt_bytes, PBKDF2_ITERATIONS, 32)
+    try:
+        if AESGCM(key).decrypt(parts[0], parts[1], None) == b"pulumi":
+            return key
+    except InvalidTag:
+        pass
+    return Problem(
+        f"{file}:encryptionsalt",
+        "PULUMI_CONFIG_PASSPHRASE does not unlock this stack; set the stack's passphrase",
+    )
+
+
+def fingerprint_key(variable: str) -> bytes:
+    """The key in environment variable ``variable``; ``ValueError`` when unset or short."""
+    value = os.environ.get(variable, "")
+    if not value:
+        raise ValueError(f"environment variable {variable} is not set; put a random key in it")
+    if len(value.encode()) < MIN_FINGERPRINT_KEY_BYTES:
+        raise ValueError(
+            f"the key in {variable} is shorter than {MIN_FINGERPRINT_KEY_BYTES} bytes; "
+            "use a long random key (e.g. `openssl rand -hex 32`)"
+        )
+    return value.encode()
+
+
+def fingerprint(value: Any, key: bytes) -> str:
+    """``[secret hmac-sha256 key=<key id> <mac>]``: equal values give equal marks under one
+    key; the key id tells renders made with different keys apart."""
+    key_id = hmac.new(key, b"langop-infra fingerprint key id", hashlib.sha256).hexdigest()[:8]
+    mac = hmac.new(key, str(value).encode(), hashlib.sha256).hexdigest()
+    return f"[secret hmac-sha256 key={key_id} {mac}]"

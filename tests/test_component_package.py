@@ -1,0 +1,103 @@
+"""The components as a Pulumi package: Pulumi's own analyzer infers their schema, and inputs
+in the package's camelCase shape build the same objects as the Python API."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pulumi.provider.experimental.component import ComponentProvider
+
+from langop_infra import package
+from langop_infra.offline.mock_engine import run_program
+from langop_infra.package import COMPONENTS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def provider() -> ComponentProvider:
+    return ComponentProvider(COMPONENTS, "langop-infra", version="0.1.0")
+
+
+@pytest.fixture(scope="module")
+def schema(provider: ComponentProvider) -> dict[str, Any]:
+    return json.loads(provider.schema)
+
+
+def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str, Any]) -> None:
+    resources = schema["resources"]
+    assert sorted(resources) == [
+        "langop-infra:index:LanguageAgent",
+        "langop-infra:index:LanguageCluster",
+        "langop-infra:index:LanguageTool",
+    ]
+    tool = resources["langop-infra:index:LanguageTool"]
+    assert {"image", "port", "deploymentMode", "schemaSync", "containerArgs", "secretEnv"} <= set(
+        tool["inputProperties"]
+    )
+    assert tool["inputProperties"]["image"] == {
+        "type": "string",
+        "description": "Container image of the MCP server.",
+    }
+    assert tool["inputProperties"]["port"]["type"] == "integer"
+    assert set(tool["properties"]) == {
+        "endpoint",
+        "serviceName",
+        "namespace",
+        "deploymentMode",
+        "toolSchemas",
+        "schemaHash",
+        "toolNames",
+        "phase",
+    }
+    agent = resources["langop-infra:index:LanguageAgent"]
+    assert {"image", "tools", "mcpServers", "webhookTools", "egressTo"} <= set(
+        agent["inputProperties"]
+    )
+    assert set(agent["properties"]) == {"configYaml", "mcpServers"}
+    cluster = resources["langop-infra:index:LanguageCluster"]
+    assert set(cluster["inputProperties"]) == {
+        "namespace",
+        "createNamespace",
+        "partOf",
+        "defaults",
+        "tools",
+        "agents",
+        "secrets",
+    }
+    assert set(cluster["properties"]) == {"namespace", "toolEndpoints", "agentConfigs"}
+    assert all(p.get("description") for p in cluster["inputProperties"].values())
+
+
+def test_yaml_example_inputs_build_the_cluster(provider: ComponentProvider) -> None:
+    """The properties of examples/yaml/Pulumi.yaml, mapped as the provider maps them."""
+    program = yaml.safe_load((ROOT / "examples/yaml/Pulumi.yaml").read_text())
+    resource = program["resources"]["apps"]
+    assert resource["type"] == "langop-infra:index:LanguageCluster"
+    definition = provider._component_defs["LanguageCluster"]
+    args = provider.map_inputs(resource["properties"], definition)
+    constructor = provider._components["LanguageCluster"]
+    run = run_program(lambda: constructor("apps", args, None))
+    kinds = {(m["kind"], m["metadata"]["name"]) for m in run.manifests()}
+    assert {("Deployment", "memory"), ("Service", "memory"), ("Deployment", "helper")} <= kinds
+    [config] = [m for m in run.manifests() if m["kind"] == "ConfigMap"]
+    document = yaml.safe_load(config["data"]["config.yaml"])
+    assert document["tools"]["memory"]["endpoint"] == "http://memory.apps.svc.cluster.local:8080"
+
+
+def test_plugin_entry_point_serves_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Running provider/__main__.py hands every component to Pulumi's component host."""
+    plugin = yaml.safe_load((ROOT / "provider/PulumiPlugin.yaml").read_text())
+    assert plugin["runtime"]["name"] == "python"
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(
+        package, "component_provider_host", lambda components, **kw: served.update(kw, c=components)
+    )
+    runpy.run_path(str(ROOT / "provider/__main__.py"), run_name="__main__")
+    assert served["c"] == COMPONENTS
+    assert served["name"] == "langop-infra"
