@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("builders", {"contract", "pods", "policies", "inputs", "schema_compare"}),
     (
         "schema sync and agent runtime",
-        {"schema_sync", "schema_lock", "kube_proxy", "agent_runtime"},
+        {"schema_sync", "schema_lock", "kube_proxy", "agent_runtime", "agent_registry"},
     ),
     ("components", {"k8s", "tool", "agent", "cluster"}),
     ("programs", {"stack_program", "package", "__init__"}),
