@@ -38,10 +38,12 @@ from langop_infra.mcp import (
 from tests.faultservers import INIT_RESULT, TOOLS, LegacyScript, Reply, ScriptedEndpoint
 from tests.loopback import serve
 
-HTTP_OPTIONS = ClientOptions(timeout=0.5, deadline=1.0, connect_retries=0)
+# Pinned to the handshake era, whose replies these scripts fuzz (with request ids 1 and 2);
+# auto mode would first probe server/discover (tests/mcp/test_mcp_modern.py covers that).
+HTTP_OPTIONS = ClientOptions(timeout=0.5, deadline=1.0, connect_retries=0, protocol="2025-11-25")
 # Room for cleanup after a per-call timeout (EOF, 1 s, SIGTERM): a shorter deadline cuts
 # it short and leaks the process (a regression test below pins the fix).
-STDIO_OPTIONS = ClientOptions(timeout=0.3, deadline=2.5)
+STDIO_OPTIONS = ClientOptions(timeout=0.3, deadline=2.5, protocol="2025-11-25")
 SLACK = 3.0  # the bound: deadline + 3 s
 KINDS = {
     "unreachable",
@@ -585,7 +587,9 @@ def test_stdio_server_ignoring_eof_is_terminated_when_the_deadline_leaves_room(
     pidfile: Path,
 ) -> None:
     """Control for the leak below: with time left for cleanup, SIGTERM ends the server."""
-    outcome, state = sleeper_outcome(pidfile, ClientOptions(timeout=0.3, deadline=4.0))
+    outcome, state = sleeper_outcome(
+        pidfile, ClientOptions(timeout=0.3, deadline=4.0, protocol="2025-11-25")
+    )
     assert "no answer to initialize" in outcome
     assert state in ("gone", "Z")
 
@@ -595,5 +599,7 @@ def test_stdio_server_ignoring_eof_is_terminated_when_the_deadline_leaves_room(
 def test_stdio_server_ignoring_eof_is_stopped_when_the_deadline_cuts_cleanup_short(
     pidfile: Path,
 ) -> None:
-    _, state = sleeper_outcome(pidfile, ClientOptions(timeout=0.5, deadline=1.0))
+    _, state = sleeper_outcome(
+        pidfile, ClientOptions(timeout=0.5, deadline=1.0, protocol="2025-11-25")
+    )
     assert state in ("gone", "Z"), f"the stdio server is still running (state {state})"

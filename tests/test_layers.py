@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ),
     (
         "schema sync and agent runtime",
-        {"schema_sync", "schema_lock", "kube_proxy", "agent_runtime"},
+        {"schema_sync", "schema_lock", "kube_proxy", "agent_runtime", "agent_registry"},
     ),
     ("components", {"k8s", "tool", "agent", "cluster", "model"}),
     ("programs", {"stack_program", "package", "__init__"}),

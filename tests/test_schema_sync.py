@@ -72,7 +72,7 @@ def test_create_records_full_schemas_and_hash(memory: tuple[MCPServer, str]) -> 
     assert outs["schema_hash"] == schema_hash(outs["tool_schemas"])
     assert len(outs["schema_hash"]) == 64
     assert outs["server_info"]["name"] == "memory"
-    assert outs["protocol_version"] == "2025-11-25"
+    assert outs["protocol_version"] == "2026-07-28"  # the SDK server speaks both eras
     assert outs["last_error"] == ""
     assert outs["registered_at"] and outs["registered_at"] == outs["last_synced_at"]
     assert host.id == "apps/memory"

@@ -178,7 +178,7 @@ FAULTS = {
     "401": Fault(
         "guarded",
         says=(
-            r"refused initialize with HTTP 401 Unauthorized",
+            r"refused server/discover with HTTP 401 Unauthorized",
             r"credentials are missing or wrong",
             r'WWW-Authenticate: Bearer error="invalid_token"',
         ),
