@@ -504,6 +504,14 @@ class SchemaSyncSpec(Spec):
     auth: SyncAuth | None = Field(
         None, description="OAuth 2.1 client credentials for a tool that demands a token."
     )
+    protocol: Literal[
+        "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+    ] = Field("auto", description="MCP revision: auto negotiates, newest first.")
+    max_bytes: Quantity | None = Field(
+        None, description="Cap on the whole listing's size over all pages (default 32Mi)."
+    )
+    max_tools: int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
+    max_pages: int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
 
 
 class Persistence(Spec):

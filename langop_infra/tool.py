@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra import contract, inputs, names, pods
-from langop_infra.admission import deploy_problems
+from langop_infra.admission import deploy_problems, parse_quantity
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
@@ -152,10 +152,24 @@ def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str,
         "oauth": plan.sync_auth,
         "kube_context": kube_context,
         "kubeconfig": kubeconfig,
+        "limits": sync_limits(tool),
     }
     if tool.deployment_mode == "sidecar":
         inputs["deployment_mode"] = "sidecar"
     return inputs
+
+
+def sync_limits(tool: ToolSpec) -> dict[str, Any]:
+    """The MCP client's protocol choice and caps for this tool's sync."""
+    sync = tool.schema_sync
+    limits: dict[str, Any] = {
+        "protocol": sync.protocol,
+        "max_tools": sync.max_tools,
+        "max_pages": sync.max_pages,
+    }
+    if sync.max_bytes is not None:
+        limits["max_total_bytes"] = int(parse_quantity(sync.max_bytes))
+    return limits
 
 
 def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -286,3 +286,40 @@ def test_oauth_on_a_standalone_tool_is_refused_before_registration() -> None:
     [problem] = caught.value.problems
     assert problem.path == "schemaSync.auth.clientSecret"
     assert "not declared under secrets" in problem.message
+
+
+def test_sync_limits_and_protocol_reach_the_client(memory: tuple[MCPServer, str]) -> None:
+    """``schemaSync.protocol`` picks the revision; ``maxTools`` caps the listing."""
+    server, base = memory
+
+    @server.tool()
+    def recall(query: str) -> str:
+        """Retrieve information from long-term memory."""
+        return "nothing"
+
+    host = EngineHost(ToolSchemaSyncProvider())
+    host.up(inputs(base, limits={"protocol": "2025-11-25", "max_tools": 10}))
+    outs = host.plain_outputs()
+    assert (outs["phase"], outs["protocol_version"]) == ("Registered", "2025-11-25")
+    host.up(inputs(base, limits={"protocol": "auto", "max_tools": 1}))
+    capped = host.plain_outputs()
+    assert capped["phase"] == "Error"
+    assert "listed more than 1 tools; raise max_tools" in capped["last_error"]
+
+
+def test_tool_spec_limits_become_sync_inputs() -> None:
+    def program() -> None:
+        LanguageTool(
+            "memory",
+            image="m:1",
+            namespace="apps",
+            schema_sync={"protocol": "2026-07-28", "maxBytes": "1Mi", "maxTools": 50},
+        )
+
+    [sync] = dynamic(run_program(program))
+    assert sync.inputs["limits"] == {
+        "protocol": "2026-07-28",
+        "max_tools": 50,
+        "max_pages": 100,
+        "max_total_bytes": 1024 * 1024,
+    }
