@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             asyncio.run(args.auth.login(target))
         listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
     except MCPError as exc:
-        print(f"error: {escape(str(exc))}", file=sys.stderr)
+        print(f"langop-infra tools: error: {escape(str(exc))}", file=sys.stderr)
         return 1
     if args.json:
         document = {
@@ -190,7 +190,7 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
     try:
         servers = load_agent_servers(args.agent_config)
     except AgentConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"langop-infra tools: error: {exc}", file=sys.stderr)
         return 1
 
     async def collect() -> tuple[list[dict[str, Any]], list[Any], list[str], int]:

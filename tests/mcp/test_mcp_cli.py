@@ -83,7 +83,7 @@ def test_headers_are_sent(
     assert (code, out) == (1, "")
     assert err.count("\n") == 1
     # The first request is server/discover; a 401 there is not a reason to fall back.
-    assert err.startswith(f"error: {base}/auth refused server/discover with HTTP 401 Unauthorized")
+    assert err.startswith(f"langop-infra tools: error: {base}/auth refused server/discover with HTTP 401 Unauthorized")
     assert "credentials are missing or wrong" in err
 
 
@@ -92,7 +92,7 @@ def test_unreachable_server_exits_1_with_one_line(
 ) -> None:
     code, out, err = run(capsys, f"http://127.0.0.1:{free_port}", "--timeout", "1")
     assert (code, out) == (1, "")
-    assert err.startswith(f"error: connection refused by http://127.0.0.1:{free_port}/mcp")
+    assert err.startswith(f"langop-infra tools: error: connection refused by http://127.0.0.1:{free_port}/mcp")
     assert err.count("\n") == 1
 
 
@@ -166,7 +166,7 @@ def test_agent_config_with_every_server_down_fails(
     assert "skipped server 127-0-0-1-" in err
     code, _, err = run(capsys, "--agent-config", str(tmp_path / "nope.yaml"))
     assert code == 1
-    assert err.startswith("error: cannot read agent config")
+    assert err.startswith("langop-infra tools: error: cannot read agent config")
 
 
 def test_help_does_not_import_httpx() -> None:
