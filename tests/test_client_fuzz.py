@@ -36,7 +36,7 @@ from langop_infra.mcp import (
     fetch_tool_listing_sync,
 )
 from tests.faultservers import INIT_RESULT, TOOLS, LegacyScript, Reply, ScriptedEndpoint
-from tests.loopback import serve
+from tests.support.loopback import serve
 
 # Pinned to the handshake era, whose replies these scripts fuzz (with request ids 1 and 2);
 # auto mode would first probe server/discover (tests/mcp/test_mcp_modern.py covers that).

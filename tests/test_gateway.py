@@ -12,9 +12,9 @@ import pytest
 from langop_infra import gateway
 from langop_infra.model_specs import ModelGatewayDefaults, ModelSpec
 from langop_infra.specs import Security
-from tests.conftest import validate_manifests
 from tests.fake_openai import FakeOpenAI
-from tests.loopback import serve
+from tests.support.loopback import serve
+from tests.support.manifests import validate_manifests
 from tests.test_pod_security import RULES, resources_bounded
 
 # LiteLLM's own types warn about pydantic's ReadOnly support; nothing of ours.

@@ -22,7 +22,7 @@ from langop_infra import gateway
 from langop_infra.model_specs import ModelGatewayDefaults, ModelSpec
 from langop_infra.specs import Security
 from tests.fake_openai import FakeOpenAI
-from tests.loopback import free_port, serve
+from tests.support.loopback import free_port, serve
 
 REPO = Path(__file__).resolve().parents[1]
 LITELLM = REPO / ".venv-litellm" / "bin" / "litellm"

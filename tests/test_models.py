@@ -167,7 +167,7 @@ def test_fallback_cycles_are_found_once_each() -> None:
 
 @pytest.fixture(scope="module")
 def base_render() -> Any:
-    from tests.conftest import Rendered, validate_manifests
+    from tests.support.manifests import Rendered, validate_manifests
 
     rendered = Rendered(run_program(lambda: LanguageCluster("c", copy.deepcopy(BASE))))
     validate_manifests(rendered.manifests)

@@ -25,11 +25,7 @@ from langop_infra.cli import main
 from langop_infra.offline.mock_engine import REDACTED, run_program
 from langop_infra.offline.render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
 from langop_infra.stack_program import KEYS
-
-try:  # tests/ is a package when it has __init__.py, a rootdir of conftest modules otherwise
-    from tests.conftest import validate_manifests
-except ImportError:  # pragma: no cover
-    from conftest import validate_manifests  # type: ignore[no-redef]
+from tests.support.manifests import validate_manifests
 
 ROOT = Path(__file__).parents[1]
 STACKS = ("dev", "staging", "prod")

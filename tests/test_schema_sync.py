@@ -21,8 +21,8 @@ from langop_infra.schema_sync import (
     sync_target,
 )
 from langop_infra.tool import LanguageTool
-from tests.loopback import serve
 from tests.support.apiserver import ApiServer, kubeconfig_file
+from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost
 
 

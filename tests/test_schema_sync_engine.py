@@ -23,9 +23,9 @@ from mcp.server.mcpserver import MCPServer
 
 from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync, ToolSchemaSyncProvider
 from tests.faultservers import GOOD_TOKEN, StaticTokens, memory_server
-from tests.loopback import free_port, serve
 from tests.mcp.conftest import load_server_module
 from tests.support.apiserver import ApiServer, kubeconfig
+from tests.support.loopback import free_port, serve
 from tests.support.provider_host import (
     COMPUTED,
     EngineHost,

@@ -31,7 +31,7 @@ from langop_infra.schema_lock import (
     sync_all,
     updated_lock,
 )
-from tests.loopback import free_port, serve
+from tests.support.loopback import free_port, serve
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 

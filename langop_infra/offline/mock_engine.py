@@ -253,25 +253,6 @@ def redact(value: Any) -> Any:
     return REDACTED
 
 
-def secret_leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
-    """``(path, plain value)`` of every secret scalar in engine inputs (for tests and audits)."""
-    if is_wrapped_secret(value):
-        return [(p, v) for p, v in _leaves(value["value"], path)]
-    if isinstance(value, dict):
-        return [x for k, v in value.items() for x in secret_leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [x for i, v in enumerate(value) for x in secret_leaves(v, f"{path}[{i}]")]
-    return []
-
-
-def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
-    if isinstance(value, dict):
-        return [x for k, v in value.items() for x in _leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [x for i, v in enumerate(value) for x in _leaves(v, f"{path}[{i}]")]
-    return [(path, value)]
-
-
 def close_event_loop() -> None:
     """Close this thread's event loop, for a command about to exit after a run."""
     with contextlib.suppress(RuntimeError):

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-import uvicorn
+
+from tests.support.loopback import serve
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 STDIO_SERVER = SERVERS / "stdio_server.py"
@@ -34,36 +32,6 @@ def load_server_module(name: str) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
-
-
-@contextmanager
-def serve(app: Any, port: int = 0, **config: Any) -> Iterator[str]:
-    """Run ``app`` with uvicorn on loopback (a free port unless given); yield its base URL."""
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=1,
-            **config,
-        )
-    )
-    thread = threading.Thread(target=server.run, name="mcp-test-server", daemon=True)
-    thread.start()
-    give_up = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > give_up:
-            raise RuntimeError("test server did not start")
-        time.sleep(0.005)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    scheme = "https" if config.get("ssl_certfile") else "http"
-    try:
-        yield f"{scheme}://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 @pytest.fixture(scope="session")

@@ -83,7 +83,9 @@ def test_headers_are_sent(
     assert (code, out) == (1, "")
     assert err.count("\n") == 1
     # The first request is server/discover; a 401 there is not a reason to fall back.
-    assert err.startswith(f"langop-infra tools: error: {base}/auth refused server/discover with HTTP 401 Unauthorized")
+    assert err.startswith(
+        f"langop-infra tools: error: {base}/auth refused server/discover with HTTP 401 Unauthorized"
+    )
     assert "credentials are missing or wrong" in err
 
 
@@ -92,7 +94,9 @@ def test_unreachable_server_exits_1_with_one_line(
 ) -> None:
     code, out, err = run(capsys, f"http://127.0.0.1:{free_port}", "--timeout", "1")
     assert (code, out) == (1, "")
-    assert err.startswith(f"langop-infra tools: error: connection refused by http://127.0.0.1:{free_port}/mcp")
+    assert err.startswith(
+        f"langop-infra tools: error: connection refused by http://127.0.0.1:{free_port}/mcp"
+    )
     assert err.count("\n") == 1
 
 
