@@ -64,7 +64,7 @@ def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Proble
     try:
         return model.model_validate(data), []
     except ValidationError as exc:
-        return None, problems_from(exc, path, data, KNOWN_FIELDS)
+        return None, problems_from(exc, path, data, KNOWN_FIELDS, model)
 
 
 def _validate_list(
