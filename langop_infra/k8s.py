@@ -108,7 +108,9 @@ def _version(meta: Any) -> str | None:
     if meta is None:
         return None
     if isinstance(meta, Mapping):
-        return meta.get("resource_version") or meta.get("resourceVersion")
+        # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
+        camel = meta["resourceVersion"] if "resourceVersion" in meta else None
+        return meta.get("resource_version") or camel
     return getattr(meta, "resource_version", None)
 
 

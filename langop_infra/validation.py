@@ -7,12 +7,13 @@ items: duplicates, dangling references, env-name and container-name clashes.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from langop_infra.admission import deploy_problems, security_problems
+from langop_infra.admission import deploy_problems, resource_problems, security_problems
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
 from langop_infra.names import (
     DEFAULT_DENY_NAME,
@@ -27,6 +28,8 @@ from langop_infra.specs import (
     AgentSpec,
     ClusterSpec,
     Defaults,
+    HeaderSpec,
+    Resources,
     SecretKeyRef,
     SecretSource,
     Spec,
@@ -248,8 +251,11 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         problems += reference_problems(refs, namespace, where)
         problems += _dangling(refs, namespace, declared, where)
 
+    readable = _readable_secrets(head)
     base = cluster or ClusterSpec.model_construct(
-        namespace=namespace or "", defaults=_defaults_or_default(head.get("defaults"))
+        namespace=namespace or "",
+        defaults=_defaults_or_default(head.get("defaults")),
+        **dict(zip(("secrets", "external_secrets"), readable or ({}, []), strict=True)),
     )
     full = base.model_copy(
         update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
@@ -260,11 +266,26 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         tool_index=[i for i, _ in tools],
         agent_index=[i for i, _ in agents],
         declared=declared,
+        secrets_known=cluster is not None or readable is not None,
     )
     if problems:
         raise SpecError(problems)
     full._validated = True
     return full
+
+
+def _readable_secrets(head: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
+    """The secret names a document declares, even when another of its fields is invalid;
+    None when they cannot be read, so that no reference is called undeclared for that."""
+    secrets = head.get("secrets", {})
+    external = head.get("externalSecrets", head.get("external_secrets", []))
+    if not isinstance(secrets, Mapping) or not isinstance(external, (list, tuple)):
+        return None
+    named = {
+        str(name): {str(k): v for k, v in keys.items()} if isinstance(keys, Mapping) else keys
+        for name, keys in secrets.items()
+    }
+    return named, [str(n) for n in external]
 
 
 def _defaults_or_default(value: Any) -> Defaults:
@@ -298,8 +319,12 @@ def cluster_problems(
     tool_index: list[int] | None = None,
     agent_index: list[int] | None = None,
     declared: set[Any] | None = None,
+    secrets_known: bool = True,
 ) -> list[Problem]:
-    """Checks across tools and agents: duplicates, dangling references, sidecar clashes."""
+    """Checks across tools and agents: duplicates, dangling references, sidecar clashes.
+
+    ``secrets_known=False``: the document's secrets could not be read, so references to
+    them are not checked (their problem is reported already)."""
     tool_index = tool_index if tool_index is not None else list(range(len(cluster.tools)))
     agent_index = agent_index if agent_index is not None else list(range(len(cluster.agents)))
     ns = cluster.namespace
@@ -364,6 +389,8 @@ def cluster_problems(
                 )
             )
     problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
+    if secrets_known:
+        problems += _undeclared_secret_problems(cluster, path, tool_index, agent_index)
     return problems
 
 
@@ -376,6 +403,10 @@ def _namespace_wide_problems(
     problems = security_problems(
         defaults.security, join_path(path, "defaults"), fields=None, restricted=restricted
     )
+    # Once here, not once for each workload that inherits them.
+    problems += resource_problems(
+        Resources(), defaults.resources, join_path(path, "defaults"), join_path(path, "defaults")
+    )
     workloads: list[tuple[str, WorkloadSpec]] = [
         (f"tools[{i}]", t) for i, t in zip(tool_index, cluster.tools, strict=True)
     ] + [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
@@ -383,7 +414,12 @@ def _namespace_wide_problems(
     for where, workload in workloads:
         full = join_path(path, where)
         problems += deploy_problems(
-            workload, defaults, full, join_path(path, "defaults"), restricted=restricted
+            workload,
+            defaults,
+            full,
+            join_path(path, "defaults"),
+            restricted=restricted,
+            check_defaults=False,
         )
         own_secret = workload_secret_name(workload.name)
         if own_secret in cluster.secrets:
@@ -427,10 +463,85 @@ def _namespace_wide_problems(
                     Problem(
                         join_path(path, f"tools[{i}].schemaSync.headers[{j}].valueFrom"),
                         f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                        "schema sync can only send values this program holds",
+                        f"{_did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
+                        "values this program holds",
                     )
                 )
     return problems
+
+
+def _did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}? {then}" if close else ""
+
+
+def _undeclared_secret_problems(
+    cluster: ClusterSpec, path: str, tool_index: list[int], agent_index: list[int]
+) -> list[Problem]:
+    """A secretKeyRef to a Secret that neither ``secrets`` creates nor ``externalSecrets``
+    names: a typo would otherwise surface only as a pod stuck in CreateContainerConfigError."""
+    problems = [
+        Problem(
+            join_path(path, f"externalSecrets[{i}]"),
+            f"{name!r} is also under secrets, which creates it; remove it from one of them",
+        )
+        for i, name in enumerate(cluster.external_secrets)
+        if name in cluster.secrets
+    ]
+    known = {*cluster.secrets, *cluster.external_secrets}
+    for where, ref in secret_refs(cluster, tool_index, agent_index):
+        # Schema sync needs the value itself: a stricter check covers its headers.
+        if ref.name in known or ".schemaSync." in where:
+            continue
+        problems.append(
+            Problem(
+                join_path(path, f"{where}.name"),
+                f"no Secret {ref.name!r} under secrets or externalSecrets; "
+                f"{_did_you_mean(ref.name, known, 'Otherwise ')}declare it under secrets, or "
+                "list it in externalSecrets if something outside this program creates it",
+            )
+        )
+    return problems
+
+
+# Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
+CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
+
+
+def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """What is valid but unwise: credential headers given as a literal ``value``."""
+    warnings = []
+    for i, tool in enumerate(cluster.tools):
+        warnings += header_warnings(
+            tool.schema_sync.headers, join_path(path, f"tools[{i}].schemaSync"), "Pulumi state"
+        )
+    for i, agent in enumerate(cluster.agents):
+        warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
+    return warnings
+
+
+def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """Credential headers of an agent's MCP servers given as a literal ``value``."""
+    warnings = []
+    for j, server in enumerate(agent.mcp_servers):
+        warnings += header_warnings(
+            server.headers, join_path(path, f"mcpServers[{j}]"), "a ConfigMap and env"
+        )
+    return warnings
+
+
+def header_warnings(headers: Sequence[HeaderSpec], path: str, lands_in: str) -> list[Problem]:
+    return [
+        Problem(
+            join_path(path, f"headers[{k}].value"),
+            f"{header.name} is a credential given as a literal value, which lands in plain "
+            f"text in {lands_in}; use valueFrom: {{secretKeyRef: {{name, key}}}} (a Secret "
+            "under secrets) or, in Python, secret=pulumi.Output.secret(...)",
+            "langop_literal_credential",
+        )
+        for k, header in enumerate(headers)
+        if header.value is not None and header.name.lower() in CREDENTIAL_HEADERS
+    ]
 
 
 def secret_refs(

@@ -50,6 +50,8 @@ class ProgramRun:
     registrations: list[Registration] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
+    # What the program logged with pulumi.log.warn: `pulumi up` shows these as warnings.
+    warnings: list[str] = field(default_factory=list)
 
     def kubernetes(self) -> list[Registration]:
         return [r for r in self.registrations if r.is_kubernetes]
@@ -142,6 +144,8 @@ class _LogCapture(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.run.logs.append(record.getMessage())
+        if record.levelno == logging.WARNING:
+            self.run.warnings.append(record.getMessage())
 
 
 def run_program(
