@@ -265,10 +265,10 @@ def _describe(tp: Any, plural: bool = False) -> str | None:
         return "{" + ", ".join(shown) + (", …" if len(shown) < len(fields) else "") + "}"
     if origin in (list, tuple, Sequence) and args:
         inner = _describe(args[0], plural=True)
-        return "a list" + (f" of {inner}" if inner else "")
+        return ("lists" if plural else "a list") + (f" of {inner}" if inner else "")
     if origin in (dict, Mapping) and len(args) == 2:
         inner = _describe(args[1], plural=True)
-        return "a mapping" + (f" of names to {inner}" if inner else "")
+        return ("mappings" if plural else "a mapping") + (f" of names to {inner}" if inner else "")
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in args)
     words = {

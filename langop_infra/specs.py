@@ -328,7 +328,7 @@ AnnotationMap = Annotated[
     dict[Annotated[str, AfterValidator(label_key)], str], AfterValidator(annotations_size)
 ]
 Int = Annotated[int, BeforeValidator(not_bool)]
-Port = Annotated[Int, Field(ge=1, le=65535)]
+Port = Annotated[int, Field(ge=1, le=65535), BeforeValidator(not_bool)]
 Quantity = Annotated[str, AfterValidator(quantity)]
 Cidr = Annotated[str, AfterValidator(cidr)]
 HeaderName = Annotated[str, AfterValidator(header_name)]

@@ -251,11 +251,12 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         problems += reference_problems(refs, namespace, where)
         problems += _dangling(refs, namespace, declared, where)
 
-    readable = _readable_secrets(head)
+    readable = _secret_names(head)
     base = cluster or ClusterSpec.model_construct(
         namespace=namespace or "",
         defaults=_defaults_or_default(head.get("defaults")),
-        **dict(zip(("secrets", "external_secrets"), readable or ({}, []), strict=True)),
+        # only for the references to them: their contents are not known to be valid
+        external_secrets=sorted(readable or ()),
     )
     full = base.model_copy(
         update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
@@ -274,18 +275,14 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     return full
 
 
-def _readable_secrets(head: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
-    """The secret names a document declares, even when another of its fields is invalid;
+def _secret_names(head: Mapping[str, Any]) -> set[str] | None:
+    """The Secret names a document declares, even when another of its fields is invalid;
     None when they cannot be read, so that no reference is called undeclared for that."""
     secrets = head.get("secrets", {})
     external = head.get("externalSecrets", head.get("external_secrets", []))
     if not isinstance(secrets, Mapping) or not isinstance(external, (list, tuple)):
         return None
-    named = {
-        str(name): {str(k): v for k, v in keys.items()} if isinstance(keys, Mapping) else keys
-        for name, keys in secrets.items()
-    }
-    return named, [str(n) for n in external]
+    return {str(name) for name in [*secrets, *external]}
 
 
 def _defaults_or_default(value: Any) -> Defaults:

@@ -923,7 +923,12 @@ CASES: list[Case] = [
         'secrets.ticketing["api key"]',
         r"'api key' is not a valid Secret key",
     ),
-    Case("secrets-not-a-mapping", doc(("secrets", ["token"])), "secrets", r"valid dictionary"),
+    Case(
+        "secrets-not-a-mapping",
+        doc(("secrets", ["token"])),
+        "secrets",
+        r"^expected a mapping of names to mappings, got a list$",
+    ),
     Case(
         "secret-named-like-agent-secret",
         doc(("secrets.helper-env", {"TOKEN": "x"}), (f"{A0}.secretEnv", {"TOKEN": "literal"})),

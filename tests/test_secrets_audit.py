@@ -112,6 +112,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
     return {
         "namespace": "research",
         "secrets": secrets,
+        "externalSecrets": [EXISTING_SECRET[0]],
         "tools": [
             {
                 "name": "memory",
