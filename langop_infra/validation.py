@@ -468,7 +468,7 @@ def _namespace_wide_problems(
 
 
 def _did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
     return f"did you mean {close[0]!r}? {then}" if close else ""
 
 
