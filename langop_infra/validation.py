@@ -286,8 +286,16 @@ def _secret_names(head: Mapping[str, Any]) -> set[str] | None:
 
 
 def _defaults_or_default(value: Any) -> Defaults:
+    """The document's defaults without their invalid fields, so that a bad ``resources``
+    does not also make ``egress: restricted`` count as unset (its problem is reported)."""
+    if not isinstance(value, Mapping):
+        return Defaults()
     try:
-        return Defaults.model_validate(value or {})
+        return Defaults.model_validate(value)
+    except ValidationError as exc:
+        bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
+    try:
+        return Defaults.model_validate({k: v for k, v in value.items() if k not in bad})
     except ValidationError:
         return Defaults()
 
