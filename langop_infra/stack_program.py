@@ -3,7 +3,9 @@
 ``pulumi up -s <env>`` runs it through the project's ``__main__.py``; ``langop-infra render``
 runs the same file under the mock engine. Config keys live under the project namespace:
 ``langop-infra:namespace``, ``:createNamespace``, ``:partOf``, ``:defaults``, ``:tools``,
-``:agents``, ``:secrets`` and ``:externalSecrets``.
+``:agents``, ``:secrets`` and ``:externalSecrets``. Warnings (valid but unwise config) go to
+the engine with ``pulumi.log.warn``: ``pulumi up`` shows them, and the mock engine keeps them
+for ``render`` and ``validate`` to print.
 """
 
 from __future__ import annotations
