@@ -108,9 +108,9 @@ def _version(meta: Any) -> str | None:
     if meta is None:
         return None
     if isinstance(meta, Mapping):
+        version = meta.get("resource_version")
         # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
-        camel = meta["resourceVersion"] if "resourceVersion" in meta else None
-        return meta.get("resource_version") or camel
+        return version or (meta.get("resourceVersion") if "resourceVersion" in meta else None)
     return getattr(meta, "resource_version", None)
 
 
