@@ -97,7 +97,8 @@ def read_cluster_config(config: pulumi.Config | None = None) -> ClusterSpec:
         # tool "is not declared"): keep those found with the values too. Those values are
         # read but never shown: every problem kept comes from the run without them.
         _, with_values = _document_problems({**document, **_raw_values(prefix, refused)})
-        found = [p for p in found if p in set(with_values)]
+        kept = set(with_values)
+        found = [p for p in found if p in kept]
     problems += [Problem(_config_path(prefix, p.path), p.message) for p in found]
     if problems or spec is None:
         raise SpecError(problems)
