@@ -44,6 +44,8 @@ class LanguageClusterArgs(TypedDict, total=False):
     """The agents, as in a stack file's ``agents:``."""
     secrets: dict[str, Any]
     """Secrets this program creates: ``{<name>: {<key>: <value>}}``."""
+    external_secrets: list[str]
+    """Secrets made outside this program that ``secretKeyRef``s may name."""
     models: list[Any]
     """The models, as in a stack file's ``models:``; those through the gateway share it."""
     personas: list[Any]

@@ -111,8 +111,10 @@ def _version(meta: Any) -> str | None:
         # An SDK output type: its camelCase .get() logs a warning on every call.
         return meta.resource_version
     if isinstance(meta, Mapping):
-        return meta.get("resource_version") or meta.get("resourceVersion")
-    return None
+        version = meta.get("resource_version")
+        # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
+        return version or (meta.get("resourceVersion") if "resourceVersion" in meta else None)
+    return getattr(meta, "resource_version", None)
 
 
 def _name(meta: Any) -> str:

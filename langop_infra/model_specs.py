@@ -18,6 +18,7 @@ from langop_infra.specs import (
     EgressRule,
     HttpUrl,
     Image,
+    Int,
     ResourceAmounts,
     Resources,
     Seconds,
@@ -87,7 +88,7 @@ SecretOnly = Annotated[ApiKeySource, BeforeValidator(no_plain_secret)]
 
 
 class RetryPolicy(Spec):
-    max_attempts: int = Field(
+    max_attempts: Int = Field(
         3, ge=0, le=10, description="Retries after a failed call (LiteLLM's max_retries)."
     )
 
@@ -95,15 +96,15 @@ class RetryPolicy(Spec):
 class ModelConfiguration(Spec):
     """Request defaults the gateway applies to every call of the model."""
 
-    max_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    max_tokens: Int | None = Field(None, ge=1, le=10_000_000)
     temperature: float | None = Field(None, ge=0, le=2)
     top_p: float | None = Field(None, ge=0, le=1)
     stop_sequences: list[Annotated[str, Field(min_length=1)]] = Field([], max_length=16)
 
 
 class ModelRateLimits(Spec):
-    requests_per_minute: int | None = Field(None, ge=1, description="LiteLLM's rpm.")
-    tokens_per_minute: int | None = Field(None, ge=1, description="LiteLLM's tpm.")
+    requests_per_minute: Int | None = Field(None, ge=1, description="LiteLLM's rpm.")
+    tokens_per_minute: Int | None = Field(None, ge=1, description="LiteLLM's tpm.")
 
 
 class ModelSpec(Spec):
@@ -175,7 +176,7 @@ class ModelRef(Spec):
 
     name: DnsLabel
     role: ModelRole = "primary"
-    priority: int | None = Field(None, ge=0, le=1000, description="Lower is tried first.")
+    priority: Int | None = Field(None, ge=0, le=1000, description="Lower is tried first.")
 
 
 def _gateway_resources() -> Resources:
@@ -191,7 +192,7 @@ class ModelGatewayDefaults(Spec):
 
     enabled: bool = Field(True, description="false: every model is reached directly.")
     image: Image = DEFAULT_GATEWAY_IMAGE
-    replicas: int = Field(1, ge=1, le=100)
+    replicas: Int = Field(1, ge=1, le=100)
     master_key: SecretOnly | None = Field(
         None, description="{secretKeyRef: {name, key}}: the key agents send (MODEL_API_KEY)."
     )

@@ -232,12 +232,48 @@ def header_value(value: str) -> str:
 
 
 def not_reserved_mount(value: str) -> str:
-    if value.rstrip("/") in RESERVED_MOUNTS:
+    """A mount path, ``//`` collapsed and a trailing ``/`` dropped, so that no spelling of a
+    path every pod mounts (or of ``/``) slips past the check; ``.`` and ``..`` are refused."""
+    if any(segment in (".", "..") for segment in value.split("/")):
+        raise invalid(
+            "mount_path",
+            f"{value!r} has '.' or '..' segments; write the path plainly, e.g. /data",
+        )
+    path = "/" + "/".join(segment for segment in value.split("/") if segment)
+    if path == "/":
+        raise invalid("mount_path", "cannot mount over the container's root '/'; pick a folder")
+    if path in RESERVED_MOUNTS:
         raise invalid(
             "not_reserved_mount",
             f"{value!r} is already mounted in every pod ({', '.join(RESERVED_MOUNTS)}); "
             "pick another path",
         )
+    return path
+
+
+# Kubernetes refuses an object whose annotations, keys and values counted in bytes, exceed
+# 256 KiB; langop-infra adds its own (config checksum, Secret versions) to pod templates.
+ANNOTATIONS_LIMIT = 256 * 1024
+OWN_ANNOTATIONS_RESERVE = 1024
+
+
+def annotations_size(value: dict[str, str]) -> dict[str, str]:
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in value.items())
+    room = ANNOTATIONS_LIMIT - OWN_ANNOTATIONS_RESERVE
+    if size > room:
+        raise invalid(
+            "annotations_size",
+            f"annotations take {size} bytes (keys and values); Kubernetes allows "
+            f"{ANNOTATIONS_LIMIT} per object and langop-infra needs up to "
+            f"{OWN_ANNOTATIONS_RESERVE} of them, so keep yours under {room}",
+        )
+    return value
+
+
+def not_bool(value: Any) -> Any:
+    """YAML's ``true`` is an int to pydantic (``port: true`` would be port 1): refuse it."""
+    if isinstance(value, bool):
+        raise invalid("int_not_bool", "expected an integer, got true/false; write a number")
     return value
 
 
@@ -311,8 +347,11 @@ EnvMap = dict[EnvName, str]
 LabelMap = dict[
     Annotated[str, AfterValidator(label_key)], Annotated[str, AfterValidator(label_value)]
 ]
-AnnotationMap = dict[Annotated[str, AfterValidator(label_key)], str]
-Port = Annotated[int, Field(ge=1, le=65535)]
+AnnotationMap = Annotated[
+    dict[Annotated[str, AfterValidator(label_key)], str], AfterValidator(annotations_size)
+]
+Int = Annotated[int, BeforeValidator(not_bool)]
+Port = Annotated[int, Field(ge=1, le=65535), BeforeValidator(not_bool)]
 Quantity = Annotated[str, AfterValidator(quantity)]
 Cidr = Annotated[str, AfterValidator(cidr)]
 HeaderName = Annotated[str, AfterValidator(header_name)]
@@ -395,9 +434,9 @@ class Resources(Spec):
 class Security(Spec):
     """Pod and container security settings; the defaults meet the *restricted* standard."""
 
-    run_as_user: int = Field(10001, ge=0)
-    run_as_group: int = Field(10001, ge=0)
-    fs_group: int = Field(10001, ge=0)
+    run_as_user: Int = Field(10001, ge=0)
+    run_as_group: Int = Field(10001, ge=0)
+    fs_group: Int = Field(10001, ge=0)
     run_as_non_root: bool = True
     allow_privilege_escalation: bool = False
     read_only_root_filesystem: bool = True
@@ -456,6 +495,8 @@ class HeaderSpec(Spec):
     def _secret(cls, value: Any) -> Any:
         if value is not None and not is_secret_value(value):
             raise invalid("secret", "secret must be a string or a pulumi secret Output")
+        if isinstance(value, str):
+            header_value(value)
         return value
 
     @model_validator(mode="after")
@@ -510,8 +551,8 @@ class SchemaSyncSpec(Spec):
     max_bytes: Quantity | None = Field(
         None, description="Cap on the whole listing's size over all pages (default 32Mi)."
     )
-    max_tools: int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
-    max_pages: int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
+    max_tools: Int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
+    max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
 
 
 class Persistence(Spec):
@@ -528,7 +569,7 @@ class WorkloadSpec(Spec):
     name: DnsLabel = Field(description="Kubernetes name of the workload's objects.")
     namespace: DnsLabel | None = Field(None, description="Unset: the cluster's namespace.")
     image: Image
-    replicas: int = Field(1, ge=0, le=1000)
+    replicas: Int = Field(1, ge=0, le=1000)
     command: list[str] | None = None
     args: list[str] | None = None
     env: EnvMap = {}
@@ -610,8 +651,8 @@ class WebhookAuth(Spec):
 
 
 class RateLimit(Spec):
-    requests_per_minute: int = Field(ge=1, le=10000)
-    burst: int = Field(ge=1, le=1000)
+    requests_per_minute: Int = Field(ge=1, le=10000)
+    burst: Int = Field(ge=1, le=1000)
 
 
 def json_schema_input(value: Any) -> Any:
@@ -660,6 +701,24 @@ class WebhookToolSpec(Spec):
     enabled: bool = True
 
 
+def persona_ref(value: Any) -> Any:
+    """A persona's name, or the persona itself; each form checked on its own, so a problem is
+    reported at its field rather than once per form the value could have taken."""
+    from langop_infra.model_specs import PersonaSpec
+
+    if value is None or isinstance(value, PersonaSpec):
+        return value
+    if isinstance(value, str):
+        return dns_label(value)
+    if isinstance(value, Mapping):
+        return PersonaSpec.model_validate(value)
+    raise invalid(
+        "persona",
+        f"expected a persona's name or {{name, tone, personality, expertise}}, got "
+        f"{type(value).__name__}",
+    )
+
+
 class AgentSpec(WorkloadSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
@@ -676,7 +735,7 @@ class AgentSpec(WorkloadSpec):
         validation_alias=AliasChoices("instructions", "systemPrompt"),
         description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
     )
-    persona: DnsLabel | PersonaSpec | None = Field(
+    persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         None, description="A persona's name under personas, or the persona itself."
     )
 
@@ -726,6 +785,9 @@ class ClusterSpec(Spec):
             Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
         ],
     ] = {}
+    external_secrets: list[Annotated[str, AfterValidator(dns_subdomain)]] = Field(
+        [], description="Secrets made outside this program that secretKeyRefs may name."
+    )
 
     # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
     # document the stack program checked already. A copy with changes is checked again.

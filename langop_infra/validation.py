@@ -7,12 +7,13 @@ items: duplicates, dangling references, env-name and container-name clashes.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from langop_infra.admission import deploy_problems, security_problems
+from langop_infra.admission import deploy_problems, resource_problems, security_problems
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
 from langop_infra.model_specs import ModelSpec, PersonaSpec
 from langop_infra.model_validation import cluster_model_problems
@@ -29,6 +30,8 @@ from langop_infra.specs import (
     AgentSpec,
     ClusterSpec,
     Defaults,
+    HeaderSpec,
+    Resources,
     SecretKeyRef,
     SecretSource,
     Spec,
@@ -66,7 +69,7 @@ def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Proble
     try:
         return model.model_validate(data), []
     except ValidationError as exc:
-        return None, problems_from(exc, path, data, KNOWN_FIELDS)
+        return None, problems_from(exc, path, data, KNOWN_FIELDS, model)
 
 
 def _validate_list(
@@ -261,8 +264,12 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         problems += reference_problems(refs, namespace, where)
         problems += _dangling(refs, namespace, declared, where)
 
+    readable = _secret_names(head)
     base = cluster or ClusterSpec.model_construct(
-        namespace=namespace or "", defaults=_defaults_or_default(head.get("defaults"))
+        namespace=namespace or "",
+        defaults=_defaults_or_default(head.get("defaults")),
+        # only for the references to them: their contents are not known to be valid
+        external_secrets=sorted(readable or ()),
     )
     full = base.model_copy(
         update={
@@ -278,6 +285,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         tool_index=[i for i, _ in tools],
         agent_index=[i for i, _ in agents],
         declared=declared,
+        secrets_known=cluster is not None or readable is not None,
     )
     problems += cluster_model_problems(
         full,
@@ -302,9 +310,27 @@ def _declared_names(items: Any) -> set[str]:
     return {i["name"] for i in items if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
 
 
+def _secret_names(head: Mapping[str, Any]) -> set[str] | None:
+    """The Secret names a document declares, even when another of its fields is invalid;
+    None when they cannot be read, so that no reference is called undeclared for that."""
+    secrets = head.get("secrets", {})
+    external = head.get("externalSecrets", head.get("external_secrets", []))
+    if not isinstance(secrets, Mapping) or not isinstance(external, (list, tuple)):
+        return None
+    return {str(name) for name in [*secrets, *external]}
+
+
 def _defaults_or_default(value: Any) -> Defaults:
+    """The document's defaults without their invalid fields, so that a bad ``resources``
+    does not also make ``egress: restricted`` count as unset (its problem is reported)."""
+    if not isinstance(value, Mapping):
+        return Defaults()
     try:
-        return Defaults.model_validate(value or {})
+        return Defaults.model_validate(value)
+    except ValidationError as exc:
+        bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
+    try:
+        return Defaults.model_validate({k: v for k, v in value.items() if k not in bad})
     except ValidationError:
         return Defaults()
 
@@ -333,8 +359,12 @@ def cluster_problems(
     tool_index: list[int] | None = None,
     agent_index: list[int] | None = None,
     declared: set[Any] | None = None,
+    secrets_known: bool = True,
 ) -> list[Problem]:
-    """Checks across tools and agents: duplicates, dangling references, sidecar clashes."""
+    """Checks across tools and agents: duplicates, dangling references, sidecar clashes.
+
+    ``secrets_known=False``: the document's secrets could not be read, so references to
+    them are not checked (their problem is reported already)."""
     tool_index = tool_index if tool_index is not None else list(range(len(cluster.tools)))
     agent_index = agent_index if agent_index is not None else list(range(len(cluster.agents)))
     ns = cluster.namespace
@@ -399,6 +429,8 @@ def cluster_problems(
                 )
             )
     problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
+    if secrets_known:
+        problems += _undeclared_secret_problems(cluster, path, tool_index, agent_index)
     return problems
 
 
@@ -411,6 +443,10 @@ def _namespace_wide_problems(
     problems = security_problems(
         defaults.security, join_path(path, "defaults"), fields=None, restricted=restricted
     )
+    # Once here, not once for each workload that inherits them.
+    problems += resource_problems(
+        Resources(), defaults.resources, join_path(path, "defaults"), join_path(path, "defaults")
+    )
     workloads: list[tuple[str, WorkloadSpec]] = [
         (f"tools[{i}]", t) for i, t in zip(tool_index, cluster.tools, strict=True)
     ] + [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
@@ -418,7 +454,12 @@ def _namespace_wide_problems(
     for where, workload in workloads:
         full = join_path(path, where)
         problems += deploy_problems(
-            workload, defaults, full, join_path(path, "defaults"), restricted=restricted
+            workload,
+            defaults,
+            full,
+            join_path(path, "defaults"),
+            restricted=restricted,
+            check_defaults=False,
         )
         own_secret = workload_secret_name(workload.name)
         if own_secret in cluster.secrets:
@@ -459,7 +500,8 @@ def _namespace_wide_problems(
                     Problem(
                         join_path(path, f"tools[{i}].{where}"),
                         f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                        "schema sync can only send values this program holds",
+                        f"{_did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
+                        "values this program holds",
                     )
                 )
     return problems
@@ -473,6 +515,80 @@ def sync_secret_refs(tool: ToolSpec) -> Iterator[tuple[str, SecretKeyRef]]:
             yield f"schemaSync.headers[{j}].valueFrom", header.value_from.secret_key_ref
     if tool.schema_sync.auth is not None:
         yield "schemaSync.auth.clientSecret", tool.schema_sync.auth.client_secret.secret_key_ref
+
+
+def _did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+    return f"did you mean {close[0]!r}? {then}" if close else ""
+
+
+def _undeclared_secret_problems(
+    cluster: ClusterSpec, path: str, tool_index: list[int], agent_index: list[int]
+) -> list[Problem]:
+    """A secretKeyRef to a Secret that neither ``secrets`` creates nor ``externalSecrets``
+    names: a typo would otherwise surface only as a pod stuck in CreateContainerConfigError."""
+    problems = [
+        Problem(
+            join_path(path, f"externalSecrets[{i}]"),
+            f"{name!r} is also under secrets, which creates it; remove it from one of them",
+        )
+        for i, name in enumerate(cluster.external_secrets)
+        if name in cluster.secrets
+    ]
+    known = {*cluster.secrets, *cluster.external_secrets}
+    for where, ref in secret_refs(cluster, tool_index, agent_index):
+        # Schema sync needs the value itself: a stricter check covers its headers.
+        if ref.name in known or ".schemaSync." in where:
+            continue
+        problems.append(
+            Problem(
+                join_path(path, f"{where}.name"),
+                f"no Secret {ref.name!r} under secrets or externalSecrets; "
+                f"{_did_you_mean(ref.name, known, 'Otherwise ')}declare it under secrets, or "
+                "list it in externalSecrets if something outside this program creates it",
+            )
+        )
+    return problems
+
+
+# Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
+CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
+
+
+def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """What is valid but unwise: credential headers given as a literal ``value``."""
+    warnings = []
+    for i, tool in enumerate(cluster.tools):
+        warnings += header_warnings(
+            tool.schema_sync.headers, join_path(path, f"tools[{i}].schemaSync"), "Pulumi state"
+        )
+    for i, agent in enumerate(cluster.agents):
+        warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
+    return warnings
+
+
+def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """Credential headers of an agent's MCP servers given as a literal ``value``."""
+    warnings = []
+    for j, server in enumerate(agent.mcp_servers):
+        warnings += header_warnings(
+            server.headers, join_path(path, f"mcpServers[{j}]"), "a ConfigMap and env"
+        )
+    return warnings
+
+
+def header_warnings(headers: Sequence[HeaderSpec], path: str, lands_in: str) -> list[Problem]:
+    return [
+        Problem(
+            join_path(path, f"headers[{k}].value"),
+            f"{header.name} is a credential given as a literal value, which lands in plain "
+            f"text in {lands_in}; use valueFrom: {{secretKeyRef: {{name, key}}}} (a Secret "
+            "under secrets) or, in Python, secret=pulumi.Output.secret(...)",
+            "langop_literal_credential",
+        )
+        for k, header in enumerate(headers)
+        if header.value is not None and header.name.lower() in CREDENTIAL_HEADERS
+    ]
 
 
 def secret_refs(

@@ -72,7 +72,7 @@ def test_validate_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
         "langop-infra:agents[1].tools[0].name",
     ]
     code, out, err = run(capsys, *argv, "--stack", "dev")
-    assert (code, json.loads(out), err) == (0, {"valid": True, "problems": []}, "")
+    assert (code, json.loads(out), err) == (0, {"valid": True, "problems": [], "warnings": []}, "")
 
 
 # --- outputs -----------------------------------------------------------------------------------

@@ -72,6 +72,7 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
         "secrets",
         "models",
         "personas",
+        "externalSecrets",
     }
     model = resources["langop-infra:index:LanguageModel"]
     assert {"provider", "modelName", "endpoint", "apiKey", "fallbacks"} <= set(

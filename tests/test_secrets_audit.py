@@ -43,10 +43,10 @@ from langop_infra.offline.mock_engine import (
     Secret,
     is_wrapped_secret,
     run_program,
-    secret_leaves,
 )
 from langop_infra.offline.render import render_stack
 from langop_infra.stack_program import main as stack_main
+from langop_infra.testing.secrets import secret_leaves
 from langop_infra.tool import LanguageTool
 
 REPO = Path(__file__).resolve().parents[1]
@@ -112,6 +112,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
     return {
         "namespace": "research",
         "secrets": secrets,
+        "externalSecrets": [EXISTING_SECRET[0]],
         "tools": [
             {
                 "name": "memory",

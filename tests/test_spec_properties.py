@@ -200,6 +200,7 @@ VALID_CLUSTER: dict[str, Any] = {
         "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}},
     },
     "secrets": {"search": {"token": "t"}, "tickets": {"t": "x"}},
+    "externalSecrets": ["db"],
     "tools": [VALID_TOOL, VALID_SIDECAR],
     "agents": [VALID_AGENT, {"name": "triage", "image": "ghcr.io/acme/triage:1"}],
 }

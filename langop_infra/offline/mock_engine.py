@@ -50,6 +50,7 @@ class ProgramRun:
     registrations: list[Registration] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
+    # What the program logged with pulumi.log.warn: `pulumi up` shows these as warnings.
     warnings: list[str] = field(default_factory=list)
 
     def kubernetes(self) -> list[Registration]:
