@@ -27,7 +27,7 @@ from langop_infra.k8s import (
 from langop_infra.model_specs import ModelSpec, PersonaSpec
 from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import AgentSpec, Defaults
-from langop_infra.validation import parse_agent, sidecar_problems
+from langop_infra.validation import agent_warnings, parse_agent, sidecar_problems
 
 # A tool an agent may reach: its target, and its component when this program built it.
 ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
@@ -256,6 +256,8 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
+    for warning in agent_warnings(agent):
+        pulumi.log.warn(f"{subject}: {warning}")
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     plan = AgentPlan(agent, defaults, part_of or namespace, targets, tools, models=models)
     return plan, final

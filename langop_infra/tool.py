@@ -25,7 +25,7 @@ from langop_infra.k8s import (
 )
 from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync
 from langop_infra.specs import Defaults, ToolSpec
-from langop_infra.validation import parse_tool, sync_secret_refs
+from langop_infra.validation import header_warnings, parse_tool, sync_secret_refs
 
 SecretValues = Mapping[str, Mapping[str, Any]]
 
@@ -205,6 +205,8 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
         tool, objects = inputs.resolve(data, parse, build, _structure, subject)
+    for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
+        pulumi.log.warn(f"{subject}: {warning}")
     plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
     return plan, objects
 
