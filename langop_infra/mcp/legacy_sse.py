@@ -120,7 +120,7 @@ class LegacySSETransport:
         """Bytes of events read so far."""
         return self._http.received
 
-    def listen(self) -> None:
+    async def listen(self) -> None:
         """The event stream is already the server-to-client channel."""
 
     async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:

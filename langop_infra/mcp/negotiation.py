@@ -192,4 +192,4 @@ class Negotiation:
             raise self._timeout("notifications/initialized") from None
         self._initialized = True
         if self.options.listen and hasattr(self._transport, "listen"):
-            self._transport.listen()
+            await self._transport.listen()

@@ -83,7 +83,7 @@ class StdioTransport:
         """True once the server process has ended."""
         return self._process.returncode is not None
 
-    def listen(self) -> None:
+    async def listen(self) -> None:
         """stdout is already the server-to-client channel."""
 
     def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:

@@ -8,8 +8,9 @@ notifications (:meth:`StreamableHTTPTransport.listen`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
+from typing import Any
 
 import httpx
 
@@ -37,6 +38,7 @@ _POST_HEADERS = {
     "Content-Type": "application/json",
 }
 _RESUME_ATTEMPTS = 2
+_LISTEN_WAIT = 2.0  # seconds a session waits for the server to answer its GET stream
 _MAX_RETRY_WAIT = 5.0  # seconds: a server's "retry:" hint above this is not worth waiting for
 _ERROR_BODY_BYTES = 64 * 1024
 
@@ -56,6 +58,9 @@ class StreamableHTTPTransport:
         self.on_notification: Callable[[Message], None] | None = None
         self._listener: asyncio.Task[None] | None = None
         self.listening = False
+        # Responses that arrived on the server's GET stream instead of the request's own
+        # (some servers answer there after the request's stream ends), by request id.
+        self._answers: dict[Any, asyncio.Future[Message]] = {}
 
     @property
     def received_bytes(self) -> int:
@@ -180,8 +185,30 @@ class StreamableHTTPTransport:
         raise error
 
     async def _response_from_stream(self, response: httpx.Response, message: Message) -> Message:
+        answer = self._answers.setdefault(message["id"], asyncio.get_running_loop().create_future())
+        try:
+            return await self._read_answer(response, message, answer)
+        finally:
+            self._answers.pop(message["id"], None)
+
+    async def _first(
+        self, scan: Awaitable[Message | None], answer: asyncio.Future[Message]
+    ) -> Message | None:
+        """What the request's stream yields, or the answer the GET stream brought first."""
+        task = asyncio.ensure_future(scan)
+        done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            return task.result() or (answer.result() if answer.done() else None)
+        task.cancel()
+        with suppress(asyncio.CancelledError, Exception):
+            await task
+        return answer.result()
+
+    async def _read_answer(
+        self, response: httpx.Response, message: Message, answer: asyncio.Future[Message]
+    ) -> Message:
         decoder = SSEDecoder(self._http.options.max_response_bytes)
-        found = await self._scan_stream(response, decoder, message)
+        found = await self._first(self._scan_stream(response, decoder, message), answer)
         # The server may end a stream before the response and let us resume it with GET
         # (2025-11-25 "SSE polling"); that needs an event id to resume from.
         for _ in range(_RESUME_ATTEMPTS):
@@ -190,7 +217,10 @@ class StreamableHTTPTransport:
             if found is not None or not decoder.last_event_id or not resumable:
                 break
             if decoder.retry:
-                await asyncio.sleep(min(decoder.retry / 1000, _MAX_RETRY_WAIT))
+                await self._first(asyncio.sleep(min(decoder.retry / 1000, _MAX_RETRY_WAIT)), answer)
+            if answer.done():
+                found = answer.result()
+                break
             headers = self._headers()
             headers["Accept"] = "text/event-stream"
             headers["Last-Event-ID"] = decoder.last_event_id
@@ -200,7 +230,7 @@ class StreamableHTTPTransport:
             try:
                 if resumed.status_code >= 400:
                     await self._refused_resume(resumed, message["method"])
-                found = await self._scan_stream(resumed, decoder, message)
+                found = await self._first(self._scan_stream(resumed, decoder, message), answer)
             finally:
                 await resumed.aclose()
         if found is None:
@@ -252,14 +282,22 @@ class StreamableHTTPTransport:
         return None
 
     async def _from_server(self, message: Message) -> None:
-        """Answer a server's request; hand a notification to ``on_notification``."""
-        if jsonrpc.is_server_request(message):
+        """Answer a server's request; hand a notification to ``on_notification``; pass a
+        response to the request waiting for it."""
+        key = message.get("id")
+        is_answer = "method" not in message and isinstance(key, (str, int))
+        answer = self._answers.get(key) if is_answer else None
+        if answer is not None and not answer.done():
+            answer.set_result(message)
+        elif jsonrpc.is_server_request(message):
             await self.notify(jsonrpc.answer_to(message))
         elif "method" in message and self.on_notification is not None:
             self.on_notification(message)
 
-    def listen(self) -> None:
-        """Open the server's GET stream in the background, if it offers one.
+    async def listen(self) -> None:
+        """Open the server's GET stream in the background, if it offers one, and return once
+        the server has answered the GET (or after a short wait): a request sent afterwards
+        never races the stream's opening, so nothing the server sends there is missed.
 
         A server without one answers 405; that is not an error. The stream is not resumed
         once it ends: it only carries what a one-session client can act on (pings,
@@ -269,7 +307,10 @@ class StreamableHTTPTransport:
         if (self._listener is None or self._listener.done()) and self.session_id:
             headers = self._headers({"Accept": "text/event-stream"})
             headers.pop("Content-Type", None)
-            self._listener = asyncio.create_task(self._events("GET", headers, None))
+            opened = asyncio.Event()
+            self._listener = asyncio.create_task(self._events("GET", headers, None, opened))
+            with suppress(TimeoutError, asyncio.TimeoutError):
+                await asyncio.wait_for(opened.wait(), _LISTEN_WAIT)
 
     def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
         """POST ``subscriptions/listen`` (2026-07-28) and read its stream in the background."""
@@ -279,11 +320,27 @@ class StreamableHTTPTransport:
                 self._events("POST", self._headers(headers), content)
             )
 
-    async def _events(self, method: str, headers: dict[str, str], content: bytes | None) -> None:
+    async def _events(
+        self,
+        method: str,
+        headers: dict[str, str],
+        content: bytes | None,
+        opened: asyncio.Event | None = None,
+    ) -> None:
+        try:
+            with suppress(MCPError):
+                response = await self._http.send(
+                    method, self.url, headers=headers, content=content, what="the server's stream"
+                )
+                if opened is not None:
+                    opened.set()
+                await self._read_events(response)
+        finally:
+            if opened is not None:
+                opened.set()
+
+    async def _read_events(self, response: httpx.Response) -> None:
         with suppress(MCPError):
-            response = await self._http.send(
-                method, self.url, headers=headers, content=content, what="the server's stream"
-            )
             try:
                 is_sse = response.headers.get("content-type", "").startswith("text/event-stream")
                 if response.status_code != 200 or not is_sse:
