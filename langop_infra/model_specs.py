@@ -25,6 +25,7 @@ from langop_infra.specs import (
     Spec,
     dns_subdomain,
     duration_between,
+    invalid,
     is_secret_value,
     overlay,
     secret_key,
@@ -53,19 +54,21 @@ PLAIN_KEY_ADVICE = (
 def no_plain_secret(value: Any) -> Any:
     """Refuse a literal secret before pydantic echoes it in an error (never quote it)."""
     if is_secret_value(value) or isinstance(value, (int, float)):
-        raise ValueError(PLAIN_KEY_ADVICE)
+        raise invalid("no_plain_secret", PLAIN_KEY_ADVICE)
     return value
 
 
 def one_line(value: str) -> str:
     if any(c in value for c in "\r\n") or any(ord(c) < 32 and c != "\t" for c in value):
-        raise ValueError("write it on one line: it becomes one line of AGENT_PERSONA")
+        raise invalid("one_line", "write it on one line: it becomes one line of AGENT_PERSONA")
     return value
 
 
 def model_name_text(value: str) -> str:
     if not value.strip() or any(c.isspace() for c in value):
-        raise ValueError("set the provider's model name without spaces, e.g. 'gpt-4o-mini'")
+        raise invalid(
+            "model_name_text", "set the provider's model name without spaces, e.g. 'gpt-4o-mini'"
+        )
     return value
 
 
@@ -135,9 +138,10 @@ class ModelSpec(Spec):
     @classmethod
     def _custom_model_name(cls, value: str, info: ValidationInfo) -> str:
         if info.data.get("provider") == "custom" and "/" not in value:
-            raise ValueError(
+            raise invalid(
+                "custom_model_name",
                 "provider 'custom' takes modelName in LiteLLM's '<provider>/<model>' form, "
-                "e.g. 'hosted_vllm/llama-3.1-8b'"
+                "e.g. 'hosted_vllm/llama-3.1-8b'",
             )
         return value
 
@@ -146,9 +150,10 @@ class ModelSpec(Spec):
     def _endpoint_needed(cls, value: str | None, info: ValidationInfo) -> str | None:
         provider = info.data.get("provider")
         if value is None and provider in PROVIDERS_NEEDING_ENDPOINT:
-            raise ValueError(
+            raise invalid(
+                "endpoint_needed",
                 f"provider {provider!r} needs endpoint, the server's base URL (e.g. "
-                "http://vllm.models.svc.cluster.local:8000/v1); set it"
+                "http://vllm.models.svc.cluster.local:8000/v1); set it",
             )
         return value
 
@@ -156,9 +161,9 @@ class ModelSpec(Spec):
     @classmethod
     def _fallbacks_once(cls, value: list[str], info: ValidationInfo) -> list[str]:
         if info.data.get("name") in value:
-            raise ValueError(f"model {info.data['name']!r} lists itself; remove it")
+            raise invalid("fallbacks_once", f"model {info.data['name']!r} lists itself; remove it")
         if len(set(value)) != len(value):
-            raise ValueError("a fallback is listed twice; list each model once")
+            raise invalid("fallbacks_once", "a fallback is listed twice; list each model once")
         return value
 
 

@@ -119,13 +119,16 @@ def canonical_mcp_path(value: str) -> str:
     http_path(value)
     fix = "write it as a plain path such as /mcp"
     if "?" in value or "#" in value:
-        raise ValueError(f"must not carry a query string or fragment; {fix}")
+        raise invalid("canonical_mcp_path", f"must not carry a query string or fragment; {fix}")
     if "//" in value or "\\" in value:
-        raise ValueError(f"must not contain '//' or '\\'; {fix}")
+        raise invalid("canonical_mcp_path", f"must not contain '//' or '\\'; {fix}")
     if ENCODED_DOT_OR_SLASH.search(value):
-        raise ValueError(f"must not contain encoded '.', '/' or '\\' (%2e, %2f, %5c); {fix}")
+        raise invalid(
+            "canonical_mcp_path",
+            f"must not contain encoded '.', '/' or '\\' (%2e, %2f, %5c); {fix}",
+        )
     if any(segment in (".", "..") for segment in value.split("/")):
-        raise ValueError(f"must not contain '.' or '..' segments; {fix}")
+        raise invalid("canonical_mcp_path", f"must not contain '.' or '..' segments; {fix}")
 
     def escape(match: re.Match[str]) -> str:
         char = chr(int(match.group(1), 16))
@@ -325,9 +328,10 @@ def secret_text(value: Any) -> Any:
 def instructions_text(value: str) -> str:
     size = len(value.encode())
     if size > MAX_INSTRUCTIONS_BYTES:
-        raise ValueError(
+        raise invalid(
+            "instructions_text",
             f"instructions are {size} bytes, over the limit of {MAX_INSTRUCTIONS_BYTES} (64 KiB) "
-            "that an env var and the ConfigMap can carry; shorten them"
+            "that an env var and the ConfigMap can carry; shorten them",
         )
     return value
 
@@ -743,7 +747,7 @@ class AgentSpec(WorkloadSpec):
     @classmethod
     def _model_or_models(cls, value: list[ModelRef], info: ValidationInfo) -> list[ModelRef]:
         if value and info.data.get("model") is not None:
-            raise ValueError("set model (one name) or models (a list), not both")
+            raise invalid("model_or_models", "set model (one name) or models (a list), not both")
         return value
 
 
