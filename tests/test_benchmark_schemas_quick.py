@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "schema_sync_concurrency.py"
 
 
+@pytest.mark.slow
 def test_quick_mode_completes_with_a_positive_wall_time() -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick"],

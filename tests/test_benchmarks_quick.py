@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -39,6 +41,7 @@ def test_scale_quick(tmp_path: Path) -> None:
         assert result[key] > 0, key
 
 
+@pytest.mark.slow
 def test_overhead_quick(tmp_path: Path) -> None:
     stdout, data = run_quick("overhead", tmp_path)
     assert "ratio CPU" in stdout and "ours/baseline" in stdout

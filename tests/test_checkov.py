@@ -35,6 +35,7 @@ def checkov(stack: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_prod_stack_has_no_unaccepted_finding() -> None:
     result = checkov("prod")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -42,6 +43,7 @@ def test_prod_stack_has_no_unaccepted_finding() -> None:
     assert "CKV_K8S_35,CKV_K8S_8,CKV_K8S_9" in result.stderr
 
 
+@pytest.mark.slow
 def test_script_fails_on_a_finding() -> None:
     """The dev stack uses floating image tags: checkov's digest check must fail the script."""
     result = checkov("dev")

@@ -49,6 +49,7 @@ def project(tmp_path: Path, program: str | None = None, **files: str) -> Path:
 # --- finding the project and the stack ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_python_dash_m_runs_the_cli_and_finds_pulumi_yaml_in_parent_folders() -> None:
     from_stacks = cli("render", "--stack", "dev", cwd=ROOT / "stacks")
     from_root = cli("render", "--stack", "dev")

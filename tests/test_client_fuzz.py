@@ -262,6 +262,7 @@ step = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(methods=step, reply=replies("application/json", garbage), resume=st.booleans())
 def test_json_bodies_give_a_listing_or_an_mcp_error(
@@ -349,6 +350,7 @@ def legacy_scripts(draw: st.DrawFn) -> LegacyScript:
     )
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=10)  # most examples wait out the 0.5 s timeout
 @given(script=legacy_scripts())
 def test_legacy_event_streams_give_a_listing_or_an_mcp_error(
@@ -476,6 +478,7 @@ def pidfile(tmp_path: Path) -> Path:
 ends = st.sampled_from(["exit", "exit", "eof", "eof", "sleep"])
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=10)
 @given(output=garbage, end=ends, code=st.sampled_from([0, 1, 137]))
 def test_stdio_output_gives_a_listing_or_an_mcp_error(
@@ -505,6 +508,7 @@ def mutated_line(draw: st.DrawFn, method: str) -> bytes:
     end=st.sampled_from(["exit", "eof"]),  # EOF-ignoring servers: the test above
     code=st.sampled_from([0, 1]),
 )
+@pytest.mark.slow
 def test_mutated_stdio_conversations_give_a_listing_or_an_mcp_error(
     pidfile: Path, init: bytes, listing: bytes, end: str, code: int
 ) -> None:
@@ -595,6 +599,7 @@ def test_stdio_server_ignoring_eof_is_terminated_when_the_deadline_leaves_room(
 
 
 # The leaked process's transport is never closed; collecting it warns "Event loop is closed".
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_stdio_server_ignoring_eof_is_stopped_when_the_deadline_cuts_cleanup_short(
     pidfile: Path,

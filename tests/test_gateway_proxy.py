@@ -157,6 +157,7 @@ def chat(url: str, model: str, key: str | None = MASTER_KEY) -> httpx.Response:
     )
 
 
+@pytest.mark.slow
 def test_probe_paths_answer(proxy: tuple[str, FakeOpenAI]) -> None:
     url, _ = proxy
     assert httpx.get(url + gateway.LIVENESS_PATH, timeout=5).status_code == 200
@@ -196,6 +197,7 @@ def test_the_gateway_refuses_calls_without_the_master_key(proxy: tuple[str, Fake
     assert fake.requests[before:] == []
 
 
+@pytest.mark.slow
 def test_the_gateway_retries_as_often_as_the_retry_policy_says(
     proxy: tuple[str, FakeOpenAI],
 ) -> None:

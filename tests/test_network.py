@@ -274,6 +274,7 @@ def test_default_deny_leaves_a_non_agent_pod_nothing_to_reach(graph: Callable) -
     assert not network.allows(pods["search"], pods["calc"], 8080)
 
 
+@pytest.mark.slow
 def test_policy_count_is_linear_for_50_tools_and_200_agents() -> None:
     tools, agents, per_agent = 50, 200, 5
 

@@ -633,6 +633,7 @@ def test_a_list_compared_with_itself_reports_nothing(tools: list[Any], data: st.
     assert schema_hash(tools) == schema_hash(shuffled)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, database=None)
 @given(old=tool_lists, new=tool_lists)
 def test_removed_one_way_is_added_the_other_way(old: list[Any], new: list[Any]) -> None:

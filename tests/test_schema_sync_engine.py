@@ -205,6 +205,7 @@ def test_lifecycle_of_a_plain_tool(plain_setup: Setup) -> None:
     run_lifecycle(plain_setup, EngineHost(ToolSchemaSyncProvider()))
 
 
+@pytest.mark.slow
 def test_lifecycle_of_a_tool_that_demands_a_token(headers_setup: Setup) -> None:
     host = EngineHost(ToolSchemaSyncProvider())
     run_lifecycle(headers_setup, host)

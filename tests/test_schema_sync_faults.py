@@ -270,6 +270,7 @@ def assert_error_outputs(outs: dict[str, Any], fault: Fault, seconds: float) -> 
     assert seconds < fault.timeout + MARGIN, f"took {seconds:.2f}s"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", CASES)
 def test_fault_is_an_error_phase_with_its_reason(
     request: pytest.FixtureRequest, good: EngineHost, fault: Fault

@@ -123,6 +123,7 @@ def assert_no_canary(*texts: str) -> None:
             assert canary not in text, f"{canary!r} leaked into {text!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 def test_no_canary_in_outputs_or_failures(echo: str, fault: str) -> None:
     host = EngineHost(ToolSchemaSyncProvider())
@@ -176,6 +177,7 @@ config:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 def test_no_canary_on_the_schemas_command_output(
     echo: str, fault: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -296,18 +296,21 @@ def test_the_path_check_can_fail() -> None:
 # --- arbitrary documents ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @FUZZ
 @given(DOCUMENTS)
 def test_parse_tool_arbitrary(document: Any) -> None:
     check(parse_tool, document, ToolSpec)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(DOCUMENTS)
 def test_parse_agent_arbitrary(document: Any) -> None:
     check(parse_agent, document, AgentSpec)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     st.one_of(
@@ -386,6 +389,7 @@ def mutated_clusters(draw: st.DrawFn) -> dict[str, Any]:
     return document
 
 
+@pytest.mark.slow
 @FUZZ
 @given(mutated_clusters())
 def test_mutated_cluster_documents(document: dict[str, Any]) -> None:

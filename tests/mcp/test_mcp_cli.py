@@ -119,6 +119,7 @@ def test_usage_errors_exit_2(
     assert message in err
 
 
+@pytest.mark.slow
 def test_agent_config_lists_the_merged_registry(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

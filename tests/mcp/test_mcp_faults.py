@@ -292,6 +292,7 @@ async def test_stdio_server_that_exits_quotes_its_stderr() -> None:
     assert "its stderr ends with: boom: MEMORY_DSN is not set" in str(error)
 
 
+@pytest.mark.slow
 async def test_stdio_server_that_hangs_times_out_and_is_stopped() -> None:
     command = [
         sys.executable,
