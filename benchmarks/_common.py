@@ -12,6 +12,8 @@ import os
 import platform
 import resource
 import statistics
+import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,6 +108,9 @@ def machine() -> dict[str, Any]:
         pass
     return {
         "cpus": os.cpu_count(),
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu_model": cpu_model(),
+        "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "memory_gib": round(mem_kib / 1024**2, 1),
         "python": platform.python_version(),
         "platform": platform.platform(terse=True),
@@ -113,11 +118,24 @@ def machine() -> dict[str, Any]:
     }
 
 
+def cpu_model() -> str:
+    """``lscpu``'s model name (``/proc/cpuinfo``'s when lscpu is missing)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        out = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    for line in out.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "model name":
+            return value.strip()
+    return "unknown"
+
+
 def print_machine() -> None:
     m = machine()
     print(
-        f"machine: {m['cpus']} CPUs, {m['memory_gib']} GiB, Python {m['python']}, "
-        f"{m['platform']}, load average {m['load_average_1m']}"
+        f"machine ({m['date_utc']}): nproc {m['nproc']} ({m['cpu_model']}), {m['memory_gib']} GiB, "
+        f"Python {m['python']}, {m['platform']}, load average {m['load_average_1m']}"
     )
 
 

@@ -16,6 +16,7 @@ from pulumi.runtime.config import CONFIG, get_config_env, is_config_secret
 
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import Problem, SpecError
+from langop_infra.gc_tuning import tuned_for_run
 from langop_infra.specs import ClusterSpec
 from langop_infra.validation import external_reference_problems, parse_cluster
 
@@ -100,6 +101,7 @@ def _config_path(prefix: str, path: str) -> str:
     return prefix + path if path else prefix.rstrip(":")
 
 
+@tuned_for_run()
 def main() -> LanguageCluster:
     """Build the stack's LanguageCluster and export what operators look at."""
     spec = read_cluster_config()

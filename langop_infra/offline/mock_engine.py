@@ -47,9 +47,20 @@ class Registration:
 
 @dataclass
 class ProgramRun:
+    """What a run registered and logged, and the stack outputs it exported."""
+
     registrations: list[Registration] = field(default_factory=list)
-    outputs: dict[str, Any] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
+    exports: dict[str, Any] = field(default_factory=dict, repr=False)
+    _outputs: dict[str, Any] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def outputs(self) -> dict[str, Any]:
+        """The exports with every Output resolved, on first use: ``render`` never reads
+        them, and resolving thousands of them is a noticeable part of a large run."""
+        if self._outputs is None:
+            self._outputs = _resolve_exports(self.exports)
+        return self._outputs
 
     def kubernetes(self) -> list[Registration]:
         return [r for r in self.registrations if r.is_kubernetes]
@@ -188,12 +199,28 @@ def run_program(
     root = settings.get_root_resource()
     try:
         _sync_await(run_pulumi_func(program))
-        exported = dict(getattr(root, "outputs", {}) or {})
-        run.outputs = {k: _resolve(v) for k, v in exported.items()}
+        run.exports = dict(getattr(root, "outputs", {}) or {})
     finally:
         settings.ROOT.set(None)
         monitor.close()
     return run
+
+
+def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolve on this thread's loop; on a private one if a command already closed it (the
+    run's Outputs are settled, so any loop can read them)."""
+    closed = False
+    with contextlib.suppress(RuntimeError):  # no loop at all: _sync_await makes one
+        closed = asyncio.get_event_loop().is_closed()
+    if not closed:
+        return {k: _resolve(v) for k, v in exports.items()}
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return {k: _resolve(v) for k, v in exports.items()}
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
 
 
 def _resolve(value: Any) -> Any:

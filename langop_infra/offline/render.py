@@ -16,6 +16,7 @@ from typing import Any
 
 from langop_infra import yaml_io
 from langop_infra.errors import Problem, SpecError
+from langop_infra.gc_tuning import tuned_for_run
 from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
 
 KIND_ORDER = {
@@ -135,13 +136,14 @@ def render_stack(
         finally:
             sys.path.remove(str(project.directory))
 
-    return run_program(
-        program,
-        project=project.name,
-        stack=stack,
-        config=config,
-        secret_keys=secret_keys,
-    )
+    with tuned_for_run():
+        return run_program(
+            program,
+            project=project.name,
+            stack=stack,
+            config=config,
+            secret_keys=secret_keys,
+        )
 
 
 def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:
