@@ -21,6 +21,8 @@ from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from langop_infra.gc_tuning import tuned_for_run
+
 REDACTED = "[secret]"
 SECRET_SIG = rpc._special_secret_sig
 SIG_KEY = rpc._special_sig_key
@@ -70,7 +72,10 @@ class ProgramRun:
 
     def manifests(self) -> list[dict[str, Any]]:
         """Every Kubernetes object, secrets redacted, in registration order."""
-        return [to_manifest(r.inputs) for r in self.kubernetes()]
+        # A burst of new dicts over the run's large live heap: without tuning, the collector
+        # would rescan that heap many times over.
+        with tuned_for_run():
+            return [to_manifest(r.inputs) for r in self.kubernetes()]
 
 
 class _Mocks(pulumi.runtime.Mocks):

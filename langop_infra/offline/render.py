@@ -164,6 +164,7 @@ def dump_yaml(manifest: Mapping[str, Any]) -> str:
     return yaml_io.dump(dict(manifest))
 
 
+@tuned_for_run()
 def dump_stream(manifests: list[dict[str, Any]]) -> str:
     """One multi-document YAML stream, objects in a deterministic order."""
     return "".join(f"---\n{dump_yaml(m)}" for m in sorted_manifests(manifests))
@@ -178,6 +179,7 @@ def manifest_filename(manifest: Mapping[str, Any]) -> str:
 OUT_MARKER = ".langop-render"
 
 
+@tuned_for_run()
 def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:
     """One file per object under ``out/<namespace>/<kind>-<name>.yaml``.
 
