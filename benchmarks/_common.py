@@ -7,19 +7,14 @@ starts children and prints tables stays light.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from langop_infra.offline.mock_engine import ProgramRun
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 NAMESPACE = "bench"
@@ -59,38 +54,6 @@ def expected_kubernetes_objects(tools: int, agents: int) -> int:
     """Namespace, then Deployment + Service + NetworkPolicy per tool, Deployment + ConfigMap
     per agent (the generated document has no secrets, sidecars or restricted egress)."""
     return 1 + 3 * tools + 2 * agents
-
-
-def build_cluster(document: dict[str, Any]) -> ProgramRun:
-    """``LanguageCluster`` from the document under the SDK mock engine."""
-    from langop_infra.cluster import LanguageCluster
-    from langop_infra.offline.mock_engine import run_program
-
-    return run_program(lambda: LanguageCluster(document["namespace"], document))
-
-
-def release_previous_runs() -> None:
-    """Drop what earlier ``run_program`` calls left behind: each adds a logger named
-    ``langop_infra.offline.mock_engine.<id>`` whose handler keeps that run's registrations alive, so
-    every later run in the process would pay garbage collection over all earlier ones. A
-    real render is one run per process; this keeps repeated runs comparable to it."""
-    loggers = logging.Logger.manager.loggerDict
-    for name in [n for n in loggers if n.startswith("langop_infra.offline.mock_engine.")]:
-        logger = loggers.pop(name)
-        for handler in list(getattr(logger, "handlers", ())):
-            logger.removeHandler(handler)
-
-
-def warm_up() -> None:
-    """Load what the first build would otherwise load lazily (pulumi_kubernetes submodules,
-    pydantic validators), so that timings measure building, not importing."""
-    build_cluster(cluster_document(2, 2, refs=1))
-    release_previous_runs()
-
-
-def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
-    """Peak resident set size so far; Linux reports ``ru_maxrss`` in KiB."""
-    return resource.getrusage(who).ru_maxrss / 1024
 
 
 def median(values: Sequence[float]) -> float:
