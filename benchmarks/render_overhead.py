@@ -19,8 +19,9 @@ time, which is printed too). The baseline is a plain program with the interprete
 garbage-collector settings; at one size a third side, the baseline run under the same
 ``gc_tuning.tuned_for_run()`` as render, compares like for like.
 
-**Growth.** CPU per agent at T=100 and A = 500, 1000, 2000: the median render CPU at A minus
-that at A=0 (imports, the tools), divided by A. Also printed: plain total/A.
+**Growth.** Renders at T=100 and A = 0, 500, 1000, 2000, in 3 interleaved rounds: CPU per
+agent is the median render CPU at A minus that at A=0 (imports, the tools), divided by A;
+also printed, the marginal cost per agent between consecutive sizes and plain total/A.
 
 **Memory.** Peak RSS of the render child (its own, from ``wait4``) at T=100/A=1000.
 
@@ -33,6 +34,7 @@ that at A=0 (imports, the tools), divided by A. Also printed: plain total/A.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import subprocess
@@ -50,7 +52,7 @@ STACK = "big"
 FULL = {
     "sizes": ((30, 150), (100, 500), (100, 1000), (100, 2000)),
     "like_for_like": (100, 500),
-    "growth": (100, (500, 1000, 2000)),
+    "growth": (100, (500, 1000, 2000), 3),
     "memory": (100, 1000),
     "pairs": 3,
     "startup_runs": 10,
@@ -58,7 +60,7 @@ FULL = {
 QUICK = {
     "sizes": ((5, 20),),
     "like_for_like": (5, 20),
-    "growth": (5, (20,)),
+    "growth": (5, (20,), 1),
     "memory": (5, 20),
     "pairs": 1,
     "startup_runs": 3,
@@ -170,34 +172,41 @@ def compare(tools: int, agents: int, pairs: int, sides: Sequence[str]) -> dict[s
     return result
 
 
-def render_only(tools: int, agents: int, runs: int) -> dict[str, float]:
-    """Median figures of ``runs`` renders (for the growth curve's A=0 point)."""
+def growth(tools: int, sizes: Sequence[int], rounds: int) -> dict[str, Any]:
+    """Render CPU at A=0 and each size, ``rounds`` interleaved rounds (order alternating, so
+    that a change of load on the machine falls on every size alike); per size, the median.
+
+    ``ms_per_agent`` is the cost above A=0 (imports, the tools) per agent; ``marginal_ms``
+    the cost per agent added since the previous size, which needs no A=0 point."""
+    sizes = (0, *sizes)
     with tempfile.TemporaryDirectory(prefix="langop-bench-") as tmp:
-        project = Path(tmp)
-        write_project(project, tools, agents)
-        argv = commands(project, project / "unused.yaml")[RENDER]
-        measured = [run_child(argv, None) for _ in range(runs)]
-    return {key: _common.median([m[key] for m in measured]) for key in measured[0]}
-
-
-def growth(results: list[dict[str, Any]], fixed: dict[str, float], tools: int) -> list[dict]:
+        argv = {}
+        for agents in sizes:
+            project = Path(tmp) / str(agents)
+            project.mkdir()
+            write_project(project, tools, agents)
+            argv[agents] = commands(project, project / "unused.yaml")[RENDER]
+        run_child(argv[sizes[-1]], None)  # warm-up: file caches, bytecode
+        cpu: dict[int, list[float]] = {agents: [] for agents in sizes}
+        for round_ in range(rounds):
+            for agents in sizes if round_ % 2 == 0 else tuple(reversed(sizes)):
+                cpu[agents].append(run_child(argv[agents], None)["cpu_s"])
+    median = {agents: _common.median(runs) for agents, runs in cpu.items()}
     rows = []
-    for r in results:
-        if r["tools"] != tools or not r["agents"]:
-            continue
-        cpu = r[RENDER]["cpu_s"]
+    for previous, agents in itertools.pairwise(sizes):
         rows.append(
             {
-                "agents": r["agents"],
-                "render_cpu_s": cpu,
-                "ms_per_agent": 1000 * (cpu - fixed["cpu_s"]) / r["agents"],
-                "ms_per_agent_total": 1000 * cpu / r["agents"],
+                "agents": agents,
+                "render_cpu_s": median[agents],
+                "ms_per_agent": 1000 * (median[agents] - median[0]) / agents,
+                "marginal_ms": 1000 * (median[agents] - median[previous]) / (agents - previous),
+                "ms_per_agent_total": 1000 * median[agents] / agents,
+                "cpu_runs": cpu[agents],
             }
         )
     for row in rows:
         row["growth"] = row["ms_per_agent"] / rows[0]["ms_per_agent"]
-        row["growth_total"] = row["ms_per_agent_total"] / rows[0]["ms_per_agent_total"]
-    return rows
+    return {"tools": tools, "rounds": rounds, "fixed_cpu_s": median[0], "sizes": rows}
 
 
 def startup(runs: int) -> dict[str, float]:
@@ -265,14 +274,18 @@ def print_report(data: dict[str, Any]) -> None:
         ["T x A", "objects", "side", "CPU s", "wall s", "peak RSS MiB", "ratio CPU", "ratio wall"],
         rows,
     )
-    print(f"\nper-agent render CPU at T={data['growth_tools']} (fixed cost: A=0, "
-          f"{data['fixed']['cpu_s']:.2f} s CPU)")  # fmt: skip
+    g = data["growth"]
+    print(
+        f"\nper-agent render CPU at T={g['tools']}, {g['rounds']} interleaved round(s), medians "
+        f"(A=0: {g['fixed_cpu_s']:.2f} s CPU)"
+    )
     _common.print_table(
-        ["agents", "render CPU s", "ms/agent", "growth", "ms/agent (total/A)", "growth (total/A)"],
+        ["agents", "render CPU s", "ms/agent above A=0", "growth", "marginal ms/agent",
+         "total/A ms"],
         [
-            [g["agents"], g["render_cpu_s"], g["ms_per_agent"], f"{g['growth']:.2f}",
-             g["ms_per_agent_total"], f"{g['growth_total']:.2f}"]
-            for g in data["growth"]
+            [r["agents"], r["render_cpu_s"], r["ms_per_agent"], f"{r['growth']:.2f}",
+             r["marginal_ms"], r["ms_per_agent_total"]]
+            for r in g["sizes"]
         ],
     )  # fmt: skip
     s = data["startup"]
@@ -295,7 +308,8 @@ def verdicts(data: dict[str, Any], quick: bool) -> list[tuple[str, float, float]
     return [
         (f"render/baseline CPU at {at['tools']}x{at['agents']}", at[RENDER]["ratio_cpu"],
          TARGETS["ratio"]),
-        ("per-agent growth, first to last size", data["growth"][-1]["growth"], TARGETS["growth"]),
+        ("per-agent growth, first to last size", data["growth"]["sizes"][-1]["growth"],
+         TARGETS["growth"]),
         (f"peak RSS MiB at {memory['tools']}x{memory['agents']}", memory[RENDER]["peak_rss_mib"],
          TARGETS["rss_mib"]),
         ("--help s", data["startup"]["help_median_s"], TARGETS["help_s"]),
@@ -321,15 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         if (tools, agents) == plan["like_for_like"]:
             sides.append(TUNED)
         comparison.append(compare(tools, agents, pairs, sides))
-    growth_tools, _ = plan["growth"]
-    fixed = render_only(growth_tools, 0, max(pairs, 1) if args.quick else 3)
     data: dict[str, Any] = {
         "benchmark": "render_overhead",
         "pairs": pairs,
         "comparison": comparison,
-        "fixed": fixed,
-        "growth_tools": growth_tools,
-        "growth": growth(comparison, fixed, growth_tools),
+        "growth": growth(*plan["growth"]),
         "memory_at": plan["memory"],
         "startup": startup(plan["startup_runs"]),
         "startup_runs": plan["startup_runs"],

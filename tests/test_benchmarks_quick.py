@@ -44,9 +44,9 @@ def test_render_overhead_quick(tmp_path: Path) -> None:
         assert size[side]["cpu_s"] > 0 and size[side]["wall_s"] > 0, side
         assert size[side]["peak_rss_mib"] > 0, side
     assert size["render"]["ratio_cpu"] > 0 and size["baseline, GC tuned"]["ratio_cpu"] > 0
-    [point] = data["growth"]
+    [point] = data["growth"]["sizes"]
     assert point["agents"] == 20 and point["growth"] == 1.0
-    assert data["fixed"]["cpu_s"] > 0
+    assert data["growth"]["fixed_cpu_s"] > 0 and point["render_cpu_s"] > 0
     assert data["startup"]["help_median_s"] > 0
     assert [name for name, *_ in data["verdicts"]][1:] == [
         "per-agent growth, first to last size",
