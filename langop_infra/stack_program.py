@@ -13,6 +13,8 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime.config import CONFIG, get_config_env, is_config_secret
+from pulumi.runtime.stack import wait_for_rpcs
+from pulumi.runtime.sync_await import _sync_await
 
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import Problem, SpecError
@@ -126,4 +128,11 @@ def main() -> LanguageCluster:
             for name, agent in cluster.agents.items()
         },
     )
+    _finish_registrations()
     return cluster
+
+
+def _finish_registrations() -> None:
+    """Let the SDK finish registering before ``main()`` returns, while the collector is still
+    tuned: serializing every resource's inputs, most of a run's work, comes after the body."""
+    _sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))

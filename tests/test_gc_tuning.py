@@ -13,7 +13,7 @@ import pytest
 from langop_infra import gc_tuning
 from langop_infra.gc_tuning import RUN_THRESHOLDS, tuned_for_run
 from langop_infra.offline import mock_engine
-from langop_infra.offline.mock_engine import close_event_loop, run_program
+from langop_infra.offline.mock_engine import ProgramRun, close_event_loop, run_program
 from langop_infra.offline.render import dump_stream, render_stack
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,12 +85,17 @@ def test_the_stack_program_gives_the_caller_its_settings_back() -> None:
         "langop-infra:tools": '[{"name": "search", "image": "ghcr.io/acme/search:1"}]',
     }
     seen: list[tuple[int, int, int]] = []
+    registered_by_then: list[int] = []
+    run = ProgramRun()
 
     def program() -> None:
         main()
         seen.append(gc.get_threshold())
+        registered_by_then.append(len(run.registrations))
 
-    run = run_program(program, config=config)
+    run_program(program, config=config, into=run)
+    # main() let the SDK finish registering while still tuned, not after it returned
+    assert registered_by_then == [len(run.registrations)] and len(run.registrations) == 7
     assert ("kubernetes:apps/v1:Deployment", "research/search") in {
         (r.type, r.name) for r in run.kubernetes()
     }
