@@ -134,5 +134,5 @@ def main() -> LanguageCluster:
 
 def _finish_registrations() -> None:
     """Let the SDK finish registering before ``main()`` returns, while the collector is still
-    tuned: serializing every resource's inputs, most of a run's work, comes after the body."""
+    tuned: serializing every resource's inputs, much of a run's work, comes after the body."""
     _sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))
