@@ -7,17 +7,14 @@ starts children and prints tables stays light.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import platform
-import resource
 import statistics
+import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from langop_infra.offline.mock_engine import ProgramRun
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 NAMESPACE = "bench"
@@ -59,38 +56,6 @@ def expected_kubernetes_objects(tools: int, agents: int) -> int:
     return 1 + 3 * tools + 2 * agents
 
 
-def build_cluster(document: dict[str, Any]) -> ProgramRun:
-    """``LanguageCluster`` from the document under the SDK mock engine."""
-    from langop_infra.cluster import LanguageCluster
-    from langop_infra.offline.mock_engine import run_program
-
-    return run_program(lambda: LanguageCluster(document["namespace"], document))
-
-
-def release_previous_runs() -> None:
-    """Drop what earlier ``run_program`` calls left behind: each adds a logger named
-    ``langop_infra.offline.mock_engine.<id>`` whose handler keeps that run's registrations alive, so
-    every later run in the process would pay garbage collection over all earlier ones. A
-    real render is one run per process; this keeps repeated runs comparable to it."""
-    loggers = logging.Logger.manager.loggerDict
-    for name in [n for n in loggers if n.startswith("langop_infra.offline.mock_engine.")]:
-        logger = loggers.pop(name)
-        for handler in list(getattr(logger, "handlers", ())):
-            logger.removeHandler(handler)
-
-
-def warm_up() -> None:
-    """Load what the first build would otherwise load lazily (pulumi_kubernetes submodules,
-    pydantic validators), so that timings measure building, not importing."""
-    build_cluster(cluster_document(2, 2, refs=1))
-    release_previous_runs()
-
-
-def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
-    """Peak resident set size so far; Linux reports ``ru_maxrss`` in KiB."""
-    return resource.getrusage(who).ru_maxrss / 1024
-
-
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
@@ -106,6 +71,9 @@ def machine() -> dict[str, Any]:
         pass
     return {
         "cpus": os.cpu_count(),
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu_model": cpu_model(),
+        "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "memory_gib": round(mem_kib / 1024**2, 1),
         "python": platform.python_version(),
         "platform": platform.platform(terse=True),
@@ -113,11 +81,24 @@ def machine() -> dict[str, Any]:
     }
 
 
+def cpu_model() -> str:
+    """``lscpu``'s model name (``/proc/cpuinfo``'s when lscpu is missing)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        out = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    for line in out.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "model name":
+            return value.strip()
+    return "unknown"
+
+
 def print_machine() -> None:
     m = machine()
     print(
-        f"machine: {m['cpus']} CPUs, {m['memory_gib']} GiB, Python {m['python']}, "
-        f"{m['platform']}, load average {m['load_average_1m']}"
+        f"machine ({m['date_utc']}): nproc {m['nproc']} ({m['cpu_model']}), {m['memory_gib']} GiB, "
+        f"Python {m['python']}, {m['platform']}, load average {m['load_average_1m']}"
     )
 
 

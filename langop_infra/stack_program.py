@@ -16,9 +16,12 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime.config import CONFIG, get_config, get_config_env, is_config_secret
+from pulumi.runtime.stack import wait_for_rpcs
+from pulumi.runtime.sync_await import _sync_await
 
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import Problem, SpecError
+from langop_infra.gc_tuning import tuned_for_run
 from langop_infra.specs import ClusterSpec
 from langop_infra.validation import cluster_warnings, external_reference_problems, parse_cluster
 
@@ -165,6 +168,7 @@ def _config_path(prefix: str, path: str) -> str:
     return prefix + path if path else prefix.rstrip(":")
 
 
+@tuned_for_run()
 def main() -> LanguageCluster:
     """Build the stack's LanguageCluster and export what operators look at."""
     spec = read_cluster_config()
@@ -193,4 +197,11 @@ def main() -> LanguageCluster:
     )
     pulumi.export("models", {name: {"endpoint": m.endpoint} for name, m in cluster.models.items()})
     pulumi.export("gateway", cluster.gateway_endpoint)
+    _finish_registrations()
     return cluster
+
+
+def _finish_registrations() -> None:
+    """Let the SDK finish registering before ``main()`` returns, while the collector is still
+    tuned: serializing every resource's inputs, much of a run's work, comes after the body."""
+    _sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))

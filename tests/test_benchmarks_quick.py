@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -30,35 +32,43 @@ def run_quick(script: str, tmp_path: Path) -> tuple[str, dict[str, Any]]:
     return done.stdout, json.loads(out.read_text())
 
 
-def test_scale_quick(tmp_path: Path) -> None:
-    stdout, data = run_quick("scale", tmp_path)
-    assert "peak RSS MiB" in stdout and "ms/agent" in stdout
-    [result] = data["results"]
-    assert (result["tools"], result["agents"]) == (5, 20)
-    assert result["kubernetes_objects"] == 1 + 3 * 5 + 2 * 20
-    assert result["resources"] > result["kubernetes_objects"]
-    for key in ("wall_s", "cpu_s", "ms_per_agent", "peak_rss_mib"):
-        assert result[key] > 0, key
+OBJECTS = 1 + 3 * 5 + 2 * 20  # T=5/A=20: namespace, 3 per tool, 2 per agent
+
+
+def test_render_overhead_quick(tmp_path: Path) -> None:
+    stdout, data = run_quick("render_overhead", tmp_path)
+    assert "ratio CPU" in stdout and "langop-infra --help" in stdout and "targets:" in stdout
+    [size] = data["comparison"]
+    assert (size["tools"], size["agents"], size["objects"]) == (5, 20, OBJECTS)
+    for side in ("render", "baseline", "baseline, GC tuned"):
+        assert size[side]["cpu_s"] > 0 and size[side]["wall_s"] > 0, side
+        assert size[side]["peak_rss_mib"] > 0, side
+    assert size["render"]["ratio_cpu"] > 0 and size["baseline, GC tuned"]["ratio_cpu"] > 0
+    [point] = data["growth"]["sizes"]
+    assert point["agents"] == 20 and point["growth"] == 1.0
+    assert data["growth"]["fixed_cpu_s"] > 0 and point["render_cpu_s"] > 0
+    assert data["startup"]["help_median_s"] > 0
+    assert [name for name, *_ in data["verdicts"]][1:] == [
+        "per-agent growth, first to last size",
+        "peak RSS MiB at 5x20",
+        "--help s",
+    ]
+    machine = data["machine"]
+    assert machine["nproc"] >= 1 and machine["cpu_model"] and machine["date_utc"]
 
 
 @pytest.mark.slow
 def test_overhead_quick(tmp_path: Path) -> None:
     stdout, data = run_quick("overhead", tmp_path)
-    assert "ratio CPU" in stdout and "ours/baseline" in stdout
-    assert data["kubernetes_objects"] == 1 + 3 * 5 + 2 * 20
-    ours, baseline = data["sides"]["ours"], data["sides"]["baseline"]
-    assert baseline["registrations"] == data["kubernetes_objects"]
-    assert ours["registrations"] > baseline["registrations"]
-    for side in (ours, baseline):
-        assert side["median_wall_s"] > 0 and side["median_cpu_s"] > 0
-    assert data["ratio"] > 0
-
-
-def test_render_e2e_quick(tmp_path: Path) -> None:
-    stdout, data = run_quick("render_e2e", tmp_path)
-    assert "langop-infra --help" in stdout and "peak RSS MiB" in stdout
-    render = data["render"]
-    assert render["objects"] == 1 + 3 * 5 + 2 * 20
-    for key in ("wall_s", "peak_rss_mib", "output_mib"):
-        assert render[key] > 0, key
-    assert data["help_median_s"] > 0
+    assert "ms/registration above baseline" in stdout
+    sides = data["sides"]
+    assert sides["baseline"]["registrations"] == data["kubernetes_objects"] == OBJECTS
+    # the component tree: cluster + 5 tools, cluster + 20 agents, all 26
+    assert sides["+ tool components"]["registrations"] == OBJECTS + 6
+    assert sides["+ agent components"]["registrations"] == OBJECTS + 21
+    assert sides["+ all components"]["registrations"] == OBJECTS + 26
+    # ours adds one ToolSchemaSync per tool on top of the tree
+    assert sides["ours"]["registrations"] == OBJECTS + 26 + 5
+    assert sides["ours, schema sync off"]["registrations"] == OBJECTS + 26
+    assert all(side["median_cpu_s"] > 0 for side in sides.values())
+    assert data["gc_tuned"] is True

@@ -22,6 +22,7 @@ USED = [
     ("pulumi.runtime.settings", "ROOT"),
     ("pulumi.runtime.settings", "SETTINGS"),
     ("pulumi.runtime.stack", "run_pulumi_func"),
+    ("pulumi.runtime.stack", "wait_for_rpcs"),
     ("pulumi.runtime.sync_await", "_ensure_event_loop"),
     ("pulumi.runtime.sync_await", "_sync_await"),
     ("pulumi.provider.experimental", "component_provider_host"),

@@ -21,6 +21,8 @@ from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from langop_infra.gc_tuning import tuned_for_run
+
 REDACTED = "[secret]"
 SECRET_SIG = rpc._special_secret_sig
 SIG_KEY = rpc._special_sig_key
@@ -47,11 +49,22 @@ class Registration:
 
 @dataclass
 class ProgramRun:
+    """What a run registered and logged, and the stack outputs it exported."""
+
     registrations: list[Registration] = field(default_factory=list)
-    outputs: dict[str, Any] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
     # What the program logged with pulumi.log.warn: `pulumi up` shows these as warnings.
     warnings: list[str] = field(default_factory=list)
+    exports: dict[str, Any] = field(default_factory=dict, repr=False)
+    _outputs: dict[str, Any] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def outputs(self) -> dict[str, Any]:
+        """The exports with every Output resolved, on first use: ``render`` never reads
+        them, and resolving thousands of them is a noticeable part of a large run."""
+        if self._outputs is None:
+            self._outputs = _resolve_exports(self.exports)
+        return self._outputs
 
     def kubernetes(self) -> list[Registration]:
         return [r for r in self.registrations if r.is_kubernetes]
@@ -61,7 +74,10 @@ class ProgramRun:
 
     def manifests(self) -> list[dict[str, Any]]:
         """Every Kubernetes object, secrets redacted, in registration order."""
-        return [to_manifest(r.inputs) for r in self.kubernetes()]
+        # A burst of new dicts over the run's large live heap: without tuning, the collector
+        # would rescan that heap many times over.
+        with tuned_for_run():
+            return [to_manifest(r.inputs) for r in self.kubernetes()]
 
 
 class _Mocks(pulumi.runtime.Mocks):
@@ -193,12 +209,28 @@ def run_program(
     root = settings.get_root_resource()
     try:
         _sync_await(run_pulumi_func(program))
-        exported = dict(getattr(root, "outputs", {}) or {})
-        run.outputs = {k: _resolve(v) for k, v in exported.items()}
+        run.exports = dict(getattr(root, "outputs", {}) or {})
     finally:
         settings.ROOT.set(None)
         monitor.close()
     return run
+
+
+def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolve on this thread's loop; on a private one if a command already closed it (the
+    run's Outputs are settled, so any loop can read them)."""
+    closed = False
+    with contextlib.suppress(RuntimeError):  # no loop at all: _sync_await makes one
+        closed = asyncio.get_event_loop().is_closed()
+    if not closed:
+        return {k: _resolve(v) for k, v in exports.items()}
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return {k: _resolve(v) for k, v in exports.items()}
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
 
 
 def _resolve(value: Any) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 from langop_infra import yaml_io
 from langop_infra.errors import Problem, SpecError
+from langop_infra.gc_tuning import tuned_for_run
 from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.mock_engine import (
     REDACTED,
@@ -212,13 +213,14 @@ def render_stack(
         finally:
             sys.path.remove(str(project.directory))
 
-    return run_program(
-        program,
-        project=project.name,
-        stack=stack,
-        config=config,
-        secret_keys=secret_keys,
-    )
+    with tuned_for_run():
+        return run_program(
+            program,
+            project=project.name,
+            stack=stack,
+            config=config,
+            secret_keys=secret_keys,
+        )
 
 
 def fingerprinted_manifests(run: ProgramRun, key: bytes) -> list[dict[str, Any]]:
@@ -262,6 +264,7 @@ def dump_yaml(manifest: Mapping[str, Any]) -> str:
     return yaml_io.dump(dict(manifest))
 
 
+@tuned_for_run()
 def dump_stream(manifests: list[dict[str, Any]]) -> str:
     """One multi-document YAML stream, objects in a deterministic order."""
     return "".join(f"---\n{dump_yaml(m)}" for m in sorted_manifests(manifests))
@@ -273,6 +276,7 @@ def manifest_filename(manifest: Mapping[str, Any]) -> str:
     return f"{namespace}/{manifest.get('kind', 'Object').lower()}-{meta.get('name')}.yaml"
 
 
+@tuned_for_run()
 def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:
     """One file per object under ``out/<namespace>/<kind>-<name>.yaml``.
 
