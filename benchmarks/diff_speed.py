@@ -106,10 +106,12 @@ def current_diff(old_path: Path, new_path: Path) -> str:
 
 
 def write_renders(directory: Path, tools: int, agents: int) -> tuple[Path, Path, int]:
+    from langop_infra.cluster import LanguageCluster
+    from langop_infra.offline.mock_engine import run_program
     from langop_infra.offline.render import dump_stream
 
-    _common.warm_up()
-    manifests = _common.build_cluster(_common.cluster_document(tools, agents)).manifests()
+    document = _common.cluster_document(tools, agents)
+    manifests = run_program(lambda: LanguageCluster(document["namespace"], document)).manifests()
     changed = copy.deepcopy(manifests)
     deployments = [m for m in changed if m["kind"] == "Deployment"]
     for m in deployments[:: max(1, len(deployments) // 10)]:
