@@ -13,8 +13,10 @@ from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
+    autoscaler,
     child_options,
     component_error,
+    disruption_budget,
     find_component,
     network_policy,
     object_meta,
@@ -23,6 +25,7 @@ from langop_infra.k8s import (
     with_pod_annotations,
     workload_secret,
 )
+from langop_infra.pod_settings import disruption_budget_spec
 from langop_infra.specs import AgentSpec, Defaults
 from langop_infra.validation import parse_agent, sidecar_problems
 
@@ -189,7 +192,16 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
 
 
 def _structure(agent: AgentSpec) -> tuple[Any, ...]:
-    return (agent.name, agent.namespace, agent.tools, sorted(agent.secret_env), agent.egress)
+    return (
+        agent.name,
+        agent.namespace,
+        agent.tools,
+        sorted(agent.secret_env),
+        agent.egress,
+        bool(agent.ports),
+        agent.workspace is None,
+        agent.autoscaling is None,
+    )
 
 
 class LanguageAgent(pulumi.ComponentResource):
@@ -253,17 +265,64 @@ class LanguageAgent(pulumi.ComponentResource):
             ),
             opts=child_options(self, opts, _waits_for(plan)),
         )
-        sidecars = any(t.sidecar_container is not None for t in targets)
         egress = agent.egress or plan.defaults.egress
         self.network_policies = [
             network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
             for n, (policy, where, _) in enumerate(
-                policies.agent_policies(agent, namespace, targets, egress, has_sidecars=sidecars)
+                policies.agent_policies(agent, namespace, targets, egress)
             )
         ]
+        self._register_pod_objects(key, plan, labels, objects, child)
         self.config_yaml = pulumi.Output.from_input(config_text)
-        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))
+        style = plan.defaults.endpoint_style
+        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
+
+    def _register_pod_objects(
+        self,
+        key: str,
+        plan: AgentPlan,
+        labels: dict[str, str],
+        objects: Any,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """Service, workspace claim and seed files, disruption budget and autoscaler, each
+        when the spec asks for it."""
+        agent, namespace = plan.spec, plan.namespace
+        self.service = self.workspace_claim = self.workspace_seed = None
+        self.disruption_budget = self.autoscaler = None
+        if agent.ports:
+            self.service = k8s.core.v1.Service(
+                key,
+                metadata=object_meta(agent.name, namespace, labels),
+                spec=inputs.part(objects, lambda o: o.service),
+                opts=child,
+            )
+        if agent.workspace is not None:
+            claim = names.workspace_claim_name(agent.name)
+            self.workspace_claim = k8s.core.v1.PersistentVolumeClaim(
+                f"{namespace}/{claim}",
+                metadata=object_meta(claim, namespace, labels),
+                spec=inputs.part(objects, lambda o: o.workspace_claim),
+                opts=child,
+            )
+            if agent.workspace.initial_files:
+                seed = names.workspace_seed_name(agent.name)
+                self.workspace_seed = k8s.core.v1.ConfigMap(
+                    f"{namespace}/{seed}",
+                    metadata=object_meta(seed, namespace, labels),
+                    data=inputs.part(objects, lambda o: o.workspace_seed),
+                    opts=child,
+                )
+        selector = contract.agent_selector(agent.name)
+        if disruption_budget_spec(agent, selector) is not None:
+            budget = inputs.part(objects, lambda o: o.disruption_budget)
+            self.disruption_budget = disruption_budget(
+                key, agent.name, namespace, labels, budget, child
+            )
+        if agent.autoscaling is not None:
+            scaler = inputs.part(objects, lambda o: o.autoscaler)
+            self.autoscaler = autoscaler(key, agent.name, namespace, labels, scaler, child)
 
     def _secrets(self, plan: AgentPlan) -> list[Any]:
         """The Secrets whose versions roll the pods: its own, the cluster's it reads, and

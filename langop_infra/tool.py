@@ -13,8 +13,10 @@ from langop_infra.admission import deploy_problems
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
+    autoscaler,
     child_options,
     component_error,
+    disruption_budget,
     kubernetes_access,
     network_policy,
     object_meta,
@@ -173,6 +175,8 @@ def _structure(tool: ToolSpec) -> tuple[Any, ...]:
         tool.deployment_mode,
         tool.persistence is None,
         tool.schema_sync.enabled,
+        tool.egress,
+        tool.autoscaling is None,
         sorted(tool.secret_env),
     )
 
@@ -252,7 +256,7 @@ class LanguageTool(pulumi.ComponentResource):
         if tool.deployment_mode == "sidecar":
             self.sidecar_container = inputs.part(objects, lambda o: o.container)
         else:
-            self._register_service(key, tool, namespace, labels, objects, child)
+            self._register_service(key, plan, labels, objects, child)
         self.target = dataclasses.replace(
             contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
         )
@@ -262,12 +266,12 @@ class LanguageTool(pulumi.ComponentResource):
     def _register_service(
         self,
         key: str,
-        tool: ToolSpec,
-        namespace: str,
+        plan: ToolPlan,
         labels: dict[str, str],
         objects: Any,
         child: pulumi.ResourceOptions,
     ) -> None:
+        tool, namespace = plan.spec, plan.namespace
         deployment = inputs.part(objects, lambda o: o.deployment)
         secrets = [self.secret] if self.secret else []
         self.deployment = k8s.apps.v1.Deployment(
@@ -290,6 +294,25 @@ class LanguageTool(pulumi.ComponentResource):
             inputs.part(objects, lambda o: o.ingress_policy[1]),
             child,
         )
+        # Which objects exist follows from the spec; their specs may wait for Outputs.
+        shape = pods.tool_objects(tool, plan.defaults, namespace, plan.part_of)
+        self.egress_policy = self.disruption_budget = self.autoscaler = None
+        if shape.egress_policy is not None:
+            self.egress_policy = network_policy(
+                shape.egress_policy[0],
+                namespace,
+                labels,
+                inputs.part(objects, lambda o: o.egress_policy[1]),
+                child,
+            )
+        if shape.disruption_budget is not None:
+            budget = inputs.part(objects, lambda o: o.disruption_budget)
+            self.disruption_budget = disruption_budget(
+                key, tool.name, namespace, labels, budget, child
+            )
+        if shape.autoscaler is not None:
+            scaler = inputs.part(objects, lambda o: o.autoscaler)
+            self.autoscaler = autoscaler(key, tool.name, namespace, labels, scaler, child)
 
     def _register_schema_sync(
         self, key: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None

@@ -388,10 +388,10 @@ CASES: list[Case] = [
         r"not a CIDR",
     ),
     Case(
-        "tool-namespace-elsewhere",
+        "tool-namespace-elsewhere-unreferenced",
         doc(("tools[0].namespace", "other")),
-        "tools[0].namespace",
-        r"live in its namespace 'apps'",
+        f"{A0}.tools[0].name",
+        r"no tool named 'memory' in namespace 'apps' of this cluster \(known: files\)",
     ),
     Case(
         "tool-duplicate-name",
@@ -505,10 +505,10 @@ CASES: list[Case] = [
         r"^unknown field(?!.*'port')",
     ),
     Case(
-        "agent-namespace-elsewhere",
+        "agent-namespace-elsewhere-dangling",
         doc((f"{A0}.namespace", "other")),
-        f"{A0}.namespace",
-        r"live in its namespace 'apps'",
+        f"{A0}.tools[0].name",
+        r"no tool named 'memory' in namespace 'other' of this cluster \(known: none\)",
     ),
     Case(
         "agent-reserved-env",
