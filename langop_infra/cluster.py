@@ -23,6 +23,7 @@ from langop_infra.k8s import (
 from langop_infra.specs import AgentSpec, ClusterSpec
 from langop_infra.tool import LanguageTool, ToolPlan, sync_headers
 from langop_infra.collisions import secret_namespaces
+from langop_infra.egress_check import egress_findings
 from langop_infra.validation import (
     cluster_namespaces,
     external_reference_problems,
@@ -71,10 +72,14 @@ class LanguageCluster(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         external_tools: Sequence[LanguageTool] = (),
+        external_targets: Sequence[contract.ToolTarget] = (),
         **kwargs: Unpack[LanguageClusterArgs],
     ) -> None:
         cluster = _parse(name, args, kwargs)
-        external = {(t.target.namespace, t.target.name): t for t in external_tools}
+        external: dict[tuple[str, str], Any] = {
+            (t.namespace, t.name): t for t in external_targets
+        }
+        external.update({(t.target.namespace, t.target.name): t for t in external_tools})
         problems = external_reference_problems(cluster, external.keys())
         if problems:
             raise SpecError(problems, subject=f"LanguageCluster {name!r}")
@@ -83,6 +88,9 @@ class LanguageCluster(pulumi.ComponentResource):
         )
         ns = cluster.namespace
         self.spec = cluster
+        if not cluster.defaults.strict_egress:
+            for finding in egress_findings(cluster):
+                pulumi.log.warn(f"{finding.path}: {finding.message}")
         labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
         spaces = sorted(cluster_namespaces(cluster), key=lambda n: (n != ns, n))
         self.namespace_resource = None
@@ -118,7 +126,8 @@ class LanguageCluster(pulumi.ComponentResource):
         # By name for the cluster's own namespace, by "<namespace>/<name>" elsewhere.
         self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
         index: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {
-            key: (tool.target, tool) for key, tool in external.items()
+            key: (tool, None) if isinstance(tool, contract.ToolTarget) else (tool.target, tool)
+            for key, tool in external.items()
         }
         index.update({key: (t.target, t) for key, t in built.items()})
         self.agents = {}

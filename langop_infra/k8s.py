@@ -136,7 +136,11 @@ def _version(meta: Any) -> str | None:
     if meta is None:
         return None
     if isinstance(meta, Mapping):
-        return meta.get("resource_version") or meta.get("resourceVersion")
+        version = meta.get("resource_version")
+        if version is None and type(meta) is dict:
+            # Only a plain dict: the SDK's output types warn on a camelCase key.
+            version = meta.get("resourceVersion")
+        return version
     return getattr(meta, "resource_version", None)
 
 

@@ -1001,6 +1001,24 @@ class Defaults(Spec):
         return overlay(Resources(), value)
 
 
+class ToolsFrom(Spec):
+    """Another stack whose exported ``toolTargets`` this stack's agents may reference."""
+
+    stack: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = (
+        Field(description="<organization>/<project>/<stack>, as `pulumi stack ls` shows it.")
+    )
+
+
+class ExportedToolTarget(Spec):
+    """One entry of a stack's ``toolTargets`` output: a service tool other stacks may use."""
+
+    name: Annotated[str, AfterValidator(dns1035_label)]
+    namespace: DnsLabel
+    port: Port
+    mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
+    deployment_mode: Literal["service"] = "service"
+
+
 class ClusterSpec(Spec):
     """One namespace's tools, agents, defaults and secrets."""
 

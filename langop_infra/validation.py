@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from langop_infra.admission import deploy_problems, security_problems
 from langop_infra.collisions import name_clashes
+from langop_infra.egress_check import egress_findings
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
 from langop_infra.names import (
     RESERVED_AGENT_ENV,
@@ -400,6 +401,8 @@ def _namespace_wide_problems(
             workload, defaults, full, join_path(path, "defaults"), restricted=restricted
         )
     problems += name_clashes(cluster, path, tool_index, agent_index)
+    if defaults.strict_egress:
+        problems += egress_findings(cluster, path, agent_index)
     for where, ref in secret_refs(cluster, tool_index, agent_index):
         keys = cluster.secrets.get(ref.name)
         if isinstance(keys, Mapping) and ref.key not in keys:

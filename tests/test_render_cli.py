@@ -35,7 +35,13 @@ ROOT = Path(__file__).parents[1]
 STACKS = ("dev", "staging", "prod")
 NAMESPACES = {"dev": "research-dev", "staging": "research-staging", "prod": "research"}
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
-PROD_ONLY_POLICIES = {"researcher-egress", "triage-egress", "default-deny-ingress"}
+PROD_ONLY_POLICIES = {
+    "researcher-egress",
+    "triage-egress",
+    "memory-egress",
+    "docs-search-egress",
+    "default-deny-ingress",
+}
 
 
 def stack_file(stack: str) -> dict[str, Any]:
@@ -116,11 +122,12 @@ def test_render_dev_prints_every_object_and_each_is_valid(
         ("NetworkPolicy", "memory-ingress"),
         ("NetworkPolicy", "docs-search-ingress"),
         ("NetworkPolicy", "researcher-ingress"),
+        ("NetworkPolicy", "triage-ingress"),
     }
     assert len(manifests) == len(found)
-    # The sidecar tool runs inside the researcher's pod, not on its own.
+    # The sidecar tool runs inside the researcher's pod (a native sidecar), not on its own.
     researcher = next(m for m in manifests if m["metadata"]["name"] == "researcher")
-    assert [c["name"] for c in containers(researcher)] == ["researcher", "workspace-files"]
+    assert [c["name"] for c in containers(researcher)] == ["workspace-files", "researcher"]
     assert captured.out == cli("render", "--stack", "dev", "--project-dir", str(ROOT))[1]
 
 
@@ -168,7 +175,7 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     cli.cache_clear()
     second = cli("render", "--stack", "dev", "--project-dir", str(ROOT))
     assert first == second
-    assert first[1].count("\n---\n") == 14
+    assert first[1].count("\n---\n") == 15
 
 
 def test_integral_numbers_stay_integers() -> None:
@@ -238,12 +245,13 @@ def test_every_stack_renders_valid_objects_in_its_own_namespace(stack: str) -> N
     assert len(set(NAMESPACES.values())) == len(STACKS)
 
 
-def test_prod_images_are_pinned_by_digest_and_the_others_are_not() -> None:
+def test_every_image_is_pinned_by_digest_and_dev_and_staging_keep_their_tag() -> None:
     for stack in STACKS:
         images = [c["image"] for d in objects(stack, "Deployment").values() for c in containers(d)]
         assert len(images) == 5  # memory, docs-search, researcher + sidecar, triage
-        pinned = [bool(DIGEST.search(image)) for image in images]
-        assert all(pinned) if stack == "prod" else not any(pinned), (stack, images)
+        assert all(DIGEST.search(image) for image in images), (stack, images)
+        tag = {"dev": ":main@", "staging": ":rc@", "prod": "@"}[stack]
+        assert all(tag in image for image in images), (stack, images)
 
 
 @pytest.mark.parametrize(
@@ -315,8 +323,8 @@ def test_resources_and_pull_policy_per_environment(
 @pytest.mark.parametrize("stack", STACKS)
 def test_network_policies_per_environment(stack: str) -> None:
     policies = objects(stack, "NetworkPolicy")
-    # researcher carries the workspace-files sidecar, so its pod admits no ingress.
-    expected = {"memory-ingress", "docs-search-ingress", "researcher-ingress"}
+    # Agents declare no ports, so their pods admit no ingress.
+    expected = {"memory-ingress", "docs-search-ingress", "researcher-ingress", "triage-ingress"}
     if stack == "prod":
         expected |= PROD_ONLY_POLICIES
     assert set(policies) == expected
@@ -348,10 +356,10 @@ def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"wrote 15 objects under {out}\n"
+    assert captured.err == f"wrote 16 objects under {out}\n"
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.yaml"))
     manifests = rendered("dev")
-    assert len(files) == len(manifests) == 15
+    assert len(files) == len(manifests) == 16
     assert "_cluster/namespace-research-dev.yaml" in files
     assert "research-dev/deployment-researcher.yaml" in files
     assert "research-dev/networkpolicy-memory-ingress.yaml" in files
@@ -372,7 +380,7 @@ def test_out_replaces_a_previous_render(tmp_path: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     # Objects of the previous render do not linger.
     assert not (out / "research").exists() or not list((out / "research").rglob("*.yaml"))
-    assert len(list(out.rglob("*.yaml"))) == 15
+    assert len(list(out.rglob("*.yaml"))) == 16
 
 
 def test_out_refuses_a_folder_that_is_not_a_previous_render(

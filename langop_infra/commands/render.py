@@ -40,6 +40,8 @@ def _render(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise CommandError(f"--fingerprint-key-env: {exc}") from None
     result = render(args, "render", keep_ciphertext=key is not None)
+    for warning in result.warnings:
+        print(f"langop-infra render: warning: {warning}", file=sys.stderr)
     manifests = result.manifests() if key is None else fingerprinted_manifests(result, key)
     if args.out is None:
         sys.stdout.write(dump_stream(manifests))
