@@ -55,9 +55,7 @@ def _secret_names(workload: WorkloadSpec) -> Iterator[str]:
 def _owns_secret(workload: WorkloadSpec) -> bool:
     owned = any(not isinstance(v, SecretSource) for v in workload.secret_env.values())
     if isinstance(workload, AgentSpec):
-        owned = owned or any(
-            h.secret is not None for s in workload.mcp_servers for h in s.headers
-        )
+        owned = owned or any(h.secret is not None for s in workload.mcp_servers for h in s.headers)
     return owned
 
 
@@ -81,12 +79,12 @@ def generated_objects(
     """Every generated object with its source, in the order clashes are reported at the later
     one: the default-deny policies, the workloads, then the ``secrets``."""
     ns, defaults = cluster.namespace, cluster.defaults
-    spaces = sorted(
-        {ns, *(w.namespace for w in [*cluster.tools, *cluster.agents] if w.namespace)}
-    )
+    spaces = sorted({ns, *(w.namespace for w in [*cluster.tools, *cluster.agents] if w.namespace)})
     made: list[Generated] = []
     if defaults.default_deny:
-        made += [("NetworkPolicy", n, names.DEFAULT_DENY_NAME, "defaults.defaultDeny") for n in spaces]
+        made += [
+            ("NetworkPolicy", n, names.DEFAULT_DENY_NAME, "defaults.defaultDeny") for n in spaces
+        ]
     by_key = {(t.namespace or ns, t.name): t for t in cluster.tools}
     for i, tool in zip(tool_index, cluster.tools, strict=True):
         made += _tool_objects(tool, tool.namespace or ns, f"tools[{i}]", cluster)

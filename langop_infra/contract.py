@@ -193,14 +193,14 @@ def agent_config(
     """The ``/etc/agent/config.yaml`` document.
 
     ``tools`` follows the language-operator contract exactly (``endpoint``, ``protocol``),
-    adding ``mcpPath`` only for a base endpoint whose MCP path is not ``/mcp``; an agent
+    adding ``mcpPath`` only for a tool whose MCP path is not ``/mcp``; an agent
     without tools gets no ``tools`` key. No secret value appears: a secret header or
     credential is named by the env var that holds it (``valueFromEnv``).
     """
     tools: dict[str, dict[str, Any]] = {}
     for target in targets:
         entry: dict[str, Any] = {"endpoint": agent_endpoint(target, style), "protocol": "mcp"}
-        if style == "base" and target.mcp_path != DEFAULT_MCP_PATH:
+        if target.mcp_path != DEFAULT_MCP_PATH:
             entry["mcpPath"] = target.mcp_path
         tools[target.name] = entry
     doc: dict[str, Any] = {"tools": tools} if tools else {}

@@ -12,7 +12,11 @@ from typing import Any
 
 from langop_infra.specs import Autoscaling, PodSettings, ProbeSpec, WorkloadSpec
 
-PROBE_FIELDS = {"liveness": "livenessProbe", "readiness": "readinessProbe", "startup": "startupProbe"}
+PROBE_FIELDS = {
+    "liveness": "livenessProbe",
+    "readiness": "readinessProbe",
+    "startup": "startupProbe",
+}
 
 
 def dump(spec: Any) -> Any:
@@ -31,15 +35,21 @@ def probe_manifest(probe: ProbeSpec, base: Mapping[str, Any] | None = None) -> d
     return out
 
 
-def with_probes(container: dict[str, Any], settings: PodSettings) -> dict[str, Any]:
-    """The container with the probes ``settings`` name merged over its own."""
+def with_probes(
+    container: dict[str, Any],
+    settings: PodSettings,
+    fallback: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The container with the probes ``settings`` name merged over its own, or over
+    ``fallback[key]`` for a probe the container does not have yet."""
     if settings.probes is None:
         return container
     out = dict(container)
     for field, key in PROBE_FIELDS.items():
         probe = getattr(settings.probes, field)
         if probe is not None:
-            out[key] = probe_manifest(probe, container.get(key))
+            base = container.get(key) or (fallback or {}).get(key)
+            out[key] = probe_manifest(probe, base)
     return out
 
 

@@ -33,6 +33,8 @@ CONFIG_VOLUME = "config"
 TMP_VOLUME = "tmp"
 WORKSPACE_VOLUME = "workspace"
 DATA_VOLUME = "data"
+# A sidecar gets two minutes to become ready before the kubelet restarts it.
+STARTUP_PROBE = {"periodSeconds": 2, "failureThreshold": 60}
 
 
 def pod_security_context(security: Security) -> dict[str, Any]:
@@ -129,7 +131,8 @@ def tool_container(
     }
     if tool.env_from:
         out["envFrom"] = [s.model_dump(by_alias=True, exclude_none=True) for s in tool.env_from]
-    return with_probes(out, tool)
+    startup = {**probe, **STARTUP_PROBE}
+    return with_probes(out, tool, {"startupProbe": startup})
 
 
 def pod_spec(
@@ -329,7 +332,7 @@ def native_sidecar(member: dict[str, Any]) -> dict[str, Any]:
         handler = {
             k: v for k, v in member["readinessProbe"].items() if k in ("httpGet", "tcpSocket", "exec")
         }
-        out["startupProbe"] = {**handler, "periodSeconds": 2, "failureThreshold": 60}
+        out["startupProbe"] = {**handler, **STARTUP_PROBE}
     return out
 
 

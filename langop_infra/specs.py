@@ -957,6 +957,13 @@ class AgentSpec(WorkloadSpec):
 
     @model_validator(mode="after")
     def _ports(self) -> Self:
+        several = self.replicas > 1 or self.autoscaling is not None
+        if several and self.workspace and "ReadWriteMany" not in self.workspace.access_modes:
+            raise invalid(
+                "workspace_access",
+                "several pods share one workspace: set workspace.accessModes to "
+                "[ReadWriteMany] (on storage that offers it), or run one replica",
+            )
         if self.allow_from and not self.ports:
             raise invalid("agent_ports", "allowFrom admits peers to the agent's ports; add ports")
         for field, seen in (("name", set()), ("port", set())):
