@@ -14,8 +14,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 LAYERS: list[tuple[str, set[str]]] = [
     ("base", {"errors", "yaml_io", "names"}),
     ("specs", {"specs"}),
-    ("validation", {"validation", "admission"}),
-    ("builders", {"contract", "pods", "policies", "inputs", "schema_compare"}),
+    ("validation", {"validation", "admission", "collisions", "egress_check"}),
+    (
+        "builders",
+        {"contract", "pods", "pod_settings", "workspace", "policies", "inputs", "schema_compare"},
+    ),
     ("schema sync and agent runtime", {"schema_sync", "schema_lock", "agent_runtime"}),
     ("components", {"k8s", "tool", "agent", "cluster"}),
     ("programs", {"stack_program", "package", "__init__"}),
