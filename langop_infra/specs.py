@@ -20,6 +20,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PlainValidator,
     PrivateAttr,
     field_validator,
     model_validator,
@@ -664,19 +665,31 @@ class PodSettings(Spec):
     termination_grace_period_seconds: int | None = Field(None, ge=0, le=86400)
 
 
+def count_or_percent(value: Any) -> int | str:
+    """A pod count (``1``) or a percentage of the pods (``"50%"``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and re.fullmatch(r"(100|[1-9]?[0-9])%", value):
+        return value
+    raise invalid(
+        "count_or_percent",
+        f"{value!r} is neither a pod count such as 1 nor a percentage such as '50%'",
+    )
+
+
+CountOrPercent = Annotated[int | str, PlainValidator(count_or_percent)]
+
+
 class DisruptionBudget(Spec):
     """A PodDisruptionBudget: one of maxUnavailable or minAvailable (a count or a percentage)."""
 
-    max_unavailable: int | Annotated[str, Field(pattern=r"^[0-9]{1,3}%$")] | None = None
-    min_available: int | Annotated[str, Field(pattern=r"^[0-9]{1,3}%$")] | None = None
+    max_unavailable: CountOrPercent | None = None
+    min_available: CountOrPercent | None = None
 
     @model_validator(mode="after")
     def _one(self) -> Self:
         if (self.max_unavailable is None) == (self.min_available is None):
             raise invalid("disruption_budget", "give exactly one of maxUnavailable or minAvailable")
-        for value in (self.max_unavailable, self.min_available):
-            if isinstance(value, int) and value < 0:
-                raise invalid("disruption_budget", "a disruption budget count cannot be negative")
         return self
 
 
@@ -966,6 +979,15 @@ class AgentSpec(WorkloadSpec):
             )
         if self.allow_from and not self.ports:
             raise invalid("agent_ports", "allowFrom admits peers to the agent's ports; add ports")
+        for field in ("liveness", "readiness", "startup"):
+            probe = getattr(self.probes, field) if self.probes else None
+            if probe is not None and not probe.has_handler:
+                # A tool's probe falls back to its healthPath; an agent has no such path.
+                raise invalid(
+                    "probe_handler",
+                    f"the agent's {field} probe needs a handler: httpGet {{path, port}}, "
+                    "tcpSocket {port} or exec {command}",
+                )
         for field, seen in (("name", set()), ("port", set())):
             for port in self.ports:
                 key = getattr(port, field)
