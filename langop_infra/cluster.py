@@ -10,6 +10,8 @@ from typing_extensions import Unpack
 
 from langop_infra import contract, names, pods, policies
 from langop_infra.agent import AgentPlan, LanguageAgent, ToolIndex
+from langop_infra.collisions import secret_namespaces
+from langop_infra.egress_check import egress_findings
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
@@ -22,8 +24,6 @@ from langop_infra.k8s import (
 )
 from langop_infra.specs import AgentSpec, ClusterSpec
 from langop_infra.tool import LanguageTool, ToolPlan, sync_headers
-from langop_infra.collisions import secret_namespaces
-from langop_infra.egress_check import egress_findings
 from langop_infra.validation import (
     cluster_namespaces,
     external_reference_problems,
@@ -76,9 +76,7 @@ class LanguageCluster(pulumi.ComponentResource):
         **kwargs: Unpack[LanguageClusterArgs],
     ) -> None:
         cluster = _parse(name, args, kwargs)
-        external: dict[tuple[str, str], Any] = {
-            (t.namespace, t.name): t for t in external_targets
-        }
+        external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
         external.update({(t.target.namespace, t.target.name): t for t in external_tools})
         problems = external_reference_problems(cluster, external.keys())
         if problems:

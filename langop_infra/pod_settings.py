@@ -122,7 +122,7 @@ def _prune(value: Any) -> Any:
 
 
 def pod_count(workload: WorkloadSpec) -> int:
-    """The most pods the workload runs at once (its HPA's maximum when it autoscales)."""
+    """The pods the workload keeps running: its replicas, or its HPA's minimum."""
     if workload.autoscaling is not None:
         return workload.autoscaling.min_replicas
     return workload.replicas

@@ -225,7 +225,10 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
     )
     egress = None
     if (tool.egress or defaults.egress) == "restricted":
-        egress = (names.tool_egress_name(tool.name), policies.egress_spec(selector, (), tool.egress_to))
+        egress = (
+            names.tool_egress_name(tool.name),
+            policies.egress_spec(selector, (), tool.egress_to),
+        )
     return ToolObjects(
         main,
         claim,
@@ -330,7 +333,9 @@ def native_sidecar(member: dict[str, Any]) -> dict[str, Any]:
     out = {**member, "restartPolicy": "Always"}
     if "startupProbe" not in out:
         handler = {
-            k: v for k, v in member["readinessProbe"].items() if k in ("httpGet", "tcpSocket", "exec")
+            k: v
+            for k, v in member["readinessProbe"].items()
+            if k in ("httpGet", "tcpSocket", "exec")
         }
         out["startupProbe"] = {**handler, **STARTUP_PROBE}
     return out

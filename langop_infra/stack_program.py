@@ -18,7 +18,6 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime.config import CONFIG, get_config_env, is_config_secret
-
 from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
 

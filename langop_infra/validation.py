@@ -329,8 +329,10 @@ def cluster_problems(
             for i, t in zip(tool_index, cluster.tools, strict=True)
         ),
         path,
-        lambda key: f"duplicate tool name {key[1]!r} in namespace {key[0]!r}; tool names must "
-        "be unique in a namespace",
+        lambda key: (
+            f"duplicate tool name {key[1]!r} in namespace {key[0]!r}; tool names must "
+            "be unique in a namespace"
+        ),
     )
     problems += _duplicates(
         (
@@ -338,8 +340,10 @@ def cluster_problems(
             for i, a in zip(agent_index, cluster.agents, strict=True)
         ),
         path,
-        lambda key: f"duplicate agent name {key[1]!r} in namespace {key[0]!r}; agent names "
-        "must be unique in a namespace",
+        lambda key: (
+            f"duplicate agent name {key[1]!r} in namespace {key[0]!r}; agent names "
+            "must be unique in a namespace"
+        ),
     )
     for i, tool in zip(tool_index, cluster.tools, strict=True):
         problems += workload_problems(tool, join_path(path, f"tools[{i}]"))
