@@ -33,7 +33,7 @@ def test_scale_quick(tmp_path: Path) -> None:
     assert "peak RSS MiB" in stdout and "ms/agent" in stdout
     [result] = data["results"]
     assert (result["tools"], result["agents"]) == (5, 20)
-    assert result["kubernetes_objects"] == 1 + 3 * 5 + 2 * 20
+    assert result["kubernetes_objects"] == 1 + 3 * 5 + 3 * 20
     assert result["resources"] > result["kubernetes_objects"]
     for key in ("wall_s", "cpu_s", "ms_per_agent", "peak_rss_mib"):
         assert result[key] > 0, key
@@ -42,7 +42,7 @@ def test_scale_quick(tmp_path: Path) -> None:
 def test_overhead_quick(tmp_path: Path) -> None:
     stdout, data = run_quick("overhead", tmp_path)
     assert "ratio CPU" in stdout and "ours/baseline" in stdout
-    assert data["kubernetes_objects"] == 1 + 3 * 5 + 2 * 20
+    assert data["kubernetes_objects"] == 1 + 3 * 5 + 3 * 20
     ours, baseline = data["sides"]["ours"], data["sides"]["baseline"]
     assert baseline["registrations"] == data["kubernetes_objects"]
     assert ours["registrations"] > baseline["registrations"]
@@ -55,7 +55,7 @@ def test_render_e2e_quick(tmp_path: Path) -> None:
     stdout, data = run_quick("render_e2e", tmp_path)
     assert "langop-infra --help" in stdout and "peak RSS MiB" in stdout
     render = data["render"]
-    assert render["objects"] == 1 + 3 * 5 + 2 * 20
+    assert render["objects"] == 1 + 3 * 5 + 3 * 20
     for key in ("wall_s", "peak_rss_mib", "output_mib"):
         assert render[key] > 0, key
     assert data["help_median_s"] > 0

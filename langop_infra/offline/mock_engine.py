@@ -174,8 +174,8 @@ def run_program(
     ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
     of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
-    by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was registered even
-    when the program raises.
+    by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was
+    registered even when the program raises.
     """
     run = into if into is not None else ProgramRun()
     # Not from logging.getLogger: the registry would keep every run alive for good.
