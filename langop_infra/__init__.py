@@ -13,6 +13,8 @@ _EXPORTS = {
     "LanguageTool": "langop_infra.tool",
     "LanguageAgent": "langop_infra.agent",
     "LanguageCluster": "langop_infra.cluster",
+    "LanguageModel": "langop_infra.model",
+    "LanguagePersona": "langop_infra.model",
     "SpecError": "langop_infra.errors",
     "Problem": "langop_infra.errors",
     "ToolSpec": "langop_infra.specs",
@@ -26,6 +28,8 @@ __all__ = [
     "ClusterSpec",
     "LanguageAgent",
     "LanguageCluster",
+    "LanguageModel",
+    "LanguagePersona",
     "LanguageTool",
     "Problem",
     "SpecError",
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
     from langop_infra.cluster import LanguageCluster
     from langop_infra.contract import ToolTarget
     from langop_infra.errors import Problem, SpecError
+    from langop_infra.model import LanguageModel, LanguagePersona
     from langop_infra.specs import AgentSpec, ClusterSpec, ToolSpec
     from langop_infra.tool import LanguageTool
 

@@ -44,9 +44,18 @@ def parse_quantity(text: str) -> float:
 
 
 def resource_problems(
-    defaults: Resources, own: Resources | None, path: str, defaults_path: str
+    defaults: Resources,
+    own: Resources | None,
+    path: str,
+    defaults_path: str,
+    *,
+    check_defaults: bool = True,
 ) -> list[Problem]:
-    """A request above its limit, named where the request is set."""
+    """A request above its limit, named where the request is set.
+
+    ``check_defaults=False``: leave out what comes from the defaults alone, for a caller that
+    checks them once rather than once for every workload that inherits them.
+    """
     effective = overlay(defaults, own)
     problems = []
     for amount in ("cpu", "memory"):
@@ -57,6 +66,8 @@ def resource_problems(
         set_here = own is not None and (
             amount in own.requests.model_fields_set or amount in own.limits.model_fields_set
         )
+        if not (set_here or check_defaults):
+            continue
         where = join_path(path if set_here else defaults_path, f"resources.requests.{amount}")
         problems.append(
             Problem(
@@ -144,11 +155,19 @@ def deploy_problems(
     defaults_path: str = "defaults",
     *,
     restricted: bool = False,
+    check_defaults: bool = True,
 ) -> list[Problem]:
     """What Kubernetes would refuse of one workload on top of the defaults: requests above
     limits, root with runAsNonRoot (or anything the restricted standard refuses, when the
-    namespace enforces it), ``except`` ranges outside their cidr."""
-    problems = resource_problems(defaults.resources, workload.resources, path, defaults_path)
+    namespace enforces it), ``except`` ranges outside their cidr. ``check_defaults``: see
+    :func:`resource_problems`."""
+    problems = resource_problems(
+        defaults.resources,
+        workload.resources,
+        path,
+        defaults_path,
+        check_defaults=check_defaults,
+    )
     if workload.security is not None:
         problems += security_problems(
             overlay(defaults.security, workload.security),

@@ -8,8 +8,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra import contract, inputs, names, pods, policies
+from langop_infra import contract, inputs, names, policies
 from langop_infra.admission import deploy_problems
+from langop_infra.agent_objects import AgentObjects, agent_env, agent_objects
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
@@ -25,9 +26,11 @@ from langop_infra.k8s import (
     with_pod_annotations,
     workload_secret,
 )
+from langop_infra.model_specs import ModelSpec, PersonaSpec
 from langop_infra.pod_settings import disruption_budget_spec
+from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import AgentSpec, Defaults
-from langop_infra.validation import parse_agent, sidecar_problems
+from langop_infra.validation import agent_warnings, parse_agent, sidecar_problems
 
 # A tool an agent may reach: its target, and its component when this program built it.
 ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
@@ -77,6 +80,15 @@ class LanguageAgentArgs(TypedDict, total=False):
     """``open`` or ``restricted`` (default: the cluster's)."""
     egress_to: pulumi.Input[list[Any]]
     """Egress destinations under ``restricted``: ``{cidr, except, ports}``."""
+    models: list[Any]
+    """LanguageModels it uses, in order: the components, or ``{name, role, priority}``
+    references to models built earlier in the program."""
+    model: Any
+    """ark's shorthand for one model (role primary): a LanguageModel or its name."""
+    instructions: str
+    """System prompt (``systemPrompt`` in ark): AGENT_INSTRUCTIONS, at most 64 KiB."""
+    persona: Any
+    """A LanguagePersona or ``{name, tone, personality, expertise}``."""
     part_of: str
     """``app.kubernetes.io/part-of`` (default: the namespace)."""
     defaults: dict[str, Any]
@@ -93,6 +105,8 @@ class AgentPlan:
     targets: list[contract.ToolTarget]
     tools: list[Any]
     managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(default_factory=dict)
+    models: Sequence[ModelSpec] = ()
+    persona: PersonaSpec | None = None
 
     @property
     def namespace(self) -> str:
@@ -121,6 +135,62 @@ def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dic
     if "tools" in data:
         data["tools"] = refs
     return data, given
+
+
+def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:
+    """Replace LanguageModel objects in ``model``/``models`` by their names; return their
+    specs by name."""
+    given: dict[str, ModelSpec] = {}
+
+    def name_of(item: Any) -> Any:
+        spec = getattr(item, "spec", None)
+        if isinstance(spec, ModelSpec):
+            given[spec.name] = spec
+            return spec.name
+        return item
+
+    if data.get("model") is not None:
+        data["model"] = name_of(data["model"])
+    if data.get("models"):
+        data["models"] = [
+            {"name": name_of(m)} if isinstance(getattr(m, "spec", None), ModelSpec) else m
+            for m in data["models"]
+        ]
+    return given
+
+
+def resolve_models(agent: AgentSpec, given: Mapping[str, ModelSpec]) -> list[ModelSpec]:
+    """The referenced models: given as objects, or LanguageModels built earlier; every miss
+    at once."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    found, problems = [], []
+    refs = [("model", agent.model)] if agent.model else []
+    refs += [(f"models[{i}].name", r.name) for i, r in enumerate(agent.models)]
+    for where, name in refs:
+        built = find_component("LanguageModel", namespace, name)
+        spec = given.get(name) or (built.spec if built is not None else None)
+        if spec is None:
+            problems.append(
+                Problem(
+                    where,
+                    f"no LanguageModel {name!r} in namespace {namespace!r}; create it before "
+                    "the agent, pass the LanguageModel itself, or declare it in the same "
+                    "LanguageCluster",
+                )
+            )
+        else:
+            found.append(spec)
+    if isinstance(agent.persona, str):
+        problems.append(
+            Problem(
+                "persona",
+                "a persona name needs a LanguageCluster's personas; pass the persona itself "
+                "(a LanguagePersona or a dict)",
+            )
+        )
+    if problems:
+        raise SpecError(problems)
+    return found
 
 
 def resolve_tools(
@@ -173,6 +243,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
     """Validate a standalone agent and resolve its tools; return its plan and its spec as
     it will be once every Output resolves (an Output itself when one does not yet)."""
     data, given = agent_document(name, args, fields)
+    given_models = model_document(data)
     subject = f"LanguageAgent {data.get('name')!r}"
     with component_error(subject):
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
@@ -187,8 +258,12 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
 
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
         targets, tools = resolve_tools(agent, given)
+        models = resolve_models(agent, given_models)
+    for warning in agent_warnings(agent):
+        pulumi.log.warn(f"{subject}: {warning}")
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    return AgentPlan(agent, defaults, part_of or namespace, targets, tools), final
+    plan = AgentPlan(agent, defaults, part_of or namespace, targets, tools, models=models)
+    return plan, final
 
 
 def _structure(agent: AgentSpec) -> tuple[Any, ...]:
@@ -248,6 +323,7 @@ class LanguageAgent(pulumi.ComponentResource):
         self.spec, self.targets = agent, targets
         labels = contract.agent_labels(agent, plan.part_of)
         objects = _objects(plan, final)
+        inputs.part(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
         config_text = inputs.part(objects, lambda o: o.config_text)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
@@ -273,6 +349,15 @@ class LanguageAgent(pulumi.ComponentResource):
             )
         ]
         self._register_pod_objects(key, plan, labels, objects, child)
+        self.sidecar_syncs = [
+            ToolSchemaSync(
+                f"{key}/{target.name}-schema",
+                {**target.sync_inputs, "pod_selector": contract.agent_selector(agent.name)},
+                opts=child_options(self, opts, [self.deployment]),
+            )
+            for target in targets
+            if target.sidecar_container is not None and target.sync_inputs is not None
+        ]
         self.config_yaml = pulumi.Output.from_input(config_text)
         style = plan.defaults.endpoint_style
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
@@ -327,7 +412,10 @@ class LanguageAgent(pulumi.ComponentResource):
     def _secrets(self, plan: AgentPlan) -> list[Any]:
         """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
         its sidecars' own."""
-        used = set(contract.secret_names_used(contract.agent_env(plan.spec, plan.targets)[0]))
+        env = agent_env(
+            plan.spec, plan.defaults, plan.part_of, plan.targets, plan.models, plan.persona
+        )[0]
+        used = set(contract.secret_names_used(env))
         secrets = [self.secret] if self.secret is not None else []
         secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
         secrets += [
@@ -342,8 +430,16 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     """The agent's object specs, as an Output when its spec or a sidecar is not known yet."""
     sidecars = [t.sidecar_container for t in plan.targets if t.sidecar_container is not None]
 
-    def build(spec: AgentSpec, containers: Sequence[Any]) -> pods.AgentObjects:
-        return pods.agent_objects(spec, plan.defaults, plan.part_of, plan.targets, containers)
+    def build(spec: AgentSpec, containers: Sequence[Any]) -> AgentObjects:
+        return agent_objects(
+            spec,
+            plan.defaults,
+            plan.part_of,
+            plan.targets,
+            containers,
+            models=plan.models,
+            persona=plan.persona,
+        )
 
     if not isinstance(final, pulumi.Output) and not any(
         isinstance(c, pulumi.Output) for c in sidecars

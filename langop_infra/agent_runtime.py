@@ -2,33 +2,41 @@
 
 An agent learns its servers from ``/etc/agent/config.yaml`` (``tools:``, the language-operator
 contract, and ``mcpServers:``, ark style) and from ``MCP_SERVERS``. :func:`load_agent_servers`
-reads both; :func:`connect_tool_registry` connects to every server concurrently and names each
-tool ``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>``. A server that cannot be used is
-reported in ``failures`` and skipped: one broken tool server never takes the agent down.
+reads both; :func:`connect_tool_registry` (from :mod:`langop_infra.agent_registry`,
+re-exported here) connects to them all. A server that cannot be used is reported in
+``failures`` and skipped: one broken tool server never takes the agent down.
+
+``mcpServers`` entries are ``http`` (the default), ``url`` (the endpoint is discovered from
+a well-known URL) or ``stdio`` (``command``, ``args``, ``env``); ``${VAR}`` and
+``${VAR:-default}`` expand in URLs, headers and ``env``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
-import itertools
 import os
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
-from langop_infra.mcp.errors import MCPError
-from langop_infra.mcp.http import display_url
-from langop_infra.mcp.options import ClientOptions
-from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
+from langop_infra.agent_registry import (
+    AgentServers,
+    Naming,
+    RegisteredTool,
+    ServerEntry,
+    ServerFailure,
+    ToolRegistry,
+    connect_tool_registry,
+    unique_server,
+)
 
 __all__ = [
     "AGENT_CONFIG_PATH",
     "AgentConfigError",
     "AgentServers",
+    "Naming",
     "RegisteredTool",
     "ServerEntry",
     "ServerFailure",
@@ -40,62 +48,27 @@ __all__ = [
 
 AGENT_CONFIG_PATH = "/etc/agent/config.yaml"
 DEFAULT_MCP_PATH = "/mcp"
-Naming = Literal["ark", "mcp"]
 
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+TRANSPORTS = ("http", "url", "stdio")
 
 
 class AgentConfigError(ValueError):
     """The agent config file cannot be read at all (missing, not YAML, not a mapping)."""
 
 
-@dataclass(frozen=True)
-class ServerEntry:
-    """One MCP server to connect to: its name in tool prefixes, URL, headers, timeout."""
-
-    name: str
-    url: str
-    headers: Mapping[str, str] = field(default_factory=dict)
-    timeout: float | None = None
-    source: str = ""
-
-
-@dataclass(frozen=True)
-class ServerFailure:
-    """A server that was skipped, and why: ``kind`` is an error kind or ``config``."""
-
-    name: str
-    kind: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.name}: {self.message} [{self.kind}]"
-
-
-@dataclass(frozen=True)
-class AgentServers:
-    """The servers an agent should connect to, and the entries that were unusable."""
-
-    servers: list[ServerEntry]
-    failures: list[ServerFailure] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class RegisteredTool:
-    """A tool under its registry name, with the server and name to call it by."""
-
-    name: str
-    server: str
-    tool_name: str
-    definition: dict[str, Any]
-
-
 def expand_env(value: str, env: Mapping[str, str]) -> str:
-    """``value`` with every ``${VAR}`` replaced from ``env``; ``KeyError(VAR)`` if one is unset."""
+    """``value`` with ``${VAR}`` and ``${VAR:-default}`` replaced from ``env``.
+
+    As in a shell, the default stands in for a variable that is unset or empty;
+    ``KeyError(VAR)`` for a variable without default that is unset.
+    """
 
     def substitute(match: re.Match[str]) -> str:
-        return env[match.group(1)]
+        name, default = match.group(1), match.group(2)
+        if default is not None:
+            return env.get(name) or default
+        return env[name]
 
     return _VARIABLE.sub(substitute, value)
 
@@ -145,32 +118,63 @@ class _Collector:
 
     def add_external(self, index: int, spec: Any, env: Mapping[str, str]) -> None:
         where = f"mcpServers[{index}]"
-        if not isinstance(spec, dict) or not spec.get("name") or not spec.get("url"):
+        transport = spec.get("transport", "http") if isinstance(spec, dict) else "http"
+        needs = "command" if transport == "stdio" else "url"
+        if not isinstance(spec, dict) or not spec.get("name") or not spec.get(needs):
             given = spec.get("name") if isinstance(spec, dict) else None
-            self._fail(
-                str(given) if given else where,
-                f"{where}: needs a name and a url",
-            )
+            self._fail(str(given) if given else where, f"{where}: needs a name and a {needs}")
             return
-        name, headers = str(spec["name"]), {}
-        for header in spec.get("headers") or []:
-            header_name = header.get("name") if isinstance(header, dict) else None
-            if not header_name:
-                self._fail(name, f"{where}.headers: every header needs a name")
-                return
-            try:
-                headers[str(header_name)] = _header_value(header, env)
-            except _Unset as unset:
-                self._fail(name, f"{where}.headers.{header_name}: {unset}")
-                return
+        name = str(spec["name"])
+        if transport not in TRANSPORTS:
+            self._fail(name, f"{where}.transport: must be one of {', '.join(TRANSPORTS)}")
+            return
+        try:
+            url = expand_env(str(spec.get("url") or ""), env)
+            headers = self._headers(where, spec.get("headers") or [], env)
+            command, child_env = self._command(where, spec, env)
+        except _Unset as unset:
+            self._fail(name, str(unset))
+            return
         timeout = spec.get("timeoutSeconds")
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
         ):
             self._fail(name, f"{where}.timeoutSeconds: must be a positive number of seconds")
             return
-        entry = ServerEntry(name, str(spec["url"]), headers, timeout, "config.yaml mcpServers")
-        self._add(entry)
+        source = "config.yaml mcpServers"
+        self._add(ServerEntry(name, url, headers, timeout, source, transport, command, child_env))
+
+    @staticmethod
+    def _headers(where: str, specs: Any, env: Mapping[str, str]) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for header in specs if isinstance(specs, list) else []:
+            header_name = header.get("name") if isinstance(header, dict) else None
+            if not header_name:
+                raise _Unset(f"{where}.headers: every header needs a name")
+            try:
+                headers[str(header_name)] = _header_value(header, env)
+            except _Unset as unset:
+                raise _Unset(f"{where}.headers.{header_name}: {unset}") from None
+        return headers
+
+    @staticmethod
+    def _command(
+        where: str, spec: Mapping[str, Any], env: Mapping[str, str]
+    ) -> tuple[tuple[str, ...], dict[str, str]]:
+        if spec.get("transport") != "stdio":
+            return (), {}
+        args = spec.get("args") or []
+        if not isinstance(args, list):
+            raise _Unset(f"{where}.args: must be a list of strings")
+        child_env: dict[str, str] = {}
+        for key, value in (spec.get("env") or {}).items():
+            try:
+                child_env[str(key)] = expand_env(str(value), env)
+            except KeyError as exc:
+                raise _Unset(
+                    f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
+                ) from None
+        return (str(spec["command"]), *map(str, args)), child_env
 
     def add_endpoint(self, endpoint: str) -> None:
         if _origin(endpoint) in self._origins:
@@ -179,8 +183,9 @@ class _Collector:
         self._add(ServerEntry(_name_from_host(endpoint), url, source="MCP_SERVERS"))
 
     def _add(self, entry: ServerEntry) -> None:
-        self.servers.append(_unique_server(entry, self.servers, self.warnings))
-        self._origins.add(_origin(entry.url))
+        self.servers.append(unique_server(entry, self.servers, self.warnings))
+        if entry.url:
+            self._origins.add(_origin(entry.url))
 
     def _fail(self, name: str, message: str) -> None:
         self.failures.append(ServerFailure(name, "config", message))
@@ -194,22 +199,6 @@ def join_mcp_path(endpoint: str, path: str) -> str:
     if urlsplit(base).path.rstrip("/").endswith(path.rstrip("/")):
         return base
     return base + path
-
-
-def _unique_server(
-    entry: ServerEntry, taken: Sequence[ServerEntry], warnings: list[str]
-) -> ServerEntry:
-    names = {server.name for server in taken}
-    if entry.name not in names:
-        return entry
-    unique = next(
-        f"{entry.name}-{n}" for n in itertools.count(2) if f"{entry.name}-{n}" not in names
-    )
-    warnings.append(
-        f"two servers are named {entry.name!r}; the one at {display_url(entry.url)} "
-        f"({entry.source or 'given'}) is {unique!r}"
-    )
-    return replace(entry, name=unique)
 
 
 class _Unset(Exception):
@@ -277,113 +266,3 @@ def _name_from_host(endpoint: str) -> str:
     except ValueError:
         return host.split(".")[0] or "server"
     return re.sub(r"[^0-9A-Za-z]+", "-", f"{host}-{port}").strip("-")
-
-
-class ToolRegistry:
-    """Tools of every connected server under collision-free names; calls go to their server."""
-
-    def __init__(
-        self,
-        sessions: Mapping[str, Session],
-        tools: Mapping[str, RegisteredTool],
-        failures: Sequence[ServerFailure] = (),
-        warnings: Sequence[str] = (),
-    ) -> None:
-        self.sessions = dict(sessions)
-        self.tools = dict(tools)
-        self.failures = list(failures)
-        self.warnings = list(warnings)
-
-    def definitions(self) -> list[dict[str, Any]]:
-        """Every tool's definition, ``name`` replaced by its registry name (for an LLM)."""
-        return [{**tool.definition, "name": tool.name} for tool in self.tools.values()]
-
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None
-    ) -> ToolCallResult:
-        """Call a tool by its registry name; ``KeyError`` if there is no such tool."""
-        try:
-            tool = self.tools[name]
-        except KeyError:
-            raise KeyError(f"no tool named {name!r} in the registry") from None
-        return await self.sessions[tool.server].call_tool(tool.tool_name, arguments)
-
-    async def aclose(self) -> None:
-        """Close every session."""
-        await asyncio.gather(*(session.aclose() for session in self.sessions.values()))
-
-    async def __aenter__(self) -> ToolRegistry:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-
-async def connect_tool_registry(
-    servers: AgentServers | Sequence[ServerEntry],
-    options: ClientOptions = DEFAULT_OPTIONS,
-    *,
-    naming: Naming = "ark",
-) -> ToolRegistry:
-    """Connect to every server concurrently and register the tools of those that answered."""
-    if isinstance(servers, AgentServers):
-        given, failures, warnings = servers.servers, list(servers.failures), list(servers.warnings)
-    else:
-        given, failures, warnings = list(servers), [], []
-    entries: list[ServerEntry] = []
-    for entry in given:  # names key the sessions and prefix the tools: they must be unique
-        entries.append(_unique_server(entry, entries, warnings))
-    results = await asyncio.gather(*(_connect(entry, options) for entry in entries))
-    sessions: dict[str, Session] = {}
-    tools: dict[str, RegisteredTool] = {}
-    for entry, outcome in zip(entries, results, strict=True):
-        if isinstance(outcome, ServerFailure):
-            failures.append(outcome)
-            continue
-        session, listed = outcome
-        sessions[entry.name] = session
-        seen: set[str] = set()
-        for definition in listed:
-            tool_name = definition["name"]
-            if tool_name in seen:
-                warnings.append(f"{entry.name} lists tool {tool_name!r} twice; kept the first")
-                continue
-            seen.add(tool_name)
-            name = (
-                f"{entry.name}__{tool_name}" if naming == "ark" else f"mcp:{entry.name}:{tool_name}"
-            )
-            if name in tools:
-                unique = next(
-                    f"{name}_{n}" for n in itertools.count(2) if f"{name}_{n}" not in tools
-                )
-                warnings.append(
-                    f"tool name {name!r} is taken; {entry.name}'s {tool_name!r} is {unique!r}"
-                )
-                name = unique
-            tools[name] = RegisteredTool(name, entry.name, tool_name, definition)
-    return ToolRegistry(sessions, tools, failures, warnings)
-
-
-async def _connect(
-    entry: ServerEntry, options: ClientOptions
-) -> tuple[Session, list[dict[str, Any]]] | ServerFailure:
-    session: Session | None = None
-    try:
-        session = Session(
-            entry.url,
-            replace(
-                options,
-                headers={**options.headers, **entry.headers},
-                timeout=entry.timeout or options.timeout,
-            ),
-        )
-        await session.initialize()
-        return session, await session.list_tools()
-    except MCPError as exc:
-        if session is not None:
-            await session.aclose()
-        return ServerFailure(entry.name, exc.kind, str(exc))
-    except BaseException:
-        if session is not None:
-            await session.aclose()
-        raise

@@ -22,8 +22,10 @@ from langop_infra.k8s import (
     opaque_secret,
     type_token,
 )
+from langop_infra.model import LanguageModel, ModelPlan, register_gateway
+from langop_infra.model_specs import model_refs
 from langop_infra.specs import AgentSpec, ClusterSpec
-from langop_infra.tool import LanguageTool, ToolPlan, sync_headers
+from langop_infra.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
 from langop_infra.validation import (
     cluster_namespaces,
     external_reference_problems,
@@ -48,6 +50,12 @@ class LanguageClusterArgs(TypedDict, total=False):
     """The agents, as in a stack file's ``agents:``."""
     secrets: dict[str, Any]
     """Secrets this program creates: ``{<name>: {<key>: <value>}}``."""
+    external_secrets: list[str]
+    """Secrets made outside this program that ``secretKeyRef``s may name."""
+    models: list[Any]
+    """The models, as in a stack file's ``models:``; those through the gateway share it."""
+    personas: list[Any]
+    """Personas agents name in ``persona:``: ``{name, tone, personality, expertise}``."""
 
 
 class LanguageCluster(pulumi.ComponentResource):
@@ -64,6 +72,10 @@ class LanguageCluster(pulumi.ComponentResource):
     """Each tool's endpoint, by tool name."""
     agent_configs: pulumi.Output[dict[str, str]]
     """Each agent's config.yaml, by agent name."""
+    model_endpoints: pulumi.Output[dict[str, str]]
+    """Where agents reach each model, by model name."""
+    gateway_endpoint: pulumi.Output[str]
+    """The model gateway's URL, or an empty string without a gateway."""
 
     def __init__(
         self,
@@ -123,6 +135,20 @@ class LanguageCluster(pulumi.ComponentResource):
         }
         # By name for the cluster's own namespace, by "<namespace>/<name>" elsewhere.
         self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
+        self.models = {
+            m.name: LanguageModel._from_plan(
+                f"{ns}/{m.name}", ModelPlan(m, ns, cluster.defaults), child
+            )
+            for m in cluster.models
+        }
+        self.gateway = register_gateway(
+            cluster.models,
+            cluster.defaults,
+            namespace=ns,
+            part_of=cluster.part_of or ns,
+            secrets=self.secrets,
+            opts=child,
+        )
         index: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {
             key: (tool, None) if isinstance(tool, contract.ToolTarget) else (tool.target, tool)
             for key, tool in external.items()
@@ -149,11 +175,17 @@ class LanguageCluster(pulumi.ComponentResource):
         self.namespace = pulumi.Output.from_input(ns)
         self.tool_endpoints = pulumi.Output.all(**{n: t.endpoint for n, t in self.tools.items()})
         self.agent_configs = pulumi.Output.all(**{n: a.config_yaml for n, a in self.agents.items()})
+        self.model_endpoints = pulumi.Output.all(**{n: m.endpoint for n, m in self.models.items()})
+        self.gateway_endpoint = pulumi.Output.from_input(
+            self.gateway.endpoint if self.gateway is not None else ""
+        )
         self.register_outputs(
             {
                 "namespace": self.namespace,
                 "tool_endpoints": self.tool_endpoints,
                 "agent_configs": self.agent_configs,
+                "model_endpoints": self.model_endpoints,
+                "gateway_endpoint": self.gateway_endpoint,
             }
         )
 
@@ -184,6 +216,7 @@ def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
             cluster.defaults,
             cluster.part_of or ns,
             sync_headers(tool, cluster.secrets),
+            sync_auth(tool, cluster.secrets),
         )
         for tool in cluster.tools
     ]
@@ -219,4 +252,10 @@ def agent_plan(
         targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(found[1])
     spec = agent.model_copy(update={"namespace": ns})
-    return AgentPlan(spec, cluster.defaults, cluster.part_of or ns, targets, tools, secrets)
+    models = {m.name: m for m in cluster.models}
+    used = [models[ref.name] for ref in model_refs(agent)]
+    personas = {p.name: p for p in cluster.personas}
+    persona = personas.get(agent.persona) if isinstance(agent.persona, str) else None
+    return AgentPlan(
+        spec, cluster.defaults, cluster.part_of or ns, targets, tools, secrets, used, persona
+    )

@@ -54,6 +54,8 @@ class ToolTarget:
     required: bool = False
     sidecar_container: Any = field(default=None, compare=False, repr=False)
     owns_secret: bool = False
+    # A sidecar's schema-sync inputs: each agent carrying it syncs it through its own pods.
+    sync_inputs: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, tool: ToolSpec, namespace: str, *, required: bool = False) -> ToolTarget:
@@ -85,7 +87,7 @@ def tool_endpoint(name: str, namespace: str, port: int, deployment_mode: str = "
 
 
 def recommended_labels(
-    name: str, component: Literal["tool", "agent", "cluster"], part_of: str
+    name: str, component: Literal["tool", "agent", "cluster", "gateway"], part_of: str
 ) -> dict[str, str]:
     """The Kubernetes recommended labels every object carries."""
     return {
@@ -319,3 +321,19 @@ def secret_names_used(env: Iterable[EnvVar]) -> list[str]:
 
 def _seconds(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
+
+
+def otel_env(
+    otlp_endpoint: str | None, service: str, namespace: str, workload: str
+) -> list[EnvVar]:
+    """``OTEL_*`` of one workload (``defaults.observability``), or nothing without an endpoint."""
+    if otlp_endpoint is None:
+        return []
+    return [
+        EnvVar("OTEL_EXPORTER_OTLP_ENDPOINT", value=otlp_endpoint),
+        EnvVar("OTEL_SERVICE_NAME", value=service),
+        EnvVar(
+            "OTEL_RESOURCE_ATTRIBUTES",
+            value=f"k8s.namespace.name={namespace},k8s.deployment.name={workload}",
+        ),
+    ]

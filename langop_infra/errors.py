@@ -8,9 +8,10 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 
@@ -34,7 +35,8 @@ class SpecError(ValueError):
     """
 
     def __init__(self, problems: Iterable[Problem], *, subject: str = "configuration") -> None:
-        self.problems: tuple[Problem, ...] = tuple(problems)
+        # Several checks may find one fault; the same path and message is reported once.
+        self.problems: tuple[Problem, ...] = tuple(dict.fromkeys(problems))
         self.subject = subject
         count = len(self.problems)
         header = f"invalid {subject}: {count} problem{'s' if count != 1 else ''}"
@@ -94,14 +96,20 @@ def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
     return kept
 
 
-def _given_twice(data: Any, loc: list[int | str]) -> str | None:
-    """The other spelling of ``loc[-1]`` when the same mapping holds both."""
+def _parent(data: Any, loc: Sequence[int | str]) -> Any:
+    """The mapping or list in ``data`` that holds ``loc[-1]``, or None."""
     parent = data
     for part in loc[:-1]:
         try:
             parent = parent[part]
         except (KeyError, IndexError, TypeError):
             return None
+    return parent
+
+
+def _given_twice(data: Any, loc: list[int | str]) -> str | None:
+    """The other spelling of ``loc[-1]`` when the same mapping holds both."""
+    parent = _parent(data, loc)
     if not isinstance(parent, Mapping) or not loc:
         return None
     field = str(loc[-1])
@@ -114,10 +122,13 @@ def problems_from(
     prefix: str = "",
     data: Any = None,
     known_fields: Sequence[str] = (),
+    model: type[BaseModel] | None = None,
 ) -> list[Problem]:
     """Turn pydantic's errors into problems with paths and a fix.
 
-    ``known_fields`` are the field names a misspelt key may be matched against.
+    ``known_fields`` are the field names a misspelt key may be matched against; ``model``,
+    the model ``data`` was validated against, narrows them to the fields where the key is
+    and describes the expected form of a value of the wrong type.
     """
     problems = []
     for item in error.errors(include_url=False):
@@ -126,19 +137,22 @@ def problems_from(
         kind, message = item["type"], item["msg"]
         if kind == "extra_forbidden":
             field = str(loc[-1]) if loc else ""
-            close = difflib.get_close_matches(field, known_fields, n=1, cutoff=0.75)
+            here = _fields_of(_type_at(model, loc[:-1])) if model is not None else None
+            close = _suggestion(field, here, known_fields, _parent(data, loc))
             twin = _given_twice(data, loc)
             if twin is not None:
                 message = (
                     f"given twice, as {twin!r} and {field!r} (camelCase and snake_case name "
                     "the same field); keep one"
                 )
-            elif close and close[0] != field:
-                message = f"unknown field; did you mean {close[0]!r}?"
-            elif close:
+            elif close and close != field:
+                message = f"unknown field; did you mean {close!r}?"
+            elif close or (here is not None and field in known_fields):
                 message = "unknown field: this object has no such field; remove it"
             else:
                 message = "unknown field; remove it or fix its spelling"
+        elif kind in ("model_type", "model_attributes_type", "dict_type", "list_type"):
+            message = _expected_form(model, loc, item.get("input")) or message
         elif kind == "missing":
             message = "required field is missing; add it"
         elif kind == "value_error":
@@ -149,3 +163,135 @@ def problems_from(
             message = f"{item.get('input')!r} does not match the allowed pattern {pattern}"
         problems.append(Problem(path, message, kind))
     return problems
+
+
+def _unwrap(tp: Any) -> Any:
+    """``tp`` without ``Annotated`` metadata and without ``None`` in an optional union."""
+    while True:
+        if get_origin(tp) is Annotated:
+            tp = get_args(tp)[0]
+        elif get_origin(tp) in (Union, UnionType):
+            members = [a for a in get_args(tp) if a is not type(None)]
+            if len(members) != 1:
+                return tp
+            tp = members[0]
+        else:
+            return tp
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _field(model: type[BaseModel], key: int | str) -> Any:
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias):
+            return info
+    return None
+
+
+def _type_at(model: Any, loc: Sequence[int | str]) -> Any:
+    """The type ``model`` expects at ``loc`` (field names, keys, indexes), or None."""
+    tp = model
+    for part in loc:
+        tp = _unwrap(tp)
+        origin, args = get_origin(tp), get_args(tp)
+        if _is_model(tp):
+            info = _field(tp, part)
+            if info is None:
+                return None
+            tp = info.annotation
+        elif origin in (list, tuple, Sequence) and args and isinstance(part, int):
+            tp = args[0]
+        elif origin in (dict, Mapping) and len(args) == 2:
+            tp = args[1]
+        else:
+            return None
+    return _unwrap(tp)
+
+
+def _fields_of(tp: Any) -> list[tuple[str, str]] | None:
+    """``(snake_case, camelCase)`` names of a model's fields."""
+    if not _is_model(tp):
+        return None
+    return [(name, info.alias or name) for name, info in tp.model_fields.items()]
+
+
+def _squash(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+def _suggestion(
+    key: str,
+    here: list[tuple[str, str]] | None,
+    known_fields: Sequence[str],
+    siblings: Any,
+) -> str | None:
+    """The field ``key`` was probably meant to be, spelt as the keys around it are."""
+    if here is None:
+        close = difflib.get_close_matches(key, known_fields, n=1, cutoff=0.75)
+        return close[0] if close else None
+    others = [str(k) for k in siblings if k != key] if isinstance(siblings, Mapping) else []
+    snake = any("_" in k for k in others) or (
+        not any(k != k.lower() for k in others) and "_" in key
+    )
+    names = [s if snake else c for s, c in here]
+    same = [n for n in names if _squash(n) == _squash(key)]
+    close = same or difflib.get_close_matches(key, names, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return "null" if value is None else type(value).__name__
+
+
+def _describe(tp: Any, plural: bool = False) -> str | None:
+    """``{port, protocol}``, ``a list of strings``, ``a mapping of names to strings``."""
+    tp = _unwrap(tp)
+    origin, args = get_origin(tp), get_args(tp)
+    if _is_model(tp):
+        fields = tp.model_fields
+        shown = [i.alias or n for n, i in fields.items() if len(fields) <= 6 or i.is_required()]
+        return "{" + ", ".join(shown) + (", …" if len(shown) < len(fields) else "") + "}"
+    if origin in (list, tuple, Sequence) and args:
+        inner = _describe(args[0], plural=True)
+        return ("lists" if plural else "a list") + (f" of {inner}" if inner else "")
+    if origin in (dict, Mapping) and len(args) == 2:
+        inner = _describe(args[1], plural=True)
+        return ("mappings" if plural else "a mapping") + (f" of names to {inner}" if inner else "")
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    words = {
+        str: ("a string", "strings"),
+        int: ("an integer", "integers"),
+        bool: ("true or false", "true/false values"),
+        float: ("a number", "numbers"),
+    }
+    return words[tp][plural] if tp in words else None
+
+
+def _expected_form(model: Any, loc: Sequence[int | str], given: Any) -> str | None:
+    """``expected a list of {port, protocol}; this item is a number`` for a value of the
+    wrong type, from the model's own fields; None when the type is not known."""
+    if model is None:
+        return None
+    tp = _type_at(model, loc)
+    container = _unwrap(_type_at(model, loc[:-1])) if loc else None
+    if loc and isinstance(loc[-1], int) and get_origin(container) in (list, tuple, Sequence):
+        whole = _describe(container)
+        return f"expected {whole}; this item is {_kind_of(given)}" if whole else None
+    form = _describe(tp)
+    if form is None:
+        return None
+    form = f"a mapping {form}" if _is_model(_unwrap(tp)) else form
+    return f"expected {form}, got {_kind_of(given)}"

@@ -135,12 +135,13 @@ def pod_annotations(
 def _version(meta: Any) -> str | None:
     if meta is None:
         return None
+    if hasattr(meta, "resource_version"):
+        # An SDK output type: its camelCase .get() logs a warning on every call.
+        return meta.resource_version
     if isinstance(meta, Mapping):
         version = meta.get("resource_version")
-        if version is None and type(meta) is dict:
-            # Only a plain dict: the SDK's output types warn on a camelCase key.
-            version = meta.get("resourceVersion")
-        return version
+        # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
+        return version or (meta.get("resourceVersion") if "resourceVersion" in meta else None)
     return getattr(meta, "resource_version", None)
 
 

@@ -11,9 +11,10 @@ from pulumi.provider.experimental import component_provider_host
 from langop_infra.agent import LanguageAgent
 from langop_infra.cluster import LanguageCluster
 from langop_infra.k8s import PACKAGE
+from langop_infra.model import LanguageModel
 from langop_infra.tool import LanguageTool
 
-COMPONENTS = [LanguageTool, LanguageAgent, LanguageCluster]
+COMPONENTS = [LanguageTool, LanguageAgent, LanguageModel, LanguageCluster]
 
 
 def serve() -> None:

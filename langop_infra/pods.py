@@ -195,6 +195,13 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
     mode), or its container (sidecar mode)."""
     labels = contract.tool_labels(tool, part_of)
     env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
+    otlp = defaults.observability.otlp_endpoint if defaults.observability else None
+    user = set(tool.env) | set(tool.secret_env)
+    env += [
+        v
+        for v in contract.otel_env(otlp, f"tool-{tool.name}", namespace, tool.name)
+        if v.name not in user
+    ]
     claim = tool_claim(tool)
     volumes: list[dict[str, Any]] = []
     mounts: list[dict[str, Any]] = []
@@ -360,62 +367,6 @@ def namespace_labels(labels: Mapping[str, str]) -> dict[str, str]:
         "pod-security.kubernetes.io/enforce": "restricted",
         "pod-security.kubernetes.io/enforce-version": "latest",
     }
-
-
-@dataclass(frozen=True)
-class AgentObjects:
-    """Every object spec of one agent, as plain data; the component only registers them."""
-
-    config_text: str
-    deployment: dict[str, Any]
-    policies: list[tuple[str, str, dict[str, Any]]]
-    service: dict[str, Any] | None = None
-    workspace_claim: dict[str, Any] | None = None
-    workspace_seed: dict[str, str] | None = None
-    disruption_budget: dict[str, Any] | None = None
-    autoscaler: dict[str, Any] | None = None
-
-
-def agent_objects(
-    agent: AgentSpec,
-    defaults: Defaults,
-    part_of: str,
-    targets: Sequence[contract.ToolTarget],
-    sidecars: Sequence[Mapping[str, Any]],
-) -> AgentObjects:
-    """The agent's config.yaml, Deployment spec (its pods roll when config.yaml changes) and
-    NetworkPolicies, given its resolved tools and the containers of its sidecar tools."""
-    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    style = defaults.endpoint_style
-    config_text = contract.config_yaml(contract.agent_config(agent, targets, style))
-    env, _ = contract.agent_env(agent, targets, style)
-    annotations = {
-        **agent.annotations,
-        contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
-    }
-    selector = contract.agent_selector(agent.name)
-    deployment = deployment_spec(
-        agent,
-        selector,
-        contract.agent_labels(agent, part_of, targets, namespace),
-        annotations,
-        agent_pod(agent, defaults, env, sidecars),
-    )
-    space = agent.workspace
-    if space is not None and not set(space.access_modes) & {"ReadWriteMany"}:
-        # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
-        deployment["strategy"] = {"type": "Recreate"}
-    made = policies.agent_policies(agent, namespace, targets, agent.egress or defaults.egress)
-    return AgentObjects(
-        config_text,
-        deployment,
-        made,
-        agent_service_spec(agent),
-        workspace.claim_spec(space) if space is not None else None,
-        dict(space.initial_files) if space is not None and space.initial_files else None,
-        disruption_budget_spec(agent, selector),
-        autoscaler_spec(agent.name, agent.autoscaling) if agent.autoscaling else None,
-    )
 
 
 def agent_service_spec(agent: AgentSpec) -> dict[str, Any] | None:

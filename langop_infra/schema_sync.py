@@ -59,8 +59,11 @@ INPUTS = (
     "kubeconfig",
     "deployment_mode",
     "pod_selector",
+    "oauth",
+    "limits",
 )
-SECRET_INPUTS = ("headers", "kubeconfig")
+SECRET_INPUTS = ("headers", "kubeconfig", "oauth")
+LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages")
 ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
 IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
@@ -202,14 +205,42 @@ def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
     url, headers, tls = sync_target(inputs)
     seconds = float(timeout or inputs.get("timeout") or 10.0)
     # A preview's probe (given a timeout) retries once: it must not hold the preview up.
-    return fetch_listing(url, headers, tls, seconds, retries=1 if timeout else 2)
+    return fetch_listing(
+        url,
+        headers,
+        tls,
+        seconds,
+        retries=1 if timeout else 2,
+        oauth=inputs.get("oauth"),
+        limits=inputs.get("limits"),
+    )
 
 
 def fetch_listing(
-    url: str, headers: Mapping[str, str], tls: Mapping[str, Any], seconds: float, retries: int = 2
+    url: str,
+    headers: Mapping[str, str],
+    tls: Mapping[str, Any],
+    seconds: float,
+    retries: int = 2,
+    oauth: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Any] | None = None,
 ) -> Any:
-    """``initialize`` + ``tools/list`` at ``url``, all within ``seconds``."""
+    """``initialize`` (or ``server/discover``) + ``tools/list`` at ``url``, all within
+    ``seconds``; with ``oauth``, a token from the tool's authorization server by the
+    client-credentials grant; ``limits``: the protocol choice and the listing's caps."""
     from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
+    from langop_infra.mcp.oauth import OAuth2Auth
+
+    auth = None
+    if oauth:
+        auth = OAuth2Auth(
+            client_id=oauth.get("client_id"),
+            client_secret=oauth.get("client_secret"),
+            scopes=list(oauth.get("scopes") or ()),
+            grant="client_credentials",
+            verify=tls.get("verify", True),
+            timeout=seconds,
+        )
 
     options = ClientOptions(
         headers=dict(headers),
@@ -217,15 +248,28 @@ def fetch_listing(
         deadline=seconds,
         connect_retries=retries,
         transport="auto",
+        auth=auth,
         **tls,
+        **limit_options(limits or {}),
     )
     return fetch_tool_listing_sync(url, options)
 
 
+def limit_options(limits: Mapping[str, Any]) -> dict[str, Any]:
+    """The client options from a sync's ``limits``; the engine's structs carry every number
+    as a float, and the client wants whole numbers."""
+    options = {k: v for k, v in limits.items() if k in LIMIT_OPTIONS and v is not None}
+    return {k: v if k == "protocol" else int(v) for k, v in options.items()}
+
+
 def credentials(inputs: Mapping[str, Any], *route_headers: Mapping[str, str]) -> list[str]:
     """Every credential a sync of ``inputs`` sends, for :func:`failure_message`."""
+    oauth = inputs.get("oauth") or {}
     return secret_strings(
-        inputs.get("headers"), kubeconfig_secrets(inputs.get("kubeconfig")), *route_headers
+        inputs.get("headers"),
+        kubeconfig_secrets(inputs.get("kubeconfig")),
+        {"client_secret": oauth.get("client_secret") or ""},
+        *route_headers,
     )
 
 
@@ -264,7 +308,14 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
     try:
         url, headers, tls = sync_target(inputs)
         sent = credentials(inputs, headers)
-        listing = fetch_listing(url, headers, tls, float(inputs.get("timeout") or 10.0))
+        listing = fetch_listing(
+            url,
+            headers,
+            tls,
+            float(inputs.get("timeout") or 10.0),
+            oauth=inputs.get("oauth"),
+            limits=inputs.get("limits"),
+        )
     except Exception as exc:  # every failure is reported, never half-recorded
         message = failure_message(exc, sent)
         if inputs.get("required"):

@@ -12,16 +12,18 @@ import ipaddress
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
+    AliasChoices,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     PlainValidator,
     PrivateAttr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -38,6 +40,15 @@ def invalid(kind: str, message: str) -> PydanticCustomError:
     return PydanticCustomError(f"langop_{kind}", message)
 
 
+if TYPE_CHECKING:
+    from langop_infra.model_specs import (
+        ModelGatewayDefaults,
+        ModelRef,
+        ModelSpec,
+        ObservabilityDefaults,
+        PersonaSpec,
+    )
+
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
@@ -51,6 +62,8 @@ SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 RESERVED_LABEL_PREFIXES = ("langop.io", "access.langop.io")
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# AGENT_INSTRUCTIONS is one env var and one ConfigMap entry: both have size limits.
+MAX_INSTRUCTIONS_BYTES = 64 * 1024
 
 
 def dns_label(value: str) -> str:
@@ -220,12 +233,48 @@ def header_value(value: str) -> str:
 
 
 def not_reserved_mount(value: str) -> str:
-    if value.rstrip("/") in RESERVED_MOUNTS:
+    """A mount path, ``//`` collapsed and a trailing ``/`` dropped, so that no spelling of a
+    path every pod mounts (or of ``/``) slips past the check; ``.`` and ``..`` are refused."""
+    if any(segment in (".", "..") for segment in value.split("/")):
+        raise invalid(
+            "mount_path",
+            f"{value!r} has '.' or '..' segments; write the path plainly, e.g. /data",
+        )
+    path = "/" + "/".join(segment for segment in value.split("/") if segment)
+    if path == "/":
+        raise invalid("mount_path", "cannot mount over the container's root '/'; pick a folder")
+    if path in RESERVED_MOUNTS:
         raise invalid(
             "not_reserved_mount",
             f"{value!r} is already mounted in every pod ({', '.join(RESERVED_MOUNTS)}); "
             "pick another path",
         )
+    return path
+
+
+# Kubernetes refuses an object whose annotations, keys and values counted in bytes, exceed
+# 256 KiB; langop-infra adds its own (config checksum, Secret versions) to pod templates.
+ANNOTATIONS_LIMIT = 256 * 1024
+OWN_ANNOTATIONS_RESERVE = 1024
+
+
+def annotations_size(value: dict[str, str]) -> dict[str, str]:
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in value.items())
+    room = ANNOTATIONS_LIMIT - OWN_ANNOTATIONS_RESERVE
+    if size > room:
+        raise invalid(
+            "annotations_size",
+            f"annotations take {size} bytes (keys and values); Kubernetes allows "
+            f"{ANNOTATIONS_LIMIT} per object and langop-infra needs up to "
+            f"{OWN_ANNOTATIONS_RESERVE} of them, so keep yours under {room}",
+        )
+    return value
+
+
+def not_bool(value: Any) -> Any:
+    """YAML's ``true`` is an int to pydantic (``port: true`` would be port 1): refuse it."""
+    if isinstance(value, bool):
+        raise invalid("int_not_bool", "expected an integer, got true/false; write a number")
     return value
 
 
@@ -274,6 +323,16 @@ def secret_text(value: Any) -> Any:
     return value
 
 
+def instructions_text(value: str) -> str:
+    size = len(value.encode())
+    if size > MAX_INSTRUCTIONS_BYTES:
+        raise ValueError(
+            f"instructions are {size} bytes, over the limit of {MAX_INSTRUCTIONS_BYTES} (64 KiB) "
+            "that an env var and the ConfigMap can carry; shorten them"
+        )
+    return value
+
+
 def is_secret_value(value: Any) -> bool:
     """A literal secret: a string, or an opaque object such as a ``pulumi.Output``."""
     return isinstance(value, str) or (hasattr(value, "apply") and hasattr(value, "future"))
@@ -289,8 +348,11 @@ EnvMap = dict[EnvName, str]
 LabelMap = dict[
     Annotated[str, AfterValidator(label_key)], Annotated[str, AfterValidator(label_value)]
 ]
-AnnotationMap = dict[Annotated[str, AfterValidator(label_key)], str]
-Port = Annotated[int, Field(ge=1, le=65535)]
+AnnotationMap = Annotated[
+    dict[Annotated[str, AfterValidator(label_key)], str], AfterValidator(annotations_size)
+]
+Int = Annotated[int, BeforeValidator(not_bool)]
+Port = Annotated[int, Field(ge=1, le=65535), BeforeValidator(not_bool)]
 Quantity = Annotated[str, AfterValidator(quantity)]
 Cidr = Annotated[str, AfterValidator(cidr)]
 HeaderName = Annotated[str, AfterValidator(header_name)]
@@ -373,9 +435,9 @@ class Resources(Spec):
 class Security(Spec):
     """Pod and container security settings; the defaults meet the *restricted* standard."""
 
-    run_as_user: int = Field(10001, ge=0)
-    run_as_group: int = Field(10001, ge=0)
-    fs_group: int = Field(10001, ge=0)
+    run_as_user: Int = Field(10001, ge=0)
+    run_as_group: Int = Field(10001, ge=0)
+    fs_group: Int = Field(10001, ge=0)
     run_as_non_root: bool = True
     allow_privilege_escalation: bool = False
     read_only_root_filesystem: bool = True
@@ -457,6 +519,8 @@ class HeaderSpec(Spec):
     def _secret(cls, value: Any) -> Any:
         if value is not None and not is_secret_value(value):
             raise invalid("secret", "secret must be a string or a pulumi secret Output")
+        if isinstance(value, str):
+            header_value(value)
         return value
 
     @model_validator(mode="after")
@@ -475,6 +539,22 @@ class HeaderSpec(Spec):
         return {"value": self.value, "valueFrom": self.value_from, "secret": self.secret}[name]
 
 
+class SyncAuth(Spec):
+    """OAuth 2.1 client credentials for schema sync (the MCP authorization spec): the client
+    discovers the authorization server from the tool's 401 and asks for a token itself."""
+
+    type: Literal["oauth2"] = "oauth2"
+    client_id: Annotated[str, Field(min_length=1, max_length=256)] = Field(
+        description="The client ID registered with the authorization server."
+    )
+    client_secret: SecretSource = Field(
+        description="{secretKeyRef: {name, key}} naming a secret under langop-infra:secrets."
+    )
+    scopes: list[Annotated[str, Field(pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")]] = Field(
+        [], description="Scopes to ask for; unset: those the tool's 401 names."
+    )
+
+
 class SchemaSyncSpec(Spec):
     """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
 
@@ -486,6 +566,17 @@ class SchemaSyncSpec(Spec):
     required: bool = Field(False, description="Fail the deployment when the sync fails.")
     timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
     headers: list[HeaderSpec] = []
+    auth: SyncAuth | None = Field(
+        None, description="OAuth 2.1 client credentials for a tool that demands a token."
+    )
+    protocol: Literal[
+        "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+    ] = Field("auto", description="MCP revision: auto negotiates, newest first.")
+    max_bytes: Quantity | None = Field(
+        None, description="Cap on the whole listing's size over all pages (default 32Mi)."
+    )
+    max_tools: Int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
+    max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
 
 
 class LocalObjectRef(Spec):
@@ -530,11 +621,11 @@ class ProbeSpec(Spec):
     http_get: HttpGetProbe | None = None
     tcp_socket: TcpSocketProbe | None = None
     exec: ExecProbe | None = None
-    initial_delay_seconds: int | None = Field(None, ge=0, le=3600)
-    period_seconds: int | None = Field(None, ge=1, le=3600)
-    timeout_seconds: int | None = Field(None, ge=1, le=3600)
-    success_threshold: int | None = Field(None, ge=1, le=100)
-    failure_threshold: int | None = Field(None, ge=1, le=1000)
+    initial_delay_seconds: Int | None = Field(None, ge=0, le=3600)
+    period_seconds: Int | None = Field(None, ge=1, le=3600)
+    timeout_seconds: Int | None = Field(None, ge=1, le=3600)
+    success_threshold: Int | None = Field(None, ge=1, le=100)
+    failure_threshold: Int | None = Field(None, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _one_handler(self) -> Self:
@@ -559,7 +650,7 @@ class Toleration(Spec):
     operator: Literal["Exists", "Equal"] = "Equal"
     value: Annotated[str, AfterValidator(label_value)] | None = None
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
-    toleration_seconds: int | None = Field(None, ge=0)
+    toleration_seconds: Int | None = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -601,7 +692,7 @@ class NodeSelector(Spec):
 
 
 class PreferredNodeTerm(Spec):
-    weight: int = Field(ge=1, le=100)
+    weight: Int = Field(ge=1, le=100)
     preference: NodeSelectorTerm
 
 
@@ -618,7 +709,7 @@ class PodAffinityTerm(Spec):
 
 
 class WeightedPodAffinityTerm(Spec):
-    weight: int = Field(ge=1, le=100)
+    weight: Int = Field(ge=1, le=100)
     pod_affinity_term: PodAffinityTerm
 
 
@@ -634,13 +725,13 @@ class Affinity(Spec):
 
 
 class TopologySpread(Spec):
-    max_skew: int = Field(ge=1)
+    max_skew: Int = Field(ge=1)
     topology_key: Annotated[str, AfterValidator(label_key)]
     when_unsatisfiable: Literal["DoNotSchedule", "ScheduleAnyway"]
     label_selector: FullLabelSelector | None = Field(
         None, description="Unset: the workload's own pods."
     )
-    min_domains: int | None = Field(None, ge=1)
+    min_domains: Int | None = Field(None, ge=1)
 
     @model_validator(mode="after")
     def _min_domains(self) -> Self:
@@ -662,7 +753,7 @@ class PodSettings(Spec):
     priority_class_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
     pod_labels: LabelMap = Field({}, description="Extra labels on the pods only.")
     pod_annotations: AnnotationMap = Field({}, description="Extra annotations on the pods.")
-    termination_grace_period_seconds: int | None = Field(None, ge=0, le=86400)
+    termination_grace_period_seconds: Int | None = Field(None, ge=0, le=86400)
 
 
 def count_or_percent(value: Any) -> int | str:
@@ -696,9 +787,9 @@ class DisruptionBudget(Spec):
 class Autoscaling(Spec):
     """An autoscaling/v2 HorizontalPodAutoscaler on CPU; the Deployment then omits replicas."""
 
-    min_replicas: int = Field(1, ge=1, le=1000)
-    max_replicas: int = Field(ge=1, le=1000)
-    target_cpu_utilization_percentage: int = Field(
+    min_replicas: Int = Field(1, ge=1, le=1000)
+    max_replicas: Int = Field(ge=1, le=1000)
+    target_cpu_utilization_percentage: Int = Field(
         80, ge=1, le=1000, alias="targetCPUUtilizationPercentage"
     )
 
@@ -726,7 +817,7 @@ class WorkloadSpec(PodSettings):
     name: DnsLabel = Field(description="Kubernetes name of the workload's objects.")
     namespace: DnsLabel | None = Field(None, description="Unset: the cluster's namespace.")
     image: Image
-    replicas: int = Field(1, ge=0, le=1000)
+    replicas: Int = Field(1, ge=0, le=1000)
     command: list[str] | None = None
     args: list[str] | None = None
     env: EnvMap = {}
@@ -850,8 +941,8 @@ class WebhookAuth(Spec):
 
 
 class RateLimit(Spec):
-    requests_per_minute: int = Field(ge=1, le=10000)
-    burst: int = Field(ge=1, le=1000)
+    requests_per_minute: Int = Field(ge=1, le=10000)
+    burst: Int = Field(ge=1, le=1000)
 
 
 def json_schema_input(value: Any) -> Any:
@@ -955,6 +1046,24 @@ class AgentPort(Spec):
     port: Port
 
 
+def persona_ref(value: Any) -> Any:
+    """A persona's name, or the persona itself; each form checked on its own, so a problem is
+    reported at its field rather than once per form the value could have taken."""
+    from langop_infra.model_specs import PersonaSpec
+
+    if value is None or isinstance(value, PersonaSpec):
+        return value
+    if isinstance(value, str):
+        return dns_label(value)
+    if isinstance(value, Mapping):
+        return PersonaSpec.model_validate(value)
+    raise invalid(
+        "persona",
+        f"expected a persona's name or {{name, tone, personality, expertise}}, got "
+        f"{type(value).__name__}",
+    )
+
+
 class AgentSpec(WorkloadSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
@@ -966,6 +1075,16 @@ class AgentSpec(WorkloadSpec):
     ports: list[AgentPort] = []
     allow_from: list[PeerSpec] = Field(
         [], description="Who may reach the agent's ports (nobody when empty)."
+    )
+    model: DnsLabel | None = Field(None, description="ark's shorthand: one model, role primary.")
+    models: list[ModelRef] = Field([], description="LanguageModels of the namespace, in order.")
+    instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
+        None,
+        validation_alias=AliasChoices("instructions", "systemPrompt"),
+        description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
+    )
+    persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
+        None, description="A persona's name under personas, or the persona itself."
     )
 
     @model_validator(mode="after")
@@ -996,6 +1115,13 @@ class AgentSpec(WorkloadSpec):
                 seen.add(key)
         return self
 
+    @field_validator("models")
+    @classmethod
+    def _model_or_models(cls, value: list[ModelRef], info: ValidationInfo) -> list[ModelRef]:
+        if value and info.data.get("model") is not None:
+            raise ValueError("set model (one name) or models (a list), not both")
+        return value
+
 
 class Defaults(Spec):
     """Cluster-wide defaults applied to every tool and agent that does not set its own."""
@@ -1022,6 +1148,8 @@ class Defaults(Spec):
     strict_egress: bool = Field(
         False, description="Fail when restricted egress does not admit an agent's servers."
     )
+    model_gateway: ModelGatewayDefaults | None = Field(None, description="Unset: built-ins.")
+    observability: ObservabilityDefaults | None = None
 
     @field_validator("resources")
     @classmethod
@@ -1056,15 +1184,20 @@ class ClusterSpec(Spec):
     part_of: (
         Annotated[str, Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")] | None
     ) = None
-    defaults: Defaults = Defaults()
+    defaults: Defaults = Field(default_factory=lambda: Defaults())
     tools: list[ToolSpec] = []
     agents: list[AgentSpec] = []
+    models: list[ModelSpec] = []
+    personas: list[PersonaSpec] = []
     secrets: dict[
         Annotated[str, AfterValidator(dns_subdomain)],
         dict[
             Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
         ],
     ] = {}
+    external_secrets: list[Annotated[str, AfterValidator(dns_subdomain)]] = Field(
+        [], description="Secrets made outside this program that secretKeyRefs may name."
+    )
 
     # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
     # document the stack program checked already. A copy with changes is checked again.
@@ -1075,3 +1208,13 @@ class ClusterSpec(Spec):
         if update:
             copied._validated = False
         return copied
+
+
+def rebuild_model_fields(**types: type) -> None:
+    """Resolve the fields typed by :mod:`langop_infra.model_specs`, which calls this once
+    loaded (it imports this module, so this module cannot import it at the top)."""
+    for model in (AgentSpec, Defaults, ClusterSpec):
+        model.model_rebuild(_types_namespace=types)
+
+
+import langop_infra.model_specs  # noqa: E402,F401  (defines the model fields above)

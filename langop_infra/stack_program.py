@@ -3,7 +3,9 @@
 ``pulumi up -s <env>`` runs it through the project's ``__main__.py``; ``langop-infra render``
 runs the same file under the mock engine. Config keys live under the project namespace:
 ``langop-infra:namespace``, ``:createNamespace``, ``:partOf``, ``:defaults``, ``:tools``,
-``:agents``, ``:secrets`` and ``:toolsFrom``.
+``:agents``, ``:secrets``, ``:externalSecrets``, ``:models``, ``:personas`` and
+``:toolsFrom``. Warnings (valid but unwise config) go to the engine with ``pulumi.log.warn``:
+``pulumi up`` shows them, and the mock engine keeps them for ``render`` and ``validate`` to print.
 
 Outputs, a contract other stacks read through ``toolsFrom`` (a Pulumi ``StackReference``):
 ``namespace``; ``tools`` (by name: endpoint, deploymentMode, phase, toolNames); ``agents``;
@@ -14,10 +16,11 @@ service tool, sorted by namespace and name. Fields are only ever added to it.
 from __future__ import annotations
 
 import difflib
+import json
 from typing import Any
 
 import pulumi
-from pulumi.runtime.config import CONFIG, get_config_env, is_config_secret
+from pulumi.runtime.config import CONFIG, get_config, get_config_env, is_config_secret
 from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
 
@@ -25,7 +28,7 @@ from langop_infra.cluster import LanguageCluster
 from langop_infra.contract import ToolTarget
 from langop_infra.errors import Problem, SpecError, problems_from
 from langop_infra.specs import ClusterSpec, ExportedToolTarget, ToolsFrom
-from langop_infra.validation import external_reference_problems, parse_cluster
+from langop_infra.validation import cluster_warnings, external_reference_problems, parse_cluster
 
 PROJECT = "langop-infra"
 KEYS = (
@@ -36,6 +39,9 @@ KEYS = (
     "tools",
     "agents",
     "secrets",
+    "models",
+    "personas",
+    "externalSecrets",
     "toolsFrom",
 )
 # Read by the program itself, not part of the cluster document.
@@ -50,6 +56,9 @@ EXPECTED = {
     "tools": "a list of tools",
     "agents": "a list of agents",
     "secrets": "a mapping of secret names to {key: value} mappings",
+    "models": "a list of models",
+    "personas": "a list of personas",
+    "externalSecrets": "a list of names of Secrets made outside this program",
 }
 # Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into
 # plain objects, so it is refused with a pointer to `secrets`.
@@ -67,13 +76,8 @@ def read_cluster_config(
     ``external`` lists the (namespace, name) of tools other stacks export (``toolsFrom``)."""
     config = config or pulumi.Config(PROJECT)
     prefix = f"{config.name}:"
-    problems: list[Problem] = []
-    for full_key in _all_config_keys():
-        key = full_key.removeprefix(prefix)
-        if full_key.startswith(prefix) and key not in KEYS:
-            close = difflib.get_close_matches(key, KEYS, n=1)
-            hint = f"did you mean {prefix}{close[0]}?" if close else f"known: {', '.join(KEYS)}"
-            problems.append(Problem(full_key, f"unknown config key; {hint}"))
+    problems = _unknown_key_problems(config.name)
+    refused: list[str] = []  # keys holding a secure value where none belongs
     document: dict[str, Any] = {}
     for key in KEYS:
         full_key = prefix + key
@@ -87,6 +91,7 @@ def read_cluster_config(
                     f"{prefix}secrets and reference them with secretKeyRef",
                 )
             )
+            refused.append(key)
             continue
         try:
             if key in ("namespace", "partOf"):
@@ -101,25 +106,81 @@ def read_cluster_config(
             continue
         if value is not None:
             document[key] = value
-    if "namespace" not in document and not any(p.path == prefix + "namespace" for p in problems):
+    # A misspelt `langop-infa:namespace` is reported as such, not also as a missing key.
+    if "namespace" not in document and not any(
+        p.path == prefix + "namespace" or p.path.endswith(":namespace") for p in problems
+    ):
         problems.append(
             Problem(prefix + "namespace", "required; set it with `pulumi config set namespace`")
         )
-    try:
-        spec = parse_cluster(document)
-        # One stack is one namespace: a tool of another namespace is never known here.
-        found = external_reference_problems(spec, external or ())
-    except SpecError as exc:
-        found = [
-            p
-            for p in exc.problems
-            # a missing namespace is already reported above, as a config key
-            if not (p.path == "namespace" and "namespace" not in document)
-        ]
+    spec, found = _document_problems(document, external or [])
+    if refused:
+        # Without the refused keys, other problems may only say they are missing (an agent's
+        # tool "is not declared"): keep those found with the values too. Those values are
+        # read but never shown: every problem kept comes from the run without them.
+        _, with_values = _document_problems(
+            {**document, **_raw_values(prefix, refused)}, external or []
+        )
+        kept = set(with_values)
+        found = [p for p in found if p in kept]
     problems += [Problem(_config_path(prefix, p.path), p.message) for p in found]
-    if problems:
+    if problems or spec is None:
         raise SpecError(problems)
     return spec
+
+
+def _unknown_key_problems(project: str) -> list[Problem]:
+    """Unknown keys under the project's namespace, and keys under a misspelling of it."""
+    problems = []
+    prefix = f"{project}:"
+    for full_key in _all_config_keys():
+        namespace, _, key = full_key.rpartition(":")
+        if full_key.startswith(prefix) and key not in KEYS:
+            close = difflib.get_close_matches(key, KEYS, n=1)
+            hint = f"did you mean {prefix}{close[0]}?" if close else f"known: {', '.join(KEYS)}"
+            problems.append(Problem(full_key, f"unknown config key; {hint}"))
+        elif namespace != project and difflib.get_close_matches(namespace, [project], cutoff=0.8):
+            problems.append(
+                Problem(
+                    full_key,
+                    f"unknown config namespace {namespace!r}; did you mean {prefix}{key}? "
+                    f"(this project's keys are under {prefix})",
+                )
+            )
+    return problems
+
+
+def _document_problems(
+    document: dict[str, Any], external: list[tuple[str, str]]
+) -> tuple[ClusterSpec | None, list[Problem]]:
+    try:
+        spec = parse_cluster(document)
+    except SpecError as exc:
+        # a missing namespace is already reported as a config key
+        missing = "namespace" not in document
+        return None, [p for p in exc.problems if not (missing and p.path == "namespace")]
+    # A tool outside the stack's namespaces is known only from another stack (toolsFrom).
+    return spec, external_reference_problems(spec, external)
+
+
+def _raw_values(prefix: str, keys: list[str]) -> dict[str, Any]:
+    """The values of ``keys`` as the engine passed them, without the SDK's secret warning."""
+    values = {}
+    for key in keys:
+        text = get_config(prefix + key)
+        try:
+            values[key] = json.loads(text) if key not in ("namespace", "partOf") else text
+        except (TypeError, ValueError):
+            continue
+    return values
+
+
+def config_warnings(spec: ClusterSpec, project: str = PROJECT) -> list[Problem]:
+    """What is valid but unwise in the stack's config, named by config key."""
+    return [
+        Problem(_config_path(f"{project}:", w.path), w.message, w.kind)
+        for w in cluster_warnings(spec)
+    ]
 
 
 def _config_path(prefix: str, path: str) -> str:
@@ -205,6 +266,8 @@ def main() -> LanguageCluster:
     """Build the stack's LanguageCluster and export what operators look at."""
     external = [t for source in read_tools_from() for t in stack_tool_targets(source)]
     spec = read_cluster_config(external=[(t.namespace, t.name) for t in external])
+    for warning in config_warnings(spec):
+        pulumi.log.warn(str(warning))
     cluster = LanguageCluster(spec.namespace, spec, external_targets=external)
     pulumi.export("namespace", cluster.namespace)
     pulumi.export(
@@ -226,5 +289,7 @@ def main() -> LanguageCluster:
             for name, agent in cluster.agents.items()
         },
     )
+    pulumi.export("models", {name: {"endpoint": m.endpoint} for name, m in cluster.models.items()})
+    pulumi.export("gateway", cluster.gateway_endpoint)
     pulumi.export(TOOL_TARGETS_OUTPUT, tool_targets_output(cluster))
     return cluster

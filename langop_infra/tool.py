@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra import contract, inputs, names, pods
-from langop_infra.admission import deploy_problems
+from langop_infra.admission import deploy_problems, parse_quantity
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
@@ -25,9 +25,9 @@ from langop_infra.k8s import (
     with_pod_annotations,
     workload_secret,
 )
-from langop_infra.schema_sync import ToolSchemaSync
+from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync
 from langop_infra.specs import Defaults, ToolSpec
-from langop_infra.validation import parse_tool
+from langop_infra.validation import header_warnings, parse_tool, sync_secret_refs
 
 SecretValues = Mapping[str, Mapping[str, Any]]
 
@@ -91,6 +91,7 @@ class ToolPlan:
     defaults: Defaults
     part_of: str
     sync_headers: dict[str, Any]
+    sync_auth: dict[str, Any] | None = None
 
     @property
     def namespace(self) -> str:
@@ -114,17 +115,63 @@ def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
 def standalone_problems(tool: ToolSpec, defaults: Defaults) -> list[Problem]:
     """What a tool outside a LanguageCluster cannot do, and what Kubernetes would refuse."""
     problems = deploy_problems(tool, defaults)
-    for i, header in enumerate(tool.schema_sync.headers):
-        if header.value_from is not None:
-            ref = header.value_from.secret_key_ref
-            problems.append(
-                Problem(
-                    f"schemaSync.headers[{i}].valueFrom",
-                    f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                    "schema sync can only send values this program holds",
-                )
+    for where, ref in sync_secret_refs(tool):
+        problems.append(
+            Problem(
+                where,
+                f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
+                "schema sync can only send values this program holds: use LanguageCluster "
+                "with secrets",
             )
+        )
     return problems
+
+
+def sync_auth(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any] | None:
+    """The OAuth client credentials schema sync sends, with the secret's value."""
+    auth = tool.schema_sync.auth
+    if auth is None:
+        return None
+    ref = auth.client_secret.secret_key_ref
+    secret = secret_values.get(ref.name, {}).get(ref.key)
+    return {"client_id": auth.client_id, "client_secret": secret, "scopes": list(auth.scopes)}
+
+
+def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str, Any]:
+    """What ToolSchemaSync needs to list the tool's schema (see docs/SCHEMA_SYNC.md)."""
+    tool = plan.spec
+    inputs = {
+        "endpoint": contract.ToolTarget.of(tool, plan.namespace).endpoint,
+        "mcp_path": tool.mcp_path,
+        "access": tool.schema_sync.access or plan.defaults.schema_sync_access,
+        "sync_url": tool.schema_sync.sync_url,
+        "namespace": plan.namespace,
+        "service": tool.name,
+        "port": tool.port,
+        "timeout": tool.schema_sync.timeout,
+        "required": tool.schema_sync.required,
+        "headers": plan.sync_headers,
+        "oauth": plan.sync_auth,
+        "kube_context": kube_context,
+        "kubeconfig": kubeconfig,
+        "limits": sync_limits(tool),
+    }
+    if tool.deployment_mode == "sidecar":
+        inputs["deployment_mode"] = "sidecar"
+    return inputs
+
+
+def sync_limits(tool: ToolSpec) -> dict[str, Any]:
+    """The MCP client's protocol choice and caps for this tool's sync."""
+    sync = tool.schema_sync
+    limits: dict[str, Any] = {
+        "protocol": sync.protocol,
+        "max_tools": sync.max_tools,
+        "max_pages": sync.max_pages,
+    }
+    if sync.max_bytes is not None:
+        limits["max_total_bytes"] = int(parse_quantity(sync.max_bytes))
+    return limits
 
 
 def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,6 +207,8 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
         tool, objects = inputs.resolve(data, parse, build, _structure, subject)
+    for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
+        pulumi.log.warn(f"{subject}: {warning}")
     plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
     return plan, objects
 
@@ -319,35 +368,22 @@ class LanguageTool(pulumi.ComponentResource):
     ) -> None:
         tool = plan.spec
         self.schema_sync = None
-        if self.deployment is None or not tool.schema_sync.enabled:
-            empty: pulumi.Output[Any] = pulumi.Output.from_input([])
-            self.tool_schemas, self.tool_names = empty, empty
-            self.schema_hash = pulumi.Output.from_input("")
-            self.phase = pulumi.Output.from_input("Disabled")
+        inputs = sync_inputs(plan, *kubernetes_access(opts)) if tool.schema_sync.enabled else None
+        if tool.deployment_mode == "sidecar":
+            # Each agent carrying the sidecar syncs it through its own pods (pod proxy).
+            self.target = dataclasses.replace(self.target, sync_inputs=inputs)
+        if self.deployment is None or inputs is None:
+            disabled = SyncOutputs.disabled()
+            for name in SyncOutputs.EXPORTED:
+                setattr(self, name, pulumi.Output.from_input(getattr(disabled, name)))
             return
-        kube_context, kubeconfig = kubernetes_access(opts)
         self.schema_sync = ToolSchemaSync(
             f"{key}-schema",
-            {
-                "endpoint": self.target.endpoint,
-                "mcp_path": tool.mcp_path,
-                "access": tool.schema_sync.access or plan.defaults.schema_sync_access,
-                "sync_url": tool.schema_sync.sync_url,
-                "namespace": plan.namespace,
-                "service": tool.name,
-                "port": tool.port,
-                "timeout": tool.schema_sync.timeout,
-                "required": tool.schema_sync.required,
-                "headers": plan.sync_headers,
-                "kube_context": kube_context,
-                "kubeconfig": kubeconfig,
-            },
+            inputs,
             opts=child_options(self, opts, [self.deployment, self.service]),
         )
-        self.tool_schemas = self.schema_sync.tool_schemas
-        self.schema_hash = self.schema_sync.schema_hash
-        self.tool_names = self.schema_sync.tool_names
-        self.phase = self.schema_sync.phase
+        for name in SyncOutputs.EXPORTED:
+            setattr(self, name, getattr(self.schema_sync, name))
 
     def _export(self, tool: ToolSpec, namespace: str) -> None:
         self.endpoint = pulumi.Output.from_input(self.target.endpoint)
@@ -360,10 +396,7 @@ class LanguageTool(pulumi.ComponentResource):
                 "service_name": self.service_name,
                 "namespace": self.namespace,
                 "deployment_mode": self.deployment_mode,
-                "tool_schemas": self.tool_schemas,
-                "schema_hash": self.schema_hash,
-                "tool_names": self.tool_names,
-                "phase": self.phase,
+                **{name: getattr(self, name) for name in SyncOutputs.EXPORTED},
             }
         )
 

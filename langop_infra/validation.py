@@ -7,15 +7,18 @@ items: duplicates, dangling references, env-name and container-name clashes.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from langop_infra.admission import deploy_problems, security_problems
+from langop_infra.admission import deploy_problems, resource_problems, security_problems
 from langop_infra.collisions import name_clashes
 from langop_infra.egress_check import egress_findings
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
+from langop_infra.model_specs import ModelSpec, PersonaSpec
+from langop_infra.model_validation import cluster_model_problems
 from langop_infra.names import (
     RESERVED_AGENT_ENV,
     RESERVED_AGENT_ENV_PREFIXES,
@@ -26,6 +29,8 @@ from langop_infra.specs import (
     AgentSpec,
     ClusterSpec,
     Defaults,
+    HeaderSpec,
+    Resources,
     SecretKeyRef,
     SecretSource,
     Spec,
@@ -63,7 +68,7 @@ def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Proble
     try:
         return model.model_validate(data), []
     except ValidationError as exc:
-        return None, problems_from(exc, path, data, KNOWN_FIELDS)
+        return None, problems_from(exc, path, data, KNOWN_FIELDS, model)
 
 
 def _validate_list(
@@ -209,6 +214,13 @@ def parse_agent(data: Any, path: str = "") -> AgentSpec:
     return spec
 
 
+def parse_model(data: Any, path: str = "") -> ModelSpec:
+    spec, problems = _validate(ModelSpec, data, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
 def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     """Validate a whole cluster document; every problem of every tool and agent at once.
 
@@ -218,21 +230,26 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     if isinstance(data, ClusterSpec):
         if data._validated:
             return data
-        problems = cluster_problems(data, path)
+        problems = cluster_problems(data, path) + cluster_model_problems(data, path)
         if problems:
             raise SpecError(problems)
         data._validated = True
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
-    head = {k: v for k, v in data.items() if k not in ("tools", "agents")}
+    head = {k: v for k, v in data.items() if k not in ("tools", "agents", "models", "personas")}
     cluster, problems = _validate(ClusterSpec, head, path)
     tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
     problems += found
     agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
     problems += found
+    models, found = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
+    problems += found
+    personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
+    problems += found
     raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
-    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else None
+    # "" when missing: the cluster's stand-in (below) has that namespace, and so do its items.
+    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else ""
     declared = {
         (t.get("namespace") if isinstance(t.get("namespace"), str) else namespace, t["name"])
         for t in raw_tools
@@ -255,11 +272,20 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         problems += reference_problems(refs, own, where)
         problems += _dangling(refs, own, namespaces, declared, where)
 
+    readable = _secret_names(head)
     base = cluster or ClusterSpec.model_construct(
-        namespace=namespace or "", defaults=_defaults_or_default(head.get("defaults"))
+        namespace=namespace or "",
+        defaults=_defaults_or_default(head.get("defaults")),
+        # only for the references to them: their contents are not known to be valid
+        external_secrets=sorted(readable or ()),
     )
     full = base.model_copy(
-        update={"tools": [t for _, t in tools], "agents": [a for _, a in agents]}
+        update={
+            "tools": [t for _, t in tools],
+            "agents": [a for _, a in agents],
+            "models": [m for _, m in models],
+            "personas": [p for _, p in personas],
+        }
     )
     problems += cluster_problems(
         full,
@@ -267,6 +293,17 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         tool_index=[i for i, _ in tools],
         agent_index=[i for i, _ in agents],
         declared=declared,
+        secrets_known=cluster is not None or readable is not None,
+    )
+    problems += cluster_model_problems(
+        full,
+        path,
+        model_index=[i for i, _ in models],
+        persona_index=[i for i, _ in personas],
+        tool_index=[i for i, _ in tools],
+        agent_index=[i for i, _ in agents],
+        declared_models=_declared_names(data.get("models")),
+        declared_personas=_declared_names(data.get("personas")),
     )
     if problems:
         raise SpecError(problems)
@@ -274,9 +311,34 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     return full
 
 
+def _declared_names(items: Any) -> set[str]:
+    """The names a raw list declares, its invalid items included."""
+    if not isinstance(items, list):
+        return set()
+    return {i["name"] for i in items if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
+
+
+def _secret_names(head: Mapping[str, Any]) -> set[str] | None:
+    """The Secret names a document declares, even when another of its fields is invalid;
+    None when they cannot be read, so that no reference is called undeclared for that."""
+    secrets = head.get("secrets", {})
+    external = head.get("externalSecrets", head.get("external_secrets", []))
+    if not isinstance(secrets, Mapping) or not isinstance(external, (list, tuple)):
+        return None
+    return {str(name) for name in [*secrets, *external]}
+
+
 def _defaults_or_default(value: Any) -> Defaults:
+    """The document's defaults without their invalid fields, so that a bad ``resources``
+    does not also make ``egress: restricted`` count as unset (its problem is reported)."""
+    if not isinstance(value, Mapping):
+        return Defaults()
     try:
-        return Defaults.model_validate(value or {})
+        return Defaults.model_validate(value)
+    except ValidationError as exc:
+        bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
+    try:
+        return Defaults.model_validate({k: v for k, v in value.items() if k not in bad})
     except ValidationError:
         return Defaults()
 
@@ -314,8 +376,12 @@ def cluster_problems(
     tool_index: list[int] | None = None,
     agent_index: list[int] | None = None,
     declared: set[Any] | None = None,
+    secrets_known: bool = True,
 ) -> list[Problem]:
-    """Checks across tools and agents: duplicates, dangling references, sidecar clashes."""
+    """Checks across tools and agents: duplicates, dangling references, sidecar clashes.
+
+    ``secrets_known=False``: the document's secrets could not be read, so references to
+    them are not checked (their problem is reported already)."""
     tool_index = tool_index if tool_index is not None else list(range(len(cluster.tools)))
     agent_index = agent_index if agent_index is not None else list(range(len(cluster.agents)))
     ns = cluster.namespace
@@ -365,6 +431,8 @@ def cluster_problems(
                 )
             )
     problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
+    if secrets_known:
+        problems += _undeclared_secret_problems(cluster, path, tool_index, agent_index)
     return problems
 
 
@@ -396,13 +464,22 @@ def _namespace_wide_problems(
     problems = security_problems(
         defaults.security, join_path(path, "defaults"), fields=None, restricted=restricted
     )
+    # Once here, not once for each workload that inherits them.
+    problems += resource_problems(
+        Resources(), defaults.resources, join_path(path, "defaults"), join_path(path, "defaults")
+    )
     workloads: list[tuple[str, WorkloadSpec]] = [
         (f"tools[{i}]", t) for i, t in zip(tool_index, cluster.tools, strict=True)
     ] + [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
     for where, workload in workloads:
         full = join_path(path, where)
         problems += deploy_problems(
-            workload, defaults, full, join_path(path, "defaults"), restricted=restricted
+            workload,
+            defaults,
+            full,
+            join_path(path, "defaults"),
+            restricted=restricted,
+            check_defaults=False,
         )
     problems += name_clashes(cluster, path, tool_index, agent_index)
     if defaults.strict_egress:
@@ -418,19 +495,101 @@ def _namespace_wide_problems(
                 )
             )
     for i, tool in zip(tool_index, cluster.tools, strict=True):
-        for j, header in enumerate(tool.schema_sync.headers):
-            if header.value_from is None:
-                continue
-            ref = header.value_from.secret_key_ref
+        for where, ref in sync_secret_refs(tool):
             if ref.name not in cluster.secrets:
                 problems.append(
                     Problem(
-                        join_path(path, f"tools[{i}].schemaSync.headers[{j}].valueFrom"),
+                        join_path(path, f"tools[{i}].{where}"),
                         f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                        "schema sync can only send values this program holds",
+                        f"{_did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
+                        "values this program holds",
                     )
                 )
     return problems
+
+
+def sync_secret_refs(tool: ToolSpec) -> Iterator[tuple[str, SecretKeyRef]]:
+    """The Secrets schema sync reads (header values, the OAuth client secret): ``pulumi up``
+    cannot read the cluster's Secrets, so the program must hold these values itself."""
+    for j, header in enumerate(tool.schema_sync.headers):
+        if header.value_from is not None:
+            yield f"schemaSync.headers[{j}].valueFrom", header.value_from.secret_key_ref
+    if tool.schema_sync.auth is not None:
+        yield "schemaSync.auth.clientSecret", tool.schema_sync.auth.client_secret.secret_key_ref
+
+
+def _did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+    return f"did you mean {close[0]!r}? {then}" if close else ""
+
+
+def _undeclared_secret_problems(
+    cluster: ClusterSpec, path: str, tool_index: list[int], agent_index: list[int]
+) -> list[Problem]:
+    """A secretKeyRef to a Secret that neither ``secrets`` creates nor ``externalSecrets``
+    names: a typo would otherwise surface only as a pod stuck in CreateContainerConfigError."""
+    problems = [
+        Problem(
+            join_path(path, f"externalSecrets[{i}]"),
+            f"{name!r} is also under secrets, which creates it; remove it from one of them",
+        )
+        for i, name in enumerate(cluster.external_secrets)
+        if name in cluster.secrets
+    ]
+    known = {*cluster.secrets, *cluster.external_secrets}
+    for where, ref in secret_refs(cluster, tool_index, agent_index):
+        # Schema sync needs the value itself: a stricter check covers its headers.
+        if ref.name in known or ".schemaSync." in where:
+            continue
+        problems.append(
+            Problem(
+                join_path(path, f"{where}.name"),
+                f"no Secret {ref.name!r} under secrets or externalSecrets; "
+                f"{_did_you_mean(ref.name, known, 'Otherwise ')}declare it under secrets, or "
+                "list it in externalSecrets if something outside this program creates it",
+            )
+        )
+    return problems
+
+
+# Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
+CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
+
+
+def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """What is valid but unwise: credential headers given as a literal ``value``."""
+    warnings = []
+    for i, tool in enumerate(cluster.tools):
+        warnings += header_warnings(
+            tool.schema_sync.headers, join_path(path, f"tools[{i}].schemaSync"), "Pulumi state"
+        )
+    for i, agent in enumerate(cluster.agents):
+        warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
+    return warnings
+
+
+def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """Credential headers of an agent's MCP servers given as a literal ``value``."""
+    warnings = []
+    for j, server in enumerate(agent.mcp_servers):
+        warnings += header_warnings(
+            server.headers, join_path(path, f"mcpServers[{j}]"), "a ConfigMap and env"
+        )
+    return warnings
+
+
+def header_warnings(headers: Sequence[HeaderSpec], path: str, lands_in: str) -> list[Problem]:
+    return [
+        Problem(
+            join_path(path, f"headers[{k}].value"),
+            f"{header.name} is a credential given as a literal value, which lands in plain "
+            f"text in {lands_in}; use valueFrom: {{secretKeyRef: {{name, key}}}} (a Secret "
+            "under secrets) or, in Python, secret=pulumi.Output.secret(...)",
+            "langop_literal_credential",
+        )
+        for k, header in enumerate(headers)
+        if header.value is not None and header.name.lower() in CREDENTIAL_HEADERS
+    ]
 
 
 def secret_refs(
@@ -447,6 +606,11 @@ def secret_refs(
                     f"tools[{i}].schemaSync.headers[{j}].valueFrom.secretKeyRef",
                     header.value_from.secret_key_ref,
                 )
+        if tool.schema_sync.auth is not None:
+            yield (
+                f"tools[{i}].schemaSync.auth.clientSecret.secretKeyRef",
+                tool.schema_sync.auth.client_secret.secret_key_ref,
+            )
     for i, agent in zip(agent_index, cluster.agents, strict=True):
         for name, value in agent.secret_env.items():
             if isinstance(value, SecretSource):

@@ -252,7 +252,15 @@ class SyncFaults:
 
     @staticmethod
     async def handshake(message: dict[str, Any], send: Send) -> bool:
-        """Answer ``initialize`` and notifications as a correct server; False otherwise."""
+        """Answer ``initialize`` and notifications as a correct server; False otherwise.
+
+        ``server/discover`` gets "method not found", as from a server older than 2026-07-28.
+        """
+        if message.get("method") == "server/discover":
+            error = {"code": -32601, "message": "Method not found"}
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error})
+            await respond(send, 200, body.encode())
+            return True
         if message.get("method") == "initialize":
             await respond(send, 200, result(message["id"], INIT_RESULT))
             return True

@@ -12,7 +12,8 @@ import yaml
 
 from langop_infra.agent import LanguageAgent
 from langop_infra.errors import SpecError
-from langop_infra.offline.mock_engine import ProgramRun, Registration, run_program, secret_leaves
+from langop_infra.offline.mock_engine import ProgramRun, Registration, run_program
+from langop_infra.testing.secrets import secret_leaves
 from langop_infra.tool import LanguageTool
 
 HEADER_CANARY = "hdr-canary-51c2e0"
@@ -58,6 +59,7 @@ EXPECTED_CONFIG = {
             },
         }
     ],
+    "agent": {"name": "helper", "namespace": "ai"},
 }
 
 
@@ -327,7 +329,28 @@ def test_component_type_and_parents(scenario_run) -> None:
         "ai/helper-config",
         "ai/helper-env",
         "ai/helper-ingress",
+        "ai/helper/files-schema",
     ]
+
+
+def test_a_sidecar_tool_is_synced_through_the_pods_of_each_agent_carrying_it(
+    scenario_run,
+) -> None:
+    """The sidecar ``files`` listens on localhost in the agent's pod: its sync goes through
+    the API server's pod proxy to a pod selected by the agent's labels, after the agent."""
+    component = registration(scenario_run, AGENT_TYPE, "helper")
+    [sync] = [r for r in scenario_run.registrations if r.name == "ai/helper/files-schema"]
+    deployment = registration(scenario_run, "kubernetes:apps/v1:Deployment", "ai/helper")
+    assert sync.parent == component.urn
+    assert deployment.urn in sync.dependencies
+    assert sync.inputs["deployment_mode"] == "sidecar"
+    assert sync.inputs["pod_selector"] == {"langop.io/agent": "helper"}
+    assert sync.inputs["endpoint"] == "http://localhost:8090"
+    assert (sync.inputs["namespace"], sync.inputs["service"], sync.inputs["port"]) == (
+        "ai",
+        "files",
+        8090,
+    )
 
 
 def test_agent_labels(rendered) -> None:

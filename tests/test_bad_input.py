@@ -1,4 +1,4 @@
-"""Issue 9, item 1: the bad-input matrix.
+"""The bad-input matrix.
 
 Every case is one invalid configuration, run twice: through the Python API
 (``LanguageCluster("c", doc)`` under the mock engine) and through ``langop-infra render
@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pulumi
 import pytest
 import yaml
 
@@ -117,6 +119,7 @@ def webhook(**fields: Any) -> dict[str, Any]:
 
 
 SECRET_REF = {"secretKeyRef": {"name": "search-credentials", "key": "token"}}
+INT_NOT_BOOL = r"^expected an integer, got true/false; write a number$"
 A0 = "agents[0]"
 MCP0 = f"{A0}.mcpServers[0]"
 HDR0 = f"{MCP0}.headers[0]"
@@ -125,96 +128,15 @@ WH0 = f"{A0}.webhookTools[0]"
 
 @dataclass(frozen=True)
 class Case:
-    """One invalid cluster document, the path of its problem, and the gist of the message.
-
-    ``api_defect`` / ``cli_defect`` name a known defect that makes that half fail today.
-    """
+    """One invalid cluster document, the path of its problem, and the gist of the message."""
 
     id: str
     document: dict[str, Any]
     path: str
     gist: str
-    api_defect: str | None = None
-    cli_defect: str | None = None
 
 
-# --- known defects (each case below fails until the package is fixed) -----------------------
-
-SERVICE_NAME_DNS1035 = (
-    "validation/specs: a service tool's name becomes a Service name, which must be a DNS-1035 "
-    "label (start with a letter); '9memory' passes as a DNS-1123 label and the API server "
-    "refuses the Service"
-)
-SECRET_NAME_CLASH = (
-    "validation.cluster_problems: secrets.<agent>-env collides with the agent's own Secret "
-    "<agent>-env (literal secretEnv); two Secret objects with one name"
-)
-DANGLING_SECRET_KEY = (
-    "validation: a secretKeyRef to a Secret declared under secrets names a key that Secret "
-    "does not have; the pod fails with CreateContainerConfigError"
-)
-LABEL_VALUE = (
-    "specs.label_map: label values are not checked; 'platform team' is refused by the API server"
-)
-RUN_AS_ROOT = (
-    "specs.Security: runAsUser 0 with runAsNonRoot true is accepted; the kubelet refuses to "
-    "start the container"
-)
-REQUESTS_OVER_LIMITS = (
-    "specs.Resources: a request above its limit is accepted; the API server refuses the Deployment"
-)
-EXCEPT_OUTSIDE_CIDR = (
-    "specs.EgressRule/IPBlock: an except block outside cidr is accepted; the API server "
-    "requires a strict subset"
-)
-CIDR_WITHOUT_PREFIX = (
-    "specs.cidr: ip_network(strict=False) accepts '203.0.113.7' (no prefix length); "
-    "NetworkPolicy ipBlock.cidr needs CIDR notation"
-)
-URL_WITH_CREDENTIALS = (
-    "specs.http_url: a URL with user:password@ is accepted and lands in plain text in the "
-    "ConfigMap (config.yaml) and AGENT_MCP_SERVERS"
-)
-HEADER_VALUE_CRLF = (
-    "specs.HeaderSpec: a header value with CR/LF is accepted; it cannot be sent as an HTTP header"
-)
-SECRET_KEY_REF_KEY = (
-    "specs.SecretKeyRef.key: no Secret-key pattern; 'api key' is refused by the API server"
-)
-MOUNT_PATH_TMP = (
-    "specs.Persistence: mountPath /tmp duplicates the /tmp emptyDir mount; the API server "
-    "refuses duplicate mountPaths"
-)
-WORKSPACE_PATH_CONFIG = (
-    "specs.AgentSpec: workspacePath /etc/agent duplicates the config mount when the agent has "
-    "sidecars; the API server refuses duplicate mountPaths"
-)
-DEFAULT_DENY_NAME = (
-    "validation.cluster_problems: a tool named 'default-deny', or an agent of that name with "
-    "sidecar tools, gets NetworkPolicy default-deny-ingress, the name of the namespace's "
-    "default-deny policy"
-)
-WEAKER_THAN_RESTRICTED = (
-    "validation: a security override that breaks the restricted standard is accepted although "
-    "LanguageCluster labels the namespace it creates enforce=restricted, so no pod is admitted"
-)
-SYNC_HEADER_PATH = (
-    "tool.sync_headers: the problem path lacks the tools[i] prefix (and langop-infra: through "
-    "render), and LanguageCluster has already registered the Namespace and Secrets when "
-    "LanguageTool raises"
-)
-CROSS_NAMESPACE_PREFIX = (
-    "stack_program.main: LanguageCluster's external-reference problems are not prefixed with "
-    "langop-infra: (read_cluster_config does not run external_reference_problems)"
-)
-KEY_MARKER_IN_PATH = (
-    "validation._data_loc keeps pydantic's '[key]' marker (the last loc part of an invalid "
-    'dict key) as if it were a key: the path ends in ["[key]"]'
-)
-SELF_SUGGESTION = (
-    "validation.problems_from: 'did you mean' draws from every model's fields, so an agent's "
-    "unknown 'port' is told \"did you mean 'port'?\""
-)
+# --- the matrix ------------------------------------------------------------------------------
 
 CASES: list[Case] = [
     # --- tools -------------------------------------------------------------------------------
@@ -923,12 +845,176 @@ CASES: list[Case] = [
         'secrets.ticketing["api key"]',
         r"'api key' is not a valid Secret key",
     ),
-    Case("secrets-not-a-mapping", doc(("secrets", ["token"])), "secrets", r"valid dictionary"),
+    Case(
+        "secrets-not-a-mapping",
+        doc(("secrets", ["token"])),
+        "secrets",
+        r"^expected a mapping of names to mappings, got a list$",
+    ),
     Case(
         "secret-named-like-agent-secret",
         doc(("secrets.helper-env", {"TOKEN": "x"}), (f"{A0}.secretEnv", {"TOKEN": "literal"})),
         "secrets.helper-env",
         r"helper-env",
+    ),
+    # --- a bool where a number belongs ---------------------------------------------------------
+    Case("tool-port-true", doc(("tools[0].port", True)), "tools[0].port", INT_NOT_BOOL),
+    Case("agent-replicas-false", doc((f"{A0}.replicas", False)), f"{A0}.replicas", INT_NOT_BOOL),
+    Case(
+        "security-run-as-user-true",
+        doc(("tools[0].security", {"runAsUser": True})),
+        "tools[0].security.runAsUser",
+        INT_NOT_BOOL,
+    ),
+    Case(
+        "rate-limit-burst-true",
+        doc((f"{WH0}.rateLimit", {"requestsPerMinute": 60, "burst": True})),
+        f"{WH0}.rateLimit.burst",
+        INT_NOT_BOOL,
+    ),
+    Case(
+        "egress-port-true",
+        doc(
+            (f"{A0}.egress", "restricted"),
+            (f"{A0}.egressTo", [{"cidr": "10.0.0.0/8", "ports": [{"port": True}]}]),
+        ),
+        f"{A0}.egressTo[0].ports[0].port",
+        INT_NOT_BOOL,
+    ),
+    # --- mount paths, as Kubernetes would resolve them ----------------------------------------
+    Case(
+        "mount-path-dot-dot",
+        doc(("tools[0].persistence", {"mountPath": "/tmp/../etc/agent"})),
+        "tools[0].persistence.mountPath",
+        r"^'/tmp/\.\./etc/agent' has '\.' or '\.\.' segments",
+    ),
+    Case(
+        "mount-path-double-slash",
+        doc(("tools[0].persistence", {"mountPath": "//tmp"})),
+        "tools[0].persistence.mountPath",
+        r"^'//tmp' is already mounted in every pod",
+    ),
+    Case(
+        "workspace-path-root",
+        doc((f"{A0}.workspacePath", "/")),
+        f"{A0}.workspacePath",
+        r"cannot mount over the container's root '/'",
+    ),
+    Case(
+        "workspace-path-config-spelt-oddly",
+        doc((f"{A0}.workspacePath", "//etc//agent/")),
+        f"{A0}.workspacePath",
+        r"already mounted in every pod",
+    ),
+    # --- sizes Kubernetes caps ----------------------------------------------------------------
+    Case(
+        "annotations-over-256k",
+        doc(("tools[0].annotations", {"example.com/blob": "x" * 300_000})),
+        "tools[0].annotations",
+        r"annotations take 300016 bytes .*Kubernetes allows 262144",
+    ),
+    Case(
+        "annotations-over-256k-in-many-keys",
+        doc((f"{A0}.annotations", {f"example.com/k{i}": "y" * 1000 for i in range(300)})),
+        f"{A0}.annotations",
+        r"Kubernetes allows 262144 per object",
+    ),
+    # --- header values ------------------------------------------------------------------------
+    Case(
+        "header-secret-crlf",
+        doc((HDR0, header(secret="token\r\nX-Injected: 1"))),
+        f"{HDR0}.secret",
+        r"^a header value cannot hold a line break or other control character \(CR, LF\)$",
+    ),
+    # --- secretKeyRefs to Secrets declared nowhere --------------------------------------------
+    Case(
+        "tool-secret-env-undeclared-secret",
+        doc(
+            ("tools[0].secretEnv", {"DB": {"secretKeyRef": {"name": "db-credentials", "key": "p"}}})
+        ),
+        "tools[0].secretEnv.DB.secretKeyRef.name",
+        r"^no Secret 'db-credentials' under secrets or externalSecrets; declare it under secrets, "
+        r"or list it in externalSecrets",
+    ),
+    Case(
+        "agent-secret-env-undeclared-secret",
+        doc((f"{A0}.secretEnv", {"TOKEN": {"secretKeyRef": {"name": "ticketin", "key": "token"}}})),
+        f"{A0}.secretEnv.TOKEN.secretKeyRef.name",
+        r"no Secret 'ticketin' .*; did you mean 'ticketing'\? Otherwise declare it",
+    ),
+    Case(
+        "header-value-from-undeclared-secret",
+        doc((f"{HDR0}.valueFrom.secretKeyRef.name", "search-credential")),
+        f"{HDR0}.valueFrom.secretKeyRef.name",
+        r"no Secret 'search-credential' .*did you mean 'search-credentials'\?",
+    ),
+    Case(
+        "webhook-secret-ref-undeclared-secret",
+        doc((f"{WH0}.authentication.secretRef.name", "tiketing")),
+        f"{WH0}.authentication.secretRef.name",
+        r"no Secret 'tiketing' .*did you mean 'ticketing'\?",
+    ),
+    Case(
+        "external-secret-also-declared",
+        doc(("externalSecrets", ["ticketing"])),
+        "externalSecrets[0]",
+        r"'ticketing' is also under secrets, which creates it",
+    ),
+    # --- messages with the expected form, suggestions in the document's spelling -------------
+    Case(
+        "egress-ports-as-numbers",
+        doc(
+            (f"{A0}.egress", "restricted"),
+            (f"{A0}.egressTo", [{"cidr": "10.0.0.0/8", "ports": [443]}]),
+        ),
+        f"{A0}.egressTo[0].ports[0]",
+        r"^expected a list of \{port, protocol\}; this item is a number$",
+    ),
+    Case(
+        "tool-resources-as-text",
+        doc(("tools[0].resources", "big")),
+        "tools[0].resources",
+        r"^expected a mapping \{requests, limits\}, got a string$",
+    ),
+    Case(
+        "tool-env-as-list",
+        doc(("tools[0].env", ["WORKERS=4"])),
+        "tools[0].env",
+        r"^expected a mapping of names to strings, got a list$",
+    ),
+    Case(
+        "tool-command-as-text",
+        doc(("tools[0].command", "serve --port 8080")),
+        "tools[0].command",
+        r"^expected a list of strings, got a string$",
+    ),
+    Case(
+        "agent-tools-as-mapping",
+        doc((f"{A0}.mcpServers", {"search": {}})),
+        f"{A0}.mcpServers",
+        r"^expected a list of \{name, url, headers, timeout\}, got a mapping$",
+    ),
+    Case(
+        "camel-case-suggestion",
+        doc(("tools[0].deploymentmode", "service")),
+        "tools[0].deploymentmode",
+        r"^unknown field; did you mean 'deploymentMode'\?$",
+    ),
+    Case(
+        "snake-case-suggestion",
+        doc(
+            (
+                "tools[0]",
+                {
+                    "name": "memory",
+                    "image": "ghcr.io/acme/memory-mcp:1.4.0",
+                    "health_path": "/health",
+                    "deploymentmode": "service",
+                },
+            )
+        ),
+        "tools[0].deploymentmode",
+        r"^unknown field; did you mean 'deployment_mode'\?$",
     ),
     # --- the cluster itself ------------------------------------------------------------------
     Case("namespace-missing", doc(("namespace", DELETE)), "namespace", r"required"),
@@ -1406,13 +1492,8 @@ def write_stack(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def params(cases: list[Case], defect: str) -> list[Any]:
-    out = []
-    for case in cases:
-        reason = getattr(case, defect)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(case, id=case.id, marks=marks))
-    return out
+def params(cases: list[Case]) -> list[Any]:
+    return [pytest.param(case, id=case.id) for case in cases]
 
 
 # --- tests -----------------------------------------------------------------------------------
@@ -1423,8 +1504,7 @@ def test_matrix_is_large_and_distinct() -> None:
     assert len(ids) == len(set(ids))
     documents = [yaml.safe_dump(c.document, sort_keys=True) for c in CASES]
     assert len(documents) == len(set(documents)), "two cases test the same document"
-    passing = [c for c in CASES if not (c.api_defect or c.cli_defect)]
-    assert len(passing) + len(STACK_CASES) >= 40
+    assert len(CASES) + len(STACK_CASES) >= 40
 
 
 def test_base_document_is_valid_through_the_api() -> None:
@@ -1439,7 +1519,7 @@ def test_base_document_is_valid_through_render(tmp_path: Path) -> None:
     assert "kind: Deployment" in out
 
 
-@pytest.mark.parametrize("case", params(CASES, "api_defect"))
+@pytest.mark.parametrize("case", params(CASES))
 def test_python_api_refuses(case: Case) -> None:
     found, run = api_problems(case.document)
     assert case.path in found, f"no problem at {case.path!r}: {found}"
@@ -1448,7 +1528,7 @@ def test_python_api_refuses(case: Case) -> None:
     assert run.registrations == [], [r.name for r in run.registrations]
 
 
-@pytest.mark.parametrize("case", params(CASES, "cli_defect"))
+@pytest.mark.parametrize("case", params(CASES))
 def test_render_refuses(case: Case, tmp_path: Path) -> None:
     config = {f"{PREFIX}{k}": v for k, v in case.document.items()}
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
@@ -1479,3 +1559,162 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     assert (code, out) == (2, "")
     for path in ("tools[0].port", f"{MCP0}.url", "defaults.egress"):
         assert f"{PREFIX}{path}: " in err
+
+
+# --- whole-file behaviour through the CLI ----------------------------------------------------
+
+
+def problem_lines(err: str) -> list[str]:
+    return [line.strip()[2:] for line in err.splitlines() if line.startswith("  - ")]
+
+
+def test_a_misspelt_config_namespace_is_named_with_a_did_you_mean(tmp_path: Path) -> None:
+    config = with_base()
+    config["langop-infa:namespace"] = config.pop(f"{PREFIX}namespace")
+    config["kubernetes:context"] = "kind-dev"  # another provider's key stays allowed
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert (code, out) == (2, "")
+    assert problem_lines(err) == [
+        "langop-infa:namespace: unknown config namespace 'langop-infa'; did you mean "
+        "langop-infra:namespace? (this project's keys are under langop-infra:)"
+    ]
+
+
+def test_a_secure_value_in_tools_is_one_error_without_knock_on_errors(tmp_path: Path) -> None:
+    """Without ``tools``, the agent's references would each say "no tool named ..."."""
+    tools = doc(("tools[0].secretEnv", {"TOKEN": SECURE}))["tools"]
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(with_base(tools=tools))))
+    assert (code, out) == (2, "")
+    assert problem_lines(err) == [
+        f"{PREFIX}tools: holds a secure value; keep secrets under {PREFIX}secrets and reference "
+        "them with secretKeyRef"
+    ]
+
+
+def test_a_secure_value_in_defaults_sets_off_no_egress_error(tmp_path: Path) -> None:
+    """``egressTo`` relies on ``defaults.egress: restricted``; the refused defaults must not
+    make it an error of its own. A real error elsewhere is still reported."""
+    agents = doc((f"{A0}.egressTo", [{"cidr": "10.0.0.0/8"}]), ("agents[0].replicas", -1))["agents"]
+    defaults = {"egress": "restricted", "resources": {"limits": {"memory": SECURE}}}
+    config = with_base(agents=agents, defaults=defaults)
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert (code, out) == (2, "")
+    assert [line.split(":")[1] for line in problem_lines(err)] == ["defaults", "agents[0].replicas"]
+
+
+def test_a_problem_in_defaults_is_printed_once(tmp_path: Path) -> None:
+    """Every workload inherits the defaults, and each used to report their problem again."""
+    four = doc(
+        ("tools[2]", {"name": "search", "image": "ghcr.io/acme/search:1"}),
+        ("defaults", {"resources": {"requests": {"cpu": "2"}}}),
+    )
+    config = {f"{PREFIX}{k}": v for k, v in four.items()}
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert (code, out) == (2, "")
+    assert problem_lines(err) == [
+        f"{PREFIX}defaults.resources.requests.cpu: request 2 is above the limit 500m; lower it "
+        "or raise the limit"
+    ]
+
+
+CREDENTIAL_CANARY = "Bearer canary-literal-9d1c"
+
+
+def literal_credential_stack(tmp_path: Path) -> Path:
+    document = doc(
+        (HDR0, {"name": "authorization", "value": CREDENTIAL_CANARY}),
+        (f"{MCP0}.headers[1]", {"name": "X-Api-Version", "value": "2"}),
+    )
+    return write_stack(tmp_path, stack_text({f"{PREFIX}{k}": v for k, v in document.items()}))
+
+
+def test_a_literal_credential_header_warns_on_render(tmp_path: Path) -> None:
+    code, out, err = render_cli(literal_credential_stack(tmp_path))
+    assert code == 0, err
+    assert "kind: Deployment" in out
+    assert err.splitlines() == [
+        f"langop-infra render: warning: {PREFIX}{HDR0}.value: authorization is a "
+        "credential given as a literal value, which lands in plain text in a ConfigMap and env; "
+        "use valueFrom: {secretKeyRef: {name, key}} (a Secret under secrets) or, in Python, "
+        "secret=pulumi.Output.secret(...)"
+    ]
+    assert CREDENTIAL_CANARY not in err
+
+
+def test_a_literal_credential_header_warns_on_validate(tmp_path: Path) -> None:
+    path = literal_credential_stack(tmp_path)
+    argv = ["validate", "--config", str(path), "--project-dir", str(REPO)]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(argv)
+    assert (code, out.getvalue()) == (0, "")
+    assert err.getvalue().startswith(
+        f"langop-infra validate: warning: {PREFIX}{HDR0}.value: authorization is a credential"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main([*argv, "--json"])
+    report = json.loads(out.getvalue())
+    assert (code, report["valid"], report["problems"], err.getvalue()) == (0, True, [], "")
+    assert [w.split(": ")[0] for w in report["warnings"]] == [f"{PREFIX}{HDR0}.value"]
+
+
+# --- the Python API: errors name the component, duplicates, references -----------------------
+
+
+def test_api_errors_name_each_component() -> None:
+    from langop_infra import LanguageAgent, LanguageTool
+
+    cases = [
+        (lambda: LanguageTool("memory", image="x/memory:1", port=0), "LanguageTool 'memory'"),
+        (
+            lambda: LanguageAgent("helper", image="x/helper:1", replicas=True),
+            "LanguageAgent 'helper'",
+        ),
+        (lambda: LanguageCluster("apps", doc(("tools[0].port", 0))), "LanguageCluster 'apps'"),
+    ]
+    for build, subject in cases:
+        with pytest.raises(SpecError) as caught:
+            run_program(build)
+        assert str(caught.value).startswith(f"invalid {subject}: 1 problem\n  - "), caught.value
+
+
+def test_a_second_component_with_the_same_kind_name_and_namespace_is_refused() -> None:
+    from langop_infra import LanguageTool
+
+    run = ProgramRun()
+
+    def program() -> None:
+        LanguageTool("memory", image="x/memory:1", namespace="apps")
+        LanguageTool("memory", image="x/memory:2", namespace="apps")
+
+    with pytest.raises(SpecError) as caught:
+        run_program(program, into=run)
+    assert [str(p) for p in caught.value.problems] == [
+        "name: a LanguageTool named 'memory' already exists in namespace 'apps'; give this one "
+        "another name or namespace"
+    ]
+    deployments = [r for r in run.registrations if r.type == "kubernetes:apps/v1:Deployment"]
+    assert len(deployments) == 1
+    # Another namespace is another tool.
+    run_program(lambda: [LanguageTool("memory", image="x/m:1", namespace=ns) for ns in ("a", "b")])
+
+
+def test_a_name_ref_reaches_a_tool_built_earlier_in_the_program() -> None:
+    from langop_infra import LanguageAgent, LanguageTool
+
+    def program() -> None:
+        LanguageTool("memory", image="x/memory:1", namespace="apps")
+        agent = LanguageAgent(
+            "helper", image="x/helper:1", namespace="apps", tools=[{"name": "memory"}]
+        )
+        pulumi.export("config", agent.config_yaml)
+
+    run = run_program(program)
+    assert "endpoint: http://memory.apps.svc.cluster.local:8080\n" in run.outputs["config"]
+    with pytest.raises(SpecError, match="no LanguageTool 'memory' in namespace 'other'"):
+        run_program(
+            lambda: LanguageAgent(
+                "helper", image="x/helper:1", namespace="other", tools=[{"name": "memory"}]
+            )
+        )

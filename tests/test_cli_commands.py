@@ -72,7 +72,7 @@ def test_validate_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
         "langop-infra:agents[1].tools[0].name",
     ]
     code, out, err = run(capsys, *argv, "--stack", "dev")
-    assert (code, json.loads(out), err) == (0, {"valid": True, "problems": []}, "")
+    assert (code, json.loads(out), err) == (0, {"valid": True, "problems": [], "warnings": []}, "")
 
 
 # --- outputs -----------------------------------------------------------------------------------
@@ -121,6 +121,7 @@ def test_graph_text_of_prod(capsys: pytest.CaptureFixture) -> None:
     assert out.splitlines() == [
         "agent researcher",
         "  may reach tool research/docs-search:9090",
+        "  may reach gateway research/gateway:8000",
         "  may reach tool research/memory:8080",
         "  may reach sidecar workspace-files:8181 (localhost)",
         "  may reach external mcp web-search (search.mcp.example.com):443 "
@@ -140,6 +141,7 @@ def test_graph_all_shows_blocked_pairs_and_open_egress_in_dev(
     assert out.endswith(
         "agent triage\n"
         "  blocked: tool research-dev/docs-search:9090\n"
+        "  blocked: gateway research-dev/gateway:8000\n"
         "  may reach tool research-dev/memory:8080\n"
     )
     assert "fetch_ticket (tickets.example.com):443 (open egress)" in out

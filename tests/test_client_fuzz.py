@@ -1,4 +1,4 @@
-"""Issue 9, item 2 (second half): the MCP client under arbitrary server output.
+"""The MCP client under arbitrary server output.
 
 Byte streams are served (a) as the JSON body of the answer to the client's POST, (b) as a
 ``text/event-stream`` answer, random or a valid answer mutated, and (c) as a stdio server's
@@ -36,12 +36,14 @@ from langop_infra.mcp import (
     fetch_tool_listing_sync,
 )
 from tests.faultservers import INIT_RESULT, TOOLS, LegacyScript, Reply, ScriptedEndpoint
-from tests.loopback import serve
+from tests.support.loopback import serve
 
-HTTP_OPTIONS = ClientOptions(timeout=0.5, deadline=1.0, connect_retries=0)
+# Pinned to the handshake era, whose replies these scripts fuzz (with request ids 1 and 2);
+# auto mode would first probe server/discover (tests/mcp/test_mcp_modern.py covers that).
+HTTP_OPTIONS = ClientOptions(timeout=0.5, deadline=1.0, connect_retries=0, protocol="2025-11-25")
 # Room for cleanup after a per-call timeout (EOF, 1 s, SIGTERM): a shorter deadline cuts
-# it short and leaks the process (defect 3, pinned below).
-STDIO_OPTIONS = ClientOptions(timeout=0.3, deadline=2.5)
+# it short and leaks the process (a regression test below pins the fix).
+STDIO_OPTIONS = ClientOptions(timeout=0.3, deadline=2.5, protocol="2025-11-25")
 SLACK = 3.0  # the bound: deadline + 3 s
 KINDS = {
     "unreachable",
@@ -534,27 +536,8 @@ def test_stdio_noise_between_valid_lines_still_lists_the_tools(
     assert outcome.transport == "stdio"
 
 
-# -- defects found here, kept as regression tests --------------------------------------------
-
-WAS_RETRY_DEFECT = (
-    "SSEDecoder._process_line (langop_infra/mcp/sse.py) calls int() on a 'retry:' value of "
-    "any length; past 4300 digits Python raises ValueError (int max str digits), which "
-    "escapes StreamableHTTPTransport._scan_stream and legacy_sse._events/"
-    "LegacySSETransport.connect, and fetch_tool_listing, as a bare ValueError"
-)
-WAS_EVENT_ID_DEFECT = (
-    "StreamableHTTPTransport._response_from_stream (langop_infra/mcp/streamable_http.py) "
-    "resumes with Last-Event-ID = the stream's last event id; httpx refuses a non-ASCII "
-    "header value with UnicodeEncodeError, which escapes HTTPConnection.send and "
-    "fetch_tool_listing (only httpx errors are translated)"
-)
-WAS_LEAK_DEFECT = (
-    "fetch_tool_listing (langop_infra/mcp/listing.py) runs Session.__aexit__ inside "
-    "timeout_after(options.deadline): when the deadline expires while StdioTransport.aclose "
-    "waits (_EXIT_WAIT, 1 s) for the server to exit on EOF, the cancellation aborts aclose "
-    "before terminate()/kill(), and a stdio server that ignores EOF keeps running"
-)
-
+# -- regressions: a huge SSE retry field, a non-ASCII event id, a stdio server outliving
+# its deadline; each once escaped as something other than an MCPError ---------------------
 
 HUGE_RETRY = b"retry: " + b"9" * 5000 + b"\n\n"
 
@@ -604,7 +587,9 @@ def test_stdio_server_ignoring_eof_is_terminated_when_the_deadline_leaves_room(
     pidfile: Path,
 ) -> None:
     """Control for the leak below: with time left for cleanup, SIGTERM ends the server."""
-    outcome, state = sleeper_outcome(pidfile, ClientOptions(timeout=0.3, deadline=4.0))
+    outcome, state = sleeper_outcome(
+        pidfile, ClientOptions(timeout=0.3, deadline=4.0, protocol="2025-11-25")
+    )
     assert "no answer to initialize" in outcome
     assert state in ("gone", "Z")
 
@@ -614,5 +599,7 @@ def test_stdio_server_ignoring_eof_is_terminated_when_the_deadline_leaves_room(
 def test_stdio_server_ignoring_eof_is_stopped_when_the_deadline_cuts_cleanup_short(
     pidfile: Path,
 ) -> None:
-    _, state = sleeper_outcome(pidfile, ClientOptions(timeout=0.5, deadline=1.0))
+    _, state = sleeper_outcome(
+        pidfile, ClientOptions(timeout=0.5, deadline=1.0, protocol="2025-11-25")
+    )
     assert state in ("gone", "Z"), f"the stdio server is still running (state {state})"

@@ -34,6 +34,7 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
     assert sorted(resources) == [
         "langop-infra:index:LanguageAgent",
         "langop-infra:index:LanguageCluster",
+        "langop-infra:index:LanguageModel",
         "langop-infra:index:LanguageTool",
     ]
     tool = resources["langop-infra:index:LanguageTool"]
@@ -69,8 +70,22 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
         "tools",
         "agents",
         "secrets",
+        "models",
+        "personas",
+        "externalSecrets",
     }
-    assert set(cluster["properties"]) == {"namespace", "toolEndpoints", "agentConfigs"}
+    model = resources["langop-infra:index:LanguageModel"]
+    assert {"provider", "modelName", "endpoint", "apiKey", "fallbacks"} <= set(
+        model["inputProperties"]
+    )
+    assert set(model["properties"]) == {"endpoint"}
+    assert set(cluster["properties"]) == {
+        "namespace",
+        "toolEndpoints",
+        "agentConfigs",
+        "modelEndpoints",
+        "gatewayEndpoint",
+    }
     assert all(p.get("description") for p in cluster["inputProperties"].values())
 
 

@@ -165,7 +165,7 @@ def test_mcp_servers_env_keeps_declaration_order() -> None:
     assert contract.mcp_servers_env([]) == ""
 
 
-def test_agent_config_for_the_issue_3_scenario() -> None:
+def test_agent_config_for_an_agent_with_tools_servers_and_webhooks() -> None:
     assert contract.agent_config(scenario(), TARGETS) == EXPECTED_CONFIG
 
 

@@ -5,22 +5,19 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
-import socket
 import sqlite3
 import sys
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
+
+from tests.support.loopback import serve
 
 SERVER_FILE = Path(__file__).resolve().parents[1] / "examples" / "memory_tool" / "server.py"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -36,29 +33,9 @@ def memory_tool() -> ModuleType:
     return module
 
 
-@contextmanager
-def serving(memory_tool: ModuleType, db_path: Path) -> Iterator[str]:
+def serving(memory_tool: ModuleType, db_path: Path) -> Any:
     """Run the tool on a free loopback port in a thread; yield its base URL; stop it on exit."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(memory_tool.build_app(db_path), log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive(), "the memory tool's server thread died while starting"
-        assert time.monotonic() < deadline, "the memory tool did not start within 10 s"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
-        assert not thread.is_alive(), "the memory tool did not stop within 10 s"
+    return serve(memory_tool.build_app(db_path))
 
 
 @pytest.fixture(scope="module")

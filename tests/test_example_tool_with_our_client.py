@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 from langop_infra.mcp import ClientOptions, Session, fetch_tool_listing_sync
-from tests.loopback import serve
+from tests.support.loopback import serve
 
 SERVER_FILE = Path(__file__).parents[1] / "examples" / "memory_tool" / "server.py"
 OPTIONS = ClientOptions(timeout=5, deadline=10)

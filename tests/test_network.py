@@ -1,4 +1,4 @@
-"""Issue 4: the rendered NetworkPolicies admit exactly the agent→tool graph.
+"""The rendered NetworkPolicies admit exactly the agent→tool graph.
 
 Two LanguageClusters are rendered under the mock engine, their NetworkPolicies are fed to
 ``reachability.Network`` with pods labelled as the rendered pod templates are, and every
@@ -17,15 +17,12 @@ import pytest
 from langop_infra.agent import LanguageAgent
 from langop_infra.cluster import LanguageCluster
 from langop_infra.errors import SpecError
-from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program, secret_leaves
+from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
 from langop_infra.offline.render import dump_stream
 from langop_infra.testing.reachability import IPAddress, Network, Pod
+from langop_infra.testing.secrets import secret_leaves
 from langop_infra.tool import LanguageTool
-
-try:  # tests/ is a package when it has __init__.py, a rootdir of conftest modules otherwise
-    from tests.conftest import validate_manifests
-except ImportError:  # pragma: no cover
-    from conftest import validate_manifests  # type: ignore[no-redef]
+from tests.support.manifests import validate_manifests
 
 NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 ALPHA, BETA = "alpha", "beta"

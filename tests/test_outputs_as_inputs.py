@@ -116,3 +116,36 @@ def test_an_agent_takes_an_image_output_and_tools_built_earlier() -> None:
     assert pod["containers"][0]["image"] == "ghcr.io/acme/agent:2"
     env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
     assert env["MCP_SERVERS"] == "http://memory.apps.svc.cluster.local:8080"
+
+
+def test_standalone_components_warn_of_literal_credential_headers() -> None:
+    """Valid but unwise: the warning reaches the engine's log (``pulumi up`` shows it)."""
+
+    def program() -> None:
+        LanguageTool(
+            "memory",
+            image=IMAGE,
+            namespace="apps",
+            schema_sync={"headers": [{"name": "Authorization", "value": "Bearer abc"}]},
+        )
+        LanguageAgent(
+            "helper",
+            image="ghcr.io/acme/agent:2",
+            namespace="apps",
+            mcp_servers=[
+                {
+                    "name": "s",
+                    "url": "https://s.example.com/mcp",
+                    "headers": [{"name": "X-Api-Key", "value": "k"}],
+                }
+            ],
+        )
+
+    warnings = run_program(program).warnings
+    assert len(warnings) == 2
+    assert warnings[0].startswith(
+        "LanguageTool 'memory': schemaSync.headers[0].value: Authorization is a credential"
+    )
+    assert warnings[1].startswith(
+        "LanguageAgent 'helper': mcpServers[0].headers[0].value: X-Api-Key is a credential"
+    )

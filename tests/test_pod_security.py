@@ -1,4 +1,4 @@
-"""Issue 9, item 5: every pod of the shipped stacks meets the *restricted* Pod Security Standard.
+"""Every pod of the shipped stacks meets the *restricted* Pod Security Standard.
 
 Each control of https://kubernetes.io/docs/concepts/security/pod-security-standards/ is one
 function below, named after it, returning the violations it finds in one pod template; the
@@ -405,10 +405,13 @@ def test_the_rules_cover_the_restricted_standard() -> None:
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_stack_has_the_pods_it_should(stack: str) -> None:
-    """Four Deployments, and the researcher's pod carries the workspace-files sidecar."""
+    """Four Deployments (five with the model gateway), and the researcher's pod carries the
+    workspace-files sidecar."""
     pods = pod_templates(stack)
+    gateway = [] if stack == "staging" else ["Deployment/gateway"]
     assert sorted(pods) == [
         "Deployment/docs-search",
+        *gateway,
         "Deployment/memory",
         "Deployment/researcher",
         "Deployment/triage",
@@ -466,7 +469,10 @@ def test_tool_containers_keep_their_probes(stack: str) -> None:
     endpoint); this keeps tools, service and sidecar, from losing theirs unnoticed."""
     for name, pod in pod_templates(stack).items():
         for c in containers(pod):
-            if c.get("ports"):  # a tool's container: it serves MCP on its port
+            if c["name"] == "gateway":  # LiteLLM's own health endpoints
+                assert c["readinessProbe"]["httpGet"]["path"] == "/health/readiness", name
+                assert c["livenessProbe"]["httpGet"]["path"] == "/health/liveliness", name
+            elif c.get("ports"):  # a tool's container: it serves MCP on its port
                 assert c["readinessProbe"]["httpGet"]["path"] == "/health", (name, c["name"])
                 assert c["livenessProbe"]["httpGet"]["path"] == "/health", (name, c["name"])
 

@@ -21,8 +21,8 @@ from langop_infra.schema_sync import (
     sync_target,
 )
 from langop_infra.tool import LanguageTool
-from tests.loopback import serve
 from tests.support.apiserver import ApiServer, kubeconfig_file
+from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost
 
 
@@ -72,7 +72,7 @@ def test_create_records_full_schemas_and_hash(memory: tuple[MCPServer, str]) -> 
     assert outs["schema_hash"] == schema_hash(outs["tool_schemas"])
     assert len(outs["schema_hash"]) == 64
     assert outs["server_info"]["name"] == "memory"
-    assert outs["protocol_version"] == "2025-11-25"
+    assert outs["protocol_version"] == "2026-07-28"  # the SDK server speaks both eras
     assert outs["last_error"] == ""
     assert outs["registered_at"] and outs["registered_at"] == outs["last_synced_at"]
     assert host.id == "apps/memory"
@@ -232,3 +232,94 @@ def test_sync_headers_stay_secret_in_the_engine() -> None:
     assert "canary-123" not in json.dumps(
         {k: v for k, v in sync.inputs.items() if k != "headers"}, default=str
     )
+
+
+def test_oauth_client_secret_reaches_the_sync_as_a_secret_only() -> None:
+    """``schemaSync.auth``: the client secret comes from ``secrets`` and rides as a secret."""
+    from langop_infra import LanguageCluster
+
+    document = {
+        "namespace": "apps",
+        "secrets": {"sync-oauth": {"secret": "oauth-canary-9d1"}},
+        "tools": [
+            {
+                "name": "memory",
+                "image": "m:1",
+                "schemaSync": {
+                    "auth": {
+                        "clientId": "sync-client",
+                        "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
+                        "scopes": ["tools:read"],
+                    }
+                },
+            }
+        ],
+    }
+    run = run_program(lambda: LanguageCluster("apps", document))
+    [sync] = dynamic(run)
+    assert sync.inputs["oauth"]["value"] == {
+        "client_id": "sync-client",
+        "client_secret": "oauth-canary-9d1",
+        "scopes": ["tools:read"],
+    }
+    others = {k: v for k, v in sync.inputs.items() if k != "oauth"}
+    assert "oauth-canary-9d1" not in json.dumps(others, default=str)
+    assert "oauth-canary-9d1" not in json.dumps(run.manifests(), default=str)
+
+
+def test_oauth_on_a_standalone_tool_is_refused_before_registration() -> None:
+    from langop_infra import SpecError
+
+    with pytest.raises(SpecError) as caught:
+        run_program(
+            lambda: LanguageTool(
+                "memory",
+                image="m:1",
+                schema_sync={
+                    "auth": {
+                        "clientId": "c",
+                        "clientSecret": {"secretKeyRef": {"name": "oauth", "key": "secret"}},
+                    }
+                },
+            )
+        )
+    [problem] = caught.value.problems
+    assert problem.path == "schemaSync.auth.clientSecret"
+    assert "not declared under secrets" in problem.message
+
+
+def test_sync_limits_and_protocol_reach_the_client(memory: tuple[MCPServer, str]) -> None:
+    """``schemaSync.protocol`` picks the revision; ``maxTools`` caps the listing."""
+    server, base = memory
+
+    @server.tool()
+    def recall(query: str) -> str:
+        """Retrieve information from long-term memory."""
+        return "nothing"
+
+    host = EngineHost(ToolSchemaSyncProvider())
+    host.up(inputs(base, limits={"protocol": "2025-11-25", "max_tools": 10}))
+    outs = host.plain_outputs()
+    assert (outs["phase"], outs["protocol_version"]) == ("Registered", "2025-11-25")
+    host.up(inputs(base, limits={"protocol": "auto", "max_tools": 1}))
+    capped = host.plain_outputs()
+    assert capped["phase"] == "Error"
+    assert "listed more than 1 tools; raise max_tools" in capped["last_error"]
+
+
+def test_tool_spec_limits_become_sync_inputs() -> None:
+    def program() -> None:
+        LanguageTool(
+            "memory",
+            image="m:1",
+            namespace="apps",
+            schema_sync={"protocol": "2026-07-28", "maxBytes": "1Mi", "maxTools": 50},
+        )
+
+    [sync] = dynamic(run_program(program))
+    assert sync.inputs["limits"] == {
+        "protocol": "2026-07-28",
+        "max_tools": 50,
+        "max_pages": 100,
+        "max_total_bytes": 1024 * 1024,
+    }

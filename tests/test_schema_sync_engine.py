@@ -23,8 +23,9 @@ from mcp.server.mcpserver import MCPServer
 
 from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync, ToolSchemaSyncProvider
 from tests.faultservers import GOOD_TOKEN, StaticTokens, memory_server
-from tests.loopback import free_port, serve
+from tests.mcp.conftest import load_server_module
 from tests.support.apiserver import ApiServer, kubeconfig
+from tests.support.loopback import free_port, serve
 from tests.support.provider_host import (
     COMPUTED,
     EngineHost,
@@ -120,6 +121,36 @@ def kubeconfig_setup() -> Iterator[Setup]:
         yield Setup(inputs, server, tool_stack.close, (KUBE_TOKEN,))
 
 
+OAUTH_SECRET = "oauth-client-secret-canary-77b2"
+
+
+@pytest.fixture
+def oauth_setup() -> Iterator[Setup]:
+    """The official SDK server demanding OAuth tokens, issued by a client-credentials
+    stand-in authorization server (the SDK's own has no such grant; see oauth_servers)."""
+    servers = load_server_module("oauth_servers")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    issuer = servers.StandInAuthorizationServer(f"{base}/as", "sync-client", OAUTH_SECRET)
+    made: list[MCPServer] = []
+
+    def tools(server: MCPServer) -> MCPServer:
+        made.append(server)
+
+        @server.tool()
+        def remember(content: str) -> str:
+            """Store information in long-term memory."""
+            return "Stored."
+
+        return server
+
+    app = servers.client_credentials_server(base, issuer, ["tools"], tools)
+    with ExitStack() as stack:
+        stack.enter_context(serve(app, port))
+        oauth = Secret({"client_id": "sync-client", "client_secret": OAUTH_SECRET, "scopes": []})
+        yield Setup(base_inputs(base, oauth=oauth), made[0], stack.close, (OAUTH_SECRET,))
+
+
 def add_recall(server: MCPServer) -> None:
     @server.tool()
     def recall(query: str) -> str:
@@ -177,6 +208,10 @@ def test_lifecycle_of_a_plain_tool(plain_setup: Setup) -> None:
 def test_lifecycle_of_a_tool_that_demands_a_token(headers_setup: Setup) -> None:
     host = EngineHost(ToolSchemaSyncProvider())
     run_lifecycle(headers_setup, host)
+
+
+def test_lifecycle_with_oauth_client_credentials(oauth_setup: Setup) -> None:
+    run_lifecycle(oauth_setup, EngineHost(ToolSchemaSyncProvider()))
 
 
 def test_lifecycle_through_the_api_server_proxy(kubeconfig_setup: Setup) -> None:

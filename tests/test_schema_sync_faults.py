@@ -27,7 +27,7 @@ from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_progr
 from langop_infra.schema_compare import schema_hash
 from langop_infra.schema_sync import SyncOutputs, ToolSchemaSyncProvider
 from tests import faultservers
-from tests.loopback import free_port, serve
+from tests.support.loopback import free_port, serve
 from tests.support.provider_host import EngineHost, ProviderFailure, Secret
 
 MARGIN = 1.5  # seconds allowed beyond the input timeout
@@ -178,7 +178,7 @@ FAULTS = {
     "401": Fault(
         "guarded",
         says=(
-            r"refused initialize with HTTP 401 Unauthorized",
+            r"refused server/discover with HTTP 401 Unauthorized",
             r"credentials are missing or wrong",
             r'WWW-Authenticate: Bearer error="invalid_token"',
         ),

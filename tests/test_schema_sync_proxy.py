@@ -18,8 +18,8 @@ from langop_infra.kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, s
 from langop_infra.schema_sync import ToolSchemaSyncProvider
 from langop_infra.validation import parse_tool
 from tests.faultservers import memory_server
-from tests.loopback import serve
 from tests.support.apiserver import ApiServer, Pod, kubeconfig
+from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, Secret
 
 TOKEN = "kube-token-canary-77c2"

@@ -25,7 +25,7 @@ from langop_infra.cli import main
 from langop_infra.redact import redact, secret_strings
 from langop_infra.schema_sync import ToolSchemaSyncProvider
 from tests import faultservers
-from tests.loopback import serve
+from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, ProviderFailure, Secret, shown
 
 HEADER_TOKEN = "canary-hdr-7f3a9c0e"

@@ -1,4 +1,4 @@
-"""Issue 9, item 4: the secrets audit.
+"""The secrets audit.
 
 ONE program sets every kind of secret input to its own canary value:
 
@@ -43,10 +43,10 @@ from langop_infra.offline.mock_engine import (
     Secret,
     is_wrapped_secret,
     run_program,
-    secret_leaves,
 )
 from langop_infra.offline.render import render_stack
 from langop_infra.stack_program import main as stack_main
+from langop_infra.testing.secrets import secret_leaves
 from langop_infra.tool import LanguageTool
 
 REPO = Path(__file__).resolve().parents[1]
@@ -112,6 +112,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
     return {
         "namespace": "research",
         "secrets": secrets,
+        "externalSecrets": [EXISTING_SECRET[0]],
         "tools": [
             {
                 "name": "memory",
@@ -451,11 +452,16 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
         if (k.startswith("Secret:") and k.endswith(".string_data"))
         or (k.startswith("ToolSchemaSync:") and k.endswith((".headers", ".kubeconfig")))
     }
-    # 9 Secrets' stringData; the 2 schema syncs' headers and kubeconfig
-    assert len(secretish) == 13, sorted(secretish)
+    # 9 Secrets' stringData; the headers and kubeconfig of the 2 tools' schema syncs and of
+    # the sync of the sidecar `files` through the researcher's pods
+    assert len(secretish) == 15, sorted(secretish)
     for key, value in secretish.items():
-        assert isinstance(value, Secret), key
-    revealed = json.dumps([v.value for v in secretish.values()], default=str)
+        # An empty header map (a sync that sends none) carries nothing to hide.
+        assert isinstance(value, Secret) or value == {}, key
+    assert sum(isinstance(v, Secret) for v in secretish.values()) == 14
+    revealed = json.dumps(
+        [v.value for v in secretish.values() if isinstance(v, Secret)], default=str
+    )
     assert all(c in revealed for c in KNOWN_CANARIES)
     # What operators read is exported in plain text, and holds no secret.
     assert not isinstance(outputs["agents"], Secret)

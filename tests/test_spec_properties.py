@@ -1,4 +1,4 @@
-"""Issue 9, item 2 (spec models): arbitrary JSON-like documents never crash the validators.
+"""Arbitrary JSON-like documents never crash the spec validators.
 
 ``parse_tool``, ``parse_agent`` and ``parse_cluster`` take whatever a stack file or a caller
 hands them. Whatever that is, they either return a spec or raise ``SpecError``, and every
@@ -200,6 +200,7 @@ VALID_CLUSTER: dict[str, Any] = {
         "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}},
     },
     "secrets": {"search": {"token": "t"}, "tickets": {"t": "x"}},
+    "externalSecrets": ["db"],
     "tools": [VALID_TOOL, VALID_SIDECAR],
     "agents": [VALID_AGENT, {"name": "triage", "image": "ghcr.io/acme/triage:1"}],
 }

@@ -183,7 +183,7 @@ def test_agent_and_reference_defaults() -> None:
     assert webhook.input_schema == {"type": "object"}
 
 
-# --- issue 2: bad tool input -----------------------------------------------------------------
+# --- bad tool input ---------------------------------------------------------------------------
 
 
 def test_every_bad_tool_input_is_reported_at_once() -> None:
@@ -354,7 +354,7 @@ def test_durations_in_specs() -> None:
     assert WebhookToolSpec(name="t", url="https://x.example", timeout=45).timeout == 45.0
 
 
-# --- issue 3: agent specs --------------------------------------------------------------------
+# --- agent specs ------------------------------------------------------------------------------
 
 
 class SearchInput(BaseModel):
@@ -735,3 +735,87 @@ def test_labels_langop_infra_sets_are_reserved(key: str) -> None:
     [(path, message)] = problems.items()
     assert path == f"labels.{key}"
     assert "reserved" in message and "reference the tool" in message
+
+
+# --- integers, mount paths, annotation sizes, header secrets -----------------------------------
+
+
+def _int_fields() -> list[tuple[type[BaseModel], str]]:
+    from typing import get_args
+
+    from langop_infra.specs import Spec
+
+    found, stack = [], [Spec]
+    while stack:
+        model = stack.pop()
+        stack.extend(model.__subclasses__())
+        for name, info in model.model_fields.items():
+            if int in (info.annotation, *get_args(info.annotation)):
+                found.append((model, name))
+    return found
+
+
+def test_every_integer_field_of_every_spec_refuses_true_and_false() -> None:
+    """YAML's ``true`` would otherwise be 1 (``port: true`` is port 1)."""
+    from typing import Annotated
+
+    from pydantic import TypeAdapter
+
+    fields = _int_fields()
+    assert {name for _, name in fields} >= {"port", "replicas", "run_as_user", "burst"}
+    for model, name in fields:
+        info = model.model_fields[name]
+        adapter = TypeAdapter(Annotated[(info.annotation, *info.metadata)])
+        for value in (True, False):
+            with pytest.raises(ValueError, match="expected an integer, got true/false"):
+                adapter.validate_python(value)
+        assert adapter.validate_python(10) == 10, (model.__name__, name)
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"), [("/data//x/", "/data/x"), ("/data", "/data"), ("//srv", "/srv")]
+)
+def test_a_mount_path_is_kept_with_slashes_collapsed(given: str, kept: str) -> None:
+    tool = parse_tool({**MINIMAL_TOOL, "persistence": {"mountPath": given}})
+    assert tool.persistence is not None and tool.persistence.mount_path == kept
+    agent = parse_agent({**MINIMAL_AGENT, "workspacePath": given})
+    assert agent.workspace_path == kept
+
+
+@pytest.mark.parametrize("path", ["/tmp/../etc/agent", "/data/./x", "/..", "/data/.."])
+def test_a_mount_path_with_dot_segments_is_refused(path: str) -> None:
+    assert only_problem(parse_agent, {**MINIMAL_AGENT, "workspacePath": path}) == (
+        "workspacePath",
+        f"{path!r} has '.' or '..' segments; write the path plainly, e.g. /data",
+    )
+
+
+@pytest.mark.parametrize("path", ["/", "//", "///"])
+def test_no_spelling_of_the_root_is_a_mount_path(path: str) -> None:
+    _, message = only_problem(parse_agent, {**MINIMAL_AGENT, "workspacePath": path})
+    assert message == "cannot mount over the container's root '/'; pick a folder"
+
+
+def test_annotations_are_counted_in_bytes_as_kubernetes_does() -> None:
+    from langop_infra.specs import ANNOTATIONS_LIMIT, OWN_ANNOTATIONS_RESERVE
+
+    room = ANNOTATIONS_LIMIT - OWN_ANNOTATIONS_RESERVE
+    key = "example.com/a"
+    fits = {key: "x" * (room - len(key))}
+    assert parse_tool({**MINIMAL_TOOL, "annotations": fits}).annotations == fits
+    # "é" is two bytes in UTF-8: one character fewer than the room is one byte too many
+    over = {key: "é" + "x" * (room - len(key) - 1)}
+    path, message = only_problem(parse_tool, {**MINIMAL_TOOL, "annotations": over})
+    assert path == "annotations"
+    assert message.startswith(f"annotations take {room + 1} bytes (keys and values)")
+
+
+def test_a_header_secret_with_a_line_break_is_refused_without_echoing_it() -> None:
+    server = {
+        "name": "s",
+        "url": "https://s.example.com/mcp",
+        "headers": [{"name": "Authorization", "secret": "Bearer canary\r\nX-Evil: 1"}],
+    }
+    path, message = only_problem(parse_agent, {**MINIMAL_AGENT, "mcpServers": [server]})
+    assert path == "mcpServers[0].headers[0].secret"
+    assert "CR, LF" in message and "canary" not in message

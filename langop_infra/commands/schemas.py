@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except SpecError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
 
     from langop_infra.schema_lock import check_lock, save_lock, sync_all, updated_lock
@@ -141,9 +141,21 @@ def stack_targets(
         )
     targets: list[SyncTarget] = []
     failed: dict[str, SyncResult] = {}
+    seen: set[str] = set()
     for registration in syncs:
         name = names[registration.urn]
         inputs = plain_inputs(registration.inputs)
+        if name in seen:
+            continue  # a sidecar tool is synced once per agent carrying it; lock it once
+        seen.add(name)
+        if inputs.get("deployment_mode") == "sidecar" and name not in overrides:
+            # It listens on localhost in agent pods: reachable only through a cluster.
+            print(
+                f"{PROG}: note: skipped sidecar tool {name} (it listens inside agent pods); "
+                f"lock it with --url {name}=<its MCP URL>",
+                file=sys.stderr,
+            )
+            continue
         headers = _usable_headers(name, inputs.get("headers") or {})
         per_tool = float(inputs.get("timeout") or 10.0)
         if timeout is not None:

@@ -6,9 +6,14 @@
     langop-infra tools --agent-config /etc/agent/config.yaml               # + MCP_SERVERS
     langop-infra tools https://mcp.example.com/mcp --client-id ci --client-secret-env SECRET
     langop-infra tools https://mcp.example.com/mcp --oauth-redirect browser  # a person logs in
+    langop-infra tools URL --protocol 2025-11-25 --max-bytes 64MiB --max-pages 500
 
 OAuth (any of --client-id, --client-secret-env, --scope, --grant, --oauth-redirect) answers
 the server's 401 per the MCP authorization spec; tokens stay in memory.
+
+``--json`` prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
+``--agent-config``: ``{"tools", "failures"}``). The table escapes control characters and
+bidi overrides a server put in its names and descriptions, and aligns by display cells.
 
 Exit status: 0 on success, 1 with a one-line error on stderr, 2 for usage errors.
 """
@@ -19,17 +24,24 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
+import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
+_PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _DEFAULT_TIMEOUT = 10.0
 _DESCRIPTION_WIDTH = 70
 _GRANTS = ("auto", "client-credentials", "authorization-code")
 _REDIRECTS = ("browser", "print", "follow")
 _LOGIN_SECONDS = 300.0  # how long a person has to approve in the browser
+_SIZE = re.compile(r"(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+# Bidi embeddings, overrides and isolates, and the marks: they reorder what follows them.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +61,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="HTTP header sent with every request (repeatable)",
     )
     parser.add_argument("--transport", choices=_TRANSPORTS, default="auto")
+    parser.add_argument(
+        "--protocol",
+        choices=_PROTOCOLS,
+        default="auto",
+        help="protocol version; auto tries 2026-07-28 (server/discover), then initialize",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        metavar="SIZE",
+        help="cap on all tools/list pages together, e.g. 64MiB (default 32MiB)",
+    )
+    parser.add_argument(
+        "--max-pages", type=int, metavar="N", help="cap on tools/list pages (default 100)"
+    )
+    parser.add_argument(
+        "--max-tools", type=int, metavar="N", help="cap on tools listed (default 10000)"
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -105,6 +134,10 @@ def run(args: argparse.Namespace) -> int:
         if args.timeout is not None and not args.timeout > 0:
             raise _UsageError("--timeout must be a positive number of seconds")
         args.auth = _oauth(args)
+        args.max_bytes = _size(args.max_bytes)
+        for flag in ("max_pages", "max_tools"):
+            if getattr(args, flag) is not None and getattr(args, flag) < 1:
+                raise _UsageError(f"--{flag.replace('_', '-')} must be at least 1")
         if args.agent_config:
             if args.target:
                 raise _UsageError("give either --agent-config or a URL/command, not both")
@@ -122,21 +155,27 @@ def run(args: argparse.Namespace) -> int:
             asyncio.run(args.auth.login(target))
         listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
     except MCPError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"langop-infra tools: error: {escape(str(exc))}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(listing.tools, indent=2, ensure_ascii=False))
+        document = {
+            "server": listing.server_info,
+            "protocolVersion": listing.protocol_version,
+            "transport": listing.transport,
+            "tools": listing.tools,
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=False))
         return 0
     _print_table(listing.tools)
     server = " ".join(
-        str(listing.server_info.get(key))
+        escape(str(listing.server_info.get(key)))[:80]
         for key in ("name", "version")
         if listing.server_info.get(key)
     )
     count = len(listing.tools)
     print(
         f"\n{count} tool{'s' if count != 1 else ''} from {server or 'the server'} "
-        f"({listing.transport}, protocol {listing.protocol_version})"
+        f"({listing.transport}, protocol {escape(listing.protocol_version)[:40]})"
     )
     return 0
 
@@ -151,7 +190,7 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
     try:
         servers = load_agent_servers(args.agent_config)
     except AgentConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"langop-infra tools: error: {exc}", file=sys.stderr)
         return 1
 
     async def collect() -> tuple[list[dict[str, Any]], list[Any], list[str], int]:
@@ -166,11 +205,15 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
 
     tools, failures, warnings, connected = asyncio.run(collect())
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {escape(warning)}", file=sys.stderr)
     for failure in failures:
-        print(f"skipped server {failure.name} ({failure.kind}): {failure.message}", file=sys.stderr)
+        print(
+            escape(f"skipped server {failure.name} ({failure.kind}): {failure.message}"),
+            file=sys.stderr,
+        )
     if args.json:
-        print(json.dumps(tools, indent=2, ensure_ascii=False))
+        skipped = [{"name": f.name, "kind": f.kind, "message": f.message} for f in failures]
+        print(json.dumps({"tools": tools, "failures": skipped}, indent=2, ensure_ascii=False))
     else:
         _print_table(tools)
         print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")
@@ -214,6 +257,15 @@ def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
     from langop_infra.mcp import ClientOptions
 
     timeout = args.timeout or _DEFAULT_TIMEOUT
+    caps = {
+        name: value
+        for name, value in (
+            ("max_total_bytes", args.max_bytes),
+            ("max_pages", args.max_pages),
+            ("max_tools", args.max_tools),
+        )
+        if value is not None
+    }
     return ClientOptions(
         headers=headers,
         timeout=timeout,
@@ -221,6 +273,8 @@ def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
         auth=getattr(args, "auth", None),
         transport=args.transport,
         verify=args.ca_bundle or True,
+        protocol=args.protocol,
+        **caps,
     )
 
 
@@ -258,6 +312,51 @@ def _oauth(args: argparse.Namespace) -> Any:
     )
 
 
+def _size(value: str | None) -> int | None:
+    if value is None:
+        return None
+    match = _SIZE.fullmatch(value.strip())
+    if not match or int(match.group(1)) < 1:
+        raise _UsageError(f"--max-bytes {value!r} is not a size such as 33554432, 512KiB, 64MiB")
+    return int(match.group(1)) * _UNITS[match.group(2)[:1].lower()]
+
+
+def escape(text: str) -> str:
+    """``text`` safe for a terminal: control characters and bidi controls as ``\\uXXXX``."""
+    return "".join(
+        f"\\u{ord(c):04x}" if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
+        for c in text
+    )
+
+
+def cells(text: str) -> int:
+    """How many terminal cells ``text`` takes: wide East Asian characters two, marks none."""
+    return sum(_cell(c) for c in text)
+
+
+def _cell(char: str) -> int:
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _clip(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` cells, with "..." when cut."""
+    if cells(text) <= width:
+        return text
+    kept, used = [], 0
+    for char in text:
+        if used + _cell(char) > width - 3:
+            break
+        kept.append(char)
+        used += _cell(char)
+    return "".join(kept) + "..."
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - cells(text))
+
+
 def _print_table(tools: list[dict[str, Any]]) -> None:
     rows = [("NAME", "TITLE", "REQUIRED", "DESCRIPTION")]
     for tool in tools:
@@ -266,15 +365,19 @@ def _print_table(tools: list[dict[str, Any]]) -> None:
         annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
         title = tool.get("title") or annotations.get("title") or "-"
         description = " ".join(str(tool.get("description") or "-").split())
-        if len(description) > _DESCRIPTION_WIDTH:
-            description = description[: _DESCRIPTION_WIDTH - 3] + "..."
+        description = _clip(escape(description), _DESCRIPTION_WIDTH)
         rows.append(
-            (str(tool["name"]), str(title), ", ".join(map(str, required)) or "-", description)
+            (
+                _clip(escape(str(tool["name"])), 80),
+                _clip(escape(str(title)), 60),
+                _clip(escape(", ".join(map(str, required))) or "-", 60),
+                description,
+            )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    widths = [max(cells(row[i]) for row in rows) for i in range(3)]
     for row in rows:
         print(
-            "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True))
+            "  ".join(_pad(cell, width) for cell, width in zip(row[:3], widths, strict=True))
             + "  "
             + row[3]
         )

@@ -1,4 +1,5 @@
-"""A small, fast MCP client on httpx: streamable HTTP, legacy HTTP+SSE and stdio.
+"""A small, fast MCP client on httpx: streamable HTTP, legacy HTTP+SSE and stdio; protocol
+revisions 2024-11-05 to 2026-07-28, negotiated as the official SDK client's auto mode does.
 
     async with Session("http://tool.ns.svc.cluster.local:8080/mcp") as session:
         tools = await session.list_tools()
@@ -13,6 +14,7 @@ package imports nothing of langop-infra outside itself; the agent's side of the 
 
 from __future__ import annotations
 
+from langop_infra.mcp.discovery import discover_endpoint
 from langop_infra.mcp.errors import (
     HTTPStatusError,
     InvalidInput,
@@ -32,6 +34,7 @@ from langop_infra.mcp.session import (
     SUPPORTED_PROTOCOL_VERSIONS,
     Session,
     ToolCallResult,
+    Transport,
 )
 
 __all__ = [
@@ -50,7 +53,9 @@ __all__ = [
     "Session",
     "ToolCallResult",
     "ToolListing",
+    "Transport",
     "TransportError",
+    "discover_endpoint",
     "fetch_tool_listing",
     "fetch_tool_listing_sync",
 ]

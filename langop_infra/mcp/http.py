@@ -2,7 +2,8 @@
 
 One :class:`HTTPConnection` (one ``httpx.AsyncClient``) per session. It adds the options'
 headers, retries a refused connection with backoff, follows redirects only within the same
-origin, caps how much of a body it reads, and turns every httpx failure into an
+origin (and remembers a permanent one), caps how much of a body it reads and counts what it
+read, and turns every httpx failure into an
 :class:`~langop_infra.mcp.errors.MCPError` whose message names the URL and the fix.
 """
 
@@ -31,6 +32,7 @@ from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.timeouts import timeout_after
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_PERMANENT = frozenset({301, 308})
 _MAX_REDIRECTS = 5
 _ERROR_BODY_BYTES = 16 * 1024
 _DRAIN_BYTES = 64 * 1024
@@ -85,7 +87,12 @@ def _plain_http_context() -> ssl.SSLContext:
 class HTTPConnection:
     """An ``httpx.AsyncClient`` configured from :class:`ClientOptions`, for one session."""
 
-    def __init__(self, url: str, options: ClientOptions) -> None:
+    def __init__(
+        self,
+        url: str,
+        options: ClientOptions,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.options = options
         try:
             verify = (
@@ -101,12 +108,17 @@ class HTTPConnection:
             ) from None
         # Set while a refused connection is being retried: a timeout then means "refused".
         self.refused: tuple[httpx.URL, int] | None = None
+        # Bytes of response bodies and events read so far: what a listing's total cap counts.
+        self.received = 0
+        # Same-origin permanent redirects seen: later messages go straight to the new URL.
+        self._moved: dict[httpx.URL, httpx.URL] = {}
         self._client = httpx.AsyncClient(
             headers=dict(options.headers),
             timeout=httpx.Timeout(options.timeout),
             verify=verify,
             follow_redirects=False,
             auth=options.auth,
+            transport=transport,
         )
 
     async def send(
@@ -122,7 +134,8 @@ class HTTPConnection:
 
         ``what`` names the operation in error messages ("tools/list", "the event stream").
         """
-        target = httpx.URL(url)
+        asked = httpx.URL(url)
+        target = self._moved.get(asked, asked)
         for _ in range(_MAX_REDIRECTS + 1):
             request = self._client.build_request(method, target, headers=headers, content=content)
             response = await self._send_retrying(request, what)
@@ -138,6 +151,8 @@ class HTTPConnection:
                 raise self._redirect_error(response, next_url, "it leads to another host")
             if method != "GET" and response.status_code not in (307, 308):
                 raise self._redirect_error(response, next_url, f"it would turn {method} into GET")
+            if response.status_code in _PERMANENT:
+                self._moved[asked] = next_url
             target = next_url
         raise HTTPStatusError(
             f"{display_url(url)} redirected more than {_MAX_REDIRECTS} times; "
@@ -186,6 +201,7 @@ class HTTPConnection:
         try:
             async for chunk in response.aiter_bytes():
                 body += chunk
+                self.received += len(chunk)
                 if len(body) > limit:
                     raise too_large(response.request.url, what, limit, len(body))
         except httpx.HTTPError as exc:

@@ -85,14 +85,20 @@ def is_server_request(message: Message) -> bool:
 def answer_to(server_request: Message) -> Message:
     """Our answer to a server->client request: pong to ``ping``, method-not-found otherwise.
 
-    The client declares no capabilities, so sampling, roots and elicitation are refused.
+    The client declares no capabilities, so sampling, roots and elicitation are refused at
+    once: a server waiting for them gets an error to act on instead of waiting forever.
     """
-    if server_request.get("method") == "ping":
+    method = server_request.get("method")
+    if method == "ping":
         return {"jsonrpc": "2.0", "id": server_request["id"], "result": {}}
+    shown = method if isinstance(method, str) else "this method"
     return {
         "jsonrpc": "2.0",
         "id": server_request["id"],
-        "error": {"code": METHOD_NOT_FOUND, "message": "Method not found"},
+        "error": {
+            "code": METHOD_NOT_FOUND,
+            "message": f"Method not found: this client does not support {shown[:100]}",
+        },
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 
 import httpx
 
@@ -43,6 +43,7 @@ class LegacySSETransport:
         self._endpoint = endpoint
         self._pending = PendingRequests()
         self.protocol_version: str | None = None
+        self.on_notification: Callable[[Message], None] | None = None
         self._reader = asyncio.create_task(self._read(events))
 
     @classmethod
@@ -77,7 +78,7 @@ class LegacySSETransport:
                 "it is not a legacy SSE endpoint: try --transport streamable-http",
                 target=label,
             )
-        events = _events(stream, http.options.max_response_bytes, label)
+        events = _events(stream, http, label)
         try:
             async with timeout_after(http.options.timeout):
                 async for event in events:
@@ -114,7 +115,15 @@ class LegacySSETransport:
         """A legacy session lives as long as its stream; nothing to forget."""
         self.protocol_version = None
 
-    async def request(self, message: Message) -> Message:
+    @property
+    def received_bytes(self) -> int:
+        """Bytes of events read so far."""
+        return self._http.received
+
+    def listen(self) -> None:
+        """The event stream is already the server-to-client channel."""
+
+    async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """POST a request to the endpoint and wait for its response on the stream."""
         future = self._pending.expect(message["id"])
         try:
@@ -147,6 +156,8 @@ class LegacySSETransport:
                         continue
                     if jsonrpc.is_server_request(message):
                         await self.notify(jsonrpc.answer_to(message))
+                    elif "method" in message and self.on_notification is not None:
+                        self.on_notification(message)
         except MCPError as exc:
             self._pending.fail_all(exc)
             return
@@ -166,10 +177,14 @@ class LegacySSETransport:
         await self._stream.aclose()
 
 
-async def _events(stream: httpx.Response, limit: int, label: str) -> AsyncIterator[ServerSentEvent]:
+async def _events(
+    stream: httpx.Response, http: HTTPConnection, label: str
+) -> AsyncIterator[ServerSentEvent]:
+    limit = http.options.max_response_bytes
     decoder = SSEDecoder(limit)
     try:
         async for chunk in stream.aiter_bytes():
+            http.received += len(chunk)
             for event in decoder.feed(chunk):
                 yield event
     except EventTooLarge as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langop_infra.mcp.options import ClientOptions
@@ -30,10 +30,12 @@ async def fetch_tool_listing(
 ) -> ToolListing:
     """List every tool of the server at ``target`` (URL or stdio command).
 
-    Connecting, initializing, listing every page and closing all run within
-    ``options.deadline``; when it runs out, only a bounded cleanup follows.
+    Connecting, negotiating, listing every page and closing all run within
+    ``options.deadline``; when it runs out, only a bounded cleanup follows. The server's
+    GET stream is not opened: a one-shot listing has no use for it (a server's requests
+    during ``tools/list`` arrive on that request's own stream and are answered there).
     """
-    session = Session(target, options)
+    session = Session(target, replace(options, listen=False))
     try:
         async with timeout_after(options.deadline):
             await session.initialize()
@@ -45,7 +47,7 @@ async def fetch_tool_listing(
                 transport=session.transport_name,
             )
     except TimeoutError:
-        raise session._deadline_error("listing tools") from None
+        raise session.deadline_error("listing tools") from None
     finally:
         # Outside the deadline, so that running out of time never skips stopping a stdio
         # server; closing is bounded on its own (terminate, then kill).

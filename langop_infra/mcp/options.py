@@ -1,4 +1,4 @@
-"""How the client connects: headers, time limits, retries, size cap, TLS and transport choice."""
+"""How the client connects: headers, time limits, retries, caps, TLS, transport, protocol."""
 
 from __future__ import annotations
 
@@ -12,6 +12,15 @@ if TYPE_CHECKING:
 
 TransportName = Literal["auto", "streamable-http", "sse", "stdio"]
 TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
+# "auto" tries server/discover (2026-07-28) and falls back to initialize; a version pins it.
+PROTOCOLS: tuple[str, ...] = (
+    "auto",
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+)
 
 
 @dataclass(frozen=True)
@@ -20,6 +29,9 @@ class ClientOptions:
 
     ``timeout`` bounds each request; ``deadline`` bounds a whole operation (connect,
     initialize and list every page); ``None`` means no overall bound.
+    ``max_total_bytes`` and ``max_tools`` bound a whole listing over all its pages;
+    ``protocol`` is ``auto`` or a version to speak; ``listen`` opens the server's GET
+    stream (server-to-client requests and notifications) on stateful sessions.
     """
 
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -29,6 +41,10 @@ class ClientOptions:
     retry_backoff: float = 0.2
     max_response_bytes: int = 8 * 1024 * 1024
     max_pages: int = 100
+    max_total_bytes: int = 32 * 1024 * 1024
+    max_tools: int = 10_000
+    protocol: str = "auto"
+    listen: bool = True
     verify: bool | str = True
     cert: str | tuple[str, str] | None = None
     transport: TransportName = "auto"
@@ -49,6 +65,14 @@ class ClientOptions:
             problems.append(f"max_response_bytes must be >= 1, got {self.max_response_bytes!r}")
         if self.max_pages < 1:
             problems.append(f"max_pages must be >= 1, got {self.max_pages!r}")
+        if self.max_total_bytes < 1:
+            problems.append(f"max_total_bytes must be >= 1, got {self.max_total_bytes!r}")
+        if self.max_tools < 1:
+            problems.append(f"max_tools must be >= 1, got {self.max_tools!r}")
+        if self.protocol not in PROTOCOLS:
+            problems.append(
+                f"protocol must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}"
+            )
         if self.transport not in TRANSPORTS:
             problems.append(
                 f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}"
@@ -68,6 +92,10 @@ class ClientOptions:
                 self.retry_backoff,
                 self.max_response_bytes,
                 self.max_pages,
+                self.max_total_bytes,
+                self.max_tools,
+                self.protocol,
+                self.listen,
                 self.verify,
                 self.cert,
                 self.transport,

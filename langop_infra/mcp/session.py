@@ -1,25 +1,28 @@
-"""``Session``: the MCP lifecycle (initialize, list tools, call tools, close) over any transport."""
+"""``Session``: the MCP lifecycle (negotiate, list tools, call tools, close) over any transport.
+
+Negotiation follows the official SDK client's automatic mode: ``server/discover`` at
+2026-07-28 first; a server that does not answer it as a 2026 server gets the ``initialize``
+handshake (2025-11-25 and older) instead.
+"""
 
 from __future__ import annotations
 
 import itertools
 import shlex
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
-from urllib.parse import urlsplit
 
 import httpx
 
-from langop_infra.mcp import jsonrpc
+from langop_infra.mcp import jsonrpc, modern
 from langop_infra.mcp.errors import (
     HTTPStatusError,
-    InvalidInput,
     JSONRPCError,
     MalformedResponse,
+    MCPError,
     MCPTimeout,
-    ProtocolVersionError,
     ServerUnreachable,
     SessionExpired,
     TransportError,
@@ -27,9 +30,18 @@ from langop_infra.mcp.errors import (
 from langop_infra.mcp.http import HTTPConnection, display_url
 from langop_infra.mcp.jsonrpc import Message
 from langop_infra.mcp.legacy_sse import LegacySSETransport
+from langop_infra.mcp.negotiation import (
+    CLIENT_CAPABILITIES,
+    CLIENT_INFO,
+    PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    Negotiation,
+)
 from langop_infra.mcp.options import ClientOptions
+from langop_infra.mcp.paging import list_all_tools
 from langop_infra.mcp.stdio import StdioTransport
 from langop_infra.mcp.streamable_http import StreamableHTTPTransport
+from langop_infra.mcp.targets import check_headers, resolve_target
 from langop_infra.mcp.timeouts import timeout_after
 
 __all__ = [
@@ -37,35 +49,28 @@ __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
     "Session",
     "ToolCallResult",
+    "Transport",
 ]
 
-PROTOCOL_VERSION = "2025-11-25"
-SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = (
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-)
-try:  # the distribution's version, without importing the langop_infra package
-    from importlib.metadata import version as _version
-
-    CLIENT_VERSION = _version("langop-infra")
-except Exception:  # not installed (a vendored copy): the client still works
-    CLIENT_VERSION = "0"
-CLIENT_INFO = {"name": "langop-infra", "version": CLIENT_VERSION}
 DEFAULT_OPTIONS = ClientOptions()
 
 _T = TypeVar("_T")
 
 
 class Transport(Protocol):
-    """What a session needs from a transport; each module in this package provides one."""
+    """What a session needs from a transport; each module in this package provides one.
+
+    ``Session(target, transport=...)`` takes any object of this shape (for in-process tests)
+    or an ``httpx.AsyncBaseTransport`` under the HTTP transports.
+    """
 
     name: str
     label: str
     protocol_version: str | None
 
-    async def request(self, message: Message) -> Message: ...
+    async def request(
+        self, message: Message, headers: Mapping[str, str] | None = None
+    ) -> Message: ...
     async def notify(self, message: Message) -> None: ...
     def reset_session(self) -> None: ...
     def diagnostics(self) -> str: ...
@@ -81,20 +86,42 @@ class ToolCallResult:
     structured_content: dict[str, Any] | None = None
 
 
-class Session:
+class Session(Negotiation):
     """One connection to one MCP server.
 
     ``target`` is an http(s) URL, or a command (list of strings) to run as a stdio server.
-    Use it as ``async with Session(url, options) as session:``; entering initializes.
+    Use it as ``async with Session(url, options) as session:``; entering negotiates.
+    ``transport`` injects an ``httpx.AsyncBaseTransport`` (e.g. ``httpx.ASGITransport``) or
+    a ready :class:`Transport`; ``on_notification`` receives the server's notifications
+    (``notifications/tools/list_changed``, ...); ``env`` is added to a stdio server's
+    environment.
     """
 
     def __init__(
-        self, target: str | Sequence[str], options: ClientOptions = DEFAULT_OPTIONS
+        self,
+        target: str | Sequence[str],
+        options: ClientOptions = DEFAULT_OPTIONS,
+        *,
+        transport: Transport | httpx.AsyncBaseTransport | None = None,
+        on_notification: Callable[[Message], None] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.options = options
-        self._url, self._command = _resolve_target(target, options.transport)
-        _check_headers(options.headers)
-        self.label = display_url(self._url) if self._url else shlex.join(self._command or [])
+        self._env = dict(env or {})
+        self.on_notification = on_notification
+        self._http_transport: httpx.AsyncBaseTransport | None = None
+        self._injected: Transport | None = None
+        if isinstance(transport, httpx.AsyncBaseTransport):
+            self._http_transport = transport
+        elif transport is not None:
+            self._injected = transport
+        if self._injected is not None and isinstance(target, str) and "://" not in target:
+            self._url, self._command = None, None
+            self.label = target
+        else:
+            self._url, self._command = resolve_target(target, options.transport)
+            self.label = display_url(self._url) if self._url else shlex.join(self._command or [])
+        check_headers(options.headers)
         self._http: HTTPConnection | None = None
         self._transport: Transport | None = None
         self._used_transport = ""
@@ -102,6 +129,8 @@ class Session:
         self._ids = itertools.count(1)
         self._initialized = False
         self._closed = False
+        self._modern = False
+        self._schemas: dict[str, dict[str, Any]] = {}
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.protocol_version = ""
@@ -120,6 +149,16 @@ class Session:
         """The server's ``Mcp-Session-Id`` (streamable HTTP with a stateful server), else None."""
         return getattr(self._transport, "session_id", None)
 
+    @property
+    def listening(self) -> bool:
+        """True while the server's GET stream (its channel to us) is open."""
+        return bool(getattr(self._transport, "listening", False))
+
+    @property
+    def transport(self) -> Transport | None:
+        """The connected transport (None before connecting and after closing)."""
+        return self._transport
+
     async def __aenter__(self) -> Session:
         try:
             await self.initialize()
@@ -137,25 +176,49 @@ class Session:
         await self.aclose()
 
     async def initialize(self) -> None:
-        """Connect and run the ``initialize`` handshake, within ``options.deadline``."""
+        """Connect and negotiate a protocol version, within ``options.deadline``."""
         if self._closed:
             raise TransportError(f"the session with {self.label} is closed; open a new one")
         if not self._initialized:
             await self._bounded(self._connect(), "connecting and initializing")
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool, as the server described it, following ``nextCursor`` to the last page."""
+        """Every tool, as the server described it, following ``nextCursor`` to the last page.
+
+        The listing is bounded by ``max_pages``, ``max_tools`` and ``max_total_bytes``.
+        """
         await self.initialize()
-        return await self._bounded(self._list_tools(), "listing tools")
+        tools = await self._bounded(
+            list_all_tools(self._list_page, self._received, self.options, self.label),
+            "listing tools",
+        )
+        schemas = {t["name"]: t.get("inputSchema") for t in tools}
+        self._schemas = {k: v for k, v in schemas.items() if isinstance(v, dict)}
+        return tools
 
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None
     ) -> ToolCallResult:
         """Call tool ``name``; a tool's own failure is ``is_error=True``, not an exception."""
         await self.initialize()
-        result = await self._call("tools/call", {"name": name, "arguments": dict(arguments or {})})
+        params = {"name": name, "arguments": dict(arguments or {})}
+        try:
+            result = await self._call("tools/call", params)
+        except JSONRPCError as exc:
+            # A 2026 server checks Mcp-Param-* headers against the tool's schema: learn it once.
+            if exc.code != modern.HEADER_MISMATCH or not self._modern or name in self._schemas:
+                raise
+            await self.list_tools()
+            result = await self._call("tools/call", params)
         content = result.get("content", [])
         structured = result.get("structuredContent")
+        if result.get("resultType", "complete") != "complete":
+            raise MalformedResponse(
+                f"{self.label} answered tools/call {name} with resultType "
+                f"{str(result.get('resultType'))[:40]!r}: the tool needs input (elicitation) "
+                "this client cannot give",
+                target=self.label,
+            )
         if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
             raise MalformedResponse(
                 f"{self.label} answered tools/call {name} with content that is not a list of "
@@ -174,6 +237,16 @@ class Session:
             self._closed = True
             await self._release()
 
+    def deadline_error(self, what: str) -> MCPError:
+        """The error to raise when ``what`` ran out of ``options.deadline``."""
+        deadline = self.options.deadline or 0
+        return self._refused_error(deadline) or MCPTimeout(
+            f"{what} with {self.label} did not finish within the {deadline:g}s deadline: "
+            "the server is slow or keeps a stream open without answering; "
+            "raise the deadline or check its logs" + self._diagnostics(),
+            target=self.label,
+        )
+
     async def _release(self) -> None:
         transport, http, self._transport, self._http = self._transport, self._http, None, None
         if transport is not None:
@@ -181,7 +254,7 @@ class Session:
         if http is not None:
             self._last_refused = http.refused
         try:
-            if transport is not None:
+            if transport is not None and (transport is not self._injected or self._closed):
                 await transport.aclose()
         finally:
             if http is not None:
@@ -192,17 +265,7 @@ class Session:
             async with timeout_after(self.options.deadline):
                 return await operation
         except TimeoutError:
-            raise self._deadline_error(what) from None
-
-    def _deadline_error(self, what: str) -> MCPTimeout | ServerUnreachable:
-        """The error for ``what`` running out of ``options.deadline``."""
-        deadline = self.options.deadline or 0
-        return self._refused_error(deadline) or MCPTimeout(
-            f"{what} with {self.label} did not finish within the {deadline:g}s deadline: "
-            "the server is slow or keeps a stream open without answering; "
-            "raise the deadline or check its logs" + self._diagnostics(),
-            target=self.label,
-        )
+            raise self.deadline_error(what) from None
 
     def _refused_error(self, seconds: float) -> ServerUnreachable | None:
         # Time ran out while a refused connection was being retried: say so, not "slow".
@@ -216,21 +279,29 @@ class Session:
             target=self.label,
         )
 
+    def _received(self) -> int | None:
+        return getattr(self._transport, "received_bytes", None)
+
     async def _connect(self) -> None:
         await self._release()  # what a failed earlier attempt left behind
+        self._modern = False
+        if self._injected is not None:
+            self._attach(self._injected)
+            await self._negotiate()
+            return
         if self._command is not None:
-            self._transport = await StdioTransport.start(self._command, self.options)
-            await self._handshake()
+            self._attach(await StdioTransport.start(self._command, self.options, self._env))
+            await self._negotiate()
             return
         assert self._url is not None
-        self._http = HTTPConnection(self._url, self.options)
+        self._http = HTTPConnection(self._url, self.options, self._http_transport)
         if self.options.transport == "sse":
-            self._transport = await LegacySSETransport.connect(self._http, self._url)
-            await self._handshake()
+            self._attach(await LegacySSETransport.connect(self._http, self._url))
+            await self._handshake(self._handshake_version())
             return
-        self._transport = StreamableHTTPTransport(self._http, self._url)
+        self._attach(StreamableHTTPTransport(self._http, self._url))
         try:
-            await self._handshake()
+            await self._negotiate()
         except HTTPStatusError as exc:
             # A legacy HTTP+SSE server refuses the POST; its GET opens the event stream.
             if self.options.transport != "auto" or exc.status not in (400, 404, 405):
@@ -238,108 +309,58 @@ class Session:
             legacy = await LegacySSETransport.connect(self._http, self._url, probe=True)
             if legacy is None:
                 raise
-            self._transport = legacy
-            await self._handshake()
+            self._attach(legacy)
+            await self._handshake(self._handshake_version())
 
-    async def _handshake(self) -> None:
-        assert self._transport is not None
-        params = {
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": CLIENT_INFO,
-        }
-        try:
-            result = await self._call("initialize", params, renew=False)
-        except JSONRPCError as exc:
-            if exc.code != jsonrpc.METHOD_NOT_FOUND:
-                raise
-            # The seeds' simple servers implement tools/* only: go on without a handshake.
-            self.protocol_version = "unknown"
-            self._initialized = True
-            return
-        version = result.get("protocolVersion")
-        if version not in SUPPORTED_PROTOCOL_VERSIONS:
-            raise ProtocolVersionError(
-                f"{self.label} answered initialize with protocol version {version!r}, which this "
-                f"client does not speak (it speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)}); "
-                "upgrade langop-infra or use a server that supports one of those",
-                target=self.label,
-            )
-        info, capabilities = result.get("serverInfo"), result.get("capabilities")
-        self.server_info = info if isinstance(info, dict) else {}
-        self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}
-        self.protocol_version = version
-        self._transport.protocol_version = version
-        try:
-            async with timeout_after(self.options.timeout):
-                await self._transport.notify(jsonrpc.notification("notifications/initialized"))
-        except TimeoutError:
-            raise self._timeout("notifications/initialized") from None
-        self._initialized = True
+    def _attach(self, transport: Any) -> None:
+        self._transport = transport
+        if hasattr(transport, "on_notification"):
+            transport.on_notification = self._notified
 
-    async def _call(self, method: str, params: dict[str, Any], *, renew: bool = True) -> Message:
+    def _notified(self, message: Message) -> None:
+        if self.on_notification is not None:
+            self.on_notification(message)
+
+    async def _list_page(self, params: dict[str, Any]) -> Message:
+        return await self._call("tools/list", params)
+
+    async def _call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        renew: bool = True,
+        timeout: float | None = None,
+        version: str | None = None,
+    ) -> Message:
         transport = self._transport
         if transport is None or self._closed:
             raise TransportError(f"the session with {self.label} is closed; open a new one")
+        version = version or (self.protocol_version if self._modern else None)
+        headers: dict[str, str] | None = None
+        if version:
+            schema = self._schemas.get(params.get("name", "")) if method == "tools/call" else None
+            headers = modern.routing_headers(method, params, version, schema)
+            params = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
         message = jsonrpc.request(next(self._ids), method, params)
+        seconds = timeout or self.options.timeout
         try:
-            async with timeout_after(self.options.timeout):
-                response = await transport.request(message)
+            async with timeout_after(seconds):
+                response = await transport.request(message, headers)
         except TimeoutError:
-            raise self._timeout(method) from None
+            raise self._timeout(method, seconds) from None
         except SessionExpired:
-            if not renew:
+            if not renew or self._modern:
                 raise
             transport.reset_session()
-            await self._handshake()
+            await self._handshake(self._handshake_version())
             return await self._call(method, params, renew=False)
         return jsonrpc.result_of(response, method=method, source=self.label)
 
-    async def _list_tools(self) -> list[dict[str, Any]]:
-        tools: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        names: set[str] = set()
-        cursor: str | None = None
-        for _ in range(self.options.max_pages):
-            result = await self._call("tools/list", {"cursor": cursor} if cursor else {})
-            page = result.get("tools")
-            if not isinstance(page, list) or not all(
-                isinstance(t, dict) and isinstance(t.get("name"), str) for t in page
-            ):
-                raise MalformedResponse(
-                    f"{self.label} answered tools/list without a list of named tools; "
-                    "the server does not follow MCP",
-                    target=self.label,
-                )
-            cursor = result.get("nextCursor")
-            if cursor not in (None, "") and (not isinstance(cursor, str) or cursor in seen):
-                raise MalformedResponse(
-                    f"{self.label} sent tools/list cursor {cursor!r} twice (or not a string): "
-                    "its pagination loops; fix the server's nextCursor",
-                    target=self.label,
-                )
-            # A later page repeating an earlier page's tool: the list changed under us.
-            repeated = sorted({t["name"] for t in page} & names)
-            if repeated:
-                raise MalformedResponse(
-                    f"{self.label} listed tool {repeated[0]!r} again on a later tools/list "
-                    "page: its list changed while paging; retry, or fix the server",
-                    target=self.label,
-                )
-            names.update(t["name"] for t in page)
-            tools.extend(page)
-            if cursor is None or cursor == "":
-                return tools
-            seen.add(cursor)
-        raise MalformedResponse(
-            f"{self.label} kept paging tools/list past {self.options.max_pages} pages; "
-            "raise max_pages if it really has that many tools, else fix its nextCursor",
-            target=self.label,
-        )
-
-    def _timeout(self, method: str) -> MCPTimeout | ServerUnreachable:
-        return self._refused_error(self.options.timeout) or MCPTimeout(
-            f"no answer to {method} from {self.label} within {self.options.timeout:g}s: "
+    def _timeout(self, method: str, seconds: float | None = None) -> MCPTimeout | ServerUnreachable:
+        seconds = seconds or self.options.timeout
+        return self._refused_error(seconds) or MCPTimeout(
+            f"no answer to {method} from {self.label} within {seconds:g}s: "
             "the server is stuck or slow; raise the timeout or check its logs"
             + self._diagnostics(),
             target=self.label,
@@ -348,57 +369,3 @@ class Session:
     def _diagnostics(self) -> str:
         detail = self._transport.diagnostics() if self._transport is not None else ""
         return f"; server stderr: {detail}" if detail else ""
-
-
-def _resolve_target(
-    target: str | Sequence[str], transport: str
-) -> tuple[str | None, list[str] | None]:
-    """(url, None) for an HTTP target, (None, argv) for a stdio one."""
-    if isinstance(target, str) and transport != "stdio":
-        url = target.strip()
-        try:
-            parts = urlsplit(url)
-            valid = parts.scheme in ("http", "https") and bool(parts.hostname)
-            _ = parts.port  # raises ValueError on a port that is not a number
-            httpx.URL(url)  # and httpx refuses control characters
-        except (ValueError, httpx.InvalidURL):
-            valid = False
-        if not valid:
-            shown = display_url(url) if "@" in url else url
-            raise InvalidInput(
-                f"{shown!r} is not an http(s) URL with a host; give e.g. "
-                "http://tool.ns.svc.cluster.local:8080/mcp, or a command for stdio",
-                target=shown,
-            )
-        return url, None
-    if isinstance(target, str):
-        try:
-            command = shlex.split(target)
-        except ValueError as exc:
-            raise InvalidInput(f"cannot split the command {target!r}: {exc}") from None
-    else:
-        command = [str(part) for part in target]
-        if transport not in ("auto", "stdio"):
-            raise InvalidInput(
-                f"a command ({shlex.join(command)}) needs the stdio transport, not {transport}",
-                target=shlex.join(command),
-            )
-    if not command:
-        raise InvalidInput("empty stdio command: give the program to run and its arguments")
-    return None, command
-
-
-def _check_headers(headers: Mapping[str, str]) -> None:
-    """Refuse, before any connection, headers that HTTP cannot carry."""
-    for name, value in headers.items():
-        try:
-            httpx.Headers({name: value})
-            valid = bool(name) and not any(c in ":\r\n\0 \t" for c in name)
-            valid = valid and not any(c in "\r\n\0" for c in value)
-        except (TypeError, UnicodeError):
-            valid = False
-        if not valid:
-            raise InvalidInput(
-                f"header {name!r} cannot be sent: names are tokens and values are ASCII on "
-                "one line; fix the header (is a value from the environment garbled?)"
-            )

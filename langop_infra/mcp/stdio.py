@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
@@ -34,16 +35,25 @@ class StdioTransport:
         self._stderr = bytearray()
         self._write_lock = asyncio.Lock()
         self.protocol_version: str | None = None
+        self.on_notification: Callable[[Message], None] | None = None
+        self.received_bytes = 0
+        self._subscription: asyncio.Task[None] | None = None
         self._reader = asyncio.create_task(self._read_stdout())
         self._stderr_reader = asyncio.create_task(self._read_stderr())
 
     @classmethod
-    async def start(cls, command: Sequence[str], options: ClientOptions) -> StdioTransport:
-        """Spawn ``command``; raise :class:`ServerUnreachable` if it cannot be started."""
+    async def start(
+        cls,
+        command: Sequence[str],
+        options: ClientOptions,
+        env: Mapping[str, str] | None = None,
+    ) -> StdioTransport:
+        """Spawn ``command`` (``env`` added to ours); :class:`ServerUnreachable` if it fails."""
         label = shlex.join(command)
         try:
             process = await asyncio.create_subprocess_exec(
                 *command,
+                env={**os.environ, **env} if env else None,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -68,8 +78,20 @@ class StdioTransport:
         """A stdio session lives as long as the process; nothing to forget."""
         self.protocol_version = None
 
-    async def request(self, message: Message) -> Message:
-        """Write a request and wait for the response with its id."""
+    @property
+    def exited(self) -> bool:
+        """True once the server process has ended."""
+        return self._process.returncode is not None
+
+    def listen(self) -> None:
+        """stdout is already the server-to-client channel."""
+
+    def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
+        """Send ``subscriptions/listen``: its notifications arrive on stdout like any other."""
+        self._subscription = asyncio.create_task(self.notify(message))
+
+    async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
+        """Write a request and wait for the response with its id (``headers`` are HTTP's)."""
         future = self._pending.expect(message["id"])
         try:
             if not future.done():
@@ -94,6 +116,7 @@ class StdioTransport:
         assert stdout is not None
         try:
             while line := await stdout.readline():
+                self.received_bytes += len(line)
                 if not line.strip():
                     continue
                 try:
@@ -105,6 +128,8 @@ class StdioTransport:
                         continue
                     if jsonrpc.is_server_request(message):
                         await self.notify(jsonrpc.answer_to(message))
+                    elif "method" in message and self.on_notification is not None:
+                        self.on_notification(message)
         except ValueError:  # StreamReader's "line too long"
             self._pending.fail_all(
                 ResponseTooLarge(
@@ -158,7 +183,9 @@ class StdioTransport:
                     break
                 except (asyncio.TimeoutError, TimeoutError):
                     continue
-        for task in (self._reader, self._stderr_reader):
+        for task in (self._reader, self._stderr_reader, self._subscription):
+            if task is None:
+                continue
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task

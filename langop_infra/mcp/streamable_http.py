@@ -1,23 +1,33 @@
 """The streamable HTTP transport: POST each message, read a JSON or an SSE response.
 
-Spec: modelcontextprotocol.io, "Transports", revision 2025-11-25 (and 2025-03-26 onwards).
+Spec: modelcontextprotocol.io, "Transports", revisions 2025-03-26 to 2026-07-28. On a
+stateful session the server may also offer a GET stream for its own requests and
+notifications (:meth:`StreamableHTTPTransport.listen`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 
 import httpx
 
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import (
+    HTTPStatusError,
     MalformedResponse,
     MCPError,
     SessionExpired,
     TransportError,
 )
-from langop_infra.mcp.http import HTTPConnection, display_url, http_failure, too_large
+from langop_infra.mcp.http import (
+    HTTPConnection,
+    display_url,
+    http_failure,
+    status_failure,
+    too_large,
+)
 from langop_infra.mcp.jsonrpc import Message
 from langop_infra.mcp.sse import EventTooLarge, SSEDecoder
 from langop_infra.mcp.timeouts import timeout_after
@@ -28,6 +38,7 @@ _POST_HEADERS = {
 }
 _RESUME_ATTEMPTS = 2
 _MAX_RETRY_WAIT = 5.0  # seconds: a server's "retry:" hint above this is not worth waiting for
+_ERROR_BODY_BYTES = 64 * 1024
 
 
 class StreamableHTTPTransport:
@@ -41,17 +52,27 @@ class StreamableHTTPTransport:
         self.label = display_url(url)
         self.session_id: str | None = None
         self.protocol_version: str | None = None
+        # Called with each notification the server sends (on a POST's stream or the GET one).
+        self.on_notification: Callable[[Message], None] | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self.listening = False
+
+    @property
+    def received_bytes(self) -> int:
+        """Bytes of responses read so far (bodies and events)."""
+        return self._http.received
 
     def diagnostics(self) -> str:
         """Nothing beyond the HTTP status and body, which errors already carry."""
         return ""
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         headers = dict(_POST_HEADERS)
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version:
             headers["MCP-Protocol-Version"] = self.protocol_version
+        headers.update(extra or {})
         return headers
 
     def reset_session(self) -> None:
@@ -59,16 +80,24 @@ class StreamableHTTPTransport:
         self.session_id = None
         self.protocol_version = None
 
-    async def request(self, message: Message) -> Message:
-        """POST a request and return the response whose id matches."""
+    async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
+        """POST a request and return the response whose id matches.
+
+        A JSON-RPC error a server sends with a 4xx status (as 2026-07-28 servers do for
+        -32020 and -32022) is returned as the response it is.
+        """
         method = message["method"]
         sent_session = self.session_id
         response = await self._http.send(
-            "POST", self.url, headers=self._headers(), content=jsonrpc.encode(message), what=method
+            "POST",
+            self.url,
+            headers=self._headers(headers),
+            content=jsonrpc.encode(message),
+            what=method,
         )
         try:
             if response.status_code >= 400:
-                await self._raise_status(response, method, sent_session)
+                return await self._error_response(response, message, sent_session)
             if method == "initialize":
                 self.session_id = response.headers.get("mcp-session-id") or None
             if response.status_code in (202, 204):
@@ -108,6 +137,35 @@ class StreamableHTTPTransport:
         finally:
             await response.aclose()
 
+    async def _error_response(
+        self, response: httpx.Response, message: Message, sent_session: str | None
+    ) -> Message:
+        """The JSON-RPC error in a 4xx body, else raise the HTTP status as an error."""
+        status, method = response.status_code, message["method"]
+        is_json = "json" in response.headers.get("content-type", "")
+        if not is_json or status in (401, 403) or status >= 500 or (status == 404 and sent_session):
+            await self._raise_status(response, method, sent_session)
+        body = bytearray()
+        try:
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > _ERROR_BODY_BYTES:
+                    break
+        except httpx.HTTPError:
+            pass
+        try:
+            candidates = jsonrpc.decode(bytes(body), source=self.label)
+        except MalformedResponse:
+            candidates = []
+        for candidate in candidates:
+            if isinstance(candidate.get("error"), dict) and candidate.get("id") in (
+                None,
+                message["id"],
+            ):
+                return {**candidate, "id": message["id"]}
+        await response.aclose()
+        raise status_failure(response, bytes(body), method)
+
     async def _raise_status(
         self, response: httpx.Response, method: str, sent_session: str | None
     ) -> None:
@@ -141,7 +199,7 @@ class StreamableHTTPTransport:
             )
             try:
                 if resumed.status_code >= 400:
-                    await self._raise_status(resumed, message["method"], self.session_id)
+                    await self._refused_resume(resumed, message["method"])
                 found = await self._scan_stream(resumed, decoder, message)
             finally:
                 await resumed.aclose()
@@ -153,6 +211,19 @@ class StreamableHTTPTransport:
             )
         return found
 
+    async def _refused_resume(self, response: httpx.Response, method: str) -> None:
+        if response.status_code == 404 and self.session_id:
+            await self._raise_status(response, method, self.session_id)
+        error = await self._http.status_error(response, f"resuming the {method} stream")
+        raise HTTPStatusError(
+            f"{self.label} ended the event stream of {method} before answering and then "
+            f"refused to resume it (GET with Last-Event-ID answered HTTP {error.status}): "
+            "the server's stream resumption is broken or disabled; retry, or check its "
+            "event store",
+            status=error.status,
+            target=self.label,
+        )
+
     async def _scan_stream(
         self, response: httpx.Response, decoder: SSEDecoder, message: Message
     ) -> Message | None:
@@ -163,6 +234,7 @@ class StreamableHTTPTransport:
         try:
             async for chunk in chunks:
                 received += len(chunk)
+                self._http.received += len(chunk)
                 if received > limit:
                     raise too_large(self.url, method, limit, received)
                 for event in decoder.feed(chunk):
@@ -172,16 +244,70 @@ class StreamableHTTPTransport:
                         if jsonrpc.is_response_to(candidate, message["id"]):
                             await self._http.discard(response, chunks)
                             return candidate
-                        if jsonrpc.is_server_request(candidate):
-                            await self.notify(jsonrpc.answer_to(candidate))
+                        await self._from_server(candidate)
         except EventTooLarge as exc:
             raise too_large(self.url, method, limit, exc.size) from None
         except httpx.HTTPError as exc:
             raise http_failure(exc, self.url, method) from None
         return None
 
+    async def _from_server(self, message: Message) -> None:
+        """Answer a server's request; hand a notification to ``on_notification``."""
+        if jsonrpc.is_server_request(message):
+            await self.notify(jsonrpc.answer_to(message))
+        elif "method" in message and self.on_notification is not None:
+            self.on_notification(message)
+
+    def listen(self) -> None:
+        """Open the server's GET stream in the background, if it offers one.
+
+        A server without one answers 405; that is not an error. The stream is not resumed
+        once it ends: it only carries what a one-session client can act on (pings,
+        requests it refuses, list-changed notifications).
+        """
+        # A stream that ended (its session expired, say) is opened again for the new one.
+        if (self._listener is None or self._listener.done()) and self.session_id:
+            headers = self._headers({"Accept": "text/event-stream"})
+            headers.pop("Content-Type", None)
+            self._listener = asyncio.create_task(self._events("GET", headers, None))
+
+    def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
+        """POST ``subscriptions/listen`` (2026-07-28) and read its stream in the background."""
+        if self._listener is None:
+            content = jsonrpc.encode(message)
+            self._listener = asyncio.create_task(
+                self._events("POST", self._headers(headers), content)
+            )
+
+    async def _events(self, method: str, headers: dict[str, str], content: bytes | None) -> None:
+        with suppress(MCPError):
+            response = await self._http.send(
+                method, self.url, headers=headers, content=content, what="the server's stream"
+            )
+            try:
+                is_sse = response.headers.get("content-type", "").startswith("text/event-stream")
+                if response.status_code != 200 or not is_sse:
+                    return
+                self.listening = True
+                decoder = SSEDecoder(self._http.options.max_response_bytes)
+                async for chunk in response.aiter_bytes():
+                    for event in decoder.feed(chunk):
+                        if event.data and event.event == "message":
+                            for message in jsonrpc.decode(event.data, source=self.label):
+                                await self._from_server(message)
+            except (EventTooLarge, httpx.HTTPError):
+                pass  # the stream is a courtesy channel: losing it fails no request
+            finally:
+                self.listening = False
+                await response.aclose()
+
     async def aclose(self) -> None:
         """End the server's session with DELETE; a server that refuses or fails is ignored."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await listener
         session_id, self.session_id = self.session_id, None
         if not session_id:
             return

@@ -51,6 +51,7 @@ class ProgramRun:
     registrations: list[Registration] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
     logs: list[str] = field(default_factory=list)
+    # What the program logged with pulumi.log.warn: `pulumi up` shows these as warnings.
     warnings: list[str] = field(default_factory=list)
 
     def kubernetes(self) -> list[Registration]:
@@ -154,6 +155,7 @@ class _LogCapture(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.run.logs.append(record.getMessage())
         if record.levelno >= logging.WARNING:
+            # pulumi.log.warn from a component, e.g. a user env var overriding an injected one
             self.run.warnings.append(record.getMessage())
 
 
@@ -262,25 +264,6 @@ def redact(value: Any) -> Any:
     if isinstance(value, list):
         return [redact(v) for v in value]
     return REDACTED
-
-
-def secret_leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
-    """``(path, plain value)`` of every secret scalar in engine inputs (for tests and audits)."""
-    if is_wrapped_secret(value):
-        return [(p, v) for p, v in _leaves(value["value"], path)]
-    if isinstance(value, dict):
-        return [x for k, v in value.items() for x in secret_leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [x for i, v in enumerate(value) for x in secret_leaves(v, f"{path}[{i}]")]
-    return []
-
-
-def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
-    if isinstance(value, dict):
-        return [x for k, v in value.items() for x in _leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [x for i, v in enumerate(value) for x in _leaves(v, f"{path}[{i}]")]
-    return [(path, value)]
 
 
 def close_event_loop() -> None:

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-import uvicorn
+
+from tests.support.loopback import serve
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 STDIO_SERVER = SERVERS / "stdio_server.py"
@@ -34,36 +32,6 @@ def load_server_module(name: str) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
-
-
-@contextmanager
-def serve(app: Any, port: int = 0, **config: Any) -> Iterator[str]:
-    """Run ``app`` with uvicorn on loopback (a free port unless given); yield its base URL."""
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=1,
-            **config,
-        )
-    )
-    thread = threading.Thread(target=server.run, name="mcp-test-server", daemon=True)
-    thread.start()
-    give_up = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > give_up:
-            raise RuntimeError("test server did not start")
-        time.sleep(0.005)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    scheme = "https" if config.get("ssl_certfile") else "http"
-    try:
-        yield f"{scheme}://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 @pytest.fixture(scope="session")
@@ -163,3 +131,51 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def modern_only_app(server: Any) -> Any:
+    """The SDK's streamable HTTP app serving 2026-07-28 only (no initialize, no sessions).
+
+    SDK 2.3 routes a request by its ``MCP-Protocol-Version`` header: 2025 versions (or
+    none) to the session-based handler, anything else to its 2026-07-28 single-exchange
+    handler. A 2026-only deployment is that handler for every request, which is what this
+    wraps around the SDK's own app (its lifespan still starts the session manager).
+    """
+    from mcp.server._streamable_http_modern import handle_modern_request
+
+    app = server.streamable_http_app()
+    manager = server.session_manager
+
+    async def modern_only(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/mcp":
+            await app(scope, receive, send)
+            return
+        await handle_modern_request(
+            manager.app,
+            manager.security_settings,
+            manager.json_response,
+            manager._lifespan_state,
+            scope,
+            receive,
+            send,
+        )
+
+    return modern_only
+
+
+@pytest.fixture(scope="session")
+def modern_only() -> Any:
+    """:func:`modern_only_app`, for tests that build 2026-only servers of their own."""
+    return modern_only_app
+
+
+@pytest.fixture(scope="session")
+def modern_only_url(sdk_tools: ModuleType) -> Iterator[str]:
+    """Official SDK server speaking only 2026-07-28 (see :func:`modern_only_app`)."""
+    with serve(modern_only_app(sdk_tools.build_server("sdk-modern"))) as base:
+        yield base + "/mcp"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here rather than in pyproject so this folder stays self-contained.
+    config.addinivalue_line("markers", "slow: takes over 2 s (run in CI; -m 'not slow' skips)")

@@ -106,6 +106,9 @@ def test_unset_variables_are_reported_and_the_server_skipped() -> None:
 
 def test_expand_env() -> None:
     assert expand_env("Bearer ${TOKEN}", {"TOKEN": "abc"}) == "Bearer abc"
+    assert expand_env("${HOST:-localhost}:${PORT:-80}", {"PORT": "8080"}) == "localhost:8080"
+    assert expand_env("${EMPTY:-fallback}", {"EMPTY": ""}) == "fallback"
+    assert expand_env("${SET:-}", {}) == ""
     assert expand_env("${A}-${B}-$C-${}", {"A": "1", "B": "2"}) == "1-2-$C-${}"
     with pytest.raises(KeyError, match="MISSING"):
         expand_env("${MISSING}", {})
@@ -211,8 +214,9 @@ async def test_registry_prefixes_tools_and_skips_failed_servers(
         assert result.content == [{"type": "text", "text": "42"}]
         stored = await registry.call_tool(f"{seed_name}__remember", {"content": "metric units"})
         assert stored.content[0]["text"] == "Stored successfully."
-        with pytest.raises(KeyError, match="no tool named 'add'"):
-            await registry.call_tool("add", {})
+        unknown = await registry.call_tool("add", {})
+        assert unknown.is_error is True
+        assert unknown.content[0]["text"].startswith("no tool named 'add'; the tools are: ")
         sessions = list(registry.sessions.values())
     assert all(session._closed for session in sessions)
 
@@ -248,3 +252,169 @@ async def test_a_garbled_header_fails_only_its_server(fault_server: tuple[str, A
         assert list(registry.tools) == ["fine__a"]
         assert [(f.name, f.kind) for f in registry.failures] == [("garbled", "invalid-input")]
         assert "header 'Authorization' cannot be sent" in registry.failures[0].message
+
+
+def test_urls_headers_and_stdio_env_expand_variables() -> None:
+    document = {
+        "mcpServers": [
+            {
+                "name": "remote",
+                "url": "https://${MCP_HOST:-tools.example.com}/mcp",
+                "headers": [{"name": "X-Region", "value": "${REGION:-eu}"}],
+            },
+            {
+                "name": "local",
+                "transport": "stdio",
+                "command": "python",
+                "args": ["-m", "server"],
+                "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "MODE": "${MODE:-ro}"},
+            },
+            {"name": "found", "transport": "url", "url": "https://${DOMAIN}/.well-known/mcp"},
+            {"name": "odd", "transport": "carrier-pigeon", "url": "http://x"},
+        ]
+    }
+    env = {"REGION": "us", "GITHUB_TOKEN": "t0k", "DOMAIN": "example.org"}
+    loaded = load_agent_servers(document, env=env)
+    remote, local, found = loaded.servers
+    assert (remote.url, dict(remote.headers)) == (
+        "https://tools.example.com/mcp",
+        {"X-Region": "us"},
+    )
+    assert (local.transport, local.command) == ("stdio", ("python", "-m", "server"))
+    assert dict(local.env) == {"GITHUB_TOKEN": "t0k", "MODE": "ro"}
+    assert (found.transport, found.url) == ("url", "https://example.org/.well-known/mcp")
+    assert [str(f) for f in loaded.failures] == [
+        "odd: mcpServers[3].transport: must be one of http, url, stdio [config]"
+    ]
+    missing = load_agent_servers(document, env={"DOMAIN": "x"})
+    assert "mcpServers[1].env.GITHUB_TOKEN: ${GITHUB_TOKEN} is not set" in str(missing.failures[0])
+
+
+async def test_url_transport_discovers_the_endpoint(
+    serve_app: Any, sdk_tools: Any, json_url: str
+) -> None:
+    """A well-known document naming the endpoint (relative), served next to a real server."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Mount, Route
+
+    sdk_app = sdk_tools.build_server("sdk-found").streamable_http_app(json_response=True)
+
+    async def well_known(request: Any) -> JSONResponse:
+        return JSONResponse({"name": "found", "endpoint": "/tools/mcp"})
+
+    app = Starlette(
+        routes=[Route("/.well-known/mcp", well_known), Mount("/tools", sdk_app)],
+        lifespan=lambda _: sdk_app.router.lifespan_context(sdk_app),
+    )
+    with serve_app(app) as base:
+        entries = [
+            ServerEntry("found", base, transport="url"),  # a bare origin: /.well-known/mcp
+            ServerEntry("lost", json_url, transport="url"),  # no document there
+        ]
+        async with await connect_tool_registry(entries, FAST) as registry:
+            assert {t.tool_name for t in registry.tools.values()} == SDK_TOOLS
+            assert [(f.name, f.kind) for f in registry.failures] == [("lost", "transport")]
+            assert registry.failures[0].message.startswith(
+                f"no MCP endpoint found at {json_url} (HTTP 406): the url transport expects"
+            )
+
+
+async def test_tool_call_failures_come_back_as_error_results(
+    fault_server: tuple[str, Any],
+) -> None:
+    base, _ = fault_server
+    options = ClientOptions(timeout=0.5, deadline=10, connect_retries=0)
+    async with await connect_tool_registry([ServerEntry("bad", f"{base}/bad-calls")], options) as r:
+        slow, garbled, refused = [
+            await r.call_tool(f"bad__{name}", {}) for name in ("slow", "garbled", "refused")
+        ]
+    assert all(result.is_error for result in (slow, garbled, refused))
+    assert slow.content[0]["text"].startswith("tool bad__slow failed: no answer to tools/call")
+    assert slow.content[0]["text"].endswith("[timeout]")
+    assert "sent a body that is not JSON" in garbled.content[0]["text"]
+    assert refused.content[0]["text"] == (
+        f"tool bad__refused failed: {base}/bad-calls answered tools/call with JSON-RPC "
+        "error -32603: database is down [jsonrpc]"
+    )
+
+
+async def test_a_crashed_stdio_server_is_restarted_once() -> None:
+    import sys
+
+    document = {
+        "mcpServers": [
+            {
+                "name": "crashy",
+                "transport": "stdio",
+                "command": sys.executable,
+                "args": [str(Path(__file__).parent / "servers" / "crashy_stdio.py")],
+                "env": {"GREETING": "${GREETING:-hello}"},
+            }
+        ]
+    }
+    loaded = load_agent_servers(document, env={})
+    async with await connect_tool_registry(loaded, FAST) as registry:
+        first = (await registry.call_tool("crashy__pid")).content[0]["text"]
+        assert first.endswith(" hello")  # env reached the server, default applied
+        crashed = await registry.call_tool("crashy__crash")
+        assert crashed.is_error is True
+        assert "exited with code 3" in crashed.content[0]["text"]
+        assert "restarted it: call the tool again" in crashed.content[0]["text"]
+        second = (await registry.call_tool("crashy__pid")).content[0]["text"]
+        assert second != first and second.endswith(" hello")
+        await registry.call_tool("crashy__crash")
+        gone = await registry.call_tool("crashy__pid")
+        assert gone.is_error is True
+        assert "exited again; it is restarted only once" in gone.content[0]["text"]
+
+
+CANARY = "CANARY-7f3a9c-secret"
+
+
+def canary_servers(base: str) -> dict[str, Any]:
+    header = [{"name": "Authorization", "value": "Bearer ${TOKEN}"}]
+    return {
+        "mcpServers": [
+            {"name": name, "url": f"{base}/{path}", "headers": header}
+            for name, path in (("denied", "auth"), ("bad", "bad-calls"), ("named", "named/x"))
+        ]
+    }
+
+
+async def test_header_secrets_never_reach_results_failures_or_warnings(
+    fault_server: tuple[str, Any],
+) -> None:
+    """A canary token in headers, over every channel the registry writes to: failures,
+    warnings and tool results (what the LLM reads)."""
+    base, _ = fault_server
+    options = ClientOptions(timeout=0.5, deadline=5, connect_retries=0)
+    loaded = load_agent_servers(canary_servers(base), env={"TOKEN": CANARY})
+    registry = await connect_tool_registry(loaded, options)
+    async with registry:
+        results = [await registry.call_tool(name, {}) for name in sorted(registry.tools)]
+        results.append(await registry.call_tool("nope", {}))
+    channels = [str(f) for f in registry.failures] + registry.warnings
+    channels += [block.get("text", "") for r in results for block in r.content]
+    assert any("HTTP 401" in text for text in channels)  # the refusal itself is reported
+    assert sum(r.is_error for r in results) == 4  # slow, garbled, refused, nope
+    assert not [text for text in channels if CANARY in text]
+
+
+def test_header_secrets_never_reach_the_cli_output(
+    fault_server: tuple[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langop_infra.cli import main
+
+    base, _ = fault_server
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(canary_servers(base)))
+    monkeypatch.setenv("TOKEN", CANARY)
+    for extra in ([], ["--json"]):
+        main(["tools", "--agent-config", str(config), "--timeout", "1", *extra])
+        out, err = capsys.readouterr()
+        assert "skipped server denied (http-status)" in err
+        assert CANARY not in out + err

@@ -33,13 +33,17 @@ def test_table_of_a_streamable_http_server(
     assert "Add numbers" in add and "a, b" in add and "Add two integers." in add
     echo = next(line for line in lines if line.startswith("echo "))
     assert " text " in echo and "repeat" not in echo  # only required fields are listed
-    assert lines[-1] == "5 tools from sdk-stateful 1.0.0 (streamable-http, protocol 2025-11-25)"
+    assert lines[-1] == "5 tools from sdk-stateful 1.0.0 (streamable-http, protocol 2026-07-28)"
 
 
 def test_url_without_a_path_gets_mcp(capsys: pytest.CaptureFixture[str], json_url: str) -> None:
     code, out, _ = run(capsys, json_url.removesuffix("/mcp"), "--json")
     assert code == 0
-    tools = json.loads(out)
+    document = json.loads(out)
+    assert document["protocolVersion"] == "2026-07-28"
+    assert document["server"] == {"name": "sdk-json", "version": "1.0.0"}
+    assert document["transport"] == "streamable-http"
+    tools = document["tools"]
     assert {tool["name"] for tool in tools} == SDK_TOOLS
     assert next(t for t in tools if t["name"] == "add")["inputSchema"]["required"] == ["a", "b"]
 
@@ -53,7 +57,19 @@ def test_legacy_sse_server(capsys: pytest.CaptureFixture[str], legacy_sse_url: s
 def test_stdio_server(capsys: pytest.CaptureFixture[str], stdio_command: list[str]) -> None:
     code, out, err = run(capsys, "--transport", "stdio", "--json", "--", *stdio_command)
     assert (code, err) == (0, "")
-    assert {tool["name"] for tool in json.loads(out)} == SDK_TOOLS
+    assert {tool["name"] for tool in json.loads(out)["tools"]} == SDK_TOOLS
+
+
+def test_protocol_flag_pins_the_version(
+    capsys: pytest.CaptureFixture[str], stateful_url: str
+) -> None:
+    code, out, _ = run(capsys, stateful_url, "--json", "--protocol", "2025-11-25")
+    assert code == 0
+    assert json.loads(out)["protocolVersion"] == "2025-11-25"
+    with pytest.raises(SystemExit) as usage:
+        run(capsys, stateful_url, "--protocol", "1999-01-01")
+    assert usage.value.code == 2
+    assert "invalid choice: '1999-01-01'" in capsys.readouterr().err
 
 
 def test_headers_are_sent(
@@ -66,7 +82,10 @@ def test_headers_are_sent(
     code, out, err = run(capsys, f"{base}/auth")
     assert (code, out) == (1, "")
     assert err.count("\n") == 1
-    assert err.startswith(f"error: {base}/auth refused initialize with HTTP 401 Unauthorized")
+    # The first request is server/discover; a 401 there is not a reason to fall back.
+    assert err.startswith(
+        f"langop-infra tools: error: {base}/auth refused server/discover with HTTP 401 Unauthorized"
+    )
     assert "credentials are missing or wrong" in err
 
 
@@ -75,7 +94,9 @@ def test_unreachable_server_exits_1_with_one_line(
 ) -> None:
     code, out, err = run(capsys, f"http://127.0.0.1:{free_port}", "--timeout", "1")
     assert (code, out) == (1, "")
-    assert err.startswith(f"error: connection refused by http://127.0.0.1:{free_port}/mcp")
+    assert err.startswith(
+        f"langop-infra tools: error: connection refused by http://127.0.0.1:{free_port}/mcp"
+    )
     assert err.count("\n") == 1
 
 
@@ -130,7 +151,9 @@ def test_agent_config_lists_the_merged_registry(
 
     code, out, err = run(capsys, "--agent-config", str(config), "--json", "--naming", "mcp")
     assert code == 0
-    assert "mcp:memory:remember" in {tool["name"] for tool in json.loads(out)}
+    document = json.loads(out)
+    assert "mcp:memory:remember" in {tool["name"] for tool in document["tools"]}
+    assert [failure["name"] for failure in document["failures"]] == ["dead"]
 
 
 def test_agent_config_with_every_server_down_fails(
@@ -147,7 +170,7 @@ def test_agent_config_with_every_server_down_fails(
     assert "skipped server 127-0-0-1-" in err
     code, _, err = run(capsys, "--agent-config", str(tmp_path / "nope.yaml"))
     assert code == 1
-    assert err.startswith("error: cannot read agent config")
+    assert err.startswith("langop-infra tools: error: cannot read agent config")
 
 
 def test_help_does_not_import_httpx() -> None:

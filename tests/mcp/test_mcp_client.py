@@ -24,8 +24,11 @@ pytestmark = pytest.mark.anyio
 
 SDK_TOOLS = {"add", "echo", "fail", "chatty", "polled"}
 FAST = ClientOptions(timeout=5, deadline=10)
+# The 2025 era: a session, server-to-client requests (2026-07-28 has neither).
+HANDSHAKE = ClientOptions(timeout=5, deadline=10, protocol="2025-11-25")
 
 
+@pytest.mark.parametrize("protocol", ["auto", "2025-11-25"])
 @pytest.mark.parametrize(
     ("server", "server_name", "transport", "has_session"),
     [
@@ -37,14 +40,21 @@ FAST = ClientOptions(timeout=5, deadline=10)
     ],
 )
 async def test_lists_and_calls_tools_of_sdk_servers(
-    request: pytest.FixtureRequest, server: str, server_name: str, transport: str, has_session: bool
+    request: pytest.FixtureRequest,
+    server: str,
+    server_name: str,
+    transport: str,
+    has_session: bool,
+    protocol: str,
 ) -> None:
     url = request.getfixturevalue(server)
-    async with Session(url, FAST) as session:
+    # The SDK serves both eras on streamable HTTP; auto mode picks 2026-07-28 there.
+    modern = protocol == "auto" and transport == "streamable-http"
+    async with Session(url, ClientOptions(timeout=5, deadline=10, protocol=protocol)) as session:
         assert session.transport_name == transport
-        assert session.protocol_version == "2025-11-25"
+        assert session.protocol_version == ("2026-07-28" if modern else "2025-11-25")
         assert session.server_info == {"name": server_name, "version": "1.0.0"}
-        assert (session.session_id is not None) is has_session
+        assert (session.session_id is not None) is (has_session and not modern)
         tools = await session.list_tools()
         assert {tool["name"] for tool in tools} == SDK_TOOLS
         add = next(tool for tool in tools if tool["name"] == "add")
@@ -66,7 +76,7 @@ async def test_lists_and_calls_tools_of_sdk_servers(
 async def test_skips_notifications_and_answers_server_pings_mid_call(
     request: pytest.FixtureRequest, server: str
 ) -> None:
-    async with Session(request.getfixturevalue(server), FAST) as session:
+    async with Session(request.getfixturevalue(server), HANDSHAKE) as session:
         result = await session.call_tool("chatty")
     assert result.content == [{"type": "text", "text": "client answered the ping"}]
 
@@ -78,8 +88,18 @@ async def test_resumes_a_stream_the_server_closed_mid_call(resumable_url: str) -
     assert result.is_error is False
 
 
-async def test_stdio_server_lists_calls_and_pings(stdio_command: list[str]) -> None:
+async def test_stdio_server_negotiates_2026_07_28(stdio_command: list[str]) -> None:
     async with Session(stdio_command, FAST) as session:
+        assert session.protocol_version == "2026-07-28"
+        assert session.server_info["name"] == "sdk-stdio"
+        assert {tool["name"] for tool in await session.list_tools()} == SDK_TOOLS
+        assert (await session.call_tool("add", {"a": 1, "b": 2})).structured_content == {
+            "result": 3
+        }
+
+
+async def test_stdio_server_lists_calls_and_pings(stdio_command: list[str]) -> None:
+    async with Session(stdio_command, HANDSHAKE) as session:
         assert session.transport_name == "stdio"
         assert session.server_info["name"] == "sdk-stdio"
         assert {tool["name"] for tool in await session.list_tools()} == SDK_TOOLS
@@ -88,8 +108,8 @@ async def test_stdio_server_lists_calls_and_pings(stdio_command: list[str]) -> N
         ]
         chatty = await session.call_tool("chatty")
         assert chatty.content[0]["text"] == "client answered the ping"
-        assert "stdio test server starting" in session._transport.diagnostics()  # type: ignore[union-attr]
-        process = session._transport._process  # type: ignore[union-attr]
+        assert "stdio test server starting" in session.transport.diagnostics()  # type: ignore[union-attr]
+        process = session.transport._process  # type: ignore[union-attr]
     assert process.returncode is not None  # closing stopped the server
 
 
@@ -114,7 +134,7 @@ async def test_seed_style_server_without_initialize(seed_url: str) -> None:
 
 
 async def test_reinitializes_once_when_the_server_forgets_the_session(stateful_url: str) -> None:
-    async with Session(stateful_url, FAST) as session:
+    async with Session(stateful_url, HANDSHAKE) as session:
         first = session.session_id
         assert first
         # End the session behind the client's back, as a server restart would.
@@ -127,7 +147,7 @@ async def test_reinitializes_once_when_the_server_forgets_the_session(stateful_u
 
 
 async def test_closing_deletes_the_server_session(stateful_url: str) -> None:
-    async with Session(stateful_url, FAST) as session:
+    async with Session(stateful_url, HANDSHAKE) as session:
         session_id = session.session_id
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"mcp-session-id": session_id, "accept": "application/json, text/event-stream"}
@@ -140,13 +160,28 @@ async def test_sends_headers_session_id_and_version_and_answers_pings(
     fault_server: tuple[str, Any],
 ) -> None:
     base, app = fault_server
-    options = ClientOptions(headers={"X-Team": "platform"}, timeout=5)
+    options = ClientOptions(headers={"X-Team": "platform"}, timeout=5, listen=False)
     before = len(app.requests)
     async with Session(f"{base}/ok", options) as session:
         assert [tool["name"] for tool in await session.list_tools()] == ["only"]
     sent = [r for r in app.requests[before:] if r.path == "/ok"]
-    assert [r.method for r in sent] == ["POST", "POST", "POST", "POST", "DELETE"]
-    init, initialized, listing, pong, delete = sent
+    assert [r.method for r in sent] == ["POST", "POST", "POST", "POST", "POST", "DELETE"]
+    discover, init, initialized, listing, pong, delete = sent
+    # Auto mode asks server/discover first, enveloped as 2026-07-28 requires; this server
+    # answers "method not found" (it predates 2026-07-28), so the handshake follows.
+    assert discover.message["method"] == "server/discover"
+    assert discover.message["params"] == {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {
+                "name": "langop-infra",
+                "version": langop_infra.__version__,
+            },
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+    }
+    assert discover.headers["mcp-protocol-version"] == "2026-07-28"
+    assert discover.headers["mcp-method"] == "server/discover"
     assert init.message["method"] == "initialize"
     assert init.message["params"] == {
         "protocolVersion": "2025-11-25",
@@ -165,7 +200,8 @@ async def test_sends_headers_session_id_and_version_and_answers_pings(
     assert all(r.headers["x-team"] == "platform" for r in sent)
     # Bodies are read to their end, so kept-alive connections carry the session: one, plus
     # a second for the pong, sent while the tools/list stream still held the first.
-    assert init.client_port == initialized.client_port == listing.client_port
+    assert discover.client_port == init.client_port == initialized.client_port
+    assert init.client_port == listing.client_port
     assert pong.client_port != listing.client_port
     assert len({r.client_port for r in sent}) == 2
 

@@ -304,7 +304,7 @@ async def test_stdio_server_that_hangs_times_out_and_is_stopped() -> None:
         await session.initialize()
     assert "no answer to initialize" in str(caught.value)
     assert "server stderr: loading model" in str(caught.value)
-    process = session._transport._process  # type: ignore[union-attr]
+    process = session.transport._process  # type: ignore[union-attr]
     await session.aclose()
     assert process.returncode is not None  # terminated: it ignored EOF on stdin
     assert time.monotonic() - started < 0.5 + 1 + 1 + SLACK

@@ -15,7 +15,7 @@ import pytest
 from langop_infra.cli import main
 from langop_infra.mcp import ClientOptions, Session, fetch_tool_listing, fetch_tool_listing_sync
 from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth, OAuthError
-from tests.loopback import free_port
+from tests.support.loopback import free_port
 
 SECRET = "s3cret-canary-4c8a1f"
 

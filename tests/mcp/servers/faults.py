@@ -44,6 +44,7 @@ class FaultServer:
         self.requests: list[Recorded] = []
         self.garbage: tuple[str, bytes] = ("application/json", b"")
         self.legacy_streams: dict[str, tuple[str, asyncio.Queue[Any]]] = {}
+        self.resume_id: Any = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -81,6 +82,33 @@ class FaultServer:
             await call.reply_json(call.result({"tools": [{**TOOL, "name": n} for n in names]}))
 
     # -- one route per fault -------------------------------------------------------------
+
+    async def route_bad_calls(self, call: Call) -> None:
+        """Lists fine; ``tools/call`` of ``slow`` never answers, ``garbled`` is not JSON,
+        ``refused`` is a JSON-RPC error."""
+        if await call.handshake():
+            return
+        if call.method == "tools/list":
+            names = ["slow", "garbled", "refused"]
+            await call.reply_json(call.result({"tools": [{**TOOL, "name": n} for n in names]}))
+            return
+        name = (call.message.get("params") or {}).get("name")
+        if name == "slow":
+            await call.until_disconnected()
+        elif name == "garbled":
+            await respond(call.send, 200, b"<html>oops")
+        else:
+            await call.reply_error(-32603, "database is down", status=200)
+
+    async def route_hostile(self, call: Call) -> None:
+        """Tool names and descriptions that try to drive the terminal."""
+        if not await call.handshake():
+            names = ["工具", "ok\x1b[2J", "rtl\u202eevil"]
+            tools = [
+                {**TOOL, "name": n, "title": "Echo", "description": "\x1b]0;pwned\x07 hi"}
+                for n in names
+            ]
+            await call.reply_json(call.result({"tools": tools}))
 
     async def route_never(self, call: Call) -> None:
         await call.until_disconnected()
@@ -224,16 +252,50 @@ class FaultServer:
         else:
             await self.route_ok(call)
 
+    async def route_future(self, call: Call) -> None:
+        """A 2026-style server that speaks only a version from the future."""
+        await call.reply_error(
+            -32022, "Unsupported protocol version", {"supported": ["2099-01-01"]}
+        )
+
+    async def route_future_dual(self, call: Call) -> None:
+        """Refuses 2026-07-28 with -32022 naming 2025-11-25, then serves the handshake."""
+        if call.method == "server/discover":
+            data = {"supported": ["2099-01-01", "2025-11-25"], "requested": "2026-07-28"}
+            await call.reply_error(-32022, "Unsupported protocol version", data)
+        else:
+            await self.route_ok(call)
+
+    async def route_header_mismatch(self, call: Call) -> None:
+        """Answers discover with -32020 (HTTP 400), as behind a header-rewriting proxy."""
+        if call.method == "server/discover":
+            await call.reply_error(-32020, "mcp-method header does not match", status=400)
+        else:
+            await self.route_ok(call)
+
     async def route_redirect_away(self, call: Call) -> None:
         port = call.scope["server"][1]
         await respond(call.send, 307, b"", extra=[(b"location", f"http://localhost:{port}/ok")])
+
+    async def route_moved(self, call: Call) -> None:
+        await respond(call.send, 308, b"", extra=[(b"location", "/ok")])
+
+    async def route_resume_refused(self, call: Call) -> None:
+        """Ends the tools/list stream after a priming event, then refuses the resume GET."""
+        if call.scope["method"] == "GET":
+            await respond(call.send, 405, b"", extra=[(b"allow", "POST")])
+        elif not await call.handshake(session_id="unresumable-1"):
+            await call.start_sse()
+            await call.sse(b"id: p-1\ndata:\n\n", last=True)
 
     async def route_redirect_here(self, call: Call) -> None:
         await respond(call.send, 307, b"", extra=[(b"location", "/ok")])
 
     async def route_ok(self, call: Call) -> None:
         """A correct server: session id, SSE answer with a notification and a ping first."""
-        if call.message is not None and "method" not in call.message:
+        if call.scope["method"] == "GET":
+            await respond(call.send, 405, b"", extra=[(b"allow", "POST, DELETE")])  # no GET stream
+        elif call.message is not None and "method" not in call.message:
             await respond(call.send, 202, b"")  # the client's answer to our ping
         elif not await call.handshake(session_id="scripted-1"):
             await call.start_sse()
@@ -258,9 +320,10 @@ class FaultServer:
                 await respond(call.send, 400, b"expected Last-Event-ID p-1", "text/plain")
                 return
             await call.start_sse()
-            answer = {"jsonrpc": "2.0", "id": 2, "result": {"tools": [TOOL]}}
+            answer = {"jsonrpc": "2.0", "id": self.resume_id, "result": {"tools": [TOOL]}}
             await call.sse(b"id: p-2\ndata: " + json.dumps(answer).encode() + b"\n\n", last=True)
         elif not await call.handshake(session_id="resumable-1"):
+            self.resume_id = call.message.get("id")
             await call.start_sse()
             await call.sse(b"retry: 10\nid: p-1\ndata:\n\n", last=True)
 
@@ -286,7 +349,14 @@ class Call:
         return {"jsonrpc": "2.0", "id": self.message.get("id"), "result": result}
 
     async def handshake(self, session_id: str | None = None) -> bool:
-        """Answer initialize or a notification as a correct server; False for anything else."""
+        """Answer initialize or a notification as a correct server; False for anything else.
+
+        ``server/discover`` gets "method not found", as from a server older than 2026-07-28.
+        """
+        if self.method == "server/discover":
+            error = {"code": -32601, "message": "Method not found"}
+            await self.reply_json({"jsonrpc": "2.0", "id": self.message.get("id"), "error": error})
+            return True
         if self.method == "initialize":
             extra = [(b"mcp-session-id", session_id)] if session_id else []
             await self.reply_json(self.result(INIT_RESULT), extra)
@@ -295,6 +365,13 @@ class Call:
             await respond(self.send, 202, b"")
             return True
         return False
+
+    async def reply_error(
+        self, code: int, message: str, data: Any = None, status: int = 400
+    ) -> None:
+        error = {"code": code, "message": message, **({"data": data} if data else {})}
+        body = {"jsonrpc": "2.0", "id": self.message.get("id"), "error": error}
+        await respond(self.send, status, json.dumps(body).encode())
 
     async def reply_json(self, payload: Any, extra: list[tuple[bytes, str]] | None = None) -> None:
         await respond(self.send, 200, json.dumps(payload).encode(), extra=extra)

@@ -16,6 +16,7 @@ import base64
 import secrets
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -222,9 +223,13 @@ class StandInVerifier:
 
 
 def client_credentials_server(
-    base_url: str, issuer: StandInAuthorizationServer, scopes: list[str] | None = None
+    base_url: str,
+    issuer: StandInAuthorizationServer,
+    scopes: list[str] | None = None,
+    tools: Callable[[MCPServer], MCPServer] | None = None,
 ) -> Any:
-    """The SDK's MCP server at ``base_url``/mcp; the stand-in is issuer ``base_url``/as."""
+    """The SDK's MCP server at ``base_url``/mcp; the stand-in is issuer ``base_url``/as.
+    ``tools`` registers the server's tools (default: ``whoami``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         auth = AuthSettings(
@@ -236,7 +241,7 @@ def client_credentials_server(
     server = MCPServer(
         "cc-demo", auth=auth, token_verifier=StandInVerifier(issuer), log_level="WARNING"
     )
-    app = _tools(server).streamable_http_app()
+    app = (tools or _tools)(server).streamable_http_app()
     return Starlette(
         routes=[
             # RFC 8414 §3.1: the issuer's path goes after the well-known suffix.

@@ -1,0 +1,104 @@
+"""Small HTTP behaviours: permanent redirects remembered, refused resumes named, and
+transports injected for in-process tests (httpx's ``transport=``, or a ready MCP one)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from langop_infra.mcp import ClientOptions, HTTPStatusError, Session
+
+pytestmark = pytest.mark.anyio
+
+FAST = ClientOptions(timeout=5, deadline=10, listen=False)
+
+
+async def test_a_same_origin_permanent_redirect_is_remembered(
+    fault_server: tuple[str, Any],
+) -> None:
+    base, app = fault_server
+    before = len(app.requests)
+    async with Session(f"{base}/moved", FAST) as session:
+        assert [tool["name"] for tool in await session.list_tools()] == ["only"]
+        assert [tool["name"] for tool in await session.list_tools()] == ["only"]
+    paths = [r.path for r in app.requests[before:]]
+    # Only the first message pays the redirect; the rest, DELETE included, go to /ok.
+    assert paths.count("/moved") == 1
+    assert paths.count("/ok") >= 5
+
+
+async def test_a_refused_resume_is_reported_as_such(fault_server: tuple[str, Any]) -> None:
+    base, _ = fault_server
+    with pytest.raises(HTTPStatusError) as refused:
+        async with Session(f"{base}/resume-refused", FAST) as session:
+            await session.list_tools()
+    assert refused.value.status == 405
+    assert str(refused.value) == (
+        f"{base}/resume-refused ended the event stream of tools/list before answering and "
+        "then refused to resume it (GET with Last-Event-ID answered HTTP 405): the server's "
+        "stream resumption is broken or disabled; retry, or check its event store"
+    )
+
+
+async def test_an_injected_httpx_transport_runs_the_sdk_server_in_process(
+    sdk_tools: Any,
+) -> None:
+    server = sdk_tools.build_server("in-process")
+    app = server.streamable_http_app(json_response=True)
+    async with server.session_manager.run():
+        transport = httpx.ASGITransport(app=app)
+        # Nothing is dialled; the SDK only checks the Host header against loopback names.
+        async with Session("http://127.0.0.1:8000/mcp", FAST, transport=transport) as session:
+            assert session.protocol_version == "2026-07-28"
+            assert session.server_info["name"] == "in-process"
+            added = await session.call_tool("add", {"a": 1, "b": 1})
+    assert added.structured_content == {"result": 2}
+
+
+class _MemoryTransport:
+    """An MCP transport object answering from a dict: the smallest injected transport."""
+
+    name = "memory"
+    label = "memory"
+    protocol_version: str | None = None
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.closed = False
+
+    async def request(self, message: dict[str, Any], headers: Any = None) -> dict[str, Any]:
+        self.sent.append(message)
+        method = message["method"]
+        if method == "server/discover":
+            result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "noop", "inputSchema": {"type": "object"}}]}
+        else:
+            result = {"content": [{"type": "text", "text": "done"}]}
+        return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+    async def notify(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    def reset_session(self) -> None:
+        pass
+
+    def diagnostics(self) -> str:
+        return ""
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def test_an_injected_mcp_transport_object() -> None:
+    transport = _MemoryTransport()
+    async with Session("memory", FAST, transport=transport) as session:
+        assert session.protocol_version == "2026-07-28"
+        assert [tool["name"] for tool in await session.list_tools()] == ["noop"]
+        assert (await session.call_tool("noop")).content == [{"type": "text", "text": "done"}]
+    assert transport.closed is True
+    assert [m["method"] for m in transport.sent] == ["server/discover", "tools/list", "tools/call"]
+    envelope = transport.sent[2]["params"]["_meta"]
+    assert envelope["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"

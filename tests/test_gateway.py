@@ -1,0 +1,317 @@
+"""The model gateway's LiteLLM config, read by the real LiteLLM library, and its Kubernetes
+objects checked against the official schemas and the restricted Pod Security Standard."""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any
+
+import pytest
+
+from langop_infra import gateway
+from langop_infra.model_specs import ModelGatewayDefaults, ModelSpec
+from langop_infra.specs import Security
+from tests.fake_openai import FakeOpenAI
+from tests.support.loopback import serve
+from tests.support.manifests import validate_manifests
+from tests.test_pod_security import RULES, resources_bounded
+
+# LiteLLM's own types warn about pydantic's ReadOnly support; nothing of ours.
+pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")
+# LiteLLM fetches its model cost map from GitHub at import unless told not to.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+litellm = pytest.importorskip("litellm")
+
+
+def models(*docs: dict[str, Any]) -> list[ModelSpec]:
+    return [ModelSpec.model_validate(d) for d in docs]
+
+
+EVERY_PROVIDER = models(
+    {
+        "name": "fast",
+        "provider": "openai-compatible",
+        "modelName": "llama-3.1-8b",
+        "endpoint": "http://vllm.models.svc.cluster.local:8000/v1",
+        "fallbacks": ["smart", "gpt"],
+        "timeout": "30s",
+        "retryPolicy": {"maxAttempts": 0},
+        "rateLimits": {"requestsPerMinute": 120, "tokensPerMinute": 90000},
+        "configuration": {"temperature": 0.2, "maxTokens": 512, "stopSequences": ["END"]},
+    },
+    {
+        "name": "smart",
+        "provider": "anthropic",
+        "modelName": "claude-sonnet-4-5",
+        "apiKey": {"secretKeyRef": {"name": "anthropic"}},
+        "timeout": "2m",
+        "retryPolicy": {"maxAttempts": 5},
+    },
+    {
+        "name": "gpt",
+        "provider": "openai",
+        "modelName": "gpt-4o-mini",
+        "apiKey": {"secretKeyRef": {"name": "openai", "key": "token"}},
+    },
+    {
+        "name": "azure-gpt",
+        "provider": "azure",
+        "modelName": "gpt-4o-deployment",
+        "endpoint": "https://acme.openai.azure.com",
+        "apiKey": {"secretKeyRef": {"name": "azure"}},
+    },
+    {
+        "name": "claude-aws",
+        "provider": "bedrock",
+        "modelName": "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        "apiKey": {"secretKeyRef": {"name": "bedrock"}},
+    },
+    {
+        "name": "gemini",
+        "provider": "vertex",
+        "modelName": "gemini-1.5-pro",
+        "apiKey": {"secretKeyRef": {"name": "gcp", "key": "service-account.json"}},
+    },
+    {
+        "name": "local",
+        "provider": "ollama",
+        "modelName": "llama3.2",
+        "endpoint": "http://ollama.models.svc.cluster.local:11434",
+    },
+    {
+        "name": "vllm",
+        "provider": "custom",
+        "modelName": "hosted_vllm/qwen2.5-7b",
+        "endpoint": "http://vllm.models.svc.cluster.local:8000/v1",
+    },
+)
+# What LiteLLM's own provider resolution must make of each entry.
+EXPECTED_PROVIDER = {
+    "fast": ("openai", "llama-3.1-8b"),
+    "smart": ("anthropic", "claude-sonnet-4-5"),
+    "gpt": ("openai", "gpt-4o-mini"),
+    "azure-gpt": ("azure", "gpt-4o-deployment"),
+    "claude-aws": ("bedrock", "anthropic.claude-3-5-sonnet-20240620-v1:0"),
+    "gemini": ("vertex_ai", "gemini-1.5-pro"),
+    "local": ("ollama_chat", "llama3.2"),
+    "vllm": ("hosted_vllm", "qwen2.5-7b"),
+}
+
+
+def router_from(config: dict[str, Any], **kwargs: Any) -> Any:
+    """A LiteLLM Router built the way the proxy builds one from config.yaml."""
+    return litellm.Router(
+        model_list=copy.deepcopy(config["model_list"]),
+        **copy.deepcopy(config.get("router_settings", {})),
+        **kwargs,
+    )
+
+
+@pytest.fixture
+def key_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Test values for every ``os.environ/`` reference; LiteLLM resolves them itself."""
+    values = {gateway.api_key_env_name(m.name): f"test-key-{m.name}" for m in EVERY_PROVIDER}
+    values[gateway.MASTER_KEY_ENV] = "sk-test-master"
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    return values
+
+
+def deployments(router: Any) -> dict[str, dict[str, Any]]:
+    return {d["model_name"]: d["litellm_params"] for d in router.get_model_list()}
+
+
+def test_litellm_router_sees_the_models_fallbacks_retries_and_timeouts(
+    key_env: dict[str, str],
+) -> None:
+    config = gateway.gateway_config(EVERY_PROVIDER, master_key=True)
+    router = router_from(config)
+
+    assert router.get_model_names() == [m.name for m in EVERY_PROVIDER]
+    assert router.fallbacks == [{"fast": ["smart", "gpt"]}]
+    seen = deployments(router)
+    assert {n: p["timeout"] for n, p in seen.items()} == {
+        "fast": 30.0,
+        "smart": 120.0,
+        **{n: 300.0 for n in ("gpt", "azure-gpt", "claude-aws", "gemini", "local", "vllm")},
+    }
+    assert {n: p["max_retries"] for n, p in seen.items()} == dict.fromkeys(seen, 0)
+    assert {n: p["num_retries"] for n, p in seen.items()} == {
+        "fast": 0,
+        "smart": 5,
+        **{n: 3 for n in ("gpt", "azure-gpt", "claude-aws", "gemini", "local", "vllm")},
+    }
+    assert (seen["fast"]["rpm"], seen["fast"]["tpm"]) == (120, 90000)
+    assert seen["fast"]["api_base"] == "http://vllm.models.svc.cluster.local:8000/v1"
+    assert seen["azure-gpt"]["api_base"] == "https://acme.openai.azure.com"
+    for name, (provider, model) in EXPECTED_PROVIDER.items():
+        resolved = litellm.get_llm_provider(seen[name]["model"])
+        assert (resolved[1], resolved[0]) == (provider, model), name
+
+
+def test_keys_reach_litellm_only_through_env_references(key_env: dict[str, str]) -> None:
+    config = gateway.gateway_config(EVERY_PROVIDER, master_key=True)
+    text = gateway.gateway_config_yaml(EVERY_PROVIDER, master_key=True)
+    for value in key_env.values():
+        assert value not in text
+    assert config["general_settings"] == {"master_key": "os.environ/LITELLM_MASTER_KEY"}
+    seen = deployments(router_from(config))
+    assert seen["smart"]["api_key"] == "test-key-smart"
+    assert seen["gpt"]["api_key"] == "test-key-gpt"
+    assert seen["gemini"]["vertex_credentials"] == "test-key-gemini"
+    assert "api_key" not in seen["local"]
+
+
+def test_request_defaults_are_litellm_params() -> None:
+    params = gateway.litellm_params(EVERY_PROVIDER[0])
+    assert params["temperature"] == 0.2
+    assert params["max_tokens"] == 512
+    assert params["stop"] == ["END"]
+    assert "top_p" not in params
+
+
+def test_litellm_router_falls_back_to_the_next_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A completion through LiteLLM's Router: the primary fails, the fallback answers."""
+    fake = FakeOpenAI(failing={"broken-model"})
+    monkeypatch.setenv("MODEL_STEADY_API_KEY", "test-key-steady")
+    with serve(fake.app()) as url:
+        config = gateway.gateway_config(
+            models(
+                {
+                    "name": "primary",
+                    "provider": "openai-compatible",
+                    "modelName": "broken-model",
+                    "endpoint": f"{url}/v1",
+                    "retryPolicy": {"maxAttempts": 0},
+                    "fallbacks": ["steady"],
+                },
+                {
+                    "name": "steady",
+                    "provider": "openai-compatible",
+                    "modelName": "steady-model",
+                    "endpoint": f"{url}/v1",
+                    "apiKey": {"secretKeyRef": {"name": "steady"}},
+                    "retryPolicy": {"maxAttempts": 0},
+                },
+            ),
+            master_key=False,
+        )
+        response = router_from(config, num_retries=0).completion(
+            model="primary", messages=[{"role": "user", "content": "hi"}]
+        )
+    assert response.choices[0].message.content == "hello from steady-model"
+    assert fake.models_asked() == ["broken-model", "steady-model"]
+    assert fake.requests[1]["authorization"] == "Bearer test-key-steady"
+
+
+# --- Kubernetes objects ------------------------------------------------------------------------
+
+GATEWAY = ModelGatewayDefaults.model_validate(
+    {
+        "image": "ghcr.io/berriai/litellm-non_root@sha256:" + "ab" * 32,
+        "masterKey": {"secretKeyRef": {"name": "gateway-master", "key": "key"}},
+        "requireAuth": True,
+    }
+)
+
+
+def objects(**kwargs: Any) -> list[dict[str, Any]]:
+    return gateway.gateway_objects(
+        EVERY_PROVIDER,
+        kwargs.pop("gateway_defaults", GATEWAY),
+        namespace="apps",
+        part_of="shop",
+        security=Security(),
+        **kwargs,
+    )
+
+
+def by_kind(manifests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {m["kind"]: m for m in manifests}
+
+
+def test_gateway_objects_pass_strict_kubernetes_validation() -> None:
+    manifests = objects(image_pull_policy="IfNotPresent")
+    validate_manifests(copy.deepcopy(manifests))
+    assert [(m["kind"], m["metadata"]["name"]) for m in manifests] == [
+        ("ConfigMap", "gateway-config"),
+        ("Deployment", "gateway"),
+        ("Service", "gateway"),
+    ]
+    service = by_kind(manifests)["Service"]["spec"]
+    assert service["type"] == "ClusterIP"
+    assert service["ports"] == [
+        {"name": "http", "port": 8000, "targetPort": "http", "protocol": "TCP"}
+    ]
+
+
+def test_gateway_pod_meets_the_restricted_standard_with_bounds_and_probes() -> None:
+    template = by_kind(objects())["Deployment"]["spec"]["template"]
+    violations = {name: rule(template) for name, rule in RULES.items()}
+    assert violations == {name: [] for name in RULES}
+    assert resources_bounded(template) == []
+    (container,) = template["spec"]["containers"]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert template["spec"]["automountServiceAccountToken"] is False
+    assert container["livenessProbe"]["httpGet"] == {"path": "/health/liveliness", "port": 8000}
+    assert container["readinessProbe"]["httpGet"] == {"path": "/health/readiness", "port": 8000}
+    assert container["startupProbe"]["httpGet"]["path"] == "/health/liveliness"
+    writable = {m["mountPath"] for m in container["volumeMounts"] if not m.get("readOnly")}
+    assert writable == {"/tmp", "/var/lib/litellm"}
+    volumes = {v["name"]: v for v in template["spec"]["volumes"]}
+    assert all(
+        "emptyDir" in volumes[m["name"]] for m in container["volumeMounts"] if not m.get("readOnly")
+    )
+    assert container["args"] == ["--config", "/etc/litellm/config.yaml", "--port", "8000"]
+
+
+def test_gateway_keys_come_only_from_secret_key_refs() -> None:
+    manifests = objects()
+    env = by_kind(manifests)["Deployment"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    secret_env = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in env if "valueFrom" in e}
+    assert secret_env == {
+        "LITELLM_MASTER_KEY": {"name": "gateway-master", "key": "key"},
+        "MODEL_SMART_API_KEY": {"name": "anthropic", "key": "api-key"},
+        "MODEL_GPT_API_KEY": {"name": "openai", "key": "token"},
+        "MODEL_AZURE_GPT_API_KEY": {"name": "azure", "key": "api-key"},
+        "MODEL_CLAUDE_AWS_API_KEY": {"name": "bedrock", "key": "api-key"},
+        "MODEL_GEMINI_API_KEY": {"name": "gcp", "key": "service-account.json"},
+    }
+    literal = {e["name"]: e["value"] for e in env if "value" in e}
+    assert not any("KEY" in name for name in literal)
+    config = by_kind(manifests)["ConfigMap"]["data"]["config.yaml"]
+    assert "os.environ/MODEL_SMART_API_KEY" in config
+
+
+def test_a_config_or_key_change_rolls_the_gateway() -> None:
+    def rollout(manifests: list[dict[str, Any]]) -> str:
+        meta = by_kind(manifests)["Deployment"]["spec"]["template"]["metadata"]
+        return meta["annotations"][gateway.CONFIG_CHECKSUM_ANNOTATION]
+
+    base = rollout(objects())
+    assert rollout(objects()) == base
+    changed = GATEWAY.model_copy(
+        update={
+            "master_key": GATEWAY.master_key.model_copy(
+                update={
+                    "secret_key_ref": GATEWAY.master_key.secret_key_ref.model_copy(
+                        update={"key": "other"}
+                    )
+                }
+            )
+        }
+    )
+    assert rollout(objects(gateway_defaults=changed)) != base
+    hotter = [
+        m.model_copy(
+            update={"configuration": m.configuration.model_copy(update={"temperature": 1.0})}
+        )
+        if m.name == "fast"
+        else m
+        for m in EVERY_PROVIDER
+    ]
+    manifests = gateway.gateway_objects(
+        hotter, GATEWAY, namespace="apps", part_of="shop", security=Security()
+    )
+    assert rollout(manifests) != base
