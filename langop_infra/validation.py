@@ -232,7 +232,8 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
     problems += found
     raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
-    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else None
+    # "" when missing: the cluster's stand-in (below) has that namespace, and so do its items.
+    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else ""
     declared = {
         (t.get("namespace") if isinstance(t.get("namespace"), str) else namespace, t["name"])
         for t in raw_tools
