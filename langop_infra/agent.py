@@ -79,7 +79,8 @@ class LanguageAgentArgs(TypedDict, total=False):
     egress: pulumi.Input[str]
     """``open`` or ``restricted`` (default: the cluster's)."""
     egress_to: pulumi.Input[list[Any]]
-    """Egress destinations under ``restricted``: ``{cidr, except, ports}``."""
+    """Egress peers under ``restricted``: ``{cidr, except, host, ports}`` or ``{namespace,
+    podLabels, ports}``."""
     models: list[Any]
     """LanguageModels it uses, in order: the components, or ``{name, role, priority}``
     references to models built earlier in the program."""
@@ -89,6 +90,39 @@ class LanguageAgentArgs(TypedDict, total=False):
     """System prompt (``systemPrompt`` in ark): AGENT_INSTRUCTIONS, at most 64 KiB."""
     persona: Any
     """A LanguagePersona or ``{name, tone, personality, expertise}``."""
+    image_pull_secrets: pulumi.Input[list[Any]]
+    """Secrets to pull the image with: names or ``{name}``."""
+    env_from: pulumi.Input[list[Any]]
+    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
+    probes: pulumi.Input[dict[str, Any]]
+    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
+    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Node labels the pods must run on."""
+    tolerations: pulumi.Input[list[Any]]
+    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
+    affinity: pulumi.Input[dict[str, Any]]
+    """Node and pod (anti-)affinity, as in a pod spec."""
+    topology_spread_constraints: pulumi.Input[list[Any]]
+    """How pods spread over zones or nodes (default selector: the workload's pods)."""
+    priority_class_name: pulumi.Input[str]
+    """PriorityClass of the pods."""
+    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on the pods only."""
+    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the pods only."""
+    termination_grace_period_seconds: pulumi.Input[int]
+    """Seconds a pod gets to stop."""
+    disruption_budget: pulumi.Input[dict[str, Any]]
+    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
+    autoscaling: dict[str, Any]
+    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
+    workspace: dict[str, Any]
+    """A persistent workspace: ``{size, storageClassName, accessModes, mountPath,
+    initialFiles, seedConfigMap, seedImage}``."""
+    ports: list[Any]
+    """Ports the agent listens on (``{name, port}``): a Service ``<agent>``."""
+    allow_from: pulumi.Input[list[Any]]
+    """Who may reach the agent's ports: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
     part_of: str
     """``app.kubernetes.io/part-of`` (default: the namespace)."""
     defaults: dict[str, Any]

@@ -77,6 +77,37 @@ class LanguageToolArgs(TypedDict, total=False):
     """Schema sync: ``{enabled, access, syncUrl, required, timeout, headers}``."""
     persistence: dict[str, Any]
     """A PersistentVolumeClaim ``<tool>-data``: ``{size, mountPath, storageClassName}``."""
+    image_pull_secrets: pulumi.Input[list[Any]]
+    """Secrets to pull the image with: names or ``{name}``."""
+    env_from: pulumi.Input[list[Any]]
+    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
+    probes: pulumi.Input[dict[str, Any]]
+    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
+    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Node labels the pods must run on."""
+    tolerations: pulumi.Input[list[Any]]
+    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
+    affinity: pulumi.Input[dict[str, Any]]
+    """Node and pod (anti-)affinity, as in a pod spec."""
+    topology_spread_constraints: pulumi.Input[list[Any]]
+    """How pods spread over zones or nodes (default selector: the workload's pods)."""
+    priority_class_name: pulumi.Input[str]
+    """PriorityClass of the pods."""
+    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on the pods only."""
+    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the pods only."""
+    termination_grace_period_seconds: pulumi.Input[int]
+    """Seconds a pod gets to stop."""
+    disruption_budget: pulumi.Input[dict[str, Any]]
+    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
+    autoscaling: dict[str, Any]
+    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
+    egress: pulumi.Input[str]
+    """``open`` or ``restricted`` (default: the cluster's)."""
+    egress_to: pulumi.Input[list[Any]]
+    """Egress peers under ``restricted``: ``{cidr, except, ports}`` or ``{namespace,
+    podLabels, ports}``."""
     part_of: str
     """``app.kubernetes.io/part-of`` (default: the namespace)."""
     defaults: dict[str, Any]

@@ -800,3 +800,59 @@ def test_agent_without_tools_gets_no_mcp_servers_and_no_tools_key() -> None:
     container = find(manifests, "Deployment", "a")["spec"]["template"]["spec"]["containers"][0]
     assert "MCP_SERVERS" not in [e["name"] for e in container["env"]]
     assert contract.mcp_servers_env([]) == ""
+
+
+def test_standalone_components_take_the_new_fields() -> None:
+    from langop_infra import LanguageAgent, LanguageTool
+
+    def program() -> None:
+        LanguageTool(
+            "t",
+            image="ghcr.io/acme/t:1",
+            namespace="apps",
+            autoscaling={"maxReplicas": 4},
+            egress="restricted",
+        )
+        LanguageAgent(
+            "a",
+            image="ghcr.io/acme/a:1",
+            namespace="apps",
+            ports=[{"name": "http", "port": 8000}],
+            workspace={"initialFiles": {"a.md": "x"}},
+            replicas=2,
+            disruption_budget={"minAvailable": 1},
+        )
+
+    with pytest.raises(SpecError, match=r"accessModes to \[ReadWriteMany\]"):
+        run_program(program)
+
+    def fixed() -> None:
+        LanguageTool(
+            "t", image="ghcr.io/acme/t:1", namespace="apps", autoscaling={"maxReplicas": 4}
+        )
+        LanguageAgent(
+            "a",
+            image="ghcr.io/acme/a:1",
+            namespace="apps",
+            ports=[{"name": "http", "port": 8000}],
+            workspace={"initialFiles": {"a.md": "x"}, "accessModes": ["ReadWriteMany"]},
+            replicas=2,
+            disruption_budget={"minAvailable": 1},
+        )
+
+    manifests = run_program(fixed).manifests()
+    validate_at_every_version(manifests)
+    keys = sorted((m["kind"], m["metadata"]["name"]) for m in manifests)
+    assert keys == [
+        ("ConfigMap", "a-config"),
+        ("ConfigMap", "a-workspace-seed"),
+        ("Deployment", "a"),
+        ("Deployment", "t"),
+        ("HorizontalPodAutoscaler", "t"),
+        ("NetworkPolicy", "a-ingress"),
+        ("NetworkPolicy", "t-ingress"),
+        ("PersistentVolumeClaim", "a-workspace"),
+        ("PodDisruptionBudget", "a"),
+        ("Service", "a"),
+        ("Service", "t"),
+    ]
