@@ -1,4 +1,5 @@
-"""Does an agent's restricted egress admit the servers it was given? Checked at render.
+"""Does an agent's restricted egress admit the servers and models it was given? Checked at
+render.
 
 A NetworkPolicy names addresses, not hosts. An IP literal in a URL is checked exactly against
 ``egressTo``; an in-cluster Service host (``<svc>.<ns>.svc…``) against namespace peers; any
@@ -13,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from langop_infra.errors import Problem, join_path
+from langop_infra.model_specs import gateway_defaults, model_refs, via_gateway
 from langop_infra.specs import AgentSpec, ClusterSpec, EgressRule
 
 
@@ -74,17 +76,35 @@ def _agent_urls(agent: AgentSpec) -> Iterator[tuple[str, str]]:
             yield f"webhookTools[{j}].url", tool.url
 
 
+def _model_urls(
+    agent: AgentSpec, cluster: ClusterSpec
+) -> Iterator[tuple[str, str, list[EgressRule]]]:
+    """Endpoints of the models the agent calls directly, with the model's own ``egressTo``
+    (which the agent's egress policy also gets); the gateway's models are the gateway's."""
+    models = {m.name: m for m in cluster.models}
+    gateway = gateway_defaults(cluster.defaults)
+    for j, ref in enumerate(model_refs(agent)):
+        model = models.get(ref.name)
+        if model is None or model.endpoint is None or via_gateway(model, gateway):
+            continue
+        where = "model" if agent.model is not None else f"models[{j}]"
+        yield where, model.endpoint, list(model.egress_to)
+
+
 def egress_findings(
     cluster: ClusterSpec, path: str = "", agent_index: Sequence[int] | None = None
 ) -> list[Problem]:
-    """Each URL of a restricted agent's own servers that its egress may not admit."""
+    """Each URL of a restricted agent's own servers and direct-mode models that its egress
+    may not admit."""
     index = agent_index if agent_index is not None else range(len(cluster.agents))
     problems = []
     for i, agent in zip(index, cluster.agents, strict=True):
         if (agent.egress or cluster.defaults.egress) != "restricted":
             continue
-        for where, url in _agent_urls(agent):
-            verdict = url_verdict(url, list(agent.egress_to))
+        checks = [(where, url, []) for where, url in _agent_urls(agent)]
+        checks += list(_model_urls(agent, cluster))
+        for where, url, extra in checks:
+            verdict = url_verdict(url, [*agent.egress_to, *extra])
             if verdict is not None:
                 problems.append(Problem(join_path(path, f"agents[{i}].{where}"), verdict))
     return problems

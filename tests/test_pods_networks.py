@@ -856,3 +856,40 @@ def test_standalone_components_take_the_new_fields() -> None:
         ("Service", "a"),
         ("Service", "t"),
     ]
+
+
+def test_render_checks_the_endpoint_of_a_model_the_agent_calls_directly() -> None:
+    document = {
+        "namespace": "apps",
+        "defaults": {"egress": "restricted"},
+        "models": [
+            {
+                "name": "local",
+                "provider": "openai",
+                "modelName": "llama",
+                "endpoint": "http://10.20.0.5:8000/v1",
+                "gateway": False,
+            },
+            {
+                "name": "hosted",
+                "provider": "openai",
+                "modelName": "gpt-4o-mini",
+                "endpoint": "https://llm.example.com/v1",
+                "gateway": False,
+                "egressTo": [
+                    {"cidr": "198.18.0.0/24", "host": "llm.example.com", "ports": [{"port": 443}]}
+                ],
+            },
+        ],
+        "agents": [
+            {
+                "name": "a",
+                "image": "ghcr.io/acme/a:1",
+                "models": [{"name": "local"}, {"name": "hosted"}],
+            }
+        ],
+    }
+    assert cluster_run(document).warnings == [
+        "agents[0].models[0]: restricted egress does not admit 10.20.0.5 port 8000; add egressTo "
+        "{cidr: 10.20.0.5/32, ports: [{port: 8000}]}"
+    ]
