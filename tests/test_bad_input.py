@@ -1333,6 +1333,24 @@ CASES += [
         r"except and host apply to a cidr peer only",
     ),
     Case(
+        "tool-egress-to-except-outside",
+        doc(
+            (f"{T0}.egress", "restricted"),
+            (f"{T0}.egressTo", [{"cidr": "10.0.0.0/8", "except": ["192.168.0.0/16"]}]),
+        ),
+        f"{T0}.egressTo[0].except[0]",
+        r"not inside 10.0.0.0/8",
+    ),
+    Case(
+        "agent-allow-from-except-outside",
+        doc(
+            (f"{A0}.ports", [{"name": "http", "port": 80}]),
+            (f"{A0}.allowFrom", [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["11.0.0.0/8"]}}]),
+        ),
+        f"{A0}.allowFrom[0].ipBlock.except[0]",
+        r"not inside 10.0.0.0/8",
+    ),
+    Case(
         "tool-egress-to-with-open-egress",
         doc((f"{T0}.egressTo", [{"namespace": "x"}])),
         f"{T0}.egressTo",

@@ -130,6 +130,8 @@ def rich_document() -> dict[str, Any]:
                     }
                 },
                 "autoscaling": {"maxReplicas": 3, "targetCPUUtilizationPercentage": 70},
+                "egress": "restricted",
+                "egressTo": [{"namespace": "web", "ports": [{"port": 443}]}],
             }
         ],
     }
