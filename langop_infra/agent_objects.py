@@ -85,6 +85,8 @@ def agent_objects(
         # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
         deployment["strategy"] = {"type": "Recreate"}
     made = policies.agent_policies(agent, namespace, targets, agent.egress or defaults.egress)
+    synced = [t.port for t in targets if t.sidecar_container is not None and t.sync_inputs]
+    made = policies.with_sync_ingress(made, agent.name, defaults.schema_sync_from, synced)
     made = with_model_egress(made, agent.name, extra.egress_rules)
     warnings = override_warnings(agent.name, extra.overridden)
     return AgentObjects(

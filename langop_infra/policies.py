@@ -137,6 +137,25 @@ def agent_ingress_spec(
     }
 
 
+def with_sync_ingress(
+    made: Sequence[tuple[str, str, dict[str, Any]]],
+    agent: str,
+    peers: Sequence[NetworkPeer],
+    ports: Sequence[int],
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """The agent's policies with ``schemaSyncFrom`` admitted to its synced sidecars' ports:
+    schema sync reaches a sidecar through the agent's pods (the API server's pod proxy)."""
+    if not peers or not ports:
+        return list(made)
+    rule = {"from": [network_peer(p) for p in peers], "ports": [tcp(p) for p in ports]}
+    out = []
+    for name, namespace, spec in made:
+        if name == agent_ingress_name(agent):
+            spec = {**spec, "ingress": [*spec["ingress"], rule]}
+        out.append((name, namespace, spec))
+    return out
+
+
 def agent_egress_spec(
     agent: str, targets: Sequence[ToolTarget], egress_to: Sequence[EgressRule] = ()
 ) -> dict[str, Any]:

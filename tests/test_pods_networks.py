@@ -553,11 +553,21 @@ def test_each_sync_source_reaches_each_synced_tool_and_nothing_else(stack: str) 
     tools = {t["name"]: t.get("port", 8080) for t in config["langop-infra:tools"]}
     services = {m["metadata"]["name"] for m in manifests if m["kind"] == "Service"}
     pods = pod_templates(manifests)
+    # A synced sidecar is reached through its agent's pod (the API server's pod proxy).
+    sidecars = {
+        m["metadata"]["name"]: {
+            c["name"] for c in m["spec"]["template"]["spec"].get("initContainers", [])
+        }
+        for m in manifests
+        if m["kind"] == "Deployment"
+    }
     for source in sync_sources(peers):
         for pod in pods:
             for port in {8080, 9090, 8181, 443}:
                 verdict = network.explain(source, pod, port)
-                expected = pod.name in services and tools.get(pod.name) == port
+                expected = (pod.name in services and tools.get(pod.name) == port) or any(
+                    tools.get(s) == port for s in sidecars.get(pod.name, ())
+                )
                 assert verdict.allowed == expected, (stack, source, pod.name, port, verdict)
     # An address outside the peers reaches no tool.
     for pod in pods:
