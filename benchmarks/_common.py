@@ -51,9 +51,10 @@ def cluster_document(
 
 
 def expected_kubernetes_objects(tools: int, agents: int) -> int:
-    """Namespace, then Deployment + Service + NetworkPolicy per tool, Deployment + ConfigMap
-    per agent (the generated document has no secrets, sidecars or restricted egress)."""
-    return 1 + 3 * tools + 2 * agents
+    """Namespace, then Deployment + Service + NetworkPolicy per tool, Deployment + ConfigMap +
+    ingress NetworkPolicy per agent (the generated document has no secrets, sidecars or
+    restricted egress)."""
+    return 1 + 3 * tools + 3 * agents
 
 
 def median(values: Sequence[float]) -> float:

@@ -175,7 +175,7 @@ def deploy_problems(
             fields=set(workload.security.model_fields_set),
             restricted=restricted,
         )
-    if isinstance(workload, ToolSpec):
+    if isinstance(workload, (ToolSpec, AgentSpec)):
         for k, peer in enumerate(workload.allow_from):
             if peer.ip_block is not None:
                 problems += ip_block_problems(
@@ -183,8 +183,8 @@ def deploy_problems(
                     peer.ip_block.except_,
                     join_path(path, f"allowFrom[{k}].ipBlock"),
                 )
-    elif isinstance(workload, AgentSpec):
-        for k, rule in enumerate(workload.egress_to):
+    for k, rule in enumerate(workload.egress_to):
+        if rule.cidr is not None:
             problems += ip_block_problems(
                 rule.cidr, rule.except_, join_path(path, f"egressTo[{k}]")
             )

@@ -14,8 +14,10 @@ from langop_infra.agent_objects import AgentObjects, agent_env, agent_objects
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
+    autoscaler,
     child_options,
     component_error,
+    disruption_budget,
     find_component,
     network_policy,
     object_meta,
@@ -25,6 +27,7 @@ from langop_infra.k8s import (
     workload_secret,
 )
 from langop_infra.model_specs import ModelSpec, PersonaSpec
+from langop_infra.pod_settings import disruption_budget_spec
 from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import AgentSpec, Defaults
 from langop_infra.validation import agent_warnings, parse_agent, sidecar_problems
@@ -76,7 +79,8 @@ class LanguageAgentArgs(TypedDict, total=False):
     egress: pulumi.Input[str]
     """``open`` or ``restricted`` (default: the cluster's)."""
     egress_to: pulumi.Input[list[Any]]
-    """Egress destinations under ``restricted``: ``{cidr, except, ports}``."""
+    """Egress peers under ``restricted``: ``{cidr, except, host, ports}`` or ``{namespace,
+    podLabels, ports}``."""
     models: list[Any]
     """LanguageModels it uses, in order: the components, or ``{name, role, priority}``
     references to models built earlier in the program."""
@@ -86,6 +90,39 @@ class LanguageAgentArgs(TypedDict, total=False):
     """System prompt (``systemPrompt`` in ark): AGENT_INSTRUCTIONS, at most 64 KiB."""
     persona: Any
     """A LanguagePersona or ``{name, tone, personality, expertise}``."""
+    image_pull_secrets: pulumi.Input[list[Any]]
+    """Secrets to pull the image with: names or ``{name}``."""
+    env_from: pulumi.Input[list[Any]]
+    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
+    probes: pulumi.Input[dict[str, Any]]
+    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
+    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Node labels the pods must run on."""
+    tolerations: pulumi.Input[list[Any]]
+    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
+    affinity: pulumi.Input[dict[str, Any]]
+    """Node and pod (anti-)affinity, as in a pod spec."""
+    topology_spread_constraints: pulumi.Input[list[Any]]
+    """How pods spread over zones or nodes (default selector: the workload's pods)."""
+    priority_class_name: pulumi.Input[str]
+    """PriorityClass of the pods."""
+    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on the pods only."""
+    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the pods only."""
+    termination_grace_period_seconds: pulumi.Input[int]
+    """Seconds a pod gets to stop."""
+    disruption_budget: pulumi.Input[dict[str, Any]]
+    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
+    autoscaling: dict[str, Any]
+    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
+    workspace: dict[str, Any]
+    """A persistent workspace: ``{size, storageClassName, accessModes, mountPath,
+    initialFiles, seedConfigMap, seedImage}``."""
+    ports: list[Any]
+    """Ports the agent listens on (``{name, port}``): a Service ``<agent>``."""
+    allow_from: pulumi.Input[list[Any]]
+    """Who may reach the agent's ports: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
     part_of: str
     """``app.kubernetes.io/part-of`` (default: the namespace)."""
     defaults: dict[str, Any]
@@ -264,7 +301,16 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
 
 
 def _structure(agent: AgentSpec) -> tuple[Any, ...]:
-    return (agent.name, agent.namespace, agent.tools, sorted(agent.secret_env), agent.egress)
+    return (
+        agent.name,
+        agent.namespace,
+        agent.tools,
+        sorted(agent.secret_env),
+        agent.egress,
+        bool(agent.ports),
+        agent.workspace is None,
+        agent.autoscaling is None,
+    )
 
 
 class LanguageAgent(pulumi.ComponentResource):
@@ -329,14 +375,14 @@ class LanguageAgent(pulumi.ComponentResource):
             ),
             opts=child_options(self, opts, _waits_for(plan)),
         )
-        sidecars = any(t.sidecar_container is not None for t in targets)
         egress = agent.egress or plan.defaults.egress
         self.network_policies = [
             network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
             for n, (policy, where, _) in enumerate(
-                policies.agent_policies(agent, namespace, targets, egress, has_sidecars=sidecars)
+                policies.agent_policies(agent, namespace, targets, egress)
             )
         ]
+        self._register_pod_objects(key, plan, labels, objects, child)
         self.sidecar_syncs = [
             ToolSchemaSync(
                 f"{key}/{target.name}-schema",
@@ -347,8 +393,55 @@ class LanguageAgent(pulumi.ComponentResource):
             if target.sidecar_container is not None and target.sync_inputs is not None
         ]
         self.config_yaml = pulumi.Output.from_input(config_text)
-        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets))
+        style = plan.defaults.endpoint_style
+        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
+
+    def _register_pod_objects(
+        self,
+        key: str,
+        plan: AgentPlan,
+        labels: dict[str, str],
+        objects: Any,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """Service, workspace claim and seed files, disruption budget and autoscaler, each
+        when the spec asks for it."""
+        agent, namespace = plan.spec, plan.namespace
+        self.service = self.workspace_claim = self.workspace_seed = None
+        self.disruption_budget = self.autoscaler = None
+        if agent.ports:
+            self.service = k8s.core.v1.Service(
+                key,
+                metadata=object_meta(agent.name, namespace, labels),
+                spec=inputs.part(objects, lambda o: o.service),
+                opts=child,
+            )
+        if agent.workspace is not None:
+            claim = names.workspace_claim_name(agent.name)
+            self.workspace_claim = k8s.core.v1.PersistentVolumeClaim(
+                f"{namespace}/{claim}",
+                metadata=object_meta(claim, namespace, labels),
+                spec=inputs.part(objects, lambda o: o.workspace_claim),
+                opts=child,
+            )
+            if agent.workspace.initial_files:
+                seed = names.workspace_seed_name(agent.name)
+                self.workspace_seed = k8s.core.v1.ConfigMap(
+                    f"{namespace}/{seed}",
+                    metadata=object_meta(seed, namespace, labels),
+                    data=inputs.part(objects, lambda o: o.workspace_seed),
+                    opts=child,
+                )
+        selector = contract.agent_selector(agent.name)
+        if disruption_budget_spec(agent, selector) is not None:
+            budget = inputs.part(objects, lambda o: o.disruption_budget)
+            self.disruption_budget = disruption_budget(
+                key, agent.name, namespace, labels, budget, child
+            )
+        if agent.autoscaling is not None:
+            scaler = inputs.part(objects, lambda o: o.autoscaler)
+            self.autoscaler = autoscaler(key, agent.name, namespace, labels, scaler, child)
 
     def _secrets(self, plan: AgentPlan) -> list[Any]:
         """The Secrets whose versions roll the pods: its own, the cluster's it reads, and

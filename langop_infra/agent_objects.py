@@ -5,10 +5,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langop_infra import contract, pods, policies
+from langop_infra import contract, pods, policies, workspace
 from langop_infra.agent_models import agent_model_parts, override_warnings
 from langop_infra.gateway_policies import with_model_egress
 from langop_infra.model_specs import ModelSpec, PersonaSpec
+from langop_infra.pod_settings import autoscaler_spec, disruption_budget_spec
 from langop_infra.specs import AgentSpec, Defaults
 
 
@@ -20,6 +21,11 @@ class AgentObjects:
     deployment: dict[str, Any]
     policies: list[tuple[str, str, dict[str, Any]]]
     warnings: list[str] = field(default_factory=list)
+    service: dict[str, Any] | None = None
+    workspace_claim: dict[str, Any] | None = None
+    workspace_seed: dict[str, str] | None = None
+    disruption_budget: dict[str, Any] | None = None
+    autoscaler: dict[str, Any] | None = None
 
 
 def agent_env(
@@ -32,7 +38,7 @@ def agent_env(
 ) -> tuple[list[contract.EnvVar], dict[str, Any]]:
     """Every env var of the agent container (tools, servers, models, identity) and the
     literal secrets its own Secret holds."""
-    env, owned = contract.agent_env(agent, targets)
+    env, owned = contract.agent_env(agent, targets, defaults.endpoint_style)
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     extra = agent_model_parts(
         agent, models, defaults, namespace=namespace, part_of=part_of, persona=persona
@@ -56,25 +62,41 @@ def agent_objects(
     extra = agent_model_parts(
         agent, models, defaults, namespace=namespace, part_of=part_of, persona=persona
     )
-    config = {**contract.agent_config(agent, targets), **extra.config}
+    style = defaults.endpoint_style
+    config = {**contract.agent_config(agent, targets, style), **extra.config}
     config_text = contract.config_yaml(config)
-    env, _ = contract.agent_env(agent, targets)
+    env, _ = contract.agent_env(agent, targets, style)
     annotations = {
         **agent.annotations,
         contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
         **extra.annotations,
     }
     labels = {**contract.agent_labels(agent, part_of, targets, namespace), **extra.pod_labels}
+    selector = contract.agent_selector(agent.name)
     deployment = pods.deployment_spec(
-        agent.replicas,
-        contract.agent_selector(agent.name),
+        agent,
+        selector,
         labels,
         annotations,
         pods.agent_pod(agent, defaults, [*env, *extra.env], sidecars),
     )
-    made = policies.agent_policies(
-        agent, namespace, targets, agent.egress or defaults.egress, has_sidecars=bool(sidecars)
-    )
+    space = agent.workspace
+    if space is not None and "ReadWriteMany" not in space.access_modes:
+        # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
+        deployment["strategy"] = {"type": "Recreate"}
+    made = policies.agent_policies(agent, namespace, targets, agent.egress or defaults.egress)
+    synced = [t.port for t in targets if t.sidecar_container is not None and t.sync_inputs]
+    made = policies.with_sync_ingress(made, agent.name, defaults.schema_sync_from, synced)
     made = with_model_egress(made, agent.name, extra.egress_rules)
     warnings = override_warnings(agent.name, extra.overridden)
-    return AgentObjects(config_text, deployment, made, warnings)
+    return AgentObjects(
+        config_text,
+        deployment,
+        made,
+        warnings,
+        pods.agent_service_spec(agent),
+        workspace.claim_spec(space) if space is not None else None,
+        dict(space.initial_files) if space is not None and space.initial_files else None,
+        disruption_budget_spec(agent, selector),
+        autoscaler_spec(agent.name, agent.autoscaling) if agent.autoscaling else None,
+    )

@@ -113,8 +113,7 @@ class _Collector:
             return
         if spec.get("protocol", "mcp") != "mcp":
             return  # not an MCP tool: nothing to list
-        path = str(spec.get("mcpPath") or DEFAULT_MCP_PATH)
-        url = spec["endpoint"].rstrip("/") + ("" if path.startswith("/") else "/") + path
+        url = join_mcp_path(spec["endpoint"], str(spec.get("mcpPath") or DEFAULT_MCP_PATH))
         self._add(ServerEntry(name, url, source="config.yaml tools"))
 
     def add_external(self, index: int, spec: Any, env: Mapping[str, str]) -> None:
@@ -180,7 +179,7 @@ class _Collector:
     def add_endpoint(self, endpoint: str) -> None:
         if _origin(endpoint) in self._origins:
             return  # config.yaml has it already, with its real path
-        url = endpoint.rstrip("/") + DEFAULT_MCP_PATH
+        url = join_mcp_path(endpoint, DEFAULT_MCP_PATH)
         self._add(ServerEntry(_name_from_host(endpoint), url, source="MCP_SERVERS"))
 
     def _add(self, entry: ServerEntry) -> None:
@@ -190,6 +189,16 @@ class _Collector:
 
     def _fail(self, name: str, message: str) -> None:
         self.failures.append(ServerFailure(name, "config", message))
+
+
+def join_mcp_path(endpoint: str, path: str) -> str:
+    """``endpoint`` with the MCP ``path`` appended, unless it already ends with it (upstream
+    agents are given endpoints that carry the path: ``http://m:8080/mcp``)."""
+    path = "/" + path.lstrip("/")
+    base = endpoint.rstrip("/")
+    if urlsplit(base).path.rstrip("/").endswith(path.rstrip("/")):
+        return base
+    return base + path
 
 
 class _Unset(Exception):

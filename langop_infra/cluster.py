@@ -10,6 +10,8 @@ from typing_extensions import Unpack
 
 from langop_infra import contract, names, pods, policies
 from langop_infra.agent import AgentPlan, LanguageAgent, ToolIndex
+from langop_infra.collisions import secret_namespaces
+from langop_infra.egress_check import egress_findings
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
@@ -24,7 +26,11 @@ from langop_infra.model import LanguageModel, ModelPlan, register_gateway
 from langop_infra.model_specs import model_refs
 from langop_infra.specs import AgentSpec, ClusterSpec
 from langop_infra.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
-from langop_infra.validation import external_reference_problems, parse_cluster
+from langop_infra.validation import (
+    cluster_namespaces,
+    external_reference_problems,
+    parse_cluster,
+)
 
 
 class LanguageClusterArgs(TypedDict, total=False):
@@ -78,10 +84,12 @@ class LanguageCluster(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         external_tools: Sequence[LanguageTool] = (),
+        external_targets: Sequence[contract.ToolTarget] = (),
         **kwargs: Unpack[LanguageClusterArgs],
     ) -> None:
         cluster = _parse(name, args, kwargs)
-        external = {(t.target.namespace, t.target.name): t for t in external_tools}
+        external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
+        external.update({(t.target.namespace, t.target.name): t for t in external_tools})
         problems = external_reference_problems(cluster, external.keys())
         if problems:
             raise SpecError(problems, subject=f"LanguageCluster {name!r}")
@@ -90,30 +98,43 @@ class LanguageCluster(pulumi.ComponentResource):
         )
         ns = cluster.namespace
         self.spec = cluster
+        if not cluster.defaults.strict_egress:
+            for finding in egress_findings(cluster):
+                pulumi.log.warn(f"{finding.path}: {finding.message}")
         labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
+        spaces = sorted(cluster_namespaces(cluster), key=lambda n: (n != ns, n))
         self.namespace_resource = None
+        self.namespace_resources: dict[str, k8s.core.v1.Namespace] = {}
         if cluster.create_namespace:
-            self.namespace_resource = k8s.core.v1.Namespace(
-                ns,
-                metadata=object_meta(ns, None, pods.namespace_labels(labels)),
-                opts=child_options(self, opts),
+            for space in spaces:
+                self.namespace_resources[space] = k8s.core.v1.Namespace(
+                    space,
+                    metadata=object_meta(space, None, pods.namespace_labels(labels)),
+                    opts=child_options(self, opts),
+                )
+            self.namespace_resource = self.namespace_resources[ns]
+        child = child_options(self, opts, list(self.namespace_resources.values()))
+        # A Secret under `secrets` lands in every namespace whose workloads read it.
+        self.secrets_by_namespace: dict[str, dict[str, k8s.core.v1.Secret]] = {}
+        for secret, where in sorted(secret_namespaces(cluster).items()):
+            for space in where:
+                self.secrets_by_namespace.setdefault(space, {})[secret] = opaque_secret(
+                    f"{space}/{secret}",
+                    name=secret,
+                    namespace=space,
+                    labels=labels,
+                    values=cluster.secrets[secret],
+                    opts=child,
+                )
+        self.secrets = self.secrets_by_namespace.get(ns, {})
+        built = {
+            (plan.namespace, plan.spec.name): LanguageTool._from_plan(
+                f"{plan.namespace}/{plan.spec.name}", plan, child
             )
-        child = child_options(self, opts, [r for r in [self.namespace_resource] if r])
-        self.secrets = {
-            secret: opaque_secret(
-                f"{ns}/{secret}",
-                name=secret,
-                namespace=ns,
-                labels=labels,
-                values=values,
-                opts=child,
-            )
-            for secret, values in sorted(cluster.secrets.items())
-        }
-        self.tools = {
-            plan.spec.name: LanguageTool._from_plan(f"{ns}/{plan.spec.name}", plan, child)
             for plan in tool_plans(cluster)
         }
+        # By name for the cluster's own namespace, by "<namespace>/<name>" elsewhere.
+        self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
         self.models = {
             m.name: LanguageModel._from_plan(
                 f"{ns}/{m.name}", ModelPlan(m, ns, cluster.defaults), child
@@ -129,20 +150,25 @@ class LanguageCluster(pulumi.ComponentResource):
             opts=child,
         )
         index: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {
-            key: (tool.target, tool) for key, tool in external.items()
+            key: (tool, None) if isinstance(tool, contract.ToolTarget) else (tool.target, tool)
+            for key, tool in external.items()
         }
-        index.update({(ns, n): (t.target, t) for n, t in self.tools.items()})
-        self.agents = {
-            agent.name: LanguageAgent._from_plan(
-                f"{ns}/{agent.name}", agent_plan(cluster, agent, index, self.secrets), child
+        index.update({key: (t.target, t) for key, t in built.items()})
+        self.agents = {}
+        for agent in cluster.agents:
+            space = agent.namespace or ns
+            plan = agent_plan(cluster, agent, index, self.secrets_by_namespace.get(space, {}))
+            self.agents[_key(ns, space, agent.name)] = LanguageAgent._from_plan(
+                f"{space}/{agent.name}", plan, child
             )
-            for agent in cluster.agents
-        }
         self.default_deny = None
+        self.default_denies = {}
         if cluster.defaults.default_deny:
-            self.default_deny = network_policy(
-                names.DEFAULT_DENY_NAME, ns, labels, policies.default_deny_spec(), child
-            )
+            for space in spaces:
+                self.default_denies[space] = network_policy(
+                    names.DEFAULT_DENY_NAME, space, labels, policies.default_deny_spec(), child
+                )
+            self.default_deny = self.default_denies[ns]
         self._export(ns)
 
     def _export(self, ns: str) -> None:
@@ -177,12 +203,16 @@ def _parse(name: str, args: Any, fields: Mapping[str, Any]) -> ClusterSpec:
         return parse_cluster(data)
 
 
+def _key(home: str, namespace: str, name: str) -> str:
+    return name if namespace == home else f"{namespace}/{name}"
+
+
 def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
     """Each tool of a validated cluster, in its namespace, with its schema-sync headers."""
     ns = cluster.namespace
     return [
         ToolPlan(
-            tool.model_copy(update={"namespace": ns}),
+            tool.model_copy(update={"namespace": tool.namespace or ns}),
             cluster.defaults,
             cluster.part_of or ns,
             sync_headers(tool, cluster.secrets),
@@ -200,7 +230,7 @@ def agent_plan(
 ) -> AgentPlan:
     """An agent of a validated cluster with its references resolved through ``index``
     (validation has checked that each one resolves)."""
-    ns = cluster.namespace
+    ns = agent.namespace or cluster.namespace
     targets, tools = [], []
     for ref in agent.tools:
         if not ref.enabled:

@@ -135,9 +135,18 @@ def agent_labels(
     return labels
 
 
-def mcp_servers_env(targets: Iterable[ToolTarget]) -> str:
+EndpointStyle = Literal["base", "path"]
+
+
+def agent_endpoint(target: ToolTarget, style: EndpointStyle = "base") -> str:
+    """The endpoint an agent is given: ``base`` (the LanguageTool contract) or ``path``, with
+    the MCP path, as current upstream agents expect."""
+    return target.mcp_url if style == "path" else target.endpoint
+
+
+def mcp_servers_env(targets: Iterable[ToolTarget], style: EndpointStyle = "base") -> str:
     """``MCP_SERVERS``: comma-separated endpoints, in declaration order."""
-    return ",".join(t.endpoint for t in targets)
+    return ",".join(agent_endpoint(t, style) for t in targets)
 
 
 def agent_mcp_servers(agent: AgentSpec) -> list[dict[str, str]]:
@@ -180,20 +189,23 @@ def enabled_webhook_tools(agent: AgentSpec) -> list[WebhookToolSpec]:
     return [t for t in agent.webhook_tools if t.enabled]
 
 
-def agent_config(agent: AgentSpec, targets: Sequence[ToolTarget]) -> dict[str, Any]:
+def agent_config(
+    agent: AgentSpec, targets: Sequence[ToolTarget], style: EndpointStyle = "base"
+) -> dict[str, Any]:
     """The ``/etc/agent/config.yaml`` document.
 
     ``tools`` follows the language-operator contract exactly (``endpoint``, ``protocol``),
-    adding ``mcpPath`` only for a tool whose MCP path is not ``/mcp``. No secret value appears:
-    a secret header or credential is named by the env var that holds it (``valueFromEnv``).
+    adding ``mcpPath`` only for a tool whose MCP path is not ``/mcp``; an agent
+    without tools gets no ``tools`` key. No secret value appears: a secret header or
+    credential is named by the env var that holds it (``valueFromEnv``).
     """
     tools: dict[str, dict[str, Any]] = {}
     for target in targets:
-        entry: dict[str, Any] = {"endpoint": target.endpoint, "protocol": "mcp"}
+        entry: dict[str, Any] = {"endpoint": agent_endpoint(target, style), "protocol": "mcp"}
         if target.mcp_path != DEFAULT_MCP_PATH:
             entry["mcpPath"] = target.mcp_path
         tools[target.name] = entry
-    doc: dict[str, Any] = {"tools": tools}
+    doc: dict[str, Any] = {"tools": tools} if tools else {}
     servers = []
     for server in agent.mcp_servers:
         entry = {"name": server.name, "url": server.url}
@@ -266,13 +278,15 @@ def workload_env(
 
 
 def agent_env(
-    agent: AgentSpec, targets: Sequence[ToolTarget]
+    agent: AgentSpec, targets: Sequence[ToolTarget], style: EndpointStyle = "base"
 ) -> tuple[list[EnvVar], dict[str, Any]]:
-    """Every env var the agent container gets, and the literal secrets its Secret holds."""
+    """Every env var the agent container gets, and the literal secrets its Secret holds;
+    ``MCP_SERVERS`` only for an agent with tools."""
     env, owned = workload_env(agent.name, agent.env, agent.secret_env)
     own_secret = workload_secret_name(agent.name)
+    if targets:
+        env.append(EnvVar("MCP_SERVERS", value=mcp_servers_env(targets, style)))
     env += [
-        EnvVar("MCP_SERVERS", value=mcp_servers_env(targets)),
         EnvVar("AGENT_MCP_SERVERS", value=compact_json(agent_mcp_servers(agent))),
         EnvVar(
             "AGENT_WEBHOOK_TOOLS",

@@ -24,17 +24,15 @@ from langop_infra.policies import (
     NAMESPACE_NAME_LABEL,
     agent_egress_name,
     in_namespace,
+    network_peer,
     tcp,
 )
 from langop_infra.specs import EgressRule
 
 
 def egress_rule(rule: EgressRule) -> dict[str, Any]:
-    """One ``egressTo`` entry as a NetworkPolicy egress rule."""
-    block: dict[str, Any] = {"cidr": rule.cidr}
-    if rule.except_:
-        block["except"] = list(rule.except_)
-    entry: dict[str, Any] = {"to": [{"ipBlock": block}]}
+    """One ``egressTo`` entry (a CIDR, or pods by namespace and labels) as an egress rule."""
+    entry: dict[str, Any] = {"to": [network_peer(rule)]}
     if rule.ports:
         entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
     return entry

@@ -60,6 +60,34 @@ def network_policy(
     )
 
 
+def disruption_budget(
+    key: str,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    spec: pulumi.Input[dict[str, Any]],
+    opts: pulumi.ResourceOptions,
+) -> k8s.policy.v1.PodDisruptionBudget:
+    """PodDisruptionBudget ``<workload>`` (logical name ``<namespace>/<workload>``)."""
+    return k8s.policy.v1.PodDisruptionBudget(
+        key, metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
+    )
+
+
+def autoscaler(
+    key: str,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    spec: pulumi.Input[dict[str, Any]],
+    opts: pulumi.ResourceOptions,
+) -> k8s.autoscaling.v2.HorizontalPodAutoscaler:
+    """HorizontalPodAutoscaler ``<workload>`` scaling its Deployment."""
+    return k8s.autoscaling.v2.HorizontalPodAutoscaler(
+        key, metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
+    )
+
+
 def workload_secret(
     key: str,
     workload: str,

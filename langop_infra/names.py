@@ -60,3 +60,23 @@ def agent_ingress_name(agent: str) -> str:
 
 def agent_egress_name(agent: str) -> str:
     return f"{agent}-egress"
+
+
+def tool_egress_name(tool: str) -> str:
+    return f"{tool}-egress"
+
+
+def cross_namespace_name(tool: str, agent_namespace: str, agent: str) -> str:
+    """``<tool>.from.<ns>.<agent>``: tool, namespace and agent names hold no '.', so the name
+    is injective (``x-y`` in ``n`` and ``y`` in ``n-x`` stay apart) and, unlike every other
+    generated policy name, contains dots, so it cannot equal one of them."""
+    return f"{tool}.from.{agent_namespace}.{agent}"
+
+
+def workspace_claim_name(agent: str) -> str:
+    return f"{agent}-workspace"
+
+
+def workspace_seed_name(agent: str) -> str:
+    """The ConfigMap holding an agent's ``workspace.initialFiles``."""
+    return f"{agent}-workspace-seed"

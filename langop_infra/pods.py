@@ -11,8 +11,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langop_infra import contract, names, policies
+from langop_infra import contract, names, policies, workspace
 from langop_infra.contract import EnvVar
+from langop_infra.pod_settings import (
+    apply_pod_settings,
+    autoscaler_spec,
+    disruption_budget_spec,
+    with_probes,
+)
 from langop_infra.specs import (
     AgentSpec,
     Defaults,
@@ -27,6 +33,8 @@ CONFIG_VOLUME = "config"
 TMP_VOLUME = "tmp"
 WORKSPACE_VOLUME = "workspace"
 DATA_VOLUME = "data"
+# A sidecar gets two minutes to become ready before the kubelet restarts it.
+STARTUP_PROBE = {"periodSeconds": 2, "failureThreshold": 60}
 
 
 def pod_security_context(security: Security) -> dict[str, Any]:
@@ -121,7 +129,10 @@ def tool_container(
         "periodSeconds": 20,
         "failureThreshold": 6,
     }
-    return out
+    if tool.env_from:
+        out["envFrom"] = [s.model_dump(by_alias=True, exclude_none=True) for s in tool.env_from]
+    startup = {**probe, **STARTUP_PROBE}
+    return with_probes(out, tool, {"startupProbe": startup})
 
 
 def pod_spec(
@@ -143,20 +154,23 @@ def pod_spec(
 
 
 def deployment_spec(
-    replicas: int,
+    workload: WorkloadSpec,
     selector: dict[str, str],
     pod_labels: dict[str, str],
     pod_annotations: dict[str, str],
     pod: dict[str, Any],
 ) -> dict[str, Any]:
-    return {
-        "replicas": replicas,
-        "selector": {"matchLabels": selector},
-        "template": {
-            "metadata": {"labels": pod_labels, "annotations": pod_annotations},
-            "spec": pod,
-        },
-    }
+    """The Deployment spec with the workload's pod settings; without ``replicas`` when an
+    autoscaler owns the count (so ``pulumi up`` and the HPA do not fight over it)."""
+    template = {"metadata": {"labels": pod_labels, "annotations": pod_annotations}, "spec": pod}
+    out: dict[str, Any] = {}
+    if workload.autoscaling is None:
+        out["replicas"] = workload.replicas
+    out["selector"] = {"matchLabels": selector}
+    out["template"] = apply_pod_settings(
+        workload, template, container=workload.name, selector=selector
+    )
+    return out
 
 
 @dataclass(frozen=True)
@@ -171,10 +185,14 @@ class ToolObjects:
     deployment: dict[str, Any] | None
     service: dict[str, Any] | None
     ingress_policy: tuple[str, dict[str, Any]] | None
+    egress_policy: tuple[str, dict[str, Any]] | None = None
+    disruption_budget: dict[str, Any] | None = None
+    autoscaler: dict[str, Any] | None = None
 
 
 def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: str) -> ToolObjects:
-    """A tool's Deployment, Service, claim and policy specs (service mode), or its container."""
+    """A tool's Deployment, Service, claim, budget, autoscaler and policy specs (service
+    mode), or its container (sidecar mode)."""
     labels = contract.tool_labels(tool, part_of)
     env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
     otlp = defaults.observability.otlp_endpoint if defaults.observability else None
@@ -203,15 +221,31 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         return ToolObjects(main, None, None, None, None)
     selector = contract.tool_selector(tool.name)
     pod = pod_spec(tool, containers=[main], volumes=volumes, security=security)
-    deployment = deployment_spec(tool.replicas, selector, labels, dict(tool.annotations), pod)
+    deployment = deployment_spec(tool, selector, labels, dict(tool.annotations), pod)
     if claim is not None:
         # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
         deployment["strategy"] = {"type": "Recreate"}
+    sync_from = defaults.schema_sync_from if tool.schema_sync.enabled else []
     ingress = (
         names.tool_ingress_name(tool.name),
-        policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from),
+        policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from, sync_from),
     )
-    return ToolObjects(main, claim, deployment, tool_service_spec(tool), ingress)
+    egress = None
+    if (tool.egress or defaults.egress) == "restricted":
+        egress = (
+            names.tool_egress_name(tool.name),
+            policies.egress_spec(selector, (), tool.egress_to),
+        )
+    return ToolObjects(
+        main,
+        claim,
+        deployment,
+        tool_service_spec(tool),
+        ingress,
+        egress,
+        disruption_budget_spec(tool, selector),
+        autoscaler_spec(tool.name, tool.autoscaling) if tool.autoscaling else None,
+    )
 
 
 def tool_claim(tool: ToolSpec) -> tuple[str, dict[str, Any]] | None:
@@ -242,35 +276,76 @@ def agent_pod(
     env: Sequence[contract.EnvVar],
     sidecars: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
-    """The agent's pod: its container with config.yaml mounted, then each sidecar tool with
-    the shared workspace and a ``/tmp`` of its own."""
+    """The agent's pod: its container with config.yaml mounted, each sidecar tool with the
+    shared workspace and a ``/tmp`` of its own, and the workspace's seeding init container.
+
+    Native sidecars (the default) are init containers with ``restartPolicy: Always`` and a
+    startup probe on the tool's health path: the agent container starts once every one of
+    them is ready. ``defaults.sidecarStyle: container`` keeps plain containers (< 1.29).
+    """
     security = overlay(defaults.security, agent.security)
     mounts = [{"name": CONFIG_VOLUME, "mountPath": names.CONFIG_DIR, "readOnly": True}]
     volumes: list[dict[str, Any]] = [config_volume(agent.name)]
-    workspace = {"name": WORKSPACE_VOLUME, "mountPath": agent.workspace_path}
-    if sidecars:
-        mounts.append(workspace)
+    shared = {"name": WORKSPACE_VOLUME, "mountPath": workspace.mount_path(agent)}
+    if agent.workspace is not None:
+        mounts.append(shared)
+        volumes += workspace.volumes(agent)
+    elif sidecars:
+        mounts.append(shared)
         volumes.append({"name": WORKSPACE_VOLUME, "emptyDir": {}})
-    containers = [
-        container(
-            agent,
-            env=env,
-            resources=overlay(defaults.resources, agent.resources),
-            security=security,
-            image_pull_policy=agent.image_pull_policy or defaults.image_pull_policy,
-            mounts=mounts,
-        )
-    ]
+    main = container(
+        agent,
+        env=env,
+        resources=overlay(defaults.resources, agent.resources),
+        security=security,
+        image_pull_policy=agent.image_pull_policy or defaults.image_pull_policy,
+        mounts=mounts,
+    )
+    if agent.ports:
+        main["ports"] = [
+            {"name": p.name, "containerPort": p.port, "protocol": "TCP"} for p in agent.ports
+        ]
+    joined = []
     for index, sidecar in enumerate(sidecars):
         # Each sidecar gets its own /tmp: the agent's scratch files are not the tool's.
         tmp = f"sidecar-{index}-tmp"
-        joined = copy.deepcopy(dict(sidecar))
-        joined["volumeMounts"] = [
-            {**m, "name": tmp} if m["name"] == TMP_VOLUME else m for m in joined["volumeMounts"]
-        ] + [workspace]
-        containers.append(joined)
+        member = copy.deepcopy(dict(sidecar))
+        member["volumeMounts"] = [
+            {**m, "name": tmp} if m["name"] == TMP_VOLUME else m for m in member["volumeMounts"]
+        ] + [shared]
+        if defaults.sidecar_style == "native":
+            member = native_sidecar(member)
+        joined.append(member)
         volumes.append({"name": tmp, "emptyDir": {}})
-    return pod_spec(agent, containers=containers, volumes=volumes, security=security)
+    seed = workspace.seed_container(
+        agent,
+        container_security_context(security),
+        resources_manifest(workspace.SEED_RESOURCES),
+    )
+    init = [seed] if seed is not None else []
+    if defaults.sidecar_style == "native":
+        pod = pod_spec(agent, containers=[main], volumes=volumes, security=security)
+        init += joined
+    else:
+        pod = pod_spec(agent, containers=[main, *joined], volumes=volumes, security=security)
+    if init:
+        # The seed runs first, so sidecars find the workspace seeded.
+        pod["initContainers"] = init
+    return pod
+
+
+def native_sidecar(member: dict[str, Any]) -> dict[str, Any]:
+    """A sidecar container as a native sidecar: restarted like a container, and holding the
+    agent back until its startup probe (the readiness check, by default) passes."""
+    out = {**member, "restartPolicy": "Always"}
+    if "startupProbe" not in out:
+        handler = {
+            k: v
+            for k, v in member["readinessProbe"].items()
+            if k in ("httpGet", "tcpSocket", "exec")
+        }
+        out["startupProbe"] = {**handler, **STARTUP_PROBE}
+    return out
 
 
 def config_volume(agent: str) -> dict[str, Any]:
@@ -291,4 +366,18 @@ def namespace_labels(labels: Mapping[str, str]) -> dict[str, str]:
         **labels,
         "pod-security.kubernetes.io/enforce": "restricted",
         "pod-security.kubernetes.io/enforce-version": "latest",
+    }
+
+
+def agent_service_spec(agent: AgentSpec) -> dict[str, Any] | None:
+    """ClusterIP Service ``<agent>`` publishing the agent's ``ports``, or None without any."""
+    if not agent.ports:
+        return None
+    return {
+        "type": "ClusterIP",
+        "selector": contract.agent_selector(agent.name),
+        "ports": [
+            {"name": p.name, "port": p.port, "targetPort": p.name, "protocol": "TCP"}
+            for p in agent.ports
+        ],
     }

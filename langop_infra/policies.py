@@ -5,9 +5,11 @@
   user's ``allowFrom`` peers. The policy never names agents, so adding an agent never edits it.
 - An agent that references a tool in another namespace brings one policy into that namespace
   admitting exactly itself (``<tool>-from-<agent-namespace>-<agent>``).
-- ``egress: restricted`` gives an agent one egress policy: DNS, its service tools, ``egressTo``.
-- An agent with sidecar tools gets ``<agent>-ingress`` admitting nothing: sidecar ports listen
-  on the pod's IP, yet are meant for the agent alone.
+- ``egress: restricted`` gives an agent (or tool) one egress policy: DNS, its service tools,
+  ``egressTo`` (CIDRs, or pods by namespace and labels).
+- Every agent gets ``<agent>-ingress``: it admits nothing, or only its ``allowFrom`` peers on
+  its declared ``ports`` (sidecar ports listen on the pod's IP, yet are for the agent alone).
+- ``defaults.schemaSyncFrom`` peers reach every synced tool on its port.
 - ``defaultDeny`` adds one default-deny-ingress policy to the namespace.
 
 Objects grow with tools + agents + cross-namespace references, never tools times agents.
@@ -15,7 +17,6 @@ Objects grow with tools + agents + cross-namespace references, never tools times
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,8 +24,9 @@ from langop_infra.contract import ToolTarget, access_label, agent_selector, tool
 from langop_infra.names import (
     agent_egress_name,
     agent_ingress_name,
+    cross_namespace_name,
 )
-from langop_infra.specs import AgentSpec, EgressRule, PeerSpec
+from langop_infra.specs import AgentPort, AgentSpec, EgressRule, NetworkPeer, PeerSpec
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DNS_NAMESPACE = "kube-system"
@@ -64,31 +66,43 @@ def peer_manifest(peer: PeerSpec) -> dict[str, Any]:
     return out
 
 
+def network_peer(peer: NetworkPeer) -> dict[str, Any]:
+    """``{cidr, except}`` as an ipBlock; ``{namespace, podLabels}`` as selectors (a peer with
+    podLabels alone means pods of the policy's own namespace)."""
+    if peer.cidr is not None:
+        block: dict[str, Any] = {"cidr": peer.cidr}
+        if peer.except_:
+            block["except"] = list(peer.except_)
+        return {"ipBlock": block}
+    out: dict[str, Any] = {}
+    if peer.namespace is not None:
+        out["namespaceSelector"] = {"matchLabels": {NAMESPACE_NAME_LABEL: peer.namespace}}
+    if peer.pod_labels is not None:
+        out["podSelector"] = {"matchLabels": dict(peer.pod_labels)}
+    return out
+
+
 def tcp(port: int) -> dict[str, Any]:
     return {"protocol": "TCP", "port": port}
 
 
 def tool_ingress_spec(
-    tool: str, namespace: str, port: int, allow_from: Sequence[PeerSpec] = ()
+    tool: str,
+    namespace: str,
+    port: int,
+    allow_from: Sequence[PeerSpec] = (),
+    sync_from: Sequence[NetworkPeer] = (),
 ) -> dict[str, Any]:
     """Ingress to the tool's pods on its port: same-namespace agents with its access label,
-    and the user's extra peers."""
+    the user's extra peers, and where schema sync comes from."""
     peers = [in_namespace(namespace, {access_label(tool): "true"})]
     peers += [peer_manifest(p) for p in allow_from]
+    peers += [network_peer(p) for p in sync_from]
     return {
         "podSelector": {"matchLabels": tool_selector(tool)},
         "policyTypes": ["Ingress"],
         "ingress": [{"from": peers, "ports": [tcp(port)]}],
     }
-
-
-def cross_namespace_name(tool: str, agent_namespace: str, agent: str) -> str:
-    """``<tool>-from-<ns>-<agent>``, shortened with a hash past the 253-character limit."""
-    name = f"{tool}-from-{agent_namespace}-{agent}"
-    if len(name) <= 253:
-        return name
-    digest = hashlib.sha256(name.encode()).hexdigest()[:10]
-    return f"{name[:242]}-{digest}"
 
 
 def cross_namespace_spec(target: ToolTarget, agent_namespace: str, agent: str) -> dict[str, Any]:
@@ -105,20 +119,56 @@ def cross_namespace_spec(target: ToolTarget, agent_namespace: str, agent: str) -
     }
 
 
-def agent_ingress_spec(agent: str) -> dict[str, Any]:
-    """An agent with sidecar tools admits no ingress: the sidecars listen on the pod's IP, and
-    only the agent, over localhost, may use them."""
+def agent_ingress_spec(
+    agent: str, ports: Sequence[AgentPort] = (), allow_from: Sequence[PeerSpec] = ()
+) -> dict[str, Any]:
+    """Ingress into an agent's pods: nothing, or its ``allowFrom`` peers on its ``ports``.
+    Sidecar tools listen on the pod's IP too, and only the agent, over localhost, may use
+    them; agents are clients, so without ports nothing needs to reach them."""
+    rules = []
+    if ports and allow_from:
+        rules.append(
+            {"from": [peer_manifest(p) for p in allow_from], "ports": [tcp(p.port) for p in ports]}
+        )
     return {
         "podSelector": {"matchLabels": agent_selector(agent)},
         "policyTypes": ["Ingress"],
-        "ingress": [],
+        "ingress": rules,
     }
+
+
+def with_sync_ingress(
+    made: Sequence[tuple[str, str, dict[str, Any]]],
+    agent: str,
+    peers: Sequence[NetworkPeer],
+    ports: Sequence[int],
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """The agent's policies with ``schemaSyncFrom`` admitted to its synced sidecars' ports:
+    schema sync reaches a sidecar through the agent's pods (the API server's pod proxy)."""
+    if not peers or not ports:
+        return list(made)
+    rule = {"from": [network_peer(p) for p in peers], "ports": [tcp(p) for p in ports]}
+    out = []
+    for name, namespace, spec in made:
+        if name == agent_ingress_name(agent):
+            spec = {**spec, "ingress": [*spec["ingress"], rule]}
+        out.append((name, namespace, spec))
+    return out
 
 
 def agent_egress_spec(
     agent: str, targets: Sequence[ToolTarget], egress_to: Sequence[EgressRule] = ()
 ) -> dict[str, Any]:
     """Egress of a restricted agent: DNS, its service tools on their ports, ``egressTo``."""
+    return egress_spec(agent_selector(agent), targets, egress_to)
+
+
+def egress_spec(
+    selector: Mapping[str, str],
+    targets: Sequence[ToolTarget] = (),
+    egress_to: Sequence[EgressRule] = (),
+) -> dict[str, Any]:
+    """Egress of the pods ``selector`` picks: DNS, the service tools, ``egressTo``."""
     rules: list[dict[str, Any]] = [
         {
             "to": [in_namespace(DNS_NAMESPACE, DNS_POD_LABELS)],
@@ -134,15 +184,12 @@ def agent_egress_spec(
                 }
             )
     for rule in egress_to:
-        block: dict[str, Any] = {"cidr": rule.cidr}
-        if rule.except_:
-            block["except"] = list(rule.except_)
-        entry: dict[str, Any] = {"to": [{"ipBlock": block}]}
+        entry: dict[str, Any] = {"to": [network_peer(rule)]}
         if rule.ports:
             entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
         rules.append(entry)
     return {
-        "podSelector": {"matchLabels": agent_selector(agent)},
+        "podSelector": {"matchLabels": dict(selector)},
         "policyTypes": ["Egress"],
         "egress": rules,
     }
@@ -158,14 +205,17 @@ def agent_policies(
     namespace: str,
     targets: Sequence[ToolTarget],
     egress: str,
-    *,
-    has_sidecars: bool,
 ) -> list[tuple[str, str, dict[str, Any]]]:
-    """An agent's policies as ``(name, namespace, spec)``: no ingress into a pod carrying
-    sidecar tools, ingress into each tool of another namespace, and restricted egress."""
-    made = []
-    if has_sidecars:
-        made.append((agent_ingress_name(agent.name), namespace, agent_ingress_spec(agent.name)))
+    """An agent's policies as ``(name, namespace, spec)``: its own ingress (its ports'
+    ``allowFrom`` or nothing), ingress into each tool of another namespace, and restricted
+    egress."""
+    made = [
+        (
+            agent_ingress_name(agent.name),
+            namespace,
+            agent_ingress_spec(agent.name, agent.ports, agent.allow_from),
+        )
+    ]
     for target in targets:
         if target.deployment_mode != "service" or target.namespace == namespace:
             continue

@@ -21,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PlainValidator,
     PrivateAttr,
     ValidationInfo,
     field_validator,
@@ -478,11 +479,34 @@ class PortSpec(Spec):
     protocol: Literal["TCP", "UDP", "SCTP"] = "TCP"
 
 
-class EgressRule(Spec):
-    """An external destination an agent with ``egress: restricted`` may reach."""
+class NetworkPeer(Spec):
+    """A peer given as ``{cidr, except}`` or as ``{namespace, podLabels}`` (not both)."""
 
-    cidr: Cidr
+    cidr: Cidr | None = None
     except_: list[Cidr] = Field(default=[], alias="except")
+    namespace: DnsLabel | None = Field(None, description="Pods of this namespace.")
+    pod_labels: LabelMap | None = Field(None, description="Pods with these labels.")
+    host: str | None = Field(
+        None, description="The host name this CIDR serves, for the render's egress check."
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Self:
+        in_cluster = self.namespace is not None or self.pod_labels is not None
+        if in_cluster == (self.cidr is not None):
+            raise invalid(
+                "peer_form",
+                "give cidr (with optional except), or namespace and/or podLabels, not both",
+            )
+        if in_cluster and (self.except_ or self.host):
+            raise invalid("peer_form", "except and host apply to a cidr peer only")
+        return self
+
+
+class EgressRule(NetworkPeer):
+    """A destination a workload with ``egress: restricted`` may reach: a CIDR, or pods by
+    namespace and labels; on ``ports`` (all ports when empty)."""
+
     ports: list[PortSpec] = []
 
 
@@ -559,6 +583,230 @@ class SchemaSyncSpec(Spec):
     max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
 
 
+class LocalObjectRef(Spec):
+    name: Annotated[str, AfterValidator(dns_subdomain)]
+
+
+def local_object_ref(value: Any) -> Any:
+    """``imagePullSecrets`` entries: ``name`` or ``{name}``."""
+    return {"name": value} if isinstance(value, str) else value
+
+
+class EnvFromSource(Spec):
+    """All keys of a Secret or ConfigMap as env vars: exactly one of the two refs."""
+
+    secret_ref: LocalObjectRef | None = None
+    config_map_ref: LocalObjectRef | None = None
+    prefix: Annotated[str, AfterValidator(env_name)] | None = None
+
+    @model_validator(mode="after")
+    def _one_ref(self) -> Self:
+        if (self.secret_ref is None) == (self.config_map_ref is None):
+            raise invalid("env_from", "give exactly one of secretRef {name} or configMapRef {name}")
+        return self
+
+
+class HttpGetProbe(Spec):
+    path: HttpPath
+    port: Port
+
+
+class TcpSocketProbe(Spec):
+    port: Port
+
+
+class ExecProbe(Spec):
+    command: Annotated[list[str], Field(min_length=1)]
+
+
+class ProbeSpec(Spec):
+    """A container probe; a tool's probe without a handler keeps its ``healthPath`` check."""
+
+    http_get: HttpGetProbe | None = None
+    tcp_socket: TcpSocketProbe | None = None
+    exec: ExecProbe | None = None
+    initial_delay_seconds: Int | None = Field(None, ge=0, le=3600)
+    period_seconds: Int | None = Field(None, ge=1, le=3600)
+    timeout_seconds: Int | None = Field(None, ge=1, le=3600)
+    success_threshold: Int | None = Field(None, ge=1, le=100)
+    failure_threshold: Int | None = Field(None, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _one_handler(self) -> Self:
+        handlers = [h for h in (self.http_get, self.tcp_socket, self.exec) if h is not None]
+        if len(handlers) > 1:
+            raise invalid("probe_handler", "give one of httpGet, tcpSocket or exec, not several")
+        return self
+
+    @property
+    def has_handler(self) -> bool:
+        return any(h is not None for h in (self.http_get, self.tcp_socket, self.exec))
+
+
+class Probes(Spec):
+    liveness: ProbeSpec | None = None
+    readiness: ProbeSpec | None = None
+    startup: ProbeSpec | None = None
+
+
+class Toleration(Spec):
+    key: Annotated[str, AfterValidator(label_key)] | None = None
+    operator: Literal["Exists", "Equal"] = "Equal"
+    value: Annotated[str, AfterValidator(label_value)] | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+    toleration_seconds: Int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.operator == "Exists" and self.value:
+            raise invalid("toleration", "operator Exists takes no value; remove value")
+        if self.key is None and self.operator != "Exists":
+            raise invalid("toleration", "a toleration without key needs operator: Exists")
+        if self.toleration_seconds is not None and self.effect != "NoExecute":
+            raise invalid("toleration", "tolerationSeconds applies to effect NoExecute only")
+        return self
+
+
+class SelectorRequirement(Spec):
+    key: Annotated[str, AfterValidator(label_key)]
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: list[Annotated[str, AfterValidator(label_value)]] = []
+
+    @model_validator(mode="after")
+    def _values(self) -> Self:
+        wants = self.operator in ("In", "NotIn", "Gt", "Lt")
+        if wants != bool(self.values):
+            need = "needs values" if wants else "takes no values"
+            raise invalid("selector_requirement", f"operator {self.operator} {need}")
+        return self
+
+
+class FullLabelSelector(Spec):
+    match_labels: LabelMap = {}
+    match_expressions: list[SelectorRequirement] = []
+
+
+class NodeSelectorTerm(Spec):
+    match_expressions: list[SelectorRequirement] = []
+    match_fields: list[SelectorRequirement] = []
+
+
+class NodeSelector(Spec):
+    node_selector_terms: Annotated[list[NodeSelectorTerm], Field(min_length=1)]
+
+
+class PreferredNodeTerm(Spec):
+    weight: Int = Field(ge=1, le=100)
+    preference: NodeSelectorTerm
+
+
+class NodeAffinity(Spec):
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredNodeTerm] = []
+
+
+class PodAffinityTerm(Spec):
+    label_selector: FullLabelSelector | None = None
+    namespaces: list[DnsLabel] = []
+    namespace_selector: FullLabelSelector | None = None
+    topology_key: Annotated[str, AfterValidator(label_key)]
+
+
+class WeightedPodAffinityTerm(Spec):
+    weight: Int = Field(ge=1, le=100)
+    pod_affinity_term: PodAffinityTerm
+
+
+class PodAffinity(Spec):
+    required_during_scheduling_ignored_during_execution: list[PodAffinityTerm] = []
+    preferred_during_scheduling_ignored_during_execution: list[WeightedPodAffinityTerm] = []
+
+
+class Affinity(Spec):
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
+
+
+class TopologySpread(Spec):
+    max_skew: Int = Field(ge=1)
+    topology_key: Annotated[str, AfterValidator(label_key)]
+    when_unsatisfiable: Literal["DoNotSchedule", "ScheduleAnyway"]
+    label_selector: FullLabelSelector | None = Field(
+        None, description="Unset: the workload's own pods."
+    )
+    min_domains: Int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _min_domains(self) -> Self:
+        if self.min_domains is not None and self.when_unsatisfiable != "DoNotSchedule":
+            raise invalid("topology_spread", "minDomains needs whenUnsatisfiable: DoNotSchedule")
+        return self
+
+
+class PodSettings(Spec):
+    """Pod-level settings any Deployment of the package accepts (tools, agents, gateway)."""
+
+    image_pull_secrets: list[Annotated[LocalObjectRef, BeforeValidator(local_object_ref)]] = []
+    env_from: list[EnvFromSource] = []
+    probes: Probes | None = None
+    node_selector: LabelMap = {}
+    tolerations: list[Toleration] = []
+    affinity: Affinity | None = None
+    topology_spread_constraints: list[TopologySpread] = []
+    priority_class_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    pod_labels: LabelMap = Field({}, description="Extra labels on the pods only.")
+    pod_annotations: AnnotationMap = Field({}, description="Extra annotations on the pods.")
+    termination_grace_period_seconds: Int | None = Field(None, ge=0, le=86400)
+
+
+def count_or_percent(value: Any) -> int | str:
+    """A pod count (``1``) or a percentage of the pods (``"50%"``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and re.fullmatch(r"(100|[1-9]?[0-9])%", value):
+        return value
+    raise invalid(
+        "count_or_percent",
+        f"{value!r} is neither a pod count such as 1 nor a percentage such as '50%'",
+    )
+
+
+CountOrPercent = Annotated[int | str, PlainValidator(count_or_percent)]
+
+
+class DisruptionBudget(Spec):
+    """A PodDisruptionBudget: one of maxUnavailable or minAvailable (a count or a percentage)."""
+
+    max_unavailable: CountOrPercent | None = None
+    min_available: CountOrPercent | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> Self:
+        if (self.max_unavailable is None) == (self.min_available is None):
+            raise invalid("disruption_budget", "give exactly one of maxUnavailable or minAvailable")
+        return self
+
+
+class Autoscaling(Spec):
+    """An autoscaling/v2 HorizontalPodAutoscaler on CPU; the Deployment then omits replicas."""
+
+    min_replicas: Int = Field(1, ge=1, le=1000)
+    max_replicas: Int = Field(ge=1, le=1000)
+    target_cpu_utilization_percentage: Int = Field(
+        80, ge=1, le=1000, alias="targetCPUUtilizationPercentage"
+    )
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Self:
+        if self.min_replicas > self.max_replicas:
+            raise invalid(
+                "autoscaling",
+                f"minReplicas {self.min_replicas} is above maxReplicas {self.max_replicas}",
+            )
+        return self
+
+
 class Persistence(Spec):
     """A PersistentVolumeClaim mounted into a service tool (e.g. the memory tool's SQLite)."""
 
@@ -567,7 +815,7 @@ class Persistence(Spec):
     storage_class_name: str | None = None
 
 
-class WorkloadSpec(Spec):
+class WorkloadSpec(PodSettings):
     """Fields shared by tools and agents."""
 
     name: DnsLabel = Field(description="Kubernetes name of the workload's objects.")
@@ -585,6 +833,12 @@ class WorkloadSpec(Spec):
     service_account_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
     automount_service_account_token: bool = False
     security: Security | None = Field(None, description="Unset: the cluster default.")
+    egress: EgressMode | None = Field(None, description="Unset: the cluster default (open).")
+    egress_to: list[EgressRule] = []
+    disruption_budget: DisruptionBudget | None = Field(
+        None, description="Unset: maxUnavailable 1 when more than one pod runs."
+    )
+    autoscaling: Autoscaling | None = None
 
 
 class ToolSpec(WorkloadSpec):
@@ -615,7 +869,43 @@ class ToolSpec(WorkloadSpec):
                     "sidecar_fields",
                     "allowFrom applies to service tools; a sidecar is reached on localhost only",
                 )
+            pod_level = [
+                alias
+                for field, alias in SIDECAR_POD_FIELDS.items()
+                if field in self.model_fields_set
+            ]
+            if pod_level:
+                raise invalid(
+                    "sidecar_fields",
+                    f"{', '.join(pod_level)} set the pod, and a sidecar joins the agent's pod; "
+                    "set them on the agent",
+                )
+        if self.autoscaling is not None and self.persistence is not None:
+            raise invalid(
+                "autoscaling",
+                "autoscaling needs pods that can run side by side; a tool with persistence "
+                "has one ReadWriteOnce volume, so remove autoscaling",
+            )
         return self
+
+
+# Pod-level fields a sidecar tool cannot carry, as a stack file names them.
+SIDECAR_POD_FIELDS = {
+    "image_pull_secrets": "imagePullSecrets",
+    "node_selector": "nodeSelector",
+    "tolerations": "tolerations",
+    "affinity": "affinity",
+    "topology_spread_constraints": "topologySpreadConstraints",
+    "priority_class_name": "priorityClassName",
+    "pod_labels": "podLabels",
+    "pod_annotations": "podAnnotations",
+    "termination_grace_period_seconds": "terminationGracePeriodSeconds",
+    "disruption_budget": "disruptionBudget",
+    "autoscaling": "autoscaling",
+    "replicas": "replicas",
+    "egress": "egress",
+    "egress_to": "egressTo",
+}
 
 
 class ToolRef(Spec):
@@ -705,6 +995,61 @@ class WebhookToolSpec(Spec):
     enabled: bool = True
 
 
+def config_map_key(value: str) -> str:
+    if not SECRET_KEY.fullmatch(value) or len(value) > 253 or value.startswith(".."):
+        raise invalid(
+            "file_name",
+            f"{value!r} is not a valid file name here: use letters, digits, '-', '_' and '.', "
+            "no '/' and not starting with '..' (a ConfigMap key)",
+        )
+    return value
+
+
+class Workspace(Spec):
+    """A persistent workspace: PVC ``<agent>-workspace``, seeded once with files that do not
+    exist yet (an agent's edits survive restarts)."""
+
+    size: Quantity = "1Gi"
+    storage_class_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    access_modes: Annotated[
+        list[Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]],
+        Field(min_length=1),
+    ] = ["ReadWriteOnce"]
+    mount_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] | None = Field(
+        None, description="Unset: the agent's workspacePath."
+    )
+    initial_files: dict[Annotated[str, AfterValidator(config_map_key)], str] = {}
+    seed_config_map: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    seed_image: Image = "docker.io/library/busybox:1.36.1"
+
+    @model_validator(mode="after")
+    def _one_seed(self) -> Self:
+        if self.initial_files and self.seed_config_map:
+            raise invalid(
+                "workspace_seed",
+                "give initialFiles or seedConfigMap, not both; put every file in one of them",
+            )
+        if "ReadOnlyMany" in self.access_modes:
+            raise invalid(
+                "workspace_access",
+                "ReadOnlyMany cannot hold an agent's edits; use ReadWriteOnce or ReadWriteMany",
+            )
+        return self
+
+    @property
+    def seeded(self) -> bool:
+        return bool(self.initial_files) or self.seed_config_map is not None
+
+
+class AgentPort(Spec):
+    """A port the agent listens on, published by ClusterIP Service ``<agent>``."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$")] = Field(
+        description="An IANA service name: at most 15 lower-case letters, digits and '-'."
+    )
+    port: Port
+
+
 def persona_ref(value: Any) -> Any:
     """A persona's name, or the persona itself; each form checked on its own, so a problem is
     reported at its field rather than once per form the value could have taken."""
@@ -730,8 +1075,11 @@ class AgentSpec(WorkloadSpec):
     mcp_servers: list[McpServerSpec] = []
     webhook_tools: list[WebhookToolSpec] = []
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
-    egress: EgressMode | None = Field(None, description="Unset: the cluster default (open).")
-    egress_to: list[EgressRule] = []
+    workspace: Workspace | None = Field(None, description="Unset: an emptyDir workspace.")
+    ports: list[AgentPort] = []
+    allow_from: list[PeerSpec] = Field(
+        [], description="Who may reach the agent's ports (nobody when empty)."
+    )
     model: DnsLabel | None = Field(None, description="ark's shorthand: one model, role primary.")
     models: list[ModelRef] = Field([], description="LanguageModels of the namespace, in order.")
     instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
@@ -742,6 +1090,34 @@ class AgentSpec(WorkloadSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         None, description="A persona's name under personas, or the persona itself."
     )
+
+    @model_validator(mode="after")
+    def _ports(self) -> Self:
+        several = self.replicas > 1 or self.autoscaling is not None
+        if several and self.workspace and "ReadWriteMany" not in self.workspace.access_modes:
+            raise invalid(
+                "workspace_access",
+                "several pods share one workspace: set workspace.accessModes to "
+                "[ReadWriteMany] (on storage that offers it), or run one replica",
+            )
+        if self.allow_from and not self.ports:
+            raise invalid("agent_ports", "allowFrom admits peers to the agent's ports; add ports")
+        for field in ("liveness", "readiness", "startup"):
+            probe = getattr(self.probes, field) if self.probes else None
+            if probe is not None and not probe.has_handler:
+                # A tool's probe falls back to its healthPath; an agent has no such path.
+                raise invalid(
+                    "probe_handler",
+                    f"the agent's {field} probe needs a handler: httpGet {{path, port}}, "
+                    "tcpSocket {port} or exec {command}",
+                )
+        for field, seen in (("name", set()), ("port", set())):
+            for port in self.ports:
+                key = getattr(port, field)
+                if key in seen:
+                    raise invalid("agent_ports", f"port {field} {key!r} is given twice")
+                seen.add(key)
+        return self
 
     @field_validator("models")
     @classmethod
@@ -760,6 +1136,22 @@ class Defaults(Spec):
     egress: EgressMode = "open"
     default_deny: bool = False
     schema_sync_access: SyncAccess = "auto"
+    schema_sync_from: list[NetworkPeer] = Field(
+        [],
+        description="Where schema sync reaches tools from: {cidr, except} for the control "
+        "plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner.",
+    )
+    sidecar_style: Literal["native", "container"] = Field(
+        "native",
+        description="native: init containers with restartPolicy Always (Kubernetes >= 1.29); "
+        "container: plain containers, for older clusters.",
+    )
+    endpoint_style: Literal["base", "path"] = Field(
+        "base", description="base: endpoints without the MCP path; path: with it."
+    )
+    strict_egress: bool = Field(
+        False, description="Fail when restricted egress does not admit an agent's servers."
+    )
     model_gateway: ModelGatewayDefaults | None = Field(None, description="Unset: built-ins.")
     observability: ObservabilityDefaults | None = None
 
@@ -768,6 +1160,24 @@ class Defaults(Spec):
     def _complete_resources(cls, value: Resources) -> Resources:
         # A default that names one amount keeps the built-in value of the others.
         return overlay(Resources(), value)
+
+
+class ToolsFrom(Spec):
+    """Another stack whose exported ``toolTargets`` this stack's agents may reference."""
+
+    stack: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = (
+        Field(description="<organization>/<project>/<stack>, as `pulumi stack ls` shows it.")
+    )
+
+
+class ExportedToolTarget(Spec):
+    """One entry of a stack's ``toolTargets`` output: a service tool other stacks may use."""
+
+    name: Annotated[str, AfterValidator(dns1035_label)]
+    namespace: DnsLabel
+    port: Port
+    mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
+    deployment_mode: Literal["service"] = "service"
 
 
 class ClusterSpec(Spec):

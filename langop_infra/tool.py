@@ -13,8 +13,10 @@ from langop_infra.admission import deploy_problems, parse_quantity
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
+    autoscaler,
     child_options,
     component_error,
+    disruption_budget,
     kubernetes_access,
     network_policy,
     object_meta,
@@ -75,6 +77,37 @@ class LanguageToolArgs(TypedDict, total=False):
     """Schema sync: ``{enabled, access, syncUrl, required, timeout, headers}``."""
     persistence: dict[str, Any]
     """A PersistentVolumeClaim ``<tool>-data``: ``{size, mountPath, storageClassName}``."""
+    image_pull_secrets: pulumi.Input[list[Any]]
+    """Secrets to pull the image with: names or ``{name}``."""
+    env_from: pulumi.Input[list[Any]]
+    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
+    probes: pulumi.Input[dict[str, Any]]
+    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
+    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Node labels the pods must run on."""
+    tolerations: pulumi.Input[list[Any]]
+    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
+    affinity: pulumi.Input[dict[str, Any]]
+    """Node and pod (anti-)affinity, as in a pod spec."""
+    topology_spread_constraints: pulumi.Input[list[Any]]
+    """How pods spread over zones or nodes (default selector: the workload's pods)."""
+    priority_class_name: pulumi.Input[str]
+    """PriorityClass of the pods."""
+    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on the pods only."""
+    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the pods only."""
+    termination_grace_period_seconds: pulumi.Input[int]
+    """Seconds a pod gets to stop."""
+    disruption_budget: pulumi.Input[dict[str, Any]]
+    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
+    autoscaling: dict[str, Any]
+    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
+    egress: pulumi.Input[str]
+    """``open`` or ``restricted`` (default: the cluster's)."""
+    egress_to: pulumi.Input[list[Any]]
+    """Egress peers under ``restricted``: ``{cidr, except, ports}`` or ``{namespace,
+    podLabels, ports}``."""
     part_of: str
     """``app.kubernetes.io/part-of`` (default: the namespace)."""
     defaults: dict[str, Any]
@@ -222,6 +255,8 @@ def _structure(tool: ToolSpec) -> tuple[Any, ...]:
         tool.deployment_mode,
         tool.persistence is None,
         tool.schema_sync.enabled,
+        tool.egress,
+        tool.autoscaling is None,
         sorted(tool.secret_env),
     )
 
@@ -301,7 +336,7 @@ class LanguageTool(pulumi.ComponentResource):
         if tool.deployment_mode == "sidecar":
             self.sidecar_container = inputs.part(objects, lambda o: o.container)
         else:
-            self._register_service(key, tool, namespace, labels, objects, child)
+            self._register_service(key, plan, labels, objects, child)
         self.target = dataclasses.replace(
             contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
         )
@@ -311,12 +346,12 @@ class LanguageTool(pulumi.ComponentResource):
     def _register_service(
         self,
         key: str,
-        tool: ToolSpec,
-        namespace: str,
+        plan: ToolPlan,
         labels: dict[str, str],
         objects: Any,
         child: pulumi.ResourceOptions,
     ) -> None:
+        tool, namespace = plan.spec, plan.namespace
         deployment = inputs.part(objects, lambda o: o.deployment)
         secrets = [self.secret] if self.secret else []
         self.deployment = k8s.apps.v1.Deployment(
@@ -339,6 +374,25 @@ class LanguageTool(pulumi.ComponentResource):
             inputs.part(objects, lambda o: o.ingress_policy[1]),
             child,
         )
+        # Which objects exist follows from the spec; their specs may wait for Outputs.
+        shape = pods.tool_objects(tool, plan.defaults, namespace, plan.part_of)
+        self.egress_policy = self.disruption_budget = self.autoscaler = None
+        if shape.egress_policy is not None:
+            self.egress_policy = network_policy(
+                shape.egress_policy[0],
+                namespace,
+                labels,
+                inputs.part(objects, lambda o: o.egress_policy[1]),
+                child,
+            )
+        if shape.disruption_budget is not None:
+            budget = inputs.part(objects, lambda o: o.disruption_budget)
+            self.disruption_budget = disruption_budget(
+                key, tool.name, namespace, labels, budget, child
+            )
+        if shape.autoscaler is not None:
+            scaler = inputs.part(objects, lambda o: o.autoscaler)
+            self.autoscaler = autoscaler(key, tool.name, namespace, labels, scaler, child)
 
     def _register_schema_sync(
         self, key: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None

@@ -14,17 +14,16 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from langop_infra.admission import deploy_problems, resource_problems, security_problems
+from langop_infra.collisions import name_clashes
+from langop_infra.egress_check import egress_findings
 from langop_infra.errors import Problem, SpecError, join_path, problems_from
 from langop_infra.model_specs import ModelSpec, PersonaSpec
 from langop_infra.model_validation import cluster_model_problems
 from langop_infra.names import (
-    DEFAULT_DENY_NAME,
     RESERVED_AGENT_ENV,
     RESERVED_AGENT_ENV_PREFIXES,
     header_env_name,
-    tool_ingress_name,
     webhook_auth_env_name,
-    workload_secret_name,
 )
 from langop_infra.specs import (
     AgentSpec,
@@ -103,13 +102,21 @@ def _duplicates(
 
 
 def workload_problems(spec: WorkloadSpec, path: str = "") -> list[Problem]:
-    """An env var in both ``env`` and ``secretEnv``."""
-    return [
+    """An env var in both ``env`` and ``secretEnv``; ``egressTo`` under ``egress: open``."""
+    problems = [
         Problem(
             join_path(path, f"secretEnv.{name}"), f"{name} set in both env and secretEnv; keep one"
         )
         for name in sorted(set(spec.env) & set(spec.secret_env))
     ]
+    if spec.egress == "open" and spec.egress_to:
+        problems.append(
+            Problem(
+                join_path(path, "egressTo"),
+                "egressTo only applies with egress: restricted; set it or remove egressTo",
+            )
+        )
+    return problems
 
 
 def reference_problems(
@@ -165,13 +172,6 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
                         f"{name} is set by langop-infra for every agent; rename your variable",
                     )
                 )
-    if agent.egress == "open" and agent.egress_to:
-        problems.append(
-            Problem(
-                join_path(path, "egressTo"),
-                "egressTo only applies with egress: restricted; set it or remove egressTo",
-            )
-        )
     header_envs = [
         (f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name))
         for i, server in enumerate(agent.mcp_servers)
@@ -248,12 +248,19 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
     problems += found
     raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
+    # "" when missing: the cluster's stand-in (below) has that namespace, and so do its items.
+    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else ""
     declared = {
-        t["name"] for t in raw_tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)
+        (t.get("namespace") if isinstance(t.get("namespace"), str) else namespace, t["name"])
+        for t in raw_tools
+        if isinstance(t, Mapping) and isinstance(t.get("name"), str)
     }
     raw_agents = data.get("agents") if isinstance(data.get("agents"), list) else []
     valid_agents = {i for i, _ in agents}
-    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else None
+    namespaces = {namespace, *(ns for ns, _ in declared)}
+    namespaces |= {
+        a.get("namespace") for a in raw_agents if isinstance(a, Mapping) and a.get("namespace")
+    }
 
     # Agents that failed on some field: still check the references they make.
     for i, raw in enumerate(raw_agents):
@@ -261,8 +268,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
             continue
         refs, _ = _validate_list(ToolRef, raw.get("tools"), "")
         where = join_path(path, f"agents[{i}]")
-        problems += reference_problems(refs, namespace, where)
-        problems += _dangling(refs, namespace, declared, where)
+        own = raw.get("namespace") if isinstance(raw.get("namespace"), str) else namespace
+        problems += reference_problems(refs, own, where)
+        problems += _dangling(refs, own, namespaces, declared, where)
 
     readable = _secret_names(head)
     base = cluster or ClusterSpec.model_construct(
@@ -336,17 +344,26 @@ def _defaults_or_default(value: Any) -> Defaults:
 
 
 def _dangling(
-    refs: list[tuple[int, ToolRef]], namespace: str | None, declared: set[Any], path: str
+    refs: list[tuple[int, ToolRef]],
+    namespace: str | None,
+    namespaces: set[Any],
+    declared: set[tuple[Any, Any]],
+    path: str,
 ) -> list[Problem]:
+    """References into one of the cluster's namespaces that name no tool declared there
+    (a reference into another namespace is an external tool's, checked elsewhere)."""
     problems = []
     for j, ref in refs:
-        if ref.enabled and ref.namespace in (None, namespace) and ref.name not in declared:
-            known = ", ".join(sorted(n for n in declared if isinstance(n, str))) or "none"
+        where = ref.namespace or namespace
+        if ref.enabled and where in namespaces and (where, ref.name) not in declared:
+            names = sorted(n for ns, n in declared if ns == where and isinstance(n, str))
+            known = ", ".join(names) or "none"
+            there = "" if len(namespaces) < 2 else f" namespace {where!r} of"
             problems.append(
                 Problem(
                     join_path(path, f"tools[{j}].name"),
-                    f"no tool named {ref.name!r} in this cluster (known: {known}); declare it "
-                    "under tools, fix the name, or set enabled: false",
+                    f"no tool named {ref.name!r} in{there} this cluster (known: {known}); "
+                    "declare it under tools, fix the name, or set enabled: false",
                 )
             )
     return problems
@@ -368,57 +385,42 @@ def cluster_problems(
     tool_index = tool_index if tool_index is not None else list(range(len(cluster.tools)))
     agent_index = agent_index if agent_index is not None else list(range(len(cluster.agents)))
     ns = cluster.namespace
-    by_name = {t.name: t for t in cluster.tools}
-    declared = declared if declared is not None else set(by_name)
+    by_key = {(t.namespace or ns, t.name): t for t in cluster.tools}
+    declared = declared if declared is not None else set(by_key)
+    namespaces = cluster_namespaces(cluster) | {n for n, _ in declared}
     problems = []
     problems += _duplicates(
-        ((f"tools[{i}].name", t.name) for i, t in zip(tool_index, cluster.tools, strict=True)),
+        (
+            (f"tools[{i}].name", (t.namespace or ns, t.name))
+            for i, t in zip(tool_index, cluster.tools, strict=True)
+        ),
         path,
-        lambda key: f"duplicate tool name {key!r}; tool names must be unique in a cluster",
+        lambda key: (
+            f"duplicate tool name {key[1]!r} in namespace {key[0]!r}; tool names must "
+            "be unique in a namespace"
+        ),
     )
     problems += _duplicates(
-        ((f"agents[{i}].name", a.name) for i, a in zip(agent_index, cluster.agents, strict=True)),
+        (
+            (f"agents[{i}].name", (a.namespace or ns, a.name))
+            for i, a in zip(agent_index, cluster.agents, strict=True)
+        ),
         path,
-        lambda key: f"duplicate agent name {key!r}; agent names must be unique in a cluster",
+        lambda key: (
+            f"duplicate agent name {key[1]!r} in namespace {key[0]!r}; agent names "
+            "must be unique in a namespace"
+        ),
     )
     for i, tool in zip(tool_index, cluster.tools, strict=True):
         problems += workload_problems(tool, join_path(path, f"tools[{i}]"))
-        if tool.namespace not in (None, ns):
-            problems.append(
-                Problem(
-                    join_path(path, f"tools[{i}].namespace"),
-                    f"a cluster's tools live in its namespace {ns!r}; remove the namespace or "
-                    "declare the tool in another cluster",
-                )
-            )
+        problems += egress_to_problems(tool, cluster.defaults, join_path(path, f"tools[{i}]"))
     for i, agent in zip(agent_index, cluster.agents, strict=True):
         where = join_path(path, f"agents[{i}]")
-        problems += agent_problems(agent, where, ns)
-        if agent.name in declared:
-            problems.append(
-                Problem(
-                    join_path(where, "name"),
-                    f"a tool is also named {agent.name!r}; their Deployments and Secrets would "
-                    "collide, so rename one",
-                )
-            )
-        if agent.namespace not in (None, ns):
-            problems.append(
-                Problem(
-                    join_path(where, "namespace"),
-                    f"a cluster's agents live in its namespace {ns!r}; remove the namespace",
-                )
-            )
-        if agent.egress_to and agent.egress is None and cluster.defaults.egress == "open":
-            problems.append(
-                Problem(
-                    join_path(where, "egressTo"),
-                    "egressTo only applies with egress: restricted; set egress (here or in "
-                    "defaults) or remove egressTo",
-                )
-            )
-        problems += _dangling(list(enumerate(agent.tools)), ns, declared, where)
-        resolved = [by_name.get(r.name) if r.namespace in (None, ns) else None for r in agent.tools]
+        own = agent.namespace or ns
+        problems += agent_problems(agent, where, own)
+        problems += egress_to_problems(agent, cluster.defaults, where)
+        problems += _dangling(list(enumerate(agent.tools)), own, namespaces, declared, where)
+        resolved = [by_key.get((r.namespace or own, r.name)) for r in agent.tools]
         problems += sidecar_problems(agent, resolved, where)
     for name, values in cluster.secrets.items():
         if not isinstance(values, Mapping) or not values:
@@ -432,6 +434,25 @@ def cluster_problems(
     if secrets_known:
         problems += _undeclared_secret_problems(cluster, path, tool_index, agent_index)
     return problems
+
+
+def cluster_namespaces(cluster: ClusterSpec) -> set[str]:
+    """Every namespace a cluster deploys into: its own and those its items name."""
+    items = [*cluster.tools, *cluster.agents]
+    return {cluster.namespace, *(w.namespace for w in items if w.namespace)}
+
+
+def egress_to_problems(workload: WorkloadSpec, defaults: Defaults, path: str) -> list[Problem]:
+    """``egressTo`` without restricted egress would be silently ignored."""
+    if workload.egress_to and workload.egress is None and defaults.egress == "open":
+        return [
+            Problem(
+                join_path(path, "egressTo"),
+                "egressTo only applies with egress: restricted; set egress (here or in "
+                "defaults) or remove egressTo",
+            )
+        ]
+    return []
 
 
 def _namespace_wide_problems(
@@ -450,7 +471,6 @@ def _namespace_wide_problems(
     workloads: list[tuple[str, WorkloadSpec]] = [
         (f"tools[{i}]", t) for i, t in zip(tool_index, cluster.tools, strict=True)
     ] + [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
-    by_name = {t.name: t for t in cluster.tools}
     for where, workload in workloads:
         full = join_path(path, where)
         problems += deploy_problems(
@@ -461,28 +481,9 @@ def _namespace_wide_problems(
             restricted=restricted,
             check_defaults=False,
         )
-        own_secret = workload_secret_name(workload.name)
-        if own_secret in cluster.secrets:
-            problems.append(
-                Problem(
-                    join_path(path, f"secrets.{own_secret}"),
-                    f"Secret {own_secret} is {workload.name}'s own (its secret env); "
-                    "rename this secret",
-                )
-            )
-        if defaults.default_deny and tool_ingress_name(workload.name) == DEFAULT_DENY_NAME:
-            has_policy = isinstance(workload, ToolSpec) or any(
-                r.enabled and getattr(by_name.get(r.name), "deployment_mode", "") == "sidecar"
-                for r in getattr(workload, "tools", [])
-            )
-            if has_policy:
-                problems.append(
-                    Problem(
-                        join_path(full, "name"),
-                        f"its policy {DEFAULT_DENY_NAME} would replace the namespace's "
-                        f"{DEFAULT_DENY_NAME}; rename it",
-                    )
-                )
+    problems += name_clashes(cluster, path, tool_index, agent_index)
+    if defaults.strict_egress:
+        problems += egress_findings(cluster, path, agent_index)
     for where, ref in secret_refs(cluster, tool_index, agent_index):
         keys = cluster.secrets.get(ref.name)
         if isinstance(keys, Mapping) and ref.key not in keys:
@@ -632,18 +633,21 @@ def secret_refs(
 def external_reference_problems(
     spec: ClusterSpec, external: Iterable[tuple[str, str]]
 ) -> list[Problem]:
-    """References to tools of other namespaces that were not handed to the cluster."""
+    """References to tools outside the cluster's namespaces that were not handed to it
+    (``external_tools``, or a stack's ``toolsFrom``)."""
     known = set(external)
+    spaces = cluster_namespaces(spec)
     problems = []
     for i, agent in enumerate(spec.agents):
         for j, ref in enumerate(agent.tools):
-            if not ref.enabled or ref.namespace in (None, spec.namespace):
+            if not ref.enabled or (ref.namespace or agent.namespace or spec.namespace) in spaces:
                 continue
             if (ref.namespace, ref.name) not in known:
                 problems.append(
                     Problem(
                         f"agents[{i}].tools[{j}].name",
                         f"tool {ref.name!r} in namespace {ref.namespace!r} is not known here; "
+                        "declare it with that namespace, consume its stack with toolsFrom, "
                         "pass its LanguageTool in external_tools, or set enabled: false",
                     )
                 )

@@ -154,8 +154,9 @@ def agent_deployment(rendered: Any) -> dict[str, Any]:
 
 
 def containers(rendered: Any) -> dict[str, dict[str, Any]]:
+    """Every container of the agent's pod, native sidecars (init containers) included."""
     pod = agent_deployment(rendered)["spec"]["template"]["spec"]
-    return {c["name"]: c for c in pod["containers"]}
+    return {c["name"]: c for c in [*pod["containers"], *pod.get("initContainers", [])]}
 
 
 def agent_env(rendered: Any) -> dict[str, dict[str, Any]]:
@@ -277,7 +278,8 @@ def test_webhook_bearer_auth_via_secret_key_ref(rendered) -> None:
 
 def test_sidecar_joins_the_pod_with_a_shared_workspace(rendered) -> None:
     pod = agent_deployment(rendered)["spec"]["template"]["spec"]
-    assert [c["name"] for c in pod["containers"]] == ["helper", "files"]
+    assert [c["name"] for c in pod["containers"]] == ["helper"]
+    assert [c["name"] for c in pod["initContainers"]] == ["files"]
     sidecar = containers(rendered)["files"]
     assert sidecar["image"] == "ghcr.io/acme/files:1"
     assert sidecar["ports"] == [{"name": "mcp", "containerPort": 8090, "protocol": "TCP"}]
@@ -536,7 +538,7 @@ def test_cross_namespace_reference_opens_the_tool_for_this_agent(render) -> None
         LanguageAgent("helper", namespace="ai", image="ghcr.io/acme/agent:2.0.0", tools=[remote])
 
     rendered = render(program)
-    policy = rendered.find("NetworkPolicy", "remote-from-ai-helper", "shared")
+    policy = rendered.find("NetworkPolicy", "remote.from.ai.helper", "shared")
     assert policy["spec"] == {
         "podSelector": {"matchLabels": {"langop.io/tool": "remote"}},
         "policyTypes": ["Ingress"],

@@ -310,10 +310,10 @@ CASES: list[Case] = [
         r"not a CIDR",
     ),
     Case(
-        "tool-namespace-elsewhere",
+        "tool-namespace-elsewhere-unreferenced",
         doc(("tools[0].namespace", "other")),
-        "tools[0].namespace",
-        r"live in its namespace 'apps'",
+        f"{A0}.tools[0].name",
+        r"no tool named 'memory' in namespace 'apps' of this cluster \(known: files\)",
     ),
     Case(
         "tool-duplicate-name",
@@ -427,10 +427,10 @@ CASES: list[Case] = [
         r"^unknown field(?!.*'port')",
     ),
     Case(
-        "agent-namespace-elsewhere",
+        "agent-namespace-elsewhere-dangling",
         doc((f"{A0}.namespace", "other")),
-        f"{A0}.namespace",
-        r"live in its namespace 'apps'",
+        f"{A0}.tools[0].name",
+        r"no tool named 'memory' in namespace 'other' of this cluster \(known: none\)",
     ),
     Case(
         "agent-reserved-env",
@@ -1041,6 +1041,356 @@ CASES: list[Case] = [
         doc(("namespce", "apps")),
         "namespce",
         r"did you mean .*namespace",
+    ),
+]
+
+T0 = "tools[0]"
+WS = {"size": "1Gi"}
+# --- pods and networks: every new field ----------------------------------------------------
+CASES += [
+    Case(
+        "image-pull-secret-name",
+        doc((f"{T0}.imagePullSecrets", ["Bad_Name"])),
+        f"{T0}.imagePullSecrets[0].name",
+        r"not a valid name",
+    ),
+    Case(
+        "env-from-both-refs",
+        doc((f"{A0}.envFrom", [{"secretRef": {"name": "a"}, "configMapRef": {"name": "b"}}])),
+        f"{A0}.envFrom[0]",
+        r"exactly one of secretRef \{name\} or configMapRef",
+    ),
+    Case(
+        "env-from-no-ref",
+        doc((f"{A0}.envFrom", [{"prefix": "X_"}])),
+        f"{A0}.envFrom[0]",
+        r"exactly one of secretRef",
+    ),
+    Case(
+        "env-from-bad-prefix",
+        doc((f"{A0}.envFrom", [{"secretRef": {"name": "a"}, "prefix": "1X"}])),
+        f"{A0}.envFrom[0].prefix",
+        r"not a valid environment variable name",
+    ),
+    Case(
+        "probe-two-handlers",
+        doc(
+            (
+                f"{A0}.probes",
+                {"liveness": {"httpGet": {"path": "/h", "port": 80}, "tcpSocket": {"port": 80}}},
+            )
+        ),
+        f"{A0}.probes.liveness",
+        r"one of httpGet, tcpSocket or exec, not several",
+    ),
+    Case(
+        "probe-bad-path",
+        doc((f"{A0}.probes", {"readiness": {"httpGet": {"path": "h", "port": 80}}})),
+        f"{A0}.probes.readiness.httpGet.path",
+        r"not an HTTP path",
+    ),
+    Case(
+        "probe-period-zero",
+        doc((f"{T0}.probes", {"liveness": {"periodSeconds": 0}})),
+        f"{T0}.probes.liveness.periodSeconds",
+        r"greater than or equal to 1",
+    ),
+    Case(
+        "agent-probe-without-handler",
+        doc((f"{A0}.probes", {"liveness": {"periodSeconds": 5}})),
+        A0,
+        r"the agent's liveness probe needs a handler",
+    ),
+    Case(
+        "node-selector-reserved-key",
+        doc((f"{T0}.nodeSelector", {"bad key": "x"})),
+        f'{T0}.nodeSelector["bad key"]',
+        r"not a valid label",
+    ),
+    Case(
+        "toleration-exists-with-value",
+        doc((f"{T0}.tolerations", [{"key": "k", "operator": "Exists", "value": "v"}])),
+        f"{T0}.tolerations[0]",
+        r"operator Exists takes no value",
+    ),
+    Case(
+        "toleration-seconds-without-no-execute",
+        doc((f"{T0}.tolerations", [{"key": "k", "tolerationSeconds": 5}])),
+        f"{T0}.tolerations[0]",
+        r"tolerationSeconds applies to effect NoExecute",
+    ),
+    Case(
+        "affinity-unknown-field",
+        doc((f"{A0}.affinity", {"nodeAfinity": {}})),
+        f"{A0}.affinity.nodeAfinity",
+        r"unknown field",
+    ),
+    Case(
+        "affinity-weight",
+        doc(
+            (
+                f"{A0}.affinity",
+                {
+                    "podAntiAffinity": {
+                        "preferredDuringSchedulingIgnoredDuringExecution": [
+                            {
+                                "weight": 0,
+                                "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname"},
+                            }
+                        ]
+                    }
+                },
+            )
+        ),
+        f"{A0}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+        r"greater than or equal to 1",
+    ),
+    Case(
+        "affinity-in-without-values",
+        doc(
+            (
+                f"{A0}.affinity",
+                {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {"matchExpressions": [{"key": "zone", "operator": "In"}]}
+                            ]
+                        }
+                    }
+                },
+            )
+        ),
+        f"{A0}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        ".nodeSelectorTerms[0].matchExpressions[0]",
+        r"operator In needs values",
+    ),
+    Case(
+        "topology-spread-when",
+        doc(
+            (
+                f"{T0}.topologySpreadConstraints",
+                [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "Never"}],
+            )
+        ),
+        f"{T0}.topologySpreadConstraints[0].whenUnsatisfiable",
+        r"DoNotSchedule",
+    ),
+    Case(
+        "topology-spread-min-domains",
+        doc(
+            (
+                f"{T0}.topologySpreadConstraints",
+                [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "zone",
+                        "whenUnsatisfiable": "ScheduleAnyway",
+                        "minDomains": 2,
+                    }
+                ],
+            )
+        ),
+        f"{T0}.topologySpreadConstraints[0]",
+        r"minDomains needs whenUnsatisfiable",
+    ),
+    Case(
+        "priority-class-name",
+        doc((f"{A0}.priorityClassName", "High")),
+        f"{A0}.priorityClassName",
+        r"not a valid name",
+    ),
+    Case(
+        "pod-labels-reserved",
+        doc((f"{A0}.podLabels", {"langop.io/agent": "x"})),
+        f"{A0}.podLabels.langop.io/agent",
+        r"reserved",
+    ),
+    Case(
+        "pod-annotations-key",
+        doc((f"{A0}.podAnnotations", {"no spaces": "x"})),
+        f'{A0}.podAnnotations["no spaces"]',
+        r"not a valid label or annotation key",
+    ),
+    Case(
+        "termination-grace-negative",
+        doc((f"{T0}.terminationGracePeriodSeconds", -1)),
+        f"{T0}.terminationGracePeriodSeconds",
+        r"greater than or equal to 0",
+    ),
+    Case(
+        "sidecar-pod-level-field",
+        doc(("tools[1].nodeSelector", {"zone": "a"})),
+        "tools[1]",
+        r"nodeSelector set the pod, and a sidecar joins the agent's pod",
+    ),
+    Case(
+        "disruption-budget-both",
+        doc((f"{T0}.disruptionBudget", {"maxUnavailable": 1, "minAvailable": 1})),
+        f"{T0}.disruptionBudget",
+        r"exactly one of maxUnavailable or minAvailable",
+    ),
+    Case(
+        "disruption-budget-percent",
+        doc((f"{T0}.disruptionBudget", {"maxUnavailable": "half"})),
+        f"{T0}.disruptionBudget.maxUnavailable",
+        r"'half' is neither a pod count such as 1 nor a percentage such as '50%'",
+    ),
+    Case(
+        "autoscaling-min-above-max",
+        doc((f"{T0}.autoscaling", {"minReplicas": 5, "maxReplicas": 2})),
+        f"{T0}.autoscaling",
+        r"minReplicas 5 is above maxReplicas 2",
+    ),
+    Case(
+        "autoscaling-cpu-zero",
+        doc((f"{T0}.autoscaling", {"maxReplicas": 2, "targetCPUUtilizationPercentage": 0})),
+        f"{T0}.autoscaling.targetCPUUtilizationPercentage",
+        r"greater than or equal to 1",
+    ),
+    Case(
+        "autoscaling-with-persistence",
+        doc((f"{T0}.autoscaling", {"maxReplicas": 2}), (f"{T0}.persistence", {"size": "1Gi"})),
+        T0,
+        r"remove autoscaling",
+    ),
+    Case(
+        "workspace-size",
+        doc((f"{A0}.workspace", {"size": "lots"})),
+        f"{A0}.workspace.size",
+        r"not a Kubernetes quantity",
+    ),
+    Case(
+        "workspace-both-seeds",
+        doc((f"{A0}.workspace", {"initialFiles": {"a": "b"}, "seedConfigMap": "seed"})),
+        f"{A0}.workspace",
+        r"initialFiles or seedConfigMap, not both",
+    ),
+    Case(
+        "workspace-file-name",
+        doc((f"{A0}.workspace", {"initialFiles": {"dir/a.md": "x"}})),
+        f"{A0}.workspace.initialFiles.dir/a.md",
+        r"no '/'",
+    ),
+    Case(
+        "workspace-read-only",
+        doc((f"{A0}.workspace", {"accessModes": ["ReadOnlyMany"]})),
+        f"{A0}.workspace",
+        r"ReadOnlyMany cannot hold an agent's edits",
+    ),
+    Case(
+        "workspace-mount-reserved",
+        doc((f"{A0}.workspace", {"mountPath": "/tmp"})),
+        f"{A0}.workspace.mountPath",
+        r"already mounted",
+    ),
+    Case(
+        "workspace-seed-image",
+        doc((f"{A0}.workspace", {"seedImage": " "})),
+        f"{A0}.workspace.seedImage",
+        r"set a container image",
+    ),
+    Case(
+        "workspace-shared-by-replicas",
+        doc((f"{A0}.workspace", WS), (f"{A0}.replicas", 2)),
+        A0,
+        r"accessModes to \[ReadWriteMany\]",
+    ),
+    Case(
+        "agent-port-name",
+        doc((f"{A0}.ports", [{"name": "HTTP", "port": 80}])),
+        f"{A0}.ports[0].name",
+        r"pattern",
+    ),
+    Case(
+        "agent-port-twice",
+        doc((f"{A0}.ports", [{"name": "a", "port": 80}, {"name": "b", "port": 80}])),
+        A0,
+        r"port port 80 is given twice",
+    ),
+    Case(
+        "agent-allow-from-without-ports",
+        doc((f"{A0}.allowFrom", [{"namespaceSelector": {"matchLabels": {"a": "b"}}}])),
+        A0,
+        r"add ports",
+    ),
+    Case(
+        "egress-peer-both-forms",
+        doc(
+            (f"{T0}.egress", "restricted"),
+            (f"{T0}.egressTo", [{"cidr": "10.0.0.0/8", "namespace": "x"}]),
+        ),
+        f"{T0}.egressTo[0]",
+        r"give cidr .* or namespace and/or podLabels, not both",
+    ),
+    Case(
+        "egress-peer-host-on-namespace",
+        doc(
+            (f"{T0}.egress", "restricted"),
+            (f"{T0}.egressTo", [{"namespace": "x", "host": "a.example.com"}]),
+        ),
+        f"{T0}.egressTo[0]",
+        r"except and host apply to a cidr peer only",
+    ),
+    Case(
+        "tool-egress-to-except-outside",
+        doc(
+            (f"{T0}.egress", "restricted"),
+            (f"{T0}.egressTo", [{"cidr": "10.0.0.0/8", "except": ["192.168.0.0/16"]}]),
+        ),
+        f"{T0}.egressTo[0].except[0]",
+        r"not inside 10.0.0.0/8",
+    ),
+    Case(
+        "agent-allow-from-except-outside",
+        doc(
+            (f"{A0}.ports", [{"name": "http", "port": 80}]),
+            (f"{A0}.allowFrom", [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["11.0.0.0/8"]}}]),
+        ),
+        f"{A0}.allowFrom[0].ipBlock.except[0]",
+        r"not inside 10.0.0.0/8",
+    ),
+    Case(
+        "tool-egress-to-with-open-egress",
+        doc((f"{T0}.egressTo", [{"namespace": "x"}])),
+        f"{T0}.egressTo",
+        r"egressTo only applies with egress: restricted",
+    ),
+    Case(
+        "schema-sync-from-no-peer",
+        doc(("defaults", {"schemaSyncFrom": [{}]})),
+        "defaults.schemaSyncFrom[0]",
+        r"give cidr",
+    ),
+    Case(
+        "schema-sync-from-cidr",
+        doc(("defaults", {"schemaSyncFrom": [{"cidr": "10.0.0.1"}]})),
+        "defaults.schemaSyncFrom[0].cidr",
+        r"an address, not a CIDR",
+    ),
+    Case(
+        "sidecar-style",
+        doc(("defaults", {"sidecarStyle": "sidecar"})),
+        "defaults.sidecarStyle",
+        r"'native' or 'container'",
+    ),
+    Case(
+        "endpoint-style",
+        doc(("defaults", {"endpointStyle": "full"})),
+        "defaults.endpointStyle",
+        r"'base' or 'path'",
+    ),
+    Case(
+        "strict-egress-not-admitted",
+        doc(("defaults", {"egress": "restricted", "strictEgress": True})),
+        f"{MCP0}.url",
+        r"cannot verify that restricted egress admits search.example.com",
+    ),
+    Case(
+        "namespace-of-tool",
+        doc((f"{T0}.namespace", "Other")),
+        f"{T0}.namespace",
+        r"not a valid name",
     ),
 ]
 

@@ -32,7 +32,7 @@ def run_quick(script: str, tmp_path: Path) -> tuple[str, dict[str, Any]]:
     return done.stdout, json.loads(out.read_text())
 
 
-OBJECTS = 1 + 3 * 5 + 2 * 20  # T=5/A=20: namespace, 3 per tool, 2 per agent
+OBJECTS = 1 + 3 * 5 + 3 * 20  # T=5/A=20: namespace, 3 per tool, 3 per agent
 
 
 def test_render_overhead_quick(tmp_path: Path) -> None:

@@ -169,9 +169,11 @@ def test_agent_config_for_an_agent_with_tools_servers_and_webhooks() -> None:
     assert contract.agent_config(scenario(), TARGETS) == EXPECTED_CONFIG
 
 
-def test_agent_config_of_a_bare_agent_has_only_tools() -> None:
+def test_agent_config_of_an_agent_without_tools_leaves_tools_out() -> None:
     agent = parse_agent({"name": "bare", "image": "i"})
-    assert contract.agent_config(agent, []) == {"tools": {}}
+    assert contract.agent_config(agent, []) == {}
+    names = [var.name for var in contract.agent_env(agent, [])[0]]
+    assert "MCP_SERVERS" not in names
 
 
 def test_mcp_path_key_only_when_not_default() -> None:

@@ -317,7 +317,7 @@ def test_stream_and_out_directory_of_one_render_are_equal(
     tree = tmp_path / "dev"
     assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tree)]) == 0
     capsys.readouterr()
-    assert len(load_render(tree)) == len(load_render(stream)) == 19
+    assert len(load_render(tree)) == len(load_render(stream)) == 20
     for pair in ((stream, tree), (tree, stream)):
         code, out, err = run_diff(*pair, capsys)
         assert (code, out.splitlines()[-1], err) == (0, "no differences", "")
@@ -333,7 +333,7 @@ def test_diff_of_dev_and_prod_renders(tmp_path: Path, capsys: pytest.CaptureFixt
     assert (code, err) == (1, "")
     lines = out.splitlines()
     # Different namespaces: every object is new in prod, every dev object is gone.
-    assert lines[-1] == "26 added, 19 removed, 0 changed"
+    assert lines[-1] == "32 added, 20 removed, 0 changed"
     assert not any(line.startswith("note:") for line in lines)  # no object in both
     added = {line[2:] for line in lines if line.startswith("+ ")}
     removed = {line[2:] for line in lines if line.startswith("- ")}
@@ -368,9 +368,14 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     # prod's models bring their keys' Secrets and the gateway's egress policy.
     assert [describe(k) for k in result.added] == [
         "NetworkPolicy research-dev/default-deny-ingress",
+        "NetworkPolicy research-dev/docs-search-egress",
         "NetworkPolicy research-dev/gateway-egress",
+        "NetworkPolicy research-dev/memory-egress",
         "NetworkPolicy research-dev/researcher-egress",
         "NetworkPolicy research-dev/triage-egress",
+        "PodDisruptionBudget research-dev/docs-search",
+        "PodDisruptionBudget research-dev/researcher",
+        "PodDisruptionBudget research-dev/triage",
         "Secret research-dev/anthropic",
         "Secret research-dev/model-gateway",
         "Secret research-dev/openai",
@@ -395,7 +400,7 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     code, out, _ = run_diff(old, new, capsys)
     assert code == 1
     assert "    spec.replicas: 1 -> 3\n" in out
-    assert f"7 added, 0 removed, {len(result.changed)} changed (" in out.splitlines()[-1]
+    assert f"12 added, 0 removed, {len(result.changed)} changed (" in out.splitlines()[-1]
 
 
 # --- review features: line diffs, moves, formats, colour, secret rotation ---------------------

@@ -14,12 +14,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 LAYERS: list[tuple[str, set[str]]] = [
     ("base", {"errors", "yaml_io", "names", "redact", "gc_tuning"}),
     ("specs", {"specs", "model_specs"}),
-    ("validation", {"validation", "admission", "model_validation"}),
+    ("validation", {"validation", "admission", "model_validation", "collisions", "egress_check"}),
     (
         "builders",
         {
             "contract",
             "pods",
+            "pod_settings",
+            "workspace",
             "policies",
             "inputs",
             "schema_compare",

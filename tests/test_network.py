@@ -185,10 +185,13 @@ def test_policies_are_deterministic_labelled_and_linear(
     policies = of_kind(manifests, "NetworkPolicy")
     validate_manifests(policies)
     expected = {(ns, f"{tool}-ingress") for tool, (ns, _) in TOOLS.items()}
+    # Every agent denies ingress (it declares no ports), so every pod is selected.
+    expected |= {(ns, f"{agent}-ingress") for agent, (ns, _) in AGENTS.items()}
     # Only the enabled cross-namespace reference brings a policy into the tool's namespace.
-    expected.add((ALPHA, "search-from-beta-reviewer"))
+    expected.add((ALPHA, "search.from.beta.reviewer"))
     if egress == "restricted":
         expected |= {(ns, f"{agent}-egress") for agent, (ns, _) in AGENTS.items()}
+        expected |= {(ns, f"{tool}-egress") for tool, (ns, _) in TOOLS.items()}
     if default_deny:
         expected |= {(ALPHA, "default-deny-ingress"), (BETA, "default-deny-ingress")}
     assert policy_names(manifests) == expected
@@ -300,8 +303,8 @@ def test_policy_count_is_linear_for_50_tools_and_200_agents() -> None:
     run = run_program(program)
     elapsed = time.perf_counter() - started
     policies = run.by_type(NETWORK_POLICY)
-    # One ingress policy per tool, one egress policy per restricted agent, one default deny.
-    assert len(policies) == tools + agents + 1 == 251
+    # One ingress and one egress policy per tool and per agent, one default deny.
+    assert len(policies) == 2 * (tools + agents) + 1 == 501
     assert len({p.name for p in policies}) == len(policies)
     assert elapsed < 30, f"rendering 50 tools x 200 agents took {elapsed:.1f}s"
 

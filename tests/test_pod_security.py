@@ -417,7 +417,7 @@ def test_stack_has_the_pods_it_should(stack: str) -> None:
         "Deployment/triage",
     ]
     names = [c["name"] for c in containers(pods["Deployment/researcher"])]
-    assert names == ["researcher", "workspace-files"]
+    assert sorted(names) == ["researcher", "workspace-files"]
 
 
 @pytest.mark.parametrize("stack", STACKS)

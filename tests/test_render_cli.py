@@ -34,6 +34,8 @@ DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 PROD_ONLY_POLICIES = {
     "researcher-egress",
     "triage-egress",
+    "memory-egress",
+    "docs-search-egress",
     "default-deny-ingress",
     "gateway-egress",
 }
@@ -125,12 +127,13 @@ def test_render_dev_prints_every_object_and_each_is_valid(
         ("NetworkPolicy", "memory-ingress"),
         ("NetworkPolicy", "docs-search-ingress"),
         ("NetworkPolicy", "researcher-ingress"),
+        ("NetworkPolicy", "triage-ingress"),
         ("NetworkPolicy", "gateway-ingress"),
     }
     assert len(manifests) == len(found)
-    # The sidecar tool runs inside the researcher's pod, not on its own.
+    # The sidecar tool runs inside the researcher's pod (a native sidecar), not on its own.
     researcher = next(m for m in manifests if m["metadata"]["name"] == "researcher")
-    assert [c["name"] for c in containers(researcher)] == ["researcher", "workspace-files"]
+    assert [c["name"] for c in containers(researcher)] == ["workspace-files", "researcher"]
     assert captured.out == cli("render", "--stack", "dev", "--project-dir", str(ROOT))[1]
 
 
@@ -178,7 +181,7 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     cli.cache_clear()
     second = cli("render", "--stack", "dev", "--project-dir", str(ROOT))
     assert first == second
-    assert first[1].count("\n---\n") == 18
+    assert first[1].count("\n---\n") == 19
 
 
 def test_integral_numbers_stay_integers() -> None:
@@ -249,13 +252,12 @@ def test_every_stack_renders_valid_objects_in_its_own_namespace(stack: str) -> N
     assert len(set(NAMESPACES.values())) == len(STACKS)
 
 
-def test_prod_images_are_pinned_by_digest_and_the_others_are_not() -> None:
+def test_every_image_is_pinned_by_digest() -> None:
     for stack in STACKS:
         images = [c["image"] for d in objects(stack, "Deployment").values() for c in containers(d)]
         # memory, docs-search, researcher + sidecar, triage; and the model gateway but in staging
         assert len(images) == (5 if stack == "staging" else 6)
-        pinned = [bool(DIGEST.search(image)) for image in images]
-        assert all(pinned) if stack == "prod" else not any(pinned), (stack, images)
+        assert all(DIGEST.search(image) for image in images), (stack, images)
 
 
 @pytest.mark.parametrize(
@@ -328,8 +330,8 @@ def test_resources_and_pull_policy_per_environment(
 @pytest.mark.parametrize("stack", STACKS)
 def test_network_policies_per_environment(stack: str) -> None:
     policies = objects(stack, "NetworkPolicy")
-    # researcher carries the workspace-files sidecar, so its pod admits no ingress.
-    expected = {"memory-ingress", "docs-search-ingress", "researcher-ingress"}
+    # Agents declare no ports, so their pods admit no ingress.
+    expected = {"memory-ingress", "docs-search-ingress", "researcher-ingress", "triage-ingress"}
     if stack != "staging":
         expected.add("gateway-ingress")
     if stack == "prod":
@@ -366,10 +368,10 @@ def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"wrote 19 objects under {out}\n"
+    assert captured.err == f"wrote 20 objects under {out}\n"
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.yaml"))
     manifests = rendered("dev")
-    assert len(files) == len(manifests) == 19
+    assert len(files) == len(manifests) == 20
     assert "_cluster/namespace-research-dev.yaml" in files
     assert "research-dev/deployment-researcher.yaml" in files
     assert "research-dev/networkpolicy-memory-ingress.yaml" in files
@@ -390,7 +392,7 @@ def test_out_replaces_a_previous_render(tmp_path: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     # Objects of the previous render do not linger.
     assert not (out / "research").exists() or not list((out / "research").rglob("*.yaml"))
-    assert len(list(out.rglob("*.yaml"))) == 19
+    assert len(list(out.rglob("*.yaml"))) == 20
 
 
 def test_out_refuses_a_folder_that_is_not_a_previous_render(

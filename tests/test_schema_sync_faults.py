@@ -393,6 +393,7 @@ def test_failed_sync_leaves_every_object_and_the_agent_endpoint_in_place() -> No
         ("kubernetes:networking.k8s.io/v1:NetworkPolicy", "apps/search-ingress"),
         ("kubernetes:apps/v1:Deployment", "apps/helper"),
         ("kubernetes:core/v1:ConfigMap", "apps/helper-config"),
+        ("kubernetes:networking.k8s.io/v1:NetworkPolicy", "apps/helper-ingress"),
     }
     assert objects == kubernetes_objects(healthy)  # same objects, same inputs
     syncs = {r.name: r for r in failed.registrations if r.type == DYNAMIC_TYPE}

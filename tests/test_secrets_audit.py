@@ -311,7 +311,8 @@ def leaks(places: dict[str, str], canaries: list[str]) -> list[str]:
 def containers(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     if manifest["kind"] != "Deployment":
         return []
-    return manifest["spec"]["template"]["spec"]["containers"]
+    pod = manifest["spec"]["template"]["spec"]
+    return [*pod.get("initContainers", []), *pod["containers"]]
 
 
 def env_by_name(run: ProgramRun) -> dict[str, dict[str, Any]]:

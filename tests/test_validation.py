@@ -296,9 +296,9 @@ def test_a_suggestion_is_snake_case_among_snake_case_keys() -> None:
 
 
 def test_a_suggestion_comes_from_the_fields_where_the_key_is() -> None:
-    """``port`` is a tool's field, not an agent's: no "did you mean 'port'"."""
-    assert problems(parse_agent, {**AGENT, "port": 8080}) == [
-        ("port", "unknown field: this object has no such field; remove it")
+    """``healthPath`` is a tool's field, not an agent's: no "did you mean 'healthPath'"."""
+    assert problems(parse_agent, {**AGENT, "healthPath": "/h"}) == [
+        ("healthPath", "unknown field: this object has no such field; remove it")
     ]
     nested = {
         **AGENT,

@@ -9,7 +9,8 @@
 #   tools/checkov.sh [STACK]        # default: prod
 #
 # Environment: PYTHON (default python3) must have langop-infra installed; CHECKOV_VERSION
-# (default below) is what a fresh .venv-checkov gets.
+# (default below) is what a fresh .venv-checkov gets; PROJECT_DIR (default: the repository)
+# is the Pulumi project whose stack is rendered.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,7 +42,8 @@ fi
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/langop-checkov.XXXXXX")"
 trap 'rm -rf "$OUT"' EXIT
 
-"$PYTHON" -m langop_infra.cli render --stack "$STACK" --project-dir "$ROOT" --out "$OUT/manifests"
+PROJECT_DIR="${PROJECT_DIR:-$ROOT}"
+"$PYTHON" -m langop_infra.cli render --stack "$STACK" --project-dir "$PROJECT_DIR" --out "$OUT/manifests"
 if ! find "$OUT/manifests" -name 'deployment-*.yaml' | grep -q .; then
   echo "checkov.sh: the $STACK render holds no Deployment; nothing to scan" >&2
   exit 2

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 def stack_file_schema() -> dict[str, Any]:
     from pydantic.json_schema import GenerateJsonSchema
 
-    from langop_infra.specs import ClusterSpec, parse_duration, secret_env_value
+    from langop_infra.specs import ClusterSpec, ToolsFrom, parse_duration, secret_env_value
 
     class _Generator(GenerateJsonSchema):
         """Describes what the validators accept, not only what they return."""
@@ -67,6 +67,9 @@ def stack_file_schema() -> dict[str, Any]:
         "additionalProperties": {"anyOf": [SECURE, {"type": ["string", "number", "boolean"]}]},
     }
     keys = {f"{PROJECT}:{name}": _strip_titles(s) for name, s in cluster["properties"].items()}
+    # Read by the stack program itself (StackReferences), not part of the cluster document.
+    tools_from = ToolsFrom.model_json_schema(by_alias=True, mode="validation")
+    keys[f"{PROJECT}:toolsFrom"] = {"type": "array", "items": _strip_titles(tools_from)}
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "title": f"Pulumi.<env>.yaml stack file of a {PROJECT} project",

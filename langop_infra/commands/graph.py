@@ -94,7 +94,10 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
                 allowed = network.allows(source, pods[id(other)], port)
                 target = f"{other['metadata'].get('namespace', '')}/{other['metadata']['name']}"
                 edges.append(Edge(name, _component(other) or "other", target, port, allowed))
-        for container in agent["spec"]["template"]["spec"]["containers"][1:]:
+        pod = agent["spec"]["template"]["spec"]
+        # Native sidecars are init containers that keep running (restartPolicy: Always).
+        native = [c for c in pod.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+        for container in [*pod["containers"][1:], *native]:
             port = next((p["containerPort"] for p in container.get("ports") or []), None)
             edges.append(Edge(name, "sidecar", container["name"], port, True, "localhost"))
         config = config_maps.get((namespace, f"{name}-config"))

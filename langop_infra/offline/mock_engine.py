@@ -27,6 +27,7 @@ REDACTED = "[secret]"
 SECRET_SIG = rpc._special_secret_sig
 SIG_KEY = rpc._special_sig_key
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
+STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
 UNKNOWN = rpc.UNKNOWN
 
 
@@ -81,11 +82,20 @@ class ProgramRun:
 
 
 class _Mocks(pulumi.runtime.Mocks):
-    def __init__(self, dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None) -> None:
+    def __init__(
+        self,
+        dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None,
+        stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         self.dynamic_state = dynamic_state
+        self.stack_outputs = stack_outputs or {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
         state = dict(args.inputs)
+        if args.typ == STACK_REFERENCE_TYPE:
+            # Another stack's outputs, as the caller supplies them (none: an empty stack).
+            outputs = dict(self.stack_outputs.get(state.get("name", ""), {}))
+            return state.get("name", args.name), {**state, "outputs": outputs}
         if args.typ == DYNAMIC_TYPE:
             # Never run: a dynamic resource stays Pending unless the caller says otherwise.
             state.update({"phase": "Pending"})
@@ -175,13 +185,15 @@ def run_program(
     preview: bool = False,
     dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     into: ProgramRun | None = None,
+    stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ProgramRun:
     """Run ``program`` under the mock engine with the given stack config.
 
     ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
-    of dynamic resources (they are not run). Pass ``into`` to keep what was registered even
-    when the program raises.
+    of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
+    by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was
+    registered even when the program raises.
     """
     run = into if into is not None else ProgramRun()
     # Not from logging.getLogger: the registry would keep every run alive for good.
@@ -193,7 +205,7 @@ def run_program(
     _ensure_event_loop()
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
-    mocks_ = _Mocks(dynamic_state)
+    mocks_ = _Mocks(dynamic_state, stack_outputs)
     monitor = _RecordingMonitor(mocks_, run)
     pulumi.runtime.set_mocks(
         mocks_,
