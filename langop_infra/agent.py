@@ -10,6 +10,7 @@ from typing_extensions import Unpack
 
 from langop_infra import contract, inputs, names, policies
 from langop_infra.admission import deploy_problems
+from langop_infra.advice import agent_warnings
 from langop_infra.agent_objects import AgentObjects, agent_env, agent_objects
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
@@ -28,9 +29,10 @@ from langop_infra.k8s import (
 )
 from langop_infra.model_specs import ModelSpec, PersonaSpec
 from langop_infra.pod_settings import disruption_budget_spec
+from langop_infra.references import sidecar_problems
 from langop_infra.schema_sync import ToolSchemaSync
 from langop_infra.specs import AgentSpec, Defaults
-from langop_infra.validation import agent_warnings, parse_agent, sidecar_problems
+from langop_infra.validation import parse_agent
 
 # A tool an agent may reach: its target, and its component when this program built it.
 ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]

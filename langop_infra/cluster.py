@@ -24,13 +24,10 @@ from langop_infra.k8s import (
 )
 from langop_infra.model import LanguageModel, ModelPlan, register_gateway
 from langop_infra.model_specs import model_refs
+from langop_infra.references import cluster_namespaces, external_reference_problems
 from langop_infra.specs import AgentSpec, ClusterSpec
 from langop_infra.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
-from langop_infra.validation import (
-    cluster_namespaces,
-    external_reference_problems,
-    parse_cluster,
-)
+from langop_infra.validation import parse_cluster
 
 
 class LanguageClusterArgs(TypedDict, total=False):

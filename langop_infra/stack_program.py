@@ -25,12 +25,14 @@ from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
 
+from langop_infra.advice import cluster_warnings
 from langop_infra.cluster import LanguageCluster
 from langop_infra.contract import ToolTarget
 from langop_infra.errors import Problem, SpecError, problems_from
 from langop_infra.gc_tuning import tuned_for_run
+from langop_infra.references import external_reference_problems
 from langop_infra.specs import ClusterSpec, ExportedToolTarget, ToolsFrom
-from langop_infra.validation import cluster_warnings, external_reference_problems, parse_cluster
+from langop_infra.validation import parse_cluster
 
 PROJECT = "langop-infra"
 KEYS = (

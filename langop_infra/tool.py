@@ -10,6 +10,7 @@ from typing_extensions import Unpack
 
 from langop_infra import contract, inputs, names, pods
 from langop_infra.admission import deploy_problems, parse_quantity
+from langop_infra.advice import header_warnings
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
@@ -26,8 +27,9 @@ from langop_infra.k8s import (
     workload_secret,
 )
 from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync
+from langop_infra.secret_refs import sync_secret_refs
 from langop_infra.specs import Defaults, ToolSpec
-from langop_infra.validation import header_warnings, parse_tool, sync_secret_refs
+from langop_infra.validation import parse_tool
 
 SecretValues = Mapping[str, Mapping[str, Any]]
 

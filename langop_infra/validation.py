@@ -7,9 +7,8 @@ items: duplicates, dangling references, env-name and container-name clashes.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,14 +24,24 @@ from langop_infra.names import (
     header_env_name,
     webhook_auth_env_name,
 )
+from langop_infra.references import (
+    cluster_namespaces,
+    dangling_problems,
+    reference_problems,
+    sidecar_problems,
+)
+from langop_infra.secret_refs import (
+    did_you_mean,
+    secret_names,
+    secret_refs,
+    sync_secret_refs,
+    undeclared_secret_problems,
+)
 from langop_infra.specs import (
     AgentSpec,
     ClusterSpec,
     Defaults,
-    HeaderSpec,
     Resources,
-    SecretKeyRef,
-    SecretSource,
     Spec,
     ToolRef,
     ToolSpec,
@@ -116,36 +125,6 @@ def workload_problems(spec: WorkloadSpec, path: str = "") -> list[Problem]:
                 "egressTo only applies with egress: restricted; set it or remove egressTo",
             )
         )
-    return problems
-
-
-def reference_problems(
-    refs: list[tuple[int, ToolRef]], namespace: str | None, path: str
-) -> list[Problem]:
-    """Each enabled tool once: config.yaml keys tools by name, so one name is one tool."""
-    problems = []
-    seen: dict[str, tuple[int, str | None]] = {}
-    for i, ref in refs:
-        if not ref.enabled:
-            continue
-        ref_ns = ref.namespace or namespace
-        if ref.name in seen:
-            first, first_ns = seen[ref.name]
-            if first_ns == ref_ns:
-                text = f"duplicate tool reference {ref.name!r}; reference each tool once"
-            else:
-                text = (
-                    f"tool {ref.name!r} is referenced in namespaces {first_ns!r} and {ref_ns!r}; "
-                    "config.yaml keys tools by name, so an agent can use only one of them"
-                )
-            problems.append(
-                Problem(
-                    join_path(path, f"tools[{i}]"),
-                    f"{text} (first at {join_path(path, f'tools[{first}]')})",
-                )
-            )
-        else:
-            seen[ref.name] = (i, ref_ns)
     return problems
 
 
@@ -270,9 +249,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         where = join_path(path, f"agents[{i}]")
         own = raw.get("namespace") if isinstance(raw.get("namespace"), str) else namespace
         problems += reference_problems(refs, own, where)
-        problems += _dangling(refs, own, namespaces, declared, where)
+        problems += dangling_problems(refs, own, namespaces, declared, where)
 
-    readable = _secret_names(head)
+    readable = secret_names(head)
     base = cluster or ClusterSpec.model_construct(
         namespace=namespace or "",
         defaults=_defaults_or_default(head.get("defaults")),
@@ -318,16 +297,6 @@ def _declared_names(items: Any) -> set[str]:
     return {i["name"] for i in items if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
 
 
-def _secret_names(head: Mapping[str, Any]) -> set[str] | None:
-    """The Secret names a document declares, even when another of its fields is invalid;
-    None when they cannot be read, so that no reference is called undeclared for that."""
-    secrets = head.get("secrets", {})
-    external = head.get("externalSecrets", head.get("external_secrets", []))
-    if not isinstance(secrets, Mapping) or not isinstance(external, (list, tuple)):
-        return None
-    return {str(name) for name in [*secrets, *external]}
-
-
 def _defaults_or_default(value: Any) -> Defaults:
     """The document's defaults without their invalid fields, so that a bad ``resources``
     does not also make ``egress: restricted`` count as unset (its problem is reported)."""
@@ -341,32 +310,6 @@ def _defaults_or_default(value: Any) -> Defaults:
         return Defaults.model_validate({k: v for k, v in value.items() if k not in bad})
     except ValidationError:
         return Defaults()
-
-
-def _dangling(
-    refs: list[tuple[int, ToolRef]],
-    namespace: str | None,
-    namespaces: set[Any],
-    declared: set[tuple[Any, Any]],
-    path: str,
-) -> list[Problem]:
-    """References into one of the cluster's namespaces that name no tool declared there
-    (a reference into another namespace is an external tool's, checked elsewhere)."""
-    problems = []
-    for j, ref in refs:
-        where = ref.namespace or namespace
-        if ref.enabled and where in namespaces and (where, ref.name) not in declared:
-            names = sorted(n for ns, n in declared if ns == where and isinstance(n, str))
-            known = ", ".join(names) or "none"
-            there = "" if len(namespaces) < 2 else f" namespace {where!r} of"
-            problems.append(
-                Problem(
-                    join_path(path, f"tools[{j}].name"),
-                    f"no tool named {ref.name!r} in{there} this cluster (known: {known}); "
-                    "declare it under tools, fix the name, or set enabled: false",
-                )
-            )
-    return problems
 
 
 def cluster_problems(
@@ -419,7 +362,9 @@ def cluster_problems(
         own = agent.namespace or ns
         problems += agent_problems(agent, where, own)
         problems += egress_to_problems(agent, cluster.defaults, where)
-        problems += _dangling(list(enumerate(agent.tools)), own, namespaces, declared, where)
+        problems += dangling_problems(
+            list(enumerate(agent.tools)), own, namespaces, declared, where
+        )
         resolved = [by_key.get((r.namespace or own, r.name)) for r in agent.tools]
         problems += sidecar_problems(agent, resolved, where)
     for name, values in cluster.secrets.items():
@@ -432,14 +377,8 @@ def cluster_problems(
             )
     problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
     if secrets_known:
-        problems += _undeclared_secret_problems(cluster, path, tool_index, agent_index)
+        problems += undeclared_secret_problems(cluster, path, tool_index, agent_index)
     return problems
-
-
-def cluster_namespaces(cluster: ClusterSpec) -> set[str]:
-    """Every namespace a cluster deploys into: its own and those its items name."""
-    items = [*cluster.tools, *cluster.agents]
-    return {cluster.namespace, *(w.namespace for w in items if w.namespace)}
 
 
 def egress_to_problems(workload: WorkloadSpec, defaults: Defaults, path: str) -> list[Problem]:
@@ -501,195 +440,8 @@ def _namespace_wide_problems(
                     Problem(
                         join_path(path, f"tools[{i}].{where}"),
                         f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                        f"{_did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
+                        f"{did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
                         "values this program holds",
                     )
                 )
-    return problems
-
-
-def sync_secret_refs(tool: ToolSpec) -> Iterator[tuple[str, SecretKeyRef]]:
-    """The Secrets schema sync reads (header values, the OAuth client secret): ``pulumi up``
-    cannot read the cluster's Secrets, so the program must hold these values itself."""
-    for j, header in enumerate(tool.schema_sync.headers):
-        if header.value_from is not None:
-            yield f"schemaSync.headers[{j}].valueFrom", header.value_from.secret_key_ref
-    if tool.schema_sync.auth is not None:
-        yield "schemaSync.auth.clientSecret", tool.schema_sync.auth.client_secret.secret_key_ref
-
-
-def _did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
-    return f"did you mean {close[0]!r}? {then}" if close else ""
-
-
-def _undeclared_secret_problems(
-    cluster: ClusterSpec, path: str, tool_index: list[int], agent_index: list[int]
-) -> list[Problem]:
-    """A secretKeyRef to a Secret that neither ``secrets`` creates nor ``externalSecrets``
-    names: a typo would otherwise surface only as a pod stuck in CreateContainerConfigError."""
-    problems = [
-        Problem(
-            join_path(path, f"externalSecrets[{i}]"),
-            f"{name!r} is also under secrets, which creates it; remove it from one of them",
-        )
-        for i, name in enumerate(cluster.external_secrets)
-        if name in cluster.secrets
-    ]
-    known = {*cluster.secrets, *cluster.external_secrets}
-    for where, ref in secret_refs(cluster, tool_index, agent_index):
-        # Schema sync needs the value itself: a stricter check covers its headers.
-        if ref.name in known or ".schemaSync." in where:
-            continue
-        problems.append(
-            Problem(
-                join_path(path, f"{where}.name"),
-                f"no Secret {ref.name!r} under secrets or externalSecrets; "
-                f"{_did_you_mean(ref.name, known, 'Otherwise ')}declare it under secrets, or "
-                "list it in externalSecrets if something outside this program creates it",
-            )
-        )
-    return problems
-
-
-# Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
-CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
-
-
-def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
-    """What is valid but unwise: credential headers given as a literal ``value``."""
-    warnings = []
-    for i, tool in enumerate(cluster.tools):
-        warnings += header_warnings(
-            tool.schema_sync.headers, join_path(path, f"tools[{i}].schemaSync"), "Pulumi state"
-        )
-    for i, agent in enumerate(cluster.agents):
-        warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
-    return warnings
-
-
-def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
-    """Credential headers of an agent's MCP servers given as a literal ``value``."""
-    warnings = []
-    for j, server in enumerate(agent.mcp_servers):
-        warnings += header_warnings(
-            server.headers, join_path(path, f"mcpServers[{j}]"), "a ConfigMap and env"
-        )
-    return warnings
-
-
-def header_warnings(headers: Sequence[HeaderSpec], path: str, lands_in: str) -> list[Problem]:
-    return [
-        Problem(
-            join_path(path, f"headers[{k}].value"),
-            f"{header.name} is a credential given as a literal value, which lands in plain "
-            f"text in {lands_in}; use valueFrom: {{secretKeyRef: {{name, key}}}} (a Secret "
-            "under secrets) or, in Python, secret=pulumi.Output.secret(...)",
-            "langop_literal_credential",
-        )
-        for k, header in enumerate(headers)
-        if header.value is not None and header.name.lower() in CREDENTIAL_HEADERS
-    ]
-
-
-def secret_refs(
-    cluster: ClusterSpec, tool_index: list[int], agent_index: list[int]
-) -> Iterator[tuple[str, SecretKeyRef]]:
-    """Every reference to a Secret's key in the cluster, with its path."""
-    for i, tool in zip(tool_index, cluster.tools, strict=True):
-        for name, value in tool.secret_env.items():
-            if isinstance(value, SecretSource):
-                yield f"tools[{i}].secretEnv.{name}.secretKeyRef", value.secret_key_ref
-        for j, header in enumerate(tool.schema_sync.headers):
-            if header.value_from is not None:
-                yield (
-                    f"tools[{i}].schemaSync.headers[{j}].valueFrom.secretKeyRef",
-                    header.value_from.secret_key_ref,
-                )
-        if tool.schema_sync.auth is not None:
-            yield (
-                f"tools[{i}].schemaSync.auth.clientSecret.secretKeyRef",
-                tool.schema_sync.auth.client_secret.secret_key_ref,
-            )
-    for i, agent in zip(agent_index, cluster.agents, strict=True):
-        for name, value in agent.secret_env.items():
-            if isinstance(value, SecretSource):
-                yield f"agents[{i}].secretEnv.{name}.secretKeyRef", value.secret_key_ref
-        for j, server in enumerate(agent.mcp_servers):
-            for k, header in enumerate(server.headers):
-                if header.value_from is not None:
-                    yield (
-                        f"agents[{i}].mcpServers[{j}].headers[{k}].valueFrom.secretKeyRef",
-                        header.value_from.secret_key_ref,
-                    )
-        for j, webhook in enumerate(agent.webhook_tools):
-            if webhook.authentication.secret_ref is not None:
-                yield (
-                    f"agents[{i}].webhookTools[{j}].authentication.secretRef",
-                    webhook.authentication.secret_ref,
-                )
-
-
-def external_reference_problems(
-    spec: ClusterSpec, external: Iterable[tuple[str, str]]
-) -> list[Problem]:
-    """References to tools outside the cluster's namespaces that were not handed to it
-    (``external_tools``, or a stack's ``toolsFrom``)."""
-    known = set(external)
-    spaces = cluster_namespaces(spec)
-    problems = []
-    for i, agent in enumerate(spec.agents):
-        for j, ref in enumerate(agent.tools):
-            if not ref.enabled or (ref.namespace or agent.namespace or spec.namespace) in spaces:
-                continue
-            if (ref.namespace, ref.name) not in known:
-                problems.append(
-                    Problem(
-                        f"agents[{i}].tools[{j}].name",
-                        f"tool {ref.name!r} in namespace {ref.namespace!r} is not known here; "
-                        "declare it with that namespace, consume its stack with toolsFrom, "
-                        "pass its LanguageTool in external_tools, or set enabled: false",
-                    )
-                )
-    return problems
-
-
-class PodMember(Protocol):
-    """What sidecar checks read of a tool: a ToolSpec, or a target resolved to one."""
-
-    name: str
-    port: int
-    deployment_mode: str
-
-
-def sidecar_problems(
-    agent: AgentSpec, tools: Sequence[PodMember | None], path: str
-) -> list[Problem]:
-    """Sidecars share the agent's pod: distinct ports, and no container named like the agent.
-
-    ``tools`` holds the tool each of ``agent.tools`` resolves to, or None.
-    """
-    problems = []
-    ports: dict[int, str] = {}
-    for j, (ref, tool) in enumerate(zip(agent.tools, tools, strict=True)):
-        if tool is None or not ref.enabled or tool.deployment_mode != "sidecar":
-            continue
-        if tool.name == agent.name:
-            problems.append(
-                Problem(
-                    join_path(path, f"tools[{j}]"),
-                    f"sidecar {tool.name!r} has the agent's own name, and containers of a pod "
-                    "need distinct names; rename the tool or the agent",
-                )
-            )
-        owner = ports.get(tool.port)
-        if owner is not None and owner != tool.name:
-            problems.append(
-                Problem(
-                    join_path(path, f"tools[{j}]"),
-                    f"sidecar {tool.name!r} uses port {tool.port}, as does sidecar {owner!r} "
-                    "in the same pod; change one port",
-                )
-            )
-        ports.setdefault(tool.port, tool.name)
     return problems

@@ -69,8 +69,10 @@ def test_a_heap_the_caller_froze_stays_frozen_and_nothing_more_is_frozen() -> No
     with tuned_for_run():
         assert gc.get_freeze_count() <= frozen_by_caller
         assert gc.get_threshold() == RUN_THRESHOLDS
-    # (a frozen object still dies when its last reference goes, hence the range)
-    assert frozen_by_caller - 100 < gc.get_freeze_count() <= frozen_by_caller
+    # A frozen object still dies when its last reference goes (other threads of a test
+    # process free some meanwhile), so: not unfrozen (that drops the count to 0), and
+    # nothing more frozen (the 1000 lists made since would show).
+    assert frozen_by_caller // 2 < gc.get_freeze_count() <= frozen_by_caller
     assert gc.get_threshold() == CALLERS
     assert len(made_since) == 1000
 
@@ -132,7 +134,7 @@ def test_render_does_not_resolve_the_stack_outputs(monkeypatch: pytest.MonkeyPat
     run = render_stack(REPO, stack="dev")
     dump_stream(run.manifests())
     assert resolved == []
-    assert set(run.exports) == {"namespace", "tools", "agents", "models", "gateway"}
+    assert set(run.exports) == {"namespace", "tools", "agents", "models", "gateway", "toolTargets"}
     # ...and they are all there for whoever reads them.
     assert run.outputs["namespace"] == "research-dev"
     assert resolved

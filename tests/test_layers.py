@@ -14,7 +14,19 @@ PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 LAYERS: list[tuple[str, set[str]]] = [
     ("base", {"errors", "yaml_io", "names", "redact", "gc_tuning"}),
     ("specs", {"specs", "model_specs"}),
-    ("validation", {"validation", "admission", "model_validation", "collisions", "egress_check"}),
+    (
+        "validation",
+        {
+            "validation",
+            "admission",
+            "model_validation",
+            "collisions",
+            "egress_check",
+            "references",
+            "secret_refs",
+            "advice",
+        },
+    ),
     (
         "builders",
         {

@@ -8,15 +8,10 @@ from typing import Any
 
 import pytest
 
+from langop_infra.advice import agent_warnings, cluster_warnings
 from langop_infra.errors import Problem, SpecError
 from langop_infra.specs import Resources
-from langop_infra.validation import (
-    agent_warnings,
-    cluster_warnings,
-    parse_agent,
-    parse_cluster,
-    parse_tool,
-)
+from langop_infra.validation import parse_agent, parse_cluster, parse_tool
 
 TOOL = {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"}
 AGENT = {"name": "helper", "image": "ghcr.io/acme/helper:2.0.0"}
