@@ -116,3 +116,12 @@ def test_plugin_entry_point_serves_the_package(monkeypatch: pytest.MonkeyPatch) 
     runpy.run_path(str(ROOT / "provider/__main__.py"), run_name="__main__")
     assert served["c"] == COMPONENTS
     assert served["name"] == "langop-infra"
+
+
+def test_every_input_and_output_of_every_component_is_described(schema: dict[str, Any]) -> None:
+    """Pulumi's analyzer reads a field's description from the source of the class that
+    declares it, and not from base classes: the ``*Args`` TypedDicts stay flat for that."""
+    for token, resource in schema["resources"].items():
+        for kind in ("inputProperties", "properties"):
+            undescribed = [n for n, p in resource[kind].items() if not p.get("description")]
+            assert undescribed == [], (token, kind, undescribed)
