@@ -228,22 +228,18 @@ _BUILT: weakref.WeakKeyDictionary[Any, dict[tuple[str, str, str], Any]] = (
 )
 
 
+class _NoProgram:
+    """Stands for the stack root outside a running program (weak references need an object)."""
+
+
+_OUTSIDE_A_PROGRAM = _NoProgram()
+
+
 def built_components() -> dict[tuple[str, str, str], Any]:
-    """The components built so far in this program run."""
+    """The components built so far in this program run (keyed by its root Stack resource,
+    so that runs in one process, as under the mock engine, never see each other's)."""
     root = pulumi.runtime.get_root_resource()
-    key = root if root is not None else _holder()
-    return _BUILT.setdefault(key, {})
-
-
-class _Holder:
-    pass
-
-
-_DEFAULT_HOLDER = _Holder()
-
-
-def _holder() -> _Holder:
-    return _DEFAULT_HOLDER
+    return _BUILT.setdefault(root if root is not None else _OUTSIDE_A_PROGRAM, {})
 
 
 def register_component(component: Any, kind: str, namespace: str, name: str) -> None:
