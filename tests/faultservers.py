@@ -371,8 +371,8 @@ class StaticTokens:
         return AccessToken(token=token, client_id="sync", scopes=scopes)
 
 
-def auth_server_app(base: str) -> Starlette:
-    """The official SDK's bearer auth in front of a real server: no token gives its own 401
+def guarded_memory_server(base: str) -> MCPServer:
+    """The official SDK's bearer auth in front of a memory server: no token gives its own 401
     with ``WWW-Authenticate``, a token without scope ``tools:read`` its 403."""
     server = MCPServer(
         "guarded",
@@ -392,7 +392,12 @@ def auth_server_app(base: str) -> Starlette:
         """Store information in long-term memory."""
         return "Stored."
 
-    return server.streamable_http_app()
+    return server
+
+
+def auth_server_app(base: str) -> Starlette:
+    """:func:`guarded_memory_server` as an ASGI app."""
+    return guarded_memory_server(base).streamable_http_app()
 
 
 def paged_server_app(pages: dict[str | None, tuple[list[str], str | None]]) -> Starlette:

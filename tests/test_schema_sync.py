@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -23,7 +22,7 @@ from langop_infra.schema_sync import (
 from langop_infra.tool import LanguageTool
 from tests.support.apiserver import ApiServer, kubeconfig_file
 from tests.support.loopback import serve
-from tests.support.provider_host import EngineHost
+from tests.support.provider_host import EngineHost, service_inputs
 
 
 def memory_server() -> MCPServer:
@@ -44,24 +43,10 @@ def memory() -> Iterator[tuple[MCPServer, str]]:
         yield server, base
 
 
-def inputs(base: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "endpoint": base,
-        "mcp_path": "/mcp",
-        "access": "direct",
-        "namespace": "apps",
-        "service": "memory",
-        "port": 8080,
-        "timeout": 5,
-        "required": False,
-        **extra,
-    }
-
-
 def test_create_records_full_schemas_and_hash(memory: tuple[MCPServer, str]) -> None:
     _, base = memory
     host = EngineHost(ToolSchemaSyncProvider())
-    host.up(inputs(base))
+    host.up(service_inputs(base))
     outs = host.plain_outputs()
     assert outs["phase"] == "Registered"
     assert outs["tool_names"] == ["remember"]
@@ -82,9 +67,9 @@ def test_stopped_server_error_names_the_refusal_and_keeps_the_last_sync() -> Non
     server = memory_server()
     host = EngineHost(ToolSchemaSyncProvider())
     with serve(server.streamable_http_app()) as base:
-        host.up(inputs(base))
+        host.up(service_inputs(base))
         good = host.plain_outputs()
-    host.up(inputs(base, timeout=4))
+    host.up(service_inputs(base, timeout=4))
     failed = host.plain_outputs()
     assert failed["phase"] == "Error"
     assert "refused" in failed["last_error"] and base in failed["last_error"]
@@ -101,7 +86,7 @@ def test_stopped_server_error_names_the_refusal_and_keeps_the_last_sync() -> Non
 
 def test_check_reports_bad_inputs_without_quoting_them() -> None:
     host = EngineHost(ToolSchemaSyncProvider())
-    bad = inputs("ftp://x", access="tunnel", timeout=-1, pod_selector={"app": 1})
+    bad = service_inputs("ftp://x", access="tunnel", timeout=-1, pod_selector={"app": 1})
     preview = host.preview(bad)
     assert sorted(name for name, _ in preview.failures) == [
         "access",
@@ -118,7 +103,7 @@ def test_apiserver_proxy_with_a_kubeconfig_file_and_a_wrong_token(
     _, upstream = memory
     api = ApiServer("s3cr3t-token", services={("apps", "memory"): upstream})
     with serve(api) as api_url:
-        props = inputs(
+        props = service_inputs(
             "http://memory.apps.svc.cluster.local:8080",
             access="apiserver-proxy",
             kubeconfig=kubeconfig_file(tmp_path, api_url, "s3cr3t-token"),
@@ -155,15 +140,15 @@ def test_auto_access_picks_the_proxy_only_for_in_cluster_names_with_credentials(
         )
     )
     in_cluster = "http://memory.apps.svc.cluster.local:8080"
-    with_creds = inputs(in_cluster, access="auto", kubeconfig=str(kubeconfig))
+    with_creds = service_inputs(in_cluster, access="auto", kubeconfig=str(kubeconfig))
     assert resolve_access(with_creds) == "apiserver-proxy"
     url, headers, _ = sync_target(with_creds)
     assert url == "https://10.0.0.1:6443/api/v1/namespaces/apps/services/memory:8080/proxy/mcp"
     assert headers["authorization"] == "Bearer t"
-    no_creds = inputs(in_cluster, access="auto", kubeconfig=str(tmp_path / "missing"))
+    no_creds = service_inputs(in_cluster, access="auto", kubeconfig=str(tmp_path / "missing"))
     assert resolve_access(no_creds) == "direct"
-    assert resolve_access(inputs("http://127.0.0.1:9", access="auto")) == "direct"
-    overridden = inputs(in_cluster, access="auto", sync_url="https://tools.example.com/mcp")
+    assert resolve_access(service_inputs("http://127.0.0.1:9", access="auto")) == "direct"
+    overridden = service_inputs(in_cluster, access="auto", sync_url="https://tools.example.com/mcp")
     assert resolve_access(overridden) == "direct"
     assert sync_target(overridden)[0] == "https://tools.example.com/mcp"
 
@@ -298,10 +283,10 @@ def test_sync_limits_and_protocol_reach_the_client(memory: tuple[MCPServer, str]
         return "nothing"
 
     host = EngineHost(ToolSchemaSyncProvider())
-    host.up(inputs(base, limits={"protocol": "2025-11-25", "max_tools": 10}))
+    host.up(service_inputs(base, limits={"protocol": "2025-11-25", "max_tools": 10}))
     outs = host.plain_outputs()
     assert (outs["phase"], outs["protocol_version"]) == ("Registered", "2025-11-25")
-    host.up(inputs(base, limits={"protocol": "auto", "max_tools": 1}))
+    host.up(service_inputs(base, limits={"protocol": "auto", "max_tools": 1}))
     capped = host.plain_outputs()
     assert capped["phase"] == "Error"
     assert "listed more than 1 tools; raise max_tools" in capped["last_error"]

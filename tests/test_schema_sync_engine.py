@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 
 from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync, ToolSchemaSyncProvider
-from tests.faultservers import GOOD_TOKEN, StaticTokens, memory_server
+from tests.faultservers import GOOD_TOKEN, guarded_memory_server, memory_server
 from tests.mcp.conftest import load_server_module
 from tests.support.apiserver import ApiServer, kubeconfig
 from tests.support.loopback import free_port, serve
@@ -32,49 +31,12 @@ from tests.support.provider_host import (
     ProviderFailure,
     Secret,
     reveal,
+    service_inputs,
     shown,
 )
 
 KUBE_TOKEN = "kube-token-canary-4e1d"
 IN_CLUSTER = "http://memory.apps.svc.cluster.local:8080"
-
-
-def base_inputs(endpoint: str, **extra: Any) -> dict[str, Any]:
-    """The inputs LanguageTool registers for a service tool (engine values)."""
-    return {
-        "endpoint": endpoint,
-        "mcp_path": "/mcp",
-        "access": "direct",
-        "namespace": "apps",
-        "service": "memory",
-        "port": 8080,
-        "timeout": 5,
-        "required": False,
-        **extra,
-    }
-
-
-def guarded_memory_server(base: str) -> MCPServer:
-    """The official SDK's bearer auth in front of a memory server: no token, no tools."""
-    server = MCPServer(
-        "guarded",
-        version="1.0.0",
-        log_level="WARNING",
-        token_verifier=StaticTokens(),
-        auth=AuthSettings(
-            issuer_url="https://issuer.example.com",
-            resource_server_url=f"{base}/mcp",
-            required_scopes=["tools:read"],
-            validate_token_resource=False,
-        ),
-    )
-
-    @server.tool()
-    def remember(content: str) -> str:
-        """Store information in long-term memory."""
-        return "Stored."
-
-    return server
 
 
 @dataclass
@@ -92,7 +54,7 @@ def plain_setup() -> Iterator[Setup]:
     server = memory_server()
     with ExitStack() as stack:
         base = stack.enter_context(serve(server.streamable_http_app()))
-        yield Setup(base_inputs(base), server, stack.close, ())
+        yield Setup(service_inputs(base), server, stack.close, ())
 
 
 @pytest.fixture
@@ -102,7 +64,7 @@ def headers_setup() -> Iterator[Setup]:
     with ExitStack() as stack:
         base = stack.enter_context(serve(server.streamable_http_app(), port))
         headers = Secret({"Authorization": f"Bearer {GOOD_TOKEN}"})
-        yield Setup(base_inputs(base, headers=headers), server, stack.close, (GOOD_TOKEN,))
+        yield Setup(service_inputs(base, headers=headers), server, stack.close, (GOOD_TOKEN,))
 
 
 @pytest.fixture
@@ -112,7 +74,7 @@ def kubeconfig_setup() -> Iterator[Setup]:
         upstream = tool_stack.enter_context(serve(server.streamable_http_app()))
         api = ApiServer(KUBE_TOKEN, services={("apps", "memory"): upstream})
         api_url = api_stack.enter_context(serve(api))
-        inputs = base_inputs(
+        inputs = service_inputs(
             IN_CLUSTER,
             access="apiserver-proxy",
             kube_context="ctx",
@@ -148,7 +110,7 @@ def oauth_setup() -> Iterator[Setup]:
     with ExitStack() as stack:
         stack.enter_context(serve(app, port))
         oauth = Secret({"client_id": "sync-client", "client_secret": OAUTH_SECRET, "scopes": []})
-        yield Setup(base_inputs(base, oauth=oauth), made[0], stack.close, (OAUTH_SECRET,))
+        yield Setup(service_inputs(base, oauth=oauth), made[0], stack.close, (OAUTH_SECRET,))
 
 
 def add_recall(server: MCPServer) -> None:
@@ -276,7 +238,7 @@ def test_removing_headers_is_a_change(plain_setup: Setup) -> None:
 
 def test_check_refuses_a_traversal_path_before_anything_runs() -> None:
     host = EngineHost(ToolSchemaSyncProvider())
-    bad = base_inputs(IN_CLUSTER, access="apiserver-proxy", mcp_path="/../../api/v1/secrets")
+    bad = service_inputs(IN_CLUSTER, access="apiserver-proxy", mcp_path="/../../api/v1/secrets")
     preview = host.preview(bad)
     assert [name for name, _ in preview.failures] == ["mcp_path"]
     assert "'..' segments" in preview.failures[0][1]

@@ -355,3 +355,19 @@ class EngineHost:
         # from leaking into other tests, as the separate provider process does for real.
         context = contextvars.copy_context()
         return context.run(getattr(self.servicer, method), request, _Context())
+
+
+def service_inputs(endpoint: str, **extra: Any) -> dict[str, Any]:
+    """The inputs LanguageTool registers for a service tool ``memory`` in ``apps``, as engine
+    values, reached directly at ``endpoint``."""
+    return {
+        "endpoint": endpoint,
+        "mcp_path": "/mcp",
+        "access": "direct",
+        "namespace": "apps",
+        "service": "memory",
+        "port": 8080,
+        "timeout": 5,
+        "required": False,
+        **extra,
+    }
