@@ -11,7 +11,9 @@ Then, as child processes, alternating which goes first, N pairs of:
   register each one directly with ``pulumi_kubernetes`` under the same mock engine
   (``run_program``), print every object the same way. No components, no validation, no
   schema sync: the least any program can do to produce the same output. Its output is
-  checked to be byte-identical to the render's.
+  checked to be byte-identical to the render's. Like the components, it tells the engine
+  of each workload built (``pacing.workload_built()`` after each Deployment), so both sides
+  let the engine catch up as often.
 
 The ratio is the median of the per-pair ratios, in CPU time (the children's user + system
 time from ``wait4``; far less disturbed by other processes on a shared machine than wall
@@ -221,7 +223,7 @@ def baseline_child(manifests: Path, gc_tuned: bool) -> int:
 
     import pulumi_kubernetes as k8s
 
-    from langop_infra import yaml_io
+    from langop_infra import pacing, yaml_io
     from langop_infra.gc_tuning import tuned_for_run
     from langop_infra.offline.mock_engine import run_program
     from langop_infra.offline.render import dump_stream
@@ -242,6 +244,8 @@ def baseline_child(manifests: Path, gc_tuned: bool) -> int:
             meta = m["metadata"]
             name = f"{meta.get('namespace', '')}/{meta['name']}"
             classes[m["apiVersion"], m["kind"]](name, **{f: m[f] for f in FIELDS if f in m})
+            if m["kind"] == "Deployment":  # a workload built, as the components report theirs
+                pacing.workload_built()
 
     with tuned_for_run() if gc_tuned else contextlib.nullcontext():
         run = run_program(program, project=PROJECT, stack=STACK)

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra import contract, inputs, names, policies
+from langop_infra import contract, inputs, names, pacing, policies
 from langop_infra.admission import deploy_problems
 from langop_infra.advice import agent_warnings
 from langop_infra.agent_objects import AgentObjects, agent_env, agent_objects
@@ -398,6 +398,7 @@ class LanguageAgent(pulumi.ComponentResource):
         style = plan.defaults.endpoint_style
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
+        pacing.workload_built()
 
     def _register_pod_objects(
         self,

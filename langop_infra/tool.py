@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra import contract, inputs, names, pods
+from langop_infra import contract, inputs, names, pacing, pods
 from langop_infra.admission import deploy_problems, parse_quantity
 from langop_infra.advice import header_warnings
 from langop_infra.errors import Problem, SpecError
@@ -344,6 +344,7 @@ class LanguageTool(pulumi.ComponentResource):
         )
         self._register_schema_sync(key, plan, opts)
         self._export(tool, namespace)
+        pacing.workload_built()
 
     def _register_service(
         self,

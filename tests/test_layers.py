@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 
 # Lowest first. A module not listed here fails the test: place it on purpose.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("base", {"errors", "yaml_io", "names", "redact", "gc_tuning"}),
+    ("base", {"errors", "yaml_io", "names", "redact", "gc_tuning", "pacing"}),
     ("specs", {"specs", "model_specs"}),
     (
         "validation",

@@ -19,6 +19,8 @@ USED = [
     ("pulumi.runtime.rpc", "_special_sig_key"),
     ("pulumi.runtime.rpc", "deserialize_properties"),
     ("pulumi.runtime.rpc", "serialize_properties"),
+    ("pulumi.runtime.resource", "_get_stack_trace"),
+    ("pulumi.runtime.proto.source_pb2", "StackTrace"),
     ("pulumi.runtime.settings", "ROOT"),
     ("pulumi.runtime.settings", "SETTINGS"),
     ("pulumi.runtime.stack", "run_pulumi_func"),

@@ -11,16 +11,18 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc, settings
-from pulumi.runtime.proto import resource_pb2
-from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime.proto import resource_pb2, source_pb2
+from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from langop_infra import pacing
 from langop_infra.gc_tuning import tuned_for_run
 
 REDACTED = "[secret]"
@@ -29,6 +31,10 @@ SIG_KEY = rpc._special_sig_key
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
 STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
 UNKNOWN = rpc.UNKNOWN
+# Workloads (tools, agents) between two catch-ups with the engine: often enough that pending
+# registrations never pile up (peak memory: benchmarks/README.md), rarely enough that each
+# wait answers a batch of a few hundred registrations.
+CATCH_UP_EVERY = 50
 
 
 @dataclass
@@ -163,6 +169,19 @@ class _RecordingMonitor(mocks.MockMonitor):
         return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=obj)
 
 
+class _CatchUp:
+    """Every ``every`` workloads, wait until the engine has answered every registration."""
+
+    def __init__(self, every: int) -> None:
+        self.every = every
+        self.built = 0
+
+    def __call__(self) -> None:
+        self.built += 1
+        if self.built % self.every == 0:
+            _sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))
+
+
 class _LogCapture(logging.Handler):
     def __init__(self, run: ProgramRun) -> None:
         super().__init__(logging.DEBUG)
@@ -193,7 +212,9 @@ def run_program(
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
     of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
     by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was
-    registered even when the program raises.
+    registered even when the program raises. Every :data:`CATCH_UP_EVERY` workloads the
+    components build (:func:`pacing.workload_built`), the engine answers every pending
+    registration before the program goes on.
     """
     run = into if into is not None else ProgramRun()
     # Not from logging.getLogger: the registry would keep every run alive for good.
@@ -220,12 +241,30 @@ def run_program(
 
     root = settings.get_root_resource()
     try:
-        _sync_await(run_pulumi_func(program))
+        with pacing.paced(_CatchUp(CATCH_UP_EVERY)), _without_stack_traces():
+            _sync_await(run_pulumi_func(program))
         run.exports = dict(getattr(root, "outputs", {}) or {})
     finally:
         settings.ROOT.set(None)
         monitor.close()
     return run
+
+
+@contextlib.contextmanager
+def _without_stack_traces() -> Iterator[None]:
+    """Registrations carry an empty stack trace while the mock engine runs.
+
+    At every registration the SDK walks the whole Python stack, reading each frame's source
+    line, to tell the engine where the resource was made; the mock monitor never reads it.
+    The walk grows with the depth of the program's stack, and on a large render it is a
+    noticeable share of the CPU time.
+    """
+    saved = sdk_resource._get_stack_trace
+    sdk_resource._get_stack_trace = source_pb2.StackTrace
+    try:
+        yield
+    finally:
+        sdk_resource._get_stack_trace = saved
 
 
 def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
