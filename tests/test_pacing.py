@@ -95,3 +95,33 @@ def test_registrations_carry_no_stack_trace_during_a_run_and_the_sdk_gets_its_wa
     assert during[0] is not original
     assert during[0]().frames == []
     assert sdk_resource._get_stack_trace is original
+
+
+def test_the_program_runs_with_the_loop_stopped_so_a_catch_up_runs_it_rather_than_reenter_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Re-entered at each catch-up, the loop's ready queue was padded with a dummy handle per
+    handle already run, and the padding of every earlier catch-up counted again."""
+    import asyncio
+
+    monkeypatch.setattr(mock_engine, "CATCH_UP_EVERY", 1)
+    seen: list[tuple[bool, int]] = []
+
+    def program() -> None:
+        loop = asyncio.get_event_loop()
+        for n in range(3):
+            LanguageTool(f"t{n}", image=f"ghcr.io/acme/t{n}:1", namespace="ai")
+            seen.append((loop.is_running(), len(loop._ready)))
+
+    run = run_program(program)
+    assert seen == [(False, 0)] * 3
+    assert len(run.registrations) == 15
+
+
+def test_an_async_program_is_awaited_and_its_resources_registered() -> None:
+    async def program() -> None:
+        LanguageTool("search", image="ghcr.io/acme/search:1", namespace="ai")
+
+    run = run_program(program)
+    names = sorted(r.name for r in run.kubernetes())
+    assert names == ["ai/search", "ai/search", "ai/search-ingress"]

@@ -242,12 +242,37 @@ def run_program(
     root = settings.get_root_resource()
     try:
         with pacing.paced(_CatchUp(CATCH_UP_EVERY)), _without_stack_traces():
-            _sync_await(run_pulumi_func(program))
+            _run_with_loop_stopped(program)
         run.exports = dict(getattr(root, "outputs", {}) or {})
     finally:
         settings.ROOT.set(None)
         monitor.close()
     return run
+
+
+def _run_with_loop_stopped(program: Callable[[], Any]) -> None:
+    """Call ``program`` outside the event loop, as Pulumi's own mocked tests build resources,
+    then let the SDK wait for every registration and raise what the program raised.
+
+    A catch-up then runs the loop itself. Inside a running loop it would re-enter it, and the
+    SDK keeps the loop's ready queue as long as it was on entry by adding a dummy handle for
+    each handle run; every catch-up of one long program step counts the dummies of the
+    catch-ups before it, so their cost grew with the square of the program's size.
+    """
+    try:
+        result = program()
+    except BaseException as exc:  # raised again by the SDK, after its waits
+        failure = exc
+
+        def finish() -> Any:
+            raise failure
+
+    else:
+
+        def finish() -> Any:
+            return result
+
+    _sync_await(run_pulumi_func(finish))
 
 
 @contextlib.contextmanager
