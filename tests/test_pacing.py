@@ -31,7 +31,9 @@ def test_hook_is_gone_after_a_program_that_raised() -> None:
     assert pacing._hook is None
 
 
-def _registered_while_building(count: int, every: int, monkeypatch: pytest.MonkeyPatch) -> tuple:
+def _registered_while_building(
+    count: int, every: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, int]:
     """Registrations the engine had answered right after ``count`` tools, and at the end."""
     monkeypatch.setattr(mock_engine, "CATCH_UP_EVERY", every)
     run = ProgramRun()
