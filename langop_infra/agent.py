@@ -15,14 +15,13 @@ from langop_infra.agent_objects import AgentObjects, agent_env, agent_objects
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
-    autoscaler,
     child_options,
     component_error,
-    disruption_budget,
     find_component,
     network_policy,
     object_meta,
     register_component,
+    scaling_objects,
     type_token,
     with_pod_annotations,
     workload_secret,
@@ -412,7 +411,6 @@ class LanguageAgent(pulumi.ComponentResource):
         when the spec asks for it."""
         agent, namespace = plan.spec, plan.namespace
         self.service = self.workspace_claim = self.workspace_seed = None
-        self.disruption_budget = self.autoscaler = None
         if agent.ports:
             self.service = k8s.core.v1.Service(
                 key,
@@ -437,14 +435,16 @@ class LanguageAgent(pulumi.ComponentResource):
                     opts=child,
                 )
         selector = contract.agent_selector(agent.name)
-        if disruption_budget_spec(agent, selector) is not None:
-            budget = inputs.part(objects, lambda o: o.disruption_budget)
-            self.disruption_budget = disruption_budget(
-                key, agent.name, namespace, labels, budget, child
-            )
-        if agent.autoscaling is not None:
-            scaler = inputs.part(objects, lambda o: o.autoscaler)
-            self.autoscaler = autoscaler(key, agent.name, namespace, labels, scaler, child)
+        self.disruption_budget, self.autoscaler = scaling_objects(
+            key,
+            agent.name,
+            namespace,
+            labels,
+            objects,
+            budget=disruption_budget_spec(agent, selector) is not None,
+            scaler=agent.autoscaling is not None,
+            opts=child,
+        )
 
     def _secrets(self, plan: AgentPlan) -> list[Any]:
         """The Secrets whose versions roll the pods: its own, the cluster's it reads, and

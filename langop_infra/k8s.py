@@ -10,6 +10,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from langop_infra import inputs
 from langop_infra.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
 from langop_infra.errors import Problem, SpecError
 
@@ -60,32 +61,37 @@ def network_policy(
     )
 
 
-def disruption_budget(
+def scaling_objects(
     key: str,
     name: str,
     namespace: str,
     labels: Mapping[str, str],
-    spec: pulumi.Input[dict[str, Any]],
+    objects: Any,
+    *,
+    budget: bool,
+    scaler: bool,
     opts: pulumi.ResourceOptions,
-) -> k8s.policy.v1.PodDisruptionBudget:
-    """PodDisruptionBudget ``<workload>`` (logical name ``<namespace>/<workload>``)."""
-    return k8s.policy.v1.PodDisruptionBudget(
-        key, metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
-    )
-
-
-def autoscaler(
-    key: str,
-    name: str,
-    namespace: str,
-    labels: Mapping[str, str],
-    spec: pulumi.Input[dict[str, Any]],
-    opts: pulumi.ResourceOptions,
-) -> k8s.autoscaling.v2.HorizontalPodAutoscaler:
-    """HorizontalPodAutoscaler ``<workload>`` scaling its Deployment."""
-    return k8s.autoscaling.v2.HorizontalPodAutoscaler(
-        key, metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
-    )
+) -> tuple[
+    k8s.policy.v1.PodDisruptionBudget | None, k8s.autoscaling.v2.HorizontalPodAutoscaler | None
+]:
+    """The workload's PodDisruptionBudget and HorizontalPodAutoscaler ``<name>`` (logical name
+    ``key``), each only when asked for; their specs come from ``objects``, plain or an Output."""
+    pdb = hpa = None
+    if budget:
+        pdb = k8s.policy.v1.PodDisruptionBudget(
+            key,
+            metadata=object_meta(name, namespace, labels),
+            spec=inputs.part(objects, lambda o: o.disruption_budget),
+            opts=opts,
+        )
+    if scaler:
+        hpa = k8s.autoscaling.v2.HorizontalPodAutoscaler(
+            key,
+            metadata=object_meta(name, namespace, labels),
+            spec=inputs.part(objects, lambda o: o.autoscaler),
+            opts=opts,
+        )
+    return pdb, hpa
 
 
 def workload_secret(

@@ -14,14 +14,13 @@ from langop_infra.advice import header_warnings
 from langop_infra.errors import Problem, SpecError
 from langop_infra.k8s import (
     aliased,
-    autoscaler,
     child_options,
     component_error,
-    disruption_budget,
     kubernetes_access,
     network_policy,
     object_meta,
     register_component,
+    scaling_objects,
     type_token,
     with_pod_annotations,
     workload_secret,
@@ -379,7 +378,7 @@ class LanguageTool(pulumi.ComponentResource):
         )
         # Which objects exist follows from the spec; their specs may wait for Outputs.
         shape = pods.tool_objects(tool, plan.defaults, namespace, plan.part_of)
-        self.egress_policy = self.disruption_budget = self.autoscaler = None
+        self.egress_policy = None
         if shape.egress_policy is not None:
             self.egress_policy = network_policy(
                 shape.egress_policy[0],
@@ -388,14 +387,16 @@ class LanguageTool(pulumi.ComponentResource):
                 inputs.part(objects, lambda o: o.egress_policy[1]),
                 child,
             )
-        if shape.disruption_budget is not None:
-            budget = inputs.part(objects, lambda o: o.disruption_budget)
-            self.disruption_budget = disruption_budget(
-                key, tool.name, namespace, labels, budget, child
-            )
-        if shape.autoscaler is not None:
-            scaler = inputs.part(objects, lambda o: o.autoscaler)
-            self.autoscaler = autoscaler(key, tool.name, namespace, labels, scaler, child)
+        self.disruption_budget, self.autoscaler = scaling_objects(
+            key,
+            tool.name,
+            namespace,
+            labels,
+            objects,
+            budget=shape.disruption_budget is not None,
+            scaler=shape.autoscaler is not None,
+            opts=child,
+        )
 
     def _register_schema_sync(
         self, key: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None
