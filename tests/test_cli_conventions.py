@@ -5,7 +5,6 @@ tracebacks for a closed pipe, Ctrl-C, or an error in the user's own program."""
 from __future__ import annotations
 
 import os
-import pty
 import shutil
 import signal
 import subprocess
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from langop_infra.cli import SUBCOMMANDS, main
+from tests.support.terminal import run_on_a_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -116,28 +116,14 @@ def test_usage_errors_use_the_command_prefix() -> None:
 
 
 def _render_with_stderr_on_a_terminal(env: dict[str, str]) -> tuple[int, str]:
-    leader, follower = pty.openpty()
-    done = subprocess.run(
+    done, err = run_on_a_terminal(
         [sys.executable, "-m", "langop_infra", "render", "--stack", "dev"],
-        cwd=ROOT,
+        stream="stderr",
         env={**ENV, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=follower,
+        cwd=ROOT,
         timeout=120,
-        check=False,
     )
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    return done.returncode, b"".join(chunks).decode()
+    return done.returncode, err
 
 
 def test_a_slow_render_prints_a_progress_line_on_a_terminal() -> None:

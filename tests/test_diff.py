@@ -503,32 +503,17 @@ def test_json_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def _diff_on_a_terminal(old: Path, new: Path, env: dict[str, str]) -> str:
     """Run the diff as a process whose stdout is a pseudo-terminal; return what it wrote."""
     import os
-    import pty
-    import subprocess
     import sys
 
-    leader, follower = pty.openpty()
-    done = subprocess.run(
+    from tests.support.terminal import run_on_a_terminal
+
+    done, out = run_on_a_terminal(
         [sys.executable, "-m", "langop_infra", "diff", str(old), str(new)],
-        stdout=follower,
-        stderr=subprocess.PIPE,
+        stream="stdout",
         env={**os.environ, **env},
-        timeout=60,
-        check=False,
     )
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
     assert done.returncode == 1, done.stderr
-    return b"".join(chunks).decode()
+    return out
 
 
 def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
