@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.faultservers import lifespan, read_body
+
 PAGE_DESCRIPTION = 6_700_000
 # The interpreter with httpx loaded is ~40 MiB; a listing capped at 32 MiB of JSON (plus one
 # 8 MiB response in flight) must stay well below what the uncapped client reached.
@@ -28,16 +30,9 @@ def hostile_app() -> Any:
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            while (event := await receive())["type"] != "lifespan.shutdown":
-                await send({"type": event["type"] + ".complete"})
-            await send({"type": "lifespan.shutdown.complete"})
+            await lifespan(receive, send)
             return
-        body = b""
-        while True:
-            event = await receive()
-            body += event.get("body", b"")
-            if not event.get("more_body"):
-                break
+        body = await read_body(receive)
         message = json.loads(body) if body else {}
         if "id" not in message:
             await _respond(send, 202, b"")
