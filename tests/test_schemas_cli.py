@@ -31,6 +31,7 @@ from langop_infra.schema_lock import (
     sync_all,
     updated_lock,
 )
+from tests.faultservers import lifespan, read_body
 from tests.support.loopback import free_port, serve
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
@@ -444,17 +445,9 @@ class SlowStandIn:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await receive()  # lifespan.startup
-            await send({"type": "lifespan.startup.complete"})
-            await receive()  # lifespan.shutdown
-            await send({"type": "lifespan.shutdown.complete"})
+            await lifespan(receive, send)
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         request = json.loads(body or b"{}")
         if "id" not in request:  # a notification
             await send({"type": "http.response.start", "status": 202, "headers": []})
