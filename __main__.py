@@ -1,5 +1,5 @@
 """Pulumi entry point: ``pulumi up -s <env>`` (and ``langop-infra render``) run this file."""
 
-from langop_infra.stack_program import main
+from langop_infra.program.stack import main
 
 main()

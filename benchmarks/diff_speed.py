@@ -97,16 +97,17 @@ def baseline_diff(old_path: Path, new_path: Path) -> str:
 
 
 def current_diff(old_path: Path, new_path: Path) -> str:
+    from langop_infra.offline.diff_report import report
     from langop_infra.offline.manifest_diff import diff_renders, load_render
 
-    return diff_renders(load_render(old_path), load_render(new_path)).report()
+    return report(diff_renders(load_render(old_path), load_render(new_path)))
 
 
 # --- inputs and timing --------------------------------------------------------------------------
 
 
 def write_renders(directory: Path, tools: int, agents: int) -> tuple[Path, Path, int]:
-    from langop_infra.cluster import LanguageCluster
+    from langop_infra.components.cluster import LanguageCluster
     from langop_infra.offline.mock_engine import run_program
     from langop_infra.offline.render import dump_stream
 

@@ -10,17 +10,17 @@ __version__ = "0.1.0"
 # Public name -> module. Imported on first use so that `langop-infra --help` and the MCP
 # client do not pay for importing Pulumi.
 _EXPORTS = {
-    "LanguageTool": "langop_infra.tool",
-    "LanguageAgent": "langop_infra.agent",
-    "LanguageCluster": "langop_infra.cluster",
-    "LanguageModel": "langop_infra.model",
-    "LanguagePersona": "langop_infra.model",
-    "SpecError": "langop_infra.errors",
-    "Problem": "langop_infra.errors",
-    "ToolSpec": "langop_infra.specs",
-    "AgentSpec": "langop_infra.specs",
-    "ClusterSpec": "langop_infra.specs",
-    "ToolTarget": "langop_infra.contract",
+    "LanguageTool": "langop_infra.components.tool",
+    "LanguageAgent": "langop_infra.components.agent",
+    "LanguageCluster": "langop_infra.components.cluster",
+    "LanguageModel": "langop_infra.components.model",
+    "LanguagePersona": "langop_infra.components.model",
+    "SpecError": "langop_infra.core.errors",
+    "Problem": "langop_infra.core.errors",
+    "ToolSpec": "langop_infra.spec.tool",
+    "AgentSpec": "langop_infra.spec.agent",
+    "ClusterSpec": "langop_infra.spec.cluster",
+    "ToolTarget": "langop_infra.build.contract",
 }
 
 __all__ = [
@@ -39,13 +39,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from langop_infra.agent import LanguageAgent
-    from langop_infra.cluster import LanguageCluster
-    from langop_infra.contract import ToolTarget
-    from langop_infra.errors import Problem, SpecError
-    from langop_infra.model import LanguageModel, LanguagePersona
-    from langop_infra.specs import AgentSpec, ClusterSpec, ToolSpec
-    from langop_infra.tool import LanguageTool
+    from langop_infra.build.contract import ToolTarget
+    from langop_infra.components.agent import LanguageAgent
+    from langop_infra.components.cluster import LanguageCluster
+    from langop_infra.components.model import LanguageModel, LanguagePersona
+    from langop_infra.components.tool import LanguageTool
+    from langop_infra.core.errors import Problem, SpecError
+    from langop_infra.spec.agent import AgentSpec
+    from langop_infra.spec.cluster import ClusterSpec
+    from langop_infra.spec.tool import ToolSpec
 
 
 def __getattr__(name: str) -> Any:

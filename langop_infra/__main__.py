@@ -2,6 +2,6 @@
 
 import sys
 
-from langop_infra.cli import main
+from langop_infra.cli.main import main
 
 sys.exit(main())

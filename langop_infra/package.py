@@ -1,24 +1,14 @@
-"""The components as a Pulumi package, for TypeScript, Go, C#, Java and YAML programs.
+"""Deprecated path, kept for one release: this module moved to
+:mod:`langop_infra.program.package`."""
 
-``provider/`` holds the plugin (``PulumiPlugin.yaml`` and its ``__main__.py``, which calls
-:func:`serve`); ``pulumi package add <path or repo>/provider`` then generates an SDK from the
-schema Pulumi's analyzer infers from the ``<Component>Args`` TypedDicts and the components'
-``Output`` attributes.
-"""
+import sys
+import warnings
 
-from pulumi.provider.experimental import component_provider_host
+from langop_infra.program import package as _moved
 
-from langop_infra.agent import LanguageAgent
-from langop_infra.cluster import LanguageCluster
-from langop_infra.k8s import PACKAGE
-from langop_infra.model import LanguageModel
-from langop_infra.tool import LanguageTool
-
-COMPONENTS = [LanguageTool, LanguageAgent, LanguageModel, LanguageCluster]
-
-
-def serve() -> None:
-    """Serve the components to the Pulumi engine (the plugin's entry point)."""
-    from importlib.metadata import version
-
-    component_provider_host(COMPONENTS, name=PACKAGE, version=version("langop-infra"))
+warnings.warn(
+    "langop_infra.package moved to langop_infra.program.package; import it from there",
+    DeprecationWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = _moved

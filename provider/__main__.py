@@ -1,5 +1,5 @@
 """Entry point of the langop-infra component plugin (see PulumiPlugin.yaml)."""
 
-from langop_infra.package import serve
+from langop_infra.program.package import serve
 
 serve()

@@ -10,11 +10,11 @@ import pulumi
 import pytest
 import yaml
 
-from langop_infra.agent import LanguageAgent
-from langop_infra.errors import SpecError
+from langop_infra.components.agent import LanguageAgent
+from langop_infra.components.tool import LanguageTool
+from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import ProgramRun, Registration, run_program
 from langop_infra.testing.secrets import secret_leaves
-from langop_infra.tool import LanguageTool
 
 HEADER_CANARY = "hdr-canary-51c2e0"
 ENV_CANARY = "env-canary-9d41aa"

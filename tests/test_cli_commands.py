@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 import yaml
 
-from langop_infra.cli import main
+from langop_infra.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = ROOT / "schemas" / "stack-config.schema.json"

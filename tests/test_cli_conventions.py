@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from langop_infra.cli import SUBCOMMANDS, main
+from langop_infra.cli.main import SUBCOMMANDS, main
 from tests.support.terminal import run_on_a_terminal
 
 ROOT = Path(__file__).resolve().parents[1]

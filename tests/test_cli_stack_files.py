@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from langop_infra.cli import main
+from langop_infra.cli.main import main
 from langop_infra.offline.stack_secrets import PBKDF2_ITERATIONS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from langop_infra import LanguageCluster, LanguageTool, SpecError, validation
-from langop_infra import agent as agent_module
-from langop_infra import tool as tool_module
+from langop_infra import LanguageCluster, LanguageTool, SpecError
+from langop_infra.components import agent_plan as agent_module
+from langop_infra.components import tool as tool_module
 from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.spec import validation
 
 DOCUMENT: dict[str, Any] = {
     "namespace": "apps",

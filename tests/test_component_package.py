@@ -12,9 +12,9 @@ import pytest
 import yaml
 from pulumi.provider.experimental.component import ComponentProvider
 
-from langop_infra import package
 from langop_infra.offline.mock_engine import run_program
-from langop_infra.package import COMPONENTS
+from langop_infra.program import package
+from langop_infra.program.package import COMPONENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 

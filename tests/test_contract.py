@@ -7,10 +7,11 @@ import json
 import pytest
 import yaml
 
-from langop_infra import contract, yaml_io
-from langop_infra.contract import ToolTarget
-from langop_infra.specs import AgentSpec
-from langop_infra.validation import parse_agent, parse_tool
+from langop_infra.build import contract
+from langop_infra.build.contract import ToolTarget
+from langop_infra.core import yaml_io
+from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.validation import parse_agent, parse_tool
 
 # The issue-3 scenario: two service tools (one never ready), one sidecar tool, one disabled
 # reference, an external MCP server with a literal and a Secret header, a webhook tool with

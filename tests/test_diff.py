@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.cli import main
-from langop_infra.errors import SpecError
+from langop_infra.cli.main import main
+from langop_infra.core.errors import SpecError
+from langop_infra.offline.diff_report import report
 from langop_infra.offline.manifest_diff import (
     FieldChange,
     describe,
@@ -111,7 +112,7 @@ def test_identical_renders_have_no_differences() -> None:
     assert result.equal
     assert (result.added, result.removed, result.changed) == ([], [], {})
     assert result.unseen_secrets == 1
-    assert result.report().splitlines() == [
+    assert report(result).splitlines() == [
         "note: 1 secret value is redacted, so secret changes cannot be seen; "
         "render both with --fingerprint-key-env VAR",
         "no differences",
@@ -134,7 +135,7 @@ def test_added_removed_and_changed_objects() -> None:
             )
         ]
     }
-    assert result.report() == (
+    assert report(result) == (
         "+ Namespace extra\n"
         "- Secret shop/api-keys\n"
         "~ Deployment shop/seller\n"
@@ -194,8 +195,8 @@ def test_a_change_of_type_is_a_change() -> None:
 def test_report_shows_absent_values_and_describes_cluster_scoped_objects() -> None:
     old = keyed(deployment())
     new = keyed(deployment(workingDir="/srv"))
-    report = diff_renders(old, new).report()
-    assert "    spec.template.spec.containers[name=seller].workingDir: (absent) -> /srv\n" in report
+    text = report(diff_renders(old, new))
+    assert "    spec.template.spec.containers[name=seller].workingDir: (absent) -> /srv\n" in text
     assert describe(("v1", "Namespace", "", "shop")) == "Namespace shop"
     assert describe(DEPLOYMENT_KEY) == "Deployment shop/seller"
 
@@ -203,7 +204,7 @@ def test_report_shows_absent_values_and_describes_cluster_scoped_objects() -> No
 def test_long_values_are_shortened_around_where_they_differ() -> None:
     old = keyed(deployment(image="ghcr.io/acme/" + "x" * 400 + "-old" + "y" * 300))
     new = keyed(deployment(image="ghcr.io/acme/" + "x" * 400 + "-new" + "y" * 300))
-    line = diff_renders(old, new).report().splitlines()[1]
+    line = report(diff_renders(old, new)).splitlines()[1]
     before, after = line.split(": ", 1)[1].split(" -> ")
     assert before.startswith("...x") and before.endswith("y...")
     assert "-old" in before and "-new" in after
@@ -451,8 +452,8 @@ def test_named_entries_that_moved_are_reported_as_moves() -> None:
     (changes,) = result.changed.values()
     prefix = "spec.template.spec.containers[name=seller].env"
     assert changes == [FieldChange(f"{prefix}[name=TOKEN]", 2, 0, "moved")]
-    assert "    " + prefix + "[name=TOKEN]: moved from position 2 to 0" in result.report()
-    assert result.report().splitlines()[-1] == "0 added, 0 removed, 1 changed (1 moved)"
+    assert "    " + prefix + "[name=TOKEN]: moved from position 2 to 0" in report(result)
+    assert report(result).splitlines()[-1] == "0 added, 0 removed, 1 changed (1 moved)"
 
 
 def test_an_insertion_moves_nothing() -> None:

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pulumi
 import pytest
 
-from langop_infra import gc_tuning
-from langop_infra.gc_tuning import RUN_THRESHOLDS, tuned_for_run
+from langop_infra.core import gc_tuning
+from langop_infra.core.gc_tuning import RUN_THRESHOLDS, tuned_for_run
 from langop_infra.offline import mock_engine
 from langop_infra.offline.mock_engine import ProgramRun, close_event_loop, run_program
 from langop_infra.offline.render import dump_stream, render_stack
@@ -80,7 +80,7 @@ def test_a_heap_the_caller_froze_stays_frozen_and_nothing_more_is_frozen() -> No
 @pytest.mark.usefixtures("caller_settings")
 def test_the_stack_program_gives_the_caller_its_settings_back() -> None:
     """``main()`` as ``pulumi up`` runs it (no render around it), then the caller goes on."""
-    from langop_infra.stack_program import main
+    from langop_infra.program.stack import main
 
     config = {
         "langop-infra:namespace": "research",

@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.agent import LanguageAgent
-from langop_infra.cluster import LanguageCluster
-from langop_infra.errors import SpecError
-from langop_infra.model import LanguageModel, LanguagePersona
-from langop_infra.model_specs import ModelSpec
-from langop_infra.model_validation import fallback_cycles
+from langop_infra.components.agent import LanguageAgent
+from langop_infra.components.cluster import LanguageCluster
+from langop_infra.components.model import LanguageModel, LanguagePersona
+from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.offline.render import render_stack
-from langop_infra.specs import AgentSpec
+from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.model import ModelSpec
+from langop_infra.spec.model_validation import fallback_cycles
 from langop_infra.testing.reachability import IPAddress, Pod
 from tests.test_bad_input import (
     PREFIX,

@@ -14,14 +14,14 @@ from typing import Any
 import pulumi
 import pytest
 
-from langop_infra.agent import LanguageAgent
-from langop_infra.cluster import LanguageCluster
-from langop_infra.errors import SpecError
+from langop_infra.components.agent import LanguageAgent
+from langop_infra.components.cluster import LanguageCluster
+from langop_infra.components.tool import LanguageTool
+from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
 from langop_infra.offline.render import dump_stream
 from langop_infra.testing.reachability import IPAddress, Network, Pod
 from langop_infra.testing.secrets import secret_leaves
-from langop_infra.tool import LanguageTool
 from tests.support.manifests import validate_manifests
 
 NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from langop_infra import LanguageAgent, LanguageTool, pacing
+from langop_infra import LanguageAgent, LanguageTool
+from langop_infra.core import pacing
 from langop_infra.offline import mock_engine
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 

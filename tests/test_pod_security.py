@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import yaml
 
+from langop_infra.components.tool import LanguageTool
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.offline.render import render_stack
 from langop_infra.testing.reachability import Network, Pod
-from langop_infra.tool import LanguageTool
 
 REPO = Path(__file__).resolve().parents[1]
 STACKS = ("dev", "staging", "prod")

@@ -13,16 +13,16 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from langop_infra import contract
-from langop_infra.agent_runtime import join_mcp_path, load_agent_servers
-from langop_infra.cluster import LanguageCluster
-from langop_infra.errors import SpecError
+from langop_infra.agent.runtime import join_mcp_path, load_agent_servers
+from langop_infra.build import contract
+from langop_infra.build.pod_settings import apply_pod_settings
+from langop_infra.build.workspace import SEED_SCRIPT
+from langop_infra.components.cluster import LanguageCluster
+from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.offline.render import render_stack
-from langop_infra.pod_settings import apply_pod_settings
-from langop_infra.specs import PodSettings
+from langop_infra.spec.pod import PodSettings
 from langop_infra.testing.reachability import IPAddress, Network, Pod
-from langop_infra.workspace import SEED_SCRIPT
 
 REPO = Path(__file__).resolve().parents[1]
 VERSIONS = ("1.29.0", "1.31.0")
@@ -707,7 +707,7 @@ def tools_from_config(agent_tools: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def test_tools_from_another_stack_through_a_stack_reference() -> None:
-    from langop_infra import stack_program
+    from langop_infra.program import stack as stack_program
 
     run = run_program(
         stack_program.main,
@@ -723,7 +723,7 @@ def test_tools_from_another_stack_through_a_stack_reference() -> None:
 
 
 def test_tool_targets_output_is_what_tools_from_reads() -> None:
-    from langop_infra import stack_program
+    from langop_infra.program import stack as stack_program
 
     config = {
         "langop-infra:namespace": "shared-tools",
@@ -739,7 +739,7 @@ def test_tool_targets_output_is_what_tools_from_reads() -> None:
 
 
 def test_tools_from_names_the_missing_tool_and_a_stack_without_the_export() -> None:
-    from langop_infra import stack_program
+    from langop_infra.program import stack as stack_program
 
     with pytest.raises(SpecError) as caught:
         run_program(

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.cli import main
+from langop_infra.cli.main import main
 from langop_infra.offline.mock_engine import REDACTED, run_program
 from langop_infra.offline.render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
-from langop_infra.stack_program import KEYS
+from langop_infra.program.stack import KEYS
 from tests.support.manifests import validate_manifests
 
 ROOT = Path(__file__).parents[1]
@@ -542,7 +542,7 @@ def test_render_runs_the_projects_entry_point_with_the_stack_config_keys() -> No
     assert project.name == yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["name"]
     assert project.main == ROOT / "__main__.py"
     assert project.stack_config_dir == ROOT / "stacks"
-    assert "from langop_infra.stack_program import main" in project.main.read_text()
+    assert "from langop_infra.program.stack import main" in project.main.read_text()
     for stack in STACKS:
         keys = {k for k in stack_file(stack)["config"] if k.startswith(f"{project.name}:")}
         assert keys <= {f"{project.name}:{key}" for key in KEYS}, stack

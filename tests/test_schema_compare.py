@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langop_infra.schema_compare import (
+from langop_infra.sync.compare import (
     SchemaChange,
     SchemaComparison,
     canonical_json,

@@ -11,15 +11,11 @@ import pytest
 import yaml
 from mcp.server.mcpserver import MCPServer
 
-from langop_infra.agent import LanguageAgent
+from langop_infra.components.agent import LanguageAgent
+from langop_infra.components.tool import LanguageTool
 from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
-from langop_infra.schema_compare import schema_hash
-from langop_infra.schema_sync import (
-    ToolSchemaSyncProvider,
-    resolve_access,
-    sync_target,
-)
-from langop_infra.tool import LanguageTool
+from langop_infra.sync.compare import schema_hash
+from langop_infra.sync.provider import ToolSchemaSyncProvider, resolve_access, sync_target
 from tests.support.apiserver import ApiServer, kubeconfig_file
 from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, service_inputs

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from langop_infra.schema_sync import SyncOutputs, ToolSchemaSync, ToolSchemaSyncProvider
+from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync, ToolSchemaSyncProvider
 from tests.faultservers import GOOD_TOKEN, guarded_memory_server, memory_server
 from tests.mcp.conftest import load_server_module
 from tests.support.apiserver import ApiServer, kubeconfig

@@ -22,10 +22,10 @@ from typing import Any
 import pulumi
 import pytest
 
-from langop_infra.cluster import LanguageCluster
+from langop_infra.components.cluster import LanguageCluster
 from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
-from langop_infra.schema_compare import schema_hash
-from langop_infra.schema_sync import SyncOutputs, ToolSchemaSyncProvider
+from langop_infra.sync.compare import schema_hash
+from langop_infra.sync.provider import SyncOutputs, ToolSchemaSyncProvider
 from tests import faultservers
 from tests.support.loopback import free_port, serve
 from tests.support.provider_host import EngineHost, ProviderFailure, Secret

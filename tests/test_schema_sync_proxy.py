@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from langop_infra.errors import SpecError
-from langop_infra.kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, service_prefix
-from langop_infra.schema_sync import ToolSchemaSyncProvider
-from langop_infra.validation import parse_tool
+from langop_infra.core.errors import SpecError
+from langop_infra.spec.validation import parse_tool
+from langop_infra.sync.kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, service_prefix
+from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import memory_server
 from tests.support.apiserver import ApiServer, Pod, kubeconfig
 from tests.support.loopback import serve

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from langop_infra.cli import main
-from langop_infra.redact import redact, secret_strings
-from langop_infra.schema_sync import ToolSchemaSyncProvider
+from langop_infra.cli.main import main
+from langop_infra.core.redact import redact, secret_strings
+from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests import faultservers
 from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, ProviderFailure, Secret, shown

@@ -1,5 +1,5 @@
 """``langop-infra schemas`` end to end against real official-SDK MCP servers on loopback, the
-lock logic of ``langop_infra.schema_lock``, and a concurrency check of its sync."""
+lock logic of ``langop_infra.sync.lock``, and a concurrency check of its sync."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import pytest
 import yaml
 from mcp.server.mcpserver import MCPServer
 
-from langop_infra.cli import main
-from langop_infra.schema_compare import schema_hash
-from langop_infra.schema_lock import (
+from langop_infra.cli.main import main
+from langop_infra.sync.compare import schema_hash
+from langop_infra.sync.lock import (
     LockEntry,
     LockError,
     SyncTarget,
@@ -415,7 +415,7 @@ def test_parse_rejects_what_is_not_a_lock(tmp_path: Path) -> None:
 
 def test_check_reports_removed_from_stack_as_breaking_and_new_as_compatible() -> None:
     from langop_infra.mcp import ToolListing
-    from langop_infra.schema_lock import SyncResult
+    from langop_infra.sync.lock import SyncResult
 
     lock = {"old": LockEntry.from_tools([tool("a")])}
     listing = ToolListing([tool("b")], {}, "2025-11-25", "streamable-http")

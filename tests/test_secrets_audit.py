@@ -33,9 +33,10 @@ import pulumi
 import pytest
 import yaml
 
-from langop_infra.agent import LanguageAgent
-from langop_infra.cli import main as cli_main
-from langop_infra.errors import SpecError
+from langop_infra.cli.main import main as cli_main
+from langop_infra.components.agent import LanguageAgent
+from langop_infra.components.tool import LanguageTool
+from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import (
     REDACTED,
     ProgramRun,
@@ -45,9 +46,8 @@ from langop_infra.offline.mock_engine import (
     run_program,
 )
 from langop_infra.offline.render import render_stack
-from langop_infra.stack_program import main as stack_main
+from langop_infra.program.stack import main as stack_main
 from langop_infra.testing.secrets import secret_leaves
-from langop_infra.tool import LanguageTool
 
 REPO = Path(__file__).resolve().parents[1]
 PREFIX = "langop-infra:"

@@ -1,4 +1,4 @@
-"""The stack program (``langop_infra.stack_program``) with the config ``pulumi up`` hands it:
+"""The stack program (``langop_infra.program.stack``) with the config ``pulumi up`` hands it:
 config keys and namespaces, ``secure:`` values in the wrong key, ``externalSecrets``, and
 warnings sent to the engine."""
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from langop_infra.errors import SpecError
+from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 from langop_infra.offline.render import render_stack
-from langop_infra.stack_program import KEYS, config_warnings, main, read_cluster_config
+from langop_infra.program.stack import KEYS, config_warnings, main, read_cluster_config
 
 REPO = Path(__file__).resolve().parents[1]
 P = "langop-infra:"
@@ -148,7 +148,7 @@ def test_warnings_go_to_the_engine_with_their_config_path() -> None:
 
 
 def test_config_warnings_prefix_the_project() -> None:
-    from langop_infra.validation import parse_cluster
+    from langop_infra.spec.validation import parse_cluster
 
     header = {"name": "Cookie", "value": "c"}
     spec = parse_cluster(

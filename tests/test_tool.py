@@ -9,10 +9,10 @@ import pulumi
 import pytest
 import yaml
 
-from langop_infra.errors import SpecError
+from langop_infra.components.tool import LanguageTool
+from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
-from langop_infra.tool import LanguageTool
 
 CANARY = "canary-7f3a9c-do-not-leak"
 IMAGE = "ghcr.io/acme/web-search:1.0.0"

@@ -9,7 +9,7 @@ revisions 2024-11-05 to 2026-07-28, negotiated as the official SDK client's auto
 
 Every failure is an :class:`MCPError` with a ``kind`` slug and a one-line message. This
 package imports nothing of langop-infra outside itself; the agent's side of the contract
-(``langop_infra.agent_runtime``) is built on it.
+(``langop_infra.agent.runtime``) is built on it.
 """
 
 from __future__ import annotations

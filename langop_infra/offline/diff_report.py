@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from langop_infra import yaml_io
+from langop_infra.core import yaml_io
 from langop_infra.offline.formats import REDACTED
+from langop_infra.offline.manifest_diff import MISSING, FieldChange, ObjectKey, RenderDiff, describe
 from langop_infra.offline.stack_secrets import FINGERPRINT
-
-if TYPE_CHECKING:
-    from langop_infra.offline.manifest_diff import FieldChange, ObjectKey, RenderDiff
 
 FORMATS = ("text", "markdown", "json")
 WIDTH = 200
@@ -66,8 +64,6 @@ def notes(diff: RenderDiff) -> list[str]:
 
 
 def body_lines(diff: RenderDiff) -> list[str]:
-    from langop_infra.offline.manifest_diff import describe
-
     lines = [f"+ {describe(k)}" for k in diff.added]
     lines += [f"- {describe(k)}" for k in diff.removed]
     for key, changes in diff.changed.items():
@@ -109,8 +105,6 @@ def _window(text: str, start: int) -> str:
 
 
 def _show(value: Any, *, cut: bool = True) -> str:
-    from langop_infra.offline.manifest_diff import MISSING
-
     if value is MISSING:
         return "(absent)"
     value = _plain_secrets(value)
@@ -162,8 +156,6 @@ def markdown(diff: RenderDiff, lines: list[str]) -> str:
 
 
 def as_json(diff: RenderDiff) -> dict[str, Any]:
-    from langop_infra.offline.manifest_diff import MISSING
-
     def obj(key: ObjectKey) -> dict[str, str]:
         api_version, kind, namespace, name = key
         return {"apiVersion": api_version, "kind": kind, "namespace": namespace, "name": name}

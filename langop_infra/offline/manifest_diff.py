@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langop_infra import yaml_io
-from langop_infra.errors import Problem, SpecError
+from langop_infra.core import yaml_io
+from langop_infra.core.errors import Problem, SpecError
 from langop_infra.offline.formats import OUT_MARKER, REDACTED
 from langop_infra.offline.stack_secrets import FINGERPRINT
 
@@ -137,11 +137,6 @@ class RenderDiff:
     @property
     def equal(self) -> bool:
         return not (self.added or self.removed or self.changed)
-
-    def report(self, fmt: str = "text", *, colour: bool = False) -> str:
-        from langop_infra.offline.diff_report import report
-
-        return report(self, fmt, colour=colour)
 
 
 def diff_renders(

@@ -22,8 +22,8 @@ from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
-from langop_infra import pacing
-from langop_infra.gc_tuning import tuned_for_run
+from langop_infra.core import pacing
+from langop_infra.core.gc_tuning import tuned_for_run
 
 REDACTED = "[secret]"
 SECRET_SIG = rpc._special_secret_sig

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langop_infra import yaml_io
-from langop_infra.errors import Problem, SpecError
-from langop_infra.gc_tuning import tuned_for_run
+from langop_infra.core import yaml_io
+from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.mock_engine import (
     REDACTED,

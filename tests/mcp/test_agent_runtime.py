@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.agent_runtime import (
+from langop_infra.agent.runtime import (
     AgentConfigError,
     ServerEntry,
     ServerFailure,
@@ -407,7 +407,7 @@ def test_header_secrets_never_reach_the_cli_output(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from langop_infra.cli import main
+    from langop_infra.cli.main import main
 
     base, _ = fault_server
     config = tmp_path / "config.yaml"

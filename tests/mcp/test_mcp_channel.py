@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from langop_infra.agent_runtime import ServerEntry, connect_tool_registry
+from langop_infra.agent.runtime import ServerEntry, connect_tool_registry
 from langop_infra.mcp import ClientOptions, Session
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.cli import main
+from langop_infra.cli.main import main
 
 SDK_TOOLS = {"add", "echo", "fail", "chatty", "polled"}
 

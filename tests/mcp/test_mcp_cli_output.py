@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from langop_infra.cli import main
-from langop_infra.commands.tools import cells, escape
+from langop_infra.cli.main import main
+from langop_infra.cli.tools import cells, escape
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

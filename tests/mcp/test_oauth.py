@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from langop_infra.cli import main
+from langop_infra.cli.main import main
 from langop_infra.mcp import ClientOptions, Session, fetch_tool_listing, fetch_tool_listing_sync
 from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth, OAuthError
 from tests.support.loopback import free_port

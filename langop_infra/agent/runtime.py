@@ -1,0 +1,268 @@
+"""Agent-side helpers: every MCP server an agent was given, connected at once, as one registry.
+
+An agent learns its servers from ``/etc/agent/config.yaml`` (``tools:``, the language-operator
+contract, and ``mcpServers:``, ark style) and from ``MCP_SERVERS``. :func:`load_agent_servers`
+reads both; :func:`connect_tool_registry` (from :mod:`langop_infra.agent.registry`,
+re-exported here) connects to them all. A server that cannot be used is reported in
+``failures`` and skipped: one broken tool server never takes the agent down.
+
+``mcpServers`` entries are ``http`` (the default), ``url`` (the endpoint is discovered from
+a well-known URL) or ``stdio`` (``command``, ``args``, ``env``); ``${VAR}`` and
+``${VAR:-default}`` expand in URLs, headers and ``env``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from langop_infra.agent.registry import (
+    AgentServers,
+    Naming,
+    RegisteredTool,
+    ServerEntry,
+    ServerFailure,
+    ToolRegistry,
+    connect_tool_registry,
+    unique_server,
+)
+
+__all__ = [
+    "AGENT_CONFIG_PATH",
+    "AgentConfigError",
+    "AgentServers",
+    "Naming",
+    "RegisteredTool",
+    "ServerEntry",
+    "ServerFailure",
+    "ToolRegistry",
+    "connect_tool_registry",
+    "expand_env",
+    "load_agent_servers",
+]
+
+AGENT_CONFIG_PATH = "/etc/agent/config.yaml"
+DEFAULT_MCP_PATH = "/mcp"
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+TRANSPORTS = ("http", "url", "stdio")
+
+
+class AgentConfigError(ValueError):
+    """The agent config file cannot be read at all (missing, not YAML, not a mapping)."""
+
+
+def expand_env(value: str, env: Mapping[str, str]) -> str:
+    """``value`` with ``${VAR}`` and ``${VAR:-default}`` replaced from ``env``.
+
+    As in a shell, the default stands in for a variable that is unset or empty;
+    ``KeyError(VAR)`` for a variable without default that is unset.
+    """
+
+    def substitute(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if default is not None:
+            return env.get(name) or default
+        return env[name]
+
+    return _VARIABLE.sub(substitute, value)
+
+
+def load_agent_servers(
+    config: str | Path | Mapping[str, Any] | None = AGENT_CONFIG_PATH,
+    *,
+    env: Mapping[str, str] | None = None,
+) -> AgentServers:
+    """The MCP servers of an agent, from its config.yaml (a path or a parsed document) and
+    ``MCP_SERVERS`` in ``env`` (default: this process's environment).
+
+    A missing file at the default path counts as empty (the agent may only have
+    ``MCP_SERVERS``); an explicit path that cannot be read raises :class:`AgentConfigError`.
+    """
+    env = os.environ if env is None else env
+    document = _read_document(config)
+    found = _Collector()
+    for name, spec in _mapping(document.get("tools"), "tools").items():
+        found.add_tool(str(name), spec)
+    servers = document.get("mcpServers") or []
+    if not isinstance(servers, list):
+        raise AgentConfigError("config.yaml: mcpServers must be a list of {name, url, headers}")
+    for index, spec in enumerate(servers):
+        found.add_external(index, spec, env)
+    for endpoint in env.get("MCP_SERVERS", "").split(","):
+        if endpoint.strip():
+            found.add_endpoint(endpoint.strip())
+    return AgentServers(found.servers, found.failures, found.warnings)
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.servers: list[ServerEntry] = []
+        self.failures: list[ServerFailure] = []
+        self.warnings: list[str] = []
+        self._origins: set[tuple[str, str, int | None]] = set()
+
+    def add_tool(self, name: str, spec: Any) -> None:
+        if not isinstance(spec, dict) or not isinstance(spec.get("endpoint"), str):
+            self._fail(name, f"tools.{name}: needs an endpoint URL string")
+            return
+        if spec.get("protocol", "mcp") != "mcp":
+            return  # not an MCP tool: nothing to list
+        url = join_mcp_path(spec["endpoint"], str(spec.get("mcpPath") or DEFAULT_MCP_PATH))
+        self._add(ServerEntry(name, url, source="config.yaml tools"))
+
+    def add_external(self, index: int, spec: Any, env: Mapping[str, str]) -> None:
+        where = f"mcpServers[{index}]"
+        transport = spec.get("transport", "http") if isinstance(spec, dict) else "http"
+        needs = "command" if transport == "stdio" else "url"
+        if not isinstance(spec, dict) or not spec.get("name") or not spec.get(needs):
+            given = spec.get("name") if isinstance(spec, dict) else None
+            self._fail(str(given) if given else where, f"{where}: needs a name and a {needs}")
+            return
+        name = str(spec["name"])
+        if transport not in TRANSPORTS:
+            self._fail(name, f"{where}.transport: must be one of {', '.join(TRANSPORTS)}")
+            return
+        try:
+            url = expand_env(str(spec.get("url") or ""), env)
+            headers = self._headers(where, spec.get("headers") or [], env)
+            command, child_env = self._command(where, spec, env)
+        except _Unset as unset:
+            self._fail(name, str(unset))
+            return
+        timeout = spec.get("timeoutSeconds")
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+        ):
+            self._fail(name, f"{where}.timeoutSeconds: must be a positive number of seconds")
+            return
+        source = "config.yaml mcpServers"
+        self._add(ServerEntry(name, url, headers, timeout, source, transport, command, child_env))
+
+    @staticmethod
+    def _headers(where: str, specs: Any, env: Mapping[str, str]) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for header in specs if isinstance(specs, list) else []:
+            header_name = header.get("name") if isinstance(header, dict) else None
+            if not header_name:
+                raise _Unset(f"{where}.headers: every header needs a name")
+            try:
+                headers[str(header_name)] = _header_value(header, env)
+            except _Unset as unset:
+                raise _Unset(f"{where}.headers.{header_name}: {unset}") from None
+        return headers
+
+    @staticmethod
+    def _command(
+        where: str, spec: Mapping[str, Any], env: Mapping[str, str]
+    ) -> tuple[tuple[str, ...], dict[str, str]]:
+        if spec.get("transport") != "stdio":
+            return (), {}
+        args = spec.get("args") or []
+        if not isinstance(args, list):
+            raise _Unset(f"{where}.args: must be a list of strings")
+        child_env: dict[str, str] = {}
+        for key, value in (spec.get("env") or {}).items():
+            try:
+                child_env[str(key)] = expand_env(str(value), env)
+            except KeyError as exc:
+                raise _Unset(
+                    f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
+                ) from None
+        return (str(spec["command"]), *map(str, args)), child_env
+
+    def add_endpoint(self, endpoint: str) -> None:
+        if _origin(endpoint) in self._origins:
+            return  # config.yaml has it already, with its real path
+        url = join_mcp_path(endpoint, DEFAULT_MCP_PATH)
+        self._add(ServerEntry(_name_from_host(endpoint), url, source="MCP_SERVERS"))
+
+    def _add(self, entry: ServerEntry) -> None:
+        self.servers.append(unique_server(entry, self.servers, self.warnings))
+        if entry.url:
+            self._origins.add(_origin(entry.url))
+
+    def _fail(self, name: str, message: str) -> None:
+        self.failures.append(ServerFailure(name, "config", message))
+
+
+def join_mcp_path(endpoint: str, path: str) -> str:
+    """``endpoint`` with the MCP ``path`` appended, unless it already ends with it (upstream
+    agents are given endpoints that carry the path: ``http://m:8080/mcp``)."""
+    path = "/" + path.lstrip("/")
+    base = endpoint.rstrip("/")
+    if urlsplit(base).path.rstrip("/").endswith(path.rstrip("/")):
+        return base
+    return base + path
+
+
+class _Unset(Exception):
+    """A header needs an environment variable that is not set."""
+
+
+def _header_value(header: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    if header.get("valueFromEnv"):
+        variable = str(header["valueFromEnv"])
+        if variable not in env:
+            raise _Unset(f"environment variable {variable} is not set")
+        return env[variable]
+    try:
+        return expand_env(str(header.get("value", "")), env)
+    except KeyError as exc:
+        raise _Unset(f"${{{exc.args[0]}}} is not set in the environment") from None
+
+
+def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if config is None:
+        return {}
+    if isinstance(config, Mapping):
+        return config
+    path = Path(config)
+    if not path.exists() and str(config) == AGENT_CONFIG_PATH:
+        return {}
+    from langop_infra.core import yaml_io
+
+    try:
+        document = yaml_io.load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml_io.YAMLError) as exc:
+        raise AgentConfigError(f"cannot read agent config {path}: {exc}") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise AgentConfigError(f"agent config {path} is not a YAML mapping")
+    return document
+
+
+def _mapping(value: Any, key: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise AgentConfigError(f"config.yaml: {key} must be a mapping of name to settings")
+    return value
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return (
+        parts.scheme,
+        (parts.hostname or "").lower(),
+        port or {"https": 443}.get(parts.scheme, 80),
+    )
+
+
+def _name_from_host(endpoint: str) -> str:
+    _, host, port = _origin(endpoint)
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return host.split(".")[0] or "server"
+    return re.sub(r"[^0-9A-Za-z]+", "-", f"{host}-{port}").strip("-")

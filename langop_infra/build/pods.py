@@ -1,0 +1,375 @@
+"""Containers, pods and every workload object spec as plain Kubernetes-shaped data.
+
+Pure functions: the components hand these dicts to pulumi_kubernetes unchanged, and tests
+can check them without the Pulumi engine.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langop_infra.build import contract, policies, workspace
+from langop_infra.spec import names
+from langop_infra.build.contract import EnvVar
+from langop_infra.build.pod_settings import apply_pod_settings, autoscaler_spec, disruption_budget_spec, with_probes
+from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.cluster import Defaults
+from langop_infra.spec.fields import overlay
+from langop_infra.spec.pod import Resources, Security, WorkloadSpec
+from langop_infra.spec.tool import ToolSpec
+
+CONFIG_VOLUME = "config"
+TMP_VOLUME = "tmp"
+WORKSPACE_VOLUME = "workspace"
+DATA_VOLUME = "data"
+# A sidecar gets two minutes to become ready before the kubelet restarts it.
+STARTUP_PROBE = {"periodSeconds": 2, "failureThreshold": 60}
+
+
+def pod_security_context(security: Security) -> dict[str, Any]:
+    return {
+        "runAsNonRoot": security.run_as_non_root,
+        "runAsUser": security.run_as_user,
+        "runAsGroup": security.run_as_group,
+        "fsGroup": security.fs_group,
+        "seccompProfile": {"type": security.seccomp_profile},
+    }
+
+
+def container_security_context(security: Security) -> dict[str, Any]:
+    capabilities: dict[str, Any] = {"drop": list(security.drop_capabilities)}
+    if security.add_capabilities:
+        capabilities["add"] = list(security.add_capabilities)
+    return {
+        "allowPrivilegeEscalation": security.allow_privilege_escalation,
+        "readOnlyRootFilesystem": security.read_only_root_filesystem,
+        "runAsNonRoot": security.run_as_non_root,
+        "runAsUser": security.run_as_user,
+        "runAsGroup": security.run_as_group,
+        "capabilities": capabilities,
+        "seccompProfile": {"type": security.seccomp_profile},
+        "privileged": False,
+    }
+
+
+def resources_manifest(resources: Resources) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in ("requests", "limits"):
+        amounts = getattr(resources, part).model_dump(exclude_none=True)
+        if amounts:
+            out[part] = amounts
+    return out
+
+
+def container(
+    spec: WorkloadSpec,
+    *,
+    env: Sequence[EnvVar],
+    resources: Resources,
+    security: Security,
+    image_pull_policy: str | None,
+    mounts: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """The workload's main container, secure by default, with ``/tmp`` writable."""
+    out: dict[str, Any] = {
+        "name": spec.name,
+        "image": spec.image,
+        "env": [var.manifest() for var in env],
+        "resources": resources_manifest(resources),
+        "securityContext": container_security_context(security),
+        "volumeMounts": [{"name": TMP_VOLUME, "mountPath": "/tmp"}, *mounts],
+    }
+    if spec.command is not None:
+        out["command"] = list(spec.command)
+    if spec.args is not None:
+        out["args"] = list(spec.args)
+    if image_pull_policy is not None:
+        out["imagePullPolicy"] = image_pull_policy
+    return out
+
+
+def tool_container(
+    tool: ToolSpec,
+    *,
+    env: Sequence[EnvVar],
+    resources: Resources,
+    security: Security,
+    image_pull_policy: str | None,
+    mounts: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """A tool's container: its port named ``mcp``, readiness and liveness on ``healthPath``."""
+    probe = {"httpGet": {"path": tool.health_path, "port": tool.port}}
+    # Tools built like the example read PORT; never shadow a PORT the user set.
+    user_set_port = "PORT" in tool.env or "PORT" in tool.secret_env
+    port_env = [] if user_set_port else [EnvVar("PORT", value=str(tool.port))]
+    out = container(
+        tool,
+        env=[*port_env, *env],
+        resources=resources,
+        security=security,
+        image_pull_policy=image_pull_policy,
+        mounts=mounts,
+    )
+    out["ports"] = [{"name": "mcp", "containerPort": tool.port, "protocol": "TCP"}]
+    out["readinessProbe"] = {**probe, "periodSeconds": 5, "failureThreshold": 3}
+    out["livenessProbe"] = {
+        **probe,
+        "initialDelaySeconds": 10,
+        "periodSeconds": 20,
+        "failureThreshold": 6,
+    }
+    if tool.env_from:
+        out["envFrom"] = [s.model_dump(by_alias=True, exclude_none=True) for s in tool.env_from]
+    startup = {**probe, **STARTUP_PROBE}
+    return with_probes(out, tool, {"startupProbe": startup})
+
+
+def pod_spec(
+    spec: WorkloadSpec,
+    *,
+    containers: Sequence[dict[str, Any]],
+    volumes: Sequence[dict[str, Any]],
+    security: Security,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "automountServiceAccountToken": spec.automount_service_account_token,
+        "securityContext": pod_security_context(security),
+        "containers": list(containers),
+        "volumes": [{"name": TMP_VOLUME, "emptyDir": {}}, *volumes],
+    }
+    if spec.service_account_name:
+        out["serviceAccountName"] = spec.service_account_name
+    return out
+
+
+def deployment_spec(
+    workload: WorkloadSpec,
+    selector: dict[str, str],
+    pod_labels: dict[str, str],
+    pod_annotations: dict[str, str],
+    pod: dict[str, Any],
+) -> dict[str, Any]:
+    """The Deployment spec with the workload's pod settings; without ``replicas`` when an
+    autoscaler owns the count (so ``pulumi up`` and the HPA do not fight over it)."""
+    template = {"metadata": {"labels": pod_labels, "annotations": pod_annotations}, "spec": pod}
+    out: dict[str, Any] = {}
+    if workload.autoscaling is None:
+        out["replicas"] = workload.replicas
+    out["selector"] = {"matchLabels": selector}
+    out["template"] = apply_pod_settings(
+        workload, template, container=workload.name, selector=selector
+    )
+    return out
+
+
+@dataclass(frozen=True)
+class ToolObjects:
+    """Every object spec of one tool, as plain data; the component only registers them.
+
+    ``deployment`` is None in sidecar mode, where ``container`` joins each agent's pod instead.
+    """
+
+    container: dict[str, Any]
+    claim: tuple[str, dict[str, Any]] | None
+    deployment: dict[str, Any] | None
+    service: dict[str, Any] | None
+    ingress_policy: tuple[str, dict[str, Any]] | None
+    egress_policy: tuple[str, dict[str, Any]] | None = None
+    disruption_budget: dict[str, Any] | None = None
+    autoscaler: dict[str, Any] | None = None
+
+
+def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: str) -> ToolObjects:
+    """A tool's Deployment, Service, claim, budget, autoscaler and policy specs (service
+    mode), or its container (sidecar mode)."""
+    labels = contract.tool_labels(tool, part_of)
+    env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
+    otlp = defaults.observability.otlp_endpoint if defaults.observability else None
+    user = set(tool.env) | set(tool.secret_env)
+    env += [
+        v
+        for v in contract.otel_env(otlp, f"tool-{tool.name}", namespace, tool.name)
+        if v.name not in user
+    ]
+    claim = tool_claim(tool)
+    volumes: list[dict[str, Any]] = []
+    mounts: list[dict[str, Any]] = []
+    if claim is not None:
+        volumes.append({"name": DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim[0]}})
+        mounts.append({"name": DATA_VOLUME, "mountPath": tool.persistence.mount_path})
+    security = overlay(defaults.security, tool.security)
+    main = tool_container(
+        tool,
+        env=env,
+        resources=overlay(defaults.resources, tool.resources),
+        security=security,
+        image_pull_policy=tool.image_pull_policy or defaults.image_pull_policy,
+        mounts=mounts,
+    )
+    if tool.deployment_mode == "sidecar":
+        return ToolObjects(main, None, None, None, None)
+    selector = contract.tool_selector(tool.name)
+    pod = pod_spec(tool, containers=[main], volumes=volumes, security=security)
+    deployment = deployment_spec(tool, selector, labels, dict(tool.annotations), pod)
+    if claim is not None:
+        # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
+        deployment["strategy"] = {"type": "Recreate"}
+    sync_from = defaults.schema_sync_from if tool.schema_sync.enabled else []
+    ingress = (
+        names.tool_ingress_name(tool.name),
+        policies.tool_ingress_spec(tool.name, namespace, tool.port, tool.allow_from, sync_from),
+    )
+    egress = None
+    if (tool.egress or defaults.egress) == "restricted":
+        egress = (
+            names.tool_egress_name(tool.name),
+            policies.egress_spec(selector, (), tool.egress_to),
+        )
+    return ToolObjects(
+        main,
+        claim,
+        deployment,
+        tool_service_spec(tool),
+        ingress,
+        egress,
+        disruption_budget_spec(tool, selector),
+        autoscaler_spec(tool.name, tool.autoscaling) if tool.autoscaling else None,
+    )
+
+
+def tool_claim(tool: ToolSpec) -> tuple[str, dict[str, Any]] | None:
+    """The PersistentVolumeClaim ``<tool>-data`` of a service-mode tool with persistence."""
+    if tool.persistence is None or tool.deployment_mode != "service":
+        return None
+    spec: dict[str, Any] = {
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": tool.persistence.size}},
+    }
+    if tool.persistence.storage_class_name:
+        spec["storageClassName"] = tool.persistence.storage_class_name
+    return f"{tool.name}-data", spec
+
+
+def tool_service_spec(tool: ToolSpec) -> dict[str, Any]:
+    """The ClusterIP Service in front of a service-mode tool: port ``mcp``."""
+    return {
+        "type": "ClusterIP",
+        "selector": contract.tool_selector(tool.name),
+        "ports": [{"name": "mcp", "port": tool.port, "targetPort": "mcp", "protocol": "TCP"}],
+    }
+
+
+def agent_pod(
+    agent: AgentSpec,
+    defaults: Defaults,
+    env: Sequence[contract.EnvVar],
+    sidecars: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The agent's pod: its container with config.yaml mounted, each sidecar tool with the
+    shared workspace and a ``/tmp`` of its own, and the workspace's seeding init container.
+
+    Native sidecars (the default) are init containers with ``restartPolicy: Always`` and a
+    startup probe on the tool's health path: the agent container starts once every one of
+    them is ready. ``defaults.sidecarStyle: container`` keeps plain containers (< 1.29).
+    """
+    security = overlay(defaults.security, agent.security)
+    mounts = [{"name": CONFIG_VOLUME, "mountPath": names.CONFIG_DIR, "readOnly": True}]
+    volumes: list[dict[str, Any]] = [config_volume(agent.name)]
+    shared = {"name": WORKSPACE_VOLUME, "mountPath": workspace.mount_path(agent)}
+    if agent.workspace is not None:
+        mounts.append(shared)
+        volumes += workspace.volumes(agent)
+    elif sidecars:
+        mounts.append(shared)
+        volumes.append({"name": WORKSPACE_VOLUME, "emptyDir": {}})
+    main = container(
+        agent,
+        env=env,
+        resources=overlay(defaults.resources, agent.resources),
+        security=security,
+        image_pull_policy=agent.image_pull_policy or defaults.image_pull_policy,
+        mounts=mounts,
+    )
+    if agent.ports:
+        main["ports"] = [
+            {"name": p.name, "containerPort": p.port, "protocol": "TCP"} for p in agent.ports
+        ]
+    joined = []
+    for index, sidecar in enumerate(sidecars):
+        # Each sidecar gets its own /tmp: the agent's scratch files are not the tool's.
+        tmp = f"sidecar-{index}-tmp"
+        member = copy.deepcopy(dict(sidecar))
+        member["volumeMounts"] = [
+            {**m, "name": tmp} if m["name"] == TMP_VOLUME else m for m in member["volumeMounts"]
+        ] + [shared]
+        if defaults.sidecar_style == "native":
+            member = native_sidecar(member)
+        joined.append(member)
+        volumes.append({"name": tmp, "emptyDir": {}})
+    seed = workspace.seed_container(
+        agent,
+        container_security_context(security),
+        resources_manifest(workspace.SEED_RESOURCES),
+    )
+    init = [seed] if seed is not None else []
+    if defaults.sidecar_style == "native":
+        pod = pod_spec(agent, containers=[main], volumes=volumes, security=security)
+        init += joined
+    else:
+        pod = pod_spec(agent, containers=[main, *joined], volumes=volumes, security=security)
+    if init:
+        # The seed runs first, so sidecars find the workspace seeded.
+        pod["initContainers"] = init
+    return pod
+
+
+def native_sidecar(member: dict[str, Any]) -> dict[str, Any]:
+    """A sidecar container as a native sidecar: restarted like a container, and holding the
+    agent back until its startup probe (the readiness check, by default) passes."""
+    out = {**member, "restartPolicy": "Always"}
+    if "startupProbe" not in out:
+        handler = {
+            k: v
+            for k, v in member["readinessProbe"].items()
+            if k in ("httpGet", "tcpSocket", "exec")
+        }
+        out["startupProbe"] = {**handler, **STARTUP_PROBE}
+    return out
+
+
+def config_volume(agent: str) -> dict[str, Any]:
+    """The volume holding the agent's ConfigMap, mounted read-only at ``/etc/agent``."""
+    return {
+        "name": CONFIG_VOLUME,
+        "configMap": {
+            "name": names.config_map_name(agent),
+            "items": [{"key": "config.yaml", "path": "config.yaml"}],
+        },
+    }
+
+
+def namespace_labels(labels: Mapping[str, str]) -> dict[str, str]:
+    """A created namespace's labels: Kubernetes then refuses any pod that is not
+    restricted-compliant."""
+    return {
+        **labels,
+        "pod-security.kubernetes.io/enforce": "restricted",
+        "pod-security.kubernetes.io/enforce-version": "latest",
+    }
+
+
+def agent_service_spec(agent: AgentSpec) -> dict[str, Any] | None:
+    """ClusterIP Service ``<agent>`` publishing the agent's ``ports``, or None without any."""
+    if not agent.ports:
+        return None
+    return {
+        "type": "ClusterIP",
+        "selector": contract.agent_selector(agent.name),
+        "ports": [
+            {"name": p.name, "port": p.port, "targetPort": p.name, "protocol": "TCP"}
+            for p in agent.ports
+        ],
+    }

@@ -1,0 +1,136 @@
+"""What the commands that render a stack share: options, progress, and the errors of the
+user's own program."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from langop_infra.offline.mock_engine import ProgramRun
+
+T = TypeVar("T")
+PROGRESS_AFTER = 2.0  # seconds; LANGOP_INFRA_PROGRESS_AFTER overrides it
+
+
+class CommandError(Exception):
+    """An error the command prints with its prefix; ``code`` is the exit status, and
+    ``problems`` the configuration problems behind it (``(path, message)`` pairs)."""
+
+    def __init__(
+        self, message: str, code: int = 2, problems: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.problems = problems
+
+
+def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--stack", "-s", help="stack name: reads Pulumi.<stack>.yaml")
+    source.add_argument("--config", type=Path, help="a stack config file to use instead")
+    parser.add_argument(
+        "--project-dir",
+        type=Path,
+        default=Path("."),
+        help="where to look for Pulumi.yaml, then in parent folders (default: .)",
+    )
+
+
+def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = False) -> ProgramRun:
+    """Render the stack the arguments name, with a progress line on a slow render.
+
+    Raises :class:`CommandError`: exit 2 for a stack or config problem, exit 1 for an
+    exception in the user's program (its own frames first, framework frames left out).
+    """
+    from langop_infra.core.errors import SpecError
+    from langop_infra.offline.mock_engine import close_event_loop
+    from langop_infra.offline.render import Project, choose_stack, render_stack
+
+    project_dir = Path(args.project_dir)
+    try:
+        project = Project.find(project_dir)
+        project_dir = project.directory
+        stack, _ = choose_stack(project, args.stack, args.config)
+        with _progress(f"langop-infra {command}: rendering stack {stack}..."):
+            return render_stack(
+                project.directory,
+                stack=stack,
+                config_file=args.config,
+                keep_ciphertext=keep_ciphertext,
+            )
+    except SpecError as exc:
+        problems = tuple((p.path, p.message) for p in exc.problems)
+        raise CommandError(str(exc), problems=problems) from None
+    except Exception as exc:
+        raise CommandError(program_error(exc, project_dir), code=1) from None
+    finally:
+        close_event_loop()
+
+
+def run_command(command: str, body: Callable[[], int]) -> int:
+    """``body()``, with a :class:`CommandError` printed as one prefixed error."""
+    try:
+        return body()
+    except CommandError as exc:
+        print(f"langop-infra {command}: error: {exc}", file=sys.stderr)
+        return exc.code
+
+
+@contextmanager
+def _progress(message: str) -> Iterator[None]:
+    """Print ``message`` on stderr if the block is still running after a while, on a TTY."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    delay = float(os.environ.get("LANGOP_INFRA_PROGRESS_AFTER", PROGRESS_AFTER))
+    timer = threading.Timer(delay, lambda: print(message, file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def program_error(exc: BaseException, project_dir: Path) -> str:
+    """The user's innermost frame and the message first, then the user's frames only.
+
+    A frame is the user's when its file is under the project folder and not inside this
+    package or an installed one. With no such frame the error is ours: full traceback.
+    """
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if _is_users(Path(f.filename), project_dir)]
+    message = f"{type(exc).__name__}: {exc}"
+    if not own:
+        full = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return f"internal error, please report it: {message}\n{full.rstrip()}"
+    last = own[-1]
+    lines = [f"your program failed at {last.filename}:{last.lineno} in {last.name}: {message}"]
+    for frame in own:
+        lines.append(f'    File "{frame.filename}", line {frame.lineno}, in {frame.name}')
+        lines += [f"      {frame.line.strip()}"] if frame.line else []
+    lines.append("  (frames of langop-infra and Pulumi left out)")
+    return "\n".join(lines)
+
+
+def _is_users(file: Path, project_dir: Path) -> bool:
+    if not file.is_absolute() or not file.is_file():
+        return False  # <frozen runpy>, <string>
+    try:
+        relative = file.resolve().relative_to(project_dir.resolve())
+    except (ValueError, OSError):
+        return False
+    parts = relative.parts
+    return not (
+        parts[:1] == ("langop_infra",)
+        or any(p in ("site-packages", "dist-packages") or p.startswith("venv") for p in parts)
+        or parts[:1] == (".venv",)
+    )

@@ -1,0 +1,68 @@
+"""``langop-infra outputs``: what a stack exports, computed offline under the mock engine.
+
+Tools' endpoints, modes and schema-sync phases (offline a tool is never contacted, so its
+phase is ``Pending``), each agent's config.yaml and ``MCP_SERVERS`` as the stack exports them,
+plus the names of the env vars its container gets (read from the rendered Deployment; names
+only, never values). Secret outputs print as ``[secret]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from langop_infra.cli._stack import add_stack_arguments, render, run_command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_stack_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of YAML")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_command("outputs", lambda: _outputs(args))
+
+
+def _outputs(args: argparse.Namespace) -> int:
+    from langop_infra.core import yaml_io
+
+    result = render(args, "outputs")
+    outputs = plain(result.outputs)
+    env_names = agent_env_names(result.manifests())
+    for name, agent in (outputs.get("agents") or {}).items():
+        if isinstance(agent, dict) and name in env_names:
+            agent["envNames"] = env_names[name]
+    if args.json:
+        sys.stdout.write(json.dumps(outputs, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(yaml_io.dump(outputs, sort_keys=False, literal_blocks=True))
+    return 0
+
+
+def plain(value: Any) -> Any:
+    """Resolved outputs with every secret as the redaction marker."""
+    from langop_infra.offline.mock_engine import REDACTED, Secret
+
+    if isinstance(value, Secret):
+        return REDACTED
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Agent name -> env var names of its main container, from the rendered Deployments."""
+    names: dict[str, list[str]] = {}
+    for m in manifests:
+        labels = (m.get("metadata") or {}).get("labels") or {}
+        if m.get("kind") != "Deployment" or labels.get("app.kubernetes.io/component") != "agent":
+            continue
+        name = m["metadata"]["name"]
+        containers = m["spec"]["template"]["spec"].get("containers") or []
+        main = next((c for c in containers if c.get("name") == name), containers[0])
+        names[name] = [e["name"] for e in main.get("env") or []]
+    return names

@@ -1,0 +1,307 @@
+"""LanguageAgent: an agent Deployment wired to its tools, MCP servers and webhook tools."""
+
+from collections.abc import Sequence
+from typing import Any, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import Unpack
+
+from langop_infra.build import contract, policies
+from langop_infra.build.agent_objects import AgentObjects, agent_env, agent_objects
+from langop_infra.build.pod_settings import disruption_budget_spec
+from langop_infra.components import inputs
+from langop_infra.components.agent_plan import AgentPlan, plan_agent
+from langop_infra.components.k8s import (
+    aliased,
+    child_options,
+    network_policy,
+    object_meta,
+    register_component,
+    scaling_objects,
+    type_token,
+    with_pod_annotations,
+    workload_secret,
+)
+from langop_infra.core import pacing
+from langop_infra.spec import names
+from langop_infra.spec.agent import AgentSpec
+from langop_infra.sync.provider import ToolSchemaSync
+
+
+class LanguageAgentArgs(TypedDict, total=False):
+    """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
+
+    image: pulumi.Input[str]
+    """Container image of the agent."""
+    namespace: str
+    """Namespace of the agent's objects (default: ``default``)."""
+    tools: list[Any]
+    """LanguageTools it uses: the components themselves, or ``{name, namespace, required,
+    enabled}`` references to tools built earlier in the same program."""
+    mcp_servers: pulumi.Input[list[Any]]
+    """External MCP servers: ``{name, url, headers, timeout}`` (ark style)."""
+    webhook_tools: pulumi.Input[list[Any]]
+    """Inline HTTP tools: ``{name, description, url, method, inputSchema, authentication}``."""
+    replicas: pulumi.Input[int]
+    """Pods of the agent (default 1)."""
+    command: pulumi.Input[list[pulumi.Input[str]]]
+    """Container command, replacing the image's entrypoint."""
+    container_args: pulumi.Input[list[pulumi.Input[str]]]
+    """Container arguments (``args`` in a stack file)."""
+    env: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Plain environment variables."""
+    secret_env: pulumi.Input[dict[str, Any]]
+    """Secret environment: a value (kept in Secret ``<agent>-env``) or ``{secretKeyRef}``."""
+    resources: pulumi.Input[dict[str, Any]]
+    """``{requests, limits}`` over the defaults."""
+    security: pulumi.Input[dict[str, Any]]
+    """Security settings over the restricted defaults."""
+    labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on every object."""
+    annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: pulumi.Input[str]
+    """Always, IfNotPresent or Never."""
+    service_account_name: pulumi.Input[str]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: pulumi.Input[bool]
+    """Mount the ServiceAccount token (default false)."""
+    workspace_path: pulumi.Input[str]
+    """Where the workspace shared with sidecar tools is mounted (default ``/workspace``)."""
+    egress: pulumi.Input[str]
+    """``open`` or ``restricted`` (default: the cluster's)."""
+    egress_to: pulumi.Input[list[Any]]
+    """Egress peers under ``restricted``: ``{cidr, except, host, ports}`` or ``{namespace,
+    podLabels, ports}``."""
+    models: list[Any]
+    """LanguageModels it uses, in order: the components, or ``{name, role, priority}``
+    references to models built earlier in the program."""
+    model: Any
+    """ark's shorthand for one model (role primary): a LanguageModel or its name."""
+    instructions: str
+    """System prompt (``systemPrompt`` in ark): AGENT_INSTRUCTIONS, at most 64 KiB."""
+    persona: Any
+    """A LanguagePersona or ``{name, tone, personality, expertise}``."""
+    image_pull_secrets: pulumi.Input[list[Any]]
+    """Secrets to pull the image with: names or ``{name}``."""
+    env_from: pulumi.Input[list[Any]]
+    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
+    probes: pulumi.Input[dict[str, Any]]
+    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
+    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Node labels the pods must run on."""
+    tolerations: pulumi.Input[list[Any]]
+    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
+    affinity: pulumi.Input[dict[str, Any]]
+    """Node and pod (anti-)affinity, as in a pod spec."""
+    topology_spread_constraints: pulumi.Input[list[Any]]
+    """How pods spread over zones or nodes (default selector: the workload's pods)."""
+    priority_class_name: pulumi.Input[str]
+    """PriorityClass of the pods."""
+    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on the pods only."""
+    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the pods only."""
+    termination_grace_period_seconds: pulumi.Input[int]
+    """Seconds a pod gets to stop."""
+    disruption_budget: pulumi.Input[dict[str, Any]]
+    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
+    autoscaling: dict[str, Any]
+    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
+    workspace: dict[str, Any]
+    """A persistent workspace: ``{size, storageClassName, accessModes, mountPath,
+    initialFiles, seedConfigMap, seedImage}``."""
+    ports: list[Any]
+    """Ports the agent listens on (``{name, port}``): a Service ``<agent>``."""
+    allow_from: pulumi.Input[list[Any]]
+    """Who may reach the agent's ports: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
+    part_of: str
+    """``app.kubernetes.io/part-of`` (default: the namespace)."""
+    defaults: dict[str, Any]
+    """Cluster-wide defaults (resources, security, egress...) as in a stack file."""
+
+
+class LanguageAgent(pulumi.ComponentResource):
+    """An agent whose pods find their tools at start: ``MCP_SERVERS``, ``AGENT_MCP_SERVERS``,
+    ``AGENT_WEBHOOK_TOOLS``, header env vars and ``/etc/agent/config.yaml``.
+
+    Sidecar tools join the pod with a shared workspace. A ``required`` reference makes the
+    Deployment wait for the tool. Python programs also find ``spec``, ``targets`` and the
+    registered objects as attributes.
+    """
+
+    config_yaml: pulumi.Output[str]
+    """The agent's ``/etc/agent/config.yaml``."""
+    mcp_servers: pulumi.Output[str]
+    """The agent's ``MCP_SERVERS``."""
+
+    def __init__(
+        self,
+        name: str,
+        args: LanguageAgentArgs = None,  # type: ignore[assignment]  # also an AgentSpec
+        opts: pulumi.ResourceOptions | None = None,
+        **kwargs: Unpack[LanguageAgentArgs],
+    ) -> None:
+        plan, final = plan_agent(name, args, kwargs)
+        self._build(name, plan, final, opts)
+
+    @classmethod
+    def _from_plan(
+        cls, name: str, plan: AgentPlan, opts: pulumi.ResourceOptions | None
+    ) -> "LanguageAgent":
+        """An agent LanguageCluster has validated and resolved already."""
+        self = cls.__new__(cls)
+        self._build(name, plan, plan.spec, opts)
+        return self
+
+    def _build(
+        self, name: str, plan: AgentPlan, final: Any, opts: pulumi.ResourceOptions | None
+    ) -> None:
+        agent, namespace, targets = plan.spec, plan.namespace, plan.targets
+        register_component(self, "LanguageAgent", namespace, agent.name)
+        super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
+        child = child_options(self, opts)
+        key = f"{namespace}/{agent.name}"
+        self.spec, self.targets = agent, targets
+        labels = contract.agent_labels(agent, plan.part_of)
+        objects = _objects(plan, final)
+        inputs.part(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
+        config_text = inputs.part(objects, lambda o: o.config_text)
+        self.config_map = k8s.core.v1.ConfigMap(
+            f"{key}-config",
+            metadata=object_meta(names.config_map_name(agent.name), namespace, labels),
+            data={"config.yaml": config_text},
+            opts=child,
+        )
+        owned = contract.agent_env(agent, targets)[1]
+        self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
+        self.deployment = k8s.apps.v1.Deployment(
+            key,
+            metadata=object_meta(agent.name, namespace, labels, agent.annotations),
+            spec=with_pod_annotations(
+                inputs.part(objects, lambda o: o.deployment), self._secrets(plan)
+            ),
+            opts=child_options(self, opts, _waits_for(plan)),
+        )
+        egress = agent.egress or plan.defaults.egress
+        self.network_policies = [
+            network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
+            for n, (policy, where, _) in enumerate(
+                policies.agent_policies(agent, namespace, targets, egress)
+            )
+        ]
+        self._register_pod_objects(key, plan, labels, objects, child)
+        self.sidecar_syncs = [
+            ToolSchemaSync(
+                f"{key}/{target.name}-schema",
+                {**target.sync_inputs, "pod_selector": contract.agent_selector(agent.name)},
+                opts=child_options(self, opts, [self.deployment]),
+            )
+            for target in targets
+            if target.sidecar_container is not None and target.sync_inputs is not None
+        ]
+        self.config_yaml = pulumi.Output.from_input(config_text)
+        style = plan.defaults.endpoint_style
+        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
+        self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
+        pacing.workload_built()
+
+    def _register_pod_objects(
+        self,
+        key: str,
+        plan: AgentPlan,
+        labels: dict[str, str],
+        objects: Any,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """Service, workspace claim and seed files, disruption budget and autoscaler, each
+        when the spec asks for it."""
+        agent, namespace = plan.spec, plan.namespace
+        self.service = self.workspace_claim = self.workspace_seed = None
+        if agent.ports:
+            self.service = k8s.core.v1.Service(
+                key,
+                metadata=object_meta(agent.name, namespace, labels),
+                spec=inputs.part(objects, lambda o: o.service),
+                opts=child,
+            )
+        if agent.workspace is not None:
+            claim = names.workspace_claim_name(agent.name)
+            self.workspace_claim = k8s.core.v1.PersistentVolumeClaim(
+                f"{namespace}/{claim}",
+                metadata=object_meta(claim, namespace, labels),
+                spec=inputs.part(objects, lambda o: o.workspace_claim),
+                opts=child,
+            )
+            if agent.workspace.initial_files:
+                seed = names.workspace_seed_name(agent.name)
+                self.workspace_seed = k8s.core.v1.ConfigMap(
+                    f"{namespace}/{seed}",
+                    metadata=object_meta(seed, namespace, labels),
+                    data=inputs.part(objects, lambda o: o.workspace_seed),
+                    opts=child,
+                )
+        selector = contract.agent_selector(agent.name)
+        self.disruption_budget, self.autoscaler = scaling_objects(
+            key,
+            agent.name,
+            namespace,
+            labels,
+            objects,
+            budget=disruption_budget_spec(agent, selector) is not None,
+            scaler=agent.autoscaling is not None,
+            opts=child,
+        )
+
+    def _secrets(self, plan: AgentPlan) -> list[Any]:
+        """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
+        its sidecars' own."""
+        env = agent_env(
+            plan.spec, plan.defaults, plan.part_of, plan.targets, plan.models, plan.persona
+        )[0]
+        used = set(contract.secret_names_used(env))
+        secrets = [self.secret] if self.secret is not None else []
+        secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
+        secrets += [
+            t.secret
+            for t, target in zip(plan.tools, plan.targets, strict=True)
+            if target.sidecar_container is not None and getattr(t, "secret", None) is not None
+        ]
+        return secrets
+
+
+def _objects(plan: AgentPlan, final: Any) -> Any:
+    """The agent's object specs, as an Output when its spec or a sidecar is not known yet."""
+    sidecars = [t.sidecar_container for t in plan.targets if t.sidecar_container is not None]
+
+    def build(spec: AgentSpec, containers: Sequence[Any]) -> AgentObjects:
+        return agent_objects(
+            spec,
+            plan.defaults,
+            plan.part_of,
+            plan.targets,
+            containers,
+            models=plan.models,
+            persona=plan.persona,
+        )
+
+    if not isinstance(final, pulumi.Output) and not any(
+        isinstance(c, pulumi.Output) for c in sidecars
+    ):
+        return build(final, sidecars)
+    return pulumi.Output.all(final, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
+
+
+def _policy_spec(index: int) -> Any:
+    return lambda objects: objects.policies[index][2]
+
+
+def _waits_for(plan: AgentPlan) -> list[pulumi.Resource]:
+    """What a required reference waits for: the tool's workload, then its schema."""
+    return [
+        dep
+        for tool, target in zip(plan.tools, plan.targets, strict=True)
+        if target.required and tool is not None
+        for dep in tool.ready_dependencies
+    ]

@@ -1,0 +1,211 @@
+"""An agent's plan: its document validated, its tools and models resolved, before any
+registration. ``LanguageCluster`` hands agents a plan; a standalone ``LanguageAgent`` makes one."""
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from langop_infra.build import contract
+from langop_infra.components import inputs
+from langop_infra.components.k8s import (
+    component_error,
+    find_component,
+)
+from langop_infra.core.errors import Problem, SpecError
+from langop_infra.spec.admission import deploy_problems
+from langop_infra.spec.advice import agent_warnings
+from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.cluster import Defaults
+from langop_infra.spec.model import ModelSpec, PersonaSpec
+from langop_infra.spec.references import sidecar_problems
+from langop_infra.spec.validation import parse_agent
+
+# A tool an agent may reach: its target, and its component when this program built it.
+ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentPlan:
+    """A validated agent with its tools resolved: what LanguageCluster hands an agent."""
+
+    spec: AgentSpec
+    defaults: Defaults
+    part_of: str
+    targets: list[contract.ToolTarget]
+    tools: list[Any]
+    managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(default_factory=dict)
+    models: Sequence[ModelSpec] = ()
+    persona: PersonaSpec | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.spec.namespace or contract.DEFAULT_NAMESPACE
+
+
+def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dict, ToolIndex]:
+    """One mapping from ``args`` and keyword fields, and the tools given as objects."""
+    if isinstance(args, AgentSpec):
+        data = args.model_dump(by_alias=False, exclude_unset=True)
+    else:
+        data = dict(args or {})
+    data.update(fields)
+    if "container_args" in data:
+        data["args"] = data.pop("container_args")
+    data.setdefault("name", name)
+    given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
+    refs = []
+    for item in data.get("tools") or []:
+        target = getattr(item, "target", item)
+        if isinstance(target, contract.ToolTarget):
+            given[(target.namespace, target.name)] = (target, None if item is target else item)
+            refs.append({"name": target.name, "namespace": target.namespace})
+        else:
+            refs.append(item)
+    if "tools" in data:
+        data["tools"] = refs
+    return data, given
+
+
+def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:
+    """Replace LanguageModel objects in ``model``/``models`` by their names; return their
+    specs by name."""
+    given: dict[str, ModelSpec] = {}
+
+    def name_of(item: Any) -> Any:
+        spec = getattr(item, "spec", None)
+        if isinstance(spec, ModelSpec):
+            given[spec.name] = spec
+            return spec.name
+        return item
+
+    if data.get("model") is not None:
+        data["model"] = name_of(data["model"])
+    if data.get("models"):
+        data["models"] = [
+            {"name": name_of(m)} if isinstance(getattr(m, "spec", None), ModelSpec) else m
+            for m in data["models"]
+        ]
+    return given
+
+
+def resolve_models(agent: AgentSpec, given: Mapping[str, ModelSpec]) -> list[ModelSpec]:
+    """The referenced models: given as objects, or LanguageModels built earlier; every miss
+    at once."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    found, problems = [], []
+    refs = [("model", agent.model)] if agent.model else []
+    refs += [(f"models[{i}].name", r.name) for i, r in enumerate(agent.models)]
+    for where, name in refs:
+        built = find_component("LanguageModel", namespace, name)
+        spec = given.get(name) or (built.spec if built is not None else None)
+        if spec is None:
+            problems.append(
+                Problem(
+                    where,
+                    f"no LanguageModel {name!r} in namespace {namespace!r}; create it before "
+                    "the agent, pass the LanguageModel itself, or declare it in the same "
+                    "LanguageCluster",
+                )
+            )
+        else:
+            found.append(spec)
+    if isinstance(agent.persona, str):
+        problems.append(
+            Problem(
+                "persona",
+                "a persona name needs a LanguageCluster's personas; pass the persona itself "
+                "(a LanguagePersona or a dict)",
+            )
+        )
+    if problems:
+        raise SpecError(problems)
+    return found
+
+
+def resolve_tools(
+    agent: AgentSpec, index: ToolIndex
+) -> tuple[list[contract.ToolTarget], list[Any]]:
+    """Targets of the enabled references, in order, and their components; every miss at
+    once. A reference not in ``index`` may name a LanguageTool built earlier in the program."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    targets, tools, resolved, problems = [], [], [], []
+    for i, ref in enumerate(agent.tools):
+        key = (ref.namespace or namespace, ref.name)
+        found = (index.get(key) or _built_tool(*key)) if ref.enabled else None
+        resolved.append(found[0] if found else None)
+        if not ref.enabled:
+            continue
+        if found is None:
+            problems.append(
+                Problem(
+                    f"tools[{i}].name",
+                    f"no LanguageTool {ref.name!r} in namespace {key[0]!r}; create it before "
+                    "the agent, pass the LanguageTool object itself, declare the tool in the "
+                    "same LanguageCluster, or set enabled: false",
+                )
+            )
+            continue
+        target, tool = found
+        elsewhere = target.deployment_mode == "sidecar" and target.namespace != namespace
+        if elsewhere and target.owns_secret:
+            problems.append(
+                Problem(
+                    f"tools[{i}]",
+                    f"sidecar {ref.name!r} keeps its secret env in namespace "
+                    f"{target.namespace!r}; declare it in {namespace!r} or use secretKeyRef",
+                )
+            )
+        targets.append(dataclasses.replace(target, required=ref.required))
+        tools.append(tool)
+    problems += sidecar_problems(agent, resolved, "")
+    if problems:
+        raise SpecError(problems)
+    return targets, tools
+
+
+def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | None:
+    tool = find_component("LanguageTool", namespace, name)
+    return (tool.target, tool) if tool is not None else None
+
+
+def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPlan, Any]:
+    """Validate a standalone agent and resolve its tools; return its plan and its spec as
+    it will be once every Output resolves (an Output itself when one does not yet)."""
+    data, given = agent_document(name, args, fields)
+    given_models = model_document(data)
+    subject = f"LanguageAgent {data.get('name')!r}"
+    with component_error(subject):
+        part_of = data.pop("part_of", None) or data.pop("partOf", None)
+        defaults = Defaults.model_validate(data.pop("defaults", None) or {})
+
+        def parse(document: Any) -> AgentSpec:
+            agent = parse_agent(document)
+            problems = deploy_problems(agent, defaults)
+            if problems:
+                raise SpecError(problems)
+            return agent
+
+        agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        targets, tools = resolve_tools(agent, given)
+        models = resolve_models(agent, given_models)
+    for warning in agent_warnings(agent):
+        pulumi.log.warn(f"{subject}: {warning}")
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    plan = AgentPlan(agent, defaults, part_of or namespace, targets, tools, models=models)
+    return plan, final
+
+
+def _structure(agent: AgentSpec) -> tuple[Any, ...]:
+    return (
+        agent.name,
+        agent.namespace,
+        agent.tools,
+        sorted(agent.secret_env),
+        agent.egress,
+        bool(agent.ports),
+        agent.workspace is None,
+        agent.autoscaling is None,
+    )

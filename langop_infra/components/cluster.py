@@ -1,0 +1,287 @@
+"""LanguageCluster: one namespace's tools, agents, secrets and defaults from a single spec."""
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import Unpack
+
+from langop_infra.build import contract, pods, policies
+from langop_infra.components.agent import LanguageAgent
+from langop_infra.components.agent_plan import AgentPlan, ToolIndex
+from langop_infra.components.k8s import (
+    aliased,
+    child_options,
+    component_error,
+    network_policy,
+    object_meta,
+    opaque_secret,
+    type_token,
+)
+from langop_infra.components.model import LanguageModel, ModelPlan, register_gateway
+from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
+from langop_infra.core.errors import Problem, SpecError
+from langop_infra.spec import names
+from langop_infra.spec.agent import AgentSpec, model_refs
+from langop_infra.spec.cluster import ClusterSpec
+from langop_infra.spec.collisions import secret_namespaces
+from langop_infra.spec.egress_check import egress_findings
+from langop_infra.spec.references import cluster_namespaces, external_reference_problems
+from langop_infra.spec.validation import parse_cluster
+
+
+class LanguageClusterArgs(TypedDict, total=False):
+    """The inputs of a LanguageCluster: the same document as a stack file's config."""
+
+    namespace: str
+    """The namespace every tool and agent lives in."""
+    create_namespace: bool
+    """Create the namespace (enforcing the restricted Pod Security Standard), or adopt it."""
+    part_of: str
+    """``app.kubernetes.io/part-of`` (default: the namespace)."""
+    defaults: dict[str, Any]
+    """Defaults for every workload: resources, security, egress, defaultDeny..."""
+    tools: list[Any]
+    """The tools, as in a stack file's ``tools:``."""
+    agents: list[Any]
+    """The agents, as in a stack file's ``agents:``."""
+    secrets: dict[str, Any]
+    """Secrets this program creates: ``{<name>: {<key>: <value>}}``."""
+    external_secrets: list[str]
+    """Secrets made outside this program that ``secretKeyRef``s may name."""
+    models: list[Any]
+    """The models, as in a stack file's ``models:``; those through the gateway share it."""
+    personas: list[Any]
+    """Personas agents name in ``persona:``: ``{name, tone, personality, expertise}``."""
+
+
+class LanguageCluster(pulumi.ComponentResource):
+    """A namespace (created, or adopted with ``createNamespace: false``) with its Secrets,
+    every tool, then every agent with its tool references resolved by name.
+
+    ``external_tools`` (Python only) are LanguageTools of other namespaces that agents here
+    may reference. Python programs find the built components in ``tools`` and ``agents``.
+    """
+
+    namespace: pulumi.Output[str]
+    """The cluster's namespace."""
+    tool_endpoints: pulumi.Output[dict[str, str]]
+    """Each tool's endpoint, by tool name."""
+    agent_configs: pulumi.Output[dict[str, str]]
+    """Each agent's config.yaml, by agent name."""
+    model_endpoints: pulumi.Output[dict[str, str]]
+    """Where agents reach each model, by model name."""
+    gateway_endpoint: pulumi.Output[str]
+    """The model gateway's URL, or an empty string without a gateway."""
+
+    def __init__(
+        self,
+        name: str,
+        args: LanguageClusterArgs = None,  # type: ignore[assignment]  # also a ClusterSpec
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        external_tools: Sequence[LanguageTool] = (),
+        external_targets: Sequence[contract.ToolTarget] = (),
+        **kwargs: Unpack[LanguageClusterArgs],
+    ) -> None:
+        cluster = _parse(name, args, kwargs)
+        external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
+        external.update({(t.target.namespace, t.target.name): t for t in external_tools})
+        problems = external_reference_problems(cluster, external.keys())
+        if problems:
+            raise SpecError(problems, subject=f"LanguageCluster {name!r}")
+        super().__init__(
+            type_token("LanguageCluster"), name, None, aliased(opts, "LanguageCluster")
+        )
+        self.spec = cluster
+        if not cluster.defaults.strict_egress:
+            for finding in egress_findings(cluster):
+                pulumi.log.warn(f"{finding.path}: {finding.message}")
+        ns = cluster.namespace
+        labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
+        spaces = sorted(cluster_namespaces(cluster), key=lambda n: (n != ns, n))
+        self._register_namespaces(cluster, spaces, labels, opts)
+        child = child_options(self, opts, list(self.namespace_resources.values()))
+        self._register_secrets(cluster, labels, child)
+        built = {
+            (plan.namespace, plan.spec.name): LanguageTool._from_plan(
+                f"{plan.namespace}/{plan.spec.name}", plan, child
+            )
+            for plan in tool_plans(cluster)
+        }
+        # By name for the cluster's own namespace, by "<namespace>/<name>" elsewhere.
+        self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
+        self._register_models(cluster, child)
+        self._register_agents(cluster, external, built, child)
+        self.default_deny = None
+        self.default_denies = {}
+        if cluster.defaults.default_deny:
+            for space in spaces:
+                self.default_denies[space] = network_policy(
+                    names.DEFAULT_DENY_NAME, space, labels, policies.default_deny_spec(), child
+                )
+            self.default_deny = self.default_denies[ns]
+        self._export(ns)
+
+    def _register_namespaces(
+        self,
+        cluster: ClusterSpec,
+        spaces: list[str],
+        labels: dict[str, str],
+        opts: pulumi.ResourceOptions | None,
+    ) -> None:
+        self.namespace_resource = None
+        self.namespace_resources: dict[str, k8s.core.v1.Namespace] = {}
+        if cluster.create_namespace:
+            for space in spaces:
+                self.namespace_resources[space] = k8s.core.v1.Namespace(
+                    space,
+                    metadata=object_meta(space, None, pods.namespace_labels(labels)),
+                    opts=child_options(self, opts),
+                )
+            self.namespace_resource = self.namespace_resources[cluster.namespace]
+
+    def _register_secrets(
+        self, cluster: ClusterSpec, labels: dict[str, str], child: pulumi.ResourceOptions
+    ) -> None:
+        # A Secret under `secrets` lands in every namespace whose workloads read it.
+        self.secrets_by_namespace: dict[str, dict[str, k8s.core.v1.Secret]] = {}
+        for secret, where in sorted(secret_namespaces(cluster).items()):
+            for space in where:
+                self.secrets_by_namespace.setdefault(space, {})[secret] = opaque_secret(
+                    f"{space}/{secret}",
+                    name=secret,
+                    namespace=space,
+                    labels=labels,
+                    values=cluster.secrets[secret],
+                    opts=child,
+                )
+        self.secrets = self.secrets_by_namespace.get(cluster.namespace, {})
+
+    def _register_models(self, cluster: ClusterSpec, child: pulumi.ResourceOptions) -> None:
+        ns = cluster.namespace
+        self.models = {
+            m.name: LanguageModel._from_plan(
+                f"{ns}/{m.name}", ModelPlan(m, ns, cluster.defaults), child
+            )
+            for m in cluster.models
+        }
+        self.gateway = register_gateway(
+            cluster.models,
+            cluster.defaults,
+            namespace=ns,
+            part_of=cluster.part_of or ns,
+            secrets=self.secrets,
+            opts=child,
+        )
+
+    def _register_agents(
+        self,
+        cluster: ClusterSpec,
+        external: dict[tuple[str, str], Any],
+        built: dict[tuple[str, str], LanguageTool],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        index: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {
+            key: (tool, None) if isinstance(tool, contract.ToolTarget) else (tool.target, tool)
+            for key, tool in external.items()
+        }
+        index.update({key: (t.target, t) for key, t in built.items()})
+        self.agents = {}
+        for agent in cluster.agents:
+            space = agent.namespace or cluster.namespace
+            plan = agent_plan(cluster, agent, index, self.secrets_by_namespace.get(space, {}))
+            self.agents[_key(cluster.namespace, space, agent.name)] = LanguageAgent._from_plan(
+                f"{space}/{agent.name}", plan, child
+            )
+
+    def _export(self, ns: str) -> None:
+        self.namespace = pulumi.Output.from_input(ns)
+        self.tool_endpoints = pulumi.Output.all(**{n: t.endpoint for n, t in self.tools.items()})
+        self.agent_configs = pulumi.Output.all(**{n: a.config_yaml for n, a in self.agents.items()})
+        self.model_endpoints = pulumi.Output.all(**{n: m.endpoint for n, m in self.models.items()})
+        self.gateway_endpoint = pulumi.Output.from_input(
+            self.gateway.endpoint if self.gateway is not None else ""
+        )
+        self.register_outputs(
+            {
+                "namespace": self.namespace,
+                "tool_endpoints": self.tool_endpoints,
+                "agent_configs": self.agent_configs,
+                "model_endpoints": self.model_endpoints,
+                "gateway_endpoint": self.gateway_endpoint,
+            }
+        )
+
+
+def _parse(name: str, args: Any, fields: Mapping[str, Any]) -> ClusterSpec:
+    if isinstance(args, ClusterSpec) and not fields:
+        return parse_cluster(args)
+    data = (
+        args.model_dump(by_alias=False, exclude_unset=True)
+        if isinstance(args, ClusterSpec)
+        else dict(args or {})
+    )
+    data.update(fields)
+    with component_error(f"LanguageCluster {name!r}"):
+        return parse_cluster(data)
+
+
+def _key(home: str, namespace: str, name: str) -> str:
+    return name if namespace == home else f"{namespace}/{name}"
+
+
+def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
+    """Each tool of a validated cluster, in its namespace, with its schema-sync headers."""
+    ns = cluster.namespace
+    return [
+        ToolPlan(
+            tool.model_copy(update={"namespace": tool.namespace or ns}),
+            cluster.defaults,
+            cluster.part_of or ns,
+            sync_headers(tool, cluster.secrets),
+            sync_auth(tool, cluster.secrets),
+        )
+        for tool in cluster.tools
+    ]
+
+
+def agent_plan(
+    cluster: ClusterSpec,
+    agent: AgentSpec,
+    index: ToolIndex,
+    secrets: Mapping[str, k8s.core.v1.Secret],
+) -> AgentPlan:
+    """An agent of a validated cluster with its references resolved through ``index``
+    (validation has checked that each one resolves)."""
+    ns = agent.namespace or cluster.namespace
+    targets, tools = [], []
+    for ref in agent.tools:
+        if not ref.enabled:
+            continue
+        found = index.get((ref.namespace or ns, ref.name))
+        if found is None:  # parse_cluster has refused dangling references
+            raise AssertionError(f"unresolved tool {ref.name!r}")
+        target = found[0]
+        if target.deployment_mode == "sidecar" and target.namespace != ns and target.owns_secret:
+            raise SpecError(
+                [
+                    Problem(
+                        f"agents.{agent.name}.tools.{ref.name}",
+                        f"sidecar {ref.name!r} keeps its secret env in namespace "
+                        f"{target.namespace!r}; declare it in {ns!r} or use secretKeyRef",
+                    )
+                ]
+            )
+        targets.append(dataclasses.replace(target, required=ref.required))
+        tools.append(found[1])
+    spec = agent.model_copy(update={"namespace": ns})
+    models = {m.name: m for m in cluster.models}
+    used = [models[ref.name] for ref in model_refs(agent)]
+    personas = {p.name: p for p in cluster.personas}
+    persona = personas.get(agent.persona) if isinstance(agent.persona, str) else None
+    return AgentPlan(
+        spec, cluster.defaults, cluster.part_of or ns, targets, tools, secrets, used, persona
+    )

@@ -1,0 +1,160 @@
+"""Component arguments that hold ``pulumi.Output`` values: validate what is known now, and
+the rest when it resolves.
+
+``LanguageTool("t", image=build.image_name)`` must work. A value unknown at preview time
+cannot be checked before registration, so its checks run in an ``apply`` and fail there with
+the field path; every value that is known is still checked before anything is registered.
+The structure of a component (which objects exist, their names) must not depend on an Output:
+fields that decide it are refused as Outputs up front.
+"""
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import pulumi
+
+from langop_infra.core.errors import Problem, SpecError, loc_path
+
+S = TypeVar("S")
+R = TypeVar("R")
+Path = tuple[int | str, ...]
+
+# Fields that decide which objects exist or what they are called.
+STRUCTURAL = {"name", "namespace", "deployment_mode", "deploymentMode", "tools", "persistence"}
+# Values tried in place of an unknown one, until one passes that field's own checks.
+STAND_INS: tuple[Any, ...] = (
+    "placeholder",
+    "ghcr.io/placeholder/image:0",
+    "http://placeholder.invalid",
+    8080,
+    1,
+    True,
+    "1",
+    "/placeholder",
+    "10.0.0.0/8",
+    [],
+    {},
+)
+
+
+def output_leaves(data: Any, path: Path = ()) -> Iterator[tuple[Path, pulumi.Output]]:
+    """Every Output inside nested mappings and lists, with its path."""
+    if isinstance(data, pulumi.Output):
+        yield path, data
+    elif isinstance(data, Mapping):
+        for key, value in data.items():
+            yield from output_leaves(value, (*path, key))
+    elif isinstance(data, (list, tuple)):
+        for index, value in enumerate(data):
+            yield from output_leaves(value, (*path, index))
+
+
+def replaced(data: Any, path: Path, value: Any) -> Any:
+    """A copy of ``data`` with the value at ``path`` replaced (containers copied on the way)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(data, Mapping):
+        return {**data, head: replaced(data[head], rest, value)}
+    items = list(data)
+    items[head] = replaced(items[head], rest, value)  # type: ignore[index]
+    return items
+
+
+def resolve(
+    data: Mapping[str, Any],
+    parse: Callable[[Any], S],
+    build: Callable[[S], R],
+    structure: Callable[[S], Any],
+    subject: str,
+) -> tuple[S, R | pulumi.Output[R]]:
+    """The parsed spec and what ``build`` makes of it, as an Output when a value is unknown.
+
+    With no Output in a place the spec cannot hold one, this is ``build(parse(data))``.
+    """
+    leaves = list(output_leaves(data))
+    try:
+        spec = parse(data)
+    except SpecError as exc:
+        deferred = _deferred(leaves, exc.problems)
+        known = [p for p in exc.problems if not _under(p.path, _paths(deferred))]
+        if known or not deferred:
+            raise SpecError(known or exc.problems, subject=subject) from None
+    else:
+        return spec, build(spec)
+    _refuse_structural(deferred, subject)
+    stand_in = _stand_in(data, parse, deferred)
+    spec = parse(stand_in)
+
+    def resolved(values: list[Any]) -> R:
+        filled: Any = data
+        for (path, _), value in zip(deferred, values, strict=True):
+            filled = replaced(filled, path, value)
+        try:
+            real = parse(filled)
+        except SpecError as exc:
+            raise SpecError(exc.problems, subject=subject) from None
+        if structure(real) != structure(spec):
+            raise SpecError(
+                [Problem("", "an Output changed the component's structure")], subject=subject
+            )
+        return build(real)
+
+    return spec, pulumi.Output.all(*[o for _, o in deferred]).apply(resolved)
+
+
+def _deferred(
+    leaves: Sequence[tuple[Path, pulumi.Output]], problems: Sequence[Problem]
+) -> list[tuple[Path, pulumi.Output]]:
+    """The Outputs the spec refused (it holds some, such as secret values, as they are)."""
+    return [
+        (path, out)
+        for path, out in leaves
+        if any(_under(p.path, _paths([(path, out)])) for p in problems)
+    ]
+
+
+def _paths(leaves: Sequence[tuple[Path, Any]]) -> dict[str, None]:
+    return {loc_path(path): None for path, _ in leaves}
+
+
+def _under(path: str, prefixes: Mapping[str, Any]) -> bool:
+    return any(path == key or path.startswith((key + ".", key + "[")) for key in prefixes)
+
+
+def _refuse_structural(deferred: Sequence[tuple[Path, Any]], subject: str) -> None:
+    problems = [
+        Problem(
+            loc_path(path),
+            "must be known when the program runs, not an Output: it decides which objects "
+            "exist and their names",
+        )
+        for path, _ in deferred
+        if path and path[0] in STRUCTURAL
+    ]
+    if problems:
+        raise SpecError(problems, subject=subject)
+
+
+def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, Any]]) -> Any:
+    """``data`` with each unknown value replaced by one its field accepts."""
+    filled = data
+    for path, _ in deferred:
+        where = loc_path(path)
+        for candidate in STAND_INS:
+            attempt = replaced(filled, path, candidate)
+            try:
+                parse(attempt)
+            except SpecError as exc:
+                if any(_under(p.path, {where: None}) for p in exc.problems):
+                    continue
+            filled = attempt
+            break
+    return filled
+
+
+def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+    """``pick(objects)``, or its Output when ``objects`` is an Output."""
+    if isinstance(objects, pulumi.Output):
+        return objects.apply(pick)
+    return pick(objects)

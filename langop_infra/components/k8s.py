@@ -1,0 +1,288 @@
+"""Small helpers that register Kubernetes objects the same way for every component."""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from langop_infra.build.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
+from langop_infra.components import inputs
+from langop_infra.core.errors import Problem, SpecError
+
+
+def object_meta(
+    name: str,
+    namespace: str | None,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "labels": dict(labels)}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    return meta
+
+
+def opaque_secret(
+    resource_name: str,
+    *,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    values: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> k8s.core.v1.Secret:
+    """A Secret whose every value is a Pulumi secret, whatever form it came in."""
+    return k8s.core.v1.Secret(
+        resource_name,
+        metadata=object_meta(name, namespace, labels),
+        type="Opaque",
+        string_data={key: pulumi.Output.secret(value) for key, value in values.items()},
+        opts=opts,
+    )
+
+
+def network_policy(
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    spec: dict[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> k8s.networking.v1.NetworkPolicy:
+    """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<namespace>/<name>``)."""
+    return k8s.networking.v1.NetworkPolicy(
+        f"{namespace}/{name}", metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
+    )
+
+
+def scaling_objects(
+    key: str,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    objects: Any,
+    *,
+    budget: bool,
+    scaler: bool,
+    opts: pulumi.ResourceOptions,
+) -> tuple[
+    k8s.policy.v1.PodDisruptionBudget | None, k8s.autoscaling.v2.HorizontalPodAutoscaler | None
+]:
+    """The workload's PodDisruptionBudget and HorizontalPodAutoscaler ``<name>`` (logical name
+    ``key``), each only when asked for; their specs come from ``objects``, plain or an Output."""
+    pdb = hpa = None
+    if budget:
+        pdb = k8s.policy.v1.PodDisruptionBudget(
+            key,
+            metadata=object_meta(name, namespace, labels),
+            spec=inputs.part(objects, lambda o: o.disruption_budget),
+            opts=opts,
+        )
+    if scaler:
+        hpa = k8s.autoscaling.v2.HorizontalPodAutoscaler(
+            key,
+            metadata=object_meta(name, namespace, labels),
+            spec=inputs.part(objects, lambda o: o.autoscaler),
+            opts=opts,
+        )
+    return pdb, hpa
+
+
+def workload_secret(
+    key: str,
+    workload: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    owned: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> k8s.core.v1.Secret | None:
+    """Secret ``<workload>-env`` holding a workload's literal secrets, or None without any."""
+    if not owned:
+        return None
+    return opaque_secret(
+        f"{key}-env",
+        name=workload_secret_name(workload),
+        namespace=namespace,
+        labels=labels,
+        values=owned,
+        opts=opts,
+    )
+
+
+def pod_annotations(
+    annotations: Mapping[str, str], secrets: Sequence[k8s.core.v1.Secret]
+) -> pulumi.Input[dict[str, str]]:
+    """Pod-template annotations, plus the managed Secrets' resource versions.
+
+    A changed Secret gets a new resourceVersion, so the pods roll. The version says nothing
+    of the value, unlike a checksum of it, and is not secret, so the Deployment's spec stays
+    readable in previews (Pulumi would otherwise mark the whole spec secret).
+    """
+    if not secrets:
+        return dict(annotations)
+    versions = [
+        s.metadata.apply(lambda m: f"{_name(m)}@{_version(m)}" if _version(m) else "")
+        for s in secrets
+    ]
+
+    def merge(parts: list[str]) -> dict[str, str]:
+        joined = ",".join(sorted(p for p in parts if p))
+        return {**annotations, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(annotations)
+
+    return pulumi.Output.all(*versions).apply(merge)
+
+
+def _version(meta: Any) -> str | None:
+    if meta is None:
+        return None
+    if hasattr(meta, "resource_version"):
+        # An SDK output type: its camelCase .get() logs a warning on every call.
+        return meta.resource_version
+    if isinstance(meta, Mapping):
+        version = meta.get("resource_version")
+        # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
+        return version or (meta.get("resourceVersion") if "resourceVersion" in meta else None)
+    return getattr(meta, "resource_version", None)
+
+
+def _name(meta: Any) -> str:
+    if isinstance(meta, Mapping):
+        return str(meta.get("name", ""))
+    return str(getattr(meta, "name", ""))
+
+
+def child_options(
+    parent: pulumi.Resource,
+    opts: pulumi.ResourceOptions | None,
+    depends_on: Sequence[pulumi.Resource] = (),
+) -> pulumi.ResourceOptions:
+    """Options for a component's child: parented, and waiting for what the component waits
+    for (Pulumi does not pass a component's ``depends_on`` on to its children)."""
+    inherited = opts.depends_on if opts is not None and opts.depends_on else []
+    if isinstance(inherited, pulumi.Resource):
+        inherited = [inherited]
+    deps = [*inherited, *depends_on]
+    return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
+
+
+def with_pod_annotations(
+    deployment: pulumi.Input[dict[str, Any]], secrets: Sequence[k8s.core.v1.Secret]
+) -> pulumi.Input[dict[str, Any]]:
+    """A Deployment spec whose pod template also carries the managed Secrets' versions
+    (see :func:`pod_annotations`), so a changed Secret rolls the pods. The annotations stay
+    an Output inside a plain spec, so a preview shows the rest of it."""
+    if not secrets:
+        return deployment
+
+    def merge(spec: dict[str, Any]) -> dict[str, Any]:
+        template = spec["template"]
+        annotations = pod_annotations(template["metadata"]["annotations"], secrets)
+        metadata = {**template["metadata"], "annotations": annotations}
+        return {**spec, "template": {**template, "metadata": metadata}}
+
+    if isinstance(deployment, pulumi.Output):
+        return deployment.apply(merge)
+    return merge(deployment)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def component_error(subject: str) -> Iterator[None]:
+    """Name the component in a SpecError raised inside: ``invalid LanguageTool 'm': ...``."""
+    try:
+        yield
+    except SpecError as exc:
+        if exc.subject != "configuration":
+            raise
+        raise SpecError(exc.problems, subject=subject) from None
+
+
+def kubernetes_access(
+    opts: pulumi.ResourceOptions | None,
+) -> tuple[pulumi.Input[str | None], pulumi.Input[str | None]]:
+    """The context and kubeconfig of the kubernetes provider the component's objects use:
+    the one in ``opts`` (``provider`` or ``providers``), else the stack's default provider,
+    which reads ``kubernetes:context`` and ``kubernetes:kubeconfig``."""
+    provider = _kubernetes_provider(opts)
+    if provider is not None:
+        return provider.context, pulumi.Output.secret(provider.kubeconfig)  # type: ignore[attr-defined]
+    config = pulumi.Config("kubernetes")
+    return config.get("context"), config.get("kubeconfig")
+
+
+def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> k8s.Provider | None:
+    if opts is None:
+        return None
+    if isinstance(opts.provider, k8s.Provider):
+        return opts.provider
+    providers = opts.providers
+    if isinstance(providers, Mapping):
+        found = providers.get("kubernetes")
+        return found if isinstance(found, k8s.Provider) else None
+    return next((p for p in providers or () if isinstance(p, k8s.Provider)), None)
+
+
+# Components built in the running program, by (kind, namespace, name): a second one with the
+# same key would register the same Kubernetes objects twice.
+_BUILT: weakref.WeakKeyDictionary[Any, dict[tuple[str, str, str], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class _NoProgram:
+    """Stands for the stack root outside a running program (weak references need an object)."""
+
+
+_OUTSIDE_A_PROGRAM = _NoProgram()
+
+
+def built_components() -> dict[tuple[str, str, str], Any]:
+    """The components built so far in this program run (keyed by its root Stack resource,
+    so that runs in one process, as under the mock engine, never see each other's)."""
+    root = pulumi.runtime.get_root_resource()
+    return _BUILT.setdefault(root if root is not None else _OUTSIDE_A_PROGRAM, {})
+
+
+def register_component(component: Any, kind: str, namespace: str, name: str) -> None:
+    """Record a component; a second one of the same kind, namespace and name is an error."""
+    built = built_components()
+    key = (kind, namespace, name)
+    if key in built:
+        raise SpecError(
+            [
+                Problem(
+                    "name",
+                    f"a {kind} named {name!r} already exists in namespace {namespace!r}; "
+                    "give this one another name or namespace",
+                )
+            ],
+            subject=f"{kind} {name!r}",
+        )
+    built[key] = component
+
+
+def find_component(kind: str, namespace: str, name: str) -> Any | None:
+    """A component built earlier in this program, or None."""
+    return built_components().get((kind, namespace, name))
+
+
+PACKAGE = "langop-infra"
+# The token components had before they were served as a package; the alias keeps stacks
+# created then from replacing every object.
+OLD_PACKAGE = "langop"
+
+
+def type_token(component: str) -> str:
+    """``langop-infra:index:<Component>``, the token the component package serves."""
+    return f"{PACKAGE}:index:{component}"
+
+
+def aliased(opts: pulumi.ResourceOptions | None, component: str) -> pulumi.ResourceOptions:
+    """``opts`` plus an alias from the component's earlier type token."""
+    alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=f"{OLD_PACKAGE}:index:{component}")])
+    return pulumi.ResourceOptions.merge(opts, alias)

@@ -1,0 +1,210 @@
+"""LanguageModel: a provider's model as agents reach it; and the namespace's model gateway.
+
+A LanguageCluster runs one LiteLLM gateway (Deployment and Service ``gateway``, port 8000)
+for the models of its namespace that go through it. A LanguageModel outside a cluster has no
+gateway to join, so it is reached directly (``gateway: false``).
+"""
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import Unpack
+
+from langop_infra.build import contract, gateway, gateway_policies
+from langop_infra.build.agent_models import model_endpoint
+from langop_infra.components.k8s import (
+    aliased,
+    component_error,
+    network_policy,
+    register_component,
+    type_token,
+    with_pod_annotations,
+)
+from langop_infra.core.errors import Problem, SpecError
+from langop_infra.spec.cluster import Defaults, gateway_defaults
+from langop_infra.spec.model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
+from langop_infra.spec.validation import parse_model
+
+# A persona is plain data: no Kubernetes object of its own.
+LanguagePersona = PersonaSpec
+
+
+class LanguageModelArgs(TypedDict, total=False):
+    """The inputs of a LanguageModel; the same fields as a stack file's ``models:`` entry."""
+
+    provider: str
+    """openai, anthropic, azure, bedrock, vertex, openai-compatible, ollama or custom."""
+    model_name: str
+    """The provider's model id (for ``custom``, LiteLLM's ``<provider>/<model>``)."""
+    endpoint: str
+    """Base URL; required for openai-compatible, azure, ollama and custom."""
+    api_key: dict[str, Any]
+    """``{secretKeyRef: {name, key}}`` (key defaults to ``api-key``); never a literal."""
+    timeout: Any
+    """Per-call timeout, e.g. ``"5m"`` (the default) or seconds."""
+    retry_policy: dict[str, Any]
+    """``{maxAttempts}``: retries after a failed call, 0-10 (default 3)."""
+    fallbacks: list[str]
+    """Models the gateway tries, in order, when this one fails."""
+    configuration: dict[str, Any]
+    """Request defaults: ``{maxTokens, temperature, topP, stopSequences}``."""
+    rate_limits: dict[str, Any]
+    """``{requestsPerMinute, tokensPerMinute}``."""
+    egress_to: list[Any]
+    """Where the gateway (or a direct caller) may connect under restricted egress."""
+    gateway: bool
+    """Through the namespace gateway (default) or directly; outside a cluster: false."""
+    namespace: str
+    """Namespace of the agents that use it (default: ``default``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelPlan:
+    """A validated model, its namespace and the cluster's defaults."""
+
+    spec: ModelSpec
+    namespace: str
+    defaults: Defaults
+
+
+def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
+    """Validate a standalone model: it is reached directly, so it needs an endpoint."""
+    if isinstance(args, ModelSpec):
+        data = args.model_dump(by_alias=False, exclude_unset=True)
+    else:
+        data = dict(args or {})
+    data.update(fields)
+    data.setdefault("name", name)
+    namespace = data.pop("namespace", None) or contract.DEFAULT_NAMESPACE
+    with component_error(f"LanguageModel {data.get('name')!r}"):
+        spec = parse_model(data)
+        problems = []
+        if spec.gateway:
+            problems.append(
+                Problem(
+                    "gateway",
+                    "a LanguageModel outside a LanguageCluster has no gateway to go through; "
+                    "set gateway: false (agents call the provider), or declare it under a "
+                    "LanguageCluster's models",
+                )
+            )
+        if spec.endpoint is None and spec.provider not in KNOWN_ENDPOINTS:
+            problems.append(
+                Problem("endpoint", f"set endpoint: agents call {spec.provider!r} directly")
+            )
+        if spec.fallbacks:
+            problems.append(Problem("fallbacks", "fallbacks need the gateway; remove them"))
+        if problems:
+            raise SpecError(problems)
+    return ModelPlan(spec, namespace, Defaults())
+
+
+class LanguageModel(pulumi.ComponentResource):
+    """A model agents reference by name (``models:``/``model:``); no Kubernetes object of its
+    own: the cluster's gateway serves it, or agents call the provider directly."""
+
+    endpoint: pulumi.Output[str]
+    """Where agents reach the model: the gateway's URL, or the provider's."""
+
+    def __init__(
+        self,
+        name: str,
+        args: LanguageModelArgs = None,  # type: ignore[assignment]  # also a ModelSpec
+        opts: pulumi.ResourceOptions | None = None,
+        **kwargs: Unpack[LanguageModelArgs],
+    ) -> None:
+        self._build(name, plan_model(name, args, kwargs), opts)
+
+    @classmethod
+    def _from_plan(
+        cls, name: str, plan: ModelPlan, opts: pulumi.ResourceOptions | None
+    ) -> "LanguageModel":
+        """A model LanguageCluster has validated already."""
+        self = cls.__new__(cls)
+        self._build(name, plan, opts)
+        return self
+
+    def _build(self, name: str, plan: ModelPlan, opts: pulumi.ResourceOptions | None) -> None:
+        register_component(self, "LanguageModel", plan.namespace, plan.spec.name)
+        super().__init__(type_token("LanguageModel"), name, None, aliased(opts, "LanguageModel"))
+        self.spec, self.namespace_name = plan.spec, plan.namespace
+        url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), plan.namespace)
+        self.endpoint = pulumi.Output.from_input(url)
+        self.register_outputs({"endpoint": self.endpoint})
+
+
+@dataclasses.dataclass
+class Gateway:
+    """The registered gateway objects of one namespace."""
+
+    config_map: k8s.core.v1.ConfigMap
+    deployment: k8s.apps.v1.Deployment
+    service: k8s.core.v1.Service
+    network_policies: list[k8s.networking.v1.NetworkPolicy]
+    endpoint: str
+
+
+def register_gateway(
+    models: Sequence[ModelSpec],
+    defaults: Defaults,
+    *,
+    namespace: str,
+    part_of: str,
+    secrets: Mapping[str, k8s.core.v1.Secret],
+    opts: pulumi.ResourceOptions,
+) -> Gateway | None:
+    """The namespace's gateway for the models that go through it, or None without any."""
+    settings = gateway_defaults(defaults)
+    routed = [m for m in models if via_gateway(m, settings)]
+    if not routed:
+        return None
+    config_map, deployment, service = gateway.gateway_objects(
+        routed,
+        settings,
+        namespace=namespace,
+        part_of=part_of,
+        security=defaults.security,
+        image_pull_policy=defaults.image_pull_policy,
+        observability=defaults.observability,
+    )
+    key = f"{namespace}/{gateway.GATEWAY_NAME}"
+    env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    used = {e["valueFrom"]["secretKeyRef"]["name"] for e in env if "valueFrom" in e}
+    labels = gateway.gateway_labels(part_of)
+    otlp = defaults.observability.otlp_endpoint if defaults.observability else None
+    specs = [
+        (
+            gateway_policies.gateway_ingress_name(),
+            gateway_policies.gateway_ingress_spec(namespace),
+        )
+    ]
+    if defaults.egress == "restricted":
+        specs.append(
+            (
+                gateway_policies.gateway_egress_name(),
+                gateway_policies.gateway_egress_spec(routed, otlp),
+            )
+        )
+    return Gateway(
+        config_map=k8s.core.v1.ConfigMap(
+            f"{key}-config", metadata=config_map["metadata"], data=config_map["data"], opts=opts
+        ),
+        deployment=k8s.apps.v1.Deployment(
+            key,
+            metadata=deployment["metadata"],
+            spec=with_pod_annotations(
+                deployment["spec"], [s for n, s in sorted(secrets.items()) if n in used]
+            ),
+            opts=opts,
+        ),
+        service=k8s.core.v1.Service(
+            key, metadata=service["metadata"], spec=service["spec"], opts=opts
+        ),
+        network_policies=[
+            network_policy(name, namespace, labels, spec, opts) for name, spec in specs
+        ],
+        endpoint=gateway.gateway_endpoint(namespace),
+    )

@@ -1,0 +1,445 @@
+"""LanguageTool: an MCP server as a Deployment + Service, or as a container for agent pods."""
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import Unpack
+
+from langop_infra.build import contract, pods
+from langop_infra.components import inputs
+from langop_infra.components.k8s import (
+    aliased,
+    child_options,
+    component_error,
+    kubernetes_access,
+    network_policy,
+    object_meta,
+    register_component,
+    scaling_objects,
+    type_token,
+    with_pod_annotations,
+    workload_secret,
+)
+from langop_infra.core import pacing
+from langop_infra.core.errors import Problem, SpecError
+from langop_infra.spec import names
+from langop_infra.spec.admission import deploy_problems, parse_quantity
+from langop_infra.spec.advice import header_warnings
+from langop_infra.spec.cluster import Defaults
+from langop_infra.spec.secret_refs import sync_secret_refs
+from langop_infra.spec.tool import ToolSpec
+from langop_infra.spec.validation import parse_tool
+from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
+
+SecretValues = Mapping[str, Mapping[str, Any]]
+
+
+class LanguageToolArgs(TypedDict, total=False):
+    """The inputs of a LanguageTool; the same fields as a stack file's ``tools:`` entry."""
+
+    image: pulumi.Input[str]
+    """Container image of the MCP server."""
+    namespace: str
+    """Namespace of the tool's objects (default: ``default``)."""
+    deployment_mode: str
+    """``service`` (Deployment + Service, the default) or ``sidecar`` (joins agent pods)."""
+    port: pulumi.Input[int]
+    """Port the server listens on (default 8080)."""
+    replicas: pulumi.Input[int]
+    """Pods of a service-mode tool (default 1)."""
+    mcp_path: pulumi.Input[str]
+    """HTTP path of the MCP endpoint (default ``/mcp``)."""
+    health_path: pulumi.Input[str]
+    """HTTP path of the readiness and liveness probes (default ``/health``)."""
+    command: pulumi.Input[list[pulumi.Input[str]]]
+    """Container command, replacing the image's entrypoint."""
+    container_args: pulumi.Input[list[pulumi.Input[str]]]
+    """Container arguments (``args`` in a stack file)."""
+    env: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Plain environment variables."""
+    secret_env: pulumi.Input[dict[str, Any]]
+    """Secret environment: a value (kept in Secret ``<tool>-env``) or ``{secretKeyRef}``."""
+    resources: pulumi.Input[dict[str, Any]]
+    """``{requests, limits}`` over the defaults."""
+    security: pulumi.Input[dict[str, Any]]
+    """Security settings over the restricted defaults."""
+    labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on every object."""
+    annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: pulumi.Input[str]
+    """Always, IfNotPresent or Never."""
+    service_account_name: pulumi.Input[str]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: pulumi.Input[bool]
+    """Mount the ServiceAccount token (default false)."""
+    allow_from: pulumi.Input[list[Any]]
+    """Extra ingress sources: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
+    schema_sync: pulumi.Input[dict[str, Any]]
+    """Schema sync: ``{enabled, access, syncUrl, required, timeout, headers}``."""
+    persistence: dict[str, Any]
+    """A PersistentVolumeClaim ``<tool>-data``: ``{size, mountPath, storageClassName}``."""
+    image_pull_secrets: pulumi.Input[list[Any]]
+    """Secrets to pull the image with: names or ``{name}``."""
+    env_from: pulumi.Input[list[Any]]
+    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
+    probes: pulumi.Input[dict[str, Any]]
+    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
+    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Node labels the pods must run on."""
+    tolerations: pulumi.Input[list[Any]]
+    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
+    affinity: pulumi.Input[dict[str, Any]]
+    """Node and pod (anti-)affinity, as in a pod spec."""
+    topology_spread_constraints: pulumi.Input[list[Any]]
+    """How pods spread over zones or nodes (default selector: the workload's pods)."""
+    priority_class_name: pulumi.Input[str]
+    """PriorityClass of the pods."""
+    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra labels on the pods only."""
+    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
+    """Extra annotations on the pods only."""
+    termination_grace_period_seconds: pulumi.Input[int]
+    """Seconds a pod gets to stop."""
+    disruption_budget: pulumi.Input[dict[str, Any]]
+    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
+    autoscaling: dict[str, Any]
+    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
+    egress: pulumi.Input[str]
+    """``open`` or ``restricted`` (default: the cluster's)."""
+    egress_to: pulumi.Input[list[Any]]
+    """Egress peers under ``restricted``: ``{cidr, except, ports}`` or ``{namespace,
+    podLabels, ports}``."""
+    part_of: str
+    """``app.kubernetes.io/part-of`` (default: the namespace)."""
+    defaults: dict[str, Any]
+    """Cluster-wide defaults (resources, security, egress...) as in a stack file."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolPlan:
+    """A validated tool and its context: what LanguageCluster hands a tool it declares."""
+
+    spec: ToolSpec
+    defaults: Defaults
+    part_of: str
+    sync_headers: dict[str, Any]
+    sync_auth: dict[str, Any] | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.spec.namespace or contract.DEFAULT_NAMESPACE
+
+
+def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
+    """Schema-sync headers with their values; a ``valueFrom`` must name a secret whose value
+    this program holds (``langop-infra:secrets``), since ``pulumi up`` cannot read the
+    cluster's Secrets. Validation reports a missing one; here it is simply left out."""
+    headers: dict[str, Any] = {}
+    for header in tool.schema_sync.headers:
+        if header.value_from is None:
+            headers[header.name] = header.value if header.value is not None else header.secret
+        else:
+            ref = header.value_from.secret_key_ref
+            headers[header.name] = secret_values.get(ref.name, {}).get(ref.key)
+    return headers
+
+
+def standalone_problems(tool: ToolSpec, defaults: Defaults) -> list[Problem]:
+    """What a tool outside a LanguageCluster cannot do, and what Kubernetes would refuse."""
+    problems = deploy_problems(tool, defaults)
+    for where, ref in sync_secret_refs(tool):
+        problems.append(
+            Problem(
+                where,
+                f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
+                "schema sync can only send values this program holds: use LanguageCluster "
+                "with secrets",
+            )
+        )
+    return problems
+
+
+def sync_auth(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any] | None:
+    """The OAuth client credentials schema sync sends, with the secret's value."""
+    auth = tool.schema_sync.auth
+    if auth is None:
+        return None
+    ref = auth.client_secret.secret_key_ref
+    secret = secret_values.get(ref.name, {}).get(ref.key)
+    return {"client_id": auth.client_id, "client_secret": secret, "scopes": list(auth.scopes)}
+
+
+def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str, Any]:
+    """What ToolSchemaSync needs to list the tool's schema (see docs/SCHEMA_SYNC.md)."""
+    tool = plan.spec
+    inputs = {
+        "endpoint": contract.ToolTarget.of(tool, plan.namespace).endpoint,
+        "mcp_path": tool.mcp_path,
+        "access": tool.schema_sync.access or plan.defaults.schema_sync_access,
+        "sync_url": tool.schema_sync.sync_url,
+        "namespace": plan.namespace,
+        "service": tool.name,
+        "port": tool.port,
+        "timeout": tool.schema_sync.timeout,
+        "required": tool.schema_sync.required,
+        "headers": plan.sync_headers,
+        "oauth": plan.sync_auth,
+        "kube_context": kube_context,
+        "kubeconfig": kubeconfig,
+        "limits": sync_limits(tool),
+    }
+    if tool.deployment_mode == "sidecar":
+        inputs["deployment_mode"] = "sidecar"
+    return inputs
+
+
+def sync_limits(tool: ToolSpec) -> dict[str, Any]:
+    """The MCP client's protocol choice and caps for this tool's sync."""
+    sync = tool.schema_sync
+    limits: dict[str, Any] = {
+        "protocol": sync.protocol,
+        "max_tools": sync.max_tools,
+        "max_pages": sync.max_pages,
+    }
+    if sync.max_bytes is not None:
+        limits["max_total_bytes"] = int(parse_quantity(sync.max_bytes))
+    return limits
+
+
+def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """One mapping from the ``args`` given (a mapping or a ToolSpec) and keyword fields."""
+    if isinstance(args, ToolSpec):
+        data = args.model_dump(by_alias=False, exclude_unset=True)
+    else:
+        data = dict(args or {})
+    data.update(fields)
+    if "container_args" in data:
+        data["args"] = data.pop("container_args")
+    data.setdefault("name", name)
+    return data
+
+
+def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan, Any]:
+    """Validate a standalone tool; return its plan and its objects (an Output when a value
+    is unknown until deployment)."""
+    data = tool_document(name, args, fields)
+    part_of = data.pop("part_of", None) or data.pop("partOf", None)
+    defaults = Defaults.model_validate(data.pop("defaults", None) or {})
+
+    def parse(document: Any) -> ToolSpec:
+        tool = parse_tool(document)
+        problems = standalone_problems(tool, defaults)
+        if problems:
+            raise SpecError(problems)
+        return tool
+
+    def build(tool: ToolSpec) -> pods.ToolObjects:
+        return pods.tool_objects(tool, defaults, _namespace(tool), part_of or _namespace(tool))
+
+    subject = f"LanguageTool {data.get('name')!r}"
+    with component_error(subject):
+        tool, objects = inputs.resolve(data, parse, build, _structure, subject)
+    for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
+        pulumi.log.warn(f"{subject}: {warning}")
+    plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
+    return plan, objects
+
+
+def _namespace(tool: ToolSpec) -> str:
+    return tool.namespace or contract.DEFAULT_NAMESPACE
+
+
+def _structure(tool: ToolSpec) -> tuple[Any, ...]:
+    return (
+        tool.name,
+        tool.namespace,
+        tool.deployment_mode,
+        tool.persistence is None,
+        tool.schema_sync.enabled,
+        tool.egress,
+        tool.autoscaling is None,
+        sorted(tool.secret_env),
+    )
+
+
+class LanguageTool(pulumi.ComponentResource):
+    """An MCP tool server, deployed per the LanguageTool contract.
+
+    Service mode: Deployment ``<name>`` and ClusterIP Service ``<name>`` in the tool's
+    namespace, endpoint ``http://<name>.<namespace>.svc.cluster.local:<port>``, and an ingress
+    NetworkPolicy admitting only the agents that reference it. Sidecar mode: no workload of its
+    own; its container joins each referencing agent's pod, endpoint ``http://localhost:<port>``.
+
+    Validation happens before anything is registered: bad input raises ``SpecError`` naming
+    every problem with its field path. Python programs also find ``spec`` (the ToolSpec),
+    ``target`` (what agents need, as plain data) and the registered objects as attributes.
+    """
+
+    endpoint: pulumi.Output[str]
+    """The tool's URL as agents see it (without the MCP path)."""
+    service_name: pulumi.Output[str]
+    """Name of the Service (and Deployment)."""
+    namespace: pulumi.Output[str]
+    """Namespace of the tool's objects."""
+    deployment_mode: pulumi.Output[str]
+    """``service`` or ``sidecar``."""
+    tool_schemas: pulumi.Output[list[Any]]
+    """The tools the server listed at the last sync."""
+    schema_hash: pulumi.Output[str]
+    """Canonical hash of ``tool_schemas``."""
+    tool_names: pulumi.Output[list[str]]
+    """Names of the listed tools."""
+    phase: pulumi.Output[str]
+    """Schema-sync phase: Pending, Registered, Error or Disabled."""
+
+    def __init__(
+        self,
+        name: str,
+        args: LanguageToolArgs = None,  # type: ignore[assignment]  # also a ToolSpec
+        opts: pulumi.ResourceOptions | None = None,
+        **kwargs: Unpack[LanguageToolArgs],
+    ) -> None:
+        plan, objects = plan_tool(name, args, kwargs)
+        self._build(name, plan, objects, opts)
+
+    @classmethod
+    def _from_plan(
+        cls, name: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None
+    ) -> "LanguageTool":
+        """A tool LanguageCluster has validated already: no second validation pass."""
+        self = cls.__new__(cls)
+        objects = pods.tool_objects(plan.spec, plan.defaults, plan.namespace, plan.part_of)
+        self._build(name, plan, objects, opts)
+        return self
+
+    def _build(
+        self, name: str, plan: ToolPlan, objects: Any, opts: pulumi.ResourceOptions | None
+    ) -> None:
+        tool, namespace = plan.spec, plan.namespace
+        register_component(self, "LanguageTool", namespace, tool.name)
+        super().__init__(type_token("LanguageTool"), name, None, aliased(opts, "LanguageTool"))
+        child = child_options(self, opts)
+        key = f"{namespace}/{tool.name}"
+        self.spec = tool
+        labels = contract.tool_labels(tool, plan.part_of)
+        owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
+        self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
+        self.persistent_volume_claim = None
+        if tool.persistence is not None and tool.deployment_mode == "service":
+            self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
+                f"{key}-data",
+                metadata=object_meta(f"{tool.name}-data", namespace, labels),
+                spec=inputs.part(objects, lambda o: o.claim[1]),
+                opts=child,
+            )
+        self.deployment = self.service = self.network_policy = None
+        self.sidecar_container = None
+        if tool.deployment_mode == "sidecar":
+            self.sidecar_container = inputs.part(objects, lambda o: o.container)
+        else:
+            self._register_service(key, plan, labels, objects, child)
+        self.target = dataclasses.replace(
+            contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
+        )
+        self._register_schema_sync(key, plan, opts)
+        self._export(tool, namespace)
+        pacing.workload_built()
+
+    def _register_service(
+        self,
+        key: str,
+        plan: ToolPlan,
+        labels: dict[str, str],
+        objects: Any,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        tool, namespace = plan.spec, plan.namespace
+        deployment = inputs.part(objects, lambda o: o.deployment)
+        secrets = [self.secret] if self.secret else []
+        self.deployment = k8s.apps.v1.Deployment(
+            key,
+            metadata=object_meta(tool.name, namespace, labels, tool.annotations),
+            spec=with_pod_annotations(deployment, secrets),
+            opts=child,
+        )
+        self.service = k8s.core.v1.Service(
+            key,
+            metadata=object_meta(tool.name, namespace, labels),
+            spec=inputs.part(objects, lambda o: o.service),
+            opts=child,
+        )
+        policy_name = names.tool_ingress_name(tool.name)
+        self.network_policy = network_policy(
+            policy_name,
+            namespace,
+            labels,
+            inputs.part(objects, lambda o: o.ingress_policy[1]),
+            child,
+        )
+        # Which objects exist follows from the spec; their specs may wait for Outputs.
+        shape = pods.tool_objects(tool, plan.defaults, namespace, plan.part_of)
+        self.egress_policy = None
+        if shape.egress_policy is not None:
+            self.egress_policy = network_policy(
+                shape.egress_policy[0],
+                namespace,
+                labels,
+                inputs.part(objects, lambda o: o.egress_policy[1]),
+                child,
+            )
+        self.disruption_budget, self.autoscaler = scaling_objects(
+            key,
+            tool.name,
+            namespace,
+            labels,
+            objects,
+            budget=shape.disruption_budget is not None,
+            scaler=shape.autoscaler is not None,
+            opts=child,
+        )
+
+    def _register_schema_sync(
+        self, key: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None
+    ) -> None:
+        tool = plan.spec
+        self.schema_sync = None
+        inputs = sync_inputs(plan, *kubernetes_access(opts)) if tool.schema_sync.enabled else None
+        if tool.deployment_mode == "sidecar":
+            # Each agent carrying the sidecar syncs it through its own pods (pod proxy).
+            self.target = dataclasses.replace(self.target, sync_inputs=inputs)
+        if self.deployment is None or inputs is None:
+            disabled = SyncOutputs.disabled()
+            for name in SyncOutputs.EXPORTED:
+                setattr(self, name, pulumi.Output.from_input(getattr(disabled, name)))
+            return
+        self.schema_sync = ToolSchemaSync(
+            f"{key}-schema",
+            inputs,
+            opts=child_options(self, opts, [self.deployment, self.service]),
+        )
+        for name in SyncOutputs.EXPORTED:
+            setattr(self, name, getattr(self.schema_sync, name))
+
+    def _export(self, tool: ToolSpec, namespace: str) -> None:
+        self.endpoint = pulumi.Output.from_input(self.target.endpoint)
+        self.service_name = pulumi.Output.from_input(tool.name)
+        self.namespace = pulumi.Output.from_input(namespace)
+        self.deployment_mode = pulumi.Output.from_input(tool.deployment_mode)
+        self.register_outputs(
+            {
+                "endpoint": self.endpoint,
+                "service_name": self.service_name,
+                "namespace": self.namespace,
+                "deployment_mode": self.deployment_mode,
+                **{name: getattr(self, name) for name in SyncOutputs.EXPORTED},
+            }
+        )
+
+    @property
+    def ready_dependencies(self) -> list[pulumi.Resource]:
+        """What an agent that requires this tool waits for: its workload, then its schema."""
+        return [r for r in (self.deployment, self.service, self.schema_sync) if r is not None]

@@ -1,0 +1,131 @@
+"""The document of one namespace: tools, agents, models, personas, defaults and secrets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    PrivateAttr,
+    field_validator,
+)
+from typing_extensions import Self
+
+from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.fields import (
+    DnsLabel,
+    EgressMode,
+    Port,
+    Spec,
+    SyncAccess,
+    canonical_mcp_path,
+    dns1035_label,
+    dns_subdomain,
+    overlay,
+    secret_key,
+    secret_text,
+)
+from langop_infra.spec.model import (
+    ModelGatewayDefaults,
+    ModelSpec,
+    ObservabilityDefaults,
+    PersonaSpec,
+)
+from langop_infra.spec.network import NetworkPeer
+from langop_infra.spec.pod import Resources, Security
+from langop_infra.spec.tool import ToolSpec
+
+
+class Defaults(Spec):
+    """Cluster-wide defaults applied to every tool and agent that does not set its own."""
+
+    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
+    resources: Resources = Resources()
+    security: Security = Security()
+    egress: EgressMode = "open"
+    default_deny: bool = False
+    schema_sync_access: SyncAccess = "auto"
+    schema_sync_from: list[NetworkPeer] = Field(
+        [],
+        description="Where schema sync reaches tools from: {cidr, except} for the control "
+        "plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner.",
+    )
+    sidecar_style: Literal["native", "container"] = Field(
+        "native",
+        description="native: init containers with restartPolicy Always (Kubernetes >= 1.29); "
+        "container: plain containers, for older clusters.",
+    )
+    endpoint_style: Literal["base", "path"] = Field(
+        "base", description="base: endpoints without the MCP path; path: with it."
+    )
+    strict_egress: bool = Field(
+        False, description="Fail when restricted egress does not admit an agent's servers."
+    )
+    model_gateway: ModelGatewayDefaults | None = Field(None, description="Unset: built-ins.")
+    observability: ObservabilityDefaults | None = None
+
+    @field_validator("resources")
+    @classmethod
+    def _complete_resources(cls, value: Resources) -> Resources:
+        # A default that names one amount keeps the built-in value of the others.
+        return overlay(Resources(), value)
+
+
+class ToolsFrom(Spec):
+    """Another stack whose exported ``toolTargets`` this stack's agents may reference."""
+
+    stack: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = (
+        Field(description="<organization>/<project>/<stack>, as `pulumi stack ls` shows it.")
+    )
+
+
+class ExportedToolTarget(Spec):
+    """One entry of a stack's ``toolTargets`` output: a service tool other stacks may use."""
+
+    name: Annotated[str, AfterValidator(dns1035_label)]
+    namespace: DnsLabel
+    port: Port
+    mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
+    deployment_mode: Literal["service"] = "service"
+
+
+class ClusterSpec(Spec):
+    """One namespace's tools, agents, defaults and secrets."""
+
+    namespace: DnsLabel
+    create_namespace: bool = True
+    part_of: (
+        Annotated[str, Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")] | None
+    ) = None
+    defaults: Defaults = Field(default_factory=lambda: Defaults())
+    tools: list[ToolSpec] = []
+    agents: list[AgentSpec] = []
+    models: list[ModelSpec] = []
+    personas: list[PersonaSpec] = []
+    secrets: dict[
+        Annotated[str, AfterValidator(dns_subdomain)],
+        dict[
+            Annotated[str, AfterValidator(secret_key)], Annotated[Any, AfterValidator(secret_text)]
+        ],
+    ] = {}
+    external_secrets: list[Annotated[str, AfterValidator(dns_subdomain)]] = Field(
+        [], description="Secrets made outside this program that secretKeyRefs may name."
+    )
+
+    # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
+    # document the stack program checked already. A copy with changes is checked again.
+    _validated: bool = PrivateAttr(False)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied._validated = False
+        return copied
+
+
+
+def gateway_defaults(defaults: Defaults) -> ModelGatewayDefaults:
+    """``defaults.modelGateway`` with its built-in values when unset."""
+    return defaults.model_gateway or ModelGatewayDefaults()

@@ -1,0 +1,220 @@
+"""Specs of models, personas and the model gateway: the same conventions as every spec."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
+
+from langop_infra.spec.fields import (
+    DnsLabel,
+    HttpUrl,
+    Image,
+    Int,
+    Seconds,
+    Spec,
+    dns_subdomain,
+    duration_between,
+    invalid,
+    is_secret_value,
+    overlay,
+    secret_key,
+)
+from langop_infra.spec.network import EgressRule
+from langop_infra.spec.pod import ResourceAmounts, Resources
+
+Provider = Literal[
+    "openai", "anthropic", "azure", "bedrock", "vertex", "openai-compatible", "ollama", "custom"
+]
+PROVIDERS_NEEDING_ENDPOINT = frozenset({"openai-compatible", "azure", "ollama", "custom"})
+# Providers whose base URL langop-infra knows; others need `endpoint` in direct mode.
+KNOWN_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
+ModelRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summarization"]
+DEFAULT_API_KEY_KEY = "api-key"
+# The gateway's Deployment and Service: a workload of this name would collide with them.
+GATEWAY_NAME = "gateway"
+# The non-root build of LiteLLM's proxy image; prod pins it by digest.
+DEFAULT_GATEWAY_IMAGE = "ghcr.io/berriai/litellm-non_root:main-stable"
+MAX_PERSONA_FIELD = 1024
+PLAIN_KEY_ADVICE = (
+    "a plain-text key would be copied into state and rendered output; put it under "
+    "langop-infra:secrets (`pulumi config set --secret`) and write "
+    "{secretKeyRef: {name, key}} here"
+)
+
+
+def no_plain_secret(value: Any) -> Any:
+    """Refuse a literal secret before pydantic echoes it in an error (never quote it)."""
+    if is_secret_value(value) or isinstance(value, (int, float)):
+        raise invalid("no_plain_secret", PLAIN_KEY_ADVICE)
+    return value
+
+
+def one_line(value: str) -> str:
+    if any(c in value for c in "\r\n") or any(ord(c) < 32 and c != "\t" for c in value):
+        raise invalid("one_line", "write it on one line: it becomes one line of AGENT_PERSONA")
+    return value
+
+
+def model_name_text(value: str) -> str:
+    if not value.strip() or any(c.isspace() for c in value):
+        raise invalid(
+            "model_name_text", "set the provider's model name without spaces, e.g. 'gpt-4o-mini'"
+        )
+    return value
+
+
+class ApiKeyRef(Spec):
+    """A key of an existing Secret in the namespace; ``key`` defaults to ``api-key``."""
+
+    name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="Secret name.")
+    key: Annotated[str, AfterValidator(secret_key)] = Field(
+        DEFAULT_API_KEY_KEY, description="Key within the Secret."
+    )
+
+
+class ApiKeySource(Spec):
+    """Where a model's API key or the gateway's master key comes from: a Secret's key."""
+
+    secret_key_ref: ApiKeyRef
+
+
+SecretOnly = Annotated[ApiKeySource, BeforeValidator(no_plain_secret)]
+
+
+class RetryPolicy(Spec):
+    max_attempts: Int = Field(
+        3, ge=0, le=10, description="Retries after a failed call (LiteLLM's max_retries)."
+    )
+
+
+class ModelConfiguration(Spec):
+    """Request defaults the gateway applies to every call of the model."""
+
+    max_tokens: Int | None = Field(None, ge=1, le=10_000_000)
+    temperature: float | None = Field(None, ge=0, le=2)
+    top_p: float | None = Field(None, ge=0, le=1)
+    stop_sequences: list[Annotated[str, Field(min_length=1)]] = Field([], max_length=16)
+
+
+class ModelRateLimits(Spec):
+    requests_per_minute: Int | None = Field(None, ge=1, description="LiteLLM's rpm.")
+    tokens_per_minute: Int | None = Field(None, ge=1, description="LiteLLM's tpm.")
+
+
+class ModelSpec(Spec):
+    """A LanguageModel: a provider's model, reached through the namespace gateway or directly."""
+
+    name: DnsLabel = Field(description="The name agents use (LLM_MODEL, the gateway's alias).")
+    provider: Provider
+    model_name: Annotated[str, AfterValidator(model_name_text)] = Field(
+        description="The provider's model id; for 'custom', LiteLLM's '<provider>/<model>'."
+    )
+    endpoint: HttpUrl | None = Field(
+        None,
+        validate_default=True,
+        description="Required for openai-compatible, azure, ollama and custom.",
+    )
+    api_key: SecretOnly | None = Field(None, description="{secretKeyRef: {name, key}}.")
+    timeout: Annotated[Seconds, duration_between(1, 3600)] = 300.0
+    retry_policy: RetryPolicy = RetryPolicy()
+    fallbacks: list[DnsLabel] = Field([], description="Models tried in order when this fails.")
+    configuration: ModelConfiguration = ModelConfiguration()
+    rate_limits: ModelRateLimits | None = None
+    egress_to: list[EgressRule] = Field(
+        [], description="Where the gateway (or, in direct mode, the agent) may connect."
+    )
+    gateway: bool = Field(True, description="false: agents call the provider directly.")
+
+    @field_validator("model_name")
+    @classmethod
+    def _custom_model_name(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("provider") == "custom" and "/" not in value:
+            raise invalid(
+                "custom_model_name",
+                "provider 'custom' takes modelName in LiteLLM's '<provider>/<model>' form, "
+                "e.g. 'hosted_vllm/llama-3.1-8b'",
+            )
+        return value
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint_needed(cls, value: str | None, info: ValidationInfo) -> str | None:
+        provider = info.data.get("provider")
+        if value is None and provider in PROVIDERS_NEEDING_ENDPOINT:
+            raise invalid(
+                "endpoint_needed",
+                f"provider {provider!r} needs endpoint, the server's base URL (e.g. "
+                "http://vllm.models.svc.cluster.local:8000/v1); set it",
+            )
+        return value
+
+    @field_validator("fallbacks")
+    @classmethod
+    def _fallbacks_once(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        if info.data.get("name") in value:
+            raise invalid("fallbacks_once", f"model {info.data['name']!r} lists itself; remove it")
+        if len(set(value)) != len(value):
+            raise invalid("fallbacks_once", "a fallback is listed twice; list each model once")
+        return value
+
+
+class PersonaSpec(Spec):
+    """A LanguagePersona: how an agent speaks (AGENT_PERSONA, config.yaml ``personas``)."""
+
+    name: DnsLabel
+    tone: Annotated[str, AfterValidator(one_line)] = Field("", max_length=MAX_PERSONA_FIELD)
+    personality: Annotated[str, AfterValidator(one_line)] = Field("", max_length=MAX_PERSONA_FIELD)
+    expertise: Annotated[str, AfterValidator(one_line)] = Field("", max_length=MAX_PERSONA_FIELD)
+
+
+class ModelRef(Spec):
+    """A reference from an agent to a LanguageModel of its namespace."""
+
+    name: DnsLabel
+    role: ModelRole = "primary"
+    priority: Int | None = Field(None, ge=0, le=1000, description="Lower is tried first.")
+
+
+def _gateway_resources() -> Resources:
+    # LiteLLM's proxy idles near 300 MiB; the workload defaults would OOM-kill it.
+    return Resources(
+        requests=ResourceAmounts(cpu="100m", memory="384Mi"),
+        limits=ResourceAmounts(cpu="1", memory="1Gi"),
+    )
+
+
+class ModelGatewayDefaults(Spec):
+    """The namespace's LiteLLM proxy (Deployment and Service ``gateway``, port 8000)."""
+
+    enabled: bool = Field(True, description="false: every model is reached directly.")
+    image: Image = DEFAULT_GATEWAY_IMAGE
+    replicas: Int = Field(1, ge=1, le=100)
+    master_key: SecretOnly | None = Field(
+        None, description="{secretKeyRef: {name, key}}: the key agents send (MODEL_API_KEY)."
+    )
+    require_auth: bool = Field(False, description="Refuse a gateway without masterKey.")
+    resources: Resources = Field(default_factory=_gateway_resources)
+
+    @field_validator("resources")
+    @classmethod
+    def _complete_resources(cls, value: Resources) -> Resources:
+        # Naming one amount keeps the gateway's built-in value of the others.
+        return overlay(_gateway_resources(), value)
+
+
+class ObservabilityDefaults(Spec):
+    otlp_endpoint: HttpUrl | None = Field(
+        None, description="OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."
+    )
+
+
+def via_gateway(model: ModelSpec, gateway: ModelGatewayDefaults) -> bool:
+    """Whether agents reach ``model`` through the namespace gateway (else directly)."""
+    return gateway.enabled and model.gateway

@@ -1,0 +1,75 @@
+"""Network peers: extra ingress sources and the destinations of restricted egress."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import (
+    Field,
+    model_validator,
+)
+from typing_extensions import Self
+
+from langop_infra.spec.fields import Cidr, DnsLabel, LabelMap, Port, Spec, invalid
+
+
+class LabelSelector(Spec):
+    match_labels: LabelMap = {}
+
+
+class IPBlock(Spec):
+    cidr: Cidr
+    except_: list[Cidr] = Field(default=[], alias="except")
+
+
+class PeerSpec(Spec):
+    """An extra ingress source: pods and/or namespaces by label, or an IP block."""
+
+    pod_selector: LabelSelector | None = None
+    namespace_selector: LabelSelector | None = None
+    ip_block: IPBlock | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PeerSpec:
+        selectors = self.pod_selector is not None or self.namespace_selector is not None
+        if selectors == (self.ip_block is not None):
+            raise invalid("one_kind", "give podSelector and/or namespaceSelector, or ipBlock alone")
+        return self
+
+
+class PortSpec(Spec):
+    port: Port
+    protocol: Literal["TCP", "UDP", "SCTP"] = "TCP"
+
+
+class NetworkPeer(Spec):
+    """A peer given as ``{cidr, except}`` or as ``{namespace, podLabels}`` (not both)."""
+
+    cidr: Cidr | None = None
+    except_: list[Cidr] = Field(default=[], alias="except")
+    namespace: DnsLabel | None = Field(None, description="Pods of this namespace.")
+    pod_labels: LabelMap | None = Field(None, description="Pods with these labels.")
+    host: str | None = Field(
+        None, description="The host name this CIDR serves, for the render's egress check."
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Self:
+        in_cluster = self.namespace is not None or self.pod_labels is not None
+        if in_cluster == (self.cidr is not None):
+            raise invalid(
+                "peer_form",
+                "give cidr (with optional except), or namespace and/or podLabels, not both",
+            )
+        if in_cluster and (self.except_ or self.host):
+            raise invalid("peer_form", "except and host apply to a cidr peer only")
+        return self
+
+
+class EgressRule(NetworkPeer):
+    """A destination a workload with ``egress: restricted`` may reach: a CIDR, or pods by
+    namespace and labels; on ``ports`` (all ports when empty)."""
+
+    ports: list[PortSpec] = []
+
+

@@ -1,0 +1,139 @@
+"""The LanguageTool spec and its schema-sync settings."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    model_validator,
+)
+
+from langop_infra.spec.fields import (
+    HeaderSpec,
+    HttpPath,
+    HttpUrl,
+    Int,
+    Port,
+    Quantity,
+    Seconds,
+    SecretSource,
+    Spec,
+    SyncAccess,
+    canonical_mcp_path,
+    dns1035_label,
+    duration_between,
+    invalid,
+)
+from langop_infra.spec.network import PeerSpec
+from langop_infra.spec.pod import Persistence, WorkloadSpec
+
+
+class SyncAuth(Spec):
+    """OAuth 2.1 client credentials for schema sync (the MCP authorization spec): the client
+    discovers the authorization server from the tool's 401 and asks for a token itself."""
+
+    type: Literal["oauth2"] = "oauth2"
+    client_id: Annotated[str, Field(min_length=1, max_length=256)] = Field(
+        description="The client ID registered with the authorization server."
+    )
+    client_secret: SecretSource = Field(
+        description="{secretKeyRef: {name, key}} naming a secret under langop-infra:secrets."
+    )
+    scopes: list[Annotated[str, Field(pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")]] = Field(
+        [], description="Scopes to ask for; unset: those the tool's 401 names."
+    )
+
+
+class SchemaSyncSpec(Spec):
+    """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
+
+    enabled: bool = True
+    access: SyncAccess | None = Field(
+        None, description="auto, direct or apiserver-proxy; unset: the cluster default (auto)."
+    )
+    sync_url: HttpUrl | None = Field(None, description="Call this URL instead of the endpoint.")
+    required: bool = Field(False, description="Fail the deployment when the sync fails.")
+    timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
+    headers: list[HeaderSpec] = []
+    auth: SyncAuth | None = Field(
+        None, description="OAuth 2.1 client credentials for a tool that demands a token."
+    )
+    protocol: Literal[
+        "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+    ] = Field("auto", description="MCP revision: auto negotiates, newest first.")
+    max_bytes: Quantity | None = Field(
+        None, description="Cap on the whole listing's size over all pages (default 32Mi)."
+    )
+    max_tools: Int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
+    max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
+
+
+class ToolSpec(WorkloadSpec):
+    """A LanguageTool: an MCP server run as a Deployment + Service, or as an agent sidecar."""
+
+    name: Annotated[str, AfterValidator(dns1035_label)] = Field(
+        description="Name of the tool's Deployment and Service."
+    )
+    type: Literal["mcp"] = "mcp"
+    deployment_mode: Literal["service", "sidecar"] = "service"
+    port: Port = 8080
+    mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
+    health_path: HttpPath = "/health"
+    allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
+    schema_sync: SchemaSyncSpec = SchemaSyncSpec()
+    persistence: Persistence | None = None
+
+    @model_validator(mode="after")
+    def _sidecar_fields(self) -> ToolSpec:
+        if self.deployment_mode == "sidecar":
+            if self.persistence is not None:
+                raise invalid(
+                    "sidecar_fields",
+                    "persistence applies to service tools; a sidecar uses the agent's workspace",
+                )
+            if self.allow_from:
+                raise invalid(
+                    "sidecar_fields",
+                    "allowFrom applies to service tools; a sidecar is reached on localhost only",
+                )
+            pod_level = [
+                alias
+                for field, alias in SIDECAR_POD_FIELDS.items()
+                if field in self.model_fields_set
+            ]
+            if pod_level:
+                raise invalid(
+                    "sidecar_fields",
+                    f"{', '.join(pod_level)} set the pod, and a sidecar joins the agent's pod; "
+                    "set them on the agent",
+                )
+        if self.autoscaling is not None and self.persistence is not None:
+            raise invalid(
+                "autoscaling",
+                "autoscaling needs pods that can run side by side; a tool with persistence "
+                "has one ReadWriteOnce volume, so remove autoscaling",
+            )
+        return self
+
+
+# Pod-level fields a sidecar tool cannot carry, as a stack file names them.
+SIDECAR_POD_FIELDS = {
+    "image_pull_secrets": "imagePullSecrets",
+    "node_selector": "nodeSelector",
+    "tolerations": "tolerations",
+    "affinity": "affinity",
+    "topology_spread_constraints": "topologySpreadConstraints",
+    "priority_class_name": "priorityClassName",
+    "pod_labels": "podLabels",
+    "pod_annotations": "podAnnotations",
+    "termination_grace_period_seconds": "terminationGracePeriodSeconds",
+    "disruption_budget": "disruptionBudget",
+    "autoscaling": "autoscaling",
+    "replicas": "replicas",
+    "egress": "egress",
+    "egress_to": "egressTo",
+}
+
+

@@ -1,0 +1,202 @@
+"""Reaching a tool through the Kubernetes API server's proxy, for schema sync.
+
+A service tool is reached at ``/api/v1/namespaces/<ns>/services/<svc>:<port>/proxy/<path>``;
+a sidecar tool, which listens on localhost inside an agent's pod, at
+``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`` of one ready pod chosen by labels.
+Every URL built here is checked to stay under its proxy prefix: the API server's bearer token
+goes with it, so a path that climbed out would hand the token to another API.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from langop_infra.core import yaml_io
+from langop_infra.spec.fields import DNS_LABEL, DNS_SUBDOMAIN, canonical_mcp_path
+
+KubeAccess = tuple[str, dict[str, str], dict[str, Any]]
+INLINE_KUBECONFIG = ("apiVersion", "{", "kind")
+
+
+class ProxyError(RuntimeError):
+    """The API server proxy cannot be used: no credentials, a bad name, no ready pod."""
+
+
+def is_inline(kubeconfig: str | None) -> bool:
+    """Whether the kubernetes provider's ``kubeconfig`` setting holds the document itself."""
+    return bool(kubeconfig) and str(kubeconfig).lstrip().startswith(INLINE_KUBECONFIG)
+
+
+def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
+    """API server URL, auth headers and TLS options from the kubeconfig (exec plugins, tokens
+    and client certificates handled by the ``kubernetes`` client), or in-cluster config."""
+    try:
+        from kubernetes import client, config
+    except ImportError:
+        raise ProxyError(
+            "schema sync access 'apiserver-proxy' needs the kubernetes package: "
+            "pip install 'langop-infra[kube]'"
+        ) from None
+    configuration = client.Configuration()
+    try:
+        if is_inline(kubeconfig):
+            config.load_kube_config_from_dict(
+                yaml_io.load(str(kubeconfig)), context=context, client_configuration=configuration
+            )
+        else:
+            config.load_kube_config(
+                config_file=kubeconfig, context=context, client_configuration=configuration
+            )
+    except Exception as kube_exc:
+        try:
+            config.load_incluster_config(client_configuration=configuration)
+        except Exception:
+            # An inline document's parse error quotes the document: name the kind only.
+            reason = type(kube_exc).__name__ if is_inline(kubeconfig) else str(kube_exc)
+            raise ProxyError(
+                f"cannot load a kubeconfig for apiserver-proxy ({reason}); set "
+                "kubernetes:kubeconfig / kubernetes:context or run where in-cluster config exists"
+            ) from None
+    # auth_settings() knows every place the client may keep a token (static, exec plugin,
+    # in-cluster), so the proxy call authenticates exactly as the kubernetes client would.
+    headers = {
+        setting["key"]: setting["value"]
+        for setting in configuration.auth_settings().values()
+        if setting.get("in") == "header" and setting.get("value")
+    }
+    tls: dict[str, Any] = {"verify": configuration.ssl_ca_cert or bool(configuration.verify_ssl)}
+    if configuration.cert_file and configuration.key_file:
+        tls["cert"] = (configuration.cert_file, configuration.key_file)
+    return configuration.host, headers, tls
+
+
+def kubeconfig_secrets(kubeconfig: str | None) -> list[str]:
+    """Every string under ``users:`` of the kubeconfig, inline or a readable file (tokens,
+    keys, passwords): what a message about it must never quote."""
+    if not kubeconfig:
+        return []
+    text = str(kubeconfig)
+    if not is_inline(text):
+        try:
+            text = Path(text).expanduser().read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return []
+    try:
+        document = yaml_io.load(text)
+    except Exception:
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    found: list[str] = []
+
+    def collect(value: Any) -> None:
+        if isinstance(value, Mapping):
+            for item in value.values():
+                collect(item)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+        elif isinstance(value, str):
+            found.append(value)
+
+    if isinstance(document, Mapping):
+        collect(document.get("users"))
+    return found
+
+
+def _label(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not DNS_LABEL.fullmatch(value):
+        raise ProxyError(
+            f"schema sync {what} {value!r} is not a DNS label; cannot build a proxy URL"
+        )
+    return value
+
+
+def _port(value: Any) -> int:
+    try:
+        port = int(value)
+    except (TypeError, ValueError):
+        port = 0
+    if not 0 < port < 65536:
+        raise ProxyError(f"schema sync port {value!r} is not a port number (1-65535)")
+    return port
+
+
+def service_prefix(namespace: Any, service: Any, port: Any) -> str:
+    """``/api/v1/namespaces/<ns>/services/<svc>:<port>/proxy``."""
+    ns, svc = _label(namespace, "namespace"), _label(service, "service")
+    return f"/api/v1/namespaces/{ns}/services/{svc}:{_port(port)}/proxy"
+
+
+def pod_prefix(namespace: Any, pod: Any, port: Any) -> str:
+    """``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy``."""
+    ns = _label(namespace, "namespace")
+    if not isinstance(pod, str) or not DNS_SUBDOMAIN.fullmatch(pod):
+        raise ProxyError(f"the API server named a pod {pod!r} that is not a valid pod name")
+    return f"/api/v1/namespaces/{ns}/pods/{pod}:{_port(port)}/proxy"
+
+
+def proxy_url(host: str, prefix: str, mcp_path: str | None) -> str:
+    """``host + prefix + mcp_path``, refused unless it stays under ``prefix/``."""
+    try:
+        path = canonical_mcp_path(mcp_path or "/mcp")
+    except ValueError as exc:
+        raise ProxyError(f"schema sync mcp_path {exc}") from None
+    url = f"{host.rstrip('/')}{prefix}{path}"
+    parts = urlsplit(url)
+    base = urlsplit(host).path.rstrip("/") + prefix + "/"
+    decoded = unquote(parts.path)
+    resolved = posixpath.normpath(decoded) + ("/" if decoded.endswith("/") else "")
+    if parts.query or parts.fragment or resolved != decoded or not decoded.startswith(base):
+        raise ProxyError(f"schema sync refused {parts.path!r}: it leaves the proxy prefix {base}")
+    return url
+
+
+def ready_pod(
+    access: KubeAccess, namespace: Any, selector: Mapping[str, Any], timeout: float
+) -> str:
+    """The name of one ready pod in ``namespace`` matching ``selector`` (the first by name, so
+    repeated syncs ask the same pod while it lives)."""
+    import httpx
+
+    host, headers, tls = access
+    ns = _label(namespace, "namespace")
+    labels = ",".join(f"{key}={value}" for key, value in sorted(selector.items()))
+    url = f"{host.rstrip('/')}/api/v1/namespaces/{ns}/pods"
+    try:
+        with httpx.Client(
+            verify=tls.get("verify", True), cert=tls.get("cert"), timeout=timeout
+        ) as client:
+            reply = client.get(url, params={"labelSelector": labels}, headers=headers)
+    except httpx.HTTPError as exc:
+        raise ProxyError(f"cannot list pods at {url}: {type(exc).__name__}") from None
+    if reply.status_code != 200:
+        # The API server's body is not quoted: only its status is needed to act.
+        raise ProxyError(
+            f"listing pods at {url} answered HTTP {reply.status_code}: the kubeconfig's user "
+            "needs list on pods and get on pods/proxy"
+        )
+    try:
+        items = reply.json().get("items") or []
+    except (ValueError, AttributeError):
+        raise ProxyError(f"listing pods at {url} gave no pod list") from None
+    ready = sorted(name for name in map(_ready_name, items) if name)
+    if not ready:
+        raise ProxyError(
+            f"no ready pod in namespace {ns} matches {labels}: the sidecar is synced through a "
+            "running pod of an agent that carries it"
+        )
+    return ready[0]
+
+
+def _ready_name(pod: Any) -> str | None:
+    if not isinstance(pod, Mapping):
+        return None
+    meta, status = pod.get("metadata") or {}, pod.get("status") or {}
+    if meta.get("deletionTimestamp") or status.get("phase") != "Running":
+        return None
+    conditions = status.get("conditions") or []
+    ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+    return meta.get("name") if ready else None

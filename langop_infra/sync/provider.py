@@ -1,0 +1,448 @@
+"""ToolSchemaSync: a Pulumi dynamic resource recording a tool's MCP ``tools/list`` in state.
+
+``create``/``update`` sync; ``read`` (``pulumi refresh``) re-syncs so drift is recorded;
+``diff`` compares inputs and, when the tool answers, its live schema hash with the stored one,
+so a tool whose schema changed shows in ``pulumi preview``. ``delete`` is a no-op.
+
+The engine hands ``read`` and ``diff`` the previous *outputs*, so the outputs carry every
+input, the credentials (``headers``, ``kubeconfig``) included as secrets: Pulumi encrypts
+them in state and shows ``[secret]`` in previews, and refresh syncs exactly as ``up`` did.
+
+A failed sync is not fatal by default: phase ``Error``, a one-line, credential-free
+``last_error``, and the schemas of the last good sync kept. With ``required`` the failure
+fails the resource. The provider keeps no state of its own (nothing but its class is
+pickled), and it lives in an importable module, so dill pickles it by reference: a few
+hundred bytes in the stack state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import pulumi
+import pulumi.dynamic as dyn
+from pulumi.output import Unknown
+from pulumi.runtime import rpc
+
+from langop_infra.core.redact import redact, secret_strings
+from langop_infra.spec.fields import canonical_mcp_path
+from langop_infra.sync.compare import schema_hash
+from langop_infra.sync.kube_proxy import (
+    KubeAccess,
+    ProxyError,
+    kube_api_access,
+    kubeconfig_secrets,
+    pod_prefix,
+    proxy_url,
+    ready_pod,
+    service_prefix,
+)
+
+UNKNOWN = rpc.UNKNOWN  # pulumi's marker for a preview-time unknown
+INPUTS = (
+    "endpoint",
+    "mcp_path",
+    "access",
+    "sync_url",
+    "namespace",
+    "service",
+    "port",
+    "timeout",
+    "required",
+    "headers",
+    "kube_context",
+    "kubeconfig",
+    "deployment_mode",
+    "pod_selector",
+    "oauth",
+    "limits",
+)
+SECRET_INPUTS = ("headers", "kubeconfig", "oauth")
+LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages")
+ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
+IN_CLUSTER_SUFFIX = ".svc.cluster.local"
+DIFF_PROBE_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class SyncOutputs:
+    """What a sync records besides its inputs: the one list of schema-sync output names."""
+
+    phase: str = "Pending"
+    last_error: str = ""
+    tool_schemas: list[dict[str, Any]] = field(default_factory=list)
+    tool_names: list[str] = field(default_factory=list)
+    schema_hash: str = ""
+    server_info: dict[str, Any] = field(default_factory=dict)
+    protocol_version: str = ""
+    registered_at: str = ""
+    last_synced_at: str = ""
+
+    #: Kept from the last good sync when a sync fails.
+    LISTING: ClassVar[tuple[str, ...]] = (
+        "tool_schemas",
+        "tool_names",
+        "schema_hash",
+        "server_info",
+        "protocol_version",
+        "registered_at",
+        "last_synced_at",
+    )
+    #: What a LanguageTool re-exports from its sync.
+    EXPORTED: ClassVar[tuple[str, ...]] = ("tool_schemas", "schema_hash", "tool_names", "phase")
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def disabled(cls) -> SyncOutputs:
+        """A tool with schema sync off."""
+        return cls(phase="Disabled")
+
+    @classmethod
+    def failed(cls, message: str, previous: Mapping[str, Any]) -> SyncOutputs:
+        kept = {k: previous[k] for k in cls.LISTING if previous.get(k)}
+        return cls(phase="Error", last_error=message, **kept)
+
+    @classmethod
+    def registered(cls, listing: Any, previous: Mapping[str, Any]) -> SyncOutputs:
+        now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+        return cls(
+            phase="Registered",
+            tool_schemas=list(listing.tools),
+            tool_names=[t.get("name") for t in listing.tools],
+            schema_hash=schema_hash(listing.tools),
+            server_info=dict(listing.server_info or {}),
+            protocol_version=listing.protocol_version or "",
+            registered_at=previous.get("registered_at") or now,
+            last_synced_at=now,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def plain(value: Any) -> Any:
+    """``value`` with Pulumi's secret wrappers removed (the provider needs the values)."""
+    value = rpc.unwrap_rpc_secret(value)
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def is_sidecar(inputs: Mapping[str, Any]) -> bool:
+    return inputs.get("deployment_mode") == "sidecar" or bool(inputs.get("pod_selector"))
+
+
+def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
+    """The API server's URL, auth headers and TLS options when the sync goes through its
+    proxy, else None. ``auto`` picks the proxy for an in-cluster endpoint (or a sidecar) when
+    Kubernetes credentials load here, since such a name resolves only inside the cluster."""
+    access = inputs.get("access") or "auto"
+    if access == "direct":
+        return None
+    if access == "auto":
+        host = urlsplit(str(inputs.get("endpoint") or "")).hostname or ""
+        in_cluster = host.endswith(IN_CLUSTER_SUFFIX) or is_sidecar(inputs)
+        if inputs.get("sync_url") or not in_cluster:
+            return None
+    try:
+        return kube_api_access(inputs.get("kubeconfig") or None, inputs.get("kube_context") or None)
+    except ProxyError:
+        if access == "apiserver-proxy" or is_sidecar(inputs):
+            raise
+        return None
+
+
+def resolve_access(inputs: Mapping[str, Any]) -> str:
+    """``direct`` or ``apiserver-proxy``, as :func:`proxy_access` decides."""
+    return "direct" if proxy_access(inputs) is None else "apiserver-proxy"
+
+
+def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """The URL to call, extra headers, and TLS options for the access mode."""
+    headers = {str(k): str(v) for k, v in (inputs.get("headers") or {}).items()}
+    path = inputs.get("mcp_path") or "/mcp"
+    if is_sidecar(inputs) and not inputs.get("sync_url"):
+        if (inputs.get("access") or "auto") == "direct":
+            raise ProxyError(
+                f"sidecar tool {inputs.get('service')} listens on localhost inside its agent's "
+                "pod: set schemaSync.access to auto or apiserver-proxy, or give a syncUrl"
+            )
+        if not inputs.get("pod_selector"):
+            raise ProxyError(
+                f"sidecar tool {inputs.get('service')} is synced through the API server's pod "
+                "proxy, which needs pod_selector (the labels of the agent pods carrying it)"
+            )
+    proxy = proxy_access(inputs)
+    if proxy is None:
+        try:
+            path = canonical_mcp_path(path)
+        except ValueError as exc:
+            raise ProxyError(f"schema sync mcp_path {exc}") from None
+        url = inputs.get("sync_url") or f"{inputs['endpoint']}{path}"
+        return url, headers, {}
+    host, auth_headers, tls = proxy
+    if is_sidecar(inputs):
+        seconds = float(inputs.get("timeout") or 10.0)
+        pod = ready_pod(proxy, inputs.get("namespace"), inputs["pod_selector"], seconds)
+        prefix = pod_prefix(inputs.get("namespace"), pod, inputs.get("port"))
+    else:
+        prefix = service_prefix(inputs.get("namespace"), inputs.get("service"), inputs.get("port"))
+    return proxy_url(host, prefix, path), {**auth_headers, **headers}, tls
+
+
+def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
+    """Call ``initialize`` + ``tools/list`` on the tool as the inputs say."""
+    url, headers, tls = sync_target(inputs)
+    seconds = float(timeout or inputs.get("timeout") or 10.0)
+    # A preview's probe (given a timeout) retries once: it must not hold the preview up.
+    return fetch_listing(
+        url,
+        headers,
+        tls,
+        seconds,
+        retries=1 if timeout else 2,
+        oauth=inputs.get("oauth"),
+        limits=inputs.get("limits"),
+    )
+
+
+def fetch_listing(
+    url: str,
+    headers: Mapping[str, str],
+    tls: Mapping[str, Any],
+    seconds: float,
+    retries: int = 2,
+    oauth: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Any] | None = None,
+) -> Any:
+    """``initialize`` (or ``server/discover``) + ``tools/list`` at ``url``, all within
+    ``seconds``; with ``oauth``, a token from the tool's authorization server by the
+    client-credentials grant; ``limits``: the protocol choice and the listing's caps."""
+    from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
+    from langop_infra.mcp.oauth import OAuth2Auth
+
+    auth = None
+    if oauth:
+        auth = OAuth2Auth(
+            client_id=oauth.get("client_id"),
+            client_secret=oauth.get("client_secret"),
+            scopes=list(oauth.get("scopes") or ()),
+            grant="client_credentials",
+            verify=tls.get("verify", True),
+            timeout=seconds,
+        )
+
+    options = ClientOptions(
+        headers=dict(headers),
+        timeout=seconds,
+        deadline=seconds,
+        connect_retries=retries,
+        transport="auto",
+        auth=auth,
+        **tls,
+        **limit_options(limits or {}),
+    )
+    return fetch_tool_listing_sync(url, options)
+
+
+def limit_options(limits: Mapping[str, Any]) -> dict[str, Any]:
+    """The client options from a sync's ``limits``; the engine's structs carry every number
+    as a float, and the client wants whole numbers."""
+    options = {k: v for k, v in limits.items() if k in LIMIT_OPTIONS and v is not None}
+    return {k: v if k == "protocol" else int(v) for k, v in options.items()}
+
+
+def credentials(inputs: Mapping[str, Any], *route_headers: Mapping[str, str]) -> list[str]:
+    """Every credential a sync of ``inputs`` sends, for :func:`failure_message`."""
+    oauth = inputs.get("oauth") or {}
+    return secret_strings(
+        inputs.get("headers"),
+        kubeconfig_secrets(inputs.get("kubeconfig")),
+        {"client_secret": oauth.get("client_secret") or ""},
+        *route_headers,
+    )
+
+
+def failure_message(exc: Exception, sent: list[str]) -> str:
+    """One bounded, credential-free line saying why a sync failed."""
+    from langop_infra.mcp import MCPError
+
+    text = str(exc) if isinstance(exc, (MCPError, ProxyError)) else f"{type(exc).__name__}: {exc}"
+    return redact(text, sent)
+
+
+def input_outputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """The inputs as outputs, so ``read`` and ``diff`` (which get outputs) see all of them;
+    credentials wrapped as secrets so the engine encrypts them even if the input was plain."""
+    outs = {k: inputs.get(k) for k in INPUTS}
+    for key in SECRET_INPUTS:
+        if outs.get(key):
+            outs[key] = rpc.wrap_rpc_secret(outs[key])
+    if url_carries_credentials(outs.get("sync_url")):
+        outs["sync_url"] = rpc.wrap_rpc_secret(outs["sync_url"])
+    return outs
+
+
+def url_carries_credentials(url: Any) -> bool:
+    """Whether a URL holds a user, password or query (where tokens ride): kept secret."""
+    if not isinstance(url, str):
+        return False
+    parts = urlsplit(url)
+    return bool(parts.username or parts.password or parts.query)
+
+
+def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> dict:
+    """Sync once: the resource's outputs. Raises only for a failed ``required`` sync."""
+    inputs, previous = plain(dict(inputs)), plain(dict(previous or {}))
+    sent = credentials(inputs)
+    try:
+        url, headers, tls = sync_target(inputs)
+        sent = credentials(inputs, headers)
+        listing = fetch_listing(
+            url,
+            headers,
+            tls,
+            float(inputs.get("timeout") or 10.0),
+            oauth=inputs.get("oauth"),
+            limits=inputs.get("limits"),
+        )
+    except Exception as exc:  # every failure is reported, never half-recorded
+        message = failure_message(exc, sent)
+        if inputs.get("required"):
+            raise RuntimeError(
+                f"schema sync of {inputs.get('service')} failed: {message}"
+            ) from None
+        result = SyncOutputs.failed(message, previous)
+    else:
+        result = SyncOutputs.registered(listing, previous)
+    return {**input_outputs(inputs), **result.as_dict()}
+
+
+def has_unknown(value: Any) -> bool:
+    """Whether a preview-time unknown hides in ``value`` (the servicer hands ``Unknown``
+    objects to check and diff; the wire form is the :data:`UNKNOWN` string)."""
+    if isinstance(value, Mapping):
+        return any(has_unknown(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_unknown(v) for v in value)
+    return isinstance(value, Unknown) or value == UNKNOWN
+
+
+def _same(old: Any, new: Any) -> bool:
+    # An unset input arrives missing, None or empty depending on the path it took.
+    return (old if old not in ("", {}, []) else None) == (new if new not in ("", {}, []) else None)
+
+
+class ToolSchemaSyncProvider(dyn.ResourceProvider):
+    """The provider: stateless, so it pickles to its class reference."""
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
+        known = {k: v for k, v in plain(news).items() if not has_unknown(v)}
+        failures = [dyn.CheckFailure(key, reason) for key, reason in input_problems(known)]
+        if known.get("access") in ("apiserver-proxy", "auto") and not is_sidecar(known):
+            for key in ("namespace", "service", "port"):
+                if not known.get(key) and key in news:
+                    failures.append(dyn.CheckFailure(key, "required for apiserver-proxy"))
+        return dyn.CheckResult(news, failures)
+
+    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
+        outs = sync_schema(props)
+        return dyn.CreateResult(id_=f"{props.get('namespace')}/{props.get('service')}", outs=outs)
+
+    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+        # The engine passes the previous outputs: they hold every input, credentials included.
+        return dyn.ReadResult(id_=id_, outs=sync_schema({**props, "required": False}, props))
+
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+        return dyn.UpdateResult(outs=sync_schema(news, olds))
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
+        olds, news = plain(olds), plain(news)
+        if has_unknown(news):
+            return dyn.DiffResult(
+                changes=True, replaces=[], stables=[], delete_before_replace=False
+            )
+        changed = [k for k in INPUTS if not _same(olds.get(k), news.get(k))]
+        if not changed:
+            try:
+                timeout = min(DIFF_PROBE_TIMEOUT, float(news.get("timeout") or 10))
+                listing = list_tools(news, timeout=timeout)
+            except Exception:  # unreachable at preview time: nothing to compare with
+                listing = None
+            if listing is not None and schema_hash(listing.tools) != olds.get("schema_hash"):
+                changed.append("tool_schemas")
+            elif listing is None and olds.get("phase") == "Error":
+                changed.append("phase")
+        return dyn.DiffResult(
+            changes=bool(changed), replaces=[], stables=[], delete_before_replace=False
+        )
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        return None
+
+
+def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(input, reason) for every known input the provider cannot use; values never quoted,
+    since some of them are credentials."""
+    problems = []
+    if known.get("access") not in (None, *ACCESS_MODES):
+        problems.append(("access", "must be auto, direct or apiserver-proxy"))
+    if "endpoint" in known and not str(known["endpoint"]).startswith(("http://", "https://")):
+        problems.append(("endpoint", "must be an http(s) URL"))
+    timeout = known.get("timeout")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        problems.append(("timeout", "must be a number of seconds > 0"))
+    if known.get("mcp_path") is not None:
+        try:
+            canonical_mcp_path(str(known["mcp_path"]))
+        except ValueError as exc:
+            problems.append(("mcp_path", str(exc)))
+    if known.get("deployment_mode") not in (None, "service", "sidecar"):
+        problems.append(("deployment_mode", "must be service or sidecar"))
+    selector = known.get("pod_selector")
+    if selector is not None and not (
+        isinstance(selector, Mapping)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in selector.items())
+    ):
+        problems.append(("pod_selector", "must map label names to label values (strings)"))
+    return problems
+
+
+class ToolSchemaSync(dyn.Resource):
+    """The synced schema of one tool; outputs land in the stack state."""
+
+    # Typed views of SyncOutputs' fields (a test keeps the two lists equal).
+    tool_schemas: pulumi.Output[list]
+    schema_hash: pulumi.Output[str]
+    tool_names: pulumi.Output[list]
+    phase: pulumi.Output[str]
+    registered_at: pulumi.Output[str]
+    last_synced_at: pulumi.Output[str]
+    last_error: pulumi.Output[str]
+    server_info: pulumi.Output[dict]
+    protocol_version: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        inputs: Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        props = {key: inputs.get(key) for key in INPUTS}
+        for key in SECRET_INPUTS:
+            if props.get(key):
+                props[key] = pulumi.Output.secret(props[key])
+        if url_carries_credentials(props.get("sync_url")):
+            props["sync_url"] = pulumi.Output.secret(props["sync_url"])
+        props.update(dict.fromkeys(SyncOutputs.names()))
+        super().__init__(ToolSchemaSyncProvider(), name, props, opts)
