@@ -27,7 +27,7 @@ MISSING = (
     "node@22 @modelcontextprotocol/conformance@0.1.16 (as .ci/run does)"
 )
 
-# Why each scenario that fails still fails; see README "MCP conformance".
+# Why each scenario that fails still fails; see docs/mcp-client.md, "MCP conformance".
 EXPECTED_FAILURES = {
     "elicitation-sep1034-client-defaults": (
         "the client answers elicitation/create with an error by design (it runs unattended, "
