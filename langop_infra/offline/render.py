@@ -261,7 +261,9 @@ def sorted_manifests(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def dump_yaml(manifest: Mapping[str, Any]) -> str:
-    return yaml_io.dump(dict(manifest))
+    """One object as YAML; multi-line strings (a ConfigMap's config.yaml, the gateway's
+    config) as ``|`` blocks, the form ``kubectl get -o yaml`` and ``helm template`` print."""
+    return yaml_io.dump(dict(manifest), literal_blocks=True)
 
 
 @tuned_for_run()
