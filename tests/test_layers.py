@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("public API", {"__init__"}),
     ("offline tooling", {"offline"}),
     ("test helpers", {"testing"}),
+    ("policy pack", {"policy"}),
     ("command line", {"cli"}),
     # Entry points and the deprecated paths kept for one release (README's documented imports,
     # and the provider's module path that Pulumi state written earlier names).

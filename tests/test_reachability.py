@@ -793,3 +793,35 @@ def test_property_policy_order_does_not_matter(
     forward, reordered = Network(base, NAMESPACE_LABELS), Network(shuffled, NAMESPACE_LABELS)
     for query in checks:
         assert forward.allows(*query) == reordered.allows(*query)
+
+
+def test_peer_label_keys_name_what_ingress_and_egress_peers_look_at() -> None:
+    policy = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "p", "namespace": "apps"},
+        "spec": {
+            "podSelector": {"matchLabels": {"app": "db"}},
+            "ingress": [
+                {
+                    "from": [
+                        {"podSelector": {"matchLabels": {"role": "api"}}},
+                        {
+                            "podSelector": {
+                                "matchExpressions": [{"key": "tier", "operator": "Exists"}]
+                            }
+                        },
+                        {"ipBlock": {"cidr": "10.0.0.0/8"}},
+                    ]
+                }
+            ],
+            "egress": [{"to": [{"podSelector": {"matchLabels": {"kind": "cache"}}}]}],
+        },
+    }
+    network = Network([policy])
+    assert network.peer_label_keys("ingress") == {"role", "tier"}
+    assert network.peer_label_keys("egress") == {"kind"}
+    db = Pod("apps", {"app": "db"})
+    assert network.selecting(db) == ["apps/p"]
+    assert network.isolated(db, "ingress") and network.isolated(db, "egress")
+    assert not network.isolated(Pod("apps", {"app": "web"}), "ingress")

@@ -40,6 +40,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "a stack's outputs (endpoints, phases, agents' env names and config.yaml), offline",
         _STACK_EXIT,
     ),
+    "check": Subcommand(
+        "judge a stack's offline render with the policy pack (as pulumi preview would)",
+        "0 no mandatory violation, 1 a mandatory violation or an error in your program, "
+        "2 invalid stack file or config, or usage",
+    ),
     "graph": Subcommand(
         "who may reach whom under a stack's NetworkPolicies (text or Mermaid)", _STACK_EXIT
     ),

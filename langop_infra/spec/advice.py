@@ -3,6 +3,7 @@ validate print them): credential headers given as literal values."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from langop_infra.core.errors import Problem, join_path
@@ -12,6 +13,21 @@ from langop_infra.spec.fields import HeaderSpec
 
 # Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
+# Env var (or ConfigMap key) names that hold a credential: TOKEN, SECRET, PASSWORD, API_KEY...
+CREDENTIAL_ENV = re.compile(
+    r"(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|AUTHORIZATION|CREDENTIALS?|PRIVATE_KEY)(_|$)",
+    re.IGNORECASE,
+)
+
+
+def is_credential_header(name: str) -> bool:
+    return name.lower() in CREDENTIAL_HEADERS
+
+
+def is_credential_env(name: str) -> bool:
+    """An env var name such as ``GITHUB_TOKEN`` or ``DB_PASSWORD``, or one carrying a
+    credential header (``ARK_MCP_<SERVER>_HEADER_AUTHORIZATION``)."""
+    return bool(CREDENTIAL_ENV.search(name))
 
 
 def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
@@ -46,5 +62,5 @@ def header_warnings(headers: Sequence[HeaderSpec], path: str, lands_in: str) -> 
             "langop_literal_credential",
         )
         for k, header in enumerate(headers)
-        if header.value is not None and header.name.lower() in CREDENTIAL_HEADERS
+        if header.value is not None and is_credential_header(header.name)
     ]

@@ -19,7 +19,7 @@ protocol of a named container port (a named port matches on name and number only
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -328,9 +328,12 @@ class Network:
         # selection cheap when a namespace holds hundreds of per-agent policies.
         self._by_label: dict[str, dict[tuple[str, str], list[_Policy]]] = {}
         self._unkeyed: dict[str, list[_Policy]] = {}
+        self._selected: dict[tuple[str, frozenset[tuple[str, str]]], list[_Policy]] = {}
         seen: set[str] = set()
+        self._policies: list[_Policy] = []
         for order, manifest in enumerate(policies):
             policy = _policy(manifest, order)
+            self._policies.append(policy)
             if policy.key in seen:
                 raise ValueError(f"NetworkPolicy {policy.key}: given twice")
             seen.add(policy.key)
@@ -348,7 +351,13 @@ class Network:
         self, source: Endpoint, destination: Endpoint, port: int, protocol: str = "TCP"
     ) -> bool:
         """Whether ``source`` may open a connection to ``destination`` on ``protocol`` ``port``."""
-        return self.explain(source, destination, port, protocol).allowed
+        _check_query(source, destination, port, protocol)
+        if isinstance(source, Pod) and source.name and source == destination:
+            return True
+        return all(
+            not isolating or admitting
+            for _, _, _, isolating, admitting in self._sides(source, destination, port, protocol)
+        )
 
     def explain(
         self, source: Endpoint, destination: Endpoint, port: int, protocol: str = "TCP"
@@ -358,14 +367,34 @@ class Network:
         if isinstance(source, Pod) and source.name and source == destination:
             return Verdict(True, f"allowed: {_describe(source)} may always reach itself")
         admitted, blocked = [], []
+        sides = self._sides(source, destination, port, protocol)
+        for direction, subject, other, isolating, admitting in sides:
+            who = _describe(subject)
+            if not isolating:
+                admitted.append(f"{who} is not isolated for {direction}")
+            elif admitting:
+                admitted.append(f"{direction} of {who} admitted by [{', '.join(admitting)}]")
+            else:
+                blocked.append(
+                    f"{who} is isolated for {direction} by [{', '.join(isolating)}] and no rule "
+                    f"admits {_describe(other)} on {protocol} {port}"
+                )
+        if blocked:
+            return Verdict(False, "blocked: " + "; ".join(blocked))
+        return Verdict(True, "allowed: " + "; ".join(admitted))
+
+    def _sides(
+        self, source: Endpoint, destination: Endpoint, port: int, protocol: str
+    ) -> Iterator[tuple[str, Endpoint, Endpoint, list[str], list[str]]]:
+        """For egress at the source, then ingress at the destination: the policies that
+        isolate that side, and those of them whose rules admit the connection."""
         for direction, subject, other in (
             ("egress", source, destination),
             ("ingress", destination, source),
         ):
-            who = _describe(subject)
             isolating = [p for p in self._selecting(subject) if getattr(p, direction) is not None]
             if not isolating:
-                admitted.append(f"{who} is not isolated for {direction}")
+                yield direction, subject, other, [], []
                 continue
             query = _Query(
                 other,
@@ -380,26 +409,41 @@ class Network:
                 for p in isolating
                 if any(_admits(rule, query, p.namespace) for rule in getattr(p, direction))
             ]
-            if admitting:
-                admitted.append(f"{direction} of {who} admitted by [{', '.join(admitting)}]")
-            else:
-                isolated_by = ", ".join(p.key for p in isolating)
-                blocked.append(
-                    f"{who} is isolated for {direction} by [{isolated_by}] and no rule admits "
-                    f"{_describe(other)} on {protocol} {port}"
-                )
-        if blocked:
-            return Verdict(False, "blocked: " + "; ".join(blocked))
-        return Verdict(True, "allowed: " + "; ".join(admitted))
+            yield direction, subject, other, [p.key for p in isolating], admitting
+
+    def peer_label_keys(self, direction: str) -> frozenset[str]:
+        """Every label key the pod selectors of ``direction`` rules' peers look at: two pods
+        of one namespace that agree on these keys are admitted alike on that side."""
+        keys: set[str] = set()
+        for policy in self._policies:
+            for rule in getattr(policy, direction) or ():
+                for peer in rule.peers or ():
+                    if peer.pods is not None:
+                        keys |= {key for key, _ in peer.pods.labels}
+                        keys |= {key for key, _, _ in peer.pods.expressions}
+        return frozenset(keys)
+
+    def selecting(self, pod: Endpoint) -> list[str]:
+        """The policies (``namespace/name``) that select ``pod``, in the order given."""
+        return [policy.key for policy in self._selecting(pod)]
+
+    def isolated(self, pod: Endpoint, direction: str) -> bool:
+        """Whether a policy isolates ``pod`` for ``direction`` (``ingress`` or ``egress``)."""
+        return any(getattr(p, direction) is not None for p in self._selecting(pod))
 
     def _selecting(self, pod: Endpoint) -> list[_Policy]:
         if not isinstance(pod, Pod):
             return []  # addresses outside the pod network are never isolated
-        index = self._by_label.get(pod.namespace, {})
-        candidates = [p for item in pod.labels.items() for p in index.get(item, ())]
-        candidates += self._unkeyed.get(pod.namespace, ())
-        matching = [p for p in candidates if p.selector.matches(pod.labels)]
-        return sorted(matching, key=lambda policy: policy.order)
+        # Asked once per pair of endpoints; the answer depends only on namespace and labels.
+        key = (pod.namespace, frozenset(pod.labels.items()))
+        found = self._selected.get(key)
+        if found is None:
+            index = self._by_label.get(pod.namespace, {})
+            candidates = [p for item in pod.labels.items() for p in index.get(item, ())]
+            candidates += self._unkeyed.get(pod.namespace, ())
+            matching = [p for p in candidates if p.selector.matches(pod.labels)]
+            found = self._selected[key] = sorted(matching, key=lambda p: p.order)
+        return found
 
 
 def _check_query(source: Any, destination: Any, port: Any, protocol: Any) -> None:

@@ -1,0 +1,165 @@
+"""The CrossGuard policy pack: each rule of :mod:`langop_infra.policy.rules` as a Pulumi
+``StackValidationPolicy`` with a name, a description, a default enforcement level and, where
+it makes sense, configuration (``pulumi preview --policy-pack policy-pack`` and the pack's
+config file set them).
+
+``serve()`` is the pack's entry point (``policy-pack/__main__.py``): Pulumi's engine starts it
+and talks to it over gRPC as an Analyzer. ``langop-infra check`` hands the same policies the
+same messages offline (:mod:`langop_infra.policy.offline`).
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    PolicyPack,
+    PolicyResource,
+    ReportViolation,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from langop_infra.policy import rules
+from langop_infra.policy.rules import Finding, Resource
+
+PACK_NAME = "langop-infra"
+DEFAULT_STRICT_STACKS = ["prod"]
+
+_STACKS = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "Stack names this applies to.",
+}
+_LABELS = {
+    "type": "object",
+    "additionalProperties": {"type": "string"},
+    "description": "Pod labels that mark a workload.",
+}
+
+
+# The rules' view of each engine resource, made once per resource: ``langop-infra check``
+# hands every policy the same resource objects.
+_VIEWS: weakref.WeakKeyDictionary[PolicyResource, Resource] = weakref.WeakKeyDictionary()
+
+
+def resources(args: StackValidationArgs) -> list[Resource]:
+    """The engine's resources as the rules take them."""
+    return [_view(r) for r in args.resources]
+
+
+def _view(resource: PolicyResource) -> Resource:
+    view = _VIEWS.get(resource)
+    if view is None:
+        view = _VIEWS[resource] = Resource(
+            type=resource.resource_type,
+            urn=resource.urn,
+            name=resource.name,
+            props=resource.props,
+            dependencies=tuple(d.urn for d in resource.dependencies),
+        )
+    return view
+
+
+def stack_name() -> str:
+    """The stack being previewed: the engine sets ``PULUMI_STACK`` for its analyzers."""
+    return os.environ.get("PULUMI_STACK", "")
+
+
+def _policy(
+    name: str,
+    description: str,
+    level: EnforcementLevel,
+    judge: Callable[[Sequence[Resource], Mapping[str, Any]], list[Finding]],
+    config: dict[str, Any] | None = None,
+) -> StackValidationPolicy:
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        for finding in judge(resources(args), args.get_config()):
+            report_violation(finding.message, finding.urn)
+
+    schema = PolicyConfigSchema(properties=config) if config else None
+    return StackValidationPolicy(
+        name=name,
+        description=description,
+        validate=validate,
+        enforcement_level=level,
+        config_schema=schema,
+    )
+
+
+def _in_strict_stack(config: Mapping[str, Any], key: str = "stacks") -> bool:
+    return stack_name() in list(config.get(key) or DEFAULT_STRICT_STACKS)
+
+
+def _egress(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Finding]:
+    return rules.agent_egress(
+        found,
+        require_restricted=_in_strict_stack(config, "restrictedStacks"),
+        agent_labels=config.get("agentLabels") or rules.AGENT_LABELS,
+    )
+
+
+def _images(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Finding]:
+    return rules.unpinned_images(found) if _in_strict_stack(config) else []
+
+
+def policies() -> list[StackValidationPolicy]:
+    """The pack's policies, in the order ``pulumi preview`` lists them."""
+    return [
+        _policy(
+            "langop-agent-egress",
+            "An agent reaches only the tools and models it declares; in restricted stacks a "
+            "NetworkPolicy limits its egress.",
+            EnforcementLevel.MANDATORY,
+            _egress,
+            {"restrictedStacks": _STACKS, "agentLabels": _LABELS},
+        ),
+        _policy(
+            "langop-no-literal-credentials",
+            "No credential-like header or env value appears as a literal in a pod template, a "
+            "ConfigMap or an agent's config.yaml.",
+            EnforcementLevel.MANDATORY,
+            lambda found, _: rules.literal_credentials(found),
+        ),
+        _policy(
+            "langop-images-pinned",
+            "In the stacks named by configuration (prod by default), every image is pinned by "
+            "digest.",
+            EnforcementLevel.MANDATORY,
+            _images,
+            {"stacks": _STACKS},
+        ),
+        _policy(
+            "langop-restricted-pods",
+            "Every pod template meets the restricted Pod Security Standard, init containers and "
+            "native sidecars included.",
+            EnforcementLevel.MANDATORY,
+            lambda found, _: rules.unrestricted_pods(found),
+        ),
+        _policy(
+            "langop-pods-selected",
+            "Every pod is selected by some NetworkPolicy of its namespace.",
+            EnforcementLevel.MANDATORY,
+            lambda found, _: rules.unselected_pods(found),
+        ),
+        _policy(
+            "langop-schema-sync",
+            "Every tool has schema sync, and a tool an agent waits for syncs with required.",
+            EnforcementLevel.ADVISORY,
+            lambda found, _: rules.schema_sync(found),
+        ),
+    ]
+
+
+def serve() -> None:
+    """Serve the pack to Pulumi's engine (blocks; the engine stops it)."""
+    PolicyPack(
+        PACK_NAME,
+        policies(),
+        description="langop-infra's rules for AI agents and MCP tools on Kubernetes.",
+    )
