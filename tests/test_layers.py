@@ -226,3 +226,11 @@ def test_the_check_catches_a_circle(tmp_path: Path) -> None:
     (package / "c.py").write_text("from langop_infra import a\n")
     graph = import_graph(sorted(package.glob("*.py")), package)
     assert cycles(graph) == [["langop_infra.a", "langop_infra.b"]]
+
+
+def test_every_folder_of_modules_is_a_package() -> None:
+    """A folder without ``__init__.py`` imports as a namespace package here but is left out
+    of the wheel (setuptools finds regular packages only)."""
+    folders = {p.parent for p in FILES if p.parent != PACKAGE}
+    bare = [f.relative_to(PACKAGE).as_posix() for f in folders if not (f / "__init__.py").exists()]
+    assert bare == []
