@@ -21,7 +21,14 @@ from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
-from pulumi_policy import EnforcementLevel, PolicyResource, StackValidationArgs
+from pulumi_policy import (
+    EnforcementLevel,
+    Policy,
+    PolicyCustomTimeouts,
+    PolicyResource,
+    PolicyResourceOptions,
+    StackValidationArgs,
+)
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
@@ -62,7 +69,8 @@ class Violation:
 def servicer(config: Mapping[str, Any] | None = None) -> _PolicyAnalyzerServicer:
     """The pack's Analyzer servicer, configured as the engine would from a policy config file
     (``{policy name: {"enforcementLevel": ..., other settings}}``)."""
-    analyzer = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", policies(), EnforcementLevel.ADVISORY)
+    pack: list[Policy] = [*policies()]
+    analyzer = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", pack, EnforcementLevel.ADVISORY)
     if config:
         analyzer.Configure(_configure_request(config), None)
     return analyzer
@@ -144,16 +152,7 @@ def check(run: ProgramRun, stack: str, config: Mapping[str, Any] | None = None) 
     :func:`analyze`, handed the run's resources directly rather than through protobuf
     (tests/test_policy_pack.py holds the two equal)."""
     levels, settings = _levels_and_settings(config or {})
-    found = [
-        PolicyResource(
-            r.type, deserialize_properties(r.inputs), r.urn, r.name, None, None, None, [], {}
-        )
-        for r in run.registrations
-        if r.custom
-    ]
-    by_urn = {resource.urn: resource for resource in found}
-    for resource, r in zip(found, (r for r in run.registrations if r.custom), strict=True):
-        resource.dependencies = [by_urn[d] for d in r.dependencies if d in by_urn]
+    found = _policy_resources(run)
     violations: list[Violation] = []
     with _stack_env(stack):
         for policy in policies():
@@ -169,6 +168,31 @@ def check(run: ProgramRun, stack: str, config: Mapping[str, Any] | None = None) 
 
             policy.validate(args, report)
     return violations
+
+
+def _policy_resources(run: ProgramRun) -> list[PolicyResource]:
+    """The run's custom resources as pulumi-policy's servicer builds them from a request:
+    properties deserialized (secrets unwrapped), parents and dependencies linked."""
+    custom = [r for r in run.registrations if r.custom]
+    found = [
+        PolicyResource(
+            r.type,
+            deserialize_properties(r.inputs),
+            r.urn,
+            r.name,
+            PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], r.parent),
+            None,
+            None,
+            [],
+            {},
+        )
+        for r in custom
+    ]
+    by_urn = {resource.urn: resource for resource in found}
+    for resource, registration in zip(found, custom, strict=True):
+        resource.parent = by_urn.get(registration.parent)
+        resource.dependencies = [by_urn[d] for d in registration.dependencies if d in by_urn]
+    return found
 
 
 def _levels_and_settings(

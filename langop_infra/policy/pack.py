@@ -17,6 +17,7 @@ from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
+    Policy,
     PolicyConfigSchema,
     PolicyPack,
     PolicyResource,
@@ -158,8 +159,9 @@ def policies() -> list[StackValidationPolicy]:
 
 def serve() -> None:
     """Serve the pack to Pulumi's engine (blocks; the engine stops it)."""
+    pack: list[Policy] = [*policies()]
     PolicyPack(
         PACK_NAME,
-        policies(),
+        pack,
         description="langop-infra's rules for AI agents and MCP tools on Kubernetes.",
     )

@@ -21,11 +21,11 @@ POD_KINDS = {
 }
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 
-PodTemplate = dict[str, Any]
+PodTemplate = Mapping[str, Any]
 Rule = Callable[[PodTemplate], list[str]]
 
 
-def pod_templates(manifests: Iterable[Mapping[str, Any]]) -> dict[str, PodTemplate]:
+def pod_templates(manifests: Iterable[PodTemplate]) -> dict[str, PodTemplate]:
     """``{"<Kind>/<namespace>/<name>": pod template}`` of every workload among ``manifests``."""
     found = {}
     for manifest in manifests:
@@ -33,7 +33,7 @@ def pod_templates(manifests: Iterable[Mapping[str, Any]]) -> dict[str, PodTempla
         meta = manifest.get("metadata") or {}
         key = f"{kind}/{meta.get('namespace', '')}/{meta.get('name')}"
         if kind == "Pod":
-            found[key] = dict(manifest)
+            found[key] = manifest
         elif kind in POD_KINDS:
             template: Any = manifest
             for step in POD_KINDS[kind]:

@@ -193,7 +193,8 @@ def _peer(value: Any, where: str) -> _Peer:
     excepts = []
     for i, raw in enumerate(_list(block.get("except"), f"{where}.ipBlock.except")):
         excluded = _network(raw, f"{where}.ipBlock.except[{i}]")
-        if excluded.version != cidr.version or excluded == cidr or not excluded.subnet_of(cidr):
+        inside = excluded.version == cidr.version and excluded.subnet_of(cidr)  # type: ignore[arg-type]
+        if not inside or excluded == cidr:
             raise ValueError(f"{where}.ipBlock.except[{i}]: {raw} is not strictly inside {cidr}")
         excepts.append(excluded)
     return _Peer(None, None, cidr, tuple(excepts))
