@@ -21,7 +21,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 PROTOCOLS = ("TCP", "UDP", "SCTP")
@@ -37,7 +37,7 @@ class Pod:
     labels: Mapping[str, str]
     name: str = ""
     ip: str | None = None
-    ports: Mapping[str, int] = field(default_factory=dict)
+    ports: Mapping[str, int] = field(default_factory=dict[str, int])
 
     def __post_init__(self) -> None:
         if self.ip is not None:
@@ -130,10 +130,11 @@ def _mapping(value: Any, where: str, fields: tuple[str, ...]) -> dict[str, Any]:
     """``value`` as a dict without null entries (null means omitted), rejecting unknown fields."""
     if not isinstance(value, Mapping):
         raise ValueError(f"{where}: expected a mapping, got {type(value).__name__}")
-    unknown = sorted(str(key) for key in value if key not in fields)
+    mapping = cast("Mapping[Any, Any]", value)
+    unknown = sorted(str(key) for key in mapping if key not in fields)
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {unknown}; expected some of {list(fields)}")
-    return {key: item for key, item in value.items() if item is not None}
+    return {str(key): item for key, item in mapping.items() if item is not None}
 
 
 def _list(value: Any, where: str) -> list[Any]:
@@ -141,17 +142,18 @@ def _list(value: Any, where: str) -> list[Any]:
         return []
     if not isinstance(value, list | tuple):
         raise ValueError(f"{where}: expected a list, got {type(value).__name__}")
-    return list(value)
+    return list(cast("list[Any] | tuple[Any, ...]", value))
 
 
 def _selector(value: Any, where: str) -> _Selector:
     spec = _mapping(value, where, ("matchLabels", "matchExpressions"))
-    labels = spec.get("matchLabels", {})
-    if not isinstance(labels, Mapping) or not all(
+    given: Any = spec.get("matchLabels", {})
+    labels = cast("Mapping[Any, Any]", given) if isinstance(given, Mapping) else None
+    if labels is None or not all(
         isinstance(key, str) and isinstance(value, str) for key, value in labels.items()
     ):
-        raise ValueError(f"{where}.matchLabels: expected strings mapped to strings, got {labels!r}")
-    expressions = []
+        raise ValueError(f"{where}.matchLabels: expected strings mapped to strings, got {given!r}")
+    expressions: list[tuple[str, str, frozenset[str]]] = []
     for i, raw in enumerate(_list(spec.get("matchExpressions"), f"{where}.matchExpressions")):
         at = f"{where}.matchExpressions[{i}]"
         expression = _mapping(raw, at, ("key", "operator", "values"))
@@ -190,7 +192,7 @@ def _peer(value: Any, where: str) -> _Peer:
         raise ValueError(f"{where}: ipBlock cannot be combined with a selector in one peer")
     block = _mapping(spec["ipBlock"], f"{where}.ipBlock", ("cidr", "except"))
     cidr = _network(block.get("cidr"), f"{where}.ipBlock.cidr")
-    excepts = []
+    excepts: list[_IPNetwork] = []
     for i, raw in enumerate(_list(block.get("except"), f"{where}.ipBlock.except")):
         excluded = _network(raw, f"{where}.ipBlock.except[{i}]")
         inside = excluded.version == cidr.version and excluded.subnet_of(cidr)  # type: ignore[arg-type]
@@ -220,7 +222,7 @@ def _is_port_number(value: Any) -> bool:
 
 def _rules(spec: Mapping[str, Any], direction: str, where: str) -> tuple[_Rule, ...]:
     peers_field = "from" if direction == "ingress" else "to"
-    rules = []
+    rules: list[_Rule] = []
     for i, raw in enumerate(_list(spec.get(direction), f"{where}.{direction}")):
         at = f"{where}.{direction}[{i}]"
         rule = _mapping(raw, at, (peers_field, "ports"))
@@ -238,17 +240,18 @@ def _rules(spec: Mapping[str, Any], direction: str, where: str) -> tuple[_Rule, 
 def _policy(manifest: Any, order: int) -> _Policy:
     if not isinstance(manifest, Mapping):
         raise ValueError(f"policies[{order}]: expected a NetworkPolicy mapping, got {manifest!r}")
-    metadata = manifest.get("metadata")
-    metadata = metadata if isinstance(metadata, Mapping) else {}
+    policy = cast("Mapping[str, Any]", manifest)
+    given: Any = policy.get("metadata")
+    metadata = cast("Mapping[str, Any]", given if isinstance(given, Mapping) else {})
     name, namespace = metadata.get("name"), metadata.get("namespace")
     where = f"NetworkPolicy {namespace}/{name}"
-    kind = (manifest.get("apiVersion"), manifest.get("kind"))
+    kind = (policy.get("apiVersion"), policy.get("kind"))
     if kind != ("networking.k8s.io/v1", "NetworkPolicy"):
         raise ValueError(f"{where}: expected networking.k8s.io/v1 NetworkPolicy, got {kind}")
     if not (isinstance(name, str) and name and isinstance(namespace, str) and namespace):
         raise ValueError(f"{where}: metadata.name and metadata.namespace are required")
     fields = ("podSelector", "policyTypes", "ingress", "egress")
-    spec = _mapping(manifest.get("spec"), f"{where}: spec", fields)
+    spec = _mapping(policy.get("spec"), f"{where}: spec", fields)
     if "podSelector" not in spec:
         raise ValueError(f"{where}: spec.podSelector is required; {{}} selects every pod")
     types = _list(spec.get("policyTypes"), f"{where}: spec.policyTypes")
@@ -294,7 +297,8 @@ def _port_matches(rule: _Port, query: _Query) -> bool:
     if rule.port is None:
         return True
     if isinstance(rule.port, str):  # a named port means the destination pod's port of that name
-        ports = query.destination.ports if isinstance(query.destination, Pod) else {}
+        destination = query.destination
+        ports: Mapping[str, int] = destination.ports if isinstance(destination, Pod) else {}
         return ports.get(rule.port) == query.port
     return rule.port <= query.port <= (rule.end_port or rule.port)
 
@@ -367,7 +371,8 @@ class Network:
         _check_query(source, destination, port, protocol)
         if isinstance(source, Pod) and source.name and source == destination:
             return Verdict(True, f"allowed: {_describe(source)} may always reach itself")
-        admitted, blocked = [], []
+        admitted: list[str] = []
+        blocked: list[str] = []
         sides = self._sides(source, destination, port, protocol)
         for direction, subject, other, isolating, admitting in sides:
             who = _describe(subject)
