@@ -4,7 +4,9 @@ A service tool is reached at ``/api/v1/namespaces/<ns>/services/<svc>:<port>/pro
 a sidecar tool, which listens on localhost inside an agent's pod, at
 ``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`` of one ready pod chosen by labels.
 Every URL built here is checked to stay under its proxy prefix: the API server's bearer token
-goes with it, so a path that climbed out would hand the token to another API.
+goes with it, so a path that climbed out would hand the token to another API. The MCP client
+is then confined to that prefix (:func:`confinement_prefix`): the tool cannot steer a later
+request out with a redirect or a legacy-SSE endpoint.
 """
 
 from __future__ import annotations
@@ -152,6 +154,13 @@ def proxy_url(host: str, prefix: str, mcp_path: str | None) -> str:
     if parts.query or parts.fragment or resolved != decoded or not decoded.startswith(base):
         raise ProxyError(f"schema sync refused {parts.path!r}: it leaves the proxy prefix {base}")
     return url
+
+
+def confinement_prefix(host: str, prefix: str) -> str:
+    """The URL prefix every request of a sync through ``prefix`` must stay under: the MCP
+    client follows no redirect there and refuses a message endpoint outside it, since a
+    ``Location`` the proxy rewrites with ``path.Join(prefix, location)`` can name any API."""
+    return f"{host.rstrip('/')}{prefix}/"
 
 
 def ready_pod(

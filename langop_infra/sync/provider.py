@@ -35,6 +35,7 @@ from langop_infra.sync.compare import schema_hash
 from langop_infra.sync.kube_proxy import (
     KubeAccess,
     ProxyError,
+    confinement_prefix,
     kube_api_access,
     kubeconfig_secrets,
     pod_prefix,
@@ -168,7 +169,9 @@ def resolve_access(inputs: Mapping[str, Any]) -> str:
 
 
 def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """The URL to call, extra headers, and TLS options for the access mode."""
+    """The URL to call, extra headers, and client options for the access mode: TLS, and
+    through the proxy ``confine_to``, the prefix no request may leave (see
+    :func:`~langop_infra.sync.kube_proxy.confinement_prefix`)."""
     headers = {str(k): str(v) for k, v in (inputs.get("headers") or {}).items()}
     path = inputs.get("mcp_path") or "/mcp"
     if is_sidecar(inputs) and not inputs.get("sync_url"):
@@ -197,7 +200,8 @@ def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[st
         prefix = pod_prefix(inputs.get("namespace"), pod, inputs.get("port"))
     else:
         prefix = service_prefix(inputs.get("namespace"), inputs.get("service"), inputs.get("port"))
-    return proxy_url(host, prefix, path), {**auth_headers, **headers}, tls
+    url = proxy_url(host, prefix, path)
+    return url, {**auth_headers, **headers}, {**tls, "confine_to": confinement_prefix(host, prefix)}
 
 
 def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
