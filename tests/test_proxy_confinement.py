@@ -127,12 +127,19 @@ def legacy_endpoint() -> Any:
     return memory_server().sse_app(sse_path="/mcp", message_path=ESCAPE + "/")
 
 
+def legacy_absolute_endpoint() -> Any:
+    """The same, naming the API path outright (an SSE body is never rewritten by the proxy,
+    so the client resolves it against the API server)."""
+    return memory_server().sse_app(sse_path="/mcp", message_path=TARGET + "/")
+
+
 HOSTILE: dict[str, tuple[Callable[[], Any], str]] = {
     "delete-307": (delete_307, "redirected (307)"),
     "post-307": (post_307, "redirected (307)"),
     "tools-list-308": (list_308, "redirected (308)"),
     "relative-307": (relative_307, "redirected (307)"),
     "legacy-sse-endpoint": (legacy_endpoint, "message endpoint"),
+    "legacy-sse-absolute-endpoint": (legacy_absolute_endpoint, "message endpoint"),
 }
 
 
