@@ -228,7 +228,10 @@ def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str
     from langop_infra.core import yaml_io
 
     try:
-        document = yaml_io.load(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > yaml_io.MAX_CONFIG_BYTES:
+            raise yaml_io.ConfigYAMLError(f"over {yaml_io.MAX_CONFIG_BYTES} bytes")
+        # Bounded as stack files are: the file may come from a pull request.
+        document = yaml_io.load_config(path.read_bytes())
     except (OSError, yaml_io.YAMLError) as exc:
         raise AgentConfigError(f"cannot read agent config {path}: {exc}") from None
     if document is None:

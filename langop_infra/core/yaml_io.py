@@ -7,6 +7,7 @@ machine has.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import yaml
@@ -61,10 +62,12 @@ MAX_CONFIG_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_VALUES = 200_000
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_INT_TAG = "tag:yaml.org,2002:int"
 
 
-class ConfigYAMLError(ValueError):
-    """A config file that is refused before it is built; ``line`` is 1-based when known."""
+class ConfigYAMLError(ValueError, yaml.YAMLError):
+    """A config file that is refused before it is built; ``line`` is 1-based when known.
+    A :data:`YAMLError` too, so a caller that reports bad YAML reports this as well."""
 
     def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(message)
@@ -95,9 +98,39 @@ def load_config(
     if node is None:
         return None
     _check_nodes(node, max_values)
+    return _construct(node)
+
+
+def load_config_all(
+    data: bytes,
+    *,
+    max_bytes: int = MAX_CONFIG_BYTES,
+    max_depth: int = MAX_DEPTH,
+    max_values: int = MAX_VALUES,
+) -> list[Any]:
+    """Every document of a stream, within the limits of :func:`load_config`; ``max_values``
+    bounds all the documents together."""
+    if len(data) > max_bytes:
+        raise ConfigYAMLError(f"{len(data)} bytes; a file here may hold at most {max_bytes}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigYAMLError(f"not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    _check_depth(text, max_depth)
+    nodes = list(yaml.compose_all(text, Loader=LOADER))
+    budget = max_values
+    for node in nodes:
+        budget -= _check_nodes(node, budget)
+    return [_construct(node) for node in nodes]
+
+
+def _construct(node: yaml.Node) -> Any:
     loader = LOADER("")
     try:
         return loader.construct_document(node)
+    except ValueError as exc:  # a value Python cannot hold, e.g. int's digit limit
+        line = node.start_mark.line + 1
+        raise ConfigYAMLError(f"a value cannot be read: {exc}", line) from None
     finally:
         loader.dispose()
 
@@ -116,12 +149,13 @@ def _check_depth(text: str, max_depth: int) -> None:
             depth -= 1
 
 
-def _check_nodes(root: yaml.Node, max_values: int) -> None:
-    """Duplicate keys, alias cycles, and the size the document would have once expanded."""
+def _check_nodes(root: yaml.Node, max_values: int) -> int:
+    """Duplicate keys, alias cycles, integers Python cannot read, and the size the document
+    would have once expanded (returned)."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()
 
-    def size(node: yaml.Node) -> int:
+    def size(node: yaml.Node, path: str) -> int:
         key = id(node)
         if key in sizes:
             return sizes[key]
@@ -130,15 +164,18 @@ def _check_nodes(root: yaml.Node, max_values: int) -> None:
             raise ConfigYAMLError(f"an alias refers to itself at line {line}", line)
         open_nodes.add(key)
         total = 1
+        children: list[tuple[yaml.Node, str]] = []
         if isinstance(node, yaml.MappingNode):
             _check_duplicate_keys(node)
-            children = [n for pair in node.value for n in pair]
+            for name, value in node.value:
+                label = name.value if isinstance(name, yaml.ScalarNode) else "?"
+                children += [(name, path), (value, f"{path}.{label}" if path else str(label))]
         elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        else:
-            children = []
-        for child in children:
-            total += size(child)
+            children = [(child, f"{path}[{i}]") for i, child in enumerate(node.value)]
+        elif node.tag == _INT_TAG:
+            _check_int(node, path)
+        for child, where in children:
+            total += size(child, where)
             if total > max_values:
                 line = node.start_mark.line + 1
                 raise ConfigYAMLError(
@@ -150,7 +187,20 @@ def _check_nodes(root: yaml.Node, max_values: int) -> None:
         sizes[key] = total
         return total
 
-    size(root)
+    return size(root, "")
+
+
+def _check_int(node: yaml.ScalarNode, path: str) -> None:
+    """An integer over Python's digit limit is refused by name, not by a traceback."""
+    limit = sys.get_int_max_str_digits()
+    digits = sum(c.isdigit() for c in node.value)
+    if limit and digits > limit:
+        line = node.start_mark.line + 1
+        raise ConfigYAMLError(
+            f"{path or 'the document'}: a number of {digits} digits at line {line}; at most "
+            f"{limit} can be read: write a real value (quote it if it is text)",
+            line,
+        )
 
 
 def _check_duplicate_keys(node: yaml.MappingNode) -> None:

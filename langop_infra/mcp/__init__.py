@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from langop_infra.mcp.discovery import discover_endpoint
 from langop_infra.mcp.errors import (
+    ConfinementError,
     HTTPStatusError,
     InvalidInput,
     JSONRPCError,
@@ -41,6 +42,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "ClientOptions",
+    "ConfinementError",
     "HTTPStatusError",
     "InvalidInput",
     "JSONRPCError",

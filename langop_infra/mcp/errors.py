@@ -88,6 +88,13 @@ class TransportError(MCPError):
     kind = "transport"
 
 
+class ConfinementError(MCPError):
+    """A request the server steered outside ``ClientOptions.confine_to`` (a redirect, a
+    message endpoint): refused before anything was sent there."""
+
+    kind = "confinement"
+
+
 class InvalidInput(MCPError):
     """A URL, command, header or tool argument the client cannot send at all."""
 

@@ -20,7 +20,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from langop_infra.mcp import confinement
 from langop_infra.mcp.errors import (
+    ConfinementError,
     HTTPStatusError,
     MCPError,
     MCPTimeout,
@@ -136,13 +138,17 @@ class HTTPConnection:
         """
         asked = httpx.URL(url)
         target = self._moved.get(asked, asked)
+        confine = self.options.confine_to
         for _ in range(_MAX_REDIRECTS + 1):
+            confinement.check(target, confine, what)
             request = self._client.build_request(method, target, headers=headers, content=content)
             response = await self._send_retrying(request, what)
             location = response.headers.get("location")
             if response.status_code not in _REDIRECTS or not location:
                 return response
             await response.aclose()
+            if confine is not None:
+                raise self._confined_redirect(response, location, confine)
             try:
                 next_url = target.join(location)
             except httpx.InvalidURL:
@@ -159,6 +165,21 @@ class HTTPConnection:
             "use the final URL of the MCP endpoint",
             status=response.status_code,
             target=display_url(url),
+        )
+
+    @staticmethod
+    def _confined_redirect(
+        response: httpx.Response, location: str, confine: str
+    ) -> ConfinementError:
+        try:
+            shown = display_url(response.request.url.join(location))
+        except httpx.InvalidURL:
+            shown = "an invalid URL"
+        return ConfinementError(
+            f"{display_url(response.request.url)} redirected ({response.status_code}) to "
+            f"{shown}, not followed: a client confined to {confine} follows no redirect, "
+            "since its credentials are valid beyond the server; use the final URL directly",
+            target=display_url(response.request.url),
         )
 
     async def _send_retrying(self, request: httpx.Request, what: str) -> httpx.Response:

@@ -11,6 +11,9 @@ from langop_infra.mcp.errors import InvalidInput, JSONRPCError, MalformedRespons
 Message = dict[str, Any]
 
 METHOD_NOT_FOUND = -32601
+# Levels of objects and arrays a message may nest. The official SDK fails near 200 levels;
+# a tool schema needs a few dozen, and callers recurse over what they receive.
+MAX_DEPTH = 100
 
 
 def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> Message:
@@ -47,12 +50,16 @@ def decode(data: bytes | str, *, source: str) -> list[Message]:
     """
     try:
         payload = json.loads(data)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        raise too_deep(source) from None
+    except ValueError:
         raise MalformedResponse(
             f"{source} sent a body that is not JSON ({preview(data)}): "
             "it is not an MCP endpoint or it is broken; check the URL and the server's logs",
             target=source,
         ) from None
+    if nested_deeper_than(payload, MAX_DEPTH):
+        raise too_deep(source)
     messages = payload if isinstance(payload, list) else [payload]
     if not messages or not all(isinstance(m, dict) for m in messages):
         raise MalformedResponse(
@@ -61,6 +68,33 @@ def decode(data: bytes | str, *, source: str) -> list[Message]:
             target=source,
         )
     return messages
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests objects and arrays over ``limit`` levels (an explicit stack,
+    so checking never recurses)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def too_deep(source: str) -> MalformedResponse:
+    """The error for a message nested over :data:`MAX_DEPTH` levels."""
+    return MalformedResponse(
+        f"{source} sent JSON nested more than {MAX_DEPTH} levels deep; refusing it (a tool "
+        "schema needs far fewer): the server is broken or hostile",
+        target=source,
+    )
 
 
 def preview(data: bytes | str, limit: int = 80) -> str:

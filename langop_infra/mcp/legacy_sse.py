@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 
 import httpx
 
-from langop_infra.mcp import jsonrpc
-from langop_infra.mcp.errors import MCPError, MCPTimeout, TransportError
+from langop_infra.mcp import confinement, jsonrpc
+from langop_infra.mcp.errors import ConfinementError, MCPError, MCPTimeout, TransportError
 from langop_infra.mcp.http import HTTPConnection, display_url, http_failure, origin, too_large
 from langop_infra.mcp.jsonrpc import Message, PendingRequests
 from langop_infra.mcp.sse import EventTooLarge, ServerSentEvent, SSEDecoder
@@ -60,6 +60,8 @@ class LegacySSETransport:
             stream = await http.send(
                 "GET", url, headers={"Accept": "text/event-stream"}, what="the event stream"
             )
+        except ConfinementError:
+            raise  # a probe must not hide it behind the status that prompted the probe
         except MCPError:
             if probe:
                 return None
@@ -84,6 +86,9 @@ class LegacySSETransport:
                 async for event in events:
                     if event.event == "endpoint":
                         endpoint = _endpoint_url(stream.request.url, event.data, label)
+                        confine = http.options.confine_to
+                        if confine is not None and confinement.outside_reason(endpoint, confine):
+                            raise _outside(label, endpoint, confine)
                         return cls(http, url, stream, events, endpoint)
         except TimeoutError:
             await stream.aclose()
@@ -191,6 +196,16 @@ async def _events(
         raise too_large(stream.request.url, "one event of the stream", limit, exc.size) from None
     except httpx.HTTPError as exc:
         raise http_failure(exc, stream.request.url, "the event stream") from None
+
+
+def _outside(label: str, endpoint: httpx.URL, confine: str) -> ConfinementError:
+    reason = confinement.outside_reason(endpoint, confine)
+    return ConfinementError(
+        f"{label} announced a message endpoint {display_url(endpoint)} outside {confine} "
+        f"({reason}); refusing to send requests there: a client confined to that prefix "
+        "sends its credentials nowhere else",
+        target=label,
+    )
 
 
 def _endpoint_url(sse_url: httpx.URL, data: str, label: str) -> httpx.URL:

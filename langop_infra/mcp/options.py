@@ -32,6 +32,9 @@ class ClientOptions:
     ``max_total_bytes`` and ``max_tools`` bound a whole listing over all its pages;
     ``protocol`` is ``auto`` or a version to speak; ``listen`` opens the server's GET
     stream (server-to-client requests and notifications) on stateful sessions.
+    ``confine_to``, an http(s) URL prefix ending in ``/``, keeps every request under it:
+    for headers valid beyond the server (an API server's proxy), no redirect is followed and
+    a message endpoint outside it is refused (:mod:`langop_infra.mcp.confinement`).
     """
 
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -50,6 +53,7 @@ class ClientOptions:
     transport: TransportName = "auto"
     # An httpx.Auth for HTTP transports, e.g. langop_infra.mcp.oauth.OAuth2Auth.
     auth: httpx.Auth | None = None
+    confine_to: str | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -77,6 +81,12 @@ class ClientOptions:
             problems.append(
                 f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}"
             )
+        if self.confine_to is not None:
+            from langop_infra.mcp.confinement import prefix_problem
+
+            problem = prefix_problem(self.confine_to)
+            if problem:
+                problems.append(problem)
         if problems:
             raise ValueError("invalid ClientOptions: " + "; ".join(problems))
         # Frozen means frozen: a caller mutating its dict afterwards must not change us.
@@ -100,5 +110,6 @@ class ClientOptions:
                 self.cert,
                 self.transport,
                 id(self.auth),
+                self.confine_to,
             )
         )

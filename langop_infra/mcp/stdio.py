@@ -123,6 +123,9 @@ class StdioTransport:
                     payload = json.loads(line)
                 except (ValueError, RecursionError):
                     continue  # log lines on stdout break the protocol; skip, don't die
+                if jsonrpc.nested_deeper_than(payload, jsonrpc.MAX_DEPTH):
+                    self._pending.fail_all(jsonrpc.too_deep(self.label))
+                    return
                 for message in payload if isinstance(payload, list) else [payload]:
                     if not isinstance(message, dict) or self._pending.deliver(message):
                         continue

@@ -16,6 +16,7 @@ import httpx
 
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import (
+    ConfinementError,
     HTTPStatusError,
     MalformedResponse,
     MCPError,
@@ -371,10 +372,15 @@ class StreamableHTTPTransport:
         headers = {"Mcp-Session-Id": session_id}
         if self.protocol_version:
             headers["MCP-Protocol-Version"] = self.protocol_version
-        # Ending a session is a courtesy: it must never hang or fail a finished operation.
-        with suppress(MCPError, TimeoutError, asyncio.TimeoutError):
+        # Ending a session is a courtesy: it must never hang or fail a finished operation,
+        # unless the server tried to steer it out of the client's confinement.
+        try:
             async with timeout_after(min(self._http.options.timeout, 2.0)):
                 response = await self._http.send(
                     "DELETE", self.url, headers=headers, what="ending the session"
                 )
                 await self._http.discard(response)
+        except ConfinementError:
+            raise
+        except (MCPError, TimeoutError, asyncio.TimeoutError):
+            pass

@@ -20,6 +20,9 @@ from langop_infra.core.errors import Problem, SpecError
 from langop_infra.offline.formats import OUT_MARKER, REDACTED
 from langop_infra.offline.stack_secrets import FINGERPRINT
 
+MAX_RENDER_BYTES = 256 * 1024 * 1024
+MAX_RENDER_DEPTH = 128
+
 ObjectKey = tuple[str, str, str, str]
 
 
@@ -83,7 +86,17 @@ def load_render(path: str | Path) -> dict[ObjectKey, dict[str, Any]]:
 
 def _documents(file: Path) -> Iterator[dict[str, Any]]:
     try:
-        documents = yaml_io.load_all(file.read_bytes())
+        if file.stat().st_size > MAX_RENDER_BYTES:
+            raise yaml_io.ConfigYAMLError(f"over {MAX_RENDER_BYTES} bytes")
+        data = file.read_bytes()
+        # Bounded as stack files are (a pull request can change a render), scaled to renders:
+        # without aliases every value takes a byte or more, so only a bomb is refused.
+        documents = yaml_io.load_config_all(
+            data,
+            max_bytes=MAX_RENDER_BYTES,
+            max_depth=MAX_RENDER_DEPTH,
+            max_values=max(yaml_io.MAX_VALUES, len(data)),
+        )
     except yaml_io.YAMLError as exc:
         problem = Problem(str(file), f"not valid YAML: {exc}")
         raise SpecError([problem], subject="render") from None

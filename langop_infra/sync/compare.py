@@ -30,6 +30,9 @@ _MISSING: Final[Any] = object()
 _MAX_DEPTH: Final = 48
 _MAX_REF_HOPS: Final = 32
 _EXPAND_BUDGET: Final = 20_000
+#: Levels of nesting a hashed or compared value may have. The MCP client refuses deeper
+#: messages first (``langop_infra.mcp.jsonrpc.MAX_DEPTH``); lock files are held to it too.
+MAX_NESTING: Final = 128
 
 _DOC_KEYWORDS: Final = frozenset(
     {"title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly"}
@@ -92,13 +95,42 @@ class SchemaComparison:
         return "\n".join([head, *(f"  {c}" for c in (*self.breaking, *self.compatible))])
 
 
+class SchemaTooDeep(ValueError):
+    """A value nested deeper than :data:`MAX_NESTING`: refused before any recursion."""
+
+
+def check_nesting(value: Any, limit: int = MAX_NESTING) -> None:
+    """Raise :class:`SchemaTooDeep` when ``value`` nests objects and arrays more than
+    ``limit`` levels deep; walks with an explicit stack, so any depth is safe to check."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children: Iterable[Any] = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            raise SchemaTooDeep(
+                f"a tool schema is nested more than {limit} levels deep; refusing to hash or "
+                "compare it (no real tool needs that many: the server is broken or hostile)"
+            )
+        stack.extend((child, depth + 1) for child in children)
+
+
 def canonical_json(value: Any) -> str:
-    """Sorted keys, no whitespace, non-ASCII kept: equal JSON values give equal strings."""
+    """Sorted keys, no whitespace, non-ASCII kept: equal JSON values give equal strings.
+    :class:`SchemaTooDeep` for a value nested over :data:`MAX_NESTING` levels."""
+    check_nesting(value)
     return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def schema_hash(tools: Iterable[Mapping[str, Any]]) -> str:
-    """SHA-256 (hex) of the canonical JSON of ``tools`` sorted by name; list order is ignored."""
+    """SHA-256 (hex) of the canonical JSON of ``tools`` sorted by name; list order is ignored.
+    :class:`SchemaTooDeep` for tools nested over :data:`MAX_NESTING` levels."""
+    tools = list(tools)
+    check_nesting(tools)
     ordered = sorted((_plain(t) for t in tools), key=lambda t: (_name_of(t) or "", _key(t)))
     return hashlib.sha256(canonical_json(ordered).encode("utf-8")).hexdigest()
 
@@ -110,7 +142,9 @@ def compare_tools(
 
     Entries that are not objects with a string ``name`` are ignored; of two entries with one
     name (which a server should never list) the first in canonical order is used.
+    :class:`SchemaTooDeep` when either side nests over :data:`MAX_NESTING` levels.
     """
+    check_nesting([old, new], MAX_NESTING + 1)
     before, after = _by_name(old), _by_name(new)
     changes = [SchemaChange(n, n, "breaking", "tool removed") for n in before.keys() - after]
     changes += [SchemaChange(n, n, "compatible", "tool added") for n in after.keys() - before]
@@ -525,6 +559,8 @@ def _key(value: Any) -> str:
         return "<missing>"
     try:
         return canonical_json(value)
+    except SchemaTooDeep:
+        return f"<nested too deep: {id(value)}>"  # never equal to another value
     except (TypeError, ValueError, RecursionError):
         return repr(value)
 

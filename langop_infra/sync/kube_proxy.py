@@ -4,11 +4,14 @@ A service tool is reached at ``/api/v1/namespaces/<ns>/services/<svc>:<port>/pro
 a sidecar tool, which listens on localhost inside an agent's pod, at
 ``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`` of one ready pod chosen by labels.
 Every URL built here is checked to stay under its proxy prefix: the API server's bearer token
-goes with it, so a path that climbed out would hand the token to another API.
+goes with it, so a path that climbed out would hand the token to another API. The MCP client
+is then confined to that prefix (:func:`confinement_prefix`): the tool cannot steer a later
+request out with a redirect or a legacy-SSE endpoint.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +19,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from langop_infra.core import yaml_io
+from langop_infra.core.errors import one_line
 from langop_infra.spec.fields import DNS_LABEL, DNS_SUBDOMAIN, canonical_mcp_path
 
 KubeAccess = tuple[str, dict[str, str], dict[str, Any]]
@@ -45,9 +49,14 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
     try:
         if is_inline(kubeconfig):
             config.load_kube_config_from_dict(
-                yaml_io.load(str(kubeconfig)), context=context, client_configuration=configuration
+                bounded_kubeconfig(str(kubeconfig)),
+                context=context,
+                client_configuration=configuration,
             )
         else:
+            # The kubernetes client parses files with yaml.safe_load: check them first.
+            for path in kubeconfig_files(kubeconfig):
+                bounded_kubeconfig_file(path)
             config.load_kube_config(
                 config_file=kubeconfig, context=context, client_configuration=configuration
             )
@@ -74,6 +83,30 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
     return configuration.host, headers, tls
 
 
+def bounded_kubeconfig(text: str | bytes) -> Any:
+    """A kubeconfig document read within the limits of stack files (size, depth, aliases,
+    duplicate keys): a pull request can change the file a CI run points at."""
+    return yaml_io.load_config(text.encode("utf-8") if isinstance(text, str) else text)
+
+
+def bounded_kubeconfig_file(path: Path) -> Any:
+    """:func:`bounded_kubeconfig` of a file, whose name is in the error."""
+    try:
+        if path.stat().st_size > yaml_io.MAX_CONFIG_BYTES:
+            raise yaml_io.ConfigYAMLError(f"over {yaml_io.MAX_CONFIG_BYTES} bytes")
+        return bounded_kubeconfig(path.read_bytes())
+    except yaml_io.YAMLError as exc:
+        raise ValueError(f"{path}: {one_line(str(exc))}") from None
+
+
+def kubeconfig_files(kubeconfig: str | None) -> list[Path]:
+    """The kubeconfig files the kubernetes client would read: the one named, else those of
+    ``KUBECONFIG``, else ``~/.kube/config``; only those that exist."""
+    named = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+    paths = [Path(part).expanduser() for part in str(named).split(os.pathsep) if part]
+    return [path for path in paths if path.is_file()]
+
+
 def kubeconfig_secrets(kubeconfig: str | None) -> list[str]:
     """Every string under ``users:`` of the kubeconfig, inline or a readable file (tokens,
     keys, passwords): what a message about it must never quote."""
@@ -86,7 +119,7 @@ def kubeconfig_secrets(kubeconfig: str | None) -> list[str]:
         except (OSError, ValueError):
             return []
     try:
-        document = yaml_io.load(text)
+        document = bounded_kubeconfig(text)
     except Exception:
         return [line.strip() for line in text.splitlines() if line.strip()]
     found: list[str] = []
@@ -152,6 +185,13 @@ def proxy_url(host: str, prefix: str, mcp_path: str | None) -> str:
     if parts.query or parts.fragment or resolved != decoded or not decoded.startswith(base):
         raise ProxyError(f"schema sync refused {parts.path!r}: it leaves the proxy prefix {base}")
     return url
+
+
+def confinement_prefix(host: str, prefix: str) -> str:
+    """The URL prefix every request of a sync through ``prefix`` must stay under: the MCP
+    client follows no redirect there and refuses a message endpoint outside it, since a
+    ``Location`` the proxy rewrites with ``path.Join(prefix, location)`` can name any API."""
+    return f"{host.rstrip('/')}{prefix}/"
 
 
 def ready_pod(

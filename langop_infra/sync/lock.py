@@ -28,13 +28,20 @@ from typing import TYPE_CHECKING, Any, Literal
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import one_line
 from langop_infra.core.redact import redact, secret_strings
-from langop_infra.sync.compare import SchemaComparison, compare_tools, schema_hash
+from langop_infra.sync.compare import (
+    MAX_NESTING,
+    SchemaComparison,
+    SchemaTooDeep,
+    compare_tools,
+    schema_hash,
+)
 
 if TYPE_CHECKING:
     from langop_infra.mcp import ToolListing
 
 LOCK_VERSION = 1
 DEFAULT_TIMEOUT = 10.0
+MAX_LOCK_BYTES = 64 * 1024 * 1024
 CONNECT_RETRIES = 1
 # The client enforces the deadline itself; this margin only catches a client that overruns it.
 _BACKSTOP = 1.0
@@ -120,7 +127,8 @@ async def sync_targets(
             )
             async with timeout_after(bound + _BACKSTOP):
                 listing = await fetch_tool_listing(target.url, options)
-        except MCPError as exc:
+            schema_hash(listing.tools)  # a listing that cannot be hashed fails here, per tool
+        except (MCPError, SchemaTooDeep) as exc:
             return SyncResult(target.name, error=str(exc))
         except TimeoutError:
             return SyncResult(target.name, error=f"{target.url}: no listing within {bound:g}s")
@@ -165,10 +173,7 @@ def dump_lock(entries: Mapping[str, LockEntry], fmt: LockFormat = "yaml") -> str
 
 def parse_lock(text: str, source: str = "lock") -> dict[str, LockEntry]:
     """Entries by tool name; :class:`LockError` naming what is wrong otherwise."""
-    try:
-        data = yaml_io.load(text)  # JSON is YAML too
-    except yaml_io.YAMLError as exc:
-        raise LockError(f"{source}: not valid YAML or JSON: {one_line(str(exc))}") from None
+    data = _bounded_document(text, source)
     if not isinstance(data, Mapping) or data.get("version") != LOCK_VERSION:
         raise LockError(
             f"{source}: not a schema lock (expected version: {LOCK_VERSION} and tools:); "
@@ -186,14 +191,36 @@ def parse_lock(text: str, source: str = "lock") -> dict[str, LockEntry]:
         if not valid:
             raise LockError(f"{source}: tools.{name}.tools: expected a list of named tool objects")
         # The hash is recomputed rather than trusted: a hand-edited lock stays consistent.
-        entries[str(name)] = LockEntry.from_tools(listed)
+        try:
+            entries[str(name)] = LockEntry.from_tools(listed)
+        except SchemaTooDeep as exc:
+            raise LockError(f"{source}: tools.{name}: {exc}") from None
     return entries
+
+
+def _bounded_document(text: str, source: str) -> Any:
+    """The lock's one document, read as stack files are (a pull request can change it): no
+    alias bomb, duplicate key or nesting beyond what a synced schema can have."""
+    data = text.encode("utf-8")
+    try:
+        return yaml_io.load_config(  # JSON is YAML too
+            data,
+            max_bytes=MAX_LOCK_BYTES,
+            max_depth=MAX_NESTING + 4,  # version/tools/<name>/tools/ above each tool list
+            max_values=max(yaml_io.MAX_VALUES, len(data)),  # a value takes a byte or more
+        )
+    except yaml_io.ConfigYAMLError as exc:
+        raise LockError(f"{source}: refused: {exc}") from None
+    except yaml_io.YAMLError as exc:
+        raise LockError(f"{source}: not valid YAML or JSON: {one_line(str(exc))}") from None
 
 
 def load_lock(path: str | Path) -> dict[str, LockEntry]:
     path = Path(path)
     lock_format(path)
     try:
+        if path.stat().st_size > MAX_LOCK_BYTES:
+            raise LockError(f"{path}: over {MAX_LOCK_BYTES} bytes; not a lock file")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise LockError(
@@ -201,6 +228,8 @@ def load_lock(path: str | Path) -> dict[str, LockEntry]:
         ) from None
     except OSError as exc:
         raise LockError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise LockError(f"{path}: not UTF-8 text; not a lock file") from None
     return parse_lock(text, str(path))
 
 

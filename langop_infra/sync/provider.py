@@ -31,10 +31,11 @@ from pulumi.runtime import rpc
 
 from langop_infra.core.redact import redact, secret_strings
 from langop_infra.spec.fields import canonical_mcp_path
-from langop_infra.sync.compare import schema_hash
+from langop_infra.sync.compare import SchemaTooDeep, schema_hash
 from langop_infra.sync.kube_proxy import (
     KubeAccess,
     ProxyError,
+    confinement_prefix,
     kube_api_access,
     kubeconfig_secrets,
     pod_prefix,
@@ -168,7 +169,9 @@ def resolve_access(inputs: Mapping[str, Any]) -> str:
 
 
 def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """The URL to call, extra headers, and TLS options for the access mode."""
+    """The URL to call, extra headers, and client options for the access mode: TLS, and
+    through the proxy ``confine_to``, the prefix no request may leave (see
+    :func:`~langop_infra.sync.kube_proxy.confinement_prefix`)."""
     headers = {str(k): str(v) for k, v in (inputs.get("headers") or {}).items()}
     path = inputs.get("mcp_path") or "/mcp"
     if is_sidecar(inputs) and not inputs.get("sync_url"):
@@ -197,7 +200,8 @@ def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[st
         prefix = pod_prefix(inputs.get("namespace"), pod, inputs.get("port"))
     else:
         prefix = service_prefix(inputs.get("namespace"), inputs.get("service"), inputs.get("port"))
-    return proxy_url(host, prefix, path), {**auth_headers, **headers}, tls
+    url = proxy_url(host, prefix, path)
+    return url, {**auth_headers, **headers}, {**tls, "confine_to": confinement_prefix(host, prefix)}
 
 
 def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
@@ -277,7 +281,8 @@ def failure_message(exc: Exception, sent: list[str]) -> str:
     """One bounded, credential-free line saying why a sync failed."""
     from langop_infra.mcp import MCPError
 
-    text = str(exc) if isinstance(exc, (MCPError, ProxyError)) else f"{type(exc).__name__}: {exc}"
+    known = (MCPError, ProxyError, SchemaTooDeep)
+    text = str(exc) if isinstance(exc, known) else f"{type(exc).__name__}: {exc}"
     return redact(text, sent)
 
 
@@ -316,6 +321,8 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
             oauth=inputs.get("oauth"),
             limits=inputs.get("limits"),
         )
+        # Hashing is part of the sync: a schema it refuses is this tool's failure.
+        result = SyncOutputs.registered(listing, previous)
     except Exception as exc:  # every failure is reported, never half-recorded
         message = failure_message(exc, sent)
         if inputs.get("required"):
@@ -323,8 +330,6 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
                 f"schema sync of {inputs.get('service')} failed: {message}"
             ) from None
         result = SyncOutputs.failed(message, previous)
-    else:
-        result = SyncOutputs.registered(listing, previous)
     return {**input_outputs(inputs), **result.as_dict()}
 
 
@@ -376,12 +381,12 @@ class ToolSchemaSyncProvider(dyn.ResourceProvider):
         if not changed:
             try:
                 timeout = min(DIFF_PROBE_TIMEOUT, float(news.get("timeout") or 10))
-                listing = list_tools(news, timeout=timeout)
-            except Exception:  # unreachable at preview time: nothing to compare with
-                listing = None
-            if listing is not None and schema_hash(listing.tools) != olds.get("schema_hash"):
+                live_hash: str | None = schema_hash(list_tools(news, timeout=timeout).tools)
+            except Exception:  # unreachable or refused at preview time: nothing to compare
+                live_hash = None
+            if live_hash is not None and live_hash != olds.get("schema_hash"):
                 changed.append("tool_schemas")
-            elif listing is None and olds.get("phase") == "Error":
+            elif live_hash is None and olds.get("phase") == "Error":
                 changed.append("phase")
         return dyn.DiffResult(
             changes=bool(changed), replaces=[], stables=[], delete_before_replace=False
