@@ -151,13 +151,18 @@ def header_document(server: str, header: HeaderSpec) -> dict[str, str]:
 
 
 def webhook_tool_document(tool: WebhookToolSpec) -> dict[str, Any]:
-    """A webhook tool as agents see it: every field but the secret itself."""
+    """A webhook tool as agents see it: every field but the secret itself.
+
+    ``inputSchema`` is a JSON string, as ark's spec and runtime have it (its Go runtime
+    unmarshals the field into a string and refuses an object): the user's own text when
+    given as one, else compact JSON.
+    """
     doc: dict[str, Any] = {
         "name": tool.name,
         "description": tool.description,
         "url": tool.url,
         "method": tool.method,
-        "inputSchema": tool.input_schema,
+        "inputSchema": tool.input_schema_text,
         "timeoutSeconds": _seconds(tool.timeout),
     }
     auth = tool.authentication

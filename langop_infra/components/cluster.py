@@ -24,6 +24,7 @@ from langop_infra.components.model import LanguageModel, ModelPlan, register_gat
 from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.spec import names
+from langop_infra.spec.advice import passthrough_warnings
 from langop_infra.spec.agent import AgentSpec, model_refs
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.collisions import secret_namespaces
@@ -99,6 +100,8 @@ class LanguageCluster(pulumi.ComponentResource):
         if not cluster.defaults.strict_egress:
             for finding in egress_findings(cluster):
                 pulumi.log.warn(f"{finding.path}: {finding.message}")
+        for finding in passthrough_warnings(cluster):
+            pulumi.log.warn(f"{finding.path}: {finding.message}")
         ns = cluster.namespace
         labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
         spaces = sorted(cluster_namespaces(cluster), key=lambda n: (n != ns, n))
@@ -279,7 +282,7 @@ def agent_plan(
         tools.append(found[1])
     spec = agent.model_copy(update={"namespace": ns})
     models = {m.name: m for m in cluster.models}
-    used = [models[ref.name] for ref in model_refs(agent)]
+    used = [models[ref.name] for ref in model_refs(agent, models)]
     personas = {p.name: p for p in cluster.personas}
     persona = personas.get(agent.persona) if isinstance(agent.persona, str) else None
     return AgentPlan(
