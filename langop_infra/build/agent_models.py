@@ -94,25 +94,35 @@ def persona_text(persona: PersonaSpec) -> str:
     return "\n".join(lines)
 
 
+def cluster_uuid(part_of: str) -> str:
+    """``AGENT_CLUSTER_UUID``: upstream gives the LanguageCluster's Kubernetes UID; with no
+    such object, a UUID stable for the cluster's name."""
+    return str(uuid.uuid5(AGENT_UUID_NAMESPACE, f"cluster/{part_of}"))
+
+
 def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]:
     return [
         EnvVar("AGENT_NAME", value=agent.name),
         EnvVar("AGENT_NAMESPACE", value=namespace),
         EnvVar("AGENT_UUID", value=agent_uuid(namespace, agent.name)),
         EnvVar("AGENT_CLUSTER_NAME", value=part_of),
+        EnvVar("AGENT_CLUSTER_UUID", value=cluster_uuid(part_of)),
     ]
 
 
 def model_env(targets: Sequence[ModelTarget], gateway: ModelGatewayDefaults) -> list[EnvVar]:
     """``MODEL_ENDPOINT``, ``LLM_MODEL`` and the keys, from Secrets only.
 
-    ``MODEL_API_KEY`` is the gateway's master key when the agent uses the gateway, else the
-    first direct model's key; each direct model's key is also ``MODEL_<NAME>_API_KEY``.
+    ``MODEL_ENDPOINT`` names each endpoint once, in reference order, as upstream does (its
+    ``resolveModels`` adds the gateway URL once however many models it serves): one gateway
+    URL for any number of gateway models. ``MODEL_API_KEY`` is the gateway's master key when
+    the agent uses the gateway, else the first direct model's key; each direct model's key
+    is also ``MODEL_<NAME>_API_KEY``.
     """
     if not targets:
         return []
     env = [
-        EnvVar("MODEL_ENDPOINT", value=",".join(t.endpoint for t in targets)),
+        EnvVar("MODEL_ENDPOINT", value=",".join(dict.fromkeys(t.endpoint for t in targets))),
         EnvVar("LLM_MODEL", value=",".join(t.model for t in targets)),
     ]
     direct_keys = [(t.name, t.key_secret) for t in targets if t.key_secret is not None]
