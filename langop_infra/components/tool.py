@@ -46,6 +46,9 @@ class LanguageToolArgs(TypedDict, total=False):
     """Namespace of the tool's objects (default: ``default``)."""
     deployment_mode: str
     """``service`` (Deployment + Service, the default) or ``sidecar`` (joins agent pods)."""
+    transport: str
+    """``http`` (the default) or ``stdio``: ``command``/``container_args``/``env`` start a
+    stdio-only MCP server behind the mcp-proxy bridge, which serves ``/mcp`` on ``port``."""
     port: pulumi.Input[int]
     """Port the server listens on (default 8080)."""
     replicas: pulumi.Input[int]
