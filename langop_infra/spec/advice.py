@@ -53,6 +53,10 @@ def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
         warnings += header_warnings(
             server.headers, join_path(path, f"mcpServers[{j}]"), "a ConfigMap and env"
         )
+    for j, ref in enumerate(agent.tools):
+        warnings += header_warnings(
+            ref.headers, join_path(path, f"tools[{j}]"), "a ConfigMap and env"
+        )
     return warnings
 
 

@@ -4,7 +4,7 @@ workspace, ports, models and persona."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -42,6 +42,7 @@ from langop_infra.spec.fields import (
     not_reserved_mount,
 )
 from langop_infra.spec.model import ModelRef, PersonaSpec
+from langop_infra.spec.names import header_env_name, tool_header_env_name
 from langop_infra.spec.network import PeerSpec
 from langop_infra.spec.pod import WorkloadSpec
 
@@ -66,6 +67,24 @@ class ToolRef(Spec):
     namespace: DnsLabel | None = None
     enabled: bool = True
     required: bool = Field(False, description="The agent waits for the tool to be ready.")
+    allowed_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] | None = Field(
+        None,
+        description="Only these of the tool's tools are offered to the agent (config.yaml "
+        "allowedTools; the agent's registry enforces it, schema sync reports unknown names). "
+        "Unset: all of them.",
+    )
+    headers: list[HeaderSpec] = Field(
+        [],
+        description="Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, "
+        "reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>.",
+    )
+
+    @field_validator("allowed_tools")
+    @classmethod
+    def _no_repeats(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            raise invalid("allowed_tools", "allowedTools names a tool twice; list each once")
+        return value
 
 
 class McpServerSpec(Spec):
@@ -322,6 +341,19 @@ class AgentSpec(WorkloadSpec):
             raise invalid("model_or_models", "set model (one name) or models (a list), not both")
         return value
 
+
+
+def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
+    """Every header the agent sends, with its path and the env var that carries it: its
+    external MCP servers' (ark) and its enabled tool references'."""
+    for i, server in enumerate(agent.mcp_servers):
+        for j, header in enumerate(server.headers):
+            yield f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name), header
+    for i, ref in enumerate(agent.tools):
+        if ref.enabled:
+            for j, header in enumerate(ref.headers):
+                env = tool_header_env_name(ref.name, header.name)
+                yield f"tools[{i}].headers[{j}]", env, header
 
 
 def shorthand_model(value: str, models: Mapping[str, Any] | None) -> str | None:
