@@ -20,8 +20,10 @@ from langop_infra.offline.mock_engine import run_program
 from langop_infra.spec.advice import cluster_warnings
 from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.validation import parse_cluster
+from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import GOOD_TOKEN, guarded_memory_server
 from tests.support.loopback import free_port, serve
+from tests.support.provider_host import EngineHost, reveal, service_inputs
 
 CANARY = "cnry-tool-ref-header-3f9a"
 FAST = ClientOptions(timeout=5, deadline=10, connect_retries=0)
@@ -192,3 +194,45 @@ def test_a_header_from_env_reaches_a_tool_that_demands_a_token() -> None:
     assert without[0] == []
     [failure] = without[1]
     assert "LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION is not set" in failure.message
+
+
+# --- schema sync reports names the tool does not have -----------------------------------------
+
+
+def test_schema_sync_is_given_each_agents_allowed_tools() -> None:
+    document = cluster({"allowedTools": ["recall", "recal"]})
+    document["agents"].append({"name": "other", "image": "ghcr.io/acme/o:1",
+                               "tools": [{"name": "memory"}]})
+    run = run_program(lambda: LanguageCluster("c", document))
+    [sync] = [r for r in run.registrations if r.type == "pulumi-python:dynamic:Resource"]
+    assert sync.inputs["allowed_tools"] == {"apps/helper": ["recall", "recal"]}
+
+
+def test_a_tool_without_scoping_agents_syncs_as_before() -> None:
+    run = run_program(lambda: LanguageCluster("c", cluster({})))
+    [sync] = [r for r in run.registrations if r.type == "pulumi-python:dynamic:Resource"]
+    assert "allowed_tools" not in sync.inputs
+
+
+def test_the_provider_reports_an_allowed_name_the_tool_lacks_as_drift() -> None:
+    host = EngineHost(ToolSchemaSyncProvider())
+    with serve(two_tool_server().streamable_http_app()) as base:
+        inputs = service_inputs(base, allowed_tools={"apps/helper": ["recall", "recal"],
+                                                     "apps/other": ["remember"]})
+        host.up(inputs)
+        assert reveal(host.outputs["phase"]) == "Registered"
+        assert reveal(host.outputs["unknown_allowed_tools"]) == ["apps/helper: recal"]
+        assert host.preview(inputs).op == "same"
+        fixed = service_inputs(base, allowed_tools={"apps/helper": ["recall"]})
+        assert host.preview(fixed).op == "update"
+        host.up(fixed)
+        assert reveal(host.outputs["unknown_allowed_tools"]) == []
+
+
+def test_the_tool_warns_of_the_drift_its_sync_found() -> None:
+    def synced(state: dict[str, Any]) -> dict[str, Any]:
+        return {"phase": "Registered", "unknown_allowed_tools": ["apps/helper: recal"]}
+
+    run = run_program(lambda: LanguageCluster("c", cluster({"allowedTools": ["recal"]})),
+                      dynamic_state=synced)
+    assert [w for w in run.warnings if "'memory' drifted" in w and "apps/helper: recal" in w]

@@ -246,9 +246,22 @@ def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
             cluster.part_of or ns,
             sync_headers(tool, cluster.secrets),
             sync_auth(tool, cluster.secrets),
+            allowed_by_agents(cluster, tool.namespace or ns, tool.name),
         )
         for tool in cluster.tools
     ]
+
+
+def allowed_by_agents(cluster: ClusterSpec, namespace: str, tool: str) -> dict[str, list[str]]:
+    """``{"<namespace>/<agent>": allowedTools}`` of the agents whose references scope ``tool``."""
+    found = {}
+    for agent in cluster.agents:
+        agent_ns = agent.namespace or cluster.namespace
+        for ref in agent.tools:
+            if (ref.enabled and ref.allowed_tools is not None and ref.name == tool
+                    and (ref.namespace or agent_ns) == namespace):
+                found[f"{agent_ns}/{agent.name}"] = list(ref.allowed_tools)
+    return found
 
 
 def agent_plan(
