@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -291,3 +292,20 @@ def test_an_ark_tool_without_url_is_reported_as_a_webhook_tool() -> None:
                                   "tools": [{"name": "hook", "method": "GET"}]})
     assert "webhookTools.0.url" in str(caught.value)
     assert "Field required" in str(caught.value)
+
+
+def test_the_stack_file_schema_takes_the_seeds_agent_as_written() -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" /
+                         "stack-config.schema.json").read_text())
+    validator = jsonschema.Draft7Validator(schema)
+
+    def errors(agent: dict[str, Any]) -> list[str]:
+        config = {"langop-infra:namespace": "ark", "langop-infra:agents": [agent]}
+        return [e.message for e in validator.iter_errors({"config": config})]
+
+    agent = {k: v for k, v in ark_agent(SEED_WEBHOOKS).items() if k != "secretEnv"}
+    assert errors(agent) == []
+    agent["tools"][0]["method"] = "FETCH"  # neither a reference nor a valid webhook tool
+    assert errors(agent) != []

@@ -262,7 +262,10 @@ def persona_ref(value: Any) -> Any:
 class AgentSpec(WorkloadSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
-    tools: list[ToolRef] = []
+    tools: list[ToolRef] = Field(
+        [],
+        description="LanguageTool references; ark's inline webhook tools may sit here too.",
+    )
     mcp_servers: list[McpServerSpec] = []
     webhook_tools: list[WebhookToolSpec] = []
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
