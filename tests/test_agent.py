@@ -50,7 +50,8 @@ EXPECTED_CONFIG = {
             "description": "Open a support ticket",
             "url": "https://hooks.example.com/tickets",
             "method": "POST",
-            "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}},
+            # A JSON string, as ark's runtime reads it (given as an object: compact JSON).
+            "inputSchema": '{"type":"object","properties":{"title":{"type":"string"}}}',
             "timeoutSeconds": 30,
             "authentication": {
                 "type": "bearer",

@@ -89,11 +89,9 @@ EXPECTED_CONFIG = {
             "description": "Open a support ticket",
             "url": "https://hooks.example.com/tickets",
             "method": "PUT",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"title": {"type": "string"}},
-                "required": ["title"],
-            },
+            # A JSON string, as ark's runtime reads it; compact when given as an object.
+            "inputSchema": '{"type":"object","properties":{"title":{"type":"string"}},'
+            '"required":["title"]}',
             "timeoutSeconds": 60,
             "authentication": {
                 "type": "bearer",

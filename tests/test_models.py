@@ -314,12 +314,6 @@ def bad(edit: Any) -> dict[str, Any]:
 
 BAD_CASES = [
     pytest.param(
-        bad(lambda d: d["agents"][1].update(model="nope")),
-        "agents[1].model",
-        "no model named 'nope'",
-        id="unknown-model-shorthand",
-    ),
-    pytest.param(
         bad(lambda d: d["agents"][0]["models"].append({"name": "nope"})),
         "agents[0].models[2].name",
         "no model named 'nope'",
@@ -488,10 +482,15 @@ def test_a_standalone_model_cannot_use_a_gateway() -> None:
     assert "LanguageModel 'm'" in str(caught.value)
 
 
-def test_an_agent_naming_an_unknown_model_is_refused() -> None:
-    with pytest.raises(SpecError) as caught:
-        run_program(lambda: LanguageAgent("a", image="x/y:1", model="ghost"))
-    assert [p.path for p in caught.value.problems] == ["model"]
+def test_an_agent_naming_an_unknown_model_passes_it_on_with_a_warning() -> None:
+    # ark's contract: a model id no LanguageModel serves reaches the agent as AGENT_MODEL.
+    run = run_program(lambda: LanguageAgent("a", image="x/y:1", model="ghost"))
+    [deployment] = [r for r in run.registrations if r.type == "kubernetes:apps/v1:Deployment"]
+    env = {e["name"]: e.get("value") for e in
+           deployment.inputs["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["AGENT_MODEL"] == "ghost"
+    assert "MODEL_ENDPOINT" not in env
+    assert any("'ghost'" in w and "no gateway serves it" in w for w in run.warnings)
 
 
 def test_cluster_outputs_model_and_gateway_endpoints() -> None:

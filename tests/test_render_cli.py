@@ -623,7 +623,8 @@ def test_webhook_input_schema_is_as_written(stack: str) -> None:
         objects(stack, "ConfigMap")["researcher-config"]["data"]["config.yaml"]
     )
     (webhook,) = document["webhookTools"]
-    assert webhook["inputSchema"]["properties"]["ticketId"] == {
+    # A JSON string, as ark's runtime reads it.
+    assert json.loads(webhook["inputSchema"])["properties"]["ticketId"] == {
         "type": "string",
         "description": "The ticket's id, e.g. SUP-1234",
     }

@@ -74,6 +74,9 @@ TOOL_ENV_PULUMI = canary("tool-env-pulumi")
 AGENT_ENV_PULUMI = canary("agent-env-pulumi")
 HEADER_PULUMI = canary("header-pulumi")
 SYNC_PULUMI = canary("sync-header-pulumi")
+TOOL_HEADER_VALUE_FROM = canary("tool-header-value-from")
+TOOL_HEADER_SECRET_STRING = canary("tool-header-secret-string")
+TOOL_HEADER_PULUMI = canary("tool-header-pulumi")
 SECURE_CIPHERTEXT = canary("secure-ciphertext")
 KNOWN_CANARIES = {
     TOOL_ENV_LITERAL: "memory-env",
@@ -90,6 +93,9 @@ KNOWN_CANARIES = {
     AGENT_ENV_PULUMI: "py-agent-env",
     HEADER_PULUMI: "py-agent-env",
     SYNC_PULUMI: "py/vault-schema",
+    TOOL_HEADER_VALUE_FROM: "tool-credentials",
+    TOOL_HEADER_SECRET_STRING: "researcher-env",
+    TOOL_HEADER_PULUMI: "py-agent-env",
 }
 # The value of the existing Secret `existing-credentials`: never given to the program.
 EXISTING_SECRET = ("existing-credentials", "token")
@@ -142,7 +148,22 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
             {
                 "name": "researcher",
                 "image": "ghcr.io/acme/research-agent:2.0.0",
-                "tools": [{"name": "memory"}, {"name": "files"}],
+                "tools": [
+                    {
+                        "name": "memory",
+                        "allowedTools": ["recall"],
+                        "headers": [
+                            {
+                                "name": "Authorization",
+                                "valueFrom": {
+                                    "secretKeyRef": {"name": "tool-credentials", "key": "token"}
+                                },
+                            },
+                            {"name": "X-Tool-Key", "secret": TOOL_HEADER_SECRET_STRING},
+                        ],
+                    },
+                    {"name": "files"},
+                ],
                 "secretEnv": {"OPENAI_API_KEY": AGENT_ENV_LITERAL},
                 "mcpServers": [
                     {
@@ -197,6 +218,7 @@ STACK_SECRETS = {
     "ticketing-token": {"token": STACK_SECURE},
     "webhook-credentials": {"token": WEBHOOK_AUTH},
     "sync-credentials": {"token": SYNC_VALUE_FROM},
+    "tool-credentials": {"token": TOOL_HEADER_VALUE_FROM},
 }
 
 
@@ -247,7 +269,14 @@ def the_program() -> None:
         "py-agent",
         image="ghcr.io/acme/py-agent:1.0.0",
         namespace="py",
-        tools=[vault],
+        tools=[
+            {
+                "name": "vault",
+                "headers": [
+                    {"name": "X-Vault-Token", "secret": pulumi.Output.secret(TOOL_HEADER_PULUMI)}
+                ],
+            }
+        ],
         secret_env={"AGENT_TOKEN": pulumi.Output.secret(AGENT_ENV_PULUMI)},
         mcp_servers=[
             {
@@ -389,12 +418,15 @@ def test_kubernetes_secrets_hold_exactly_the_secret_values() -> None:
     assert stringdata["researcher-env"] == {
         "OPENAI_API_KEY": AGENT_ENV_LITERAL,
         "ARK_MCP_WEB_SEARCH_HEADER_X_API_KEY": HEADER_SECRET_STRING,
+        "LANGOP_TOOL_MEMORY_HEADER_X_TOOL_KEY": TOOL_HEADER_SECRET_STRING,
     }
     assert stringdata["search-credentials"] == {"token": STACK_PLAIN}
     assert stringdata["py-agent-env"] == {
         "AGENT_TOKEN": AGENT_ENV_PULUMI,
         "ARK_MCP_GITHUB_HEADER_AUTHORIZATION": HEADER_PULUMI,
+        "LANGOP_TOOL_VAULT_HEADER_X_VAULT_TOKEN": TOOL_HEADER_PULUMI,
     }
+    assert stringdata["tool-credentials"] == {"token": TOOL_HEADER_VALUE_FROM}
     # The program never creates, and so never knows, the existing Secret.
     assert EXISTING_SECRET[0] not in stringdata
 
@@ -436,6 +468,19 @@ def test_secret_env_reaches_pods_only_through_secret_key_refs() -> None:
             "py-agent-env",
             "ARK_MCP_GITHUB_HEADER_AUTHORIZATION",
         ),
+        # A LanguageTool reference's headers, by the same mechanism.
+        "research/researcher/LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION": (
+            "tool-credentials",
+            "token",
+        ),
+        "research/researcher/LANGOP_TOOL_MEMORY_HEADER_X_TOOL_KEY": (
+            "researcher-env",
+            "LANGOP_TOOL_MEMORY_HEADER_X_TOOL_KEY",
+        ),
+        "py/py-agent/LANGOP_TOOL_VAULT_HEADER_X_VAULT_TOKEN": (
+            "py-agent-env",
+            "LANGOP_TOOL_VAULT_HEADER_X_VAULT_TOKEN",
+        ),
     }
     for where, (name, key) in expected.items():
         assert env[where] == {
@@ -452,13 +497,13 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
         if (k.startswith("Secret:") and k.endswith(".string_data"))
         or (k.startswith("ToolSchemaSync:") and k.endswith((".headers", ".kubeconfig")))
     }
-    # 9 Secrets' stringData; the headers and kubeconfig of the 2 tools' schema syncs and of
+    # 10 Secrets' stringData; the headers and kubeconfig of the 2 tools' schema syncs and of
     # the sync of the sidecar `files` through the researcher's pods
-    assert len(secretish) == 15, sorted(secretish)
+    assert len(secretish) == 16, sorted(secretish)
     for key, value in secretish.items():
         # An empty header map (a sync that sends none) carries nothing to hide.
         assert isinstance(value, Secret) or value == {}, key
-    assert sum(isinstance(v, Secret) for v in secretish.values()) == 14
+    assert sum(isinstance(v, Secret) for v in secretish.values()) == 15
     revealed = json.dumps(
         [v.value for v in secretish.values() if isinstance(v, Secret)], default=str
     )
@@ -493,6 +538,12 @@ def test_config_yaml_names_env_vars_not_values() -> None:
     assert headers["X-Existing"]["valueFromEnv"] == "ARK_MCP_WEB_SEARCH_HEADER_X_EXISTING"
     auth = {t["name"]: t["authentication"] for t in document["webhookTools"]}
     assert auth["lookup"]["valueFromEnv"] == "AGENT_WEBHOOK_LOOKUP_AUTH"
+    # A LanguageTool reference's headers and allowedTools, by name only.
+    assert document["tools"]["memory"]["allowedTools"] == ["recall"]
+    assert document["tools"]["memory"]["headers"] == [
+        {"name": "Authorization", "valueFromEnv": "LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION"},
+        {"name": "X-Tool-Key", "valueFromEnv": "LANGOP_TOOL_MEMORY_HEADER_X_TOOL_KEY"},
+    ]
 
 
 # --- the same stack as a file, through `langop-infra render` ---------------------------------

@@ -241,7 +241,7 @@ def build_server(store: MemoryStore) -> MCPServer:
         query: Annotated[
             str,
             Field(
-                description="What to search for: words matched against content and tags",
+                description="What to search for",
                 min_length=1,
                 max_length=1_000,
             ),
@@ -272,6 +272,10 @@ def build_app(db_path: str | os.PathLike[str]) -> Starlette:
         # Stateless: a restarted pod or another replica serves any client without a
         # session to lose, and clients need no sticky routing.
         stateless_http=True,
+        # Plain JSON bodies, not event streams: the LanguageTool contract's discovery request
+        # (``POST /mcp`` with ``Content-Type: application/json``, no event-stream Accept)
+        # and the upstream operator's schema sync read the response as one JSON document.
+        json_response=True,
         # Callers reach the tool by its Service DNS name or through the API server proxy,
         # Host values that cannot be listed here; a ClusterIP Service is no browser target.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),

@@ -53,6 +53,8 @@ class ServerEntry:
     transport: str = "http"
     command: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    # A tool reference's allowedTools: only these are offered; None offers every tool.
+    allowed_tools: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ class ToolRegistry:
 
     async def refresh(self, server: str) -> None:
         """List ``server``'s tools again and rename the registry's tools to match."""
-        listed = await self.sessions[server].list_tools()
+        listed = offered(self._entries.get(server), await self.sessions[server].list_tools())
         self._listed[server] = listed
         self.tools = _register(self._listed, self._naming, self.warnings)
 
@@ -225,6 +227,15 @@ class ToolRegistry:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def offered(entry: ServerEntry | None, listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The listed tools the agent may use: every one, or those ``allowed_tools`` names (a
+    tool outside the list is never offered, so never called)."""
+    if entry is None or entry.allowed_tools is None:
+        return listed
+    allowed = set(entry.allowed_tools)
+    return [tool for tool in listed if tool.get("name") in allowed]
 
 
 def _error_result(text: str) -> ToolCallResult:
@@ -330,7 +341,7 @@ async def _connect(
     try:
         session = _session_for(entry, await _endpoint(entry, options), options)
         await session.initialize()
-        return session, await session.list_tools()
+        return session, offered(entry, await session.list_tools())
     except MCPError as exc:
         if session is not None:
             await session.aclose()

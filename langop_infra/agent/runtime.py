@@ -17,6 +17,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -88,7 +89,7 @@ def load_agent_servers(
     document = _read_document(config)
     found = _Collector()
     for name, spec in _mapping(document.get("tools"), "tools").items():
-        found.add_tool(str(name), spec)
+        found.add_tool(str(name), spec, env)
     servers = document.get("mcpServers") or []
     if not isinstance(servers, list):
         raise AgentConfigError("config.yaml: mcpServers must be a list of {name, url, headers}")
@@ -107,14 +108,26 @@ class _Collector:
         self.warnings: list[str] = []
         self._origins: set[tuple[str, str, int | None]] = set()
 
-    def add_tool(self, name: str, spec: Any) -> None:
+    def add_tool(self, name: str, spec: Any, env: Mapping[str, str]) -> None:
         if not isinstance(spec, dict) or not isinstance(spec.get("endpoint"), str):
             self._fail(name, f"tools.{name}: needs an endpoint URL string")
             return
         if spec.get("protocol", "mcp") != "mcp":
             return  # not an MCP tool: nothing to list
+        allowed = spec.get("allowedTools")
+        if allowed is not None and (
+            not isinstance(allowed, list) or not all(isinstance(t, str) for t in allowed)
+        ):
+            self._fail(name, f"tools.{name}.allowedTools: must be a list of tool names")
+            return
+        try:
+            headers = self._headers(f"tools.{name}", spec.get("headers") or [], env)
+        except _Unset as unset:
+            self._fail(name, str(unset))
+            return
         url = join_mcp_path(spec["endpoint"], str(spec.get("mcpPath") or DEFAULT_MCP_PATH))
-        self._add(ServerEntry(name, url, source="config.yaml tools"))
+        entry = ServerEntry(name, url, headers, source="config.yaml tools")
+        self._add(replace(entry, allowed_tools=None if allowed is None else tuple(allowed)))
 
     def add_external(self, index: int, spec: Any, env: Mapping[str, str]) -> None:
         where = f"mcpServers[{index}]"

@@ -16,7 +16,7 @@ from typing import Any
 from langop_infra.build.contract import EnvVar, access_label, checksum, compact_json, otel_env
 from langop_infra.build.gateway import GATEWAY_NAME, api_key_env_name, gateway_endpoint
 from langop_infra.build.gateway_policies import agent_model_egress_rules
-from langop_infra.spec.agent import model_refs
+from langop_infra.spec.agent import model_refs, passthrough_model
 from langop_infra.spec.cluster import gateway_defaults
 from langop_infra.spec.model import KNOWN_ENDPOINTS, ModelGatewayDefaults, ModelSpec, ObservabilityDefaults, PersonaSpec, via_gateway
 from langop_infra.spec.agent import AgentSpec
@@ -53,7 +53,7 @@ def model_targets(
     directly, for the provider's ``modelName`` at the provider's endpoint.
     """
     targets = []
-    for ref in model_refs(agent):
+    for ref in model_refs(agent, models):
         model = models[ref.name]
         routed = via_gateway(model, gateway)
         key = model.api_key.secret_key_ref if model.api_key is not None else None
@@ -94,25 +94,35 @@ def persona_text(persona: PersonaSpec) -> str:
     return "\n".join(lines)
 
 
+def cluster_uuid(part_of: str) -> str:
+    """``AGENT_CLUSTER_UUID``: upstream gives the LanguageCluster's Kubernetes UID; with no
+    such object, a UUID stable for the cluster's name."""
+    return str(uuid.uuid5(AGENT_UUID_NAMESPACE, f"cluster/{part_of}"))
+
+
 def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]:
     return [
         EnvVar("AGENT_NAME", value=agent.name),
         EnvVar("AGENT_NAMESPACE", value=namespace),
         EnvVar("AGENT_UUID", value=agent_uuid(namespace, agent.name)),
         EnvVar("AGENT_CLUSTER_NAME", value=part_of),
+        EnvVar("AGENT_CLUSTER_UUID", value=cluster_uuid(part_of)),
     ]
 
 
 def model_env(targets: Sequence[ModelTarget], gateway: ModelGatewayDefaults) -> list[EnvVar]:
     """``MODEL_ENDPOINT``, ``LLM_MODEL`` and the keys, from Secrets only.
 
-    ``MODEL_API_KEY`` is the gateway's master key when the agent uses the gateway, else the
-    first direct model's key; each direct model's key is also ``MODEL_<NAME>_API_KEY``.
+    ``MODEL_ENDPOINT`` names each endpoint once, in reference order, as upstream does (its
+    ``resolveModels`` adds the gateway URL once however many models it serves): one gateway
+    URL for any number of gateway models. ``MODEL_API_KEY`` is the gateway's master key when
+    the agent uses the gateway, else the first direct model's key; each direct model's key
+    is also ``MODEL_<NAME>_API_KEY``.
     """
     if not targets:
         return []
     env = [
-        EnvVar("MODEL_ENDPOINT", value=",".join(t.endpoint for t in targets)),
+        EnvVar("MODEL_ENDPOINT", value=",".join(dict.fromkeys(t.endpoint for t in targets))),
         EnvVar("LLM_MODEL", value=",".join(t.model for t in targets)),
     ]
     direct_keys = [(t.name, t.key_secret) for t in targets if t.key_secret is not None]
@@ -138,11 +148,22 @@ def agent_model_env(
     part_of: str,
     persona: PersonaSpec | None = None,
     observability: ObservabilityDefaults | None = None,
+    passthrough: str | None = None,
 ) -> list[EnvVar]:
-    """Identity, model, instructions, persona and OTEL env of one agent container."""
+    """Identity, model, instructions, persona and OTEL env of one agent container.
+
+    ark's runtime requires ``AGENT_MODEL`` (the primary model, or a ``model:`` no declared
+    model serves, ``passthrough``) and ``AGENT_SYSTEM_PROMPT`` (the instructions).
+    """
     env = identity_env(agent, namespace, part_of) + model_env(targets, gateway)
     if agent.instructions:
         env.append(EnvVar("AGENT_INSTRUCTIONS", value=agent.instructions))
+    primary = next((t for t in targets if t.role == "primary"), targets[0] if targets else None)
+    model = passthrough or (primary.model if primary is not None else None)
+    if model is not None:
+        env.append(EnvVar("AGENT_MODEL", value=model))
+    if agent.instructions:
+        env.append(EnvVar("AGENT_SYSTEM_PROMPT", value=agent.instructions))
     if persona is not None and (text := persona_text(persona)):
         env.append(EnvVar("AGENT_PERSONA", value=text))
     otlp = observability.otlp_endpoint if observability is not None else None
@@ -240,6 +261,7 @@ def agent_model_parts(
         part_of=part_of,
         persona=persona,
         observability=defaults.observability,
+        passthrough=passthrough_model(agent, by_name),
     )
     user = set(agent.env) | set(agent.secret_env)
     used = [by_name[t.name] for t in targets]

@@ -14,8 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langop_infra.core import yaml_io
-from langop_infra.spec.names import CONFIG_PATH, DEFAULT_MCP_PATH, header_env_name, webhook_auth_env_name, workload_secret_name
-from langop_infra.spec.agent import AgentSpec, WebhookToolSpec
+from langop_infra.spec.names import (
+    CONFIG_PATH,
+    DEFAULT_MCP_PATH,
+    header_env_name,
+    tool_header_env_name,
+    webhook_auth_env_name,
+    workload_secret_name,
+)
+from langop_infra.spec.agent import AgentSpec, WebhookToolSpec, agent_headers
 from langop_infra.spec.fields import HeaderSpec, SecretSource
 from langop_infra.spec.tool import ToolSpec
 
@@ -144,20 +151,26 @@ def agent_mcp_servers(agent: AgentSpec) -> list[dict[str, str]]:
     return [{"name": s.name, "url": s.url} for s in agent.mcp_servers]
 
 
-def header_document(server: str, header: HeaderSpec) -> dict[str, str]:
+def header_document(header: HeaderSpec, env_name: str) -> dict[str, str]:
+    """A header in config.yaml: its literal value, or the env var that holds it."""
     if header.value is not None:
         return {"name": header.name, "value": header.value}
-    return {"name": header.name, "valueFromEnv": header_env_name(server, header.name)}
+    return {"name": header.name, "valueFromEnv": env_name}
 
 
 def webhook_tool_document(tool: WebhookToolSpec) -> dict[str, Any]:
-    """A webhook tool as agents see it: every field but the secret itself."""
+    """A webhook tool as agents see it: every field but the secret itself.
+
+    ``inputSchema`` is a JSON string, as ark's spec and runtime have it (its Go runtime
+    unmarshals the field into a string and refuses an object): the user's own text when
+    given as one, else compact JSON.
+    """
     doc: dict[str, Any] = {
         "name": tool.name,
         "description": tool.description,
         "url": tool.url,
         "method": tool.method,
-        "inputSchema": tool.input_schema,
+        "inputSchema": tool.input_schema_text,
         "timeoutSeconds": _seconds(tool.timeout),
     }
     auth = tool.authentication
@@ -185,15 +198,24 @@ def agent_config(
     """The ``/etc/agent/config.yaml`` document.
 
     ``tools`` follows the language-operator contract exactly (``endpoint``, ``protocol``),
-    adding ``mcpPath`` only for a tool whose MCP path is not ``/mcp``; an agent
-    without tools gets no ``tools`` key. No secret value appears: a secret header or
+    adding ``mcpPath`` only for a tool whose MCP path is not ``/mcp``, and the reference's
+    ``allowedTools`` and ``headers`` when it has them; an agent without tools gets no
+    ``tools`` key. No secret value appears: a secret header or
     credential is named by the env var that holds it (``valueFromEnv``).
     """
     tools: dict[str, dict[str, Any]] = {}
+    refs = {ref.name: ref for ref in agent.tools if ref.enabled}
     for target in targets:
         entry: dict[str, Any] = {"endpoint": agent_endpoint(target, style), "protocol": "mcp"}
         if target.mcp_path != DEFAULT_MCP_PATH:
             entry["mcpPath"] = target.mcp_path
+        ref = refs.get(target.name)
+        if ref is not None and ref.allowed_tools is not None:
+            entry["allowedTools"] = list(ref.allowed_tools)
+        if ref is not None and ref.headers:
+            entry["headers"] = [
+                header_document(h, tool_header_env_name(ref.name, h.name)) for h in ref.headers
+            ]
         tools[target.name] = entry
     doc: dict[str, Any] = {"tools": tools} if tools else {}
     servers = []
@@ -202,7 +224,9 @@ def agent_config(
         if server.timeout is not None:
             entry["timeoutSeconds"] = _seconds(server.timeout)
         if server.headers:
-            entry["headers"] = [header_document(server.name, h) for h in server.headers]
+            entry["headers"] = [
+                header_document(h, header_env_name(server.name, h.name)) for h in server.headers
+            ]
         servers.append(entry)
     if servers:
         doc["mcpServers"] = servers
@@ -284,17 +308,15 @@ def agent_env(
         ),
         EnvVar("AGENT_CONFIG_PATH", value=CONFIG_PATH),
     ]
-    for server in agent.mcp_servers:
-        for header in server.headers:
-            name = header_env_name(server.name, header.name)
-            if header.value is not None:
-                env.append(EnvVar(name, value=header.value))
-            elif header.value_from is not None:
-                ref = header.value_from.secret_key_ref
-                env.append(EnvVar(name, secret_name=ref.name, secret_key=ref.key))
-            else:
-                owned[name] = header.secret
-                env.append(EnvVar(name, secret_name=own_secret, secret_key=name))
+    for _, name, header in agent_headers(agent):
+        if header.value is not None:
+            env.append(EnvVar(name, value=header.value))
+        elif header.value_from is not None:
+            ref = header.value_from.secret_key_ref
+            env.append(EnvVar(name, secret_name=ref.name, secret_key=ref.key))
+        else:
+            owned[name] = header.secret
+            env.append(EnvVar(name, secret_name=own_secret, secret_key=name))
     for tool in enabled_webhook_tools(agent):
         ref = tool.authentication.secret_ref
         if ref is not None:

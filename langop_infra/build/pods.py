@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langop_infra.build import contract, policies, workspace
+from langop_infra.build import contract, policies, stdio_bridge, workspace
 from langop_infra.spec import names
 from langop_infra.build.contract import EnvVar
 from langop_infra.build.pod_settings import apply_pod_settings, autoscaler_spec, disruption_budget_spec, with_probes
@@ -25,6 +25,8 @@ CONFIG_VOLUME = "config"
 TMP_VOLUME = "tmp"
 WORKSPACE_VOLUME = "workspace"
 DATA_VOLUME = "data"
+# emptyDirs each sidecar tool gets of its own in the agent's pod.
+SIDECAR_OWN_VOLUMES = (TMP_VOLUME, stdio_bridge.BRIDGE_HOME_VOLUME)
 # A sidecar gets two minutes to become ready before the kubelet restarts it.
 STARTUP_PROBE = {"periodSeconds": 2, "failureThreshold": 60}
 
@@ -101,7 +103,8 @@ def tool_container(
     mounts: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """A tool's container: its port named ``mcp``, readiness and liveness on ``healthPath``."""
-    probe = {"httpGet": {"path": tool.health_path, "port": tool.port}}
+    health = stdio_bridge.BRIDGE_HEALTH_PATH if tool.transport == "stdio" else tool.health_path
+    probe = {"httpGet": {"path": health, "port": tool.port}}
     # Tools built like the example read PORT; never shadow a PORT the user set.
     user_set_port = "PORT" in tool.env or "PORT" in tool.secret_env
     port_env = [] if user_set_port else [EnvVar("PORT", value=str(tool.port))]
@@ -209,6 +212,9 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         image_pull_policy=tool.image_pull_policy or defaults.image_pull_policy,
         mounts=mounts,
     )
+    if tool.transport == "stdio":
+        main = stdio_bridge.bridged(main, tool)
+        volumes.append(stdio_bridge.home_volume())
     if tool.deployment_mode == "sidecar":
         return ToolObjects(main, None, None, None, None)
     selector = contract.tool_selector(tool.name)
@@ -299,16 +305,20 @@ def agent_pod(
         ]
     joined = []
     for index, sidecar in enumerate(sidecars):
-        # Each sidecar gets its own /tmp: the agent's scratch files are not the tool's.
-        tmp = f"sidecar-{index}-tmp"
+        # Each sidecar gets its own /tmp (and a stdio bridge's HOME): the agent's scratch
+        # files are not the tool's.
         member = copy.deepcopy(dict(sidecar))
-        member["volumeMounts"] = [
-            {**m, "name": tmp} if m["name"] == TMP_VOLUME else m for m in member["volumeMounts"]
-        ] + [shared]
+        mounts_of = []
+        for mount in member["volumeMounts"]:
+            if mount["name"] in SIDECAR_OWN_VOLUMES:
+                own = f"sidecar-{index}-{mount['name']}"
+                volumes.append({"name": own, "emptyDir": {}})
+                mount = {**mount, "name": own}
+            mounts_of.append(mount)
+        member["volumeMounts"] = [*mounts_of, shared]
         if defaults.sidecar_style == "native":
             member = native_sidecar(member)
         joined.append(member)
-        volumes.append({"name": tmp, "emptyDir": {}})
     seed = workspace.seed_container(
         agent,
         container_security_context(security),

@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
 def stack_file_schema() -> dict[str, Any]:
     from pydantic.json_schema import GenerateJsonSchema
 
+    from langop_infra.spec.agent import json_schema_input
     from langop_infra.spec.cluster import ClusterSpec, ToolsFrom
     from langop_infra.spec.fields import parse_duration, secret_env_value
 
@@ -56,12 +57,22 @@ def stack_file_schema() -> dict[str, Any]:
                 }
             if function is secret_env_value:
                 return {}
+            if function is json_schema_input:
+                # A JSON Schema as an object, or as a JSON string (ark's form).
+                return {"anyOf": [{"type": "object"}, {"type": "string"}]}
             return super().function_before_schema(schema)
 
     cluster = ClusterSpec.model_json_schema(
         by_alias=True, mode="validation", schema_generator=_Generator
     )
     definitions = cluster.pop("$defs", {})
+    # ark's inline webhook tools may sit in an agent's tools (AgentSpec._ark_tools moves them).
+    agent = definitions["AgentSpec"]["properties"]
+    agent["tools"]["items"] = {
+        "anyOf": [{"$ref": "#/$defs/ToolRef"}, {"$ref": "#/$defs/WebhookToolSpec"}]
+    }
+    # ark's name for instructions, a validation alias pydantic leaves out of the schema.
+    agent["systemPrompt"] = {**agent["instructions"], "description": "Alias of instructions."}
     secrets = cluster["properties"]["secrets"]
     secrets["additionalProperties"] = {
         "type": "object",

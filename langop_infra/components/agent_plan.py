@@ -16,8 +16,8 @@ from langop_infra.components.k8s import (
 )
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.spec.admission import deploy_problems
-from langop_infra.spec.advice import agent_warnings
-from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.advice import agent_warnings, passthrough_warning
+from langop_infra.spec.agent import AgentSpec, passthrough_model
 from langop_infra.spec.cluster import Defaults
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.references import sidecar_problems
@@ -101,6 +101,9 @@ def resolve_models(agent: AgentSpec, given: Mapping[str, ModelSpec]) -> list[Mod
     for where, name in refs:
         built = find_component("LanguageModel", namespace, name)
         spec = given.get(name) or (built.spec if built is not None else None)
+        if spec is None and where == "model":
+            # ark's model id with no LanguageModel: passed on as AGENT_MODEL (plan_agent warns).
+            continue
         if spec is None:
             problems.append(
                 Problem(
@@ -191,7 +194,10 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
-    for warning in agent_warnings(agent):
+    warnings = agent_warnings(agent)
+    if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
+        warnings.append(passthrough_warning(model, "model"))
+    for warning in warnings:
         pulumi.log.warn(f"{subject}: {warning}")
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     plan = AgentPlan(agent, defaults, part_of or namespace, targets, tools, models=models)

@@ -24,6 +24,7 @@ from langop_infra.components.model import LanguageModel, ModelPlan, register_gat
 from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.spec import names
+from langop_infra.spec.advice import passthrough_warnings
 from langop_infra.spec.agent import AgentSpec, model_refs
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.collisions import secret_namespaces
@@ -99,6 +100,8 @@ class LanguageCluster(pulumi.ComponentResource):
         if not cluster.defaults.strict_egress:
             for finding in egress_findings(cluster):
                 pulumi.log.warn(f"{finding.path}: {finding.message}")
+        for finding in passthrough_warnings(cluster):
+            pulumi.log.warn(f"{finding.path}: {finding.message}")
         ns = cluster.namespace
         labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
         spaces = sorted(cluster_namespaces(cluster), key=lambda n: (n != ns, n))
@@ -243,9 +246,22 @@ def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
             cluster.part_of or ns,
             sync_headers(tool, cluster.secrets),
             sync_auth(tool, cluster.secrets),
+            allowed_by_agents(cluster, tool.namespace or ns, tool.name),
         )
         for tool in cluster.tools
     ]
+
+
+def allowed_by_agents(cluster: ClusterSpec, namespace: str, tool: str) -> dict[str, list[str]]:
+    """``{"<namespace>/<agent>": allowedTools}`` of the agents whose references scope ``tool``."""
+    found = {}
+    for agent in cluster.agents:
+        agent_ns = agent.namespace or cluster.namespace
+        for ref in agent.tools:
+            if (ref.enabled and ref.allowed_tools is not None and ref.name == tool
+                    and (ref.namespace or agent_ns) == namespace):
+                found[f"{agent_ns}/{agent.name}"] = list(ref.allowed_tools)
+    return found
 
 
 def agent_plan(
@@ -279,7 +295,7 @@ def agent_plan(
         tools.append(found[1])
     spec = agent.model_copy(update={"namespace": ns})
     models = {m.name: m for m in cluster.models}
-    used = [models[ref.name] for ref in model_refs(agent)]
+    used = [models[ref.name] for ref in model_refs(agent, models)]
     personas = {p.name: p for p in cluster.personas}
     persona = personas.get(agent.persona) if isinstance(agent.persona, str) else None
     return AgentPlan(

@@ -46,6 +46,9 @@ class LanguageToolArgs(TypedDict, total=False):
     """Namespace of the tool's objects (default: ``default``)."""
     deployment_mode: str
     """``service`` (Deployment + Service, the default) or ``sidecar`` (joins agent pods)."""
+    transport: str
+    """``http`` (the default) or ``stdio``: ``command``/``container_args``/``env`` start a
+    stdio-only MCP server behind the mcp-proxy bridge, which serves ``/mcp`` on ``port``."""
     port: pulumi.Input[int]
     """Port the server listens on (default 8080)."""
     replicas: pulumi.Input[int]
@@ -128,6 +131,9 @@ class ToolPlan:
     part_of: str
     sync_headers: dict[str, Any]
     sync_auth: dict[str, Any] | None = None
+    # ``{"<namespace>/<agent>": [names]}``: referencing agents' allowedTools, which schema
+    # sync checks against the tool's listing.
+    allowed_tools: Mapping[str, list[str]] = dataclasses.field(default_factory=dict)
 
     @property
     def namespace(self) -> str:
@@ -194,7 +200,18 @@ def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str,
     }
     if tool.deployment_mode == "sidecar":
         inputs["deployment_mode"] = "sidecar"
+    if plan.allowed_tools:
+        inputs["allowed_tools"] = {k: list(v) for k, v in sorted(plan.allowed_tools.items())}
     return inputs
+
+
+def warn_unknown_allowed(tool: str, found: Any) -> None:
+    """Report allowedTools names the synced tool does not serve: schema drift."""
+    if found:
+        pulumi.log.warn(
+            f"tool {tool!r} drifted from its agents' allowedTools: it serves no "
+            f"{', '.join(map(str, found))}; fix allowedTools or the tool"
+        )
 
 
 def sync_limits(tool: ToolSpec) -> dict[str, Any]:
@@ -421,6 +438,10 @@ class LanguageTool(pulumi.ComponentResource):
             inputs,
             opts=child_options(self, opts, [self.deployment, self.service]),
         )
+        if plan.allowed_tools:
+            self.schema_sync.unknown_allowed_tools.apply(
+                lambda found: warn_unknown_allowed(tool.name, found)
+            )
         for name in SyncOutputs.EXPORTED:
             setattr(self, name, getattr(self.schema_sync, name))
 

@@ -1,5 +1,5 @@
 """Valid but unwise configuration, reported as warnings (``pulumi.log.warn``; render and
-validate print them): credential headers given as literal values."""
+validate print them): credential headers given as literal values, a model no gateway serves."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from langop_infra.core.errors import Problem, join_path
-from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.agent import AgentSpec, passthrough_model
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import HeaderSpec
 
@@ -42,12 +42,36 @@ def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     return warnings
 
 
+def passthrough_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """Each agent's ``model:`` that no declared model serves (LanguageCluster warns)."""
+    models = {m.name: m for m in cluster.models}
+    return [
+        passthrough_warning(model, join_path(path, f"agents[{i}].model"))
+        for i, agent in enumerate(cluster.agents)
+        if (model := passthrough_model(agent, models)) is not None
+    ]
+
+
+def passthrough_warning(model: str, path: str) -> Problem:
+    """ark's ``model:`` that no declared model serves: the agent gets ``AGENT_MODEL`` only."""
+    return Problem(
+        path,
+        f"no declared model is named or has modelName {model!r}, so no gateway serves it; "
+        "it is passed on as AGENT_MODEL only (no MODEL_ENDPOINT). Declare a model with "
+        f"modelName {model!r} to route it through the gateway",
+    )
+
+
 def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
     """Credential headers of an agent's MCP servers given as a literal ``value``."""
     warnings = []
     for j, server in enumerate(agent.mcp_servers):
         warnings += header_warnings(
             server.headers, join_path(path, f"mcpServers[{j}]"), "a ConfigMap and env"
+        )
+    for j, ref in enumerate(agent.tools):
+        warnings += header_warnings(
+            ref.headers, join_path(path, f"tools[{j}]"), "a ConfigMap and env"
         )
     return warnings
 

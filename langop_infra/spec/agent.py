@@ -4,7 +4,7 @@ workspace, ports, models and persona."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -12,6 +12,7 @@ from pydantic import (
     AliasChoices,
     BeforeValidator,
     Field,
+    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -41,8 +42,22 @@ from langop_infra.spec.fields import (
     not_reserved_mount,
 )
 from langop_infra.spec.model import ModelRef, PersonaSpec
+from langop_infra.spec.names import header_env_name, tool_header_env_name
 from langop_infra.spec.network import PeerSpec
 from langop_infra.spec.pod import WorkloadSpec
+
+# Keys of ark's inline tools that a LanguageTool reference never has.
+WEBHOOK_ONLY_KEYS = frozenset({"url", "method", "inputSchema", "input_schema", "description"})
+
+ModelId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=253,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$",
+        description="A model id such as 'llama3.2', 'gpt-4o-mini' or 'ollama/llama3.2:8b'.",
+    ),
+]
 
 
 class ToolRef(Spec):
@@ -52,6 +67,24 @@ class ToolRef(Spec):
     namespace: DnsLabel | None = None
     enabled: bool = True
     required: bool = Field(False, description="The agent waits for the tool to be ready.")
+    allowed_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] | None = Field(
+        None,
+        description="Only these of the tool's tools are offered to the agent (config.yaml "
+        "allowedTools; the agent's registry enforces it, schema sync reports unknown names). "
+        "Unset: all of them.",
+    )
+    headers: list[HeaderSpec] = Field(
+        [],
+        description="Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, "
+        "reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>.",
+    )
+
+    @field_validator("allowed_tools")
+    @classmethod
+    def _no_repeats(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            raise invalid("allowed_tools", "allowedTools names a tool twice; list each once")
+        return value
 
 
 class McpServerSpec(Spec):
@@ -125,11 +158,34 @@ class WebhookToolSpec(Spec):
     description: str = Field("", max_length=1024)
     url: HttpUrl
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
-    input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = {"type": "object"}
+    input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = Field(
+        {"type": "object"},
+        description="A JSON Schema: an object, or a JSON string (ark's form, passed on as "
+        "written).",
+    )
     timeout: Annotated[Seconds, duration_between(1, 600)] = 30.0
     authentication: WebhookAuth = WebhookAuth()
     rate_limit: RateLimit | None = None
     enabled: bool = True
+    # ark's runtime reads inputSchema as a string; a string given is passed on byte for byte.
+    _input_schema_text: str | None = PrivateAttr(None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_schema_text(cls, data: Any, handler: Any) -> Self:
+        model = handler(data)
+        if isinstance(data, Mapping):
+            raw = data.get("inputSchema", data.get("input_schema"))
+            if isinstance(raw, str):
+                model._input_schema_text = raw
+        return model
+
+    @property
+    def input_schema_text(self) -> str:
+        """``inputSchema`` as the JSON string ark's runtime reads: as written, or compact."""
+        if self._input_schema_text is not None:
+            return self._input_schema_text
+        return json.dumps(self.input_schema, separators=(",", ":"), ensure_ascii=False)
 
 
 def config_map_key(value: str) -> str:
@@ -206,7 +262,10 @@ def persona_ref(value: Any) -> Any:
 class AgentSpec(WorkloadSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
-    tools: list[ToolRef] = []
+    tools: list[ToolRef] = Field(
+        [],
+        description="LanguageTool references; ark's inline webhook tools may sit here too.",
+    )
     mcp_servers: list[McpServerSpec] = []
     webhook_tools: list[WebhookToolSpec] = []
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
@@ -215,7 +274,11 @@ class AgentSpec(WorkloadSpec):
     allow_from: list[PeerSpec] = Field(
         [], description="Who may reach the agent's ports (nobody when empty)."
     )
-    model: DnsLabel | None = Field(None, description="ark's shorthand: one model, role primary.")
+    model: ModelId | None = Field(
+        None,
+        description="ark's shorthand, one model (role primary): a declared model's name or "
+        "modelName, or any model id, passed on as AGENT_MODEL with a warning.",
+    )
     models: list[ModelRef] = Field([], description="LanguageModels of the namespace, in order.")
     instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
         None,
@@ -225,6 +288,26 @@ class AgentSpec(WorkloadSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         None, description="A persona's name under personas, or the persona itself."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ark_tools(cls, data: Any) -> Any:
+        """ark's inline webhook tools under ``tools``: an entry with a webhook-only key
+        (``url``, ``method``, ``inputSchema``, ``description``) cannot be a LanguageTool
+        reference, so it joins ``webhookTools``."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("tools"), list):
+            return data
+        refs, webhooks = [], []
+        for item in data["tools"]:
+            is_webhook = isinstance(item, Mapping) and not WEBHOOK_ONLY_KEYS.isdisjoint(item)
+            (webhooks if is_webhook else refs).append(item)
+        if not webhooks:
+            return data
+        key = "webhook_tools" if "webhook_tools" in data else "webhookTools"
+        given = data.get(key) or []
+        if not isinstance(given, list):
+            return data
+        return {**data, "tools": refs, key: [*given, *webhooks]}
 
     @model_validator(mode="after")
     def _ports(self) -> Self:
@@ -263,8 +346,40 @@ class AgentSpec(WorkloadSpec):
 
 
 
-def model_refs(agent: AgentSpec) -> list[ModelRef]:
-    """The agent's model references, ark's ``model: <name>`` shorthand expanded."""
+def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
+    """Every header the agent sends, with its path and the env var that carries it: its
+    external MCP servers' (ark) and its enabled tool references'."""
+    for i, server in enumerate(agent.mcp_servers):
+        for j, header in enumerate(server.headers):
+            yield f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name), header
+    for i, ref in enumerate(agent.tools):
+        if ref.enabled:
+            for j, header in enumerate(ref.headers):
+                env = tool_header_env_name(ref.name, header.name)
+                yield f"tools[{i}].headers[{j}]", env, header
+
+
+def shorthand_model(value: str, models: Mapping[str, Any] | None) -> str | None:
+    """The declared model ark's ``model: <value>`` means: the one named ``value``, else the
+    one model whose ``modelName`` is ``value``; None when no (or more than one) declared
+    model serves it. ``models`` None: the caller has no list, so ``value`` is a name."""
+    if models is None or value in models:
+        return value
+    serving = [name for name, m in models.items() if getattr(m, "model_name", None) == value]
+    return serving[0] if len(serving) == 1 else None
+
+
+def passthrough_model(agent: AgentSpec, models: Mapping[str, Any]) -> str | None:
+    """ark's ``model:`` when no declared model serves it: passed on as ``AGENT_MODEL`` only."""
+    if agent.model is None or shorthand_model(agent.model, models) is not None:
+        return None
+    return agent.model
+
+
+def model_refs(agent: AgentSpec, models: Mapping[str, Any] | None = None) -> list[ModelRef]:
+    """The agent's model references, ark's ``model: <name>`` shorthand expanded against the
+    declared ``models`` (by name); a model no declared one serves is no reference."""
     if agent.model is not None:
-        return [ModelRef(name=agent.model)]
+        name = shorthand_model(agent.model, models)
+        return [ModelRef(name=name)] if name is not None else []
     return list(agent.models)

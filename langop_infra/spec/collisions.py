@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec import names
-from langop_infra.spec.agent import AgentSpec
+from langop_infra.spec.agent import AgentSpec, agent_headers
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import SecretSource
 from langop_infra.spec.pod import WorkloadSpec
@@ -41,10 +41,9 @@ def _secret_names(workload: WorkloadSpec) -> Iterator[str]:
         if source.secret_ref is not None:
             yield source.secret_ref.name
     if isinstance(workload, AgentSpec):
-        for server in workload.mcp_servers:
-            for header in server.headers:
-                if header.value_from is not None:
-                    yield header.value_from.secret_key_ref.name
+        for _, _, header in agent_headers(workload):
+            if header.value_from is not None:
+                yield header.value_from.secret_key_ref.name
         for webhook in workload.webhook_tools:
             if webhook.authentication.secret_ref is not None:
                 yield webhook.authentication.secret_ref.name
@@ -53,7 +52,7 @@ def _secret_names(workload: WorkloadSpec) -> Iterator[str]:
 def _owns_secret(workload: WorkloadSpec) -> bool:
     owned = any(not isinstance(v, SecretSource) for v in workload.secret_env.values())
     if isinstance(workload, AgentSpec):
-        owned = owned or any(h.secret is not None for s in workload.mcp_servers for h in s.headers)
+        owned = owned or any(h.secret is not None for _, _, h in agent_headers(workload))
     return owned
 
 

@@ -85,7 +85,7 @@ def _model_urls(
     (which the agent's egress policy also gets); the gateway's models are the gateway's."""
     models = {m.name: m for m in cluster.models}
     gateway = gateway_defaults(cluster.defaults)
-    for j, ref in enumerate(model_refs(agent)):
+    for j, ref in enumerate(model_refs(agent, models)):
         model = models.get(ref.name)
         if model is None or model.endpoint is None or via_gateway(model, gateway):
             continue

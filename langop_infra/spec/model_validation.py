@@ -123,15 +123,8 @@ def agent_model_problems(
 
     ``personas`` None: the caller has no persona list (an agent outside a cluster).
     """
+    # ark's ``model:`` may name a model no one declares: passed on, with a warning (advice).
     problems = []
-    if agent.model is not None and agent.model not in models:
-        problems.append(
-            Problem(
-                join_path(path, "model"),
-                f"no model named {agent.model!r} (known: {_known(models)}); declare it under "
-                "models or fix the name",
-            )
-        )
     seen: dict[str, int] = {}
     for j, ref in enumerate(agent.models):
         where = join_path(path, f"models[{j}].name")
@@ -161,6 +154,24 @@ def agent_model_problems(
             )
         )
     return problems
+
+
+def shorthand_problems(
+    agent: AgentSpec, models: Sequence[ModelSpec], path: str = ""
+) -> list[Problem]:
+    """ark's ``model: <id>`` naming no model but the ``modelName`` of several: ambiguous."""
+    if agent.model is None or any(m.name == agent.model for m in models):
+        return []
+    serving = sorted(m.name for m in models if m.model_name == agent.model)
+    if len(serving) < 2:
+        return []
+    return [
+        Problem(
+            join_path(path, "model"),
+            f"models {', '.join(serving)} all serve modelName {agent.model!r}; set model to "
+            "one of their names",
+        )
+    ]
 
 
 def gateway_problems(
@@ -259,6 +270,8 @@ def cluster_model_problems(
         problems += agent_model_problems(
             agent, declared_models, declared_personas, join_path(path, f"agents[{i}]")
         )
+        where = join_path(path, f"agents[{i}]")
+        problems += shorthand_problems(agent, [m for _, m in models], where)
     problems += gateway_problems(cluster, path, tool_index, agent_index)
     problems += secret_key_problems(cluster, models, path)
     return problems

@@ -21,7 +21,8 @@ RESERVED_AGENT_ENV = frozenset(
 )
 HEADER_ENV_PREFIX = "ARK_MCP_"
 WEBHOOK_ENV_PREFIX = "AGENT_WEBHOOK_"
-RESERVED_AGENT_ENV_PREFIXES = (HEADER_ENV_PREFIX, WEBHOOK_ENV_PREFIX)
+TOOL_HEADER_ENV_PREFIX = "LANGOP_TOOL_"
+RESERVED_AGENT_ENV_PREFIXES = (HEADER_ENV_PREFIX, WEBHOOK_ENV_PREFIX, TOOL_HEADER_ENV_PREFIX)
 
 DEFAULT_DENY_NAME = "default-deny-ingress"
 
@@ -34,6 +35,11 @@ def env_token(text: str) -> str:
 def header_env_name(server: str, header: str) -> str:
     """``ARK_MCP_<SERVER>_HEADER_<HEADER>``: the env var that carries an MCP server's header."""
     return f"{HEADER_ENV_PREFIX}{env_token(server)}_HEADER_{env_token(header)}"
+
+
+def tool_header_env_name(tool: str, header: str) -> str:
+    """``LANGOP_TOOL_<TOOL>_HEADER_<HEADER>``: a header an agent sends to a LanguageTool."""
+    return f"{TOOL_HEADER_ENV_PREFIX}{env_token(tool)}_HEADER_{env_token(header)}"
 
 
 def webhook_auth_env_name(tool: str) -> str:

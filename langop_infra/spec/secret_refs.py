@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from langop_infra.core.errors import Problem, join_path
+from langop_infra.spec.agent import agent_headers
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import SecretKeyRef, SecretSource
 from langop_infra.spec.tool import ToolSpec
@@ -91,13 +92,12 @@ def secret_refs(
         for name, value in agent.secret_env.items():
             if isinstance(value, SecretSource):
                 yield f"agents[{i}].secretEnv.{name}.secretKeyRef", value.secret_key_ref
-        for j, server in enumerate(agent.mcp_servers):
-            for k, header in enumerate(server.headers):
-                if header.value_from is not None:
-                    yield (
-                        f"agents[{i}].mcpServers[{j}].headers[{k}].valueFrom.secretKeyRef",
-                        header.value_from.secret_key_ref,
-                    )
+        for where, _, header in agent_headers(agent):
+            if header.value_from is not None:
+                yield (
+                    f"agents[{i}].{where}.valueFrom.secretKeyRef",
+                    header.value_from.secret_key_ref,
+                )
         for j, webhook in enumerate(agent.webhook_tools):
             if webhook.authentication.secret_ref is not None:
                 yield (

@@ -77,6 +77,12 @@ class ToolSpec(WorkloadSpec):
         description="Name of the tool's Deployment and Service."
     )
     type: Literal["mcp"] = "mcp"
+    transport: Literal["http", "stdio"] = Field(
+        "http",
+        description="stdio: command, args and env start a stdio-only MCP server, run behind the "
+        "mcp-proxy bridge in the same container, which serves /mcp on port (the image must "
+        "hold mcp-proxy and the server's runtime).",
+    )
     deployment_mode: Literal["service", "sidecar"] = "service"
     port: Port = 8080
     mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
@@ -84,6 +90,27 @@ class ToolSpec(WorkloadSpec):
     allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
     schema_sync: SchemaSyncSpec = SchemaSyncSpec()
     persistence: Persistence | None = None
+
+    @model_validator(mode="after")
+    def _stdio_fields(self) -> ToolSpec:
+        if self.transport != "stdio":
+            return self
+        if not self.command:
+            raise invalid(
+                "stdio_command",
+                "a stdio tool needs command: the server's command line, e.g. [npx, -y, "
+                "'@modelcontextprotocol/server-everything', stdio]",
+            )
+        fixed = [
+            f"{alias} (the bridge serves {value})"
+            for field, alias, value in STDIO_FIXED_PATHS
+            if field in self.model_fields_set and getattr(self, field) != value
+        ]
+        if fixed:
+            raise invalid(
+                "stdio_paths", f"a stdio tool cannot set {', '.join(fixed)}; remove them"
+            )
+        return self
 
     @model_validator(mode="after")
     def _sidecar_fields(self) -> ToolSpec:
@@ -117,6 +144,9 @@ class ToolSpec(WorkloadSpec):
             )
         return self
 
+
+# What the stdio bridge (mcp-proxy) serves, fixed: field, stack-file name, value.
+STDIO_FIXED_PATHS = (("mcp_path", "mcpPath", "/mcp"), ("health_path", "healthPath", "/status"))
 
 # Pod-level fields a sidecar tool cannot carry, as a stack file names them.
 SIDECAR_POD_FIELDS = {

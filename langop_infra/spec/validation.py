@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from langop_infra.core.errors import Problem, SpecError, join_path, problems_from
 from langop_infra.spec.admission import deploy_problems, resource_problems, security_problems
-from langop_infra.spec.agent import AgentSpec, ToolRef
+from langop_infra.spec.agent import AgentSpec, ToolRef, agent_headers
 from langop_infra.spec.cluster import ClusterSpec, Defaults
 from langop_infra.spec.collisions import name_clashes
 from langop_infra.spec.egress_check import egress_findings
@@ -24,7 +24,6 @@ from langop_infra.spec.model_validation import cluster_model_problems
 from langop_infra.spec.names import (
     RESERVED_AGENT_ENV,
     RESERVED_AGENT_ENV_PREFIXES,
-    header_env_name,
     webhook_auth_env_name,
 )
 from langop_infra.spec.pod import Resources, WorkloadSpec
@@ -146,15 +145,11 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
                         f"{name} is set by langop-infra for every agent; rename your variable",
                     )
                 )
-    header_envs = [
-        (f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name))
-        for i, server in enumerate(agent.mcp_servers)
-        for j, header in enumerate(server.headers)
-    ]
+    header_envs = [(where, env) for where, env, _ in agent_headers(agent)]
     problems += _duplicates(
         header_envs,
         path,
-        lambda key: f"header maps to env var {key} twice; rename the server or header",
+        lambda key: f"header maps to env var {key} twice; rename the server, tool or header",
     )
     # Webhook credentials land in AGENT_WEBHOOK_<TOOL>_AUTH: two names may fold to one.
     auth_envs = [

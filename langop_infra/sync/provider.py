@@ -62,6 +62,7 @@ INPUTS = (
     "pod_selector",
     "oauth",
     "limits",
+    "allowed_tools",
 )
 SECRET_INPUTS = ("headers", "kubeconfig", "oauth")
 LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages")
@@ -83,6 +84,8 @@ class SyncOutputs:
     protocol_version: str = ""
     registered_at: str = ""
     last_synced_at: str = ""
+    #: ``<agent>: <tool>`` for each name an agent's allowedTools gives that the tool lacks.
+    unknown_allowed_tools: list[str] = field(default_factory=list)
 
     #: Kept from the last good sync when a sync fails.
     LISTING: ClassVar[tuple[str, ...]] = (
@@ -93,6 +96,7 @@ class SyncOutputs:
         "protocol_version",
         "registered_at",
         "last_synced_at",
+        "unknown_allowed_tools",
     )
     #: What a LanguageTool re-exports from its sync.
     EXPORTED: ClassVar[tuple[str, ...]] = ("tool_schemas", "schema_hash", "tool_names", "phase")
@@ -112,9 +116,12 @@ class SyncOutputs:
         return cls(phase="Error", last_error=message, **kept)
 
     @classmethod
-    def registered(cls, listing: Any, previous: Mapping[str, Any]) -> SyncOutputs:
+    def registered(
+        cls, listing: Any, previous: Mapping[str, Any], allowed: Any = None
+    ) -> SyncOutputs:
         now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
         return cls(
+            unknown_allowed_tools=unknown_allowed_tools(allowed, listing.tools),
             phase="Registered",
             tool_schemas=list(listing.tools),
             tool_names=[t.get("name") for t in listing.tools],
@@ -127,6 +134,19 @@ class SyncOutputs:
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def unknown_allowed_tools(allowed: Any, tools: list[dict[str, Any]]) -> list[str]:
+    """``<agent>: <name>`` for each name in an agent's allowedTools (``{agent: [names]}``)
+    that the listed ``tools`` do not have: drift between what agents may call and what the
+    tool serves."""
+    names = {t.get("name") for t in tools}
+    return [
+        f"{agent}: {name}"
+        for agent, wanted in sorted((allowed or {}).items())
+        for name in wanted
+        if name not in names
+    ]
 
 
 def plain(value: Any) -> Any:
@@ -322,7 +342,7 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
             limits=inputs.get("limits"),
         )
         # Hashing is part of the sync: a schema it refuses is this tool's failure.
-        result = SyncOutputs.registered(listing, previous)
+        result = SyncOutputs.registered(listing, previous, inputs.get("allowed_tools"))
     except Exception as exc:  # every failure is reported, never half-recorded
         message = failure_message(exc, sent)
         if inputs.get("required"):
@@ -436,6 +456,7 @@ class ToolSchemaSync(dyn.Resource):
     last_error: pulumi.Output[str]
     server_info: pulumi.Output[dict]
     protocol_version: pulumi.Output[str]
+    unknown_allowed_tools: pulumi.Output[list]
 
     def __init__(
         self,
