@@ -16,11 +16,16 @@ from typing import Any
 from langop_infra.build.contract import EnvVar, access_label, checksum, compact_json, otel_env
 from langop_infra.build.gateway import GATEWAY_NAME, api_key_env_name, gateway_endpoint
 from langop_infra.build.gateway_policies import agent_model_egress_rules
-from langop_infra.spec.agent import model_refs, passthrough_model
-from langop_infra.spec.cluster import gateway_defaults
-from langop_infra.spec.model import KNOWN_ENDPOINTS, ModelGatewayDefaults, ModelSpec, ObservabilityDefaults, PersonaSpec, via_gateway
-from langop_infra.spec.agent import AgentSpec
-from langop_infra.spec.cluster import Defaults
+from langop_infra.spec.agent import AgentSpec, model_refs, passthrough_model
+from langop_infra.spec.cluster import Defaults, gateway_defaults
+from langop_infra.spec.model import (
+    KNOWN_ENDPOINTS,
+    ModelGatewayDefaults,
+    ModelSpec,
+    ObservabilityDefaults,
+    PersonaSpec,
+    via_gateway,
+)
 
 # Every AGENT_UUID is uuid5(this, "<namespace>/<name>"): stable across renders and clusters.
 AGENT_UUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io")

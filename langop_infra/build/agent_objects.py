@@ -8,10 +8,10 @@ from typing import Any
 from langop_infra.build import contract, pods, policies, workspace
 from langop_infra.build.agent_models import agent_model_parts, override_warnings
 from langop_infra.build.gateway_policies import with_model_egress
-from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.build.pod_settings import autoscaler_spec, disruption_budget_spec
 from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.cluster import Defaults
+from langop_infra.spec.model import ModelSpec, PersonaSpec
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langop_infra.core import yaml_io
+from langop_infra.spec.agent import AgentSpec, WebhookToolSpec, agent_headers
+from langop_infra.spec.fields import HeaderSpec, SecretSource
 from langop_infra.spec.names import (
     CONFIG_PATH,
     DEFAULT_MCP_PATH,
@@ -22,8 +24,6 @@ from langop_infra.spec.names import (
     webhook_auth_env_name,
     workload_secret_name,
 )
-from langop_infra.spec.agent import AgentSpec, WebhookToolSpec, agent_headers
-from langop_infra.spec.fields import HeaderSpec, SecretSource
 from langop_infra.spec.tool import ToolSpec
 
 MANAGED_BY = "langop-infra"

@@ -17,11 +17,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from langop_infra.core import yaml_io
 from langop_infra.build.contract import EnvVar, checksum, otel_env, recommended_labels
-from langop_infra.spec.model import GATEWAY_NAME, ModelGatewayDefaults, ModelSpec, ObservabilityDefaults
+from langop_infra.build.pods import (
+    TMP_VOLUME,
+    container_security_context,
+    pod_security_context,
+    resources_manifest,
+)
+from langop_infra.core import yaml_io
+from langop_infra.spec.model import (
+    GATEWAY_NAME,
+    ModelGatewayDefaults,
+    ModelSpec,
+    ObservabilityDefaults,
+)
 from langop_infra.spec.names import env_token
-from langop_infra.build.pods import TMP_VOLUME, container_security_context, pod_security_context, resources_manifest
 from langop_infra.spec.pod import Security
 
 GATEWAY_PORT = 8000

@@ -17,8 +17,16 @@ from urllib.parse import urlsplit
 
 from langop_infra.build.contract import access_label
 from langop_infra.build.gateway import GATEWAY_NAME, GATEWAY_PORT, gateway_selector
+from langop_infra.build.policies import (
+    DNS_NAMESPACE,
+    DNS_POD_LABELS,
+    NAMESPACE_NAME_LABEL,
+    agent_egress_name,
+    in_namespace,
+    network_peer,
+    tcp,
+)
 from langop_infra.spec.model import ModelSpec
-from langop_infra.build.policies import DNS_NAMESPACE, DNS_POD_LABELS, NAMESPACE_NAME_LABEL, agent_egress_name, in_namespace, network_peer, tcp
 from langop_infra.spec.network import EgressRule
 
 

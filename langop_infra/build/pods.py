@@ -12,9 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from langop_infra.build import contract, policies, stdio_bridge, workspace
-from langop_infra.spec import names
 from langop_infra.build.contract import EnvVar
-from langop_infra.build.pod_settings import apply_pod_settings, autoscaler_spec, disruption_budget_spec, with_probes
+from langop_infra.build.pod_settings import (
+    apply_pod_settings,
+    autoscaler_spec,
+    disruption_budget_spec,
+    with_probes,
+)
+from langop_infra.spec import names
 from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.cluster import Defaults
 from langop_infra.spec.fields import overlay

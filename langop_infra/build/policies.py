@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langop_infra.build.contract import ToolTarget, access_label, agent_selector, tool_selector
-from langop_infra.spec.names import agent_egress_name, agent_ingress_name, cross_namespace_name
 from langop_infra.spec.agent import AgentPort, AgentSpec
+from langop_infra.spec.names import agent_egress_name, agent_ingress_name, cross_namespace_name
 from langop_infra.spec.network import EgressRule, NetworkPeer, PeerSpec
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
