@@ -30,6 +30,7 @@ from langop_infra.spec.admission import deploy_problems, parse_quantity
 from langop_infra.spec.advice import header_warnings
 from langop_infra.spec.cluster import Defaults
 from langop_infra.spec.secret_refs import sync_secret_refs
+from langop_infra.spec.sync_path_check import sync_path_verdict
 from langop_infra.spec.tool import ToolSpec
 from langop_infra.spec.validation import parse_tool
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
@@ -151,6 +152,9 @@ def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
 def standalone_problems(tool: ToolSpec, defaults: Defaults) -> list[Problem]:
     """What a tool outside a LanguageCluster cannot do, and what Kubernetes would refuse."""
     problems = deploy_problems(tool, defaults)
+    verdict = sync_path_verdict(tool, defaults)
+    if verdict is not None and defaults.strict_egress:
+        problems.append(Problem("schemaSync", verdict))
     for where, ref in sync_secret_refs(tool):
         problems.append(
             Problem(
@@ -245,6 +249,9 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         tool, objects = inputs.resolve(data, parse, build, _structure, subject)
     for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
         pulumi.log.warn(f"{subject}: {warning}")
+    verdict = sync_path_verdict(tool, defaults)
+    if verdict is not None and not defaults.strict_egress:
+        pulumi.log.warn(f"{subject}: schemaSync: {verdict}")
     plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
     return plan, objects
 
