@@ -1,0 +1,46 @@
+"""The "Testing your own program" example (docs/python-api.md) run as a user runs it: its own
+pytest process, outside this repository's test configuration, on a file that imports only the
+public API. Two tests build the same components: each ``@pulumi.runtime.test`` is a program."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parent / "user_program" / "check_my_program.py"
+PUBLIC = {"pulumi", "pytest", "yaml", "langop_infra", "langop_infra.testing"}
+
+
+def test_the_example_imports_only_the_public_api() -> None:
+    tree = ast.parse(EXAMPLE.read_text())
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert modules <= PUBLIC, modules - PUBLIC
+    imported = {
+        a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.module == "langop_infra"
+        for a in n.names
+    }
+    import langop_infra
+
+    assert imported <= set(langop_infra.__all__)
+
+
+@pytest.mark.slow
+def test_the_example_passes_in_its_own_pytest_process(tmp_path: Path) -> None:
+    shutil.copy(EXAMPLE, tmp_path / "test_my_program.py")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_program.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "5 passed" in done.stdout
