@@ -30,6 +30,27 @@ def object_meta(
     return meta
 
 
+def service_account(
+    key: str,
+    workload: Any,
+    namespace: str,
+    labels: Mapping[str, str],
+    opts: pulumi.ResourceOptions,
+) -> k8s.core.v1.ServiceAccount | None:
+    """ServiceAccount ``<workload>`` when its spec says ``serviceAccount: {create: true}``,
+    with the given annotations (cloud workload identity); its token is never auto-mounted,
+    the pod's ``automountServiceAccountToken`` decides."""
+    account = getattr(workload, "service_account", None)
+    if account is None or not account.create:
+        return None
+    return k8s.core.v1.ServiceAccount(
+        f"{key}-sa",
+        metadata=object_meta(workload.name, namespace, labels, account.annotations),
+        automount_service_account_token=False,
+        opts=opts,
+    )
+
+
 def opaque_secret(
     resource_name: str,
     *,

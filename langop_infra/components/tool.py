@@ -19,6 +19,7 @@ from langop_infra.components.k8s import (
     object_meta,
     register_component,
     scaling_objects,
+    service_account,
     type_token,
     with_pod_annotations,
     workload_secret,
@@ -77,6 +78,21 @@ class LanguageToolArgs(TypedDict, total=False):
     """ServiceAccount of the pods."""
     automount_service_account_token: pulumi.Input[bool]
     """Mount the ServiceAccount token (default false)."""
+    volumes: pulumi.Input[list[Any]]
+    """Extra pod volumes: ``{name, configMap | secret | persistentVolumeClaim | emptyDir |
+    projected}`` (hostPath is refused: the restricted Pod Security Standard forbids it)."""
+    volume_mounts: pulumi.Input[list[Any]]
+    """Mounts of those volumes into the main container: ``{name, mountPath, subPath,
+    readOnly}``."""
+    init_containers: pulumi.Input[list[Any]]
+    """Containers run before the workload's, with its security context: ``{name, image,
+    command, args, env, volumeMounts, resources}``."""
+    service_account: dict[str, Any]
+    """``{create: true, annotations}``: a ServiceAccount named after the workload (e.g. for
+    cloud workload identity); or ``{name}`` of an existing one."""
+    service: pulumi.Input[dict[str, Any]]
+    """The tool's Service: ``{type: ClusterIP | NodePort | LoadBalancer, annotations,
+    labels}`` (service mode)."""
     allow_from: pulumi.Input[list[Any]]
     """Extra ingress sources: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
     schema_sync: pulumi.Input[dict[str, Any]]
@@ -270,6 +286,7 @@ def _structure(tool: ToolSpec) -> tuple[Any, ...]:
         tool.egress,
         tool.autoscaling is None,
         sorted(tool.secret_env),
+        tool.service_account is not None and tool.service_account.create,
     )
 
 
@@ -343,7 +360,7 @@ class LanguageTool(pulumi.ComponentResource):
                 spec=inputs.part(objects, lambda o: o.claim[1]),
                 opts=child,
             )
-        self.deployment = self.service = self.network_policy = None
+        self.deployment = self.service = self.network_policy = self.service_account = None
         self.sidecar_container = None
         if tool.deployment_mode == "sidecar":
             self.sidecar_container = inputs.part(objects, lambda o: o.container)
@@ -367,15 +384,27 @@ class LanguageTool(pulumi.ComponentResource):
         tool, namespace = plan.spec, plan.namespace
         deployment = inputs.part(objects, lambda o: o.deployment)
         secrets = [self.secret] if self.secret else []
+        self.service_account = service_account(key, tool, namespace, labels, child)
         self.deployment = k8s.apps.v1.Deployment(
             key,
             metadata=object_meta(tool.name, namespace, labels, tool.annotations),
             spec=with_pod_annotations(deployment, secrets),
-            opts=child,
+            opts=pulumi.ResourceOptions.merge(
+                child, pulumi.ResourceOptions(depends_on=[self.service_account])
+            )
+            if self.service_account
+            else child,
         )
+        settings = tool.service
         self.service = k8s.core.v1.Service(
             key,
-            metadata=object_meta(tool.name, namespace, labels),
+            # The recommended labels win over the user's: selectors and tools rely on them.
+            metadata=object_meta(
+                tool.name,
+                namespace,
+                {**(settings.labels if settings else {}), **labels},
+                settings.annotations if settings else None,
+            ),
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,
         )

@@ -42,7 +42,7 @@ from langop_infra.spec.fields import (
 )
 from langop_infra.spec.model import ModelRef, PersonaSpec
 from langop_infra.spec.network import PeerSpec
-from langop_infra.spec.pod import WorkloadSpec
+from langop_infra.spec.volumes import PodExtensionsSpec
 
 
 class ToolRef(Spec):
@@ -203,7 +203,7 @@ def persona_ref(value: Any) -> Any:
     )
 
 
-class AgentSpec(WorkloadSpec):
+class AgentSpec(PodExtensionsSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = []
