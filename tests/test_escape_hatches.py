@@ -379,3 +379,19 @@ def test_the_fixture_passes_checkov(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "Failed checks: 0" in result.stdout
+
+
+def test_the_component_package_serves_the_fields() -> None:
+    import json
+
+    from pulumi.provider.experimental.component import ComponentProvider
+
+    from langop_infra.program.package import COMPONENTS
+
+    schema = json.loads(ComponentProvider(COMPONENTS, "langop-infra", version="0.1.0").schema)
+    common = {"volumes", "volumeMounts", "initContainers", "serviceAccount"}
+    tool = schema["resources"]["langop-infra:index:LanguageTool"]["inputProperties"]
+    agent = schema["resources"]["langop-infra:index:LanguageAgent"]["inputProperties"]
+    assert common | {"service"} <= set(tool)
+    assert common <= set(agent) and "service" not in agent
+    assert "hostPath is refused" in tool["volumes"]["description"]
