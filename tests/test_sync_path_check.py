@@ -101,6 +101,11 @@ def test_defaults_schema_sync_from_admits_every_tool(
     [
         ({"schemaSync": {"access": "apiserver-proxy"}}, {}, True),
         ({"schemaSync": {"syncUrl": "https://tools.example.com/mcp"}}, {}, False),
+        (
+            {"schemaSync": {"access": "apiserver-proxy", "syncUrl": "https://t.example.com/mcp"}},
+            {},
+            True,
+        ),
         ({}, {"schemaSyncAccess": "direct"}, False),
         ({"schemaSync": {"access": "auto"}}, {"schemaSyncAccess": "direct"}, True),
         ({"allowFrom": [{"podSelector": {"matchLabels": {"a": "b"}}}]}, {}, True),

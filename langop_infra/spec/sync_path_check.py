@@ -22,10 +22,13 @@ def sync_path_verdict(tool: ToolSpec, defaults: Defaults) -> str | None:
     """None when the tool's sync does not go through the proxy or a policy may admit it;
     otherwise what is wrong, naming the setting that fixes it."""
     sync = tool.schema_sync
-    if not sync.enabled or sync.sync_url is not None:
+    if not sync.enabled:
         return None
     access = sync.access or defaults.schema_sync_access
-    if access == "direct" or defaults.schema_sync_from:
+    # A syncUrl makes auto call it directly; apiserver-proxy goes through the proxy anyway.
+    if access == "direct" or (access == "auto" and sync.sync_url is not None):
+        return None
+    if defaults.schema_sync_from:
         return None
     sidecar = tool.deployment_mode == "sidecar"
     # An ipBlock of allowFrom may be the control plane's range: it cannot be told apart.
