@@ -10,7 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pulumi
 import pytest
+from pulumi.runtime import settings
+
+from langop_infra import LanguageTool, SpecError
+from langop_infra.testing import Mocks
 
 EXAMPLE = Path(__file__).resolve().parent / "user_program" / "check_my_program.py"
 PUBLIC = {"pulumi", "pytest", "yaml", "langop_infra", "langop_infra.testing"}
@@ -44,3 +49,34 @@ def test_the_example_passes_in_its_own_pytest_process(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "5 passed" in done.stdout
+
+
+def test_each_runtime_test_is_one_program_for_the_duplicate_check() -> None:
+    """In-process, as the example's module does: the second test may build the same tool;
+    within one test a second one is refused."""
+    mocks = Mocks(schemas={"memory": [{"name": "remember", "inputSchema": {"type": "object"}}]})
+    pulumi.runtime.set_mocks(mocks, preview=False)
+
+    def build() -> LanguageTool:
+        return LanguageTool("memory", image="ghcr.io/acme/memory-mcp:1.4.0", namespace="apps")
+
+    seen: list[str] = []
+
+    @pulumi.runtime.test
+    def a_test() -> pulumi.Output:
+        return build().phase.apply(seen.append)
+
+    @pulumi.runtime.test
+    def a_test_with_a_duplicate() -> None:
+        build()
+        build()
+
+    try:
+        a_test()
+        a_test()
+        assert seen == ["Registered", "Registered"]
+        with pytest.raises(SpecError, match="a LanguageTool named 'memory' already exists"):
+            a_test_with_a_duplicate()
+    finally:
+        # The next program run (the mock engine's) starts from no root, as it expects.
+        settings.ROOT.set(None)
