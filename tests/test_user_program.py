@@ -5,7 +5,7 @@ public API. Two tests build the same components: each ``@pulumi.runtime.test`` i
 from __future__ import annotations
 
 import ast
-import shutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +18,7 @@ from langop_infra import LanguageTool, SpecError
 from langop_infra.testing import Mocks
 
 EXAMPLE = Path(__file__).resolve().parent / "user_program" / "check_my_program.py"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "python-api.md"
 PUBLIC = {"pulumi", "pytest", "yaml", "langop_infra", "langop_infra.testing"}
 
 
@@ -37,18 +38,34 @@ def test_the_example_imports_only_the_public_api() -> None:
     assert imported <= set(langop_infra.__all__)
 
 
-@pytest.mark.slow
-def test_the_example_passes_in_its_own_pytest_process(tmp_path: Path) -> None:
-    shutil.copy(EXAMPLE, tmp_path / "test_my_program.py")
-    done = subprocess.run(
+def user_pytest(directory: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """``pytest`` as a user runs it on ``source``: its own process and directory."""
+    (directory / "test_my_program.py").write_text(source)
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_program.py"],
-        cwd=tmp_path,
+        cwd=directory,
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+@pytest.mark.slow
+def test_the_example_passes_in_its_own_pytest_process(tmp_path: Path) -> None:
+    done = user_pytest(tmp_path, EXAMPLE.read_text())
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "5 passed" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_documented_example_passes_as_written(tmp_path: Path) -> None:
+    text = DOCS.read_text()
+    section = text[text.index("### Testing your own program") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    done = user_pytest(tmp_path, code.group(1))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout
 
 
 def test_each_runtime_test_is_one_program_for_the_duplicate_check() -> None:
