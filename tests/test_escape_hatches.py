@@ -395,3 +395,23 @@ def test_the_component_package_serves_the_fields() -> None:
     assert common | {"service"} <= set(tool)
     assert common <= set(agent) and "service" not in agent
     assert "hostPath is refused" in tool["volumes"]["description"]
+
+
+def test_every_escape_hatch_field_is_described() -> None:
+    from pydantic import BaseModel
+
+    from langop_infra.spec import volumes
+
+    models = [
+        m
+        for m in vars(volumes).values()
+        if isinstance(m, type) and issubclass(m, BaseModel) and m.__module__ == volumes.__name__
+    ]
+    assert len(models) >= 12
+    bare = [
+        f"{model.__name__}.{name}"
+        for model in models
+        for name, info in model.model_fields.items()
+        if name in model.__annotations__ and not info.description
+    ]
+    assert bare == []

@@ -53,55 +53,65 @@ Mode = Annotated[Int, Field(ge=0, le=0o777, description="File mode bits, e.g. 0o
 
 
 class KeyToPath(Spec):
-    key: Annotated[str, AfterValidator(secret_key)]
-    path: RelativePath
-    mode: Mode | None = None
+    key: Annotated[str, AfterValidator(secret_key)] = Field(description="A key of the source.")
+    path: RelativePath = Field(description="The file it becomes, relative to the mount.")
+    mode: Mode | None = Field(None, description="The file's mode; unset: defaultMode.")
 
 
 class ConfigMapVolume(Spec):
     name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="The ConfigMap.")
     items: list[KeyToPath] = Field([], description="Keys to project; unset: every key.")
-    default_mode: Mode | None = None
-    optional: bool | None = None
+    default_mode: Mode | None = Field(None, description="Mode of the files; unset: 0644.")
+    optional: bool | None = Field(None, description="Start the pod without the ConfigMap.")
 
 
 class SecretVolume(Spec):
     secret_name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="The Secret.")
     items: list[KeyToPath] = Field([], description="Keys to project; unset: every key.")
-    default_mode: Mode | None = None
-    optional: bool | None = None
+    default_mode: Mode | None = Field(None, description="Mode of the files; unset: 0644.")
+    optional: bool | None = Field(None, description="Start the pod without the Secret.")
 
 
 class ClaimVolume(Spec):
     claim_name: Annotated[str, AfterValidator(dns_subdomain)] = Field(
         description="An existing PersistentVolumeClaim in the workload's namespace."
     )
-    read_only: bool | None = None
+    read_only: bool | None = Field(None, description="Mount the claim read-only.")
 
 
 class EmptyDirVolume(Spec):
-    medium: Literal["", "Memory"] | None = None
-    size_limit: Quantity | None = None
+    medium: Literal["", "Memory"] | None = Field(
+        None, description="Memory: a tmpfs (counted in the container's memory); unset: disk."
+    )
+    size_limit: Quantity | None = Field(None, description="The most it may hold, e.g. 64Mi.")
 
 
 class ServiceAccountTokenProjection(Spec):
-    path: RelativePath
-    audience: Annotated[str, Field(min_length=1, max_length=253)] | None = None
-    expiration_seconds: Int | None = Field(None, ge=600, le=2**32)
+    path: RelativePath = Field(description="The token's file, relative to the mount.")
+    audience: Annotated[str, Field(min_length=1, max_length=253)] | None = Field(
+        None, description="Who the token is for (e.g. sts.amazonaws.com); unset: the API server."
+    )
+    expiration_seconds: Int | None = Field(
+        None, ge=600, le=2**32, description="Token lifetime (at least 600); unset: one hour."
+    )
 
 
 class ProjectedConfigMap(Spec):
-    name: Annotated[str, AfterValidator(dns_subdomain)]
-    items: list[KeyToPath] = []
-    optional: bool | None = None
+    name: Annotated[str, AfterValidator(dns_subdomain)] = Field(
+        description="The ConfigMap or Secret."
+    )
+    items: list[KeyToPath] = Field([], description="Keys to project; unset: every key.")
+    optional: bool | None = Field(None, description="Start the pod without it.")
 
 
 class ProjectedSource(Spec):
     """One source of a projected volume: exactly one of configMap, secret, serviceAccountToken."""
 
-    config_map: ProjectedConfigMap | None = None
-    secret: ProjectedConfigMap | None = None
-    service_account_token: ServiceAccountTokenProjection | None = None
+    config_map: ProjectedConfigMap | None = Field(None, description="{name, items, optional}")
+    secret: ProjectedConfigMap | None = Field(None, description="{name, items, optional}")
+    service_account_token: ServiceAccountTokenProjection | None = Field(
+        None, description="{path, audience, expirationSeconds}: a bound token (workload identity)."
+    )
 
     @model_validator(mode="after")
     def _one(self) -> Self:
@@ -114,8 +124,10 @@ class ProjectedSource(Spec):
 
 
 class ProjectedVolume(Spec):
-    sources: Annotated[list[ProjectedSource], Field(min_length=1)]
-    default_mode: Mode | None = None
+    sources: Annotated[list[ProjectedSource], Field(min_length=1)] = Field(
+        description="What the volume combines, in order."
+    )
+    default_mode: Mode | None = Field(None, description="Mode of the files; unset: 0644.")
 
 
 VOLUME_SOURCES = ("config_map", "secret", "persistent_volume_claim", "empty_dir", "projected")
@@ -126,11 +138,21 @@ class VolumeSpec(Spec):
     or projected (the types the restricted Pod Security Standard admits)."""
 
     name: DnsLabel = Field(description="The volume's name, for volumeMounts.")
-    config_map: ConfigMapVolume | None = None
-    secret: SecretVolume | None = None
-    persistent_volume_claim: ClaimVolume | None = None
-    empty_dir: EmptyDirVolume | None = None
-    projected: ProjectedVolume | None = None
+    config_map: ConfigMapVolume | None = Field(
+        None, description="{name, items, defaultMode, optional}: a ConfigMap's keys as files."
+    )
+    secret: SecretVolume | None = Field(
+        None, description="{secretName, items, defaultMode, optional}: a Secret's keys as files."
+    )
+    persistent_volume_claim: ClaimVolume | None = Field(
+        None, description="{claimName, readOnly}: a claim made outside this workload."
+    )
+    empty_dir: EmptyDirVolume | None = Field(
+        None, description="{medium, sizeLimit}: scratch space that lives as long as the pod."
+    )
+    projected: ProjectedVolume | None = Field(
+        None, description="{sources, defaultMode}: configMaps, secrets and tokens in one folder."
+    )
     host_path: Any = Field(None, description="Refused: the restricted standard forbids it.")
 
     @field_validator("host_path")
@@ -164,7 +186,7 @@ class VolumeMountSpec(Spec):
         description="An absolute path; not /tmp, /etc/agent or another generated mount."
     )
     sub_path: RelativePath | None = Field(None, description="A file or folder of the volume.")
-    read_only: bool | None = None
+    read_only: bool | None = Field(None, description="Mount it read-only.")
 
     def manifest(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True)
@@ -175,10 +197,10 @@ class InitContainerSpec(Spec):
     context as the main container (the restricted standard), and its resources."""
 
     name: DnsLabel = Field(description="Unique in the pod.")
-    image: Image
-    command: list[str] | None = None
-    args: list[str] | None = None
-    env: EnvMap = {}
+    image: Image = Field(description="Container image.")
+    command: list[str] | None = Field(None, description="Replaces the image's entrypoint.")
+    args: list[str] | None = Field(None, description="Arguments of the command.")
+    env: EnvMap = Field({}, description="Plain environment variables (no secrets: use a volume).")
     volume_mounts: list[VolumeMountSpec] = Field(
         [], description="Mounts of the workload's volumes."
     )
