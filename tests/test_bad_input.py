@@ -35,6 +35,8 @@ DELETE = object()  # an edit value: remove the key
 
 BASE: dict[str, Any] = {
     "namespace": "apps",
+    # The control plane's range: schema sync through the API server proxy is admitted.
+    "defaults": {"schemaSyncFrom": [{"cidr": "10.0.0.0/28"}]},
     "secrets": {
         "search-credentials": {"token": "search-token"},
         "ticketing": {"token": "ticketing-token"},

@@ -39,6 +39,7 @@ BASE: dict[str, Any] = {
     "namespace": "apps",
     "partOf": "shop",
     "defaults": {
+        "schemaSyncFrom": [{"cidr": "10.0.0.0/28"}],
         "modelGateway": {
             "masterKey": {"secretKeyRef": {"name": "gateway", "key": "master"}},
             "requireAuth": True,

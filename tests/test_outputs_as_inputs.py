@@ -127,6 +127,7 @@ def test_standalone_components_warn_of_literal_credential_headers() -> None:
             image=IMAGE,
             namespace="apps",
             schema_sync={"headers": [{"name": "Authorization", "value": "Bearer abc"}]},
+            defaults={"schemaSyncFrom": [{"cidr": "10.0.0.0/28"}]},
         )
         LanguageAgent(
             "helper",

@@ -15,10 +15,11 @@ from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
 from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
 from langop_infra.sync.compare import schema_hash
+from langop_infra.sync.kube_proxy import ProxyError
 from langop_infra.sync.provider import ToolSchemaSyncProvider, resolve_access, sync_target
 from tests.support.apiserver import ApiServer, kubeconfig_file
 from tests.support.loopback import serve
-from tests.support.provider_host import EngineHost, service_inputs
+from tests.support.provider_host import EngineHost, ProviderFailure, service_inputs
 
 
 def memory_server() -> MCPServer:
@@ -142,11 +143,49 @@ def test_auto_access_picks_the_proxy_only_for_in_cluster_names_with_credentials(
     assert url == "https://10.0.0.1:6443/api/v1/namespaces/apps/services/memory:8080/proxy/mcp"
     assert headers["authorization"] == "Bearer t"
     no_creds = service_inputs(in_cluster, access="auto", kubeconfig=str(tmp_path / "missing"))
-    assert resolve_access(no_creds) == "direct"
+    with pytest.raises(ProxyError, match="is in-cluster, so it needs the API server proxy"):
+        resolve_access(no_creds)
     assert resolve_access(service_inputs("http://127.0.0.1:9", access="auto")) == "direct"
     overridden = service_inputs(in_cluster, access="auto", sync_url="https://tools.example.com/mcp")
     assert resolve_access(overridden) == "direct"
     assert sync_target(overridden)[0] == "https://tools.example.com/mcp"
+
+
+def test_auto_access_without_credentials_is_an_error_naming_the_cause_and_fix(
+    tmp_path: Path,
+) -> None:
+    """No silent fall back to a direct call that would fail on DNS: phase Error, and the
+    reason names the missing kubeconfig, where to set it, and the direct escape."""
+    missing = str(tmp_path / "missing")
+    host = EngineHost(ToolSchemaSyncProvider())
+    host.up(
+        service_inputs(
+            "http://memory.apps.svc.cluster.local:8080", access="auto", kubeconfig=missing
+        )
+    )
+    outs = host.plain_outputs()
+    assert outs["phase"] == "Error"
+    reason = outs["last_error"]
+    assert "memory.apps.svc.cluster.local is in-cluster" in reason
+    assert "cannot load a kubeconfig" in reason
+    assert "kubernetes:kubeconfig" in reason and "schemaSync.access: direct" in reason
+    assert "Name or service not known" not in reason and "ConnectError" not in reason
+
+
+def test_auto_access_without_the_kubernetes_package_names_the_package_and_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # None in sys.modules makes `import kubernetes` raise ImportError, as in a venv without it.
+    monkeypatch.setitem(__import__("sys").modules, "kubernetes", None)
+    host = EngineHost(ToolSchemaSyncProvider())
+    host.up(service_inputs("http://memory.apps.svc.cluster.local:8080", access="auto"))
+    outs = host.plain_outputs()
+    assert outs["phase"] == "Error"
+    assert "the kubernetes package is missing" in outs["last_error"]
+    assert "pip install -r requirements.txt" in outs["last_error"]
+    with pytest.raises(ProviderFailure, match="kubernetes package is missing"):
+        inputs = service_inputs("http://memory.apps.svc.cluster.local:8080", access="auto")
+        host.up({**inputs, "required": True})
 
 
 def dynamic(run: ProgramRun) -> list:

@@ -117,6 +117,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
     """The stack's ``langop-infra:*`` config, with ``secrets`` as given."""
     return {
         "namespace": "research",
+        "defaults": {"schemaSyncFrom": [{"cidr": "10.0.0.0/28"}]},
         "secrets": secrets,
         "externalSecrets": [EXISTING_SECRET[0]],
         "tools": [

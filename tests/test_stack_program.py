@@ -133,7 +133,12 @@ def test_warnings_go_to_the_engine_with_their_config_path() -> None:
         "url": "https://search.example.com/mcp",
         "headers": [{"name": "X-Api-Key", "value": CANARY}],
     }
-    values = config(namespace="apps", tools=[TOOL], agents=[{**AGENT, "mcpServers": [server]}])
+    values = config(
+        namespace="apps",
+        tools=[TOOL],
+        agents=[{**AGENT, "mcpServers": [server]}],
+        defaults={"schemaSyncFrom": [{"cidr": "10.0.0.0/28"}]},
+    )
     run = ProgramRun()
     run_program(main, config=values, into=run)
     assert run.warnings == [

@@ -27,6 +27,8 @@ class AgentObjects:
     workspace_seed: dict[str, str] | None = None
     disruption_budget: dict[str, Any] | None = None
     autoscaler: dict[str, Any] | None = None
+    #: The annotations of ServiceAccount ``<agent>`` when the spec asks to create it.
+    service_account: dict[str, str] | None = None
 
 
 def agent_env(
@@ -100,4 +102,5 @@ def agent_objects(
         dict(space.initial_files) if space is not None and space.initial_files else None,
         disruption_budget_spec(agent, selector),
         autoscaler_spec(agent.name, agent.autoscaling) if agent.autoscaling else None,
+        pods.service_account_annotations(agent),
     )

@@ -25,6 +25,7 @@ from langop_infra.spec.cluster import Defaults
 from langop_infra.spec.fields import overlay
 from langop_infra.spec.pod import Resources, Security, WorkloadSpec
 from langop_infra.spec.tool import ToolSpec
+from langop_infra.spec.volumes import PodExtensionsSpec
 
 CONFIG_VOLUME = "config"
 TMP_VOLUME = "tmp"
@@ -142,15 +143,69 @@ def pod_spec(
     volumes: Sequence[dict[str, Any]],
     security: Security,
 ) -> dict[str, Any]:
+    """The pod: the generated volumes, then the user's own (``volumes``)."""
+    user_volumes = [v.manifest() for v in getattr(spec, "volumes", ())]
     out: dict[str, Any] = {
         "automountServiceAccountToken": spec.automount_service_account_token,
         "securityContext": pod_security_context(security),
         "containers": list(containers),
-        "volumes": [{"name": TMP_VOLUME, "emptyDir": {}}, *volumes],
+        "volumes": [{"name": TMP_VOLUME, "emptyDir": {}}, *volumes, *user_volumes],
     }
-    if spec.service_account_name:
-        out["serviceAccountName"] = spec.service_account_name
+    account = (
+        spec.service_account_ref()
+        if isinstance(spec, PodExtensionsSpec)
+        else spec.service_account_name
+    )
+    if account:
+        out["serviceAccountName"] = account
     return out
+
+
+def user_mounts(spec: WorkloadSpec) -> list[dict[str, Any]]:
+    """The user's ``volumeMounts`` of the main container."""
+    return [m.manifest() for m in getattr(spec, "volume_mounts", ())]
+
+
+def init_containers(
+    spec: WorkloadSpec,
+    defaults: Defaults,
+    security: Security,
+    generated: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """The user's ``initContainers``: the main container's security context (so the
+    restricted standard holds), its resources unless they set their own, a ``/tmp`` and the
+    ``generated`` mounts (an agent's config.yaml, which a config adapter reads)."""
+    out = []
+    for init in getattr(spec, "init_containers", ()):
+        resources = overlay(defaults.resources, init.resources or spec.resources)
+        member: dict[str, Any] = {
+            "name": init.name,
+            "image": init.image,
+            "env": [{"name": k, "value": v} for k, v in init.env.items()],
+            "resources": resources_manifest(resources),
+            "securityContext": container_security_context(security),
+            "volumeMounts": [
+                {"name": TMP_VOLUME, "mountPath": "/tmp"},
+                *generated,
+                *(m.manifest() for m in init.volume_mounts),
+            ],
+        }
+        if init.command is not None:
+            member["command"] = list(init.command)
+        if init.args is not None:
+            member["args"] = list(init.args)
+        if spec.image_pull_policy or defaults.image_pull_policy:
+            member["imagePullPolicy"] = spec.image_pull_policy or defaults.image_pull_policy
+        out.append(member)
+    return out
+
+
+def service_account_annotations(spec: WorkloadSpec) -> dict[str, str] | None:
+    """The annotations of the ServiceAccount ``<workload>`` to create, or None for none."""
+    account = getattr(spec, "service_account", None)
+    if account is None or not account.create:
+        return None
+    return dict(account.annotations)
 
 
 def deployment_spec(
@@ -188,6 +243,8 @@ class ToolObjects:
     egress_policy: tuple[str, dict[str, Any]] | None = None
     disruption_budget: dict[str, Any] | None = None
     autoscaler: dict[str, Any] | None = None
+    #: The annotations of ServiceAccount ``<tool>`` when the spec asks to create it.
+    service_account: dict[str, str] | None = None
 
 
 def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: str) -> ToolObjects:
@@ -215,7 +272,7 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         resources=overlay(defaults.resources, tool.resources),
         security=security,
         image_pull_policy=tool.image_pull_policy or defaults.image_pull_policy,
-        mounts=mounts,
+        mounts=[*mounts, *user_mounts(tool)],
     )
     if tool.transport == "stdio":
         main = stdio_bridge.bridged(main, tool)
@@ -224,6 +281,8 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         return ToolObjects(main, None, None, None, None)
     selector = contract.tool_selector(tool.name)
     pod = pod_spec(tool, containers=[main], volumes=volumes, security=security)
+    if tool.init_containers:
+        pod["initContainers"] = init_containers(tool, defaults, security)
     deployment = deployment_spec(tool, selector, labels, dict(tool.annotations), pod)
     if claim is not None:
         # A ReadWriteOnce volume cannot be attached to the old and new pod at once.
@@ -248,6 +307,7 @@ def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: st
         egress,
         disruption_budget_spec(tool, selector),
         autoscaler_spec(tool.name, tool.autoscaling) if tool.autoscaling else None,
+        service_account_annotations(tool),
     )
 
 
@@ -265,9 +325,10 @@ def tool_claim(tool: ToolSpec) -> tuple[str, dict[str, Any]] | None:
 
 
 def tool_service_spec(tool: ToolSpec) -> dict[str, Any]:
-    """The ClusterIP Service in front of a service-mode tool: port ``mcp``."""
+    """The Service in front of a service-mode tool (ClusterIP unless ``service.type``): port
+    ``mcp``."""
     return {
-        "type": "ClusterIP",
+        "type": tool.service.type if tool.service is not None else "ClusterIP",
         "selector": contract.tool_selector(tool.name),
         "ports": [{"name": "mcp", "port": tool.port, "targetPort": "mcp", "protocol": "TCP"}],
     }
@@ -302,7 +363,7 @@ def agent_pod(
         resources=overlay(defaults.resources, agent.resources),
         security=security,
         image_pull_policy=agent.image_pull_policy or defaults.image_pull_policy,
-        mounts=mounts,
+        mounts=[*mounts, *user_mounts(agent)],
     )
     if agent.ports:
         main["ports"] = [
@@ -329,14 +390,15 @@ def agent_pod(
         container_security_context(security),
         resources_manifest(workspace.SEED_RESOURCES),
     )
+    # The seed first, so the user's init containers and the sidecars find the workspace seeded.
     init = [seed] if seed is not None else []
+    init += init_containers(agent, defaults, security, [mounts[0]])
     if defaults.sidecar_style == "native":
         pod = pod_spec(agent, containers=[main], volumes=volumes, security=security)
         init += joined
     else:
         pod = pod_spec(agent, containers=[main, *joined], volumes=volumes, security=security)
     if init:
-        # The seed runs first, so sidecars find the workspace seeded.
         pod["initContainers"] = init
     return pod
 

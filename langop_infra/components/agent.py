@@ -19,6 +19,7 @@ from langop_infra.components.k8s import (
     object_meta,
     register_component,
     scaling_objects,
+    service_account,
     type_token,
     with_pod_annotations,
     workload_secret,
@@ -67,6 +68,18 @@ class LanguageAgentArgs(TypedDict, total=False):
     """ServiceAccount of the pods."""
     automount_service_account_token: pulumi.Input[bool]
     """Mount the ServiceAccount token (default false)."""
+    volumes: pulumi.Input[list[Any]]
+    """Extra pod volumes: ``{name, configMap | secret | persistentVolumeClaim | emptyDir |
+    projected}`` (hostPath is refused: the restricted Pod Security Standard forbids it)."""
+    volume_mounts: pulumi.Input[list[Any]]
+    """Mounts of those volumes into the main container: ``{name, mountPath, subPath,
+    readOnly}``."""
+    init_containers: pulumi.Input[list[Any]]
+    """Containers run before the workload's, with its security context: ``{name, image,
+    command, args, env, volumeMounts, resources}``."""
+    service_account: dict[str, Any]
+    """``{create: true, annotations}``: a ServiceAccount named after the workload (e.g. for
+    cloud workload identity); or ``{name}`` of an existing one."""
     workspace_path: pulumi.Input[str]
     """Where the workspace shared with sidecar tools is mounted (default ``/workspace``)."""
     egress: pulumi.Input[str]
@@ -176,13 +189,15 @@ class LanguageAgent(pulumi.ComponentResource):
         )
         owned = contract.agent_env(agent, targets)[1]
         self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
+        self.service_account = service_account(key, agent, namespace, labels, child)
+        account = [self.service_account] if self.service_account else []
         self.deployment = k8s.apps.v1.Deployment(
             key,
             metadata=object_meta(agent.name, namespace, labels, agent.annotations),
             spec=with_pod_annotations(
                 inputs.part(objects, lambda o: o.deployment), self._secrets(plan)
             ),
-            opts=child_options(self, opts, _waits_for(plan)),
+            opts=child_options(self, opts, [*_waits_for(plan), *account]),
         )
         egress = agent.egress or plan.defaults.egress
         self.network_policies = [

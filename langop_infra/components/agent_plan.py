@@ -214,4 +214,5 @@ def _structure(agent: AgentSpec) -> tuple[Any, ...]:
         bool(agent.ports),
         agent.workspace is None,
         agent.autoscaling is None,
+        agent.service_account is not None and agent.service_account.create,
     )

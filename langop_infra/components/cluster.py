@@ -30,6 +30,7 @@ from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.collisions import secret_namespaces
 from langop_infra.spec.egress_check import egress_findings
 from langop_infra.spec.references import cluster_namespaces, external_reference_problems
+from langop_infra.spec.sync_path_check import sync_path_findings
 from langop_infra.spec.validation import parse_cluster
 
 
@@ -98,7 +99,7 @@ class LanguageCluster(pulumi.ComponentResource):
         )
         self.spec = cluster
         if not cluster.defaults.strict_egress:
-            for finding in egress_findings(cluster):
+            for finding in egress_findings(cluster) + sync_path_findings(cluster):
                 pulumi.log.warn(f"{finding.path}: {finding.message}")
         for finding in passthrough_warnings(cluster):
             pulumi.log.warn(f"{finding.path}: {finding.message}")

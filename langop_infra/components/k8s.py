@@ -9,6 +9,7 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi.runtime import settings as runtime_settings
 
 from langop_infra.build.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
 from langop_infra.components import inputs
@@ -27,6 +28,27 @@ def object_meta(
     if annotations:
         meta["annotations"] = dict(annotations)
     return meta
+
+
+def service_account(
+    key: str,
+    workload: Any,
+    namespace: str,
+    labels: Mapping[str, str],
+    opts: pulumi.ResourceOptions,
+) -> k8s.core.v1.ServiceAccount | None:
+    """ServiceAccount ``<workload>`` when its spec says ``serviceAccount: {create: true}``,
+    with the given annotations (cloud workload identity); its token is never auto-mounted,
+    the pod's ``automountServiceAccountToken`` decides."""
+    account = getattr(workload, "service_account", None)
+    if account is None or not account.create:
+        return None
+    return k8s.core.v1.ServiceAccount(
+        f"{key}-sa",
+        metadata=object_meta(workload.name, namespace, labels, account.annotations),
+        automount_service_account_token=False,
+        opts=opts,
+    )
 
 
 def opaque_secret(
@@ -228,8 +250,11 @@ def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> k8s.Provider | 
 
 
 # Components built in the running program, by (kind, namespace, name): a second one with the
-# same key would register the same Kubernetes objects twice.
-_BUILT: weakref.WeakKeyDictionary[Any, dict[tuple[str, str, str], Any]] = (
+# same key would register the same Kubernetes objects twice. Keyed by the root Stack resource
+# (runs of the offline mock engine each get one), and within it by the RPC manager's list of
+# outstanding RPCs: `pulumi.runtime.test` starts each test with `rpc_manager.clear()`, which
+# makes a new list, so each test is its own program while the root Stack stays the same.
+_BUILT: weakref.WeakKeyDictionary[Any, tuple[list[Any], dict[tuple[str, str, str], Any]]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -242,10 +267,15 @@ _OUTSIDE_A_PROGRAM = _NoProgram()
 
 
 def built_components() -> dict[tuple[str, str, str], Any]:
-    """The components built so far in this program run (keyed by its root Stack resource,
-    so that runs in one process, as under the mock engine, never see each other's)."""
+    """The components built so far in this program run: runs in one process (the mock
+    engine's, or one per ``@pulumi.runtime.test`` function) never see each other's."""
     root = pulumi.runtime.get_root_resource()
-    return _BUILT.setdefault(root if root is not None else _OUTSIDE_A_PROGRAM, {})
+    key = root if root is not None else _OUTSIDE_A_PROGRAM
+    rpcs = runtime_settings.SETTINGS.rpc_manager.rpcs
+    entry = _BUILT.get(key)
+    if entry is None or entry[0] is not rpcs:
+        entry = _BUILT[key] = (rpcs, {})
+    return entry[1]
 
 
 def register_component(component: Any, kind: str, namespace: str, name: str) -> None:

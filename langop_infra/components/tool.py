@@ -19,6 +19,7 @@ from langop_infra.components.k8s import (
     object_meta,
     register_component,
     scaling_objects,
+    service_account,
     type_token,
     with_pod_annotations,
     workload_secret,
@@ -30,6 +31,7 @@ from langop_infra.spec.admission import deploy_problems, parse_quantity
 from langop_infra.spec.advice import header_warnings
 from langop_infra.spec.cluster import Defaults
 from langop_infra.spec.secret_refs import sync_secret_refs
+from langop_infra.spec.sync_path_check import sync_path_verdict
 from langop_infra.spec.tool import ToolSpec
 from langop_infra.spec.validation import parse_tool
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
@@ -79,6 +81,21 @@ class LanguageToolArgs(TypedDict, total=False):
     """ServiceAccount of the pods."""
     automount_service_account_token: pulumi.Input[bool]
     """Mount the ServiceAccount token (default false)."""
+    volumes: pulumi.Input[list[Any]]
+    """Extra pod volumes: ``{name, configMap | secret | persistentVolumeClaim | emptyDir |
+    projected}`` (hostPath is refused: the restricted Pod Security Standard forbids it)."""
+    volume_mounts: pulumi.Input[list[Any]]
+    """Mounts of those volumes into the main container: ``{name, mountPath, subPath,
+    readOnly}``."""
+    init_containers: pulumi.Input[list[Any]]
+    """Containers run before the workload's, with its security context: ``{name, image,
+    command, args, env, volumeMounts, resources}``."""
+    service_account: dict[str, Any]
+    """``{create: true, annotations}``: a ServiceAccount named after the workload (e.g. for
+    cloud workload identity); or ``{name}`` of an existing one."""
+    service: pulumi.Input[dict[str, Any]]
+    """The tool's Service: ``{type: ClusterIP | NodePort | LoadBalancer, annotations,
+    labels}`` (service mode)."""
     allow_from: pulumi.Input[list[Any]]
     """Extra ingress sources: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
     schema_sync: pulumi.Input[dict[str, Any]]
@@ -157,6 +174,9 @@ def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
 def standalone_problems(tool: ToolSpec, defaults: Defaults) -> list[Problem]:
     """What a tool outside a LanguageCluster cannot do, and what Kubernetes would refuse."""
     problems = deploy_problems(tool, defaults)
+    verdict = sync_path_verdict(tool, defaults)
+    if verdict is not None and defaults.strict_egress:
+        problems.append(Problem("schemaSync", verdict))
     for where, ref in sync_secret_refs(tool):
         problems.append(
             Problem(
@@ -262,6 +282,9 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         tool, objects = inputs.resolve(data, parse, build, _structure, subject)
     for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
         pulumi.log.warn(f"{subject}: {warning}")
+    verdict = sync_path_verdict(tool, defaults)
+    if verdict is not None and not defaults.strict_egress:
+        pulumi.log.warn(f"{subject}: schemaSync: {verdict}")
     plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
     return plan, objects
 
@@ -280,6 +303,7 @@ def _structure(tool: ToolSpec) -> tuple[Any, ...]:
         tool.egress,
         tool.autoscaling is None,
         sorted(tool.secret_env),
+        tool.service_account is not None and tool.service_account.create,
     )
 
 
@@ -353,7 +377,7 @@ class LanguageTool(pulumi.ComponentResource):
                 spec=inputs.part(objects, lambda o: o.claim[1]),
                 opts=child,
             )
-        self.deployment = self.service = self.network_policy = None
+        self.deployment = self.service = self.network_policy = self.service_account = None
         self.sidecar_container = None
         if tool.deployment_mode == "sidecar":
             self.sidecar_container = inputs.part(objects, lambda o: o.container)
@@ -377,15 +401,27 @@ class LanguageTool(pulumi.ComponentResource):
         tool, namespace = plan.spec, plan.namespace
         deployment = inputs.part(objects, lambda o: o.deployment)
         secrets = [self.secret] if self.secret else []
+        self.service_account = service_account(key, tool, namespace, labels, child)
         self.deployment = k8s.apps.v1.Deployment(
             key,
             metadata=object_meta(tool.name, namespace, labels, tool.annotations),
             spec=with_pod_annotations(deployment, secrets),
-            opts=child,
+            opts=pulumi.ResourceOptions.merge(
+                child, pulumi.ResourceOptions(depends_on=[self.service_account])
+            )
+            if self.service_account
+            else child,
         )
+        settings = tool.service
         self.service = k8s.core.v1.Service(
             key,
-            metadata=object_meta(tool.name, namespace, labels),
+            # The recommended labels win over the user's: selectors and tools rely on them.
+            metadata=object_meta(
+                tool.name,
+                namespace,
+                {**(settings.labels if settings else {}), **labels},
+                settings.annotations if settings else None,
+            ),
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,
         )

@@ -11,8 +11,10 @@ from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.cluster import Defaults
 from langop_infra.spec.fields import overlay
+from langop_infra.spec.mounts import mount_problems
 from langop_infra.spec.pod import Resources, Security, WorkloadSpec
 from langop_infra.spec.tool import ToolSpec
+from langop_infra.spec.volumes import PodExtensionsSpec
 
 
 def parse_quantity(text: str) -> float:
@@ -184,4 +186,15 @@ def deploy_problems(
             problems += ip_block_problems(
                 rule.cidr, rule.except_, join_path(path, f"egressTo[{k}]")
             )
+    if isinstance(workload, PodExtensionsSpec):
+        problems += mount_problems(workload, path)
+        for k, init in enumerate(workload.init_containers):
+            if init.resources is not None:
+                problems += resource_problems(
+                    defaults.resources,
+                    init.resources,
+                    join_path(path, f"initContainers[{k}]"),
+                    defaults_path,
+                    check_defaults=False,
+                )
     return problems

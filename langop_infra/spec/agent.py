@@ -44,7 +44,7 @@ from langop_infra.spec.fields import (
 from langop_infra.spec.model import ModelRef, PersonaSpec
 from langop_infra.spec.names import header_env_name, tool_header_env_name
 from langop_infra.spec.network import PeerSpec
-from langop_infra.spec.pod import WorkloadSpec
+from langop_infra.spec.volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
 WEBHOOK_ONLY_KEYS = frozenset({"url", "method", "inputSchema", "input_schema", "description"})
@@ -259,7 +259,7 @@ def persona_ref(value: Any) -> Any:
     )
 
 
-class AgentSpec(WorkloadSpec):
+class AgentSpec(PodExtensionsSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = Field(

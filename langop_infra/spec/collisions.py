@@ -67,6 +67,9 @@ def _workload_objects(
         made.append(("NetworkPolicy", ns, names.agent_egress_name(name), where))
     if workload.autoscaling is not None:
         made.append(("HorizontalPodAutoscaler", ns, name, where))
+    account = getattr(workload, "service_account", None)
+    if account is not None and account.create:
+        made.append(("ServiceAccount", ns, name, where))
     return made
 
 

@@ -27,7 +27,8 @@ from langop_infra.spec.fields import (
     invalid,
 )
 from langop_infra.spec.network import PeerSpec
-from langop_infra.spec.pod import Persistence, WorkloadSpec
+from langop_infra.spec.pod import Persistence
+from langop_infra.spec.volumes import PodExtensionsSpec, ServiceSettings
 
 
 class SyncAuth(Spec):
@@ -70,7 +71,7 @@ class SchemaSyncSpec(Spec):
     max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
 
 
-class ToolSpec(WorkloadSpec):
+class ToolSpec(PodExtensionsSpec):
     """A LanguageTool: an MCP server run as a Deployment + Service, or as an agent sidecar."""
 
     name: Annotated[str, AfterValidator(dns1035_label)] = Field(
@@ -90,6 +91,10 @@ class ToolSpec(WorkloadSpec):
     allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
     schema_sync: SchemaSyncSpec = SchemaSyncSpec()
     persistence: Persistence | None = None
+    service: ServiceSettings | None = Field(
+        None, description="The Service's type (ClusterIP, NodePort, LoadBalancer), annotations "
+        "and labels (service mode); unset: ClusterIP."
+    )
 
     @model_validator(mode="after")
     def _stdio_fields(self) -> ToolSpec:
@@ -164,6 +169,11 @@ SIDECAR_POD_FIELDS = {
     "replicas": "replicas",
     "egress": "egress",
     "egress_to": "egressTo",
+    "volumes": "volumes",
+    "volume_mounts": "volumeMounts",
+    "init_containers": "initContainers",
+    "service_account": "serviceAccount",
+    "service": "service",
 }
 
 

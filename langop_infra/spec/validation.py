@@ -40,6 +40,7 @@ from langop_infra.spec.secret_refs import (
     sync_secret_refs,
     undeclared_secret_problems,
 )
+from langop_infra.spec.sync_path_check import sync_path_findings
 from langop_infra.spec.tool import ToolSpec
 
 
@@ -428,6 +429,7 @@ def _namespace_wide_problems(
     problems += name_clashes(cluster, path, tool_index, agent_index)
     if defaults.strict_egress:
         problems += egress_findings(cluster, path, agent_index)
+        problems += sync_path_findings(cluster, path, tool_index)
     for where, ref in secret_refs(cluster, tool_index, agent_index):
         keys = cluster.secrets.get(ref.name)
         if isinstance(keys, Mapping) and ref.key not in keys:

@@ -42,8 +42,7 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
         from kubernetes import client, config
     except ImportError:
         raise ProxyError(
-            "schema sync access 'apiserver-proxy' needs the kubernetes package: "
-            "pip install 'langop-infra[kube]'"
+            "the kubernetes package is missing here (fix: pip install -r requirements.txt)"
         ) from None
     configuration = client.Configuration()
     try:
@@ -67,8 +66,8 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
             # An inline document's parse error quotes the document: name the kind only.
             reason = type(kube_exc).__name__ if is_inline(kubeconfig) else str(kube_exc)
             raise ProxyError(
-                f"cannot load a kubeconfig for apiserver-proxy ({reason}); set "
-                "kubernetes:kubeconfig / kubernetes:context or run where in-cluster config exists"
+                f"cannot load a kubeconfig for apiserver-proxy ({reason}); fix: set "
+                "kubernetes:kubeconfig/context, or run in-cluster"
             ) from None
     # auth_settings() knows every place the client may keep a token (static, exec plugin,
     # in-cluster), so the proxy call authenticates exactly as the kubernetes client would.

@@ -165,8 +165,9 @@ def is_sidecar(inputs: Mapping[str, Any]) -> bool:
 
 def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
     """The API server's URL, auth headers and TLS options when the sync goes through its
-    proxy, else None. ``auto`` picks the proxy for an in-cluster endpoint (or a sidecar) when
-    Kubernetes credentials load here, since such a name resolves only inside the cluster."""
+    proxy, else None. ``auto`` picks the proxy for an in-cluster endpoint (or a sidecar), since
+    such a name resolves only inside the cluster; it never falls back to a direct call then:
+    with no usable Kubernetes package or credentials the sync fails, saying which and the fix."""
     access = inputs.get("access") or "auto"
     if access == "direct":
         return None
@@ -177,11 +178,15 @@ def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
             return None
     try:
         return kube_api_access(inputs.get("kubeconfig") or None, inputs.get("kube_context") or None)
-    except ProxyError:
-        if access == "apiserver-proxy" or is_sidecar(inputs):
+    except ProxyError as exc:
+        if access == "apiserver-proxy":
             raise
-        return None
-
+        # Said first, as the reason is cut at 300 characters: what is missing and its fix.
+        where = "a sidecar" if is_sidecar(inputs) else host
+        raise ProxyError(
+            f"{exc}. access auto: {where} is in-cluster, so it needs the API server proxy "
+            "(no direct fallback; else schemaSync.access: direct)"
+        ) from None
 
 def resolve_access(inputs: Mapping[str, Any]) -> str:
     """``direct`` or ``apiserver-proxy``, as :func:`proxy_access` decides."""

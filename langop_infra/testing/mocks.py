@@ -1,0 +1,89 @@
+"""Pulumi mocks for users' unit tests of programs built on langop-infra.
+
+Pulumi's documented pattern: ``pulumi.runtime.set_mocks(...)`` once per module, then
+``@pulumi.runtime.test`` functions that build components and assert on their outputs. These
+mocks answer as the real providers would: a Kubernetes object gets the id the kubernetes
+provider gives (``<namespace>/<name>``, or ``<name>`` for a cluster-scoped object) and its
+inputs back with a ``uid`` and ``resourceVersion``; a tool's schema sync reports the listing
+given for that tool (phase ``Registered``, its names and hash), else stays ``Pending``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import pulumi
+
+from langop_infra.sync.provider import SyncOutputs
+
+DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
+# Stable uids: two runs of the same test see the same outputs.
+UID_NAMESPACE = uuid.UUID("6f1c1c8e-4a57-4c1e-9d0b-2a4f1e0c7b11")
+
+
+class Mocks(pulumi.runtime.Mocks):
+    """Answers registrations as the kubernetes provider and schema sync would.
+
+    ``schemas`` maps a tool's name to the tools its server lists (``[{"name", "description",
+    "inputSchema"}]``): that tool's sync is ``Registered`` with them. Every registration is
+    kept in ``resources`` (``pulumi.runtime.MockResourceArgs``: ``typ``, ``name``,
+    ``inputs``), in order, for assertions on objects no component attribute exposes.
+    """
+
+    def __init__(
+        self,
+        schemas: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+        server_info: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.schemas = {name: [dict(t) for t in tools] for name, tools in (schemas or {}).items()}
+        self.server_info = dict(server_info or {"name": "mock", "version": "0"})
+        self.resources: list[pulumi.runtime.MockResourceArgs] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+        self.resources.append(args)
+        state = dict(args.inputs)
+        if args.typ.startswith("kubernetes:"):
+            return kubernetes_state(args.typ, args.name, state)
+        if args.typ == DYNAMIC_TYPE and {"endpoint", "service"} <= state.keys():
+            return self.sync_state(state)
+        return f"{args.name}-id", state
+
+    def sync_state(self, state: dict[str, Any]) -> tuple[str, dict]:
+        """A schema sync's id and outputs: the listing given for the tool, else Pending."""
+        tool = str(state.get("service") or "")
+        listed = self.schemas.get(tool)
+        if listed is None:
+            result = SyncOutputs()
+        else:
+            listing = SimpleNamespace(
+                tools=listed, server_info=self.server_info, protocol_version="2025-11-25"
+            )
+            result = SyncOutputs.registered(listing, {})
+        return f"{state.get('namespace')}/{tool}", {**state, **result.as_dict()}
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+        return {}, None
+
+    def find(self, typ: str, name: str) -> dict[str, Any]:
+        """The inputs of the latest registration of type ``typ`` (e.g.
+        ``kubernetes:core/v1:ConfigMap``) whose object or logical name is ``name``: the
+        current test's, as the mocks serve every test of the module."""
+        for r in reversed(self.resources):
+            if r.typ == typ and name in (r.name, (r.inputs.get("metadata") or {}).get("name")):
+                return dict(r.inputs)
+        raise LookupError(f"no registration of {typ} named {name!r}")
+
+
+def kubernetes_state(typ: str, name: str, state: dict[str, Any]) -> tuple[str, dict]:
+    """The id and outputs the kubernetes provider gives an object it created."""
+    metadata = dict(state.get("metadata") or {})
+    object_name = metadata.get("name") or name
+    namespace = metadata.get("namespace")
+    metadata.setdefault("name", object_name)
+    metadata["uid"] = str(uuid.uuid5(UID_NAMESPACE, f"{typ}/{namespace}/{object_name}"))
+    metadata["resourceVersion"] = "1"
+    resource_id = f"{namespace}/{object_name}" if namespace else object_name
+    return resource_id, {**state, "metadata": metadata}
