@@ -116,6 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _drop_stdout()
         return 141
+    except MemoryError:
+        # Under a memory limit (ulimit -v, a container's) a one-line error beats a traceback.
+        error(args.command, "out of memory; raise the process's memory limit or lower the caps")
+        return 1
 
 
 def _drop_stdout() -> None:

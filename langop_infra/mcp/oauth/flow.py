@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
+from langop_infra.mcp.decoding import client_settings
 from langop_infra.mcp.http import display_url, tls_context
 from langop_infra.mcp.oauth.discovery import (
     AuthorizationServer,
@@ -405,6 +406,7 @@ class OAuth2Auth(httpx.Auth):
             timeout=httpx.Timeout(self._timeout),
             follow_redirects=False,
             transport=self._transport,
+            **client_settings(),  # type: ignore[arg-type]
         )
 
 
