@@ -272,13 +272,18 @@ def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
     return ClientOptions(
         headers=headers,
         timeout=timeout,
-        deadline=max(30.0, 3 * timeout),
+        deadline=_deadline(timeout),
         auth=getattr(args, "auth", None),
         transport=args.transport,
         verify=args.ca_bundle or True,
         protocol=args.protocol,
         **caps,
     )
+
+
+def _deadline(timeout: float) -> float:
+    """The whole command's bound: the listing's, and the login's requests (not a person's)."""
+    return max(30.0, 3 * timeout)
 
 
 def _oauth(args: argparse.Namespace) -> Any:
@@ -304,7 +309,10 @@ def _oauth(args: argparse.Namespace) -> Any:
     from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth
 
     redirect = args.oauth_redirect or "print"
+    timeout = args.timeout or _DEFAULT_TIMEOUT
     return OAuth2Auth(
+        timeout=timeout,
+        deadline=_deadline(timeout),
         client_id=args.client_id,
         client_secret=secret,
         scopes=scopes,

@@ -240,6 +240,7 @@ def fetch_listing(
             grant="client_credentials",
             verify=tls.get("verify", True),
             timeout=seconds,
+            deadline=seconds,
         )
 
     options = ClientOptions(

@@ -20,6 +20,7 @@ import httpx
 
 from langop_infra.mcp.decoding import client_settings
 from langop_infra.mcp.http import display_url, tls_context
+from langop_infra.mcp.oauth.budget import Budget
 from langop_infra.mcp.oauth.discovery import (
     AuthorizationServer,
     Challenge,
@@ -74,7 +75,9 @@ class OAuth2Auth(httpx.Auth):
     authorization server offers that grant, else the authorization code grant through
     ``redirect`` (default: print the URL and listen on loopback). Without ``client_id`` the
     client identifies by ``client_metadata_url`` where the server supports client ID metadata
-    documents, else registers dynamically. Put it in ``ClientOptions(auth=...)``.
+    documents, else registers dynamically. ``timeout`` bounds each request and ``deadline``
+    all requests of one authorization together (metadata, registration, token; the time a
+    person spends at the login page is not counted). Put it in ``ClientOptions(auth=...)``.
     """
 
     def __init__(
@@ -91,6 +94,7 @@ class OAuth2Auth(httpx.Auth):
         client_name: str = "langop-infra",
         verify: bool | str = True,
         timeout: float = 10.0,
+        deadline: float | None = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         problems = []
@@ -119,6 +123,7 @@ class OAuth2Auth(httpx.Auth):
         self._client_name = client_name
         self._verify = verify
         self._timeout = timeout
+        self._deadline = deadline
         self._transport = transport
         self._resources: dict[str, _Resource] = {}
         self._registered: dict[str, tuple[Client, frozenset[str]]] = {}
@@ -146,8 +151,9 @@ class OAuth2Auth(httpx.Auth):
         resource metadata; the first 401 authorizes then.
         """
         state = self._resources.setdefault(_origin(url), _Resource())
+        budget = Budget(self._deadline, url)
         try:
-            async with self._http() as http:
+            async with budget.spend(), self._http() as http:
                 for candidate in prm_urls(_resource_url(url), None):
                     found = await fetch_json(http, candidate, "protected resource metadata")
                     if found is not None and isinstance(found.get("authorization_servers"), list):
@@ -155,6 +161,8 @@ class OAuth2Auth(httpx.Auth):
                 else:
                     return False
         except OAuthError:
+            if budget.spent():
+                raise  # too slow: asking again on the first 401 would only wait as long
             return False  # unreachable: the session's own error will say so better
         await self._authorize(state, url, Challenge(), state.token, step_up=False)
         return True
@@ -222,7 +230,7 @@ class OAuth2Auth(httpx.Auth):
                 "resource": state.server.resource,
             }
             try:
-                async with self._http() as http:
+                async with Budget(self._deadline, url).spend(), self._http() as http:
                     token = await request_token(
                         http, state.server, state.client, form, what="token refresh"
                     )
@@ -251,12 +259,14 @@ class OAuth2Auth(httpx.Auth):
         async with state.lock():
             if not step_up and state.token is not None and state.token is not sent:
                 return state.token  # another request authorized meanwhile
+            budget = Budget(self._deadline, url)
             async with self._http() as http:
-                if state.server is None or (
-                    challenge.resource_metadata and challenge.resource_metadata != state.hint
-                ):
-                    state.server = await discover(http, _resource_url(url), challenge)
-                    state.hint = challenge.resource_metadata
+                async with budget.spend():
+                    if state.server is None or (
+                        challenge.resource_metadata and challenge.resource_metadata != state.hint
+                    ):
+                        state.server = await discover(http, _resource_url(url), challenge)
+                        state.hint = challenge.resource_metadata
                 server = state.server
                 _check_https(server.endpoint("token_endpoint") or "", "token endpoint")
                 grant = self._choose_grant(server)
@@ -275,12 +285,20 @@ class OAuth2Auth(httpx.Auth):
                         "scope": " ".join(scopes),
                         "resource": server.resource,
                     }
-                    token = await request_token(
-                        http, server, state.client, form, what="client credentials token request"
-                    )
+                    async with budget.spend():
+                        token = await request_token(
+                            http,
+                            server,
+                            state.client,
+                            form,
+                            what="client credentials token request",
+                        )
                 else:
-                    state.client = await self._client_for(http, server, scopes)
-                    token = await self._authorization_code(http, server, state.client, scopes)
+                    async with budget.spend():
+                        state.client = await self._client_for(http, server, scopes)
+                    token = await self._authorization_code(
+                        http, server, state.client, scopes, budget
+                    )
             state.token, state.requested, state.grant = token, scopes, grant
             return token
 
@@ -290,6 +308,7 @@ class OAuth2Auth(httpx.Auth):
         server: AuthorizationServer,
         client: Client,
         scopes: tuple[str, ...],
+        budget: Budget,
     ) -> Token:
         endpoint = server.endpoint("authorization_endpoint")
         if not endpoint:
@@ -319,7 +338,11 @@ class OAuth2Auth(httpx.Auth):
         if scopes:
             params["scope"] = " ".join(scopes)
         url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(params)
-        location = await self.redirect.authorize(url, http)
+        if isinstance(self.redirect, LoopbackRedirect):
+            location = await self.redirect.authorize(url, http)  # a person: its own timeout
+        else:
+            async with budget.spend():
+                location = await self.redirect.authorize(url, http)
         code = code_from_redirect(
             location,
             state,
@@ -334,7 +357,10 @@ class OAuth2Auth(httpx.Auth):
             "code_verifier": pkce.verifier,
             "resource": server.resource,
         }
-        return await request_token(http, server, client, form, what="authorization code exchange")
+        async with budget.spend():
+            return await request_token(
+                http, server, client, form, what="authorization code exchange"
+            )
 
     def _choose_grant(self, server: AuthorizationServer) -> str:
         if self._grant != "auto":
