@@ -22,26 +22,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import re
 import sys
-import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
+
+from langop_infra.cli.tool_table import escape, print_table
 
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
 _PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _DEFAULT_TIMEOUT = 10.0
-_DESCRIPTION_WIDTH = 70
 _GRANTS = ("auto", "client-credentials", "authorization-code")
 _REDIRECTS = ("browser", "print", "follow")
 _LOGIN_SECONDS = 300.0  # how long a person has to approve in the browser
 _SIZE = re.compile(r"(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
-# Bidi embeddings, overrides and isolates, and the marks: they reorder what follows them.
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -152,14 +149,14 @@ def run(args: argparse.Namespace) -> int:
 
     from langop_infra.mcp import MCPError, fetch_tool_listing
 
+    secrets = _secrets(args, headers)
     try:
         if isinstance(target, str) and args.auth is not None:
             # Authorize first, so the request timeouts do not run while a person approves.
             asyncio.run(args.auth.login(target))
         listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
     except MCPError as exc:
-        print(f"langop-infra tools: error: {escape(str(exc))}", file=sys.stderr)
-        return 1
+        return _fail(exc, secrets)
     if args.json:
         document = {
             "server": listing.server_info,
@@ -167,13 +164,12 @@ def run(args: argparse.Namespace) -> int:
             "transport": listing.transport,
             "tools": listing.tools,
         }
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(_scrubbed_json(document, secrets))
         return 0
-    _print_table(listing.tools)
+    print_table(scrub(listing.tools, secrets))
+    info = scrub(listing.server_info, secrets)
     server = " ".join(
-        escape(str(listing.server_info.get(key)))[:80]
-        for key in ("name", "version")
-        if listing.server_info.get(key)
+        escape(str(info.get(key)))[:80] for key in ("name", "version") if info.get(key)
     )
     count = len(listing.tools)
     print(
@@ -181,6 +177,35 @@ def run(args: argparse.Namespace) -> int:
         f"({listing.transport}, protocol {escape(listing.protocol_version)[:40]})"
     )
     return 0
+
+
+def _secrets(args: argparse.Namespace, headers: dict[str, str]) -> list[str]:
+    """Every credential this run sends: what no output may repeat, whatever the server echoes."""
+    from langop_infra.core.redact import secret_strings
+
+    env = args.client_secret_env
+    return secret_strings(headers, os.environ.get(env, "") if env else "")
+
+
+def _fail(exc: Exception, secrets: list[str]) -> int:
+    """Print the one-line error, credentials and control characters removed; exit 1."""
+    from langop_infra.core.redact import redact
+
+    print(f"langop-infra tools: error: {redact(str(exc), secrets, limit=2000)}", file=sys.stderr)
+    return 1
+
+
+def scrub(value: Any, secrets: list[str]) -> Any:
+    """``value`` with every credential this run sent replaced by a marker."""
+    from langop_infra.core.redact import scrub_values
+
+    return scrub_values(value, secrets)
+
+
+def _scrubbed_json(document: Any, secrets: list[str]) -> str:
+    from langop_infra.core.redact import json_text
+
+    return json_text(scrub(document, secrets))
 
 
 def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
@@ -206,19 +231,21 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
                 len(registry.sessions),
             )
 
+    from langop_infra.core.redact import redact, secret_strings
+
+    secrets = secret_strings(_secrets(args, headers), [[e.headers, e.env] for e in servers.servers])
     tools, failures, warnings, connected = asyncio.run(collect())
+    tools = scrub(tools, secrets)
     for warning in warnings:
-        print(f"warning: {escape(warning)}", file=sys.stderr)
+        print(f"warning: {redact(warning, secrets, limit=2000)}", file=sys.stderr)
     for failure in failures:
-        print(
-            escape(f"skipped server {failure.name} ({failure.kind}): {failure.message}"),
-            file=sys.stderr,
-        )
+        line = f"skipped server {failure.name} ({failure.kind}): {failure.message}"
+        print(redact(line, secrets, limit=2000), file=sys.stderr)
     if args.json:
         skipped = [{"name": f.name, "kind": f.kind, "message": f.message} for f in failures]
-        print(json.dumps({"tools": tools, "failures": skipped}, indent=2, ensure_ascii=False))
+        print(_scrubbed_json({"tools": tools, "failures": skipped}, secrets))
     else:
-        _print_table(tools)
+        print_table(tools)
         print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")
     # Skipped servers are reported, not fatal (as for the agent); all of them failing is.
     return 1 if failures and not connected else 0
@@ -330,65 +357,3 @@ def _size(value: str | None) -> int | None:
     if not match or int(match.group(1)) < 1:
         raise _UsageError(f"--max-bytes {value!r} is not a size such as 33554432, 512KiB, 64MiB")
     return int(match.group(1)) * _UNITS[match.group(2)[:1].lower()]
-
-
-def escape(text: str) -> str:
-    """``text`` safe for a terminal: control characters and bidi controls as ``\\uXXXX``."""
-    return "".join(
-        f"\\u{ord(c):04x}" if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
-        for c in text
-    )
-
-
-def cells(text: str) -> int:
-    """How many terminal cells ``text`` takes: wide East Asian characters two, marks none."""
-    return sum(_cell(c) for c in text)
-
-
-def _cell(char: str) -> int:
-    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def _clip(text: str, width: int) -> str:
-    """``text`` cut to at most ``width`` cells, with "..." when cut."""
-    if cells(text) <= width:
-        return text
-    kept, used = [], 0
-    for char in text:
-        if used + _cell(char) > width - 3:
-            break
-        kept.append(char)
-        used += _cell(char)
-    return "".join(kept) + "..."
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - cells(text))
-
-
-def _print_table(tools: list[dict[str, Any]]) -> None:
-    rows = [("NAME", "TITLE", "REQUIRED", "DESCRIPTION")]
-    for tool in tools:
-        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
-        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
-        title = tool.get("title") or annotations.get("title") or "-"
-        description = " ".join(str(tool.get("description") or "-").split())
-        description = _clip(escape(description), _DESCRIPTION_WIDTH)
-        rows.append(
-            (
-                _clip(escape(str(tool["name"])), 80),
-                _clip(escape(str(title)), 60),
-                _clip(escape(", ".join(map(str, required))) or "-", 60),
-                description,
-            )
-        )
-    widths = [max(cells(row[i]) for row in rows) for i in range(3)]
-    for row in rows:
-        print(
-            "  ".join(_pad(cell, width) for cell, width in zip(row[:3], widths, strict=True))
-            + "  "
-            + row[3]
-        )

@@ -143,6 +143,15 @@ class OAuth2Auth(httpx.Auth):
         state = self._resources.get(_origin(url))
         return state.token.scopes if state and state.token else ()
 
+    def held_secrets(self) -> list[str]:
+        """The client secret and every token held: what a caller scrubs from stored output."""
+        held = [self._secret or ""]
+        for state in self._resources.values():
+            if state.token is not None:
+                held += [state.token.access_token, state.token.refresh_token or ""]
+        held += [c.client_secret or "" for c, _ in self._registered.values()]
+        return [value for value in held if value]
+
     async def login(self, url: str) -> bool:
         """Authorize for the MCP server at ``url`` now, before any request needs it.
 
