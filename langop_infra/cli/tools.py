@@ -106,6 +106,12 @@ def _add_oauth_arguments(oauth: argparse._ArgumentGroup) -> None:
         help="environment variable holding the client secret (never pass it as an argument)",
     )
     oauth.add_argument(
+        "--oauth-issuer",
+        metavar="URL",
+        help="the authorization server the client secret may go to (its metadata's issuer); "
+        "required with --client-secret-env",
+    )
+    oauth.add_argument(
         "--scope",
         action="append",
         default=[],
@@ -316,13 +322,26 @@ def _deadline(timeout: float) -> float:
 def _oauth(args: argparse.Namespace) -> Any:
     """The OAuth2Auth the flags ask for, or None when no OAuth flag is given."""
     scopes = [scope for value in args.scope for scope in value.split()]
-    wanted = (args.client_id, args.client_secret_env, scopes, args.grant, args.oauth_redirect)
+    wanted = (
+        args.client_id,
+        args.client_secret_env,
+        scopes,
+        args.grant,
+        args.oauth_redirect,
+        args.oauth_issuer,
+    )
     if not any(wanted):
         return None
     secret = None
     if args.client_secret_env:
         if not args.client_id:
             raise _UsageError("--client-secret-env needs --client-id")
+        if not args.oauth_issuer:
+            raise _UsageError(
+                "--client-secret-env needs --oauth-issuer URL: the authorization server the "
+                "secret may be sent to (the `issuer` of its "
+                "/.well-known/oauth-authorization-server), so a server cannot redirect it"
+            )
         secret = os.environ.get(args.client_secret_env)
         if not secret:
             raise _UsageError(
@@ -337,7 +356,16 @@ def _oauth(args: argparse.Namespace) -> Any:
 
     redirect = args.oauth_redirect or "print"
     timeout = args.timeout or _DEFAULT_TIMEOUT
+    if args.oauth_issuer:
+        from langop_infra.spec.fields import issuer_allowed
+
+        if not issuer_allowed(args.oauth_issuer):
+            raise _UsageError(
+                f"--oauth-issuer {args.oauth_issuer!r} must be an https URL (http only on "
+                "loopback)"
+            )
     return OAuth2Auth(
+        issuer=args.oauth_issuer,
         timeout=timeout,
         deadline=_deadline(timeout),
         client_id=args.client_id,

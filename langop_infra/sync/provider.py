@@ -242,6 +242,7 @@ def fetch_listing(
             client_id=oauth.get("client_id"),
             client_secret=oauth.get("client_secret"),
             scopes=list(oauth.get("scopes") or ()),
+            issuer=oauth.get("issuer"),
             grant="client_credentials",
             verify=tls.get("verify", True),
             timeout=seconds,
@@ -435,6 +436,11 @@ def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
         and all(isinstance(k, str) and isinstance(v, str) for k, v in selector.items())
     ):
         problems.append(("pod_selector", "must map label names to label values (strings)"))
+    oauth = known.get("oauth")
+    if isinstance(oauth, Mapping) and oauth.get("client_secret") and not oauth.get("issuer"):
+        problems.append(
+            ("oauth", "a client secret needs its issuer (schemaSync.auth.issuer) to be sent to")
+        )
     return problems
 
 

@@ -28,6 +28,7 @@ from langop_infra.mcp.oauth.discovery import (
     fetch_json,
     is_loopback,
     prm_urls,
+    same_issuer,
 )
 from langop_infra.mcp.oauth.errors import OAuthError
 from langop_infra.mcp.oauth.redirect import LoopbackRedirect, RedirectHandler, code_from_redirect
@@ -77,7 +78,10 @@ class OAuth2Auth(httpx.Auth):
     client identifies by ``client_metadata_url`` where the server supports client ID metadata
     documents, else registers dynamically. ``timeout`` bounds each request and ``deadline``
     all requests of one authorization together (metadata, registration, token; the time a
-    person spends at the login page is not counted). Put it in ``ClientOptions(auth=...)``.
+    person spends at the login page is not counted). ``issuer`` pins the authorization
+    server: the client secret or key is used only with the server whose metadata names that
+    issuer (``schemaSync.auth.issuer``, ``--oauth-issuer``); give it whenever you give a
+    secret. Put it in ``ClientOptions(auth=...)``.
     """
 
     def __init__(
@@ -92,6 +96,7 @@ class OAuth2Auth(httpx.Auth):
         redirect: RedirectHandler | None = None,
         client_metadata_url: str | None = None,
         client_name: str = "langop-infra",
+        issuer: str | None = None,
         verify: bool | str = True,
         timeout: float = 10.0,
         deadline: float | None = 30.0,
@@ -121,6 +126,7 @@ class OAuth2Auth(httpx.Auth):
         self._redirect = redirect
         self._metadata_url = client_metadata_url
         self._client_name = client_name
+        self._issuer = issuer
         self._verify = verify
         self._timeout = timeout
         self._deadline = deadline
@@ -274,7 +280,9 @@ class OAuth2Auth(httpx.Auth):
                     if state.server is None or (
                         challenge.resource_metadata and challenge.resource_metadata != state.hint
                     ):
-                        state.server = await discover(http, _resource_url(url), challenge)
+                        state.server = await discover(
+                            http, _resource_url(url), challenge, self._issuer
+                        )
                         state.hint = challenge.resource_metadata
                 server = state.server
                 _check_https(server.endpoint("token_endpoint") or "", "token endpoint")
@@ -399,8 +407,22 @@ class OAuth2Auth(httpx.Auth):
             scopes.append("offline_access")  # a refresh token spares the user a second login
         return tuple(dict.fromkeys(scopes))
 
+    def _check_pin(self, server: AuthorizationServer) -> None:
+        """Refuse to authenticate with our secret or key to any issuer but the pinned one."""
+        if self._issuer is None or not (self._secret or self._key):
+            return
+        if not same_issuer(self._issuer, [server.issuer]):
+            raise OAuthError(
+                f"the MCP server names the authorization server {display_url(server.issuer)}, "
+                f"but the client secret is pinned to {display_url(self._issuer)} "
+                "(schemaSync.auth.issuer, --oauth-issuer); refusing to send it elsewhere. "
+                "If that server is trusted, pin its issuer URL instead",
+                target=display_url(server.issuer),
+            )
+
     def _configured_client(self, server: AuthorizationServer) -> Client:
         assert self._client_id is not None
+        self._check_pin(server)
         method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
         if method == "none":
             raise OAuthError(
@@ -414,6 +436,7 @@ class OAuth2Auth(httpx.Auth):
     ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
         if self._client_id:
+            self._check_pin(server)
             method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
             return Client(self._client_id, self._secret, self._key, self._algorithm, method)
         if self._metadata_url and server.metadata.get("client_id_metadata_document_supported"):
