@@ -81,6 +81,8 @@ def test_cli_stops_within_its_deadline_against_dripping_metadata(serve_app: Any)
                 "ci",
                 "--client-secret-env",
                 "SEC",
+                "--oauth-issuer",
+                base,
             ],
             capture_output=True,
             text=True,
