@@ -7,9 +7,13 @@
     langop-infra tools https://mcp.example.com/mcp --client-id ci --client-secret-env SECRET
     langop-infra tools https://mcp.example.com/mcp --oauth-redirect browser  # a person logs in
     langop-infra tools URL --protocol 2025-11-25 --max-bytes 64MiB --max-pages 500
+    langop-infra tools call URL echo --arguments '{"text": "hi"}'          # call one tool
+    langop-infra tools --arguments '{}' call TOOL -- python -m my_server   # ... over stdio
 
-OAuth (any of --client-id, --client-secret-env, --scope, --grant, --oauth-redirect) answers
-the server's 401 per the MCP authorization spec; tokens stay in memory.
+OAuth (any of --client-id, --client-secret-env with --oauth-issuer, --private-key-file,
+--client-metadata-url, --scope, --grant, --oauth-redirect) answers the server's 401 per the
+MCP authorization spec; tokens stay in memory. A login that may need a person happens first,
+so request timeouts do not run while they approve.
 
 ``--json`` prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
 ``--agent-config``: ``{"tools", "failures"}``). The table escapes control characters and
@@ -22,21 +26,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
 import sys
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.cli.tool_client import (
+    DEFAULT_TIMEOUT,
+    UsageError,
+    add_oauth_arguments,
+    fail,
+    log_in_first,
+    oauth,
+    options,
+    scrub,
+    scrubbed_json,
+    secrets_sent,
+)
 from langop_infra.cli.tool_table import escape, print_table
 
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
 _PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-_DEFAULT_TIMEOUT = 10.0
-_GRANTS = ("auto", "client-credentials", "authorization-code")
-_REDIRECTS = ("browser", "print", "follow")
-_LOGIN_SECONDS = 300.0  # how long a person has to approve in the browser
 _SIZE = re.compile(r"(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
@@ -46,8 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
         nargs="*",
-        metavar="URL | -- COMMAND ARGS",
-        help="MCP endpoint URL (no path: /mcp is added), or after -- a stdio server command",
+        metavar="[call] URL [TOOL] | [call TOOL] -- COMMAND ARGS",
+        help="MCP endpoint URL (no path: /mcp is added), or after -- a stdio server command; "
+        "`call URL TOOL` calls a tool instead of listing",
     )
     parser.add_argument(
         "-H",
@@ -70,6 +82,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="cap on all tools/list pages together, e.g. 64MiB (default 32MiB)",
     )
     parser.add_argument(
+        "--max-response-bytes",
+        metavar="SIZE",
+        help="cap on one response or event, decoded, e.g. 16MiB (default 8MiB)",
+    )
+    parser.add_argument(
+        "--arguments",
+        metavar="JSON",
+        default="{}",
+        help="with `tools call`: the tool's arguments as a JSON object (default {})",
+    )
+    parser.add_argument(
         "--max-pages", type=int, metavar="N", help="cap on tools/list pages (default 100)"
     )
     parser.add_argument(
@@ -80,7 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="S",
-        help=f"seconds per request (default {_DEFAULT_TIMEOUT:g}; the whole run gets 3x, 30 s min)",
+        help=f"seconds per request (default {DEFAULT_TIMEOUT:g}; the whole run gets 3x, 30 s min)",
     )
     parser.add_argument("--json", action="store_true", help="print the full tool list as JSON")
     parser.add_argument("--ca-bundle", metavar="PATH", help="CA bundle to verify HTTPS with")
@@ -95,74 +118,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="ark",
         help="registry names with --agent-config: server__tool (ark) or mcp:server:tool",
     )
-    _add_oauth_arguments(parser.add_argument_group("OAuth 2.1 (used when the server answers 401)"))
-
-
-def _add_oauth_arguments(oauth: argparse._ArgumentGroup) -> None:
-    oauth.add_argument("--client-id", metavar="ID", help="pre-registered OAuth client id")
-    oauth.add_argument(
-        "--client-secret-env",
-        metavar="VAR",
-        help="environment variable holding the client secret (never pass it as an argument)",
-    )
-    oauth.add_argument(
-        "--oauth-issuer",
-        metavar="URL",
-        help="the authorization server the client secret may go to (its metadata's issuer); "
-        "required with --client-secret-env",
-    )
-    oauth.add_argument(
-        "--scope",
-        action="append",
-        default=[],
-        metavar="SCOPE",
-        help="scope to request besides what the server asks for (repeatable)",
-    )
-    oauth.add_argument(
-        "--grant",
-        choices=_GRANTS,
-        default=None,
-        help="auto (default): client credentials with a secret where offered, else a login",
-    )
-    oauth.add_argument(
-        "--oauth-redirect",
-        choices=_REDIRECTS,
-        default=None,
-        help="login: print the URL (default), also open a browser, or follow the "
-        "authorization server's redirects without a person",
-    )
+    add_oauth_arguments(parser.add_argument_group("OAuth 2.1 (used when the server answers 401)"))
 
 
 def run(args: argparse.Namespace) -> int:
-    """List the tools; see the module docstring for the exit status."""
+    """List the tools, or call one; see the module docstring for the exit status."""
     try:
         headers = _parse_headers(args.header)
         if args.timeout is not None and not args.timeout > 0:
-            raise _UsageError("--timeout must be a positive number of seconds")
-        args.auth = _oauth(args)
-        args.max_bytes = _size(args.max_bytes)
+            raise UsageError("--timeout must be a positive number of seconds")
+        args.auth = oauth(args)
+        args.max_bytes = _size(args.max_bytes, "--max-bytes")
+        args.max_response_bytes = _size(args.max_response_bytes, "--max-response-bytes")
         for flag in ("max_pages", "max_tools"):
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
-                raise _UsageError(f"--{flag.replace('_', '-')} must be at least 1")
-        if args.agent_config:
+                raise UsageError(f"--{flag.replace('_', '-')} must be at least 1")
+        calling = bool(args.target) and args.target[0] == "call"
+        if args.agent_config and not calling:
             if args.target:
-                raise _UsageError("give either --agent-config or a URL/command, not both")
+                raise UsageError("give either --agent-config or a URL/command, not both")
             return _run_agent_config(args, headers)
-        target = _target(args.target, args.transport)
-    except _UsageError as exc:
+        if calling:
+            from langop_infra.cli.tool_call import call_form, parse_arguments
+
+            target, tool = call_form(args.target[1:], args.transport, _target)
+            arguments = parse_arguments(args.arguments)
+        else:
+            target = _target(args.target, args.transport)
+    except UsageError as exc:
         print(f"langop-infra tools: error: {exc}", file=sys.stderr)
         return 2
+    if calling:
+        from langop_infra.cli.tool_call import run_call
 
+        return run_call(args, target, tool, arguments, headers)
+    return _run_listing(args, target, headers)
+
+
+def _run_listing(args: argparse.Namespace, target: str | list[str], headers: dict[str, str]) -> int:
     from langop_infra.mcp import MCPError, fetch_tool_listing
 
-    secrets = _secrets(args, headers)
+    secrets = secrets_sent(args, headers)
     try:
-        if isinstance(target, str) and args.auth is not None:
-            # Authorize first, so the request timeouts do not run while a person approves.
-            asyncio.run(args.auth.login(target))
-        listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
+        log_in_first(args, target)
+        listing = asyncio.run(fetch_tool_listing(target, options(args, headers)))
     except MCPError as exc:
-        return _fail(exc, secrets)
+        return fail(exc, secrets)
     if args.json:
         document = {
             "server": listing.server_info,
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             "transport": listing.transport,
             "tools": listing.tools,
         }
-        print(_scrubbed_json(document, secrets))
+        print(scrubbed_json(document, secrets))
         return 0
     print_table(scrub(listing.tools, secrets))
     info = scrub(listing.server_info, secrets)
@@ -183,35 +184,6 @@ def run(args: argparse.Namespace) -> int:
         f"({listing.transport}, protocol {escape(listing.protocol_version)[:40]})"
     )
     return 0
-
-
-def _secrets(args: argparse.Namespace, headers: dict[str, str]) -> list[str]:
-    """Every credential this run sends: what no output may repeat, whatever the server echoes."""
-    from langop_infra.core.redact import secret_strings
-
-    env = args.client_secret_env
-    return secret_strings(headers, os.environ.get(env, "") if env else "")
-
-
-def _fail(exc: Exception, secrets: list[str]) -> int:
-    """Print the one-line error, credentials and control characters removed; exit 1."""
-    from langop_infra.core.redact import redact
-
-    print(f"langop-infra tools: error: {redact(str(exc), secrets, limit=2000)}", file=sys.stderr)
-    return 1
-
-
-def scrub(value: Any, secrets: list[str]) -> Any:
-    """``value`` with every credential this run sent replaced by a marker."""
-    from langop_infra.core.redact import scrub_values
-
-    return scrub_values(value, secrets)
-
-
-def _scrubbed_json(document: Any, secrets: list[str]) -> str:
-    from langop_infra.core.redact import json_text
-
-    return json_text(scrub(document, secrets))
 
 
 def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
@@ -228,7 +200,7 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
         return 1
 
     async def collect() -> tuple[list[dict[str, Any]], list[Any], list[str], int]:
-        registry = await connect_tool_registry(servers, _options(args, headers), naming=args.naming)
+        registry = await connect_tool_registry(servers, options(args, headers), naming=args.naming)
         async with registry:
             return (
                 registry.definitions(),
@@ -239,7 +211,9 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
 
     from langop_infra.core.redact import redact, secret_strings
 
-    secrets = secret_strings(_secrets(args, headers), [[e.headers, e.env] for e in servers.servers])
+    secrets = secret_strings(
+        secrets_sent(args, headers), [[e.headers, e.env] for e in servers.servers]
+    )
     tools, failures, warnings, connected = asyncio.run(collect())
     tools = scrub(tools, secrets)
     for warning in warnings:
@@ -249,7 +223,7 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
         print(redact(line, secrets, limit=2000), file=sys.stderr)
     if args.json:
         skipped = [{"name": f.name, "kind": f.kind, "message": f.message} for f in failures]
-        print(_scrubbed_json({"tools": tools, "failures": skipped}, secrets))
+        print(scrubbed_json({"tools": tools, "failures": skipped}, secrets))
     else:
         print_table(tools)
         print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")
@@ -257,31 +231,27 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
     return 1 if failures and not connected else 0
 
 
-class _UsageError(Exception):
-    pass
-
-
 def _parse_headers(values: list[str]) -> dict[str, str]:
     headers: dict[str, str] = {}
     for value in values:
         name, colon, content = value.partition(":")
         if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
-            raise _UsageError(f"--header {value!r} is not 'Name: value'")
+            raise UsageError(f"--header {value!r} is not 'Name: value'")
         headers[name.strip()] = content.strip()
     return headers
 
 
 def _target(target: list[str], transport: str) -> str | list[str]:
     if not target:
-        raise _UsageError("give a URL, or --transport stdio -- COMMAND ARGS, or --agent-config")
+        raise UsageError("give a URL, or --transport stdio -- COMMAND ARGS, or --agent-config")
     if transport == "stdio" or len(target) > 1:
         if transport not in ("auto", "stdio"):
-            raise _UsageError(f"a command needs --transport stdio, not {transport}")
+            raise UsageError(f"a command needs --transport stdio, not {transport}")
         return list(target)
     url = target[0]
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise _UsageError(
+        raise UsageError(
             f"{url!r} is not an http(s) URL; for a stdio server use --transport stdio -- COMMAND"
         )
     if parts.path in ("", "/"):
@@ -289,99 +259,10 @@ def _target(target: list[str], transport: str) -> str | list[str]:
     return url
 
 
-def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
-    from langop_infra.mcp import ClientOptions
-
-    timeout = args.timeout or _DEFAULT_TIMEOUT
-    caps = {
-        name: value
-        for name, value in (
-            ("max_total_bytes", args.max_bytes),
-            ("max_pages", args.max_pages),
-            ("max_tools", args.max_tools),
-        )
-        if value is not None
-    }
-    return ClientOptions(
-        headers=headers,
-        timeout=timeout,
-        deadline=_deadline(timeout),
-        auth=getattr(args, "auth", None),
-        transport=args.transport,
-        verify=args.ca_bundle or True,
-        protocol=args.protocol,
-        **caps,
-    )
-
-
-def _deadline(timeout: float) -> float:
-    """The whole command's bound: the listing's, and the login's requests (not a person's)."""
-    return max(30.0, 3 * timeout)
-
-
-def _oauth(args: argparse.Namespace) -> Any:
-    """The OAuth2Auth the flags ask for, or None when no OAuth flag is given."""
-    scopes = [scope for value in args.scope for scope in value.split()]
-    wanted = (
-        args.client_id,
-        args.client_secret_env,
-        scopes,
-        args.grant,
-        args.oauth_redirect,
-        args.oauth_issuer,
-    )
-    if not any(wanted):
-        return None
-    secret = None
-    if args.client_secret_env:
-        if not args.client_id:
-            raise _UsageError("--client-secret-env needs --client-id")
-        if not args.oauth_issuer:
-            raise _UsageError(
-                "--client-secret-env needs --oauth-issuer URL: the authorization server the "
-                "secret may be sent to (the `issuer` of its "
-                "/.well-known/oauth-authorization-server), so a server cannot redirect it"
-            )
-        secret = os.environ.get(args.client_secret_env)
-        if not secret:
-            raise _UsageError(
-                f"environment variable {args.client_secret_env} (--client-secret-env) is unset "
-                "or empty; export the client secret in it"
-            )
-    grant = (args.grant or "auto").replace("-", "_")
-    if grant == "client_credentials" and not secret:
-        raise _UsageError("--grant client-credentials needs --client-id and --client-secret-env")
-
-    from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth
-
-    redirect = args.oauth_redirect or "print"
-    timeout = args.timeout or _DEFAULT_TIMEOUT
-    if args.oauth_issuer:
-        from langop_infra.spec.fields import issuer_allowed
-
-        if not issuer_allowed(args.oauth_issuer):
-            raise _UsageError(
-                f"--oauth-issuer {args.oauth_issuer!r} must be an https URL (http only on "
-                "loopback)"
-            )
-    return OAuth2Auth(
-        issuer=args.oauth_issuer,
-        timeout=timeout,
-        deadline=_deadline(timeout),
-        client_id=args.client_id,
-        client_secret=secret,
-        scopes=scopes,
-        grant=grant,
-        redirect=FollowRedirect()
-        if redirect == "follow"
-        else LoopbackRedirect(open_browser=redirect == "browser", timeout=_LOGIN_SECONDS),
-    )
-
-
-def _size(value: str | None) -> int | None:
+def _size(value: str | None, flag: str) -> int | None:
     if value is None:
         return None
     match = _SIZE.fullmatch(value.strip())
     if not match or int(match.group(1)) < 1:
-        raise _UsageError(f"--max-bytes {value!r} is not a size such as 33554432, 512KiB, 64MiB")
+        raise UsageError(f"{flag} {value!r} is not a size such as 33554432, 512KiB, 64MiB")
     return int(match.group(1)) * _UNITS[match.group(2)[:1].lower()]

@@ -212,6 +212,8 @@ def sync_limits(tool: ToolSpec) -> dict[str, Any]:
     }
     if sync.max_bytes is not None:
         limits["max_total_bytes"] = int(parse_quantity(sync.max_bytes))
+    if sync.max_response_bytes is not None:
+        limits["max_response_bytes"] = int(parse_quantity(sync.max_response_bytes))
     return limits
 
 

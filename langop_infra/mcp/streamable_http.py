@@ -196,7 +196,14 @@ class StreamableHTTPTransport:
     ) -> Message | None:
         """What the request's stream yields, or the answer the GET stream brought first."""
         task = asyncio.ensure_future(scan)
-        done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # Our caller timed out: stop reading, and let the scan's own failure (the
+            # connection it loses) go unreported rather than as "never retrieved".
+            task.cancel()
+            task.add_done_callback(_retrieve)
+            raise
         if task in done:
             return task.result() or (answer.result() if answer.done() else None)
         task.cancel()
@@ -378,3 +385,9 @@ class StreamableHTTPTransport:
                     "DELETE", self.url, headers=headers, what="ending the session"
                 )
                 await self._http.discard(response)
+
+
+def _retrieve(task: asyncio.Future[object]) -> None:
+    """Mark a finished task's exception as seen: it was superseded by the caller's error."""
+    if not task.cancelled():
+        task.exception()

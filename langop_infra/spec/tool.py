@@ -92,6 +92,10 @@ class SchemaSyncSpec(Spec):
     max_bytes: Quantity | None = Field(
         None, description="Cap on the whole listing's size over all pages (default 32Mi)."
     )
+    max_response_bytes: Quantity | None = Field(
+        None,
+        description="Cap on one response or SSE event, counted decoded (default 8Mi).",
+    )
     max_tools: Int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
     max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
 

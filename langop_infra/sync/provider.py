@@ -63,7 +63,7 @@ INPUTS = (
     "limits",
 )
 SECRET_INPUTS = ("headers", "kubeconfig", "oauth")
-LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages")
+LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages", "max_response_bytes")
 ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
 IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0

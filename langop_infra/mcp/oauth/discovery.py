@@ -267,3 +267,16 @@ async def _authorization_server(
         "registration_endpoint": issuer + "/register",
     }
     return AuthorizationServer(resource, issuer, {}, scopes_supported, True, endpoints)
+
+
+async def challenge_of(http: httpx.AsyncClient, url: str) -> Challenge | None:
+    """The server's challenge to a request without a token, or None when it sends none."""
+    ping = b'{"jsonrpc": "2.0", "id": 0, "method": "ping"}'
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    try:
+        async with http.stream("POST", url, content=ping, headers=headers) as response:
+            if response.status_code != 401:
+                return None
+            return Challenge.parse(response.headers.get("www-authenticate"))
+    except httpx.HTTPError:
+        return None  # the session's own request will say what is wrong

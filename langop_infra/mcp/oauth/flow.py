@@ -24,6 +24,7 @@ from langop_infra.mcp.oauth.budget import Budget
 from langop_infra.mcp.oauth.discovery import (
     AuthorizationServer,
     Challenge,
+    challenge_of,
     discover,
     fetch_json,
     is_loopback,
@@ -162,24 +163,27 @@ class OAuth2Auth(httpx.Auth):
         """Authorize for the MCP server at ``url`` now, before any request needs it.
 
         For a person's login: the session's per-request timeouts then do not run while
-        they approve. False (and nothing done) when the server publishes no protected
-        resource metadata; the first 401 authorizes then.
+        they approve. The server is asked first (a ``ping`` without a token), so that its
+        401 challenge, and the scope it names, lead as they would mid-session. False (and
+        nothing done) when it demands no token and publishes no protected resource metadata.
         """
         state = self._resources.setdefault(_origin(url), _Resource())
         budget = Budget(self._deadline, url)
         try:
             async with budget.spend(), self._http() as http:
-                for candidate in prm_urls(_resource_url(url), None):
-                    found = await fetch_json(http, candidate, "protected resource metadata")
-                    if found is not None and isinstance(found.get("authorization_servers"), list):
-                        break
-                else:
-                    return False
+                challenge = await challenge_of(http, url)
+                if challenge is None:
+                    for candidate in prm_urls(_resource_url(url), None):
+                        found = await fetch_json(http, candidate, "protected resource metadata")
+                        if isinstance((found or {}).get("authorization_servers"), list):
+                            break
+                    else:
+                        return False
         except OAuthError:
             if budget.spent():
                 raise  # too slow: asking again on the first 401 would only wait as long
             return False  # unreachable: the session's own error will say so better
-        await self._authorize(state, url, Challenge(), state.token, step_up=False)
+        await self._authorize(state, url, challenge or Challenge(), state.token, step_up=False)
         return True
 
     async def async_auth_flow(
