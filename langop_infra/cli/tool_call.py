@@ -6,6 +6,11 @@
 Prints the tool's text content (other content as a one-line summary), or with ``--json``
 ``{"content", "isError", "structuredContent"}``. Exit 1 when the call fails or the tool
 reports an error (``isError``), with a one-line reason on stderr.
+
+``TOOL`` ``-`` runs many operations in one session (one login): each stdin line is a JSON
+object, ``{"name": TOOL, "arguments": {...}}`` to call a tool or ``{"list": true}`` to list
+them, and each gets one JSON line back (the call's document, ``{"tools": [...]}``, or
+``{"error": "..."}``), flushed at once so a script can read an answer before it writes on.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -43,14 +49,14 @@ def call_form(
     )
 
 
-def parse_arguments(text: str) -> dict[str, Any]:
-    """``--arguments``: a JSON object."""
+def parse_arguments(text: str, what: str = "--arguments") -> dict[str, Any]:
+    """``--arguments`` (or a stdin line): a JSON object."""
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise UsageError(f"--arguments is not JSON ({exc}); give an object, e.g. '{{}}'") from None
+        raise UsageError(f"{what} is not JSON ({exc}); give an object, e.g. '{{}}'") from None
     if not isinstance(value, dict):
-        raise UsageError("--arguments must be a JSON object of the tool's arguments")
+        raise UsageError(f"{what} must be a JSON object")
     return value
 
 
@@ -65,6 +71,12 @@ def run_call(
     from langop_infra.mcp import MCPError
 
     secrets = secrets_sent(args, headers)
+    if tool == "-":
+        try:
+            log_in_first(args, target)
+        except MCPError as exc:
+            return fail(exc, secrets)
+        return asyncio.run(run_lines(target, options(args, headers), secrets))
     try:
         log_in_first(args, target)
         result = asyncio.run(call_within_deadline(target, tool, arguments, options(args, headers)))
@@ -101,6 +113,52 @@ async def call_within_deadline(
         raise session.deadline_error(f"calling {tool}") from None
     finally:
         await session.aclose()
+
+
+async def run_lines(target: str | list[str], options: Any, secrets: list[str]) -> int:
+    """One session for every operation on stdin; 1 when any of them failed."""
+    from langop_infra.core.redact import redact
+    from langop_infra.mcp import MCPError, Session
+
+    failed = False
+    session = Session(target, options)
+    try:
+        while line := await asyncio.to_thread(sys.stdin.readline):
+            if not line.strip():
+                continue
+            try:
+                document = await _operation(session, line, options.deadline)
+            except (MCPError, UsageError) as exc:
+                failed = True
+                document = {"error": redact(str(exc), secrets, limit=2000)}
+            print(scrubbed_json(document, secrets, indent=None), flush=True)
+    finally:
+        await session.aclose()
+    return 1 if failed else 0
+
+
+async def _operation(session: Any, line: str, deadline: float | None) -> dict[str, Any]:
+    from langop_infra.mcp.timeouts import timeout_after
+
+    request = parse_arguments(line, what="a stdin line")
+    name = request.get("name")
+    if not request.get("list") and not isinstance(name, str):
+        raise UsageError('a stdin line is {"name": TOOL, "arguments": {...}} or {"list": true}')
+    try:
+        async with timeout_after(deadline):
+            if request.get("list"):
+                return {"tools": await session.list_tools()}
+            arguments = request.get("arguments") or {}
+            if not isinstance(arguments, dict):
+                raise UsageError(f"the arguments for {name} must be a JSON object")
+            result = await session.call_tool(name, arguments)
+    except TimeoutError:
+        raise session.deadline_error(f"calling {name}") from None
+    return {
+        "content": result.content,
+        "isError": result.is_error,
+        "structuredContent": result.structured_content,
+    }
 
 
 def content_lines(document: dict[str, Any]) -> list[str]:

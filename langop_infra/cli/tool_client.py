@@ -200,10 +200,11 @@ def scrub(value: Any, secrets: list[str]) -> Any:
     return scrub_values(value, secrets)
 
 
-def scrubbed_json(document: Any, secrets: list[str]) -> str:
+def scrubbed_json(document: Any, secrets: list[str], indent: int | None = 2) -> str:
+    """``document`` as terminal-safe JSON without the credentials this run sent."""
     from langop_infra.core.redact import json_text
 
-    return json_text(scrub(document, secrets))
+    return json_text(scrub(document, secrets), indent)
 
 
 def options(args: argparse.Namespace, headers: dict[str, str]) -> Any:

@@ -9,6 +9,7 @@ call and report what it was sent) that answers the handshake and never answers t
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -119,3 +120,23 @@ async def test_a_timed_out_call_is_cancelled(stalling: tuple[str, StallingServer
     cancelled = [m for m in app.received if m.get("method") == "notifications/cancelled"]
     assert [m["params"]["requestId"] for m in cancelled] == [call["id"]]
     assert "timeout" in cancelled[0]["params"]["reason"]
+
+
+def test_many_operations_in_one_session_from_stdin(
+    stateful_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [
+        '{"list": true}',
+        '{"name": "add", "arguments": {"a": 1, "b": 2}}',
+        '{"name": "nope"}',
+        "[1]",
+    ]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, out, err = _cli(["tools", "call", stateful_url, "-"], capsys)
+    assert code == 1, err
+    listed, added, unknown, bad = (json.loads(line) for line in out.splitlines())
+    assert "add" in [tool["name"] for tool in listed["tools"]]
+    assert added["content"] == [{"type": "text", "text": "3"}]
+    assert unknown["isError"] is True
+    assert unknown["content"] == [{"text": "Unknown tool: nope", "type": "text"}]
+    assert bad == {"error": "a stdin line must be a JSON object"}
