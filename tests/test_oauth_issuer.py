@@ -198,3 +198,16 @@ def test_the_spec_asks_for_an_https_issuer(auth: dict[str, str], said: str) -> N
     [problem] = caught.value.problems
     assert problem.path == "tools[0].schemaSync.auth"
     assert said in problem.message and SECRET not in str(caught.value)
+
+
+def test_the_provider_checks_an_unpinned_secret_before_any_request() -> None:
+    from langop_infra.sync.provider import ToolSchemaSyncProvider
+
+    oauth = {"client_id": "c", "client_secret": SECRET, "scopes": []}
+    news = {"endpoint": "http://127.0.0.1:9", "access": "direct", "oauth": oauth}
+    result = ToolSchemaSyncProvider().check({}, news)
+    assert [(f.property, f.reason) for f in result.failures] == [
+        ("oauth", "a client secret needs its issuer (schemaSync.auth.issuer) to be sent to")
+    ]
+    pinned = {**news, "oauth": {**oauth, "issuer": "https://auth.example.com"}}
+    assert ToolSchemaSyncProvider().check({}, pinned).failures == []
