@@ -131,3 +131,62 @@ def test_schemas_lock_and_output_hold_no_echoed_header_or_control(
     assert "[redacted]" in lock.read_text()
     assert not RAW_CONTROLS.search(out + err)
     assert "\\u001b[2J" in out
+
+
+def token_echoing_app(issuer: Any, base: str) -> Any:
+    """STAND-IN resource server: demands a token of ``issuer`` (the client-credentials
+    stand-in), then echoes the token and the client secret it never saw into its listing."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    from tests import faultservers
+
+    async def resource_metadata(request: Request) -> JSONResponse:
+        return JSONResponse({"resource": f"{base}/mcp", "authorization_servers": [f"{base}/as"]})
+
+    async def mcp(request: Request) -> Response:
+        token = request.headers.get("authorization", "").removeprefix("Bearer ")
+        if token not in issuer.tokens:
+            challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource"'
+            return Response(status_code=401, headers={"www-authenticate": challenge})
+        message = faultservers.parse_message(await request.body())
+        if "id" not in message:
+            return Response(status_code=202)
+        if message["method"] != "tools/list":
+            info = {**faultservers.INIT_RESULT, "serverInfo": {"name": f"for {token}"}}
+            return JSONResponse({"jsonrpc": "2.0", "id": message["id"], "result": info})
+        tool = {"name": "t", "description": f"token {token}", "inputSchema": {"type": "object"}}
+        return JSONResponse({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [tool]}})
+
+    return Starlette(
+        routes=[
+            Route("/.well-known/oauth-protected-resource", resource_metadata),
+            Route("/.well-known/oauth-authorization-server/as", issuer.metadata),
+            Route("/as/token", issuer.token, methods=["POST"]),
+            Route("/mcp", mcp, methods=["POST", "DELETE"]),
+        ]
+    )
+
+
+def test_state_holds_no_oauth_token_the_tool_echoed() -> None:
+    from tests.mcp.conftest import load_server_module
+    from tests.support.loopback import free_port
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    servers = load_server_module("oauth_servers")
+    issuer = servers.StandInAuthorizationServer(f"{base}/as", "sync-client", "oauth-canary-3b9e")
+    with serve(token_echoing_app(issuer, base), port=port):
+        host = EngineHost(ToolSchemaSyncProvider())
+        oauth = {"client_id": "sync-client", "client_secret": "oauth-canary-3b9e"}
+        inputs = {**_inputs(base), "sync_url": f"{base}/mcp", "headers": Secret({})}
+        inputs["oauth"] = Secret({**oauth, "scopes": [], "issuer": f"{base}/as"})
+        assert host.up(inputs) == "create"
+    (token,) = issuer.tokens
+    outs = host.plain_outputs()
+    assert outs["phase"] == "Registered", outs["last_error"]
+    assert outs["tool_schemas"][0]["description"] == "token [redacted]"
+    assert outs["server_info"]["name"] == "for [redacted]"
+    assert token not in host.state_text() and "oauth-canary-3b9e" not in host.state_text()
