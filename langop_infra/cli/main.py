@@ -49,7 +49,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     ),
     "completion": Subcommand("print a shell completion script: bash, zsh or fish", "0 ok, 2 usage"),
     "tools": Subcommand(
-        "list an MCP server's tools (streamable HTTP, legacy SSE or stdio)",
+        "list an MCP server's tools, or call one (streamable HTTP, legacy SSE or stdio)",
         "0 ok, 1 error, 2 usage",
     ),
     "schemas": Subcommand(
