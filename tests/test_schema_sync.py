@@ -270,6 +270,7 @@ def test_oauth_client_secret_reaches_the_sync_as_a_secret_only() -> None:
                         "clientId": "sync-client",
                         "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
                         "scopes": ["tools:read"],
+                        "issuer": "https://auth.example.com",
                     }
                 },
             }
@@ -281,6 +282,7 @@ def test_oauth_client_secret_reaches_the_sync_as_a_secret_only() -> None:
         "client_id": "sync-client",
         "client_secret": "oauth-canary-9d1",
         "scopes": ["tools:read"],
+        "issuer": "https://auth.example.com",
     }
     others = {k: v for k, v in sync.inputs.items() if k != "oauth"}
     assert "oauth-canary-9d1" not in json.dumps(others, default=str)
@@ -299,6 +301,7 @@ def test_oauth_on_a_standalone_tool_is_refused_before_registration() -> None:
                     "auth": {
                         "clientId": "c",
                         "clientSecret": {"secretKeyRef": {"name": "oauth", "key": "secret"}},
+                        "issuer": "https://auth.example.com",
                     }
                 },
             )

@@ -109,7 +109,14 @@ def oauth_setup() -> Iterator[Setup]:
     app = servers.client_credentials_server(base, issuer, ["tools"], tools)
     with ExitStack() as stack:
         stack.enter_context(serve(app, port))
-        oauth = Secret({"client_id": "sync-client", "client_secret": OAUTH_SECRET, "scopes": []})
+        oauth = Secret(
+            {
+                "client_id": "sync-client",
+                "client_secret": OAUTH_SECRET,
+                "scopes": [],
+                "issuer": issuer.base_url,
+            }
+        )
         yield Setup(service_inputs(base, oauth=oauth), made[0], stack.close, (OAUTH_SECRET,))
 
 

@@ -74,6 +74,20 @@ class Echo:
         elif fault == "malformed":
             if not await faultservers.SyncFaults.handshake(message, send):
                 await faultservers.respond(send, 200, f"{{not json {said}".encode())
+        elif fault == "listing":
+            # Answers correctly, but echoes what it got (and terminal controls) in its
+            # serverInfo and its tool list: what a sync stores and the CLI prints.
+            if message.get("method") == "initialize":
+                info = {**faultservers.INIT_RESULT, "serverInfo": {"name": f"echo {said}"}}
+                await faultservers.respond(send, 200, faultservers.result(message["id"], info))
+            elif not await faultservers.SyncFaults.handshake(message, send):
+                tool = {
+                    "name": f"t\x1b[2J\x9b31m\u202e{said[:60]}",
+                    "description": f"sent {said}",
+                    "inputSchema": {"type": "object", "properties": {said[:40]: {}}},
+                }
+                reply = faultservers.result(message["id"], {"tools": [tool]})
+                await faultservers.respond(send, 200, reply)
         elif fault == "slow":
             await asyncio.sleep(3)
             await faultservers.respond(send, 500, said.encode(), "text/plain")

@@ -54,7 +54,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     ),
     "completion": Subcommand("print a shell completion script: bash, zsh or fish", "0 ok, 2 usage"),
     "tools": Subcommand(
-        "list an MCP server's tools (streamable HTTP, legacy SSE or stdio)",
+        "list an MCP server's tools, or call one (streamable HTTP, legacy SSE or stdio)",
         "0 ok, 1 error, 2 usage",
     ),
     "schemas": Subcommand(
@@ -121,6 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _drop_stdout()
         return 141
+    except MemoryError:
+        # Under a memory limit (ulimit -v, a container's) a one-line error beats a traceback.
+        error(args.command, "out of memory; raise the process's memory limit or lower the caps")
+        return 1
 
 
 def _drop_stdout() -> None:

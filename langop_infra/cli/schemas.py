@@ -94,11 +94,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"{PROG}: error: cannot write {args.lock}: {exc.strerror}", file=sys.stderr)
             return 2
         _print_errors(update.errors)
-        print("\n".join([*update.lines, f"wrote {args.lock}"]))
+        print(_safe("\n".join([*update.lines, f"wrote {args.lock}"])))
         return 0 if update.ok else 1
     report = check_lock(lock, results)
     _print_errors(report.errors())
-    sys.stdout.write(report.render())
+    sys.stdout.write(_safe(report.render()))
     return report.exit_code(strict=args.strict)
 
 
@@ -223,4 +223,11 @@ def _usable_headers(tool: str, headers: Mapping[str, Any]) -> dict[str, str]:
 
 def _print_errors(errors: Sequence[str]) -> None:
     for line in errors:
-        print(f"{PROG}: {line}", file=sys.stderr)
+        print(f"{PROG}: {_safe(line)}", file=sys.stderr)
+
+
+def _safe(text: str) -> str:
+    """``text`` with what a server wrote in tool names kept from driving the terminal."""
+    from langop_infra.core.redact import escape
+
+    return escape(text, keep="\n")

@@ -7,9 +7,13 @@
     langop-infra tools https://mcp.example.com/mcp --client-id ci --client-secret-env SECRET
     langop-infra tools https://mcp.example.com/mcp --oauth-redirect browser  # a person logs in
     langop-infra tools URL --protocol 2025-11-25 --max-bytes 64MiB --max-pages 500
+    langop-infra tools call URL echo --arguments '{"text": "hi"}'          # call one tool
+    langop-infra tools --arguments '{}' call TOOL -- python -m my_server   # ... over stdio
 
-OAuth (any of --client-id, --client-secret-env, --scope, --grant, --oauth-redirect) answers
-the server's 401 per the MCP authorization spec; tokens stay in memory.
+OAuth (any of --client-id, --client-secret-env with --oauth-issuer, --private-key-file,
+--client-metadata-url, --scope, --grant, --oauth-redirect) answers the server's 401 per the
+MCP authorization spec; tokens stay in memory. A login that may need a person happens first,
+so request timeouts do not run while they approve.
 
 ``--json`` prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
 ``--agent-config``: ``{"tools", "failures"}``). The table escapes control characters and
@@ -22,26 +26,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
 import re
 import sys
-import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
+
+from langop_infra.cli.tool_client import (
+    DEFAULT_TIMEOUT,
+    UsageError,
+    add_oauth_arguments,
+    fail,
+    log_in_first,
+    oauth,
+    options,
+    scrub,
+    scrubbed_json,
+    secrets_sent,
+)
+from langop_infra.cli.tool_table import escape, print_table
 
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
 _PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-_DEFAULT_TIMEOUT = 10.0
-_DESCRIPTION_WIDTH = 70
-_GRANTS = ("auto", "client-credentials", "authorization-code")
-_REDIRECTS = ("browser", "print", "follow")
-_LOGIN_SECONDS = 300.0  # how long a person has to approve in the browser
 _SIZE = re.compile(r"(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
-# Bidi embeddings, overrides and isolates, and the marks: they reorder what follows them.
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,8 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
         nargs="*",
-        metavar="URL | -- COMMAND ARGS",
-        help="MCP endpoint URL (no path: /mcp is added), or after -- a stdio server command",
+        metavar="[call] URL [TOOL] | [call TOOL] -- COMMAND ARGS",
+        help="MCP endpoint URL (no path: /mcp is added), or after -- a stdio server command; "
+        "`call URL TOOL` calls a tool instead of listing",
     )
     parser.add_argument(
         "-H",
@@ -73,6 +82,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="cap on all tools/list pages together, e.g. 64MiB (default 32MiB)",
     )
     parser.add_argument(
+        "--max-response-bytes",
+        metavar="SIZE",
+        help="cap on one response or event, decoded, e.g. 16MiB (default 8MiB)",
+    )
+    parser.add_argument(
+        "--arguments",
+        metavar="JSON",
+        default="{}",
+        help="with `tools call`: the tool's arguments as a JSON object (default {})",
+    )
+    parser.add_argument(
         "--max-pages", type=int, metavar="N", help="cap on tools/list pages (default 100)"
     )
     parser.add_argument(
@@ -83,7 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="S",
-        help=f"seconds per request (default {_DEFAULT_TIMEOUT:g}; the whole run gets 3x, 30 s min)",
+        help=f"seconds per request (default {DEFAULT_TIMEOUT:g}; the whole run gets 3x, 30 s min)",
     )
     parser.add_argument("--json", action="store_true", help="print the full tool list as JSON")
     parser.add_argument("--ca-bundle", metavar="PATH", help="CA bundle to verify HTTPS with")
@@ -98,68 +118,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="ark",
         help="registry names with --agent-config: server__tool (ark) or mcp:server:tool",
     )
-    _add_oauth_arguments(parser.add_argument_group("OAuth 2.1 (used when the server answers 401)"))
-
-
-def _add_oauth_arguments(oauth: argparse._ArgumentGroup) -> None:
-    oauth.add_argument("--client-id", metavar="ID", help="pre-registered OAuth client id")
-    oauth.add_argument(
-        "--client-secret-env",
-        metavar="VAR",
-        help="environment variable holding the client secret (never pass it as an argument)",
-    )
-    oauth.add_argument(
-        "--scope",
-        action="append",
-        default=[],
-        metavar="SCOPE",
-        help="scope to request besides what the server asks for (repeatable)",
-    )
-    oauth.add_argument(
-        "--grant",
-        choices=_GRANTS,
-        default=None,
-        help="auto (default): client credentials with a secret where offered, else a login",
-    )
-    oauth.add_argument(
-        "--oauth-redirect",
-        choices=_REDIRECTS,
-        default=None,
-        help="login: print the URL (default), also open a browser, or follow the "
-        "authorization server's redirects without a person",
-    )
+    add_oauth_arguments(parser.add_argument_group("OAuth 2.1 (used when the server answers 401)"))
 
 
 def run(args: argparse.Namespace) -> int:
-    """List the tools; see the module docstring for the exit status."""
+    """List the tools, or call one; see the module docstring for the exit status."""
     try:
         headers = _parse_headers(args.header)
         if args.timeout is not None and not args.timeout > 0:
-            raise _UsageError("--timeout must be a positive number of seconds")
-        args.auth = _oauth(args)
-        args.max_bytes = _size(args.max_bytes)
+            raise UsageError("--timeout must be a positive number of seconds")
+        args.auth = oauth(args)
+        args.max_bytes = _size(args.max_bytes, "--max-bytes")
+        args.max_response_bytes = _size(args.max_response_bytes, "--max-response-bytes")
         for flag in ("max_pages", "max_tools"):
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
-                raise _UsageError(f"--{flag.replace('_', '-')} must be at least 1")
-        if args.agent_config:
+                raise UsageError(f"--{flag.replace('_', '-')} must be at least 1")
+        calling = bool(args.target) and args.target[0] == "call"
+        if args.agent_config and not calling:
             if args.target:
-                raise _UsageError("give either --agent-config or a URL/command, not both")
+                raise UsageError("give either --agent-config or a URL/command, not both")
             return _run_agent_config(args, headers)
-        target = _target(args.target, args.transport)
-    except _UsageError as exc:
+        if calling:
+            from langop_infra.cli.tool_call import call_form, parse_arguments
+
+            target, tool = call_form(args.target[1:], args.transport, _target)
+            arguments = parse_arguments(args.arguments)
+        else:
+            target = _target(args.target, args.transport)
+    except UsageError as exc:
         print(f"langop-infra tools: error: {exc}", file=sys.stderr)
         return 2
+    if calling:
+        from langop_infra.cli.tool_call import run_call
 
+        return run_call(args, target, tool, arguments, headers)
+    return _run_listing(args, target, headers)
+
+
+def _run_listing(args: argparse.Namespace, target: str | list[str], headers: dict[str, str]) -> int:
     from langop_infra.mcp import MCPError, fetch_tool_listing
 
+    secrets = secrets_sent(args, headers)
     try:
-        if isinstance(target, str) and args.auth is not None:
-            # Authorize first, so the request timeouts do not run while a person approves.
-            asyncio.run(args.auth.login(target))
-        listing = asyncio.run(fetch_tool_listing(target, _options(args, headers)))
+        log_in_first(args, target)
+        listing = asyncio.run(fetch_tool_listing(target, options(args, headers)))
     except MCPError as exc:
-        print(f"langop-infra tools: error: {escape(str(exc))}", file=sys.stderr)
-        return 1
+        return fail(exc, secrets)
     if args.json:
         document = {
             "server": listing.server_info,
@@ -167,13 +171,12 @@ def run(args: argparse.Namespace) -> int:
             "transport": listing.transport,
             "tools": listing.tools,
         }
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(scrubbed_json(document, secrets))
         return 0
-    _print_table(listing.tools)
+    print_table(scrub(listing.tools, secrets))
+    info = scrub(listing.server_info, secrets)
     server = " ".join(
-        escape(str(listing.server_info.get(key)))[:80]
-        for key in ("name", "version")
-        if listing.server_info.get(key)
+        escape(str(info.get(key)))[:80] for key in ("name", "version") if info.get(key)
     )
     count = len(listing.tools)
     print(
@@ -197,7 +200,7 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
         return 1
 
     async def collect() -> tuple[list[dict[str, Any]], list[Any], list[str], int]:
-        registry = await connect_tool_registry(servers, _options(args, headers), naming=args.naming)
+        registry = await connect_tool_registry(servers, options(args, headers), naming=args.naming)
         async with registry:
             return (
                 registry.definitions(),
@@ -206,26 +209,26 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
                 len(registry.sessions),
             )
 
+    from langop_infra.core.redact import redact, secret_strings
+
+    secrets = secret_strings(
+        secrets_sent(args, headers), [[e.headers, e.env] for e in servers.servers]
+    )
     tools, failures, warnings, connected = asyncio.run(collect())
+    tools = scrub(tools, secrets)
     for warning in warnings:
-        print(f"warning: {escape(warning)}", file=sys.stderr)
+        print(f"warning: {redact(warning, secrets, limit=2000)}", file=sys.stderr)
     for failure in failures:
-        print(
-            escape(f"skipped server {failure.name} ({failure.kind}): {failure.message}"),
-            file=sys.stderr,
-        )
+        line = f"skipped server {failure.name} ({failure.kind}): {failure.message}"
+        print(redact(line, secrets, limit=2000), file=sys.stderr)
     if args.json:
         skipped = [{"name": f.name, "kind": f.kind, "message": f.message} for f in failures]
-        print(json.dumps({"tools": tools, "failures": skipped}, indent=2, ensure_ascii=False))
+        print(scrubbed_json({"tools": tools, "failures": skipped}, secrets))
     else:
-        _print_table(tools)
+        print_table(tools)
         print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")
     # Skipped servers are reported, not fatal (as for the agent); all of them failing is.
     return 1 if failures and not connected else 0
-
-
-class _UsageError(Exception):
-    pass
 
 
 def _parse_headers(values: list[str]) -> dict[str, str]:
@@ -233,22 +236,22 @@ def _parse_headers(values: list[str]) -> dict[str, str]:
     for value in values:
         name, colon, content = value.partition(":")
         if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
-            raise _UsageError(f"--header {value!r} is not 'Name: value'")
+            raise UsageError(f"--header {value!r} is not 'Name: value'")
         headers[name.strip()] = content.strip()
     return headers
 
 
 def _target(target: list[str], transport: str) -> str | list[str]:
     if not target:
-        raise _UsageError("give a URL, or --transport stdio -- COMMAND ARGS, or --agent-config")
+        raise UsageError("give a URL, or --transport stdio -- COMMAND ARGS, or --agent-config")
     if transport == "stdio" or len(target) > 1:
         if transport not in ("auto", "stdio"):
-            raise _UsageError(f"a command needs --transport stdio, not {transport}")
+            raise UsageError(f"a command needs --transport stdio, not {transport}")
         return list(target)
     url = target[0]
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise _UsageError(
+        raise UsageError(
             f"{url!r} is not an http(s) URL; for a stdio server use --transport stdio -- COMMAND"
         )
     if parts.path in ("", "/"):
@@ -256,131 +259,10 @@ def _target(target: list[str], transport: str) -> str | list[str]:
     return url
 
 
-def _options(args: argparse.Namespace, headers: dict[str, str]) -> Any:
-    from langop_infra.mcp import ClientOptions
-
-    timeout = args.timeout or _DEFAULT_TIMEOUT
-    caps = {
-        name: value
-        for name, value in (
-            ("max_total_bytes", args.max_bytes),
-            ("max_pages", args.max_pages),
-            ("max_tools", args.max_tools),
-        )
-        if value is not None
-    }
-    return ClientOptions(
-        headers=headers,
-        timeout=timeout,
-        deadline=max(30.0, 3 * timeout),
-        auth=getattr(args, "auth", None),
-        transport=args.transport,
-        verify=args.ca_bundle or True,
-        protocol=args.protocol,
-        **caps,
-    )
-
-
-def _oauth(args: argparse.Namespace) -> Any:
-    """The OAuth2Auth the flags ask for, or None when no OAuth flag is given."""
-    scopes = [scope for value in args.scope for scope in value.split()]
-    wanted = (args.client_id, args.client_secret_env, scopes, args.grant, args.oauth_redirect)
-    if not any(wanted):
-        return None
-    secret = None
-    if args.client_secret_env:
-        if not args.client_id:
-            raise _UsageError("--client-secret-env needs --client-id")
-        secret = os.environ.get(args.client_secret_env)
-        if not secret:
-            raise _UsageError(
-                f"environment variable {args.client_secret_env} (--client-secret-env) is unset "
-                "or empty; export the client secret in it"
-            )
-    grant = (args.grant or "auto").replace("-", "_")
-    if grant == "client_credentials" and not secret:
-        raise _UsageError("--grant client-credentials needs --client-id and --client-secret-env")
-
-    from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth
-
-    redirect = args.oauth_redirect or "print"
-    return OAuth2Auth(
-        client_id=args.client_id,
-        client_secret=secret,
-        scopes=scopes,
-        grant=grant,
-        redirect=FollowRedirect()
-        if redirect == "follow"
-        else LoopbackRedirect(open_browser=redirect == "browser", timeout=_LOGIN_SECONDS),
-    )
-
-
-def _size(value: str | None) -> int | None:
+def _size(value: str | None, flag: str) -> int | None:
     if value is None:
         return None
     match = _SIZE.fullmatch(value.strip())
     if not match or int(match.group(1)) < 1:
-        raise _UsageError(f"--max-bytes {value!r} is not a size such as 33554432, 512KiB, 64MiB")
+        raise UsageError(f"{flag} {value!r} is not a size such as 33554432, 512KiB, 64MiB")
     return int(match.group(1)) * _UNITS[match.group(2)[:1].lower()]
-
-
-def escape(text: str) -> str:
-    """``text`` safe for a terminal: control characters and bidi controls as ``\\uXXXX``."""
-    return "".join(
-        f"\\u{ord(c):04x}" if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
-        for c in text
-    )
-
-
-def cells(text: str) -> int:
-    """How many terminal cells ``text`` takes: wide East Asian characters two, marks none."""
-    return sum(_cell(c) for c in text)
-
-
-def _cell(char: str) -> int:
-    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def _clip(text: str, width: int) -> str:
-    """``text`` cut to at most ``width`` cells, with "..." when cut."""
-    if cells(text) <= width:
-        return text
-    kept, used = [], 0
-    for char in text:
-        if used + _cell(char) > width - 3:
-            break
-        kept.append(char)
-        used += _cell(char)
-    return "".join(kept) + "..."
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - cells(text))
-
-
-def _print_table(tools: list[dict[str, Any]]) -> None:
-    rows = [("NAME", "TITLE", "REQUIRED", "DESCRIPTION")]
-    for tool in tools:
-        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
-        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
-        title = tool.get("title") or annotations.get("title") or "-"
-        description = " ".join(str(tool.get("description") or "-").split())
-        description = _clip(escape(description), _DESCRIPTION_WIDTH)
-        rows.append(
-            (
-                _clip(escape(str(tool["name"])), 80),
-                _clip(escape(str(title)), 60),
-                _clip(escape(", ".join(map(str, required))) or "-", 60),
-                description,
-            )
-        )
-    widths = [max(cells(row[i]) for row in rows) for i in range(3)]
-    for row in rows:
-        print(
-            "  ".join(_pad(cell, width) for cell, width in zip(row[:3], widths, strict=True))
-            + "  "
-            + row[3]
-        )

@@ -196,7 +196,12 @@ def sync_auth(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any] | N
         return None
     ref = auth.client_secret.secret_key_ref
     secret = secret_values.get(ref.name, {}).get(ref.key)
-    return {"client_id": auth.client_id, "client_secret": secret, "scopes": list(auth.scopes)}
+    return {
+        "client_id": auth.client_id,
+        "client_secret": secret,
+        "scopes": list(auth.scopes),
+        "issuer": auth.issuer,
+    }
 
 
 def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str, Any]:
@@ -244,6 +249,8 @@ def sync_limits(tool: ToolSpec) -> dict[str, Any]:
     }
     if sync.max_bytes is not None:
         limits["max_total_bytes"] = int(parse_quantity(sync.max_bytes))
+    if sync.max_response_bytes is not None:
+        limits["max_response_bytes"] = int(parse_quantity(sync.max_response_bytes))
     return limits
 
 

@@ -5,11 +5,17 @@ Schema sync reports why a sync failed, and a server's answer may echo what it wa
 ``last_error``, a failure or the ``schemas`` command goes through :func:`redact` first: the
 values actually sent are removed, then anything shaped like a credential, then the text is
 folded onto one bounded line.
+
+The same module holds the other halves of that one path: :func:`scrub_values` replaces the
+values sent in everything a sync stores (tool schemas, server info), and :func:`escape` and
+:func:`json_text` keep what a server wrote from driving a terminal.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -23,6 +29,12 @@ _TOKEN_RUN = re.compile(rf"[A-Za-z0-9._~+/=-]{{{MIN_PREFIX},}}")
 
 # Terminal escapes and bidi overrides: a server's text must not repaint a CI log or a preview.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# Bidi embeddings, overrides and isolates, and the marks: they reorder what follows them.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# What JSON leaves raw with ensure_ascii=False but a terminal acts on: C1 controls (CSI is
+# one), bidi controls, and the line and paragraph separators.
+_BIDI_CHARS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}\u2028\u2029]")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]+@")
 _QUERY_VALUE = re.compile(r"([?&][^=\s&#?]+=)[^&\s#'\"]+")
 # A scheme followed by a token, but not an auth-param list (`Bearer error="invalid_token"`).
@@ -90,3 +102,43 @@ def _truncated_echoes(line: str, secrets: Iterable[str]) -> str:
         return run
 
     return _TOKEN_RUN.sub(cut, line)
+
+
+def scrub_values(value: Any, secrets: Iterable[str]) -> Any:
+    """``value`` (JSON-like) with every occurrence of ``secrets`` in its strings and keys
+    replaced by :data:`MARK`: what a server echoed of the credentials it was sent."""
+    found = [s for s in secrets if len(s) >= MIN_SECRET]
+    if not found:
+        return value
+
+    def scrub(item: Any) -> Any:
+        if isinstance(item, str):
+            for secret in found:
+                if secret in item:
+                    item = item.replace(secret, MARK)
+            return item
+        if isinstance(item, Mapping):
+            return {scrub(str(k)): scrub(v) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [scrub(v) for v in item]
+        return item
+
+    return scrub(value)
+
+
+def escape(text: str, keep: str = "") -> str:
+    """``text`` safe for a terminal: control characters (but those in ``keep``), bidi
+    controls and line separators as ``\\uXXXX``."""
+    return "".join(
+        f"\\u{ord(c):04x}"
+        if c not in keep and (c in _BIDI_CHARS or unicodedata.category(c) in ("Cc", "Zl", "Zp"))
+        else c
+        for c in text
+    )
+
+
+def json_text(document: Any, indent: int | None = 2) -> str:
+    """``document`` as JSON, readable (non-ASCII kept), but with the characters a terminal
+    acts on escaped as ``\\uXXXX``: still valid JSON, decoding to the same value."""
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)

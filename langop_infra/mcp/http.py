@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from langop_infra.mcp import confinement
+from langop_infra.mcp.decoding import ACCEPT_ENCODING, bound_decoding, encoding_note
 from langop_infra.mcp.errors import (
     ConfinementError,
     HTTPStatusError,
@@ -115,7 +116,8 @@ class HTTPConnection:
         # Same-origin permanent redirects seen: later messages go straight to the new URL.
         self._moved: dict[httpx.URL, httpx.URL] = {}
         self._client = httpx.AsyncClient(
-            headers=dict(options.headers),
+            headers={"Accept-Encoding": ACCEPT_ENCODING, **options.headers},
+            event_hooks={"response": [bound_decoding]},
             timeout=httpx.Timeout(options.timeout),
             verify=verify,
             follow_redirects=False,
@@ -217,14 +219,14 @@ class HTTPConnection:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             await response.aclose()
-            raise too_large(response.request.url, what, limit, int(declared))
+            raise too_large(response.request.url, what, limit, int(declared), response)
         body = bytearray()
         try:
             async for chunk in response.aiter_bytes():
                 body += chunk
                 self.received += len(chunk)
                 if len(body) > limit:
-                    raise too_large(response.request.url, what, limit, len(body))
+                    raise too_large(response.request.url, what, limit, len(body), response)
         except httpx.HTTPError as exc:
             raise http_failure(exc, response.request.url, what) from None
         finally:
@@ -264,7 +266,7 @@ class HTTPConnection:
             pass  # the status says enough; a body cut short only loses the detail
         finally:
             await response.aclose()
-        return status_failure(response, bytes(body), what)
+        return status_failure(response, bytes(body[:_ERROR_BODY_BYTES]), what)
 
     async def aclose(self) -> None:
         """Close every pooled connection."""
@@ -326,10 +328,19 @@ def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def too_large(url: httpx.URL | str, what: str, limit: int, size: int) -> ResponseTooLarge:
-    """The error for a body or event over ``limit`` bytes."""
+def too_large(
+    url: httpx.URL | str,
+    what: str,
+    limit: int,
+    size: int,
+    response: httpx.Response | None = None,
+) -> ResponseTooLarge:
+    """The error for a body or event over ``limit`` bytes (decoded bytes, when compressed)."""
+    note = encoding_note(response) if response is not None else ""
+    if note:
+        note = f" decoded, from a compressed body{note}: decoding stopped there"
     return ResponseTooLarge(
-        f"{display_url(url)} sent more than {limit} bytes for {what} (at least {size}); "
+        f"{display_url(url)} sent more than {limit} bytes for {what} (at least {size}{note}); "
         "raise max_response_bytes if the server really returns that much",
         limit=limit,
         target=display_url(url),
@@ -370,6 +381,12 @@ def http_failure(exc: Exception, url: httpx.URL | str, what: str, *, attempts: i
         else:
             message = f"cannot connect to {shown}{tries}: {cause}; check the URL and network"
         return ServerUnreachable(message, target=shown)
+    if isinstance(exc, httpx.DecodingError):
+        return TransportError(
+            f"{shown} sent an undecodable body for {what}: {exc}; check the server's "
+            "compression settings",
+            target=shown,
+        )
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
         return TransportError(f"cannot use {shown}: {exc}; give an http(s) URL", target=shown)
     cause = _root_cause(exc)

@@ -193,7 +193,9 @@ async def _events(
             for event in decoder.feed(chunk):
                 yield event
     except EventTooLarge as exc:
-        raise too_large(stream.request.url, "one event of the stream", limit, exc.size) from None
+        raise too_large(
+            stream.request.url, "one event of the stream", limit, exc.size, stream
+        ) from None
     except httpx.HTTPError as exc:
         raise http_failure(exc, stream.request.url, "the event stream") from None
 

@@ -55,6 +55,7 @@ __all__ = [
 DEFAULT_OPTIONS = ClientOptions()
 
 _T = TypeVar("_T")
+_CANCEL_SECONDS = 1.0
 
 
 class Transport(Protocol):
@@ -348,6 +349,7 @@ class Session(Negotiation):
             async with timeout_after(seconds):
                 response = await transport.request(message, headers)
         except TimeoutError:
+            await self._cancel(transport, message)
             raise self._timeout(method, seconds) from None
         except SessionExpired:
             if not renew or self._modern:
@@ -356,6 +358,18 @@ class Session(Negotiation):
             await self._handshake(self._handshake_version())
             return await self._call(method, params, renew=False)
         return jsonrpc.result_of(response, method=method, source=self.label)
+
+    async def _cancel(self, transport: Transport, message: Message) -> None:
+        """Tell the server we gave up on ``message`` (as the official client does), so it
+        can stop the work; best effort, briefly. ``initialize`` is never cancelled (spec)."""
+        if message["method"] == "initialize":
+            return
+        params = {"requestId": message["id"], "reason": "the client's timeout expired"}
+        try:
+            async with timeout_after(_CANCEL_SECONDS):
+                await transport.notify(jsonrpc.notification("notifications/cancelled", params))
+        except (MCPError, TimeoutError, OSError):
+            pass  # the timeout error that follows says what matters
 
     def _timeout(self, method: str, seconds: float | None = None) -> MCPTimeout | ServerUnreachable:
         seconds = seconds or self.options.timeout

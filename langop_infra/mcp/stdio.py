@@ -192,3 +192,10 @@ class StdioTransport:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        # A server that flooded stdout after we stopped reading leaves its pipe paused, never
+        # at EOF: close it now, inside the loop, or its __del__ raises "Event loop is closed"
+        # at exit. asyncio offers no public handle on the pipes of a Process.
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()
+            await asyncio.sleep(0)  # let the pipes' connection_lost callbacks run

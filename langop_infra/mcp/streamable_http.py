@@ -41,7 +41,7 @@ _POST_HEADERS = {
 _RESUME_ATTEMPTS = 2
 _LISTEN_WAIT = 2.0  # seconds a session waits for the server to answer its GET stream
 _MAX_RETRY_WAIT = 5.0  # seconds: a server's "retry:" hint above this is not worth waiting for
-_ERROR_BODY_BYTES = 64 * 1024
+_ERROR_BODY_BYTES = 16 * 1024  # decoded bytes of an error body worth reading
 
 
 class StreamableHTTPTransport:
@@ -160,7 +160,7 @@ class StreamableHTTPTransport:
         except httpx.HTTPError:
             pass
         try:
-            candidates = jsonrpc.decode(bytes(body), source=self.label)
+            candidates = jsonrpc.decode(bytes(body[:_ERROR_BODY_BYTES]), source=self.label)
         except MalformedResponse:
             candidates = []
         for candidate in candidates:
@@ -170,7 +170,7 @@ class StreamableHTTPTransport:
             ):
                 return {**candidate, "id": message["id"]}
         await response.aclose()
-        raise status_failure(response, bytes(body), method)
+        raise status_failure(response, bytes(body[:_ERROR_BODY_BYTES]), method)
 
     async def _raise_status(
         self, response: httpx.Response, method: str, sent_session: str | None
@@ -197,7 +197,14 @@ class StreamableHTTPTransport:
     ) -> Message | None:
         """What the request's stream yields, or the answer the GET stream brought first."""
         task = asyncio.ensure_future(scan)
-        done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # Our caller timed out: stop reading, and let the scan's own failure (the
+            # connection it loses) go unreported rather than as "never retrieved".
+            task.cancel()
+            task.add_done_callback(_retrieve)
+            raise
         if task in done:
             return task.result() or (answer.result() if answer.done() else None)
         task.cancel()
@@ -267,7 +274,7 @@ class StreamableHTTPTransport:
                 received += len(chunk)
                 self._http.received += len(chunk)
                 if received > limit:
-                    raise too_large(self.url, method, limit, received)
+                    raise too_large(self.url, method, limit, received, response)
                 for event in decoder.feed(chunk):
                     if not event.data or event.event != "message":
                         continue  # priming events carry only an id; other types are not MCP's
@@ -277,7 +284,7 @@ class StreamableHTTPTransport:
                             return candidate
                         await self._from_server(candidate)
         except EventTooLarge as exc:
-            raise too_large(self.url, method, limit, exc.size) from None
+            raise too_large(self.url, method, limit, exc.size, response) from None
         except httpx.HTTPError as exc:
             raise http_failure(exc, self.url, method) from None
         return None
@@ -384,3 +391,9 @@ class StreamableHTTPTransport:
             raise
         except (MCPError, TimeoutError, asyncio.TimeoutError):
             pass
+
+
+def _retrieve(task: asyncio.Future[object]) -> None:
+    """Mark a finished task's exception as seen: it was superseded by the caller's error."""
+    if not task.cancelled():
+        task.exception()

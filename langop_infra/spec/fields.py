@@ -7,6 +7,7 @@ import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -325,6 +326,19 @@ def is_secret_value(value: Any) -> bool:
 DnsLabel = Annotated[str, AfterValidator(dns_label)]
 HttpPath = Annotated[str, AfterValidator(http_path)]
 HttpUrl = Annotated[str, AfterValidator(http_url)]
+
+
+def issuer_allowed(url: str) -> bool:
+    """Whether an OAuth issuer URL may receive a client secret: https, or http on loopback."""
+    parts = urlsplit(url)
+    if parts.scheme == "https":
+        return True
+    host = (parts.hostname or "").lower()
+    try:
+        return parts.scheme == "http" and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return parts.scheme == "http" and host == "localhost"
+
 Image = Annotated[str, AfterValidator(non_empty_image)]
 Seconds = Annotated[float, BeforeValidator(parse_duration)]
 EnvName = Annotated[str, AfterValidator(env_name)]

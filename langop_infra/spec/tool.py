@@ -25,6 +25,7 @@ from langop_infra.spec.fields import (
     dns1035_label,
     duration_between,
     invalid,
+    issuer_allowed,
 )
 from langop_infra.spec.network import PeerSpec
 from langop_infra.spec.pod import Persistence
@@ -45,6 +46,31 @@ class SyncAuth(Spec):
     scopes: list[Annotated[str, Field(pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")]] = Field(
         [], description="Scopes to ask for; unset: those the tool's 401 names."
     )
+    issuer: HttpUrl | None = Field(
+        None,
+        description="The authorization server's issuer URL (the `issuer` of its metadata): "
+        "the client secret goes only to that server's token endpoint. HTTPS, or http on "
+        "loopback. Required.",
+    )
+
+    @model_validator(mode="after")
+    def _issuer_pinned(self) -> SyncAuth:
+        # A tool's 401 may name any authorization server; the long-lived deploy secret must
+        # only ever go to the one the user chose.
+        if self.issuer is None:
+            raise invalid(
+                "issuer_pin",
+                "a client secret needs the authorization server it may be sent to: set "
+                "schemaSync.auth.issuer to that server's issuer URL (the `issuer` in its "
+                "/.well-known/oauth-authorization-server), e.g. issuer: https://auth.example.com",
+            )
+        if not issuer_allowed(self.issuer):
+            raise invalid(
+                "issuer_pin",
+                f"issuer {self.issuer} must be an https URL (http only on loopback): the "
+                "client secret would travel in clear text",
+            )
+        return self
 
 
 class SchemaSyncSpec(Spec):
@@ -66,6 +92,10 @@ class SchemaSyncSpec(Spec):
     ] = Field("auto", description="MCP revision: auto negotiates, newest first.")
     max_bytes: Quantity | None = Field(
         None, description="Cap on the whole listing's size over all pages (default 32Mi)."
+    )
+    max_response_bytes: Quantity | None = Field(
+        None,
+        description="Cap on one response or SSE event, counted decoded (default 8Mi).",
     )
     max_tools: Int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
     max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")

@@ -107,6 +107,7 @@ async def sync_targets(
     """
     from langop_infra.mcp import ClientOptions, MCPError, fetch_tool_listing
     from langop_infra.mcp.timeouts import timeout_after
+    from langop_infra.sync.provider import scrubbed_listing
 
     bound = deadline if deadline is not None else max((t.timeout for t in targets), default=1.0)
 
@@ -114,7 +115,8 @@ async def sync_targets(
         result = await attempt(target)
         # A server may echo what it was sent; stderr and CI logs must not show it.
         sent = secret_strings(target.headers)
-        return SyncResult(target.name, result.listing, redact(result.error, sent))
+        listing = result.listing and scrubbed_listing(result.listing, sent)
+        return SyncResult(target.name, listing, redact(result.error, sent))
 
     async def attempt(target: SyncTarget) -> SyncResult:
         try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -29,7 +29,7 @@ import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from langop_infra.core.redact import redact, secret_strings
+from langop_infra.core.redact import redact, scrub_values, secret_strings
 from langop_infra.spec.fields import canonical_mcp_path
 from langop_infra.sync.compare import SchemaTooDeep, schema_hash
 from langop_infra.sync.kube_proxy import (
@@ -65,7 +65,7 @@ INPUTS = (
     "allowed_tools",
 )
 SECRET_INPUTS = ("headers", "kubeconfig", "oauth")
-LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages")
+LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages", "max_response_bytes")
 ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
 IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
@@ -242,6 +242,7 @@ def list_tools(inputs: Mapping[str, Any], timeout: float | None = None) -> Any:
         retries=1 if timeout else 2,
         oauth=inputs.get("oauth"),
         limits=inputs.get("limits"),
+        secrets=credentials(inputs, headers),
     )
 
 
@@ -253,10 +254,14 @@ def fetch_listing(
     retries: int = 2,
     oauth: Mapping[str, Any] | None = None,
     limits: Mapping[str, Any] | None = None,
+    secrets: Sequence[str] = (),
 ) -> Any:
     """``initialize`` (or ``server/discover``) + ``tools/list`` at ``url``, all within
     ``seconds``; with ``oauth``, a token from the tool's authorization server by the
-    client-credentials grant; ``limits``: the protocol choice and the listing's caps."""
+    client-credentials grant; ``limits``: the protocol choice and the listing's caps.
+
+    The listing comes back with every credential sent (``headers``, the OAuth secret and
+    tokens, ``secrets``) replaced by a marker wherever the server echoed it."""
     from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
     from langop_infra.mcp.oauth import OAuth2Auth
 
@@ -266,9 +271,11 @@ def fetch_listing(
             client_id=oauth.get("client_id"),
             client_secret=oauth.get("client_secret"),
             scopes=list(oauth.get("scopes") or ()),
+            issuer=oauth.get("issuer"),
             grant="client_credentials",
             verify=tls.get("verify", True),
             timeout=seconds,
+            deadline=seconds,
         )
 
     options = ClientOptions(
@@ -281,7 +288,20 @@ def fetch_listing(
         **tls,
         **limit_options(limits or {}),
     )
-    return fetch_tool_listing_sync(url, options)
+    listing = fetch_tool_listing_sync(url, options)
+    held = auth.held_secrets() if auth is not None else []
+    return scrubbed_listing(listing, secret_strings(headers, list(secrets), held))
+
+
+def scrubbed_listing(listing: Any, secrets: list[str]) -> Any:
+    """``listing`` with ``secrets`` replaced by a marker in its tools, server info and
+    version: a server that echoes its token into a description must not put it in state."""
+    return dataclasses.replace(
+        listing,
+        tools=scrub_values(listing.tools, secrets),
+        server_info=scrub_values(listing.server_info, secrets),
+        protocol_version=scrub_values(listing.protocol_version, secrets),
+    )
 
 
 def limit_options(limits: Mapping[str, Any]) -> dict[str, Any]:
@@ -345,6 +365,7 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
             float(inputs.get("timeout") or 10.0),
             oauth=inputs.get("oauth"),
             limits=inputs.get("limits"),
+            secrets=sent,
         )
         # Hashing is part of the sync: a schema it refuses is this tool's failure.
         result = SyncOutputs.registered(listing, previous, inputs.get("allowed_tools"))
@@ -445,6 +466,11 @@ def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
         and all(isinstance(k, str) and isinstance(v, str) for k, v in selector.items())
     ):
         problems.append(("pod_selector", "must map label names to label values (strings)"))
+    oauth = known.get("oauth")
+    if isinstance(oauth, Mapping) and oauth.get("client_secret") and not oauth.get("issuer"):
+        problems.append(
+            ("oauth", "a client secret needs its issuer (schemaSync.auth.issuer) to be sent to")
+        )
     return problems
 
 

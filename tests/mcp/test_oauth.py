@@ -128,6 +128,7 @@ def test_cli_lists_tools_with_client_credentials_and_never_prints_secrets(
     monkeypatch.setenv("LANGOP_TEST_SECRET", SECRET)
     caplog.set_level(logging.DEBUG)
     argv = ["tools", url, "--client-id", "ci-client", "--client-secret-env", "LANGOP_TEST_SECRET"]
+    argv += ["--oauth-issuer", issuer.base_url]
     assert main([*argv, "--json"]) == 0
     assert main(argv) == 0
     out, err = capsys.readouterr()
@@ -170,7 +171,7 @@ def test_a_token_the_server_refuses_ends_in_an_error_without_the_token(
 
 
 def test_cli_names_an_unset_secret_variable(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["tools", "http://127.0.0.1:9/mcp", "--client-id", "x"]
+    argv = ["tools", "http://127.0.0.1:9/mcp", "--client-id", "x", "--oauth-issuer", "http://[::1]"]
     assert main([*argv, "--client-secret-env", "LANGOP_TEST_UNSET_VAR"]) == 2
     assert "environment variable LANGOP_TEST_UNSET_VAR" in capsys.readouterr().err
     assert main(["tools", "http://127.0.0.1:9/mcp", "--grant", "client-credentials"]) == 2

@@ -88,6 +88,23 @@ def resource_allowed(server_url: str, resource: str) -> bool:
     return (server.path.rstrip("/") + "/").startswith(prefix)
 
 
+def same_origin(one: str, other: str) -> bool:
+    """Whether two URLs share scheme, host and port."""
+    a, b = urlsplit(one), urlsplit(other)
+    ports = {"http": 80, "https": 443}
+    return (a.scheme.lower(), a.hostname, a.port or ports.get(a.scheme.lower())) == (
+        b.scheme.lower(),
+        b.hostname,
+        b.port or ports.get(b.scheme.lower()),
+    )
+
+
+def same_issuer(pinned: str, issuers: list[str]) -> bool:
+    """Whether ``issuers`` holds ``pinned`` (RFC 8414 compares exactly; a trailing slash is
+    forgiven, since people write both)."""
+    return any(pinned.rstrip("/") == issuer.rstrip("/") for issuer in issuers)
+
+
 def is_loopback(url: str) -> bool:
     """Whether ``url`` names this machine (where plain HTTP is acceptable)."""
     host = (urlsplit(url).hostname or "").lower()
@@ -159,11 +176,22 @@ async def fetch_json(client: httpx.AsyncClient, url: str, what: str) -> dict[str
 
 
 async def discover(
-    client: httpx.AsyncClient, server_url: str, challenge: Challenge
+    client: httpx.AsyncClient,
+    server_url: str,
+    challenge: Challenge,
+    issuer: str | None = None,
 ) -> AuthorizationServer:
-    """Protected resource metadata, then the authorization server's metadata."""
+    """Protected resource metadata, then the authorization server's metadata (``issuer``'s
+    when the metadata lists it among several)."""
+    hint = challenge.resource_metadata
+    if hint and not (urlsplit(hint).scheme == "https" or same_origin(hint, server_url)):
+        raise OAuthError(
+            f"{display_url(server_url)} names its resource metadata at {display_url(hint)}, "
+            "which is neither HTTPS nor on the server's own origin; refusing to trust it",
+            target=display_url(server_url),
+        )
     prm: dict[str, Any] | None = None
-    for url in prm_urls(server_url, challenge.resource_metadata):
+    for url in prm_urls(server_url, hint):
         prm = await fetch_json(client, url, "protected resource metadata")
         log.debug("protected resource metadata at %s: %s", display_url(url), prm is not None)
         if prm is not None and isinstance(prm.get("authorization_servers"), list):
@@ -192,6 +220,8 @@ async def discover(
             "authorization server; the server is misconfigured",
             target=display_url(server_url),
         )
+    if issuer is not None and same_issuer(issuer, servers):
+        servers = [next(s for s in servers if same_issuer(issuer, [s]))]
     scopes = prm.get("scopes_supported")
     scopes_supported = (
         tuple(s for s in scopes if isinstance(s, str)) if isinstance(scopes, list) else ()
@@ -237,3 +267,16 @@ async def _authorization_server(
         "registration_endpoint": issuer + "/register",
     }
     return AuthorizationServer(resource, issuer, {}, scopes_supported, True, endpoints)
+
+
+async def challenge_of(http: httpx.AsyncClient, url: str) -> Challenge | None:
+    """The server's challenge to a request without a token, or None when it sends none."""
+    ping = b'{"jsonrpc": "2.0", "id": 0, "method": "ping"}'
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    try:
+        async with http.stream("POST", url, content=ping, headers=headers) as response:
+            if response.status_code != 401:
+                return None
+            return Challenge.parse(response.headers.get("www-authenticate"))
+    except httpx.HTTPError:
+        return None  # the session's own request will say what is wrong

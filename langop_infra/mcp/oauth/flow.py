@@ -18,14 +18,18 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
+from langop_infra.mcp.decoding import client_settings
 from langop_infra.mcp.http import display_url, tls_context
+from langop_infra.mcp.oauth.budget import Budget
 from langop_infra.mcp.oauth.discovery import (
     AuthorizationServer,
     Challenge,
+    challenge_of,
     discover,
     fetch_json,
     is_loopback,
     prm_urls,
+    same_issuer,
 )
 from langop_infra.mcp.oauth.errors import OAuthError
 from langop_infra.mcp.oauth.redirect import LoopbackRedirect, RedirectHandler, code_from_redirect
@@ -73,7 +77,12 @@ class OAuth2Auth(httpx.Auth):
     authorization server offers that grant, else the authorization code grant through
     ``redirect`` (default: print the URL and listen on loopback). Without ``client_id`` the
     client identifies by ``client_metadata_url`` where the server supports client ID metadata
-    documents, else registers dynamically. Put it in ``ClientOptions(auth=...)``.
+    documents, else registers dynamically. ``timeout`` bounds each request and ``deadline``
+    all requests of one authorization together (metadata, registration, token; the time a
+    person spends at the login page is not counted). ``issuer`` pins the authorization
+    server: the client secret or key is used only with the server whose metadata names that
+    issuer (``schemaSync.auth.issuer``, ``--oauth-issuer``); give it whenever you give a
+    secret. Put it in ``ClientOptions(auth=...)``.
     """
 
     def __init__(
@@ -88,8 +97,10 @@ class OAuth2Auth(httpx.Auth):
         redirect: RedirectHandler | None = None,
         client_metadata_url: str | None = None,
         client_name: str = "langop-infra",
+        issuer: str | None = None,
         verify: bool | str = True,
         timeout: float = 10.0,
+        deadline: float | None = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         problems = []
@@ -116,8 +127,10 @@ class OAuth2Auth(httpx.Auth):
         self._redirect = redirect
         self._metadata_url = client_metadata_url
         self._client_name = client_name
+        self._issuer = issuer
         self._verify = verify
         self._timeout = timeout
+        self._deadline = deadline
         self._transport = transport
         self._resources: dict[str, _Resource] = {}
         self._registered: dict[str, tuple[Client, frozenset[str]]] = {}
@@ -137,25 +150,40 @@ class OAuth2Auth(httpx.Auth):
         state = self._resources.get(_origin(url))
         return state.token.scopes if state and state.token else ()
 
+    def held_secrets(self) -> list[str]:
+        """The client secret and every token held: what a caller scrubs from stored output."""
+        held = [self._secret or ""]
+        for state in self._resources.values():
+            if state.token is not None:
+                held += [state.token.access_token, state.token.refresh_token or ""]
+        held += [c.client_secret or "" for c, _ in self._registered.values()]
+        return [value for value in held if value]
+
     async def login(self, url: str) -> bool:
         """Authorize for the MCP server at ``url`` now, before any request needs it.
 
         For a person's login: the session's per-request timeouts then do not run while
-        they approve. False (and nothing done) when the server publishes no protected
-        resource metadata; the first 401 authorizes then.
+        they approve. The server is asked first (a ``ping`` without a token), so that its
+        401 challenge, and the scope it names, lead as they would mid-session. False (and
+        nothing done) when it demands no token and publishes no protected resource metadata.
         """
         state = self._resources.setdefault(_origin(url), _Resource())
+        budget = Budget(self._deadline, url)
         try:
-            async with self._http() as http:
-                for candidate in prm_urls(_resource_url(url), None):
-                    found = await fetch_json(http, candidate, "protected resource metadata")
-                    if found is not None and isinstance(found.get("authorization_servers"), list):
-                        break
-                else:
-                    return False
+            async with budget.spend(), self._http() as http:
+                challenge = await challenge_of(http, url)
+                if challenge is None:
+                    for candidate in prm_urls(_resource_url(url), None):
+                        found = await fetch_json(http, candidate, "protected resource metadata")
+                        if isinstance((found or {}).get("authorization_servers"), list):
+                            break
+                    else:
+                        return False
         except OAuthError:
+            if budget.spent():
+                raise  # too slow: asking again on the first 401 would only wait as long
             return False  # unreachable: the session's own error will say so better
-        await self._authorize(state, url, Challenge(), state.token, step_up=False)
+        await self._authorize(state, url, challenge or Challenge(), state.token, step_up=False)
         return True
 
     async def async_auth_flow(
@@ -221,7 +249,7 @@ class OAuth2Auth(httpx.Auth):
                 "resource": state.server.resource,
             }
             try:
-                async with self._http() as http:
+                async with Budget(self._deadline, url).spend(), self._http() as http:
                     token = await request_token(
                         http, state.server, state.client, form, what="token refresh"
                     )
@@ -250,12 +278,16 @@ class OAuth2Auth(httpx.Auth):
         async with state.lock():
             if not step_up and state.token is not None and state.token is not sent:
                 return state.token  # another request authorized meanwhile
+            budget = Budget(self._deadline, url)
             async with self._http() as http:
-                if state.server is None or (
-                    challenge.resource_metadata and challenge.resource_metadata != state.hint
-                ):
-                    state.server = await discover(http, _resource_url(url), challenge)
-                    state.hint = challenge.resource_metadata
+                async with budget.spend():
+                    if state.server is None or (
+                        challenge.resource_metadata and challenge.resource_metadata != state.hint
+                    ):
+                        state.server = await discover(
+                            http, _resource_url(url), challenge, self._issuer
+                        )
+                        state.hint = challenge.resource_metadata
                 server = state.server
                 _check_https(server.endpoint("token_endpoint") or "", "token endpoint")
                 grant = self._choose_grant(server)
@@ -274,12 +306,20 @@ class OAuth2Auth(httpx.Auth):
                         "scope": " ".join(scopes),
                         "resource": server.resource,
                     }
-                    token = await request_token(
-                        http, server, state.client, form, what="client credentials token request"
-                    )
+                    async with budget.spend():
+                        token = await request_token(
+                            http,
+                            server,
+                            state.client,
+                            form,
+                            what="client credentials token request",
+                        )
                 else:
-                    state.client = await self._client_for(http, server, scopes)
-                    token = await self._authorization_code(http, server, state.client, scopes)
+                    async with budget.spend():
+                        state.client = await self._client_for(http, server, scopes)
+                    token = await self._authorization_code(
+                        http, server, state.client, scopes, budget
+                    )
             state.token, state.requested, state.grant = token, scopes, grant
             return token
 
@@ -289,6 +329,7 @@ class OAuth2Auth(httpx.Auth):
         server: AuthorizationServer,
         client: Client,
         scopes: tuple[str, ...],
+        budget: Budget,
     ) -> Token:
         endpoint = server.endpoint("authorization_endpoint")
         if not endpoint:
@@ -318,7 +359,11 @@ class OAuth2Auth(httpx.Auth):
         if scopes:
             params["scope"] = " ".join(scopes)
         url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(params)
-        location = await self.redirect.authorize(url, http)
+        if isinstance(self.redirect, LoopbackRedirect):
+            location = await self.redirect.authorize(url, http)  # a person: its own timeout
+        else:
+            async with budget.spend():
+                location = await self.redirect.authorize(url, http)
         code = code_from_redirect(
             location,
             state,
@@ -333,7 +378,10 @@ class OAuth2Auth(httpx.Auth):
             "code_verifier": pkce.verifier,
             "resource": server.resource,
         }
-        return await request_token(http, server, client, form, what="authorization code exchange")
+        async with budget.spend():
+            return await request_token(
+                http, server, client, form, what="authorization code exchange"
+            )
 
     def _choose_grant(self, server: AuthorizationServer) -> str:
         if self._grant != "auto":
@@ -363,8 +411,22 @@ class OAuth2Auth(httpx.Auth):
             scopes.append("offline_access")  # a refresh token spares the user a second login
         return tuple(dict.fromkeys(scopes))
 
+    def _check_pin(self, server: AuthorizationServer) -> None:
+        """Refuse to authenticate with our secret or key to any issuer but the pinned one."""
+        if self._issuer is None or not (self._secret or self._key):
+            return
+        if not same_issuer(self._issuer, [server.issuer]):
+            raise OAuthError(
+                f"the MCP server names the authorization server {display_url(server.issuer)}, "
+                f"but the client secret is pinned to {display_url(self._issuer)} "
+                "(schemaSync.auth.issuer, --oauth-issuer); refusing to send it elsewhere. "
+                "If that server is trusted, pin its issuer URL instead",
+                target=display_url(server.issuer),
+            )
+
     def _configured_client(self, server: AuthorizationServer) -> Client:
         assert self._client_id is not None
+        self._check_pin(server)
         method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
         if method == "none":
             raise OAuthError(
@@ -378,6 +440,7 @@ class OAuth2Auth(httpx.Auth):
     ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
         if self._client_id:
+            self._check_pin(server)
             method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
             return Client(self._client_id, self._secret, self._key, self._algorithm, method)
         if self._metadata_url and server.metadata.get("client_id_metadata_document_supported"):
@@ -405,6 +468,7 @@ class OAuth2Auth(httpx.Auth):
             timeout=httpx.Timeout(self._timeout),
             follow_redirects=False,
             transport=self._transport,
+            **client_settings(),  # type: ignore[arg-type]
         )
 
 
