@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from langop_infra.agent.http_tools import HttpToolCaller, HttpToolEntry
 from langop_infra.mcp.discovery import discover_endpoint
 from langop_infra.mcp.errors import MCPError, TransportError
 from langop_infra.mcp.http import display_url
@@ -29,6 +30,7 @@ __all__ = [
     "RegisteredTool",
     "ServerEntry",
     "ServerFailure",
+    "ToolCounts",
     "ToolRegistry",
     "connect_tool_registry",
     "unique_server",
@@ -74,16 +76,26 @@ class AgentServers:
     servers: list[ServerEntry]
     failures: list[ServerFailure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    http_tools: list[HttpToolEntry] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class RegisteredTool:
-    """A tool under its registry name, with the server and name to call it by."""
+    """A tool under its registry name, with the server and name to call it by (``server``
+    is ``""`` for an HTTP tool)."""
 
     name: str
     server: str
     tool_name: str
     definition: dict[str, Any]
+
+
+@dataclass
+class ToolCounts:
+    """Calls of one tool since the registry started (seed 004's invocationCount, errorCount)."""
+
+    invocations: int = 0
+    errors: int = 0
 
 
 def unique_server(
@@ -125,8 +137,11 @@ class ToolRegistry:
         entries: Mapping[str, ServerEntry] | None = None,
         options: ClientOptions = DEFAULT_OPTIONS,
         naming: Naming = "ark",
+        http: HttpToolCaller | None = None,
     ) -> None:
         self.sessions = dict(sessions)
+        self.http = http or HttpToolCaller()
+        self.counts: dict[str, ToolCounts] = {}
         self.tools = dict(tools)
         self.failures = list(failures)
         self.warnings = list(warnings)
@@ -134,6 +149,7 @@ class ToolRegistry:
         self._options = options
         self._naming: Naming = naming
         self._listed = _listed_by_server(self.tools)
+        self.tools = _with_http(self.tools, self.http, naming, self.warnings)
         self._restarted: set[str] = set()
         self._relists: set[asyncio.Task[None]] = set()
         self.relisted = 0  # how many list_changed relists finished (for observers and tests)
@@ -151,10 +167,17 @@ class ToolRegistry:
         tool = self.tools.get(name)
         if tool is None:
             return _error_result(f"no tool named {name!r}; the tools are: {_names(self.tools)}")
-        try:
-            return await self._call(tool, arguments)
-        except MCPError as exc:
-            return _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+        counts = self.counts.setdefault(name, ToolCounts())
+        counts.invocations += 1
+        if not tool.server:
+            result = await self.http.call(tool.tool_name, arguments)
+        else:
+            try:
+                result = await self._call(tool, arguments)
+            except MCPError as exc:
+                result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+        counts.errors += result.is_error
+        return result
 
     async def _call(
         self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
@@ -195,7 +218,8 @@ class ToolRegistry:
         """List ``server``'s tools again and rename the registry's tools to match."""
         listed = await self.sessions[server].list_tools()
         self._listed[server] = listed
-        self.tools = _register(self._listed, self._naming, self.warnings)
+        tools = _register(self._listed, self._naming, self.warnings)
+        self.tools = _with_http(tools, self.http, self._naming, self.warnings)
 
     def _watch(self, server: str, session: Session) -> None:
         def notified(message: Mapping[str, Any]) -> None:
@@ -219,6 +243,7 @@ class ToolRegistry:
             task.cancel()
         await asyncio.gather(*self._relists, return_exceptions=True)
         await asyncio.gather(*(session.aclose() for session in self.sessions.values()))
+        await self.http.aclose()
 
     async def __aenter__(self) -> ToolRegistry:
         return self
@@ -242,6 +267,21 @@ def _listed_by_server(tools: Mapping[str, RegisteredTool]) -> dict[str, list[dic
     for tool in tools.values():
         listed.setdefault(tool.server, []).append(tool.definition)
     return listed
+
+
+def _with_http(
+    tools: dict[str, RegisteredTool], http: HttpToolCaller, naming: Naming, warnings: list[str]
+) -> dict[str, RegisteredTool]:
+    """``tools`` and the HTTP tools: ``<tool>`` (ark's inline tools) or ``http:<tool>``."""
+    tools = dict(tools)
+    for entry in http.tools.values():
+        name = entry.name if naming == "ark" else f"http:{entry.name}"
+        if name in tools:
+            unique = next(f"{name}_{n}" for n in itertools.count(2) if f"{name}_{n}" not in tools)
+            warnings.append(f"tool name {name!r} is taken; HTTP tool {entry.name!r} is {unique!r}")
+            name = unique
+        tools[name] = RegisteredTool(name, "", entry.name, entry.definition())
+    return tools
 
 
 def _register(
@@ -275,10 +315,13 @@ async def connect_tool_registry(
     options: ClientOptions = DEFAULT_OPTIONS,
     *,
     naming: Naming = "ark",
+    http: HttpToolCaller | None = None,
 ) -> ToolRegistry:
-    """Connect to every server concurrently and register the tools of those that answered."""
+    """Connect to every server concurrently and register the tools of those that answered,
+    and the HTTP tools (``servers.http_tools``, or the given ``http`` caller)."""
     if isinstance(servers, AgentServers):
         given, failures, warnings = servers.servers, list(servers.failures), list(servers.warnings)
+        http = http or HttpToolCaller(servers.http_tools)
     else:
         given, failures, warnings = list(servers), [], []
     entries: list[ServerEntry] = []
@@ -301,6 +344,7 @@ async def connect_tool_registry(
         entries={entry.name: entry for entry in entries},
         options=options,
         naming=naming,
+        http=http,
     )
 
 

@@ -8,7 +8,8 @@ re-exported here) connects to them all. A server that cannot be used is reported
 
 ``mcpServers`` entries are ``http`` (the default), ``url`` (the endpoint is discovered from
 a well-known URL) or ``stdio`` (``command``, ``args``, ``env``); ``${VAR}`` and
-``${VAR:-default}`` expand in URLs, headers and ``env``.
+``${VAR:-default}`` expand in URLs, headers and ``env``. ``webhookTools`` are the agent's
+HTTP tools (:mod:`langop_infra.agent.http_tools`), registered beside the MCP tools.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
 from langop_infra.agent.registry import (
     AgentServers,
     Naming,
@@ -36,6 +38,7 @@ __all__ = [
     "AGENT_CONFIG_PATH",
     "AgentConfigError",
     "AgentServers",
+    "HttpToolEntry",
     "Naming",
     "RegisteredTool",
     "ServerEntry",
@@ -97,7 +100,9 @@ def load_agent_servers(
     for endpoint in env.get("MCP_SERVERS", "").split(","):
         if endpoint.strip():
             found.add_endpoint(endpoint.strip())
-    return AgentServers(found.servers, found.failures, found.warnings)
+    http_tools, unusable = load_http_tools(document, env)
+    found.failures += [ServerFailure(name, "config", problem) for name, problem in unusable]
+    return AgentServers(found.servers, found.failures, found.warnings, http_tools)
 
 
 class _Collector:

@@ -198,7 +198,9 @@ async def test_registry_prefixes_tools_and_skips_failed_servers(
             {f"memory__{t}" for t in SDK_TOOLS}
             | {f"notes__{t}" for t in SDK_TOOLS}
             | {"private__only", f"{seed_name}__remember", f"{seed_name}__recall"}
+            | {"fetch_news"}  # the inline HTTP tool, under its own name (ark)
         )
+        assert registry.tools["fetch_news"].server == ""
         assert [(f.name, f.kind) for f in registry.failures] == [("dead", "unreachable")]
         assert "connection refused" in registry.failures[0].message
         assert set(registry.sessions) == {"memory", "notes", "private", seed_name}
