@@ -77,7 +77,9 @@ def tool_endpoint(name: str, namespace: str, port: int, deployment_mode: str = "
 
 
 def recommended_labels(
-    name: str, component: Literal["tool", "agent", "cluster", "gateway"], part_of: str
+    name: str,
+    component: Literal["tool", "agent", "cluster", "gateway", "http-tool"],
+    part_of: str,
 ) -> dict[str, str]:
     """The Kubernetes recommended labels every object carries."""
     return {
