@@ -97,6 +97,13 @@ def load_agent_servers(
         raise AgentConfigError("config.yaml: mcpServers must be a list of {name, url, headers}")
     for index, spec in enumerate(servers):
         found.add_external(index, spec, env)
+    # Seed 002's servers.json: {"servers": [{name, transport, command, args, env, url,
+    # auto_connect}]}. A `servers` key that is not a list is an error, never 0 servers.
+    listed = document.get("servers", [])
+    if not isinstance(listed, list):
+        raise AgentConfigError("servers.json: servers must be a list of server settings")
+    for index, spec in enumerate(listed):
+        found.add_external(index, spec, env, key="servers")
     for endpoint in env.get("MCP_SERVERS", "").split(","):
         if endpoint.strip():
             found.add_endpoint(endpoint.strip())
@@ -121,8 +128,10 @@ class _Collector:
         url = join_mcp_path(spec["endpoint"], str(spec.get("mcpPath") or DEFAULT_MCP_PATH))
         self._add(ServerEntry(name, url, source="config.yaml tools"))
 
-    def add_external(self, index: int, spec: Any, env: Mapping[str, str]) -> None:
-        where = f"mcpServers[{index}]"
+    def add_external(
+        self, index: int, spec: Any, env: Mapping[str, str], key: str = "mcpServers"
+    ) -> None:
+        where = f"{key}[{index}]"
         transport = spec.get("transport", "http") if isinstance(spec, dict) else "http"
         needs = "command" if transport == "stdio" else "url"
         if not isinstance(spec, dict) or not spec.get("name") or not spec.get(needs):
@@ -146,8 +155,14 @@ class _Collector:
         ):
             self._fail(name, f"{where}.timeoutSeconds: must be a positive number of seconds")
             return
-        source = "config.yaml mcpServers"
-        self._add(ServerEntry(name, url, headers, timeout, source, transport, command, child_env))
+        auto = spec.get("autoConnect", spec.get("auto_connect", True))
+        if not isinstance(auto, bool):
+            self._fail(name, f"{where}.autoConnect: must be true or false")
+            return
+        source = "config.yaml mcpServers" if key == "mcpServers" else "servers.json"
+        self._add(
+            ServerEntry(name, url, headers, timeout, source, transport, command, child_env, auto)
+        )
 
     @staticmethod
     def _headers(where: str, specs: Any, env: Mapping[str, str]) -> dict[str, str]:
@@ -171,6 +186,14 @@ class _Collector:
         args = spec.get("args") or []
         if not isinstance(args, list):
             raise _Unset(f"{where}.args: must be a list of strings")
+        expanded = []
+        for position, arg in enumerate(args):  # seed 002: ${VAR} expands in args too
+            try:
+                expanded.append(expand_env(str(arg), env))
+            except KeyError as exc:
+                raise _Unset(
+                    f"{where}.args[{position}]: ${{{exc.args[0]}}} is not set in the environment"
+                ) from None
         child_env: dict[str, str] = {}
         for key, value in (spec.get("env") or {}).items():
             try:
@@ -179,7 +202,7 @@ class _Collector:
                 raise _Unset(
                     f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
                 ) from None
-        return (str(spec["command"]), *map(str, args)), child_env
+        return (str(spec["command"]), *expanded), child_env
 
     def add_endpoint(self, endpoint: str) -> None:
         if _origin(endpoint) in self._origins:
