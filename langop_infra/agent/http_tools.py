@@ -188,7 +188,8 @@ class HttpToolCaller:
     ) -> None:
         self.tools = {tool.name: tool for tool in tools}
         self.max_response_bytes = max_response_bytes
-        self._client = httpx.AsyncClient(transport=transport, follow_redirects=False)
+        self._transport = transport
+        self._http: httpx.AsyncClient | None = None  # made on first use: TLS setup costs ~0.1 s
         self._buckets = {
             tool.name: TokenBucket(tool.requests_per_minute, tool.burst or 1)
             for tool in tools
@@ -329,8 +330,15 @@ class HttpToolCaller:
         lifetime = float(lifetime) if isinstance(lifetime, (int, float)) else 3600.0
         return _Token(token, time.monotonic() + max(lifetime - TOKEN_MARGIN_SECONDS, 0.0))
 
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(transport=self._transport, follow_redirects=False)
+        return self._http
+
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._http is not None:
+            await self._http.aclose()
 
 
 class _CallFailed(Exception):
