@@ -196,7 +196,15 @@ class StreamableHTTPTransport:
     ) -> Message | None:
         """What the request's stream yields, or the answer the GET stream brought first."""
         task = asyncio.ensure_future(scan)
-        done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
+        # Its outcome is always retrieved: when the caller times out during the wait, the
+        # scan is cancelled and may still end in an error (the stream breaking) that would
+        # otherwise print "Task exception was never retrieved".
+        task.add_done_callback(_retrieved)
+        try:
+            done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            task.cancel()
+            raise
         if task in done:
             return task.result() or (answer.result() if answer.done() else None)
         task.cancel()
@@ -378,3 +386,8 @@ class StreamableHTTPTransport:
                     "DELETE", self.url, headers=headers, what="ending the session"
                 )
                 await self._http.discard(response)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
