@@ -201,6 +201,10 @@ def agent_config(
     servers = []
     for server in agent.mcp_servers:
         entry = {"name": server.name, "url": server.url}
+        if server.transport != "http":
+            entry["transport"] = server.transport
+        if not server.auto_connect:
+            entry["autoConnect"] = False
         if server.timeout is not None:
             entry["timeoutSeconds"] = _seconds(server.timeout)
         if server.headers:

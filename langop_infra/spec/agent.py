@@ -61,6 +61,14 @@ class McpServerSpec(Spec):
     url: HttpUrl
     headers: list[HeaderSpec] = []
     timeout: Annotated[Seconds, duration_between(0.1, 600)] | None = None
+    transport: Literal["http", "url"] = Field(
+        "http",
+        description="http: url is the MCP endpoint; url: url is a well-known document the "
+        "agent discovers the endpoint from (seed 002).",
+    )
+    auto_connect: bool = Field(
+        True, description="false: the agent connects only when asked (registry.connect)."
+    )
 
 
 class WebhookAuth(Spec):
