@@ -30,6 +30,8 @@ import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.cli import tools_agent
+
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
 _PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -99,6 +101,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="registry names with --agent-config: server__tool (ark) or mcp:server:tool",
     )
     _add_oauth_arguments(parser.add_argument_group("OAuth 2.1 (used when the server answers 401)"))
+    tools_agent.add_arguments(parser)  # tools call --agent-config, --format
 
 
 def _add_oauth_arguments(oauth: argparse._ArgumentGroup) -> None:
@@ -142,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
                 raise _UsageError(f"--{flag.replace('_', '-')} must be at least 1")
         if args.agent_config:
+            if tools_agent.wanted(args):
+                return tools_agent.run(args, _options(args, headers))
             if args.target:
                 raise _UsageError("give either --agent-config or a URL/command, not both")
             return _run_agent_config(args, headers)
