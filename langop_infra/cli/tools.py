@@ -30,7 +30,7 @@ import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
-from langop_infra.cli import tools_agent
+from langop_infra.cli import tools_agent, tools_check
 
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         for flag in ("max_pages", "max_tools"):
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
                 raise _UsageError(f"--{flag.replace('_', '-')} must be at least 1")
+        if tools_check.wanted(args) and not args.agent_config:
+            return tools_check.run(args, _options(args, headers))
         if args.agent_config:
             if tools_agent.wanted(args):
                 return tools_agent.run(args, _options(args, headers))
