@@ -306,7 +306,9 @@ def _unparsed_agent_references(
     raw_agents = data.get("agents") if isinstance(data.get("agents"), list) else []
     namespaces = {namespace, *(ns for ns, _ in declared)}
     namespaces |= {
-        a.get("namespace") for a in raw_agents if isinstance(a, Mapping) and a.get("namespace")
+        a["namespace"]
+        for a in raw_agents
+        if isinstance(a, Mapping) and isinstance(a.get("namespace"), str) and a["namespace"]
     }
     problems: list[Problem] = []
     for i, raw in enumerate(raw_agents):
