@@ -54,6 +54,19 @@ DEFAULT_MCP_PATH = "/mcp"
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 TRANSPORTS = ("http", "url", "stdio")
+# Keys of the agent's config.yaml (build/contract.py, build/agent_models.py) and servers.json.
+CONFIG_KEYS = frozenset(
+    {
+        "tools",
+        "mcpServers",
+        "webhookTools",
+        "servers",
+        "agent",
+        "models",
+        "instructions",
+        "personas",
+    }
+)
 
 
 class AgentConfigError(ValueError):
@@ -109,6 +122,13 @@ def load_agent_servers(
             found.add_endpoint(endpoint.strip())
     http_tools, unusable = load_http_tools(document, env)
     found.failures += [ServerFailure(name, "config", problem) for name, problem in unusable]
+    if not set(document) & CONFIG_KEYS and document:
+        # A file of another shape would read as 0 servers: say so, with what it holds.
+        keys = ", ".join(sorted(map(str, document))[:8])
+        found.warnings.append(
+            f"the agent config has none of the keys an agent config has (it has: {keys}); "
+            "expected tools, mcpServers, webhookTools or a servers.json `servers` list"
+        )
     return AgentServers(found.servers, found.failures, found.warnings, http_tools)
 
 

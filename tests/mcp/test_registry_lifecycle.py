@@ -93,6 +93,16 @@ def test_the_seeds_servers_json_is_read_verbatim(tmp_path: Any) -> None:
         load_agent_servers(path, env={})
 
 
+def test_a_config_with_no_known_key_is_not_read_as_0_servers_silently() -> None:
+    loaded = load_agent_servers({"mcp": {"servers": []}, "version": 2}, env={})
+    assert loaded.servers == [] and loaded.warnings == [
+        "the agent config has none of the keys an agent config has (it has: mcp, version); "
+        "expected tools, mcpServers, webhookTools or a servers.json `servers` list"
+    ]
+    assert load_agent_servers({}, env={}).warnings == []
+    assert load_agent_servers({"agent": {"name": "a"}}, env={}).warnings == []
+
+
 def test_args_expand_variables() -> None:
     document = {
         "servers": [
