@@ -156,7 +156,7 @@ def test_the_seed_example_renders_unchanged_as_a_stack_entry() -> None:
     assert json.loads(env["AGENT_WEBHOOK_TOOLS"]["value"]) == [webhook]
     outputs = rendered.outputs["httpTools"]["payment-create"]
     assert (outputs["phase"], outputs["lastError"]) == ("Registered", "")
-    assert outputs["lastSyncedAt"].endswith("Z")
+    assert outputs["lastSyncedAt"] == ""  # offline: no deploy, and renders stay repeatable
 
 
 def test_defaults_and_the_seeds_other_examples() -> None:
@@ -336,7 +336,7 @@ def test_cross_document_rules() -> None:
     ]
 
 
-def test_phases_and_the_probe() -> None:
+def test_phases_and_the_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     def program(endpoint: str, **extra: Any) -> Callable[[], dict[str, HttpTool]]:
         def build() -> dict[str, HttpTool]:
             common = {"display_name": "T", "description": "d", "namespace": "apps"}
@@ -355,11 +355,27 @@ def test_phases_and_the_probe() -> None:
             import pulumi
 
             for name, tool in tools.items():
-                pulumi.export(name, {"phase": tool.phase, "lastError": tool.last_error})
+                pulumi.export(
+                    name,
+                    {
+                        "phase": tool.phase,
+                        "lastError": tool.last_error,
+                        "lastSyncedAt": tool.last_synced_at,
+                    },
+                )
             return tools
 
         return build
 
+    offline = run_program(program("http://127.0.0.1:9/x"))
+    # Offline (render, validate, outputs) nothing is probed and nothing stamped.
+    assert offline.outputs["unreachable"] == {
+        "phase": "Registered",
+        "lastError": "",
+        "lastSyncedAt": "",
+    }
+    # As under `pulumi up`, where no in-process engine runs the program:
+    monkeypatch.setattr("langop_infra.core.pacing.in_process_engine", lambda: False)
     with serve(_refuses_options()) as base:
         run = run_program(program(f"{base}/api"))
     phases = {name: value["phase"] for name, value in run.outputs.items()}
@@ -372,6 +388,7 @@ def test_phases_and_the_probe() -> None:
     assert run.outputs["registered"]["lastError"] == ""
     assert run.outputs["unreachable"]["lastError"].startswith("probe OPTIONS http://127.0.0.1:")
     assert "ConnectError" in run.outputs["unreachable"]["lastError"]
+    assert run.outputs["registered"]["lastSyncedAt"].endswith("Z")
     preview = run_program(program("http://127.0.0.1:9/x"), preview=True)
     assert preview.outputs["registered"]["phase"] == "Registered"  # no probe in a preview
 

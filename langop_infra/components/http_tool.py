@@ -8,7 +8,8 @@ credential as a ``secretKeyRef`` env var, exactly as an inline webhook tool.
 Outputs follow the seed's status: ``phase`` (Pending: no endpoint yet; Registered: callable;
 Error: the deploy-time probe could not reach the endpoint; Disabled: ``enabled: false``),
 ``last_error``, ``registered_at`` (when the ConfigMap was created) and ``last_synced_at``
-(this deploy). Invocation and error counts live in each agent's registry.
+(this deploy). The probe and the time stamp happen in ``pulumi up`` only, never in a preview
+or offline. Invocation and error counts live in each agent's registry.
 """
 
 import dataclasses
@@ -31,6 +32,7 @@ from langop_infra.components.k8s import (
     register_component,
     type_token,
 )
+from langop_infra.core import pacing
 from langop_infra.spec.http_tool import HttpToolSpec, as_webhook_tool
 from langop_infra.spec.names import http_tool_config_map_name
 from langop_infra.spec.validation import parse_http_tool
@@ -179,7 +181,9 @@ class HttpTool(pulumi.ComponentResource):
             data={"tool.json": json.dumps(tool_document(spec), indent=2, ensure_ascii=False)},
             opts=child_options(self, opts),
         )
-        deploying = not pulumi.runtime.is_dry_run()
+        # Only a real deploy probes and stamps the time: a preview or an offline render
+        # (validate, outputs) stays free of network calls and byte-for-byte repeatable.
+        deploying = not pulumi.runtime.is_dry_run() and not pacing.in_process_engine()
         error = probe(spec.endpoint) if deploying and spec.probe and spec.endpoint else ""
         self.phase = pulumi.Output.from_input(phase_of(spec, error))
         self.last_error = pulumi.Output.from_input(error)
