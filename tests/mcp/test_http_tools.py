@@ -300,7 +300,8 @@ async def test_the_rate_limit_waits_for_a_token_then_refuses(
     api: tuple[str, Recorder], recorder: Recorder
 ) -> None:
     waits = tool(api[0], "waits", requests_per_minute=600, burst=1, timeout=5)  # 1 per 0.1 s
-    refuses = tool(api[0], "refuses", requests_per_minute=60, burst=2, timeout=0.5)
+    # One token every 10 s: however slow the machine, the third call cannot get one in 0.5 s.
+    refuses = tool(api[0], "refuses", requests_per_minute=6, burst=2, timeout=0.5)
     caller = HttpToolCaller([waits, refuses])
     start = time.monotonic()
     first, second = await caller.call("waits", {}), await caller.call("waits", {})
@@ -311,7 +312,7 @@ async def test_the_rate_limit_waits_for_a_token_then_refuses(
     await caller.aclose()
     assert [r.is_error for r in results] == [False, False, True]
     assert results[2].content[0]["text"] == (
-        "tool refuses: rate limit of 60 requests a minute (burst 2) reached; no request slot "
+        "tool refuses: rate limit of 6 requests a minute (burst 2) reached; no request slot "
         "within its 0.5s timeout: try again later"
     )
     assert len(recorder.requests) == 4

@@ -129,7 +129,7 @@ async def test_one_hanging_server_does_not_hold_the_registry(
     registry = await connect_tool_registry(servers, FAST, wait="first")
     ready = time.monotonic() - start
     try:
-        assert ready < 2.0  # the hanging server's own timeout is 5 s
+        assert ready < 3.0  # the hanging server's own timeout is 5 s
         added = await registry.call_tool("notes__add", {"a": 1, "b": 2})
         assert added.content == [{"type": "text", "text": "3"}]
         states = {s.name: s.state for s in registry.servers()}
