@@ -11,6 +11,8 @@ __version__ = "0.1.0"
 # client do not pay for importing Pulumi.
 _EXPORTS = {
     "LanguageTool": "langop_infra.components.tool",
+    "HttpTool": "langop_infra.components.http_tool",
+    "HttpToolSpec": "langop_infra.spec.http_tool",
     "LanguageAgent": "langop_infra.components.agent",
     "LanguageCluster": "langop_infra.components.cluster",
     "LanguageModel": "langop_infra.components.model",
@@ -26,6 +28,8 @@ _EXPORTS = {
 __all__ = [
     "AgentSpec",
     "ClusterSpec",
+    "HttpTool",
+    "HttpToolSpec",
     "LanguageAgent",
     "LanguageCluster",
     "LanguageModel",
@@ -42,11 +46,13 @@ if TYPE_CHECKING:
     from langop_infra.build.contract import ToolTarget
     from langop_infra.components.agent import LanguageAgent
     from langop_infra.components.cluster import LanguageCluster
+    from langop_infra.components.http_tool import HttpTool
     from langop_infra.components.model import LanguageModel, LanguagePersona
     from langop_infra.components.tool import LanguageTool
     from langop_infra.core.errors import Problem, SpecError
     from langop_infra.spec.agent import AgentSpec
     from langop_infra.spec.cluster import ClusterSpec
+    from langop_infra.spec.http_tool import HttpToolSpec
     from langop_infra.spec.tool import ToolSpec
 
 

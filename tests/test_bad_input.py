@@ -994,7 +994,8 @@ CASES: list[Case] = [
         "agent-tools-as-mapping",
         doc((f"{A0}.mcpServers", {"search": {}})),
         f"{A0}.mcpServers",
-        r"^expected a list of \{name, url, headers, timeout\}, got a mapping$",
+        r"^expected a list of \{name, url, headers, timeout, transport, autoConnect\}, "
+        r"got a mapping$",
     ),
     Case(
         "camel-case-suggestion",

@@ -72,3 +72,11 @@ def test_overhead_quick(tmp_path: Path) -> None:
     assert sides["ours, schema sync off"]["registrations"] == OBJECTS + 26
     assert all(side["median_cpu_s"] > 0 for side in sides.values())
     assert data["gc_tuned"] is True
+
+
+def test_registry_connect_quick(tmp_path: Path) -> None:
+    stdout, data = run_quick("registry_connect", tmp_path)
+    assert "first tool answered" in stdout
+    assert data["runs"] == 3 and data["fast_alone_ms"] > 0 and data["first_tool_ms"] > 0
+    assert data["target_ms"] == pytest.approx(data["fast_alone_ms"] + 100, abs=0.02)
+    assert data["machine"]["date_utc"]

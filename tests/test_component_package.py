@@ -32,6 +32,7 @@ def schema(provider: ComponentProvider) -> dict[str, Any]:
 def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str, Any]) -> None:
     resources = schema["resources"]
     assert sorted(resources) == [
+        "langop-infra:index:HttpTool",
         "langop-infra:index:LanguageAgent",
         "langop-infra:index:LanguageCluster",
         "langop-infra:index:LanguageModel",
@@ -73,7 +74,13 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
         "models",
         "personas",
         "externalSecrets",
+        "httpTools",
     }
+    http_tool = resources["langop-infra:index:HttpTool"]
+    assert {"displayName", "description", "endpoint", "authentication", "rateLimit"} <= set(
+        http_tool["inputProperties"]
+    )
+    assert set(http_tool["properties"]) == {"phase", "lastError", "registeredAt", "lastSyncedAt"}
     model = resources["langop-infra:index:LanguageModel"]
     assert {"provider", "modelName", "endpoint", "apiKey", "fallbacks"} <= set(
         model["inputProperties"]

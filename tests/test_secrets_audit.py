@@ -67,6 +67,7 @@ HEADER_SECRET_STRING = canary("header-secret-string")
 STACK_PLAIN = canary("stack-secret-plain")  # written in plain text in the stack file
 STACK_SECURE = canary("stack-secret-secure")  # a `secure:` value, as pulumi decrypts it
 WEBHOOK_AUTH = canary("webhook-auth")
+HTTP_TOOL_AUTH = canary("http-tool-auth")
 SYNC_VALUE_FROM = canary("sync-header-value-from")
 SYNC_SECRET_STRING = canary("sync-header-secret-string")
 KUBECONFIG_TOKEN = canary("kubeconfig-token")
@@ -86,6 +87,7 @@ KNOWN_CANARIES = {
     STACK_PLAIN: "search-credentials",
     STACK_SECURE: "ticketing-token",
     WEBHOOK_AUTH: "webhook-credentials",
+    HTTP_TOOL_AUTH: "payment-credentials",
     SYNC_VALUE_FROM: "sync-credentials",
     SYNC_SECRET_STRING: "research/memory-schema",
     KUBECONFIG_TOKEN: "research/memory-schema",
@@ -120,6 +122,18 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
         "defaults": {"schemaSyncFrom": [{"cidr": "10.0.0.0/28"}]},
         "secrets": secrets,
         "externalSecrets": [EXISTING_SECRET[0]],
+        "httpTools": [
+            {
+                "name": "payment-create",
+                "displayName": "Create Payment",
+                "description": "Create a new payment transaction",
+                "endpoint": "https://payments.example.com/v2/payments",
+                "authentication": {
+                    "type": "oauth2",
+                    "secretRef": {"name": "payment-credentials", "key": "client"},
+                },
+            }
+        ],
         "tools": [
             {
                 "name": "memory",
@@ -165,6 +179,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
                     },
                     {"name": "files"},
                 ],
+                "httpTools": [{"name": "payment-create"}],
                 "secretEnv": {"OPENAI_API_KEY": AGENT_ENV_LITERAL},
                 "mcpServers": [
                     {
@@ -218,6 +233,7 @@ STACK_SECRETS = {
     "search-credentials": {"token": STACK_PLAIN},
     "ticketing-token": {"token": STACK_SECURE},
     "webhook-credentials": {"token": WEBHOOK_AUTH},
+    "payment-credentials": {"client": HTTP_TOOL_AUTH},
     "sync-credentials": {"token": SYNC_VALUE_FROM},
     "tool-credentials": {"token": TOOL_HEADER_VALUE_FROM},
 }
@@ -498,13 +514,16 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
         if (k.startswith("Secret:") and k.endswith(".string_data"))
         or (k.startswith("ToolSchemaSync:") and k.endswith((".headers", ".kubeconfig")))
     }
-    # 10 Secrets' stringData; the headers and kubeconfig of the 2 tools' schema syncs and of
-    # the sync of the sidecar `files` through the researcher's pods
-    assert len(secretish) == 16, sorted(secretish)
+    # 11 Secrets' stringData (tool-credentials for tool references' headers, and
+    # payment-credentials for the HttpTool, among them); the headers and kubeconfig of the 2
+    # tools' schema syncs and of the sync of the sidecar `files` through the researcher's pods
+    assert len(secretish) == 17, sorted(secretish)
+    assert "Secret:research/payment-credentials.string_data" in secretish
+    assert "Secret:research/tool-credentials.string_data" in secretish
     for key, value in secretish.items():
         # An empty header map (a sync that sends none) carries nothing to hide.
         assert isinstance(value, Secret) or value == {}, key
-    assert sum(isinstance(v, Secret) for v in secretish.values()) == 15
+    assert sum(isinstance(v, Secret) for v in secretish.values()) == 16
     revealed = json.dumps(
         [v.value for v in secretish.values() if isinstance(v, Secret)], default=str
     )

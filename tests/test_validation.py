@@ -334,3 +334,10 @@ def test_external_secrets_must_be_a_list_of_secret_names() -> None:
         "externalSecrets[0]",
         "'Vault_Creds' is not a valid name",
     )
+
+
+def test_an_agent_namespace_of_the_wrong_type_is_a_problem_not_a_crash() -> None:
+    # Found by tests/test_spec_properties.py: a list here used to raise TypeError.
+    with pytest.raises(SpecError) as caught:
+        parse_cluster({"namespace": "apps", "agents": [{"namespace": [None]}]})
+    assert any(p.path == "agents[0].namespace" for p in caught.value.problems)

@@ -1,11 +1,15 @@
-"""The agent's tool registry: every MCP server connected at once, its tools under one roof.
+"""The agent's tool registry: every MCP server and HTTP tool of an agent, under one roof.
 
-:func:`connect_tool_registry` connects to every server concurrently and names each tool
-``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>``. A server that cannot be used is
-reported in ``failures`` and skipped. A tool call never raises for a server's failure: it
-returns an ``isError`` result the LLM can read. A stdio server that crashed is restarted
-once; a server's ``tools/list_changed`` relists it. The configuration side (reading
-config.yaml and ``MCP_SERVERS``) is :mod:`langop_infra.agent.runtime`, which re-exports this.
+:func:`connect_tool_registry` connects to every server in the background and names each tool
+``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (seed 002). The registry is usable as
+soon as a server is ready (``wait="first"``); a slow server joins when it answers, or fails
+on its own timeout. :meth:`ToolRegistry.connect` and :meth:`~ToolRegistry.disconnect` add and
+remove one server (its tools with it); :meth:`~ToolRegistry.servers` reports each one's
+status. A tool call never raises: every failure is an ``isError`` result the LLM can read,
+including ``structuredContent`` that violates the tool's ``outputSchema``. A stdio server that
+crashed is restarted with exponential backoff and jitter; a server's ``tools/list_changed``
+relists it. The configuration side (config.yaml, ``MCP_SERVERS``, servers.json) is
+:mod:`langop_infra.agent.runtime`, which re-exports this.
 """
 
 from __future__ import annotations
@@ -15,8 +19,20 @@ import itertools
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
+from langop_infra.agent import naming as naming_rules
+from langop_infra.agent.http_tools import HttpToolCaller, HttpToolEntry
+from langop_infra.agent.lifecycle import (
+    MAX_RESTARTS,
+    RESTART_BASE_SECONDS,
+    STABLE_SECONDS,
+    ServerStatus,
+    Wait,
+    restart_delay,
+)
+from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
+from langop_infra.agent.output_check import checked_output
 from langop_infra.mcp.discovery import discover_endpoint
 from langop_infra.mcp.errors import MCPError, TransportError
 from langop_infra.mcp.http import display_url
@@ -29,12 +45,12 @@ __all__ = [
     "RegisteredTool",
     "ServerEntry",
     "ServerFailure",
+    "ServerStatus",
+    "ToolCounts",
     "ToolRegistry",
     "connect_tool_registry",
     "unique_server",
 ]
-
-Naming = Literal["ark", "mcp"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +71,7 @@ class ServerEntry:
     env: Mapping[str, str] = field(default_factory=dict)
     # A tool reference's allowedTools: only these are offered; None offers every tool.
     allowed_tools: tuple[str, ...] | None = None
+    auto_connect: bool = True  # false: listed by servers(), connected only by connect()
 
 
 @dataclass(frozen=True)
@@ -76,16 +93,15 @@ class AgentServers:
     servers: list[ServerEntry]
     failures: list[ServerFailure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    http_tools: list[HttpToolEntry] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class RegisteredTool:
-    """A tool under its registry name, with the server and name to call it by."""
+@dataclass
+class ToolCounts:
+    """Calls of one tool since the registry started (seed 004's invocationCount, errorCount)."""
 
-    name: str
-    server: str
-    tool_name: str
-    definition: dict[str, Any]
+    invocations: int = 0
+    errors: int = 0
 
 
 def unique_server(
@@ -110,12 +126,8 @@ def _shown(entry: ServerEntry) -> str:
 
 
 class ToolRegistry:
-    """Tools of every connected server under collision-free names; calls go to their server.
-
-    ``call_tool`` returns every failure as an ``isError`` result (the LLM reads it as the
-    tool's answer); a stdio server that crashed is restarted once; a server's
-    ``notifications/tools/list_changed`` relists its tools in the background.
-    """
+    """Tools of every connected server and every HTTP tool under collision-free names; calls
+    go to their server. See the module's docstring for the lifecycle."""
 
     def __init__(
         self,
@@ -127,24 +139,67 @@ class ToolRegistry:
         entries: Mapping[str, ServerEntry] | None = None,
         options: ClientOptions = DEFAULT_OPTIONS,
         naming: Naming = "ark",
+        http: HttpToolCaller | None = None,
     ) -> None:
         self.sessions = dict(sessions)
-        self.tools = dict(tools)
-        self.failures = list(failures)
-        self.warnings = list(warnings)
+        self.http = http or HttpToolCaller()
+        self.counts: dict[str, ToolCounts] = {}
+        self._warnings = list(warnings)
+        self._naming_warnings: list[str] = []  # redone whenever the tools are renamed
+        self._config_failures = list(failures)
+        self._server_failures: dict[str, ServerFailure] = {}
         self._entries = dict(entries or {})
         self._options = options
         self._naming: Naming = naming
-        self._listed = _listed_by_server(self.tools)
-        self._restarted: set[str] = set()
+        self._listed = _listed_by_server(tools)
+        self.tools = naming_rules.with_http(dict(tools), self.http, naming, self._naming_warnings)
+        self._status = {
+            name: ServerStatus(name, "disconnected", entry.transport)
+            for name, entry in self._entries.items()
+        }
+        for server in self.sessions:
+            self._status[server] = self._connected_status(server)
+        self._connecting: dict[str, asyncio.Task[None]] = {}
+        self._restarts: dict[str, int] = {}
+        self._started: dict[str, float] = {}
+        self.restart_delays: list[float] = []  # the backoff actually waited (for observers)
+        self.max_restarts = MAX_RESTARTS
+        self.restart_base = RESTART_BASE_SECONDS
         self._relists: set[asyncio.Task[None]] = set()
         self.relisted = 0  # how many list_changed relists finished (for observers and tests)
         for server, session in self.sessions.items():
             self._watch(server, session)
 
-    def definitions(self) -> list[dict[str, Any]]:
-        """Every tool's definition, ``name`` replaced by its registry name (for an LLM)."""
-        return [{**tool.definition, "name": tool.name} for tool in self.tools.values()]
+    @property
+    def warnings(self) -> list[str]:
+        """Configuration warnings, events (restarts, failed relists), then naming clashes."""
+        return [*self._warnings, *self._naming_warnings]
+
+    @property
+    def failures(self) -> list[ServerFailure]:
+        """Unusable config entries, then each server that failed, in configuration order."""
+        order = list(self._entries)
+        failed = sorted(
+            self._server_failures.values(),
+            key=lambda f: order.index(f.name) if f.name in order else len(order),
+        )
+        return [*self._config_failures, *failed]
+
+    def servers(self) -> list[ServerStatus]:
+        """Every configured server's status, in configuration order."""
+        return [self._status[name] for name in self._status]
+
+    def definitions(self, format: LlmFormat | None = None) -> list[dict[str, Any]]:
+        """Every tool's definition under its registry name (MCP's shape), or in an LLM API's
+        shape (``openai``, ``anthropic``) under names that API accepts; for the map back to
+        registry names, see :meth:`llm_definitions`."""
+        if format is None:
+            return [{**tool.definition, "name": tool.name} for tool in self.tools.values()]
+        return naming_rules.llm_definitions(self.tools, format)[0]
+
+    def llm_definitions(self, format: LlmFormat) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Definitions in an LLM API's shape and ``{api name: registry name}``."""
+        return naming_rules.llm_definitions(self.tools, format)
 
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None
@@ -153,51 +208,160 @@ class ToolRegistry:
         tool = self.tools.get(name)
         if tool is None:
             return _error_result(f"no tool named {name!r}; the tools are: {_names(self.tools)}")
-        try:
-            return await self._call(tool, arguments)
-        except MCPError as exc:
-            return _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+        counts = self.counts.setdefault(name, ToolCounts())
+        counts.invocations += 1
+        if not tool.server:
+            result = await self.http.call(tool.tool_name, arguments)
+        else:
+            try:
+                result = await self._call(tool, arguments)
+            except MCPError as exc:
+                result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+            else:
+                result = checked_output(tool.name, tool.definition, result)
+        counts.errors += result.is_error
+        return result
 
     async def _call(
         self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
     ) -> ToolCallResult:
-        session = self.sessions[tool.server]
+        session = self.sessions.get(tool.server)
+        if session is None:
+            raise TransportError(f"server {tool.server} is disconnected")
         if getattr(session.transport, "exited", False):  # died since the last call
             session = await self._restart(tool.server)
         try:
             return await session.call_tool(tool.tool_name, arguments)
         except TransportError as exc:
             entry = self._entries.get(tool.server)
-            if entry is None or entry.transport != "stdio" or tool.server in self._restarted:
+            if entry is None or entry.transport != "stdio":
                 raise
             # Not retried: the call may have done part of its work before the crash.
             await self._restart(tool.server)
             raise TransportError(f"{exc}; restarted it: call the tool again") from None
 
     async def _restart(self, server: str) -> Session:
-        """Start a crashed stdio server again, once (the seed's auto-reconnect)."""
+        """Start a crashed stdio server again, after a backoff that grows with each restart
+        in a row (seed 002's auto-reconnect); give up after ``max_restarts``."""
         entry, old = self._entries.get(server), self.sessions[server]
         if entry is None or entry.transport != "stdio":
             return old
-        if server in self._restarted:
-            raise TransportError(
-                f"stdio server {server} exited again; it is restarted only once: check its "
-                "logs" + (f" ({old.transport.diagnostics()})" if old.transport else "")
-            )
-        self._restarted.add(server)
+        loop = asyncio.get_running_loop()
+        if loop.time() - self._started.get(server, loop.time()) > STABLE_SECONDS:
+            self._restarts[server] = 0  # it ran long enough: a new incident
         await old.aclose()
-        fresh = _session_for(entry, entry.url, self._options)
-        self.sessions[server] = fresh
-        self._watch(server, fresh)
-        await fresh.initialize()
-        self.warnings.append(f"{server}: the stdio server exited; restarted it once")
-        return fresh
+        while True:
+            done = self._restarts.get(server, 0)
+            if done >= self.max_restarts:
+                self._status[server] = ServerStatus(server, "failed", "stdio", 0, "exited")
+                raise TransportError(
+                    f"stdio server {server} exited again after {done} restarts; gave up "
+                    "restarting it: check its logs"
+                    + (f" ({old.transport.diagnostics()})" if old.transport else "")
+                )
+            self._restarts[server] = done + 1
+            delay = restart_delay(done, self.restart_base)
+            self.restart_delays.append(delay)
+            await asyncio.sleep(delay)
+            fresh = _session_for(entry, entry.url, self._options)
+            self.sessions[server] = fresh
+            self._watch(server, fresh)
+            try:
+                await fresh.initialize()
+            except MCPError:
+                await fresh.aclose()
+                continue
+            self._started[server] = loop.time()
+            self._warnings.append(f"{server}: the stdio server exited; restarted it ({done + 1})")
+            return fresh
+
+    async def connect(self, server: str) -> ServerStatus:
+        """Connect ``server`` (a configured name) now and register its tools."""
+        if server not in self._entries:
+            known = ", ".join(self._entries) or "none"
+            raise KeyError(f"no server named {server!r}; the servers are: {known}")
+        pending = self._connecting.get(server)
+        if pending is not None:
+            await asyncio.shield(pending)
+        elif server not in self.sessions:
+            await self._join(server)
+        return self._status[server]
+
+    def start(self, server: str) -> None:
+        """Connect ``server`` in the background; its tools appear when it answers."""
+        if server in self.sessions or server in self._connecting:
+            return
+        self._status[server] = ServerStatus(server, "connecting", self._entries[server].transport)
+        task = asyncio.get_running_loop().create_task(self._join(server))
+        self._connecting[server] = task
+        task.add_done_callback(lambda _: self._connecting.pop(server, None))
+
+    async def _join(self, server: str) -> None:
+        entry = self._entries[server]
+        self._status[server] = ServerStatus(server, "connecting", entry.transport)
+        outcome = await _connect(entry, self._options)
+        if isinstance(outcome, ServerFailure):
+            self._server_failures[server] = outcome
+            self._status[server] = ServerStatus(
+                server, "failed", entry.transport, 0, f"{outcome.message} [{outcome.kind}]"
+            )
+            return
+        self._server_failures.pop(server, None)
+        self.sessions[server], self._listed[server] = outcome
+        self._started[server] = asyncio.get_running_loop().time()
+        self._watch(server, outcome[0])
+        self._reregister()
+        self._status[server] = self._connected_status(server)
+
+    async def disconnect(self, server: str) -> ServerStatus:
+        """Close ``server`` and unregister its tools (seed 002's lifecycle, steps 6-8)."""
+        pending = self._connecting.pop(server, None)
+        if pending is not None:
+            pending.cancel()
+            await asyncio.gather(pending, return_exceptions=True)
+        session = self.sessions.pop(server, None)
+        self._listed.pop(server, None)
+        self._reregister()
+        if session is not None:
+            await session.aclose()
+        transport = self._entries[server].transport if server in self._entries else "http"
+        self._status[server] = ServerStatus(server, "disconnected", transport)
+        return self._status[server]
+
+    async def wait(self, first: bool = False, timeout: float | None = None) -> None:
+        """Until every background connection ended, or (``first``) one server is ready."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while True:
+            pending = [t for t in self._connecting.values() if not t.done()]
+            if not pending or (first and self.sessions):
+                return
+            left = None if deadline is None else deadline - loop.time()
+            if left is not None and left <= 0:
+                return
+            # Each connection's end (success or failure) wakes this loop to look again.
+            await asyncio.wait(pending, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+
+    def _connected_status(self, server: str) -> ServerStatus:
+        entry = self._entries.get(server)
+        count = sum(1 for tool in self.tools.values() if tool.server == server)
+        return ServerStatus(server, "connected", entry.transport if entry else "http", count)
+
+    def _reregister(self) -> None:
+        order = [name for name in self._entries if name in self._listed]
+        order += [name for name in self._listed if name not in order]
+        listed = {name: self._listed[name] for name in order}
+        found: list[str] = []
+        tools = naming_rules.register(listed, self._naming, found)
+        self.tools = naming_rules.with_http(tools, self.http, self._naming, found)
+        self._naming_warnings = found
 
     async def refresh(self, server: str) -> None:
         """List ``server``'s tools again and rename the registry's tools to match."""
         listed = offered(self._entries.get(server), await self.sessions[server].list_tools())
         self._listed[server] = listed
-        self.tools = _register(self._listed, self._naming, self.warnings)
+        self._reregister()
+        self._status[server] = self._connected_status(server)
 
     def _watch(self, server: str, session: Session) -> None:
         def notified(message: Mapping[str, Any]) -> None:
@@ -212,15 +376,17 @@ class ToolRegistry:
         try:
             await self.refresh(server)
         except MCPError as exc:
-            self.warnings.append(f"{server}: relisting after tools/list_changed failed: {exc}")
+            self._warnings.append(f"{server}: relisting after tools/list_changed failed: {exc}")
         self.relisted += 1
 
     async def aclose(self) -> None:
-        """Stop relisting, then close every session."""
-        for task in list(self._relists):
+        """Stop connecting and relisting, then close every session and the HTTP client."""
+        tasks = [*self._relists, *self._connecting.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._relists, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.gather(*(session.aclose() for session in self.sessions.values()))
+        await self.http.aclose()
 
     async def __aenter__(self) -> ToolRegistry:
         return self
@@ -251,34 +417,9 @@ def _names(tools: Mapping[str, RegisteredTool], shown: int = 20) -> str:
 def _listed_by_server(tools: Mapping[str, RegisteredTool]) -> dict[str, list[dict[str, Any]]]:
     listed: dict[str, list[dict[str, Any]]] = {}
     for tool in tools.values():
-        listed.setdefault(tool.server, []).append(tool.definition)
+        if tool.server:
+            listed.setdefault(tool.server, []).append(tool.definition)
     return listed
-
-
-def _register(
-    listed: Mapping[str, Sequence[dict[str, Any]]], naming: Naming, warnings: list[str]
-) -> dict[str, RegisteredTool]:
-    """Registry names for every server's tools, in server order, without collisions."""
-    tools: dict[str, RegisteredTool] = {}
-    for server, definitions in listed.items():
-        seen: set[str] = set()
-        for definition in definitions:
-            tool_name = definition["name"]
-            if tool_name in seen:
-                warnings.append(f"{server} lists tool {tool_name!r} twice; kept the first")
-                continue
-            seen.add(tool_name)
-            name = f"{server}__{tool_name}" if naming == "ark" else f"mcp:{server}:{tool_name}"
-            if name in tools:
-                unique = next(
-                    f"{name}_{n}" for n in itertools.count(2) if f"{name}_{n}" not in tools
-                )
-                warnings.append(
-                    f"tool name {name!r} is taken; {server}'s {tool_name!r} is {unique!r}"
-                )
-                name = unique
-            tools[name] = RegisteredTool(name, server, tool_name, definition)
-    return tools
 
 
 async def connect_tool_registry(
@@ -286,33 +427,39 @@ async def connect_tool_registry(
     options: ClientOptions = DEFAULT_OPTIONS,
     *,
     naming: Naming = "ark",
+    http: HttpToolCaller | None = None,
+    wait: Wait = "all",
 ) -> ToolRegistry:
-    """Connect to every server concurrently and register the tools of those that answered."""
+    """A registry of the servers (those with ``auto_connect``, connected in the background)
+    and the HTTP tools (``servers.http_tools``, or the given ``http`` caller).
+
+    ``wait``: ``all`` returns once every server answered or failed; ``first`` as soon as one
+    server is ready (or all failed); ``none`` at once.
+    """
     if isinstance(servers, AgentServers):
         given, failures, warnings = servers.servers, list(servers.failures), list(servers.warnings)
+        http = http or HttpToolCaller(servers.http_tools)
     else:
         given, failures, warnings = list(servers), [], []
     entries: list[ServerEntry] = []
     for entry in given:  # names key the sessions and prefix the tools: they must be unique
         entries.append(unique_server(entry, entries, warnings))
-    results = await asyncio.gather(*(_connect(entry, options) for entry in entries))
-    sessions: dict[str, Session] = {}
-    listed: dict[str, list[dict[str, Any]]] = {}
-    for entry, outcome in zip(entries, results, strict=True):
-        if isinstance(outcome, ServerFailure):
-            failures.append(outcome)
-            continue
-        sessions[entry.name], listed[entry.name] = outcome
-    tools = _register(listed, naming, warnings)
-    return ToolRegistry(
-        sessions,
-        tools,
+    registry = ToolRegistry(
+        {},
+        {},
         failures,
         warnings,
         entries={entry.name: entry for entry in entries},
         options=options,
         naming=naming,
+        http=http,
     )
+    for entry in entries:
+        if entry.auto_connect:
+            registry.start(entry.name)
+    if wait != "none":
+        await registry.wait(first=wait == "first")
+    return registry
 
 
 def _session_for(entry: ServerEntry, url: str, options: ClientOptions) -> Session:

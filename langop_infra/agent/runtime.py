@@ -8,7 +8,8 @@ re-exported here) connects to them all. A server that cannot be used is reported
 
 ``mcpServers`` entries are ``http`` (the default), ``url`` (the endpoint is discovered from
 a well-known URL) or ``stdio`` (``command``, ``args``, ``env``); ``${VAR}`` and
-``${VAR:-default}`` expand in URLs, headers and ``env``.
+``${VAR:-default}`` expand in URLs, headers and ``env``. ``webhookTools`` are the agent's
+HTTP tools (:mod:`langop_infra.agent.http_tools`), registered beside the MCP tools.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
 from langop_infra.agent.registry import (
     AgentServers,
     Naming,
@@ -37,6 +39,7 @@ __all__ = [
     "AGENT_CONFIG_PATH",
     "AgentConfigError",
     "AgentServers",
+    "HttpToolEntry",
     "Naming",
     "RegisteredTool",
     "ServerEntry",
@@ -52,6 +55,19 @@ DEFAULT_MCP_PATH = "/mcp"
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 TRANSPORTS = ("http", "url", "stdio")
+# Keys of the agent's config.yaml (build/contract.py, build/agent_models.py) and servers.json.
+CONFIG_KEYS = frozenset(
+    {
+        "tools",
+        "mcpServers",
+        "webhookTools",
+        "servers",
+        "agent",
+        "models",
+        "instructions",
+        "personas",
+    }
+)
 
 
 class AgentConfigError(ValueError):
@@ -95,10 +111,26 @@ def load_agent_servers(
         raise AgentConfigError("config.yaml: mcpServers must be a list of {name, url, headers}")
     for index, spec in enumerate(servers):
         found.add_external(index, spec, env)
+    # Seed 002's servers.json: {"servers": [{name, transport, command, args, env, url,
+    # auto_connect}]}. A `servers` key that is not a list is an error, never 0 servers.
+    listed = document.get("servers", [])
+    if not isinstance(listed, list):
+        raise AgentConfigError("servers.json: servers must be a list of server settings")
+    for index, spec in enumerate(listed):
+        found.add_external(index, spec, env, key="servers")
     for endpoint in env.get("MCP_SERVERS", "").split(","):
         if endpoint.strip():
             found.add_endpoint(endpoint.strip())
-    return AgentServers(found.servers, found.failures, found.warnings)
+    http_tools, unusable = load_http_tools(document, env)
+    found.failures += [ServerFailure(name, "config", problem) for name, problem in unusable]
+    if not set(document) & CONFIG_KEYS and document:
+        # A file of another shape would read as 0 servers: say so, with what it holds.
+        keys = ", ".join(sorted(map(str, document))[:8])
+        found.warnings.append(
+            f"the agent config has none of the keys an agent config has (it has: {keys}); "
+            "expected tools, mcpServers, webhookTools or a servers.json `servers` list"
+        )
+    return AgentServers(found.servers, found.failures, found.warnings, http_tools)
 
 
 class _Collector:
@@ -129,8 +161,10 @@ class _Collector:
         entry = ServerEntry(name, url, headers, source="config.yaml tools")
         self._add(replace(entry, allowed_tools=None if allowed is None else tuple(allowed)))
 
-    def add_external(self, index: int, spec: Any, env: Mapping[str, str]) -> None:
-        where = f"mcpServers[{index}]"
+    def add_external(
+        self, index: int, spec: Any, env: Mapping[str, str], key: str = "mcpServers"
+    ) -> None:
+        where = f"{key}[{index}]"
         transport = spec.get("transport", "http") if isinstance(spec, dict) else "http"
         needs = "command" if transport == "stdio" else "url"
         if not isinstance(spec, dict) or not spec.get("name") or not spec.get(needs):
@@ -154,8 +188,17 @@ class _Collector:
         ):
             self._fail(name, f"{where}.timeoutSeconds: must be a positive number of seconds")
             return
-        source = "config.yaml mcpServers"
-        self._add(ServerEntry(name, url, headers, timeout, source, transport, command, child_env))
+        auto = spec.get("autoConnect", spec.get("auto_connect", True))
+        if not isinstance(auto, bool):
+            self._fail(name, f"{where}.autoConnect: must be true or false")
+            return
+        source = "config.yaml mcpServers" if key == "mcpServers" else "servers.json"
+        self._add(
+            ServerEntry(
+                name, url, headers, timeout, source, transport, command, child_env,
+                auto_connect=auto,
+            )
+        )
 
     @staticmethod
     def _headers(where: str, specs: Any, env: Mapping[str, str]) -> dict[str, str]:
@@ -179,6 +222,14 @@ class _Collector:
         args = spec.get("args") or []
         if not isinstance(args, list):
             raise _Unset(f"{where}.args: must be a list of strings")
+        expanded = []
+        for position, arg in enumerate(args):  # seed 002: ${VAR} expands in args too
+            try:
+                expanded.append(expand_env(str(arg), env))
+            except KeyError as exc:
+                raise _Unset(
+                    f"{where}.args[{position}]: ${{{exc.args[0]}}} is not set in the environment"
+                ) from None
         child_env: dict[str, str] = {}
         for key, value in (spec.get("env") or {}).items():
             try:
@@ -187,7 +238,7 @@ class _Collector:
                 raise _Unset(
                     f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
                 ) from None
-        return (str(spec["command"]), *map(str, args)), child_env
+        return (str(spec["command"]), *expanded), child_env
 
     def add_endpoint(self, endpoint: str) -> None:
         if _origin(endpoint) in self._origins:

@@ -84,7 +84,9 @@ def tool_endpoint(name: str, namespace: str, port: int, deployment_mode: str = "
 
 
 def recommended_labels(
-    name: str, component: Literal["tool", "agent", "cluster", "gateway"], part_of: str
+    name: str,
+    component: Literal["tool", "agent", "cluster", "gateway", "http-tool"],
+    part_of: str,
 ) -> dict[str, str]:
     """The Kubernetes recommended labels every object carries."""
     return {
@@ -221,6 +223,10 @@ def agent_config(
     servers = []
     for server in agent.mcp_servers:
         entry = {"name": server.name, "url": server.url}
+        if server.transport != "http":
+            entry["transport"] = server.transport
+        if not server.auto_connect:
+            entry["autoConnect"] = False
         if server.timeout is not None:
             entry["timeoutSeconds"] = _seconds(server.timeout)
         if server.headers:

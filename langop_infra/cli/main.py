@@ -102,7 +102,14 @@ def error(command: str, message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list)
-    args = parser.parse_args(args_list)
+    args, extra = parser.parse_known_args(args_list)
+    # A command may take positionals after its options (`tools call --agent-config F NAME`):
+    # it names the attribute they belong to; anything else left over is an error, as before.
+    into = getattr(args, "_positionals", None)
+    if extra and into and "--" not in args_list and not any(e.startswith("-") for e in extra):
+        setattr(args, into, [*getattr(args, into), *extra])
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

@@ -31,6 +31,7 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.cli import tools_agent, tools_check
 from langop_infra.cli.tool_client import (
     DEFAULT_TIMEOUT,
     UsageError,
@@ -119,6 +120,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="registry names with --agent-config: server__tool (ark) or mcp:server:tool",
     )
     add_oauth_arguments(parser.add_argument_group("OAuth 2.1 (used when the server answers 401)"))
+    tools_agent.add_arguments(parser)  # tools call --agent-config, --format
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,8 +135,12 @@ def run(args: argparse.Namespace) -> int:
         for flag in ("max_pages", "max_tools"):
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
                 raise UsageError(f"--{flag.replace('_', '-')} must be at least 1")
+        if tools_check.wanted(args) and not args.agent_config:
+            return tools_check.run(args, options(args, headers))
         calling = bool(args.target) and args.target[0] == "call"
-        if args.agent_config and not calling:
+        if args.agent_config:
+            if tools_agent.wanted(args):
+                return tools_agent.run(args, options(args, headers))
             if args.target:
                 raise UsageError("give either --agent-config or a URL/command, not both")
             return _run_agent_config(args, headers)

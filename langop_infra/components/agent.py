@@ -44,6 +44,9 @@ class LanguageAgentArgs(TypedDict, total=False):
     """External MCP servers: ``{name, url, headers, timeout}`` (ark style)."""
     webhook_tools: pulumi.Input[list[Any]]
     """Inline HTTP tools: ``{name, description, url, method, inputSchema, authentication}``."""
+    http_tools: list[Any]
+    """HttpTools it calls: the components themselves (``{name, namespace}`` references
+    resolve in a LanguageCluster)."""
     replicas: pulumi.Input[int]
     """Pods of the agent (default 1)."""
     command: pulumi.Input[list[pulumi.Input[str]]]

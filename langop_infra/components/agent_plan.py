@@ -19,6 +19,8 @@ from langop_infra.spec.admission import deploy_problems
 from langop_infra.spec.advice import agent_warnings, passthrough_warning
 from langop_infra.spec.agent import AgentSpec, passthrough_model
 from langop_infra.spec.cluster import Defaults
+from langop_infra.spec.http_tool import HttpToolSpec, with_http_tools
+from langop_infra.spec.http_tool_checks import http_tool_problems
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.references import sidecar_problems
 from langop_infra.spec.validation import parse_agent
@@ -179,6 +181,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
     it will be once every Output resolves (an Output itself when one does not yet)."""
     data, given = agent_document(name, args, fields)
     given_models = model_document(data)
+    given_http = http_tool_document(data)
     subject = f"LanguageAgent {data.get('name')!r}"
     with component_error(subject):
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
@@ -189,7 +192,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
             problems = deploy_problems(agent, defaults)
             if problems:
                 raise SpecError(problems)
-            return agent
+            return resolve_http_tools(agent, given_http)
 
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
         targets, tools = resolve_tools(agent, given)
@@ -202,6 +205,32 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     plan = AgentPlan(agent, defaults, part_of or namespace, targets, tools, models=models)
     return plan, final
+
+
+def http_tool_document(data: dict[str, Any]) -> list[HttpToolSpec]:
+    """Replace HttpTool objects in ``http_tools`` by references; return their specs."""
+    given: list[HttpToolSpec] = []
+    refs = []
+    for item in data.get("http_tools") or []:
+        spec = getattr(item, "spec", None)
+        if isinstance(spec, HttpToolSpec):
+            given.append(spec.model_copy(update={"namespace": item.namespace_name}))
+            refs.append({"name": spec.name, "namespace": item.namespace_name})
+        else:
+            refs.append(item)
+    if "http_tools" in data:
+        data["http_tools"] = refs
+    return given
+
+
+def resolve_http_tools(agent: AgentSpec, given: list[HttpToolSpec]) -> AgentSpec:
+    """A standalone agent's HttpTools are the HttpTool objects it was given."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    problems = http_tool_problems(given, [agent], namespace)
+    if problems:
+        # Paths are relative to this agent, not to a cluster's agents list.
+        raise SpecError([Problem(p.path.removeprefix("agents[0]."), p.message) for p in problems])
+    return with_http_tools(given, agent, namespace)
 
 
 def _structure(agent: AgentSpec) -> tuple[Any, ...]:

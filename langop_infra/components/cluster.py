@@ -11,6 +11,7 @@ from typing_extensions import Unpack
 from langop_infra.build import contract, pods, policies
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.agent_plan import AgentPlan, ToolIndex
+from langop_infra.components.http_tool import HttpTool, HttpToolPlan
 from langop_infra.components.k8s import (
     aliased,
     child_options,
@@ -29,6 +30,7 @@ from langop_infra.spec.agent import AgentSpec, model_refs
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.collisions import secret_namespaces
 from langop_infra.spec.egress_check import egress_findings
+from langop_infra.spec.http_tool import with_http_tools
 from langop_infra.spec.references import cluster_namespaces, external_reference_problems
 from langop_infra.spec.sync_path_check import sync_path_findings
 from langop_infra.spec.validation import parse_cluster
@@ -57,6 +59,9 @@ class LanguageClusterArgs(TypedDict, total=False):
     """The models, as in a stack file's ``models:``; those through the gateway share it."""
     personas: list[Any]
     """Personas agents name in ``persona:``: ``{name, tone, personality, expertise}``."""
+    http_tools: list[Any]
+    """HTTP tools (seed 004's Tool), as in a stack file's ``httpTools:``; agents reference
+    them in ``httpTools: [{name, namespace}]``."""
 
 
 class LanguageCluster(pulumi.ComponentResource):
@@ -118,6 +123,12 @@ class LanguageCluster(pulumi.ComponentResource):
         # By name for the cluster's own namespace, by "<namespace>/<name>" elsewhere.
         self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
         self._register_models(cluster, child)
+        self.http_tools = {
+            _key(ns, plan.namespace, plan.spec.name): HttpTool._from_plan(
+                f"{plan.namespace}/{plan.spec.name}", plan, child
+            )
+            for plan in http_tool_plans(cluster)
+        }
         self._register_agents(cluster, external, built, child)
         self.default_deny = None
         self.default_denies = {}
@@ -265,6 +276,15 @@ def allowed_by_agents(cluster: ClusterSpec, namespace: str, tool: str) -> dict[s
     return found
 
 
+def http_tool_plans(cluster: ClusterSpec) -> list[HttpToolPlan]:
+    """Each HttpTool of a validated cluster, in its namespace."""
+    ns = cluster.namespace
+    return [
+        HttpToolPlan(tool, tool.namespace or ns, cluster.part_of or ns)
+        for tool in cluster.http_tools
+    ]
+
+
 def agent_plan(
     cluster: ClusterSpec,
     agent: AgentSpec,
@@ -294,7 +314,8 @@ def agent_plan(
             )
         targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(found[1])
-    spec = agent.model_copy(update={"namespace": ns})
+    spec = with_http_tools(cluster.http_tools, agent, cluster.namespace)
+    spec = spec.model_copy(update={"namespace": ns})
     models = {m.name: m for m in cluster.models}
     used = [models[ref.name] for ref in model_refs(agent, models)]
     personas = {p.name: p for p in cluster.personas}

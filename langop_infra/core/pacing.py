@@ -21,6 +21,12 @@ def workload_built() -> None:
         _hook()
 
 
+def in_process_engine() -> bool:
+    """True while the offline mock engine runs the program (render, validate, outputs): a
+    component then does nothing with the outside world (an HttpTool's probe)."""
+    return _hook is not None
+
+
 @contextmanager
 def paced(hook: Callable[[], None]) -> Iterator[None]:
     """Call ``hook`` after each workload built inside the ``with``."""

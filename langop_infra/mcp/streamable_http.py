@@ -197,13 +197,14 @@ class StreamableHTTPTransport:
     ) -> Message | None:
         """What the request's stream yields, or the answer the GET stream brought first."""
         task = asyncio.ensure_future(scan)
+        # Its outcome is always retrieved: when the caller times out during the wait, the
+        # scan is cancelled and may still end in an error (the stream breaking) that would
+        # otherwise print "Task exception was never retrieved".
+        task.add_done_callback(_retrieved)
         try:
             done, _ = await asyncio.wait({task, answer}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            # Our caller timed out: stop reading, and let the scan's own failure (the
-            # connection it loses) go unreported rather than as "never retrieved".
+        except BaseException:
             task.cancel()
-            task.add_done_callback(_retrieve)
             raise
         if task in done:
             return task.result() or (answer.result() if answer.done() else None)
@@ -393,7 +394,6 @@ class StreamableHTTPTransport:
             pass
 
 
-def _retrieve(task: asyncio.Future[object]) -> None:
-    """Mark a finished task's exception as seen: it was superseded by the caller's error."""
+def _retrieved(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()

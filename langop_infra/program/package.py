@@ -10,11 +10,12 @@ from pulumi.provider.experimental import component_provider_host
 
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
+from langop_infra.components.http_tool import HttpTool
 from langop_infra.components.k8s import PACKAGE
 from langop_infra.components.model import LanguageModel
 from langop_infra.components.tool import LanguageTool
 
-COMPONENTS = [LanguageTool, LanguageAgent, LanguageModel, LanguageCluster]
+COMPONENTS = [LanguageTool, LanguageAgent, LanguageModel, HttpTool, LanguageCluster]
 
 
 def serve() -> None:

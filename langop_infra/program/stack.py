@@ -42,6 +42,7 @@ KEYS = (
     "defaults",
     "tools",
     "agents",
+    "httpTools",
     "secrets",
     "models",
     "personas",
@@ -59,6 +60,7 @@ EXPECTED = {
     "defaults": "a mapping of defaults",
     "tools": "a list of tools",
     "agents": "a list of agents",
+    "httpTools": "a list of HTTP tools",
     "secrets": "a mapping of secret names to {key: value} mappings",
     "models": "a list of models",
     "personas": "a list of personas",
@@ -294,6 +296,19 @@ def main() -> LanguageCluster:
             for name, agent in cluster.agents.items()
         },
     )
+    if cluster.http_tools:  # stacks without httpTools keep their outputs unchanged
+        pulumi.export(
+            "httpTools",
+            {
+                name: {
+                    "phase": t.phase,
+                    "lastError": t.last_error,
+                    "registeredAt": t.registered_at,
+                    "lastSyncedAt": t.last_synced_at,
+                }
+                for name, t in cluster.http_tools.items()
+            },
+        )
     pulumi.export("models", {name: {"endpoint": m.endpoint} for name, m in cluster.models.items()})
     pulumi.export("gateway", cluster.gateway_endpoint)
     pulumi.export(TOOL_TARGETS_OUTPUT, tool_targets_output(cluster))

@@ -1,15 +1,21 @@
 """Valid but unwise configuration, reported as warnings (``pulumi.log.warn``; render and
-validate print them): credential headers given as literal values, a model no gateway serves."""
+validate print them): credential headers given as literal values, a model no gateway serves,
+and ``${VAR}`` in an MCP server's URL or header that nothing in the agent's pod sets."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import AgentSpec, passthrough_model
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import HeaderSpec
+from langop_infra.spec.names import RESERVED_AGENT_ENV
+
+# What the agent runtime expands (langop_infra.agent.runtime.expand_env); a default
+# (${VAR:-x}) makes an unset variable harmless.
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}")
 
 # Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
@@ -73,6 +79,37 @@ def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
         warnings += header_warnings(
             ref.headers, join_path(path, f"tools[{j}]"), "a ConfigMap and env"
         )
+    warnings += unset_variable_warnings(agent, path)
+    return warnings
+
+
+def _expanded(agent: AgentSpec) -> Iterator[tuple[str, str]]:
+    for j, server in enumerate(agent.mcp_servers):
+        yield f"mcpServers[{j}].url", server.url
+        for k, header in enumerate(server.headers):
+            if header.value is not None:
+                yield f"mcpServers[{j}].headers[{k}].value", header.value
+
+
+def unset_variable_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """A ``${VAR}`` (without default) in an MCP server's URL or literal header that no
+    ``env``, ``secretEnv`` or ``envFrom`` of the pod provides: the agent skips that server."""
+    provided = {*agent.env, *agent.secret_env, *RESERVED_AGENT_ENV}
+    prefixes = [source.prefix or "" for source in agent.env_from]
+    warnings = []
+    for where, text in _expanded(agent):
+        for match in _VARIABLE.finditer(text):
+            name, default = match.group(1), match.group(2)
+            if default or name in provided or any(name.startswith(p) for p in prefixes):
+                continue
+            warnings.append(
+                Problem(
+                    join_path(path, where),
+                    f"${{{name}}} is not set by the agent's env, secretEnv or envFrom, so the "
+                    f"agent will skip this server; set {name} or write ${{{name}:-default}}",
+                    "langop_unset_variable",
+                )
+            )
     return warnings
 
 

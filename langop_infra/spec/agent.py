@@ -94,12 +94,33 @@ class McpServerSpec(Spec):
     url: HttpUrl
     headers: list[HeaderSpec] = []
     timeout: Annotated[Seconds, duration_between(0.1, 600)] | None = None
+    transport: Literal["http", "url"] = Field(
+        "http",
+        description="http: url is the MCP endpoint; url: url is a well-known document the "
+        "agent discovers the endpoint from (seed 002).",
+    )
+    auto_connect: bool = Field(
+        True, description="false: the agent connects only when asked (registry.connect)."
+    )
 
 
 class WebhookAuth(Spec):
-    type: Literal["none", "bearer", "basic", "apiKey", "oauth2"] = "none"
-    secret_ref: SecretKeyRef | None = None
-    header_name: HeaderName = "Authorization"
+    """How an HTTP tool authenticates; the credential reaches the agent only as a
+    ``secretKeyRef`` env var (``AGENT_WEBHOOK_<TOOL>_AUTH``)."""
+
+    type: Literal["none", "bearer", "basic", "apiKey", "oauth2"] = Field(
+        "none",
+        description="bearer: '<headerName>: Bearer <value>'; basic: the value is "
+        "user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: "
+        'the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a '
+        "client-credentials token, or a ready access token.",
+    )
+    secret_ref: SecretKeyRef | None = Field(
+        None, description="The Secret key holding the credential (same namespace as the agent)."
+    )
+    header_name: HeaderName = Field(
+        "Authorization", description="The header that carries the credential."
+    )
 
     @model_validator(mode="after")
     def _secret_needed(self) -> WebhookAuth:
@@ -115,8 +136,10 @@ class WebhookAuth(Spec):
 
 
 class RateLimit(Spec):
-    requests_per_minute: Int = Field(ge=1, le=10000)
-    burst: Int = Field(ge=1, le=1000)
+    """A token bucket per agent pod: a call waits up to the timeout for a token."""
+
+    requests_per_minute: Int = Field(ge=1, le=10000, description="Refill rate (1-10000).")
+    burst: Int = Field(ge=1, le=1000, description="Bucket size: calls allowed at once (1-1000).")
 
 
 def json_schema_input(value: Any) -> Any:
@@ -151,22 +174,25 @@ def json_schema_input(value: Any) -> Any:
     return dict(value)
 
 
-class WebhookToolSpec(Spec):
-    """An inline HTTP tool (STOA Tool / ark inline tool): the agent calls ``url`` directly."""
+class HttpToolFields(Spec):
+    """What an agent needs to call an HTTP tool: shared by inline ``webhookTools`` and the
+    namespace's ``httpTools`` (one document, one executor: langop_infra.agent.http_tools)."""
 
-    name: Annotated[str, Field(pattern=TOOL_NAME.pattern)]
-    description: str = Field("", max_length=1024)
-    url: HttpUrl
-    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
+    description: str = Field("", max_length=1024, description="What the tool does, for the LLM.")
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = Field(
+        "POST", description="GET and DELETE send the arguments as the query; others as JSON."
+    )
     input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = Field(
         {"type": "object"},
-        description="A JSON Schema: an object, or a JSON string (ark's form, passed on as "
-        "written).",
+        description="JSON Schema draft-07 the arguments are checked against: an object, or a "
+        "JSON string (ark's form, passed on as written).",
     )
-    timeout: Annotated[Seconds, duration_between(1, 600)] = 30.0
-    authentication: WebhookAuth = WebhookAuth()
-    rate_limit: RateLimit | None = None
-    enabled: bool = True
+    timeout: Annotated[Seconds, duration_between(1, 600)] = Field(
+        30.0, description="Per call, rate-limit wait included (e.g. 30s, 1m)."
+    )
+    authentication: WebhookAuth = Field(WebhookAuth(), description="The credential, if any.")
+    rate_limit: RateLimit | None = Field(None, description="Unset: no limit.")
+    enabled: bool = Field(True, description="false: agents are not given the tool.")
     # ark's runtime reads inputSchema as a string; a string given is passed on byte for byte.
     _input_schema_text: str | None = PrivateAttr(None)
 
@@ -186,6 +212,25 @@ class WebhookToolSpec(Spec):
         if self._input_schema_text is not None:
             return self._input_schema_text
         return json.dumps(self.input_schema, separators=(",", ":"), ensure_ascii=False)
+
+
+class WebhookToolSpec(HttpToolFields):
+    """An inline HTTP tool (ark inline tool): the agent calls ``url`` directly."""
+
+    name: Annotated[str, Field(pattern=TOOL_NAME.pattern)] = Field(
+        description="The tool's name as the LLM sees it."
+    )
+    url: HttpUrl = Field(
+        validation_alias=AliasChoices("url", "endpoint"),
+        description="The endpoint (alias endpoint, as in an HttpTool).",
+    )
+
+
+class HttpToolRef(Spec):
+    """A reference from an agent to an HttpTool (``httpTools:``) of the stack."""
+
+    name: DnsLabel = Field(description="The HttpTool's name.")
+    namespace: DnsLabel | None = Field(None, description="Unset: the agent's namespace.")
 
 
 def config_map_key(value: str) -> str:
@@ -268,6 +313,9 @@ class AgentSpec(PodExtensionsSpec):
     )
     mcp_servers: list[McpServerSpec] = []
     webhook_tools: list[WebhookToolSpec] = []
+    http_tools: list[HttpToolRef] = Field(
+        [], description="HttpTools of the stack the agent may call: {name, namespace}."
+    )
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
     workspace: Workspace | None = Field(None, description="Unset: an emptyDir workspace.")
     ports: list[AgentPort] = []

@@ -27,6 +27,7 @@ from langop_infra.spec.fields import (
     secret_key,
     secret_text,
 )
+from langop_infra.spec.http_tool import HttpToolSpec
 from langop_infra.spec.model import (
     ModelGatewayDefaults,
     ModelSpec,
@@ -102,6 +103,9 @@ class ClusterSpec(Spec):
     defaults: Defaults = Field(default_factory=lambda: Defaults())
     tools: list[ToolSpec] = []
     agents: list[AgentSpec] = []
+    http_tools: list[HttpToolSpec] = Field(
+        [], description="HTTP tools (seed 004's Tool) agents reference by name in httpTools."
+    )
     models: list[ModelSpec] = []
     personas: list[PersonaSpec] = []
     secrets: dict[

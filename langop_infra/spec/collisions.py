@@ -15,6 +15,7 @@ from langop_infra.spec import names
 from langop_infra.spec.agent import AgentSpec, agent_headers
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import SecretSource
+from langop_infra.spec.http_tool import with_http_tools
 from langop_infra.spec.pod import WorkloadSpec
 from langop_infra.spec.tool import ToolSpec
 
@@ -25,7 +26,8 @@ def secret_namespaces(cluster: ClusterSpec) -> dict[str, list[str]]:
     """Each ``secrets`` entry's namespaces: the cluster's, and every other namespace whose
     workloads read it through ``secretKeyRef`` (a Pod can only read its own namespace's)."""
     found: dict[str, set[str]] = {name: {cluster.namespace} for name in cluster.secrets}
-    for workload in [*cluster.tools, *cluster.agents]:
+    agents = [with_http_tools(cluster.http_tools, a, cluster.namespace) for a in cluster.agents]
+    for workload in [*cluster.tools, *agents]:
         ns = workload.namespace or cluster.namespace
         for ref in _secret_names(workload):
             if ref in found:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import AgentSpec, model_refs
 from langop_infra.spec.cluster import ClusterSpec, gateway_defaults
+from langop_infra.spec.http_tool import resolved_webhook_tools
 from langop_infra.spec.model import via_gateway
 from langop_infra.spec.network import EgressRule
 
@@ -104,6 +105,10 @@ def egress_findings(
         if (agent.egress or cluster.defaults.egress) != "restricted":
             continue
         checks = [(where, url, []) for where, url in _agent_urls(agent)]
+        checks += [
+            (f"httpTools.{tool.name}", tool.url, [])
+            for tool in resolved_webhook_tools(cluster.http_tools, agent, cluster.namespace)
+        ]
         checks += list(_model_urls(agent, cluster))
         for where, url, extra in checks:
             verdict = url_verdict(url, [*agent.egress_to, *extra])

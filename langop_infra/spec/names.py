@@ -56,6 +56,12 @@ def config_map_name(agent: str) -> str:
     return f"{agent}-config"
 
 
+def http_tool_config_map_name(tool: str) -> str:
+    """``<tool>.http-tool``: an HttpTool's ConfigMap. Other generated names hold no '.', so
+    this clashes with none of them."""
+    return f"{tool}.http-tool"
+
+
 def tool_ingress_name(tool: str) -> str:
     return f"{tool}-ingress"
 

@@ -134,5 +134,5 @@ def sidecar_problems(
 
 def cluster_namespaces(cluster: ClusterSpec) -> set[str]:
     """Every namespace a cluster deploys into: its own and those its items name."""
-    items = [*cluster.tools, *cluster.agents]
+    items = [*cluster.tools, *cluster.agents, *cluster.http_tools]
     return {cluster.namespace, *(w.namespace for w in items if w.namespace)}

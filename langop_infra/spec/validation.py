@@ -19,6 +19,12 @@ from langop_infra.spec.cluster import ClusterSpec, Defaults
 from langop_infra.spec.collisions import name_clashes
 from langop_infra.spec.egress_check import egress_findings
 from langop_infra.spec.fields import Spec
+from langop_infra.spec.http_tool import HttpToolSpec
+from langop_infra.spec.http_tool_checks import (
+    declared_http_tools,
+    http_secret_problems,
+    http_tool_problems,
+)
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.model_validation import cluster_model_problems
 from langop_infra.spec.names import (
@@ -184,6 +190,13 @@ def parse_agent(data: Any, path: str = "") -> AgentSpec:
     return spec
 
 
+def parse_http_tool(data: Any, path: str = "") -> HttpToolSpec:
+    spec, problems = _validate(HttpToolSpec, data, path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
 def parse_model(data: Any, path: str = "") -> ModelSpec:
     spec, problems = _validate(ModelSpec, data, path)
     if problems:
@@ -207,7 +220,8 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
-    head = {k: v for k, v in data.items() if k not in ("tools", "agents", "models", "personas")}
+    listed = ("tools", "agents", "models", "personas", "httpTools", "http_tools")
+    head = {k: v for k, v in data.items() if k not in listed}
     cluster, problems = _validate(ClusterSpec, head, path)
     tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
     problems += found
@@ -216,6 +230,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     models, found = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
     problems += found
     personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
+    problems += found
+    raw_http = data.get("httpTools", data.get("http_tools"))
+    http_tools, found = _validate_list(HttpToolSpec, raw_http, join_path(path, "httpTools"))
     problems += found
     namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else ""
     declared = _declared_tools(data, namespace)
@@ -234,6 +251,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
             "agents": [a for _, a in agents],
             "models": [m for _, m in models],
             "personas": [p for _, p in personas],
+            "http_tools": [t for _, t in http_tools],
         }
     )
     problems += cluster_problems(
@@ -243,6 +261,8 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         agent_index=[i for i, _ in agents],
         declared=declared,
         secrets_known=cluster is not None or readable is not None,
+        http_index=[i for i, _ in http_tools],
+        declared_http=declared_http_tools(raw_http, namespace),
     )
     problems += cluster_model_problems(
         full,
@@ -282,7 +302,9 @@ def _unparsed_agent_references(
     raw_agents = data.get("agents") if isinstance(data.get("agents"), list) else []
     namespaces = {namespace, *(ns for ns, _ in declared)}
     namespaces |= {
-        a.get("namespace") for a in raw_agents if isinstance(a, Mapping) and a.get("namespace")
+        a["namespace"]
+        for a in raw_agents
+        if isinstance(a, Mapping) and isinstance(a.get("namespace"), str) and a["namespace"]
     }
     problems: list[Problem] = []
     for i, raw in enumerate(raw_agents):
@@ -326,6 +348,8 @@ def cluster_problems(
     agent_index: list[int] | None = None,
     declared: set[Any] | None = None,
     secrets_known: bool = True,
+    http_index: list[int] | None = None,
+    declared_http: set[tuple[str, str]] | None = None,
 ) -> list[Problem]:
     """Checks across tools and agents: duplicates, dangling references, sidecar clashes.
 
@@ -382,8 +406,19 @@ def cluster_problems(
                 )
             )
     problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
+    http_index = http_index if http_index is not None else list(range(len(cluster.http_tools)))
+    problems += http_tool_problems(
+        cluster.http_tools,
+        cluster.agents,
+        ns,
+        path,
+        http_index=http_index,
+        agent_index=agent_index,
+        declared=declared_http,
+    )
     if secrets_known:
         problems += undeclared_secret_problems(cluster, path, tool_index, agent_index)
+        problems += http_secret_problems(cluster, path, http_index)
     return problems
 
 

@@ -198,7 +198,9 @@ async def test_registry_prefixes_tools_and_skips_failed_servers(
             {f"memory__{t}" for t in SDK_TOOLS}
             | {f"notes__{t}" for t in SDK_TOOLS}
             | {"private__only", f"{seed_name}__remember", f"{seed_name}__recall"}
+            | {"fetch_news"}  # the inline HTTP tool, under its own name (ark)
         )
+        assert registry.tools["fetch_news"].server == ""
         assert [(f.name, f.kind) for f in registry.failures] == [("dead", "unreachable")]
         assert "connection refused" in registry.failures[0].message
         assert set(registry.sessions) == {"memory", "notes", "private", seed_name}
@@ -339,7 +341,7 @@ async def test_tool_call_failures_come_back_as_error_results(
     )
 
 
-async def test_a_crashed_stdio_server_is_restarted_once() -> None:
+async def test_a_crashed_stdio_server_is_restarted_with_backoff_then_given_up() -> None:
     import sys
 
     document = {
@@ -355,6 +357,7 @@ async def test_a_crashed_stdio_server_is_restarted_once() -> None:
     }
     loaded = load_agent_servers(document, env={})
     async with await connect_tool_registry(loaded, FAST) as registry:
+        registry.max_restarts, registry.restart_base = 2, 0.05
         first = (await registry.call_tool("crashy__pid")).content[0]["text"]
         assert first.endswith(" hello")  # env reached the server, default applied
         crashed = await registry.call_tool("crashy__crash")
@@ -364,9 +367,16 @@ async def test_a_crashed_stdio_server_is_restarted_once() -> None:
         second = (await registry.call_tool("crashy__pid")).content[0]["text"]
         assert second != first and second.endswith(" hello")
         await registry.call_tool("crashy__crash")
+        third = (await registry.call_tool("crashy__pid")).content[0]["text"]
+        assert third not in (first, second)  # restarted a second time
+        first_delay, second_delay = registry.restart_delays
+        assert 0.025 <= first_delay <= 0.05 <= second_delay <= 0.1  # doubled, with jitter
+        await registry.call_tool("crashy__crash")
         gone = await registry.call_tool("crashy__pid")
         assert gone.is_error is True
-        assert "exited again; it is restarted only once" in gone.content[0]["text"]
+        assert "exited again after 2 restarts; gave up restarting it" in gone.content[0]["text"]
+        [status] = registry.servers()
+        assert (status.name, status.state) == ("crashy", "failed")
 
 
 CANARY = "CANARY-7f3a9c-secret"
