@@ -17,9 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+import httpx
+
 from langop_infra.mcp.discovery import discover_endpoint
 from langop_infra.mcp.errors import MCPError, TransportError
-from langop_infra.mcp.http import display_url
+from langop_infra.mcp.http import display_url, origin
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
 
@@ -284,7 +286,7 @@ async def connect_tool_registry(
     entries: list[ServerEntry] = []
     for entry in given:  # names key the sessions and prefix the tools: they must be unique
         entries.append(unique_server(entry, entries, warnings))
-    results = await asyncio.gather(*(_connect(entry, options) for entry in entries))
+    results = await asyncio.gather(*(_connect(entry, options, warnings) for entry in entries))
     sessions: dict[str, Session] = {}
     listed: dict[str, list[dict[str, Any]]] = {}
     for entry, outcome in zip(entries, results, strict=True):
@@ -315,20 +317,35 @@ def _session_for(entry: ServerEntry, url: str, options: ClientOptions) -> Sessio
     return Session(url, options)
 
 
-async def _endpoint(entry: ServerEntry, options: ClientOptions) -> str:
+async def _endpoint(
+    entry: ServerEntry, options: ClientOptions, warnings: list[str]
+) -> tuple[str, ServerEntry, ClientOptions]:
+    """Where to connect, and with what. A discovery document may name an endpoint on another
+    origin; like a redirect, that must not carry what was configured for this one: the
+    endpoint is then called with no headers, OAuth or client certificate, with a warning."""
     if entry.transport != "url":
-        return entry.url
-    return await discover_endpoint(
+        return entry.url, entry, options
+    endpoint = await discover_endpoint(
         entry.url, replace(options, headers={**options.headers, **entry.headers})
     )
+    if origin(httpx.URL(endpoint)) == origin(httpx.URL(entry.url)):
+        return endpoint, entry, options
+    warnings.append(
+        f"{entry.name}: {display_url(entry.url)} names the endpoint {display_url(endpoint)} "
+        "on another origin; connecting without the configured headers or credentials "
+        "(give that endpoint itself with transport: http to send them there)"
+    )
+    bare = replace(options, headers={}, auth=None, cert=None)
+    return endpoint, replace(entry, headers={}), bare
 
 
 async def _connect(
-    entry: ServerEntry, options: ClientOptions
+    entry: ServerEntry, options: ClientOptions, warnings: list[str]
 ) -> tuple[Session, list[dict[str, Any]]] | ServerFailure:
     session: Session | None = None
     try:
-        session = _session_for(entry, await _endpoint(entry, options), options)
+        url, entry, options = await _endpoint(entry, options, warnings)
+        session = _session_for(entry, url, options)
         await session.initialize()
         return session, await session.list_tools()
     except MCPError as exc:
