@@ -83,7 +83,8 @@ KNOWN_CANARIES = {
     STACK_PLAIN: "search-credentials",
     STACK_SECURE: "ticketing-token",
     WEBHOOK_AUTH: "webhook-credentials",
-    SYNC_VALUE_FROM: "sync-credentials",
+    # Read only by schema sync: held by the sync resource, never by a cluster Secret.
+    SYNC_VALUE_FROM: "research/memory-schema",
     SYNC_SECRET_STRING: "research/memory-schema",
     KUBECONFIG_TOKEN: "research/memory-schema",
     TOOL_ENV_PULUMI: "vault-env",
@@ -397,6 +398,10 @@ def test_kubernetes_secrets_hold_exactly_the_secret_values() -> None:
     }
     # The program never creates, and so never knows, the existing Secret.
     assert EXISTING_SECRET[0] not in stringdata
+    # Only schema sync reads `sync-credentials`: it stays in Pulumi state, out of the cluster.
+    assert "sync-credentials" not in stringdata
+    held = {v for values in stringdata.values() for v in values.values()}
+    assert SYNC_VALUE_FROM not in held
 
 
 def test_schema_sync_headers_and_kubeconfig_are_secret_inputs() -> None:
@@ -452,13 +457,14 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
         if (k.startswith("Secret:") and k.endswith(".string_data"))
         or (k.startswith("ToolSchemaSync:") and k.endswith((".headers", ".kubeconfig")))
     }
-    # 9 Secrets' stringData; the headers and kubeconfig of the 2 tools' schema syncs and of
-    # the sync of the sidecar `files` through the researcher's pods
-    assert len(secretish) == 15, sorted(secretish)
+    # 8 Secrets' stringData (none for the sync-only `sync-credentials`); the headers and
+    # kubeconfig of the 2 tools' schema syncs and of the sync of the sidecar `files` through
+    # the researcher's pods
+    assert len(secretish) == 14, sorted(secretish)
     for key, value in secretish.items():
         # An empty header map (a sync that sends none) carries nothing to hide.
         assert isinstance(value, Secret) or value == {}, key
-    assert sum(isinstance(v, Secret) for v in secretish.values()) == 14
+    assert sum(isinstance(v, Secret) for v in secretish.values()) == 13
     revealed = json.dumps(
         [v.value for v in secretish.values() if isinstance(v, Secret)], default=str
     )
@@ -503,7 +509,9 @@ def test_render_of_plain_text_secrets(tmp_path: Path) -> None:
     path = write_stack(tmp_path, STACK_SECRETS)
     stdout = render_stdout(path)
     assert leaks({"render stdout": stdout}, ALL_CANARIES) == []
-    assert stdout.count(f"token: '{REDACTED}'") >= 4
+    # The three Secrets agents read; `sync-credentials` (schema sync only) is not rendered.
+    assert stdout.count(f"token: '{REDACTED}'") == 3
+    assert "name: sync-credentials" not in stdout
     run = render_stack(REPO, config_file=path)
     assert leaks(places_in(run), ALL_CANARIES) == []
     held = secret_holders(run)

@@ -105,10 +105,19 @@ def test_a_schema_sync_header_needs_its_secret_under_secrets_and_is_reported_onc
     assert problems(parse_cluster, document) == [
         (
             "tools[0].schemaSync.headers[0].valueFrom",
-            "secret 'db' key 'token' is not declared under secrets; schema sync can only send "
-            "values this program holds",
+            "secret 'db' is under externalSecrets, which this program never reads, and schema "
+            "sync can only send values this program holds: put its value under secrets "
+            "(pulumi config set --secret --path 'secrets.db.token' ...), or read the Secret at "
+            "deploy time in a Python program and pass its value in LanguageCluster's secrets "
+            "(docs/schema-sync.md)",
         )
     ]
+    document = cluster(tools=[{**TOOL, "schemaSync": {"headers": [header]}}])
+    assert problems(parse_cluster, document)[-1] == (
+        "tools[0].schemaSync.headers[0].valueFrom",
+        "secret 'db' key 'token' is not declared under secrets; schema sync can only send "
+        "values this program holds",
+    )
 
 
 def test_declared_secrets_count_when_another_cluster_field_is_invalid() -> None:

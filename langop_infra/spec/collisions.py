@@ -16,6 +16,7 @@ from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import SecretSource
 from langop_infra.spec.pod import WorkloadSpec
+from langop_infra.spec.secret_refs import sync_only_secrets
 from langop_infra.spec.tool import ToolSpec
 
 Generated = tuple[str, str, str, str]  # kind, namespace, name, source path
@@ -23,8 +24,10 @@ Generated = tuple[str, str, str, str]  # kind, namespace, name, source path
 
 def secret_namespaces(cluster: ClusterSpec) -> dict[str, list[str]]:
     """Each ``secrets`` entry's namespaces: the cluster's, and every other namespace whose
-    workloads read it through ``secretKeyRef`` (a Pod can only read its own namespace's)."""
-    found: dict[str, set[str]] = {name: {cluster.namespace} for name in cluster.secrets}
+    workloads read it through ``secretKeyRef`` (a Pod can only read its own namespace's).
+    An entry only schema sync reads lands in none (:func:`sync_only_secrets`)."""
+    sync_only = sync_only_secrets(cluster)
+    found = {name: {cluster.namespace} for name in cluster.secrets if name not in sync_only}
     for workload in [*cluster.tools, *cluster.agents]:
         ns = workload.namespace or cluster.namespace
         for ref in _secret_names(workload):

@@ -18,7 +18,7 @@ from langop_infra.spec.agent import AgentSpec, ToolRef
 from langop_infra.spec.cluster import ClusterSpec, Defaults
 from langop_infra.spec.collisions import name_clashes
 from langop_infra.spec.egress_check import egress_findings
-from langop_infra.spec.fields import Spec
+from langop_infra.spec.fields import SecretKeyRef, Spec
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.model_validation import cluster_model_problems
 from langop_infra.spec.names import (
@@ -447,11 +447,23 @@ def _namespace_wide_problems(
         for where, ref in sync_secret_refs(tool):
             if ref.name not in cluster.secrets:
                 problems.append(
-                    Problem(
-                        join_path(path, f"tools[{i}].{where}"),
-                        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                        f"{did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
-                        "values this program holds",
-                    )
+                    Problem(join_path(path, f"tools[{i}].{where}"), _sync_ref_problem(ref, cluster))
                 )
     return problems
+
+
+def _sync_ref_problem(ref: SecretKeyRef, cluster: ClusterSpec) -> str:
+    if ref.name in cluster.external_secrets:
+        # Schema sync runs where `pulumi up` runs and never reads the cluster's Secrets.
+        return (
+            f"secret {ref.name!r} is under externalSecrets, which this program never reads, "
+            "and schema sync can only send values this program holds: put its value under "
+            f"secrets (pulumi config set --secret --path 'secrets.{ref.name}.{ref.key}' ...), "
+            "or read the Secret at deploy time in a Python program and pass its value in "
+            "LanguageCluster's secrets (docs/schema-sync.md)"
+        )
+    return (
+        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
+        f"{did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
+        "values this program holds"
+    )
