@@ -95,6 +95,8 @@ KNOWN_CANARIES = {
 # The value of the existing Secret `existing-credentials`: never given to the program.
 EXISTING_SECRET = ("existing-credentials", "token")
 ALL_CANARIES = [*KNOWN_CANARIES, SECURE_CIPHERTEXT]
+# Images pinned by digest, so that `render` has no warning to print.
+PIN = "@sha256:" + "6" * 64
 
 KUBECONFIG = yaml.safe_dump(
     {
@@ -117,7 +119,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
         "tools": [
             {
                 "name": "memory",
-                "image": "ghcr.io/acme/memory-mcp:1.4.0",
+                "image": "ghcr.io/acme/memory-mcp:1.4.0" + PIN,
                 "secretEnv": {"MEMORY_KEY": TOOL_ENV_LITERAL},
                 "schemaSync": {
                     "headers": [
@@ -133,7 +135,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
             },
             {
                 "name": "files",
-                "image": "ghcr.io/acme/files-mcp:0.3.1",
+                "image": "ghcr.io/acme/files-mcp:0.3.1" + PIN,
                 "deploymentMode": "sidecar",
                 "port": 8181,
                 "secretEnv": {"FILES_KEY": SIDECAR_ENV_LITERAL},
@@ -142,7 +144,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
         "agents": [
             {
                 "name": "researcher",
-                "image": "ghcr.io/acme/research-agent:2.0.0",
+                "image": "ghcr.io/acme/research-agent:2.0.0" + PIN,
                 "tools": [{"name": "memory"}, {"name": "files"}],
                 "secretEnv": {"OPENAI_API_KEY": AGENT_ENV_LITERAL},
                 "mcpServers": [

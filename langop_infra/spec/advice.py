@@ -1,5 +1,5 @@
 """Valid but unwise configuration, reported as warnings (``pulumi.log.warn``; render and
-validate print them): credential headers given as literal values."""
+validate print them): credential headers given as literal values, images without a digest."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import HeaderSpec
+from langop_infra.spec.image_pins import unpinned_images
 
 # Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
 
 
 def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
-    """What is valid but unwise: credential headers given as a literal ``value``."""
+    """What is valid but unwise: credential headers given as a literal ``value``, images
+    without a digest (an error instead with ``defaults.requireImageDigests``)."""
     warnings = []
     for i, tool in enumerate(cluster.tools):
         warnings += header_warnings(
@@ -23,6 +25,8 @@ def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
         )
     for i, agent in enumerate(cluster.agents):
         warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
+    if not cluster.defaults.require_image_digests:
+        warnings += unpinned_images(cluster, path)
     return warnings
 
 

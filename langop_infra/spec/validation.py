@@ -19,6 +19,7 @@ from langop_infra.spec.cluster import ClusterSpec, Defaults
 from langop_infra.spec.collisions import name_clashes
 from langop_infra.spec.egress_check import egress_findings
 from langop_infra.spec.fields import SecretKeyRef, Spec
+from langop_infra.spec.image_pins import unpinned_images
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.model_validation import cluster_model_problems
 from langop_infra.spec.names import (
@@ -433,6 +434,8 @@ def _namespace_wide_problems(
     problems += name_clashes(cluster, path, tool_index, agent_index)
     if defaults.strict_egress:
         problems += egress_findings(cluster, path, agent_index)
+    if defaults.require_image_digests:
+        problems += unpinned_images(cluster, path, tool_index, agent_index)
     for where, ref in secret_refs(cluster, tool_index, agent_index):
         keys = cluster.secrets.get(ref.name)
         if isinstance(keys, Mapping) and ref.key not in keys:
