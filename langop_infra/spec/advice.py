@@ -1,5 +1,6 @@
 """Valid but unwise configuration, reported as warnings (``pulumi.log.warn``; render and
-validate print them): credential headers given as literal values, images without a digest."""
+validate print them): credential headers given as literal values, images without a digest,
+``0.0.0.0/0`` peers."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import HeaderSpec
 from langop_infra.spec.image_pins import unpinned_images
+from langop_infra.spec.world_open import world_open_warnings
 
 # Header names whose literal value is a credential in plain sight (ConfigMap, env, state).
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
@@ -17,7 +19,8 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "x-api-key"})
 
 def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     """What is valid but unwise: credential headers given as a literal ``value``, images
-    without a digest (an error instead with ``defaults.requireImageDigests``)."""
+    without a digest (an error instead with ``defaults.requireImageDigests``), peers that
+    are the whole internet."""
     warnings = []
     for i, tool in enumerate(cluster.tools):
         warnings += header_warnings(
@@ -27,7 +30,7 @@ def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
         warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
     if not cluster.defaults.require_image_digests:
         warnings += unpinned_images(cluster, path)
-    return warnings
+    return warnings + world_open_warnings(cluster, path)
 
 
 def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
