@@ -110,3 +110,24 @@ def test_an_external_secret_for_sync_says_how_to_read_it() -> None:
     )
     assert "secrets.sync-header.token" in problem.message
     assert HEADER not in str(caught.value) and CLIENT not in str(caught.value)
+
+
+def test_render_shows_no_sync_only_secret(tmp_path: Any, capsys: pytest.CaptureFixture) -> None:
+    from pathlib import Path
+
+    from langop_infra.cli.main import main
+
+    root = Path(__file__).resolve().parents[1]
+    path = tmp_path / "Pulumi.qa.yaml"
+    config = {f"langop-infra:{k}": v for k, v in cluster_document().items()}
+    path.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
+    assert main(["render", "--config", str(path), "--project-dir", str(root)]) == 0
+    out, err = capsys.readouterr()
+    documents = [d for d in yaml.safe_load_all(out) if d]
+    secrets = [
+        (d["metadata"]["namespace"], d["metadata"]["name"])
+        for d in documents
+        if d["kind"] == "Secret"
+    ]
+    assert secrets == [("apps", "shared"), ("tools", "shared")]
+    assert [c for c in (HEADER, CLIENT, SHARED) if c in out + err] == []
