@@ -32,6 +32,8 @@ from langop_infra.offline.mock_engine import ProgramRun, run_program
 REPO = Path(__file__).resolve().parents[1]
 PREFIX = "langop-infra:"
 DELETE = object()  # an edit value: remove the key
+# The base document pins its images, so that the only warnings are those a test provokes.
+PIN = "@sha256:" + "5" * 64
 
 BASE: dict[str, Any] = {
     "namespace": "apps",
@@ -42,10 +44,10 @@ BASE: dict[str, Any] = {
         "ticketing": {"token": "ticketing-token"},
     },
     "tools": [
-        {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"},
+        {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0" + PIN},
         {
             "name": "files",
-            "image": "ghcr.io/acme/files-mcp:0.3.1",
+            "image": "ghcr.io/acme/files-mcp:0.3.1" + PIN,
             "deploymentMode": "sidecar",
             "port": 8181,
         },
@@ -53,7 +55,7 @@ BASE: dict[str, Any] = {
     "agents": [
         {
             "name": "helper",
-            "image": "ghcr.io/acme/helper:2.0.0",
+            "image": "ghcr.io/acme/helper:2.0.0" + PIN,
             "tools": [{"name": "memory"}, {"name": "files"}],
             "mcpServers": [
                 {

@@ -206,7 +206,10 @@ def test_workspace_claim_seed_config_map_and_restricted_seed_container(rich) -> 
     assert find(rich, "ConfigMap", "helper-workspace-seed")["data"] == {"README.md": "hello\n"}
     pod = find(rich, "Deployment", "helper")["spec"]["template"]["spec"]
     seed = pod["initContainers"][0]
-    assert seed["image"] == "docker.io/library/busybox:1.36.1"
+    assert seed["image"] == (
+        "docker.io/library/busybox:1.36.1"
+        "@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"
+    )
     assert seed["securityContext"]["runAsNonRoot"] is True
     assert seed["securityContext"]["allowPrivilegeEscalation"] is False
     assert seed["securityContext"]["readOnlyRootFilesystem"] is True

@@ -88,7 +88,8 @@ KNOWN_CANARIES = {
     STACK_SECURE: "ticketing-token",
     WEBHOOK_AUTH: "webhook-credentials",
     HTTP_TOOL_AUTH: "payment-credentials",
-    SYNC_VALUE_FROM: "sync-credentials",
+    # Read only by schema sync: held by the sync resource, never by a cluster Secret.
+    SYNC_VALUE_FROM: "research/memory-schema",
     SYNC_SECRET_STRING: "research/memory-schema",
     KUBECONFIG_TOKEN: "research/memory-schema",
     TOOL_ENV_PULUMI: "vault-env",
@@ -102,6 +103,8 @@ KNOWN_CANARIES = {
 # The value of the existing Secret `existing-credentials`: never given to the program.
 EXISTING_SECRET = ("existing-credentials", "token")
 ALL_CANARIES = [*KNOWN_CANARIES, SECURE_CIPHERTEXT]
+# Images pinned by digest, so that `render` has no warning to print.
+PIN = "@sha256:" + "6" * 64
 
 KUBECONFIG = yaml.safe_dump(
     {
@@ -137,7 +140,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
         "tools": [
             {
                 "name": "memory",
-                "image": "ghcr.io/acme/memory-mcp:1.4.0",
+                "image": "ghcr.io/acme/memory-mcp:1.4.0" + PIN,
                 "secretEnv": {"MEMORY_KEY": TOOL_ENV_LITERAL},
                 "schemaSync": {
                     "headers": [
@@ -153,7 +156,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
             },
             {
                 "name": "files",
-                "image": "ghcr.io/acme/files-mcp:0.3.1",
+                "image": "ghcr.io/acme/files-mcp:0.3.1" + PIN,
                 "deploymentMode": "sidecar",
                 "port": 8181,
                 "secretEnv": {"FILES_KEY": SIDECAR_ENV_LITERAL},
@@ -162,7 +165,7 @@ def stack_config(secrets: dict[str, Any]) -> dict[str, Any]:
         "agents": [
             {
                 "name": "researcher",
-                "image": "ghcr.io/acme/research-agent:2.0.0",
+                "image": "ghcr.io/acme/research-agent:2.0.0" + PIN,
                 "tools": [
                     {
                         "name": "memory",
@@ -446,6 +449,10 @@ def test_kubernetes_secrets_hold_exactly_the_secret_values() -> None:
     assert stringdata["tool-credentials"] == {"token": TOOL_HEADER_VALUE_FROM}
     # The program never creates, and so never knows, the existing Secret.
     assert EXISTING_SECRET[0] not in stringdata
+    # Only schema sync reads `sync-credentials`: it stays in Pulumi state, out of the cluster.
+    assert "sync-credentials" not in stringdata
+    held = {v for values in stringdata.values() for v in values.values()}
+    assert SYNC_VALUE_FROM not in held
 
 
 def test_schema_sync_headers_and_kubeconfig_are_secret_inputs() -> None:
@@ -514,16 +521,18 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
         if (k.startswith("Secret:") and k.endswith(".string_data"))
         or (k.startswith("ToolSchemaSync:") and k.endswith((".headers", ".kubeconfig")))
     }
-    # 11 Secrets' stringData (tool-credentials for tool references' headers, and
-    # payment-credentials for the HttpTool, among them); the headers and kubeconfig of the 2
-    # tools' schema syncs and of the sync of the sidecar `files` through the researcher's pods
-    assert len(secretish) == 17, sorted(secretish)
+    # 9 Secrets' stringData (tool-credentials for tool references' headers and
+    # payment-credentials for the HttpTool among them; none for the sync-only
+    # `sync-credentials`); the headers and kubeconfig of the 2 tools' schema syncs and of the
+    # sync of the sidecar `files` through the researcher's pods
+    assert len(secretish) == 16, sorted(secretish)
     assert "Secret:research/payment-credentials.string_data" in secretish
     assert "Secret:research/tool-credentials.string_data" in secretish
+    assert "Secret:research/sync-credentials.string_data" not in secretish
     for key, value in secretish.items():
         # An empty header map (a sync that sends none) carries nothing to hide.
         assert isinstance(value, Secret) or value == {}, key
-    assert sum(isinstance(v, Secret) for v in secretish.values()) == 16
+    assert sum(isinstance(v, Secret) for v in secretish.values()) == 15
     revealed = json.dumps(
         [v.value for v in secretish.values() if isinstance(v, Secret)], default=str
     )
@@ -574,7 +583,11 @@ def test_render_of_plain_text_secrets(tmp_path: Path) -> None:
     path = write_stack(tmp_path, STACK_SECRETS)
     stdout = render_stdout(path)
     assert leaks({"render stdout": stdout}, ALL_CANARIES) == []
-    assert stdout.count(f"token: '{REDACTED}'") >= 4
+    # The four Secrets with a `token` agents read (tool-credentials among them);
+    # `sync-credentials` (schema sync only) is not rendered.
+    assert stdout.count(f"token: '{REDACTED}'") == 4
+    assert "name: tool-credentials" in stdout
+    assert "name: sync-credentials" not in stdout
     run = render_stack(REPO, config_file=path)
     assert leaks(places_in(run), ALL_CANARIES) == []
     held = secret_holders(run)

@@ -17,8 +17,14 @@ from langop_infra.program.stack import KEYS, config_warnings, main, read_cluster
 
 REPO = Path(__file__).resolve().parents[1]
 P = "langop-infra:"
-TOOL = {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"}
-AGENT = {"name": "helper", "image": "ghcr.io/acme/helper:2.0.0", "tools": [{"name": "memory"}]}
+# Pinned by digest, so that the only warnings are those a test provokes.
+DIGEST = "@sha256:" + "1" * 64
+TOOL = {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0" + DIGEST}
+AGENT = {
+    "name": "helper",
+    "image": "ghcr.io/acme/helper:2.0.0" + DIGEST,
+    "tools": [{"name": "memory"}],
+}
 # What `pulumi up` passes for a key holding a secure value: its decrypted plain text.
 CANARY = "decrypted-canary-7f3a"
 

@@ -15,6 +15,7 @@ from langop_infra.spec.validation import parse_agent, parse_cluster, parse_tool
 
 TOOL = {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"}
 AGENT = {"name": "helper", "image": "ghcr.io/acme/helper:2.0.0"}
+DIGEST = "@sha256:3333333333333333333333333333333333333333333333333333333333333333"
 
 
 def ref(name: str, key: str = "token") -> dict[str, Any]:
@@ -105,10 +106,19 @@ def test_a_schema_sync_header_needs_its_secret_under_secrets_and_is_reported_onc
     assert problems(parse_cluster, document) == [
         (
             "tools[0].schemaSync.headers[0].valueFrom",
-            "secret 'db' key 'token' is not declared under secrets; schema sync can only send "
-            "values this program holds",
+            "secret 'db' is under externalSecrets, which this program never reads, and schema "
+            "sync can only send values this program holds: put its value under secrets "
+            "(pulumi config set --secret --path 'secrets.db.token' ...), or read the Secret at "
+            "deploy time in a Python program and pass its value in LanguageCluster's secrets "
+            "(docs/schema-sync.md)",
         )
     ]
+    document = cluster(tools=[{**TOOL, "schemaSync": {"headers": [header]}}])
+    assert problems(parse_cluster, document)[-1] == (
+        "tools[0].schemaSync.headers[0].valueFrom",
+        "secret 'db' key 'token' is not declared under secrets; schema sync can only send "
+        "values this program holds",
+    )
 
 
 def test_declared_secrets_count_when_another_cluster_field_is_invalid() -> None:
@@ -172,13 +182,16 @@ def test_a_literal_credential_in_a_schema_sync_header_warns_about_state() -> Non
     document = cluster(
         tools=[{**TOOL, "schemaSync": {"headers": [{"name": "Authorization", "value": "B x"}]}}]
     )
-    (warning,) = cluster_warnings(parse_cluster(document))
+    (warning,) = [
+        w for w in cluster_warnings(parse_cluster(document)) if w.kind != "langop_unpinned_image"
+    ]
     assert warning.path == "tools[0].schemaSync.headers[0].value"
     assert "lands in plain text in Pulumi state; use valueFrom" in warning.message
 
 
 def test_a_clean_document_has_no_warnings() -> None:
-    assert cluster_warnings(parse_cluster(cluster(tools=[TOOL], agents=[AGENT]))) == []
+    pinned = [{**item, "image": item["image"] + DIGEST} for item in (TOOL, AGENT)]
+    assert cluster_warnings(parse_cluster(cluster(tools=pinned[:1], agents=pinned[1:]))) == []
 
 
 # --- every problem once ----------------------------------------------------------------------

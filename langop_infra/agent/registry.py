@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import httpx
+
 from langop_infra.agent import naming as naming_rules
 from langop_infra.agent.http_tools import HttpToolCaller, HttpToolEntry
 from langop_infra.agent.lifecycle import (
@@ -35,7 +37,7 @@ from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
 from langop_infra.agent.output_check import checked_output
 from langop_infra.mcp.discovery import discover_endpoint
 from langop_infra.mcp.errors import MCPError, TransportError
-from langop_infra.mcp.http import display_url
+from langop_infra.mcp.http import display_url, origin
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
 
@@ -299,7 +301,7 @@ class ToolRegistry:
     async def _join(self, server: str) -> None:
         entry = self._entries[server]
         self._status[server] = ServerStatus(server, "connecting", entry.transport)
-        outcome = await _connect(entry, self._options)
+        outcome = await _connect(entry, self._options, self._warnings)
         if isinstance(outcome, ServerFailure):
             self._server_failures[server] = outcome
             self._status[server] = ServerStatus(
@@ -473,20 +475,35 @@ def _session_for(entry: ServerEntry, url: str, options: ClientOptions) -> Sessio
     return Session(url, options)
 
 
-async def _endpoint(entry: ServerEntry, options: ClientOptions) -> str:
+async def _endpoint(
+    entry: ServerEntry, options: ClientOptions, warnings: list[str]
+) -> tuple[str, ServerEntry, ClientOptions]:
+    """Where to connect, and with what. A discovery document may name an endpoint on another
+    origin; like a redirect, that must not carry what was configured for this one: the
+    endpoint is then called with no headers, OAuth or client certificate, with a warning."""
     if entry.transport != "url":
-        return entry.url
-    return await discover_endpoint(
+        return entry.url, entry, options
+    endpoint = await discover_endpoint(
         entry.url, replace(options, headers={**options.headers, **entry.headers})
     )
+    if origin(httpx.URL(endpoint)) == origin(httpx.URL(entry.url)):
+        return endpoint, entry, options
+    warnings.append(
+        f"{entry.name}: {display_url(entry.url)} names the endpoint {display_url(endpoint)} "
+        "on another origin; connecting without the configured headers or credentials "
+        "(give that endpoint itself with transport: http to send them there)"
+    )
+    bare = replace(options, headers={}, auth=None, cert=None)
+    return endpoint, replace(entry, headers={}), bare
 
 
 async def _connect(
-    entry: ServerEntry, options: ClientOptions
+    entry: ServerEntry, options: ClientOptions, warnings: list[str]
 ) -> tuple[Session, list[dict[str, Any]]] | ServerFailure:
     session: Session | None = None
     try:
-        session = _session_for(entry, await _endpoint(entry, options), options)
+        url, entry, options = await _endpoint(entry, options, warnings)
+        session = _session_for(entry, url, options)
         await session.initialize()
         return session, offered(entry, await session.list_tools())
     except MCPError as exc:

@@ -1,7 +1,8 @@
 """``langop-infra graph``: who may reach whom, from a stack's rendered NetworkPolicies.
 
-For every agent: the tools, models (any other Deployment: a model gateway) it may open a
-connection to, on their container ports, decided by
+Workloads any address on the internet may reach (``0.0.0.0/0`` or ``::/0`` ingress) come
+first, as edges from ``(internet)``. Then, for every agent: the tools, models (any other
+Deployment: a model gateway) it may open a connection to, on their container ports, decided by
 :class:`langop_infra.testing.reachability.Network` over the rendered policies; its sidecar
 tools (over localhost, always); and its external MCP servers and webhook tools. A policy
 cannot name a hostname: an IP literal is checked as is; for a host name the evaluator is asked
@@ -25,6 +26,14 @@ from langop_infra.cli._stack import add_stack_arguments, render, run_command
 # Stand-ins for "some address on the internet"; the first outside every listed CIDR is used.
 PROBES = ("192.0.2.1", "198.51.100.1", "203.0.113.1", "100.64.0.1", "8.8.8.8")
 COMPONENT = "app.kubernetes.io/component"
+# The source of world-open ingress edges: not a DNS label, so no agent can have this name.
+WORLD = "(internet)"
+# Addresses no range but a whole family's /0 holds together (``except`` may still carve
+# some out): admitting all of one family's is world-open ingress.
+WORLD_PROBES = {
+    "0.0.0.0/0": ("1.2.3.4", "100.64.0.1", "200.1.1.1"),
+    "::/0": ("2001:db8::1", "a000::1", "fc00::1"),
+}
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,7 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
         if m.get("kind") == "ConfigMap"
     }
     pods = {id(d): _pod(d, Pod) for d in deployments}
-    edges: list[Edge] = []
+    edges = world_open_edges(network, deployments, pods, IPAddress)
     for agent in (d for d in deployments if _component(d) == "agent"):
         name, namespace = agent["metadata"]["name"], agent["metadata"].get("namespace", "")
         source = pods[id(agent)]
@@ -107,6 +116,26 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
             host, port = _host_port(url)
             allowed, detail = _external_verdict(network, source, host, port, cidrs, IPAddress)
             edges.append(Edge(name, "external", f"{label} ({host})", port, allowed, detail))
+    return edges
+
+
+def world_open_edges(
+    network: Any, deployments: list[dict[str, Any]], pods: dict[int, Any], address_type: Any
+) -> list[Edge]:
+    """An edge from :data:`WORLD` for each workload port that any address may reach."""
+    edges = []
+    for deployment in deployments:
+        target = f"{deployment['metadata'].get('namespace', '')}/{deployment['metadata']['name']}"
+        for port in _ports(deployment):
+            opened = [
+                family
+                for family, probes in WORLD_PROBES.items()
+                if all(network.allows(address_type(p), pods[id(deployment)], port) for p in probes)
+            ]
+            if opened:
+                detail = f"world-open ingress: {' and '.join(opened)}"
+                kind = _component(deployment) or "other"
+                edges.append(Edge(WORLD, kind, target, port, True, detail))
     return edges
 
 
@@ -185,7 +214,7 @@ def text(edges: list[Edge]) -> str:
     for edge in edges:
         if edge.agent != current:
             current = edge.agent
-            lines.append(f"agent {edge.agent}")
+            lines.append("from the internet" if edge.agent == WORLD else f"agent {edge.agent}")
         verdict = "may reach" if edge.allowed else "blocked:"
         port = f":{edge.port}" if edge.port else ""
         detail = f" ({edge.detail})" if edge.detail else ""
@@ -206,7 +235,7 @@ def mermaid(edges: list[Edge]) -> str:
         return ident
 
     for edge in edges:
-        source = node("agent", edge.agent)
+        source = node("world", "internet") if edge.agent == WORLD else node("agent", edge.agent)
         target = node(edge.kind, edge.target)
         label = f"{edge.port}" if edge.port else ""
         if edge.kind == "sidecar":

@@ -1,6 +1,7 @@
 """Valid but unwise configuration, reported as warnings (``pulumi.log.warn``; render and
 validate print them): credential headers given as literal values, a model no gateway serves,
-and ``${VAR}`` in an MCP server's URL or header that nothing in the agent's pod sets."""
+``${VAR}`` in an MCP server's URL or header that nothing in the agent's pod sets, images
+without a digest, ``0.0.0.0/0`` peers."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import AgentSpec, passthrough_model
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import HeaderSpec
+from langop_infra.spec.image_pins import unpinned_images
 from langop_infra.spec.names import RESERVED_AGENT_ENV
+from langop_infra.spec.world_open import world_open_warnings
 
 # What the agent runtime expands (langop_infra.agent.runtime.expand_env); a default
 # (${VAR:-x}) makes an unset variable harmless.
@@ -37,7 +40,9 @@ def is_credential_env(name: str) -> bool:
 
 
 def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
-    """What is valid but unwise: credential headers given as a literal ``value``."""
+    """What is valid but unwise: credential headers given as a literal ``value``, images
+    without a digest (an error instead with ``defaults.requireImageDigests``), peers that
+    are the whole internet."""
     warnings = []
     for i, tool in enumerate(cluster.tools):
         warnings += header_warnings(
@@ -45,7 +50,9 @@ def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
         )
     for i, agent in enumerate(cluster.agents):
         warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
-    return warnings
+    if not cluster.defaults.require_image_digests:
+        warnings += unpinned_images(cluster, path)
+    return warnings + world_open_warnings(cluster, path)
 
 
 def passthrough_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:

@@ -243,6 +243,15 @@ def config_map_key(value: str) -> str:
     return value
 
 
+# busybox 1.36.1's multi-platform index, by digest: a tag can be re-pushed, a digest cannot.
+# Not read from the registry here: the digest that several public repositories pin for
+# docker.io/library/busybox:1.36.1 (checked 2026-11-25); bump tag and digest together.
+DEFAULT_SEED_IMAGE = (
+    "docker.io/library/busybox:1.36.1"
+    "@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"
+)
+
+
 class Workspace(Spec):
     """A persistent workspace: PVC ``<agent>-workspace``, seeded once with files that do not
     exist yet (an agent's edits survive restarts)."""
@@ -258,7 +267,9 @@ class Workspace(Spec):
     )
     initial_files: dict[Annotated[str, AfterValidator(config_map_key)], str] = {}
     seed_config_map: Annotated[str, AfterValidator(dns_subdomain)] | None = None
-    seed_image: Image = "docker.io/library/busybox:1.36.1"
+    seed_image: Image = Field(
+        DEFAULT_SEED_IMAGE, description="The seeding init container's image (needs sh, cp)."
+    )
 
     @model_validator(mode="after")
     def _one_seed(self) -> Self:

@@ -64,6 +64,11 @@ class Defaults(Spec):
     strict_egress: bool = Field(
         False, description="Fail when restricted egress does not admit an agent's servers."
     )
+    require_image_digests: bool = Field(
+        False,
+        description="Refuse an image given by tag without a digest (name@sha256:...), the "
+        "built-in gateway image included; off: validate and render warn.",
+    )
     model_gateway: ModelGatewayDefaults | None = Field(None, description="Unset: built-ins.")
     observability: ObservabilityDefaults | None = None
 

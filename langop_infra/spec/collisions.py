@@ -17,6 +17,7 @@ from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import SecretSource
 from langop_infra.spec.http_tool import with_http_tools
 from langop_infra.spec.pod import WorkloadSpec
+from langop_infra.spec.secret_refs import sync_only_secrets
 from langop_infra.spec.tool import ToolSpec
 
 Generated = tuple[str, str, str, str]  # kind, namespace, name, source path
@@ -24,8 +25,10 @@ Generated = tuple[str, str, str, str]  # kind, namespace, name, source path
 
 def secret_namespaces(cluster: ClusterSpec) -> dict[str, list[str]]:
     """Each ``secrets`` entry's namespaces: the cluster's, and every other namespace whose
-    workloads read it through ``secretKeyRef`` (a Pod can only read its own namespace's)."""
-    found: dict[str, set[str]] = {name: {cluster.namespace} for name in cluster.secrets}
+    workloads read it through ``secretKeyRef`` (a Pod can only read its own namespace's).
+    An entry only schema sync reads lands in none (:func:`sync_only_secrets`)."""
+    sync_only = sync_only_secrets(cluster)
+    found = {name: {cluster.namespace} for name in cluster.secrets if name not in sync_only}
     agents = [with_http_tools(cluster.http_tools, a, cluster.namespace) for a in cluster.agents]
     for workload in [*cluster.tools, *agents]:
         ns = workload.namespace or cluster.namespace

@@ -39,7 +39,9 @@ ModelRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summari
 DEFAULT_API_KEY_KEY = "api-key"
 # The gateway's Deployment and Service: a workload of this name would collide with them.
 GATEWAY_NAME = "gateway"
-# The non-root build of LiteLLM's proxy image; prod pins it by digest.
+# The non-root build of LiteLLM's proxy image. A moving tag: no digest for it could be
+# checked here, so it is left unpinned and validate warns wherever it is in use (stacks pin
+# it in defaults.modelGateway.image; requireImageDigests refuses it).
 DEFAULT_GATEWAY_IMAGE = "ghcr.io/berriai/litellm-non_root:main-stable"
 MAX_PERSONA_FIELD = 1024
 PLAIN_KEY_ADVICE = (

@@ -35,6 +35,33 @@ def sync_secret_refs(tool: ToolSpec) -> Iterator[tuple[str, SecretKeyRef]]:
         yield "schemaSync.auth.clientSecret", tool.schema_sync.auth.client_secret.secret_key_ref
 
 
+def sync_only_secrets(cluster: ClusterSpec) -> set[str]:
+    """The ``secrets`` entries only schema sync reads. Sync runs where ``pulumi up`` runs and
+    takes their values from the program, so no Kubernetes Secret is made for them: a cluster
+    Secret nobody mounts would only widen who can read a deploy credential.
+
+    Conservative: a name that appears anywhere else in the document (a ``secretKeyRef``, an
+    ``envFrom``, an image pull secret, a model's key…) keeps its Secret."""
+    synced = {ref.name for tool in cluster.tools for _, ref in sync_secret_refs(tool)}
+    synced &= set(cluster.secrets)
+    if not synced:
+        return set()
+    rest = cluster.model_dump(exclude={"secrets": True, "tools": {"__all__": {"schema_sync"}}})
+    return synced - set(_strings(rest))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set)):
+            stack.extend(item)
+
+
 def did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
     return f"did you mean {close[0]!r}? {then}" if close else ""

@@ -18,13 +18,14 @@ from langop_infra.spec.agent import AgentSpec, ToolRef, agent_headers
 from langop_infra.spec.cluster import ClusterSpec, Defaults
 from langop_infra.spec.collisions import name_clashes
 from langop_infra.spec.egress_check import egress_findings
-from langop_infra.spec.fields import Spec
+from langop_infra.spec.fields import SecretKeyRef, Spec
 from langop_infra.spec.http_tool import HttpToolSpec
 from langop_infra.spec.http_tool_checks import (
     declared_http_tools,
     http_secret_problems,
     http_tool_problems,
 )
+from langop_infra.spec.image_pins import unpinned_images
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.model_validation import cluster_model_problems
 from langop_infra.spec.names import (
@@ -465,6 +466,8 @@ def _namespace_wide_problems(
     if defaults.strict_egress:
         problems += egress_findings(cluster, path, agent_index)
         problems += sync_path_findings(cluster, path, tool_index)
+    if defaults.require_image_digests:
+        problems += unpinned_images(cluster, path, tool_index, agent_index)
     for where, ref in secret_refs(cluster, tool_index, agent_index):
         keys = cluster.secrets.get(ref.name)
         if isinstance(keys, Mapping) and ref.key not in keys:
@@ -479,11 +482,23 @@ def _namespace_wide_problems(
         for where, ref in sync_secret_refs(tool):
             if ref.name not in cluster.secrets:
                 problems.append(
-                    Problem(
-                        join_path(path, f"tools[{i}].{where}"),
-                        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-                        f"{did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
-                        "values this program holds",
-                    )
+                    Problem(join_path(path, f"tools[{i}].{where}"), _sync_ref_problem(ref, cluster))
                 )
     return problems
+
+
+def _sync_ref_problem(ref: SecretKeyRef, cluster: ClusterSpec) -> str:
+    if ref.name in cluster.external_secrets:
+        # Schema sync runs where `pulumi up` runs and never reads the cluster's Secrets.
+        return (
+            f"secret {ref.name!r} is under externalSecrets, which this program never reads, "
+            "and schema sync can only send values this program holds: put its value under "
+            f"secrets (pulumi config set --secret --path 'secrets.{ref.name}.{ref.key}' ...), "
+            "or read the Secret at deploy time in a Python program and pass its value in "
+            "LanguageCluster's secrets (docs/schema-sync.md)"
+        )
+    return (
+        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
+        f"{did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
+        "values this program holds"
+    )

@@ -503,3 +503,17 @@ class ToolSchemaSync(dyn.Resource):
             props["sync_url"] = pulumi.Output.secret(props["sync_url"])
         props.update(dict.fromkeys(SyncOutputs.names()))
         super().__init__(ToolSchemaSyncProvider(), name, props, opts)
+        # A failed sync that is not `required` leaves the deployment green: say so where
+        # `pulumi up` and `preview` print, not only in the outputs.
+        subject = f"tool {inputs.get('service')!r} in namespace {inputs.get('namespace')!r}"
+        pulumi.Output.all(self.phase, self.last_error).apply(
+            lambda result: warn_failed_sync(subject, *result)
+        )
+
+
+def warn_failed_sync(subject: str, phase: Any, last_error: Any) -> None:
+    """A ``pulumi.log.warn`` for a sync that ended in phase Error (``last_error`` is
+    already credential-free: :func:`failure_message`)."""
+    if phase == "Error":
+        reason = last_error or "no reason recorded"
+        pulumi.log.warn(f"schema sync of {subject} failed (phase Error): {reason}")
