@@ -14,13 +14,14 @@ from typing import Any, TypeVar
 import pulumi
 
 from langop_infra.core.errors import Problem, SpecError, loc_path
+from langop_infra.spec.structure import structural_keys
 
 S = TypeVar("S")
 R = TypeVar("R")
 Path = tuple[int | str, ...]
 
-# Fields that decide which objects exist or what they are called.
-STRUCTURAL = {"name", "namespace", "deployment_mode", "deploymentMode", "tools", "persistence"}
+# Fields that decide which objects exist or what they are called, in both spellings.
+STRUCTURAL = structural_keys()
 # Values tried in place of an unknown one, until one passes that field's own checks.
 STAND_INS: tuple[Any, ...] = (
     "placeholder",

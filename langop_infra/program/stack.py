@@ -35,21 +35,10 @@ from langop_infra.spec.references import external_reference_problems
 from langop_infra.spec.validation import parse_cluster
 
 PROJECT = "langop-infra"
-KEYS = (
-    "namespace",
-    "createNamespace",
-    "partOf",
-    "defaults",
-    "tools",
-    "agents",
-    "secrets",
-    "models",
-    "personas",
-    "externalSecrets",
-    "toolsFrom",
-)
 # Read by the program itself, not part of the cluster document.
 PROGRAM_KEYS = ("toolsFrom",)
+# Every key of the stack config, as the cluster document's fields spell them.
+KEYS = (*(f.alias or n for n, f in ClusterSpec.model_fields.items()), *PROGRAM_KEYS)
 TOOL_TARGETS_OUTPUT = "toolTargets"
 EXPECTED = {
     "toolsFrom": "a list of {stack: <organization>/<project>/<stack>}",
@@ -64,6 +53,7 @@ EXPECTED = {
     "personas": "a list of personas",
     "externalSecrets": "a list of names of Secrets made outside this program",
 }
+assert set(EXPECTED) == set(KEYS), "each config key needs its EXPECTED phrase"
 # Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into
 # plain objects, so it is refused with a pointer to `secrets`.
 SECRET_KEYS = ("secrets",)

@@ -49,8 +49,11 @@ class ToolRef(Spec):
     """A reference from an agent to a LanguageTool."""
 
     name: DnsLabel
+    """Name of the LanguageTool."""
     namespace: DnsLabel | None = None
+    """Namespace of the tool (unset: the agent's)."""
     enabled: bool = True
+    """false: keep the reference but do not wire the tool."""
     required: bool = Field(False, description="The agent waits for the tool to be ready.")
 
 
@@ -58,15 +61,24 @@ class McpServerSpec(Spec):
     """An external MCP server (ark style), reached at ``url`` with optional headers."""
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$")]
+    """Name the agent knows the server by."""
     url: HttpUrl
+    """The server's MCP endpoint."""
     headers: list[HeaderSpec] = []
+    """HTTP headers sent with each request."""
     timeout: Annotated[Seconds, duration_between(0.1, 600)] | None = None
+    """Per-request timeout (unset: the agent's default)."""
 
 
 class WebhookAuth(Spec):
+    """How a webhook tool authenticates."""
+
     type: Literal["none", "bearer", "basic", "apiKey", "oauth2"] = "none"
+    """The scheme; every scheme but none needs secretRef."""
     secret_ref: SecretKeyRef | None = None
+    """The Secret key holding the credential."""
     header_name: HeaderName = "Authorization"
+    """Header that carries the credential."""
 
     @model_validator(mode="after")
     def _secret_needed(self) -> WebhookAuth:
@@ -82,8 +94,12 @@ class WebhookAuth(Spec):
 
 
 class RateLimit(Spec):
+    """A token bucket on calls of a webhook tool."""
+
     requests_per_minute: Int = Field(ge=1, le=10000)
+    """Calls allowed per minute."""
     burst: Int = Field(ge=1, le=1000)
+    """Calls allowed at once."""
 
 
 def json_schema_input(value: Any) -> Any:
@@ -122,14 +138,23 @@ class WebhookToolSpec(Spec):
     """An inline HTTP tool (STOA Tool / ark inline tool): the agent calls ``url`` directly."""
 
     name: Annotated[str, Field(pattern=TOOL_NAME.pattern)]
+    """The tool's name, as the model sees it."""
     description: str = Field("", max_length=1024)
+    """What the tool does, as the model sees it."""
     url: HttpUrl
+    """The URL the agent calls."""
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
+    """HTTP method of the call."""
     input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = {"type": "object"}
+    """JSON Schema (draft-07) of the tool's arguments."""
     timeout: Annotated[Seconds, duration_between(1, 600)] = 30.0
+    """Timeout of a call."""
     authentication: WebhookAuth = WebhookAuth()
+    """How the call authenticates."""
     rate_limit: RateLimit | None = None
+    """A limit on calls (unset: none)."""
     enabled: bool = True
+    """false: keep the tool but do not offer it."""
 
 
 def config_map_key(value: str) -> str:
@@ -147,17 +172,23 @@ class Workspace(Spec):
     exist yet (an agent's edits survive restarts)."""
 
     size: Quantity = "1Gi"
+    """Size of the claim."""
     storage_class_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    """StorageClass of the claim (unset: the cluster's default)."""
     access_modes: Annotated[
         list[Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]],
         Field(min_length=1),
     ] = ["ReadWriteOnce"]
+    """Access modes of the claim; several pods need ReadWriteMany."""
     mount_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] | None = Field(
         None, description="Unset: the agent's workspacePath."
     )
     initial_files: dict[Annotated[str, AfterValidator(config_map_key)], str] = {}
+    """Files written once into an empty workspace: {name: content}."""
     seed_config_map: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    """A ConfigMap whose keys are copied once into the workspace."""
     seed_image: Image = "docker.io/library/busybox:1.36.1"
+    """Image of the seeding init container."""
 
     @model_validator(mode="after")
     def _one_seed(self) -> Self:
@@ -185,6 +216,7 @@ class AgentPort(Spec):
         description="An IANA service name: at most 15 lower-case letters, digits and '-'."
     )
     port: Port
+    """Port number, 1-65535."""
 
 
 def persona_ref(value: Any) -> Any:
@@ -207,11 +239,16 @@ class AgentSpec(WorkloadSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = []
+    """LanguageTools the agent uses, by reference."""
     mcp_servers: list[McpServerSpec] = []
+    """External MCP servers (ark style)."""
     webhook_tools: list[WebhookToolSpec] = []
+    """Inline HTTP tools the agent calls directly."""
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
+    """Where the workspace shared with sidecar tools is mounted."""
     workspace: Workspace | None = Field(None, description="Unset: an emptyDir workspace.")
     ports: list[AgentPort] = []
+    """Ports the agent listens on, published by Service <agent>."""
     allow_from: list[PeerSpec] = Field(
         [], description="Who may reach the agent's ports (nobody when empty)."
     )
@@ -260,7 +297,6 @@ class AgentSpec(WorkloadSpec):
         if value and info.data.get("model") is not None:
             raise invalid("model_or_models", "set model (one name) or models (a list), not both")
         return value
-
 
 
 def model_refs(agent: AgentSpec) -> list[ModelRef]:

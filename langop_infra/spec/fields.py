@@ -359,7 +359,8 @@ class Spec(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         frozen=True,
-        arbitrary_types_allowed=True,
+        # A docstring under a field is its description (the schemas and Args show it).
+        use_attribute_docstrings=True,
     )
 
 
@@ -388,6 +389,7 @@ class SecretSource(Spec):
     """Where a secret value comes from: an existing Secret's key."""
 
     secret_key_ref: SecretKeyRef
+    """The Secret's name and key."""
 
 
 def secret_env_value(value: Any) -> Any:
@@ -409,7 +411,9 @@ class HeaderSpec(Spec):
 
     name: HeaderName = Field(description="HTTP header name.")
     value: Annotated[str, AfterValidator(header_value)] | None = None
+    """The header's literal value (not for credentials: use valueFrom or secret)."""
     value_from: SecretSource | None = None
+    """{secretKeyRef: {name, key}}: the value of an existing Secret's key."""
     secret: Any = Field(None, description="A pulumi secret (Python) or a secret string.")
 
     @field_validator("secret")
@@ -435,5 +439,3 @@ class HeaderSpec(Spec):
 
     def _source(self, name: str) -> Any:
         return {"value": self.value, "valueFrom": self.value_from, "secret": self.secret}[name]
-
-

@@ -27,7 +27,7 @@ from langop_infra.spec.fields import (
     invalid,
 )
 from langop_infra.spec.network import PeerSpec
-from langop_infra.spec.pod import Persistence, WorkloadSpec
+from langop_infra.spec.pod import Persistence, PodSettings, WorkloadSpec
 
 
 class SyncAuth(Spec):
@@ -35,6 +35,7 @@ class SyncAuth(Spec):
     discovers the authorization server from the tool's 401 and asks for a token itself."""
 
     type: Literal["oauth2"] = "oauth2"
+    """The scheme: OAuth 2.1 client credentials."""
     client_id: Annotated[str, Field(min_length=1, max_length=256)] = Field(
         description="The client ID registered with the authorization server."
     )
@@ -50,13 +51,16 @@ class SchemaSyncSpec(Spec):
     """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
 
     enabled: bool = True
+    """Read the tool's schema at deployment."""
     access: SyncAccess | None = Field(
         None, description="auto, direct or apiserver-proxy; unset: the cluster default (auto)."
     )
     sync_url: HttpUrl | None = Field(None, description="Call this URL instead of the endpoint.")
     required: bool = Field(False, description="Fail the deployment when the sync fails.")
     timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
+    """Timeout of the whole sync."""
     headers: list[HeaderSpec] = []
+    """HTTP headers sent with each request."""
     auth: SyncAuth | None = Field(
         None, description="OAuth 2.1 client credentials for a tool that demands a token."
     )
@@ -77,13 +81,20 @@ class ToolSpec(WorkloadSpec):
         description="Name of the tool's Deployment and Service."
     )
     type: Literal["mcp"] = "mcp"
+    """The kind of tool server."""
     deployment_mode: Literal["service", "sidecar"] = "service"
+    """service: Deployment + Service; sidecar: joins each referencing agent's pod."""
     port: Port = 8080
+    """Port the server listens on."""
     mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
+    """HTTP path of the MCP endpoint."""
     health_path: HttpPath = "/health"
+    """HTTP path of the readiness and liveness probes."""
     allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
     schema_sync: SchemaSyncSpec = SchemaSyncSpec()
+    """How pulumi up reads the tool's schema with tools/list."""
     persistence: Persistence | None = None
+    """A PersistentVolumeClaim <tool>-data mounted into a service tool."""
 
     @model_validator(mode="after")
     def _sidecar_fields(self) -> ToolSpec:
@@ -118,22 +129,16 @@ class ToolSpec(WorkloadSpec):
         return self
 
 
-# Pod-level fields a sidecar tool cannot carry, as a stack file names them.
+# Pod-level fields a sidecar tool cannot carry, as a stack file names them: every pod
+# setting but those of its own container, and the workload's scaling and egress.
 SIDECAR_POD_FIELDS = {
-    "image_pull_secrets": "imagePullSecrets",
-    "node_selector": "nodeSelector",
-    "tolerations": "tolerations",
-    "affinity": "affinity",
-    "topology_spread_constraints": "topologySpreadConstraints",
-    "priority_class_name": "priorityClassName",
-    "pod_labels": "podLabels",
-    "pod_annotations": "podAnnotations",
-    "termination_grace_period_seconds": "terminationGracePeriodSeconds",
-    "disruption_budget": "disruptionBudget",
-    "autoscaling": "autoscaling",
-    "replicas": "replicas",
-    "egress": "egress",
-    "egress_to": "egressTo",
+    name: ToolSpec.model_fields[name].alias or name
+    for name in [
+        *(n for n in PodSettings.model_fields if n not in ("env_from", "probes")),
+        "disruption_budget",
+        "autoscaling",
+        "replicas",
+        "egress",
+        "egress_to",
+    ]
 }
-
-

@@ -376,7 +376,7 @@ def cluster_problems(
             list(enumerate(agent.tools)), own, namespaces, declared, where
         )
         resolved = [by_key.get((r.namespace or own, r.name)) for r in agent.tools]
-        problems += sidecar_problems(agent, resolved, where)
+        problems += sidecar_problems(agent, resolved, where, ns)
     for name, values in cluster.secrets.items():
         if not isinstance(values, Mapping) or not values:
             problems.append(

@@ -1,0 +1,218 @@
+"""One typed contract: the specs own every field; the Args TypedDicts, the package schema
+Pulumi's analyzer infers, the stack-config JSON Schema and the camelCase field lists follow
+from them; cross-item rules run before anything is registered."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pulumi.provider.experimental.analyzer import Analyzer, PropertyDefinition
+
+from langop_infra import LanguageCluster, LanguageTool, SpecError
+from langop_infra.cli.config_schema import stack_file_schema
+from langop_infra.components import inputs
+from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.program import stack
+from langop_infra.program.package import COMPONENTS
+from langop_infra.spec import generate
+from langop_infra.spec.cluster import ClusterSpec
+from langop_infra.spec.fields import Spec
+from langop_infra.spec.pod import PodSettings
+from langop_infra.spec.tool import SIDECAR_POD_FIELDS, ToolSpec
+
+ROOT = Path(__file__).resolve().parents[1]
+# A JSON Schema document: any JSON value is a valid part of it.
+ANY_ALLOWED = {("WebhookToolArgs", "inputSchema")}
+
+
+@pytest.fixture(scope="module")
+def analyzed() -> Any:
+    return Analyzer("langop-infra").analyze(COMPONENTS)
+
+
+def _walk(prop: PropertyDefinition) -> Iterator[PropertyDefinition]:
+    yield prop
+    for inner in (prop.items, prop.additional_properties):
+        if inner is not None:
+            yield from _walk(inner)
+
+
+def _all_specs(base: type = Spec) -> Iterator[type[Spec]]:
+    for sub in base.__subclasses__():
+        yield sub
+        yield from _all_specs(sub)
+
+
+def test_the_committed_args_module_is_what_the_specs_generate() -> None:
+    committed = (ROOT / "langop_infra/components/args.py").read_text()
+    assert committed == generate.generate(), "run: python -m langop_infra.spec.generate"
+    assert generate.main(["--check"]) == 0
+
+
+def test_the_analyzer_sees_the_real_required_inputs(analyzed: Any) -> None:
+    components = analyzed["component_definitions"]
+    required = {
+        name: sorted(k for k, p in c.inputs.items() if not p.optional)
+        for name, c in components.items()
+    }
+    assert required == {
+        "LanguageTool": ["image"],
+        "LanguageAgent": ["image"],
+        "LanguageModel": ["modelName", "provider"],
+        "LanguageCluster": ["namespace"],
+    }
+
+
+def test_no_input_is_any_and_nested_shapes_are_type_definitions(analyzed: Any) -> None:
+    owners = [
+        *((c.name, c.inputs) for c in analyzed["component_definitions"].values()),
+        *((t.name, t.properties) for t in analyzed["type_definitions"].values()),
+    ]
+    anys = [
+        (owner, key)
+        for owner, props in owners
+        for key, prop in props.items()
+        if any(p.ref == "pulumi.json#/Any" for p in _walk(prop))
+    ]
+    assert anys == sorted(ANY_ALLOWED)
+    # An object is a named type or a map of one; never an anonymous bag.
+    untyped = [
+        (owner, key)
+        for owner, props in owners
+        for key, prop in props.items()
+        for p in _walk(prop)
+        if p.type is not None and p.type.value == "object" and p.additional_properties is None
+    ]
+    assert untyped == []
+    types = analyzed["type_definitions"]
+    tool = analyzed["component_definitions"]["LanguageTool"].inputs
+    assert tool["resources"].ref == "#/types/langop-infra:index:ResourcesArgs"
+    assert tool["egressTo"].items.ref == "#/types/langop-infra:index:EgressRuleArgs"
+    assert set(types["EgressRuleArgs"].properties) >= {"cidr", "except", "ports", "namespace"}
+    assert len(types) >= 50
+
+
+def test_every_input_and_type_is_described(analyzed: Any) -> None:
+    undescribed = [
+        (c.name, key)
+        for c in [*analyzed["component_definitions"].values()]
+        for key, prop in c.inputs.items()
+        if not prop.description
+    ]
+    undescribed += [
+        (t.name, None) for t in analyzed["type_definitions"].values() if not t.description
+    ]
+    undescribed += [
+        (t.name, key)
+        for t in analyzed["type_definitions"].values()
+        for key, prop in t.properties.items()
+        if not prop.description
+    ]
+    assert undescribed == []
+    tool = analyzed["component_definitions"]["LanguageTool"].inputs
+    assert tool["deploymentMode"].description.endswith(
+        'One of: service, sidecar. Default: "service".'
+    )
+
+
+def test_every_spec_field_and_json_schema_property_is_described() -> None:
+    assert [
+        f"{model.__name__}.{name}"
+        for model in _all_specs()
+        for name, info in model.model_fields.items()
+        if not info.description
+    ] == []
+    schema = stack_file_schema()
+    props = [
+        (name, key, prop)
+        for name, definition in schema["definitions"].items()
+        for key, prop in definition.get("properties", {}).items()
+    ]
+    assert len(props) > 200
+    assert [(n, k) for n, k, p in props if not p.get("description")] == []
+    committed = json.loads((ROOT / "schemas/stack-config.schema.json").read_text())
+    assert committed == schema, "run: langop-infra config-schema > schemas/stack-config.schema.json"
+
+
+def test_field_lists_are_derived_from_the_specs() -> None:
+    assert SIDECAR_POD_FIELDS["node_selector"] == "nodeSelector"
+    assert set(SIDECAR_POD_FIELDS) == {
+        *(set(PodSettings.model_fields) - {"env_from", "probes"}),
+        *("disruption_budget", "autoscaling", "replicas", "egress", "egress_to"),
+    }
+    assert all(ToolSpec.model_fields[k].alias == v for k, v in SIDECAR_POD_FIELDS.items())
+    assert {
+        "name",
+        "namespace",
+        "deployment_mode",
+        "deploymentMode",
+        "tools",
+        "persistence",
+    } == inputs.STRUCTURAL
+    assert (
+        *(info.alias for info in ClusterSpec.model_fields.values()),
+        "toolsFrom",
+    ) == stack.KEYS
+    assert "externalSecrets" in stack.KEYS and set(stack.EXPECTED) == set(stack.KEYS)
+
+
+SIDECAR_ELSEWHERE: dict[str, Any] = {
+    "namespace": "apps",
+    "tools": [
+        {
+            "name": "files",
+            "namespace": "tools",
+            "image": "ghcr.io/acme/files:1",
+            "deploymentMode": "sidecar",
+            "secretEnv": {"TOKEN": "canary-elsewhere-3c"},
+        }
+    ],
+    "agents": [
+        {
+            "name": "helper",
+            "image": "ghcr.io/acme/agent:1",
+            "tools": [{"name": "files", "namespace": "tools"}],
+        }
+    ],
+}
+
+
+def test_a_sidecar_with_its_secret_in_another_namespace_is_refused_before_registration() -> None:
+    run = ProgramRun()
+    with pytest.raises(SpecError) as caught:
+        run_program(lambda: LanguageCluster("apps", SIDECAR_ELSEWHERE), into=run)
+    [problem] = caught.value.problems
+    assert problem.path == "agents[0].tools[0]"
+    assert "keeps its secret env in namespace 'tools'" in problem.message
+    assert "declare it in 'apps' or use secretKeyRef" in problem.message
+    assert "canary-elsewhere-3c" not in str(caught.value)
+    assert run.registrations == []
+
+
+def test_an_external_sidecar_with_its_secret_elsewhere_is_refused_before_the_cluster() -> None:
+    def program() -> None:
+        shared = LanguageTool(
+            "files",
+            image="ghcr.io/acme/files:1",
+            namespace="tools",
+            deployment_mode="sidecar",
+            secret_env={"TOKEN": "canary-external-9d"},
+        )
+        LanguageCluster("apps", {**SIDECAR_ELSEWHERE, "tools": []}, external_tools=[shared])
+
+    run = ProgramRun()
+    with pytest.raises(SpecError) as caught:
+        run_program(program, into=run)
+    [problem] = caught.value.problems
+    assert problem.path == "agents[0].tools[0]"
+    assert "keeps its secret env in namespace 'tools'" in problem.message
+    assert "canary-external-9d" not in str(caught.value)
+    # Only the standalone tool (its component and Secret) was registered; no Namespace.
+    kinds = sorted({r.type for r in run.registrations})
+    assert "kubernetes:core/v1:Namespace" not in kinds
+    assert "langop-infra:index:LanguageCluster" not in kinds
+    assert "langop-infra:index:LanguageTool" in kinds
