@@ -5,6 +5,10 @@ from them; cross-item rules run before anything is registered."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -216,3 +220,75 @@ def test_an_external_sidecar_with_its_secret_elsewhere_is_refused_before_the_clu
     assert "kubernetes:core/v1:Namespace" not in kinds
     assert "langop-infra:index:LanguageCluster" not in kinds
     assert "langop-infra:index:LanguageTool" in kinds
+
+
+@pytest.mark.slow
+def test_a_users_program_type_checks_and_its_mistakes_do_not() -> None:
+    """tests/typing/user_program.py under pyright: typical calls pass; each line marked
+    ``# type: ignore`` must be an error (the config reports an unneeded ignore)."""
+    pyright = shutil.which("pyright")
+    if pyright is None:
+        pytest.skip("pyright is not installed")
+    folder = ROOT / "tests" / "typing"
+    result = subprocess.run(
+        [pyright, "--pythonpath", sys.executable, "-p", str(folder / "pyrightconfig.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "0 errors" in result.stdout
+    ignored = (folder / "user_program.py").read_text().count("# type: ignore")
+    assert ignored >= 7
+
+
+def _documented_names() -> list[str]:
+    """The names in the list under "## Public API" in docs/python-api.md: each item's
+    backticked names before its colon."""
+    text = (ROOT / "docs/python-api.md").read_text()
+    section = text.split("## Public API", 1)[1].split("\n## ", 1)[0]
+    items = [line[2:].split(":")[0] for line in section.splitlines() if line.startswith("- ")]
+    return sorted(name for item in items for name in re.findall(r"`([A-Za-z_]+)`", item))
+
+
+def test_the_public_api_is_what_the_docs_list() -> None:
+    import langop_infra
+
+    assert sorted(langop_infra.__all__) == _documented_names()
+    for name in langop_infra.__all__:
+        assert getattr(langop_infra, name) is not None
+
+
+def test_every_exception_has_one_root() -> None:
+    from langop_infra import LangopError, mcp
+    from langop_infra.agent.runtime import AgentConfigError
+    from langop_infra.cli._stack import CommandError, UsageError
+    from langop_infra.core.yaml_io import ConfigYAMLError
+    from langop_infra.mcp.oauth import OAuthError
+    from langop_infra.sync.kube_proxy import ProxyError
+    from langop_infra.sync.lock import LockError
+
+    for error in (SpecError, AgentConfigError, CommandError, UsageError, ConfigYAMLError):
+        assert issubclass(error, LangopError)
+    assert issubclass(SpecError, ValueError) and issubclass(LockError, (LangopError, ValueError))
+    assert issubclass(ProxyError, LangopError) and issubclass(OAuthError, mcp.MCPClientError)
+    middle = {
+        mcp.MCPConnectionError: (mcp.ServerUnreachable, mcp.MCPTimeout, mcp.ConnectionLost),
+        mcp.MCPProtocolError: (
+            mcp.JSONRPCError,
+            mcp.MalformedResponse,
+            mcp.ProtocolVersionError,
+            mcp.ResponseTooLarge,
+        ),
+    }
+    for parent, children in middle.items():
+        assert issubclass(parent, mcp.MCPClientError)
+        assert all(issubclass(child, parent) for child in children)
+    assert issubclass(mcp.MCPClientError, LangopError)
+    # The old names still work, as the same classes.
+    assert mcp.MCPError is mcp.MCPClientError
+    assert mcp.HTTPStatusError is mcp.MCPHTTPError
+    assert mcp.TransportError is mcp.ConnectionLost
+    error = mcp.HTTPStatusError("refused", status=503)
+    assert isinstance(error, LangopError) and error.status == 503 and error.kind == "http-status"

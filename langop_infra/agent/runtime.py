@@ -31,6 +31,7 @@ from langop_infra.agent.registry import (
     connect_tool_registry,
     unique_server,
 )
+from langop_infra.mcp.errors import LangopError
 
 __all__ = [
     "AGENT_CONFIG_PATH",
@@ -53,7 +54,7 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 TRANSPORTS = ("http", "url", "stdio")
 
 
-class AgentConfigError(ValueError):
+class AgentConfigError(LangopError, ValueError):
     """The agent config file cannot be read at all (missing, not YAML, not a mapping)."""
 
 

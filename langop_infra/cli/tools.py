@@ -30,6 +30,8 @@ import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.cli._stack import UsageError
+
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
 _PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -135,18 +137,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         headers = _parse_headers(args.header)
         if args.timeout is not None and not args.timeout > 0:
-            raise _UsageError("--timeout must be a positive number of seconds")
+            raise UsageError("--timeout must be a positive number of seconds")
         args.auth = _oauth(args)
         args.max_bytes = _size(args.max_bytes)
         for flag in ("max_pages", "max_tools"):
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
-                raise _UsageError(f"--{flag.replace('_', '-')} must be at least 1")
+                raise UsageError(f"--{flag.replace('_', '-')} must be at least 1")
         if args.agent_config:
             if args.target:
-                raise _UsageError("give either --agent-config or a URL/command, not both")
+                raise UsageError("give either --agent-config or a URL/command, not both")
             return _run_agent_config(args, headers)
         target = _target(args.target, args.transport)
-    except _UsageError as exc:
+    except UsageError as exc:
         print(f"langop-infra tools: error: {exc}", file=sys.stderr)
         return 2
 
@@ -224,31 +226,27 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
     return 1 if failures and not connected else 0
 
 
-class _UsageError(Exception):
-    pass
-
-
 def _parse_headers(values: list[str]) -> dict[str, str]:
     headers: dict[str, str] = {}
     for value in values:
         name, colon, content = value.partition(":")
         if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
-            raise _UsageError(f"--header {value!r} is not 'Name: value'")
+            raise UsageError(f"--header {value!r} is not 'Name: value'")
         headers[name.strip()] = content.strip()
     return headers
 
 
 def _target(target: list[str], transport: str) -> str | list[str]:
     if not target:
-        raise _UsageError("give a URL, or --transport stdio -- COMMAND ARGS, or --agent-config")
+        raise UsageError("give a URL, or --transport stdio -- COMMAND ARGS, or --agent-config")
     if transport == "stdio" or len(target) > 1:
         if transport not in ("auto", "stdio"):
-            raise _UsageError(f"a command needs --transport stdio, not {transport}")
+            raise UsageError(f"a command needs --transport stdio, not {transport}")
         return list(target)
     url = target[0]
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise _UsageError(
+        raise UsageError(
             f"{url!r} is not an http(s) URL; for a stdio server use --transport stdio -- COMMAND"
         )
     if parts.path in ("", "/"):
@@ -290,16 +288,16 @@ def _oauth(args: argparse.Namespace) -> Any:
     secret = None
     if args.client_secret_env:
         if not args.client_id:
-            raise _UsageError("--client-secret-env needs --client-id")
+            raise UsageError("--client-secret-env needs --client-id")
         secret = os.environ.get(args.client_secret_env)
         if not secret:
-            raise _UsageError(
+            raise UsageError(
                 f"environment variable {args.client_secret_env} (--client-secret-env) is unset "
                 "or empty; export the client secret in it"
             )
     grant = (args.grant or "auto").replace("-", "_")
     if grant == "client_credentials" and not secret:
-        raise _UsageError("--grant client-credentials needs --client-id and --client-secret-env")
+        raise UsageError("--grant client-credentials needs --client-id and --client-secret-env")
 
     from langop_infra.mcp.oauth import FollowRedirect, LoopbackRedirect, OAuth2Auth
 
@@ -320,7 +318,7 @@ def _size(value: str | None) -> int | None:
         return None
     match = _SIZE.fullmatch(value.strip())
     if not match or int(match.group(1)) < 1:
-        raise _UsageError(f"--max-bytes {value!r} is not a size such as 33554432, 512KiB, 64MiB")
+        raise UsageError(f"--max-bytes {value!r} is not a size such as 33554432, 512KiB, 64MiB")
     return int(match.group(1)) * _UNITS[match.group(2)[:1].lower()]
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from langop_infra.mcp.errors import LangopError
+
 LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 NO_FOLD = 2**31 - 1
@@ -63,7 +65,7 @@ MAX_VALUES = 200_000
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class ConfigYAMLError(ValueError):
+class ConfigYAMLError(LangopError, ValueError):
     """A config file that is refused before it is built; ``line`` is 1-based when known."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

@@ -54,7 +54,7 @@ class ToolRef(Spec):
     """Namespace of the tool (unset: the agent's)."""
     enabled: bool = True
     """false: keep the reference but do not wire the tool."""
-    required: bool = Field(False, description="The agent waits for the tool to be ready.")
+    required: bool = Field(default=False, description="The agent waits for the tool to be ready.")
 
 
 class McpServerSpec(Spec):
@@ -139,7 +139,7 @@ class WebhookToolSpec(Spec):
 
     name: Annotated[str, Field(pattern=TOOL_NAME.pattern)]
     """The tool's name, as the model sees it."""
-    description: str = Field("", max_length=1024)
+    description: str = Field(default="", max_length=1024)
     """What the tool does, as the model sees it."""
     url: HttpUrl
     """The URL the agent calls."""
@@ -181,7 +181,7 @@ class Workspace(Spec):
     ] = ["ReadWriteOnce"]
     """Access modes of the claim; several pods need ReadWriteMany."""
     mount_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] | None = Field(
-        None, description="Unset: the agent's workspacePath."
+        default=None, description="Unset: the agent's workspacePath."
     )
     initial_files: dict[Annotated[str, AfterValidator(config_map_key)], str] = {}
     """Files written once into an empty workspace: {name: content}."""
@@ -246,21 +246,25 @@ class AgentSpec(WorkloadSpec):
     """Inline HTTP tools the agent calls directly."""
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
     """Where the workspace shared with sidecar tools is mounted."""
-    workspace: Workspace | None = Field(None, description="Unset: an emptyDir workspace.")
+    workspace: Workspace | None = Field(default=None, description="Unset: an emptyDir workspace.")
     ports: list[AgentPort] = []
     """Ports the agent listens on, published by Service <agent>."""
     allow_from: list[PeerSpec] = Field(
-        [], description="Who may reach the agent's ports (nobody when empty)."
+        default=[], description="Who may reach the agent's ports (nobody when empty)."
     )
-    model: DnsLabel | None = Field(None, description="ark's shorthand: one model, role primary.")
-    models: list[ModelRef] = Field([], description="LanguageModels of the namespace, in order.")
+    model: DnsLabel | None = Field(
+        default=None, description="ark's shorthand: one model, role primary."
+    )
+    models: list[ModelRef] = Field(
+        default=[], description="LanguageModels of the namespace, in order."
+    )
     instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
-        None,
+        default=None,
         validation_alias=AliasChoices("instructions", "systemPrompt"),
         description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
     )
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
-        None, description="A persona's name under personas, or the persona itself."
+        default=None, description="A persona's name under personas, or the persona itself."
     )
 
     @model_validator(mode="after")

@@ -54,22 +54,24 @@ class Defaults(Spec):
     schema_sync_access: SyncAccess = "auto"
     """How schema sync reaches tools: auto, direct or apiserver-proxy."""
     schema_sync_from: list[NetworkPeer] = Field(
-        [],
+        default=[],
         description="Where schema sync reaches tools from: {cidr, except} for the control "
         "plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner.",
     )
     sidecar_style: Literal["native", "container"] = Field(
-        "native",
+        default="native",
         description="native: init containers with restartPolicy Always (Kubernetes >= 1.29); "
         "container: plain containers, for older clusters.",
     )
     endpoint_style: Literal["base", "path"] = Field(
-        "base", description="base: endpoints without the MCP path; path: with it."
+        default="base", description="base: endpoints without the MCP path; path: with it."
     )
     strict_egress: bool = Field(
-        False, description="Fail when restricted egress does not admit an agent's servers."
+        default=False, description="Fail when restricted egress does not admit an agent's servers."
     )
-    model_gateway: ModelGatewayDefaults | None = Field(None, description="Unset: built-ins.")
+    model_gateway: ModelGatewayDefaults | None = Field(
+        default=None, description="Unset: built-ins."
+    )
     observability: ObservabilityDefaults | None = None
     """Telemetry settings (unset: none)."""
 
@@ -132,7 +134,7 @@ class ClusterSpec(Spec):
     ] = {}
     """Secrets this program creates: {<name>: {<key>: <value>}}."""
     external_secrets: list[Annotated[str, AfterValidator(dns_subdomain)]] = Field(
-        [], description="Secrets made outside this program that secretKeyRefs may name."
+        default=[], description="Secrets made outside this program that secretKeyRefs may name."
     )
 
     # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a

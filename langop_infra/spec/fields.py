@@ -414,7 +414,7 @@ class HeaderSpec(Spec):
     """The header's literal value (not for credentials: use valueFrom or secret)."""
     value_from: SecretSource | None = None
     """{secretKeyRef: {name, key}}: the value of an existing Secret's key."""
-    secret: Any = Field(None, description="A pulumi secret (Python) or a secret string.")
+    secret: Any = Field(default=None, description="A pulumi secret (Python) or a secret string.")
 
     @field_validator("secret")
     @classmethod

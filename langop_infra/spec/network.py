@@ -63,10 +63,10 @@ class NetworkPeer(Spec):
     """An IP range, e.g. 10.0.0.0/8 (not with namespace or podLabels)."""
     except_: list[Cidr] = Field(default=[], alias="except")
     """Ranges inside cidr to leave out; each must be strictly smaller than cidr."""
-    namespace: DnsLabel | None = Field(None, description="Pods of this namespace.")
-    pod_labels: LabelMap | None = Field(None, description="Pods with these labels.")
+    namespace: DnsLabel | None = Field(default=None, description="Pods of this namespace.")
+    pod_labels: LabelMap | None = Field(default=None, description="Pods with these labels.")
     host: str | None = Field(
-        None, description="The host name this CIDR serves, for the render's egress check."
+        default=None, description="The host name this CIDR serves, for the render's egress check."
     )
 
     @model_validator(mode="after")

@@ -60,11 +60,11 @@ class Resources(Spec):
 class Security(Spec):
     """Pod and container security settings; the defaults meet the *restricted* standard."""
 
-    run_as_user: Int = Field(10001, ge=0)
+    run_as_user: Int = Field(default=10001, ge=0)
     """UID the containers run as."""
-    run_as_group: Int = Field(10001, ge=0)
+    run_as_group: Int = Field(default=10001, ge=0)
     """GID the containers run as."""
-    fs_group: Int = Field(10001, ge=0)
+    fs_group: Int = Field(default=10001, ge=0)
     """Group owning mounted volumes."""
     run_as_non_root: bool = True
     """Refuse to start a container that would run as root."""
@@ -141,15 +141,15 @@ class ProbeSpec(Spec):
     """Probe with a TCP connection."""
     exec: ExecProbe | None = None
     """Probe with a command."""
-    initial_delay_seconds: Int | None = Field(None, ge=0, le=3600)
+    initial_delay_seconds: Int | None = Field(default=None, ge=0, le=3600)
     """Seconds after start before the first probe."""
-    period_seconds: Int | None = Field(None, ge=1, le=3600)
+    period_seconds: Int | None = Field(default=None, ge=1, le=3600)
     """Seconds between probes."""
-    timeout_seconds: Int | None = Field(None, ge=1, le=3600)
+    timeout_seconds: Int | None = Field(default=None, ge=1, le=3600)
     """Seconds a probe may take."""
-    success_threshold: Int | None = Field(None, ge=1, le=100)
+    success_threshold: Int | None = Field(default=None, ge=1, le=100)
     """Passes in a row that count as success."""
-    failure_threshold: Int | None = Field(None, ge=1, le=1000)
+    failure_threshold: Int | None = Field(default=None, ge=1, le=1000)
     """Failures in a row that count as failure."""
 
     @model_validator(mode="after")
@@ -186,7 +186,7 @@ class Toleration(Spec):
     """The taint's value (operator Equal)."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
     """The taint effect tolerated (unset: every effect)."""
-    toleration_seconds: Int | None = Field(None, ge=0)
+    toleration_seconds: Int | None = Field(default=None, ge=0)
     """Seconds a pod stays bound after a NoExecute taint appears."""
 
     @model_validator(mode="after")
@@ -314,9 +314,9 @@ class TopologySpread(Spec):
     when_unsatisfiable: Literal["DoNotSchedule", "ScheduleAnyway"]
     """What the scheduler does when the spread cannot be met."""
     label_selector: FullLabelSelector | None = Field(
-        None, description="Unset: the workload's own pods."
+        default=None, description="Unset: the workload's own pods."
     )
-    min_domains: Int | None = Field(None, ge=1)
+    min_domains: Int | None = Field(default=None, ge=1)
     """Fewest domains counted (whenUnsatisfiable DoNotSchedule only)."""
 
     @model_validator(mode="after")
@@ -345,9 +345,9 @@ class PodSettings(Spec):
     """How the pods spread (unset selector: the workload's own pods)."""
     priority_class_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
     """PriorityClass of the pods."""
-    pod_labels: LabelMap = Field({}, description="Extra labels on the pods only.")
-    pod_annotations: AnnotationMap = Field({}, description="Extra annotations on the pods.")
-    termination_grace_period_seconds: Int | None = Field(None, ge=0, le=86400)
+    pod_labels: LabelMap = Field(default={}, description="Extra labels on the pods only.")
+    pod_annotations: AnnotationMap = Field(default={}, description="Extra annotations on the pods.")
+    termination_grace_period_seconds: Int | None = Field(default=None, ge=0, le=86400)
     """Seconds a pod gets to stop."""
 
 
@@ -384,12 +384,12 @@ class DisruptionBudget(Spec):
 class Autoscaling(Spec):
     """An autoscaling/v2 HorizontalPodAutoscaler on CPU; the Deployment then omits replicas."""
 
-    min_replicas: Int = Field(1, ge=1, le=1000)
+    min_replicas: Int = Field(default=1, ge=1, le=1000)
     """Fewest pods."""
     max_replicas: Int = Field(ge=1, le=1000)
     """Most pods."""
     target_cpu_utilization_percentage: Int = Field(
-        80, ge=1, le=1000, alias="targetCPUUtilizationPercentage"
+        default=80, ge=1, le=1000, alias="targetCPUUtilizationPercentage"
     )
     """Average CPU use, in percent of requests, that the autoscaler aims at."""
 
@@ -418,10 +418,10 @@ class WorkloadSpec(PodSettings):
     """Fields shared by tools and agents."""
 
     name: DnsLabel = Field(description="Kubernetes name of the workload's objects.")
-    namespace: DnsLabel | None = Field(None, description="Unset: the cluster's namespace.")
+    namespace: DnsLabel | None = Field(default=None, description="Unset: the cluster's namespace.")
     image: Image
     """Container image, e.g. ghcr.io/org/tool:1.2.3."""
-    replicas: Int = Field(1, ge=0, le=1000)
+    replicas: Int = Field(default=1, ge=0, le=1000)
     """Number of pods."""
     command: list[str] | None = None
     """Container command, replacing the image's entrypoint."""
@@ -432,7 +432,7 @@ class WorkloadSpec(PodSettings):
     secret_env: dict[EnvName, SecretEnvValue] = {}
     """Secret environment variables: a value (kept in Secret <name>-env) or {secretKeyRef: {name,
     key}}."""
-    resources: Resources | None = Field(None, description="Unset: the cluster default.")
+    resources: Resources | None = Field(default=None, description="Unset: the cluster default.")
     labels: LabelMap = {}
     """Extra labels on every object."""
     annotations: AnnotationMap = {}
@@ -443,12 +443,14 @@ class WorkloadSpec(PodSettings):
     """ServiceAccount of the pods."""
     automount_service_account_token: bool = False
     """Mount the ServiceAccount token into the pods."""
-    security: Security | None = Field(None, description="Unset: the cluster default.")
-    egress: EgressMode | None = Field(None, description="Unset: the cluster default (open).")
+    security: Security | None = Field(default=None, description="Unset: the cluster default.")
+    egress: EgressMode | None = Field(
+        default=None, description="Unset: the cluster default (open)."
+    )
     egress_to: list[EgressRule] = []
     """Where the pods may connect under egress restricted."""
     disruption_budget: DisruptionBudget | None = Field(
-        None, description="Unset: maxUnavailable 1 when more than one pod runs."
+        default=None, description="Unset: maxUnavailable 1 when more than one pod runs."
     )
     autoscaling: Autoscaling | None = None
     """A HorizontalPodAutoscaler on CPU; the Deployment then sets no replicas."""

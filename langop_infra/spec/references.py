@@ -114,10 +114,14 @@ def external_sidecar_problems(
 class PodMember(Protocol):
     """What sidecar checks read of a tool: a ToolSpec, or a target resolved to one."""
 
-    name: str
-    namespace: str | None
-    port: int
-    deployment_mode: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def namespace(self) -> str | None: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def deployment_mode(self) -> str: ...
 
 
 def owns_secret(tool: PodMember) -> bool:

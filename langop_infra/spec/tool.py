@@ -43,7 +43,7 @@ class SyncAuth(Spec):
         description="{secretKeyRef: {name, key}} naming a secret under langop-infra:secrets."
     )
     scopes: list[Annotated[str, Field(pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")]] = Field(
-        [], description="Scopes to ask for; unset: those the tool's 401 names."
+        default=[], description="Scopes to ask for; unset: those the tool's 401 names."
     )
 
 
@@ -53,25 +53,30 @@ class SchemaSyncSpec(Spec):
     enabled: bool = True
     """Read the tool's schema at deployment."""
     access: SyncAccess | None = Field(
-        None, description="auto, direct or apiserver-proxy; unset: the cluster default (auto)."
+        default=None,
+        description="auto, direct or apiserver-proxy; unset: the cluster default (auto).",
     )
-    sync_url: HttpUrl | None = Field(None, description="Call this URL instead of the endpoint.")
-    required: bool = Field(False, description="Fail the deployment when the sync fails.")
+    sync_url: HttpUrl | None = Field(
+        default=None, description="Call this URL instead of the endpoint."
+    )
+    required: bool = Field(default=False, description="Fail the deployment when the sync fails.")
     timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
     """Timeout of the whole sync."""
     headers: list[HeaderSpec] = []
     """HTTP headers sent with each request."""
     auth: SyncAuth | None = Field(
-        None, description="OAuth 2.1 client credentials for a tool that demands a token."
+        default=None, description="OAuth 2.1 client credentials for a tool that demands a token."
     )
     protocol: Literal[
         "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
-    ] = Field("auto", description="MCP revision: auto negotiates, newest first.")
+    ] = Field(default="auto", description="MCP revision: auto negotiates, newest first.")
     max_bytes: Quantity | None = Field(
-        None, description="Cap on the whole listing's size over all pages (default 32Mi)."
+        default=None, description="Cap on the whole listing's size over all pages (default 32Mi)."
     )
-    max_tools: Int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
-    max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
+    max_tools: Int = Field(
+        default=10_000, ge=1, le=1_000_000, description="Cap on the tools listed."
+    )
+    max_pages: Int = Field(default=100, ge=1, le=100_000, description="Cap on tools/list pages.")
 
 
 class ToolSpec(WorkloadSpec):
@@ -90,7 +95,9 @@ class ToolSpec(WorkloadSpec):
     """HTTP path of the MCP endpoint."""
     health_path: HttpPath = "/health"
     """HTTP path of the readiness and liveness probes."""
-    allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
+    allow_from: list[PeerSpec] = Field(
+        default=[], description="Extra ingress sources (service mode)."
+    )
     schema_sync: SchemaSyncSpec = SchemaSyncSpec()
     """How pulumi up reads the tool's schema with tools/list."""
     persistence: Persistence | None = None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from langop_infra.mcp.errors import MCPError
+from langop_infra.mcp.errors import MCPClientError
 
 
-class OAuthError(MCPError):
+class OAuthError(MCPClientError):
     """Authorization failed: discovery, registration, the user's consent or a token request.
 
     The message never carries a token, a client secret or an authorization code.
