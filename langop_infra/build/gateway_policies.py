@@ -18,13 +18,13 @@ from urllib.parse import urlsplit
 from langop_infra.build.contract import access_label
 from langop_infra.build.gateway import GATEWAY_NAME, GATEWAY_PORT, gateway_selector
 from langop_infra.spec.model import ModelSpec
-from langop_infra.build.policies import DNS_NAMESPACE, DNS_POD_LABELS, NAMESPACE_NAME_LABEL, agent_egress_name, in_namespace, network_peer, tcp
+from langop_infra.build.policies import DNS_NAMESPACE, DNS_POD_LABELS, NAMESPACE_NAME_LABEL, agent_egress_name, in_namespace, peer_manifest, tcp
 from langop_infra.spec.network import EgressRule
 
 
 def egress_rule(rule: EgressRule) -> dict[str, Any]:
     """One ``egressTo`` entry (a CIDR, or pods by namespace and labels) as an egress rule."""
-    entry: dict[str, Any] = {"to": [network_peer(rule)]}
+    entry: dict[str, Any] = {"to": [peer_manifest(rule)]}
     if rule.ports:
         entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
     return entry
