@@ -136,7 +136,6 @@ class ToolRegistry:
         self._listed = _listed_by_server(self.tools)
         self._restarted: set[str] = set()
         self._relists: set[asyncio.Task[None]] = set()
-        self.relisted = 0  # how many list_changed relists finished (for observers and tests)
         for server, session in self.sessions.items():
             self._watch(server, session)
 
@@ -211,7 +210,6 @@ class ToolRegistry:
             await self.refresh(server)
         except MCPError as exc:
             self.warnings.append(f"{server}: relisting after tools/list_changed failed: {exc}")
-        self.relisted += 1
 
     async def aclose(self) -> None:
         """Stop relisting, then close every session."""

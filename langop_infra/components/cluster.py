@@ -143,7 +143,6 @@ class LanguageCluster(pulumi.ComponentResource):
         labels: dict[str, str],
         opts: pulumi.ResourceOptions | None,
     ) -> None:
-        self.namespace_resource = None
         self.namespace_resources: dict[str, k8s.core.v1.Namespace] = {}
         if cluster.create_namespace:
             for space in spaces:
@@ -152,7 +151,6 @@ class LanguageCluster(pulumi.ComponentResource):
                     metadata=object_meta(space, None, pods.namespace_labels(labels)),
                     opts=child_options(self, opts),
                 )
-            self.namespace_resource = self.namespace_resources[cluster.namespace]
 
     def _register_secrets(
         self, cluster: ClusterSpec, labels: dict[str, str], child: pulumi.ResourceOptions

@@ -121,7 +121,7 @@ class LanguageModel(PlannedComponent):
     ) -> None:
         register_component(self, "LanguageModel", plan.namespace, plan.spec.name)
         super().__init__(type_token("LanguageModel"), name, None, aliased(opts, "LanguageModel"))
-        self.spec, self.namespace_name = plan.spec, plan.namespace
+        self.spec = plan.spec
         url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), plan.namespace)
         self.endpoint = pulumi.Output.from_input(url)
         self.register_outputs({"endpoint": self.endpoint})

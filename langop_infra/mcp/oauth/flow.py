@@ -132,11 +132,6 @@ class OAuth2Auth(httpx.Auth):
             self._redirect = LoopbackRedirect()
         return self._redirect
 
-    def granted_scopes(self, url: str) -> tuple[str, ...]:
-        """Scopes of the token held for ``url``'s origin (what the server said it granted)."""
-        state = self._resources.get(_origin(url))
-        return state.token.scopes if state and state.token else ()
-
     async def login(self, url: str) -> bool:
         """Authorize for the MCP server at ``url`` now, before any request needs it.
 
