@@ -292,3 +292,19 @@ def test_every_exception_has_one_root() -> None:
     assert mcp.TransportError is mcp.ConnectionLost
     error = mcp.HTTPStatusError("refused", status=503)
     assert isinstance(error, LangopError) and error.status == 503 and error.kind == "http-status"
+
+
+def test_one_tool_target_model_writes_and_reads_the_exported_targets() -> None:
+    from langop_infra import ToolTarget
+    from langop_infra.spec.cluster import ExportedToolTarget
+
+    target = ToolTarget("search", "shared", 9090, "/rpc")
+    written = target.exported()
+    assert written == {
+        "name": "search",
+        "namespace": "shared",
+        "port": 9090,
+        "mcpPath": "/rpc",
+        "deploymentMode": "service",
+    }
+    assert ToolTarget.from_exported(ExportedToolTarget.model_validate(written)) == target

@@ -230,9 +230,7 @@ def stack_tool_targets(source: ToolsFrom) -> list[ToolTarget]:
         except ValidationError as exc:
             problems += problems_from(exc, f"{where}.{TOOL_TARGETS_OUTPUT}[{i}]", item, [])
             continue
-        targets.append(
-            ToolTarget(exported.name, exported.namespace, exported.port, exported.mcp_path)
-        )
+        targets.append(ToolTarget.from_exported(exported))
     if problems:
         raise SpecError(problems)
     return targets
@@ -244,16 +242,7 @@ def tool_targets_output(cluster: LanguageCluster) -> list[dict[str, Any]]:
         (t.target for t in cluster.tools.values() if t.target.deployment_mode == "service"),
         key=lambda t: (t.namespace, t.name),
     )
-    return [
-        {
-            "name": t.name,
-            "namespace": t.namespace,
-            "port": t.port,
-            "mcpPath": t.mcp_path,
-            "deploymentMode": t.deployment_mode,
-        }
-        for t in targets
-    ]
+    return [t.exported() for t in targets]
 
 
 @tuned_for_run()
