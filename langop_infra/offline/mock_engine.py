@@ -24,8 +24,8 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from langop_infra.core import pacing
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.mcp.errors import REDACTED
 
-REDACTED = "[secret]"
 SECRET_SIG = rpc._special_secret_sig
 SIG_KEY = rpc._special_sig_key
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"

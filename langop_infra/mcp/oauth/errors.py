@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from langop_infra.mcp.errors import MCPClientError
+from langop_infra.mcp.errors import REDACTED, MCPClientError
 
 
 class OAuthError(MCPClientError):
@@ -17,8 +17,8 @@ class OAuthError(MCPClientError):
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every non-trivial secret value replaced by ``***``."""
+    """``text`` with every non-trivial secret value replaced by the redaction mark."""
     for secret in secrets:
         if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+            text = text.replace(secret, REDACTED)
     return text
