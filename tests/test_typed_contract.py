@@ -308,3 +308,36 @@ def test_one_tool_target_model_writes_and_reads_the_exported_targets() -> None:
         "deploymentMode": "service",
     }
     assert ToolTarget.from_exported(ExportedToolTarget.model_validate(written)) == target
+
+
+def test_one_visitor_walks_wrapped_and_resolved_secrets() -> None:
+    from langop_infra import secret_leaves
+    from langop_infra.offline.mock_engine import (
+        REDACTED,
+        SECRET_SIG,
+        SIG_KEY,
+        Secret,
+        to_manifest,
+        visit,
+    )
+
+    wrapped = {SIG_KEY: SECRET_SIG, "value": {"token": "canary-visit-1", "n": [2.0]}}
+    inputs = {"data": wrapped, "port": 8080.0, "gone": None, "list": ["a", wrapped]}
+    assert to_manifest(inputs) == {
+        "data": {"token": REDACTED, "n": [REDACTED]},
+        "port": 8080,
+        "list": ["a", {"token": REDACTED, "n": [REDACTED]}],
+    }
+    assert secret_leaves(inputs) == [
+        (".data.token", "canary-visit-1"),
+        (".data.n[0]", 2.0),
+        (".list[1].token", "canary-visit-1"),
+        (".list[1].n[0]", 2.0),
+    ]
+    resolved = {"endpoint": "http://x", "key": Secret("canary-visit-2"), "t": ("a", Secret(1))}
+    shown = visit(resolved, secret=lambda _, where: f"{REDACTED} at {where}", path="")
+    assert shown == {
+        "endpoint": "http://x",
+        "key": "[secret] at .key",
+        "t": ["a", "[secret] at .t[1]"],
+    }

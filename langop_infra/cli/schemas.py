@@ -187,16 +187,10 @@ def lock_names(syncs: Sequence[Registration]) -> dict[str, str]:
 
 def plain_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Engine inputs with secret wrappers removed (the values are needed to call the tool)."""
-    from langop_infra.offline.mock_engine import is_wrapped_secret
+    from langop_infra.offline.mock_engine import visit
 
     def plain(value: Any) -> Any:
-        if is_wrapped_secret(value):
-            return plain(value["value"])
-        if isinstance(value, Mapping):
-            return {k: plain(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [plain(v) for v in value]
-        return value
+        return visit(value, secret=lambda inner, _: plain(inner))
 
     return {k: plain(v) for k, v in inputs.items() if k != "__provider"}
 

@@ -340,26 +340,59 @@ def is_wrapped_secret(value: Any) -> bool:
     return isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG
 
 
+Visitor = Callable[[Any, str], Any]
+
+
+def visit(
+    value: Any,
+    *,
+    secret: Visitor | None = None,
+    leaf: Visitor | None = None,
+    skip_none: bool = False,
+    path: str | None = None,
+) -> Any:
+    """The one walk over values that may hold secrets: engine inputs (``{sig: secret,
+    value}`` wrappers) and resolved outputs (:class:`Secret`). Mappings and lists are rebuilt
+    around what ``secret(inner, path)`` makes of each secret and ``leaf(scalar, path)`` of
+    each other scalar (unset: kept); ``skip_none`` leaves out mapping entries that are None.
+    Given a ``path`` (``""`` at the top), the callbacks get each value's, as ``.key`` and
+    ``[index]``; without one they get ``""`` (a render walks every object: no strings built)."""
+    if secret is not None and (is_wrapped_secret(value) or isinstance(value, Secret)):
+        return secret(value.value if isinstance(value, Secret) else value["value"], path or "")
+    if isinstance(value, Mapping):
+        return {
+            k: visit(v, secret=secret, leaf=leaf, skip_none=skip_none, path=_at(path, ".", k))
+            for k, v in value.items()
+            if not (skip_none and v is None)
+        }
+    if isinstance(value, (list, tuple)):
+        return [
+            visit(v, secret=secret, leaf=leaf, skip_none=skip_none, path=_at(path, "[", i))
+            for i, v in enumerate(value)
+        ]
+    return value if leaf is None else leaf(value, path or "")
+
+
+def _at(path: str | None, how: str, key: Any) -> str | None:
+    if path is None:
+        return None
+    return f"{path}.{key}" if how == "." else f"{path}[{key}]"
+
+
+def _integral(value: Any, _: str) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def to_manifest(value: Any) -> Any:
     """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints."""
-    if is_wrapped_secret(value):
-        return redact(to_manifest(value["value"]))
-    if isinstance(value, dict):
-        return {k: to_manifest(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [to_manifest(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+    return visit(
+        value, secret=lambda inner, _: redact(to_manifest(inner)), leaf=_integral, skip_none=True
+    )
 
 
 def redact(value: Any) -> Any:
     """The same shape with every scalar replaced by the redaction marker."""
-    if isinstance(value, dict):
-        return {k: redact(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return REDACTED
+    return visit(value, leaf=lambda _, __: REDACTED)
 
 
 def close_event_loop() -> None:
