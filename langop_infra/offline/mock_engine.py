@@ -357,26 +357,25 @@ def visit(
     each other scalar (unset: kept); ``skip_none`` leaves out mapping entries that are None.
     Given a ``path`` (``""`` at the top), the callbacks get each value's, as ``.key`` and
     ``[index]``; without one they get ``""`` (a render walks every object: no strings built)."""
-    if secret is not None and (is_wrapped_secret(value) or isinstance(value, Secret)):
-        return secret(value.value if isinstance(value, Secret) else value["value"], path or "")
-    if isinstance(value, Mapping):
-        return {
-            k: visit(v, secret=secret, leaf=leaf, skip_none=skip_none, path=_at(path, ".", k))
-            for k, v in value.items()
-            if not (skip_none and v is None)
-        }
-    if isinstance(value, (list, tuple)):
-        return [
-            visit(v, secret=secret, leaf=leaf, skip_none=skip_none, path=_at(path, "[", i))
-            for i, v in enumerate(value)
-        ]
-    return value if leaf is None else leaf(value, path or "")
 
+    def walk(value: Any, path: str | None) -> Any:
+        # dict and list first: a render walks every object, and ABC checks cost.
+        kind = type(value)
+        if kind is dict or (kind is not list and isinstance(value, Mapping)):
+            if secret is not None and value.get(SIG_KEY) == SECRET_SIG:
+                return secret(value["value"], path or "")
+            return {
+                k: walk(v, None if path is None else f"{path}.{k}")
+                for k, v in value.items()
+                if not (skip_none and v is None)
+            }
+        if kind is list or kind is tuple:
+            return [walk(v, None if path is None else f"{path}[{i}]") for i, v in enumerate(value)]
+        if secret is not None and kind is Secret:
+            return secret(value.value, path or "")
+        return value if leaf is None else leaf(value, path or "")
 
-def _at(path: str | None, how: str, key: Any) -> str | None:
-    if path is None:
-        return None
-    return f"{path}.{key}" if how == "." else f"{path}[{key}]"
+    return walk(value, path)
 
 
 def _integral(value: Any, _: str) -> Any:
