@@ -341,3 +341,15 @@ def test_one_visitor_walks_wrapped_and_resolved_secrets() -> None:
         "key": "[secret] at .key",
         "t": ["a", "[secret] at .t[1]"],
     }
+
+
+def test_one_list_of_protocol_versions() -> None:
+    from typing import get_args
+
+    from langop_infra.mcp import SUPPORTED_PROTOCOL_VERSIONS
+    from langop_infra.mcp.options import PROTOCOLS
+    from langop_infra.spec.tool import SchemaSyncSpec
+
+    assert PROTOCOLS == ("auto", *sorted(SUPPORTED_PROTOCOL_VERSIONS, reverse=True))
+    # The spec spells the list out for type checkers; it must stay the client's.
+    assert get_args(SchemaSyncSpec.model_fields["protocol"].annotation) == PROTOCOLS

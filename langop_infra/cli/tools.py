@@ -31,10 +31,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from langop_infra.cli._stack import UsageError
+from langop_infra.mcp.options import PROTOCOLS, TRANSPORTS  # no httpx: mcp/ imports lazily
 
-# Literal here rather than imported: `tools --help` must not import httpx.
-_TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
-_PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _DEFAULT_TIMEOUT = 10.0
 _DESCRIPTION_WIDTH = 70
 _GRANTS = ("auto", "client-credentials", "authorization-code")
@@ -62,10 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="'NAME: VALUE'",
         help="HTTP header sent with every request (repeatable)",
     )
-    parser.add_argument("--transport", choices=_TRANSPORTS, default="auto")
+    parser.add_argument("--transport", choices=TRANSPORTS, default="auto")
     parser.add_argument(
         "--protocol",
-        choices=_PROTOCOLS,
+        choices=PROTOCOLS,
         default="auto",
         help="protocol version; auto tries 2026-07-28 (server/discover), then initialize",
     )

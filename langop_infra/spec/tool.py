@@ -67,6 +67,7 @@ class SchemaSyncSpec(Spec):
     auth: SyncAuth | None = Field(
         default=None, description="OAuth 2.1 client credentials for a tool that demands a token."
     )
+    # The client's PROTOCOLS, spelt out for type checkers (tests/test_typed_contract.py).
     protocol: Literal[
         "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
     ] = Field(default="auto", description="MCP revision: auto negotiates, newest first.")
