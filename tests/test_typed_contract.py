@@ -350,6 +350,6 @@ def test_one_list_of_protocol_versions() -> None:
     from langop_infra.mcp.options import PROTOCOLS
     from langop_infra.spec.tool import SchemaSyncSpec
 
-    assert PROTOCOLS == ("auto", *sorted(SUPPORTED_PROTOCOL_VERSIONS, reverse=True))
+    assert ("auto", *sorted(SUPPORTED_PROTOCOL_VERSIONS, reverse=True)) == PROTOCOLS
     # The spec spells the list out for type checkers; it must stay the client's.
     assert get_args(SchemaSyncSpec.model_fields["protocol"].annotation) == PROTOCOLS
