@@ -154,8 +154,9 @@ def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[P
     return filled
 
 
-def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
-    """``pick(objects)``, or its Output when ``objects`` is an Output."""
+def part(objects: Any, pick: Callable[[Any], Any]) -> Any:
+    """``pick(objects)``, or its Output when ``objects`` is an Output. Typed ``Any``: what it
+    picks are the builders' plain dicts, handed to pulumi_kubernetes's typed args as they are."""
     if isinstance(objects, pulumi.Output):
         return objects.apply(pick)
     return pick(objects)
