@@ -225,7 +225,8 @@ def test_an_external_sidecar_with_its_secret_elsewhere_is_refused_before_the_clu
 @pytest.mark.slow
 def test_a_users_program_type_checks_and_its_mistakes_do_not() -> None:
     """tests/typing/user_program.py under pyright: typical calls pass; each line marked
-    ``# type: ignore`` must be an error (the config reports an unneeded ignore)."""
+    ``# type: ignore`` must be an error (the config reports an unneeded ignore). The same run
+    covers langop_infra/spec, components and the package's ``__init__``."""
     pyright = shutil.which("pyright")
     if pyright is None:
         pytest.skip("pyright is not installed")

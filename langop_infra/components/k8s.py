@@ -187,7 +187,7 @@ def with_pod_annotations(deployment: Any, secrets: Sequence[k8s.core.v1.Secret])
 
     if isinstance(deployment, pulumi.Output):
         return deployment.apply(merge)
-    return merge(deployment)  # type: ignore[arg-type]
+    return merge(deployment)
 
 
 @contextlib.contextmanager

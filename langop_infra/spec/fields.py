@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -19,6 +19,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
+from typing_extensions import LiteralString
 
 from langop_infra.spec.names import RESERVED_MOUNTS
 
@@ -26,7 +27,9 @@ from langop_infra.spec.names import RESERVED_MOUNTS
 def invalid(kind: str, message: str) -> PydanticCustomError:
     """A validation error with a type slug (``langop_<kind>``) and a message that says what to
     do; pydantic reports it as given, without a "Value error" preamble."""
-    return PydanticCustomError(f"langop_{kind}", message)
+    # pydantic types both as LiteralString (a guard against formatting user text); these are
+    # the package's own words, and no context is given, so nothing is formatted into them.
+    return PydanticCustomError(cast(LiteralString, f"langop_{kind}"), cast(LiteralString, message))
 
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

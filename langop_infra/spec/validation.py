@@ -174,7 +174,7 @@ def parse_tool(data: Any, path: str = "") -> ToolSpec:
     spec, problems = _validate(ToolSpec, data, path)
     if spec is not None:
         problems += workload_problems(spec, path)
-    if problems:
+    if problems or spec is None:
         raise SpecError(problems)
     return spec
 
@@ -183,7 +183,7 @@ def parse_agent(data: Any, path: str = "") -> AgentSpec:
     spec, problems = _validate(AgentSpec, data, path)
     if spec is not None:
         problems += agent_problems(spec, path)
-    if problems:
+    if problems or spec is None:
         raise SpecError(problems)
     return spec
 
@@ -221,7 +221,8 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     problems += found
     personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
     problems += found
-    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else ""
+    raw_namespace = data.get("namespace")
+    namespace = raw_namespace if isinstance(raw_namespace, str) else ""
     declared = _declared_tools(data, namespace)
     problems += _unparsed_agent_references(data, path, namespace, declared, {i for i, _ in agents})
 
@@ -267,12 +268,14 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
 def _declared_tools(data: Mapping[str, Any], namespace: str) -> set[tuple[str, str]]:
     """(namespace, name) of every tool the document names, valid or not. ``namespace`` is
     "" when missing: the cluster's stand-in has that namespace, and so do its items."""
-    raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
-    return {
-        (t.get("namespace") if isinstance(t.get("namespace"), str) else namespace, t["name"])
-        for t in raw_tools
-        if isinstance(t, Mapping) and isinstance(t.get("name"), str)
-    }
+    raw_tools = data.get("tools")
+    declared: set[tuple[str, str]] = set()
+    for tool in raw_tools if isinstance(raw_tools, list) else []:
+        name = tool.get("name") if isinstance(tool, Mapping) else None
+        if isinstance(name, str):
+            space = tool.get("namespace")
+            declared.add((space if isinstance(space, str) else namespace, name))
+    return declared
 
 
 def _unparsed_agent_references(
@@ -283,7 +286,8 @@ def _unparsed_agent_references(
     valid_agents: set[int],
 ) -> list[Problem]:
     """Agents that failed on some field: still check the references they make."""
-    raw_agents = data.get("agents") if isinstance(data.get("agents"), list) else []
+    listed = data.get("agents")
+    raw_agents: list[Any] = listed if isinstance(listed, list) else []
     namespaces = {namespace, *(ns for ns, _ in declared)}
     namespaces |= {
         a.get("namespace") for a in raw_agents if isinstance(a, Mapping) and a.get("namespace")
@@ -294,7 +298,8 @@ def _unparsed_agent_references(
             continue
         refs, _ = _validate_list(ToolRef, raw.get("tools"), "")
         where = join_path(path, f"agents[{i}]")
-        own = raw.get("namespace") if isinstance(raw.get("namespace"), str) else namespace
+        space = raw.get("namespace")
+        own = space if isinstance(space, str) else namespace
         problems += reference_problems(refs, own, where)
         problems += dangling_problems(refs, own, namespaces, declared, where)
     return problems
@@ -419,7 +424,8 @@ def _namespace_wide_problems(
     )
     workloads: list[tuple[str, WorkloadSpec]] = [
         (f"tools[{i}]", t) for i, t in zip(tool_index, cluster.tools, strict=True)
-    ] + [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
+    ]
+    workloads += [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
     for where, workload in workloads:
         full = join_path(path, where)
         problems += deploy_problems(
