@@ -1,4 +1,8 @@
-"""langop-infra: Pulumi components for MCP tool servers and the agents that use them."""
+"""langop-infra: Pulumi components for MCP tool servers and the agents that use them.
+
+``__all__`` is the public API (docs/python-api.md lists it, and a test keeps both equal);
+other modules are the package's own, importable but without a promise.
+"""
 
 from __future__ import annotations
 
@@ -17,12 +21,22 @@ _EXPORTS = {
     "LanguageCluster": "langop_infra.components.cluster",
     "LanguageModel": "langop_infra.components.model",
     "LanguagePersona": "langop_infra.components.model",
+    "LanguageToolArgs": "langop_infra.components.args",
+    "LanguageAgentArgs": "langop_infra.components.args",
+    "LanguageModelArgs": "langop_infra.components.args",
+    "LanguageClusterArgs": "langop_infra.components.args",
+    "LangopError": "langop_infra.mcp.errors",
     "SpecError": "langop_infra.core.errors",
     "Problem": "langop_infra.core.errors",
     "ToolSpec": "langop_infra.spec.tool",
     "AgentSpec": "langop_infra.spec.agent",
+    "ModelSpec": "langop_infra.spec.model",
+    "PersonaSpec": "langop_infra.spec.model",
     "ClusterSpec": "langop_infra.spec.cluster",
     "ToolTarget": "langop_infra.build.contract",
+    "Network": "langop_infra.testing.reachability",
+    "may_reach": "langop_infra.testing.reachability",
+    "secret_leaves": "langop_infra.testing.secrets",
 }
 
 __all__ = [
@@ -30,30 +44,50 @@ __all__ = [
     "ClusterSpec",
     "HttpTool",
     "HttpToolSpec",
+    "LangopError",
     "LanguageAgent",
+    "LanguageAgentArgs",
     "LanguageCluster",
+    "LanguageClusterArgs",
     "LanguageModel",
+    "LanguageModelArgs",
     "LanguagePersona",
     "LanguageTool",
+    "LanguageToolArgs",
+    "ModelSpec",
+    "Network",
+    "PersonaSpec",
     "Problem",
     "SpecError",
     "ToolSpec",
     "ToolTarget",
     "__version__",
+    "may_reach",
+    "secret_leaves",
 ]
 
 if TYPE_CHECKING:
     from langop_infra.build.contract import ToolTarget
     from langop_infra.components.agent import LanguageAgent
+    from langop_infra.components.args import (
+        LanguageAgentArgs,
+        LanguageClusterArgs,
+        LanguageModelArgs,
+        LanguageToolArgs,
+    )
     from langop_infra.components.cluster import LanguageCluster
     from langop_infra.components.http_tool import HttpTool
     from langop_infra.components.model import LanguageModel, LanguagePersona
     from langop_infra.components.tool import LanguageTool
     from langop_infra.core.errors import Problem, SpecError
+    from langop_infra.mcp.errors import LangopError
     from langop_infra.spec.agent import AgentSpec
     from langop_infra.spec.cluster import ClusterSpec
     from langop_infra.spec.http_tool import HttpToolSpec
+    from langop_infra.spec.model import ModelSpec, PersonaSpec
     from langop_infra.spec.tool import ToolSpec
+    from langop_infra.testing.reachability import Network, may_reach
+    from langop_infra.testing.secrets import secret_leaves
 
 
 def __getattr__(name: str) -> Any:

@@ -11,6 +11,21 @@ from langop_infra.offline.mock_engine import run_program
 from tests.support.manifests import Rendered, validate_manifests
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--bench", action="store_true", help="also run the bench-marked tests")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave the benchmarks' smoke runs out unless asked for (``-m bench`` or ``--bench``):
+    an ``addopts = -m 'not bench'`` would be replaced by any ``-m`` on the command line."""
+    if config.getoption("--bench") or "bench" in (config.getoption("markexpr") or ""):
+        return
+    bench = [item for item in items if item.get_closest_marker("bench") is not None]
+    if bench:
+        config.hook.pytest_deselected(items=bench)
+        items[:] = [item for item in items if item.get_closest_marker("bench") is None]
+
+
 @pytest.fixture
 def render() -> Callable[..., Rendered]:
     """``render(program, **run_program_kwargs)``: run under mocks, validate every object."""

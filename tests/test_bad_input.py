@@ -1347,6 +1347,24 @@ CASES += [
         r"not inside 10.0.0.0/8",
     ),
     Case(
+        "tool-egress-to-except-equal-to-cidr",
+        doc(
+            (f"{T0}.egress", "restricted"),
+            (f"{T0}.egressTo", [{"cidr": "10.0.0.0/8", "except": ["10.0.0.0/8"]}]),
+        ),
+        f"{T0}.egressTo[0].except[0]",
+        r"10.0.0.0/8 is all of 10.0.0.0/8, which would leave nothing",
+    ),
+    Case(
+        "agent-allow-from-except-equal-to-cidr",
+        doc(
+            (f"{A0}.ports", [{"name": "http", "port": 80}]),
+            (f"{A0}.allowFrom", [{"ipBlock": {"cidr": "10.1.0.0/16", "except": ["10.1.0.0/16"]}}]),
+        ),
+        f"{A0}.allowFrom[0].ipBlock.except[0]",
+        r"must be smaller than the cidr",
+    ),
+    Case(
         "agent-allow-from-except-outside",
         doc(
             (f"{A0}.ports", [{"name": "http", "port": 80}]),

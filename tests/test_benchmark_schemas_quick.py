@@ -13,6 +13,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "schema_sync_concu
 
 
 @pytest.mark.slow
+@pytest.mark.bench
 def test_quick_mode_completes_with_a_positive_wall_time() -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick"],

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.bench]
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 

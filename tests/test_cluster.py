@@ -11,7 +11,7 @@ from langop_infra import LanguageCluster, LanguageTool, SpecError
 from langop_infra.components import agent_plan as agent_module
 from langop_infra.components import tool as tool_module
 from langop_infra.offline.mock_engine import ProgramRun, run_program
-from langop_infra.spec import validation
+from langop_infra.spec import namespace_checks, validation
 
 DOCUMENT: dict[str, Any] = {
     "namespace": "apps",
@@ -49,7 +49,7 @@ def test_the_document_is_validated_once_and_children_are_not_checked_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cluster_checks = counting(monkeypatch, validation, "cluster_problems")
-    deploy_checks = counting(monkeypatch, validation, "deploy_problems")
+    deploy_checks = counting(monkeypatch, namespace_checks, "deploy_problems")
     # The names the components bound at import: what a child re-checking itself would call.
     standalone_checks = counting(monkeypatch, tool_module, "deploy_problems")
     standalone_checks += counting(monkeypatch, agent_module, "deploy_problems")

@@ -44,7 +44,7 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
     )
     assert tool["inputProperties"]["image"] == {
         "type": "string",
-        "description": "Container image of the MCP server.",
+        "description": "Container image, e.g. ghcr.io/org/tool:1.2.3.",
     }
     assert tool["inputProperties"]["port"]["type"] == "integer"
     assert set(tool["properties"]) == {

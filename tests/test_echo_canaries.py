@@ -56,7 +56,7 @@ def test_cli_stderr_never_shows_an_echoed_header(
     assert code == 1
     assert err.startswith("langop-infra tools: error: http://127.0.0.1:")
     assert_no_canary(out, err)
-    assert "[redacted]" in err  # the echo was there, and was removed
+    assert "[secret]" in err  # the echo was there, and was removed
     assert not RAW_CONTROLS.search(err)
 
 
@@ -67,7 +67,7 @@ def test_cli_table_scrubs_and_escapes_what_the_server_listed(
     assert code == 0, err
     assert_no_canary(out, err)
     assert "\\u001b[2J\\u009b31m\\u202e" in out
-    assert "[redacted]" in out and not RAW_CONTROLS.search(out)
+    assert "[secret]" in out and not RAW_CONTROLS.search(out)
 
 
 def test_cli_json_is_valid_scrubbed_and_has_no_raw_controls(
@@ -81,7 +81,7 @@ def test_cli_json_is_valid_scrubbed_and_has_no_raw_controls(
     (tool,) = document["tools"]
     # Escaped on the wire, the same characters once decoded.
     assert tool["name"].startswith("t\x1b[2J\x9b31m\u202e")
-    assert "[redacted]" in tool["description"] and "[redacted]" in document["server"]["name"]
+    assert "[secret]" in tool["description"] and "[secret]" in document["server"]["name"]
 
 
 def _inputs(base: str) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def test_state_and_preview_hold_no_echoed_header(echo: str) -> None:
     outs = host.plain_outputs()
     assert outs["phase"] == "Registered"
     stored = json.dumps([outs["tool_schemas"], outs["server_info"], outs["tool_names"]])
-    assert "[redacted]" in stored
+    assert "[secret]" in stored
     assert_no_canary(stored, host.state_text())
     # The preview's probe scrubs the same way, so an unchanged server shows no change.
     preview = host.preview(_inputs(echo))
@@ -128,7 +128,7 @@ def test_schemas_lock_and_output_hold_no_echoed_header_or_control(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert_no_canary(out, err, lock.read_text())
-    assert "[redacted]" in lock.read_text()
+    assert "[secret]" in lock.read_text()
     assert not RAW_CONTROLS.search(out + err)
     assert "\\u001b[2J" in out
 
@@ -187,6 +187,6 @@ def test_state_holds_no_oauth_token_the_tool_echoed() -> None:
     (token,) = issuer.tokens
     outs = host.plain_outputs()
     assert outs["phase"] == "Registered", outs["last_error"]
-    assert outs["tool_schemas"][0]["description"] == "token [redacted]"
-    assert outs["server_info"]["name"] == "for [redacted]"
+    assert outs["tool_schemas"][0]["description"] == "token [secret]"
+    assert outs["server_info"]["name"] == "for [secret]"
     assert token not in host.state_text() and "oauth-canary-3b9e" not in host.state_text()

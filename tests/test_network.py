@@ -404,7 +404,7 @@ def test_cluster_creates_restricted_namespace_applies_defaults_and_exposes_by_na
     assert all(isinstance(a, LanguageAgent) for a in cluster.agents.values())
     assert cluster.tools["catalog"].target.endpoint == "http://catalog.shop.svc.cluster.local:8080"
     assert [t.name for t in cluster.agents["auditor"].targets] == ["pricing"]
-    assert cluster.namespace_resource is not None
+    assert set(cluster.namespace_resources) == {"shop"}
     # Tools and agents are children of the cluster component.
     registrations = rendered.run.registrations
     (cluster_urn,) = [
@@ -421,7 +421,7 @@ def test_cluster_creates_restricted_namespace_applies_defaults_and_exposes_by_na
 
 def test_cluster_adopts_an_existing_namespace(render: Callable[..., Any]) -> None:
     rendered, cluster = run_cluster(render, "shop", shop(createNamespace=False))
-    assert cluster.namespace_resource is None
+    assert cluster.namespace_resources == {}
     assert of_kind(rendered.manifests, "Namespace") == []
     assert {m["metadata"]["namespace"] for m in rendered.manifests} == {"shop"}
     assert find(rendered.manifests, "Deployment", "catalog")["metadata"]["namespace"] == "shop"

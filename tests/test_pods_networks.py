@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -633,7 +634,7 @@ def test_render_prints_warnings_on_stderr(tmp_path: Path) -> None:
     stack.write_text(yaml.safe_dump({"config": config}))
     done = subprocess.run(
         [
-            "python",
+            sys.executable,
             "-m",
             "langop_infra.cli",
             "render",

@@ -220,8 +220,8 @@ def test_redact_removes_sent_values_userinfo_queries_and_tokens() -> None:
     assert_no_canary(line)
     assert "eyJ" not in line
     assert 'Bearer error="invalid_token"' in line  # a challenge's parameters stay readable
-    assert line.startswith("http://[redacted]@h/mcp?token=[redacted]&page=[redacted]")
+    assert line.startswith("http://[secret]@h/mcp?token=[secret]&page=[secret]")
     assert len(redact("x" * 1000)) == 300
     assert redact("a\x1b[31mred\x07 \u202etxt") == "a?[31mred? ?txt"
     cut = redact(f"invalid token {HEADER_TOKEN[:12]}... given", sent)
-    assert cut == "invalid token [redacted]... given"
+    assert cut == "invalid token [secret]... given"

@@ -15,16 +15,14 @@ relists it. The configuration side (config.yaml, ``MCP_SERVERS``, servers.json) 
 from __future__ import annotations
 
 import asyncio
-import itertools
-import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import httpx
 
 from langop_infra.agent import naming as naming_rules
-from langop_infra.agent.http_tools import HttpToolCaller, HttpToolEntry
+from langop_infra.agent.http_tools import HttpToolCaller
 from langop_infra.agent.lifecycle import (
     MAX_RESTARTS,
     RESTART_BASE_SECONDS,
@@ -35,6 +33,14 @@ from langop_infra.agent.lifecycle import (
 )
 from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
 from langop_infra.agent.output_check import checked_output
+from langop_infra.agent.servers import (
+    AgentServers,
+    ServerEntry,
+    ServerFailure,
+    ToolCounts,
+    offered,
+    unique_server,
+)
 from langop_infra.mcp.discovery import discover_endpoint
 from langop_infra.mcp.errors import MCPError, TransportError
 from langop_infra.mcp.http import display_url, origin
@@ -55,76 +61,16 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ServerEntry:
-    """One MCP server to connect to: its name in tool prefixes, URL, headers, timeout.
-
-    ``transport`` is ``http``, ``url`` (``url`` is a well-known URL to discover the endpoint
-    from) or ``stdio`` (``command`` with ``env`` added to the agent's environment).
-    """
-
-    name: str
-    url: str
-    headers: Mapping[str, str] = field(default_factory=dict)
-    timeout: float | None = None
-    source: str = ""
-    transport: str = "http"
-    command: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    # A tool reference's allowedTools: only these are offered; None offers every tool.
-    allowed_tools: tuple[str, ...] | None = None
-    auto_connect: bool = True  # false: listed by servers(), connected only by connect()
 
 
-@dataclass(frozen=True)
-class ServerFailure:
-    """A server that was skipped, and why: ``kind`` is an error kind or ``config``."""
-
-    name: str
-    kind: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.name}: {self.message} [{self.kind}]"
 
 
-@dataclass(frozen=True)
-class AgentServers:
-    """The servers an agent should connect to, and the entries that were unusable."""
-
-    servers: list[ServerEntry]
-    failures: list[ServerFailure] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    http_tools: list[HttpToolEntry] = field(default_factory=list)
 
 
-@dataclass
-class ToolCounts:
-    """Calls of one tool since the registry started (seed 004's invocationCount, errorCount)."""
-
-    invocations: int = 0
-    errors: int = 0
 
 
-def unique_server(
-    entry: ServerEntry, taken: Sequence[ServerEntry], warnings: list[str]
-) -> ServerEntry:
-    """``entry``, renamed ``<name>-2`` (-3, ...) with a warning if ``taken`` has its name."""
-    names = {server.name for server in taken}
-    if entry.name not in names:
-        return entry
-    unique = next(
-        f"{entry.name}-{n}" for n in itertools.count(2) if f"{entry.name}-{n}" not in names
-    )
-    warnings.append(
-        f"two servers are named {entry.name!r}; the one at {_shown(entry)} "
-        f"({entry.source or 'given'}) is {unique!r}"
-    )
-    return replace(entry, name=unique)
 
 
-def _shown(entry: ServerEntry) -> str:
-    return display_url(entry.url) if entry.url else shlex.join(entry.command)
 
 
 class ToolRegistry:
@@ -168,7 +114,6 @@ class ToolRegistry:
         self.max_restarts = MAX_RESTARTS
         self.restart_base = RESTART_BASE_SECONDS
         self._relists: set[asyncio.Task[None]] = set()
-        self.relisted = 0  # how many list_changed relists finished (for observers and tests)
         for server, session in self.sessions.items():
             self._watch(server, session)
 
@@ -379,7 +324,6 @@ class ToolRegistry:
             await self.refresh(server)
         except MCPError as exc:
             self._warnings.append(f"{server}: relisting after tools/list_changed failed: {exc}")
-        self.relisted += 1
 
     async def aclose(self) -> None:
         """Stop connecting and relisting, then close every session and the HTTP client."""
@@ -397,13 +341,6 @@ class ToolRegistry:
         await self.aclose()
 
 
-def offered(entry: ServerEntry | None, listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The listed tools the agent may use: every one, or those ``allowed_tools`` names (a
-    tool outside the list is never offered, so never called)."""
-    if entry is None or entry.allowed_tools is None:
-        return listed
-    allowed = set(entry.allowed_tools)
-    return [tool for tool in listed if tool.get("name") in allowed]
 
 
 def _error_result(text: str) -> ToolCallResult:

@@ -34,6 +34,7 @@ from langop_infra.agent.registry import (
     connect_tool_registry,
     unique_server,
 )
+from langop_infra.mcp.errors import LangopError
 
 __all__ = [
     "AGENT_CONFIG_PATH",
@@ -70,7 +71,7 @@ CONFIG_KEYS = frozenset(
 )
 
 
-class AgentConfigError(ValueError):
+class AgentConfigError(LangopError, ValueError):
     """The agent config file cannot be read at all (missing, not YAML, not a mapping)."""
 
 

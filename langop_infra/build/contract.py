@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from langop_infra.core import yaml_io
 from langop_infra.spec.agent import AgentSpec, WebhookToolSpec, agent_headers
+from langop_infra.spec.cluster import ExportedToolTarget
 from langop_infra.spec.fields import HeaderSpec, SecretSource
 from langop_infra.spec.names import (
     CONFIG_PATH,
@@ -65,6 +66,22 @@ class ToolTarget:
             required=required,
             owns_secret=any(not isinstance(v, SecretSource) for v in tool.secret_env.values()),
         )
+
+    @classmethod
+    def from_exported(cls, exported: ExportedToolTarget) -> ToolTarget:
+        """A tool another stack exports (one entry of its ``toolTargets``)."""
+        return cls(exported.name, exported.namespace, exported.port, exported.mcp_path)
+
+    def exported(self) -> dict[str, Any]:
+        """This service tool as one entry of a stack's ``toolTargets`` output: the
+        :class:`ExportedToolTarget` model, dumped by alias, the same that reads it back."""
+        return ExportedToolTarget(
+            name=self.name,
+            namespace=self.namespace,
+            port=self.port,
+            mcp_path=self.mcp_path,
+            deployment_mode="service",
+        ).model_dump(by_alias=True)
 
     @property
     def endpoint(self) -> str:

@@ -23,7 +23,7 @@ from langop_infra.build.policies import (
     NAMESPACE_NAME_LABEL,
     agent_egress_name,
     in_namespace,
-    network_peer,
+    peer_manifest,
     tcp,
 )
 from langop_infra.spec.model import ModelSpec
@@ -32,7 +32,7 @@ from langop_infra.spec.network import EgressRule
 
 def egress_rule(rule: EgressRule) -> dict[str, Any]:
     """One ``egressTo`` entry (a CIDR, or pods by namespace and labels) as an egress rule."""
-    entry: dict[str, Any] = {"to": [network_peer(rule)]}
+    entry: dict[str, Any] = {"to": [peer_manifest(rule)]}
     if rule.ports:
         entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
     return entry

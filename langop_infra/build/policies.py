@@ -49,33 +49,27 @@ def in_namespace(namespace: str, pod_labels: Mapping[str, str]) -> dict[str, Any
     }
 
 
-def peer_manifest(peer: PeerSpec) -> dict[str, Any]:
-    if peer.ip_block is not None:
-        block: dict[str, Any] = {"cidr": peer.ip_block.cidr}
-        if peer.ip_block.except_:
-            block["except"] = list(peer.ip_block.except_)
-        return {"ipBlock": block}
+def peer_manifest(peer: PeerSpec | NetworkPeer) -> dict[str, Any]:
+    """One NetworkPolicy peer from either form a spec gives: ``{podSelector,
+    namespaceSelector, ipBlock}`` (PeerSpec) or ``{cidr, except}`` / ``{namespace,
+    podLabels}`` (NetworkPeer; podLabels alone means pods of the policy's own namespace)."""
+    if isinstance(peer, NetworkPeer):
+        cidr, excepts = peer.cidr, peer.except_
+        pods = peer.pod_labels
+        spaces = None if peer.namespace is None else {NAMESPACE_NAME_LABEL: peer.namespace}
+    else:
+        block = peer.ip_block
+        cidr, excepts = (block.cidr, block.except_) if block is not None else (None, [])
+        pods = peer.pod_selector.match_labels if peer.pod_selector is not None else None
+        selector = peer.namespace_selector
+        spaces = selector.match_labels if selector is not None else None
+    if cidr is not None:
+        return {"ipBlock": {"cidr": cidr, **({"except": list(excepts)} if excepts else {})}}
     out: dict[str, Any] = {}
-    if peer.pod_selector is not None:
-        out["podSelector"] = {"matchLabels": dict(peer.pod_selector.match_labels)}
-    if peer.namespace_selector is not None:
-        out["namespaceSelector"] = {"matchLabels": dict(peer.namespace_selector.match_labels)}
-    return out
-
-
-def network_peer(peer: NetworkPeer) -> dict[str, Any]:
-    """``{cidr, except}`` as an ipBlock; ``{namespace, podLabels}`` as selectors (a peer with
-    podLabels alone means pods of the policy's own namespace)."""
-    if peer.cidr is not None:
-        block: dict[str, Any] = {"cidr": peer.cidr}
-        if peer.except_:
-            block["except"] = list(peer.except_)
-        return {"ipBlock": block}
-    out: dict[str, Any] = {}
-    if peer.namespace is not None:
-        out["namespaceSelector"] = {"matchLabels": {NAMESPACE_NAME_LABEL: peer.namespace}}
-    if peer.pod_labels is not None:
-        out["podSelector"] = {"matchLabels": dict(peer.pod_labels)}
+    if pods is not None:
+        out["podSelector"] = {"matchLabels": dict(pods)}
+    if spaces is not None:
+        out["namespaceSelector"] = {"matchLabels": dict(spaces)}
     return out
 
 
@@ -94,7 +88,7 @@ def tool_ingress_spec(
     the user's extra peers, and where schema sync comes from."""
     peers = [in_namespace(namespace, {access_label(tool): "true"})]
     peers += [peer_manifest(p) for p in allow_from]
-    peers += [network_peer(p) for p in sync_from]
+    peers += [peer_manifest(p) for p in sync_from]
     return {
         "podSelector": {"matchLabels": tool_selector(tool)},
         "policyTypes": ["Ingress"],
@@ -144,7 +138,7 @@ def with_sync_ingress(
     schema sync reaches a sidecar through the agent's pods (the API server's pod proxy)."""
     if not peers or not ports:
         return list(made)
-    rule = {"from": [network_peer(p) for p in peers], "ports": [tcp(p) for p in ports]}
+    rule = {"from": [peer_manifest(p) for p in peers], "ports": [tcp(p) for p in ports]}
     out = []
     for name, namespace, spec in made:
         if name == agent_ingress_name(agent):
@@ -181,7 +175,7 @@ def egress_spec(
                 }
             )
     for rule in egress_to:
-        entry: dict[str, Any] = {"to": [network_peer(rule)]}
+        entry: dict[str, Any] = {"to": [peer_manifest(rule)]}
         if rule.ports:
             entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
         rules.append(entry)

@@ -11,16 +11,21 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
+
+from langop_infra.mcp.errors import LangopError
 
 if TYPE_CHECKING:
     from langop_infra.offline.mock_engine import ProgramRun
 
-T = TypeVar("T")
 PROGRESS_AFTER = 2.0  # seconds; LANGOP_INFRA_PROGRESS_AFTER overrides it
 
 
-class CommandError(Exception):
+class UsageError(LangopError):
+    """Bad arguments or configuration: the command exits with status 2."""
+
+
+class CommandError(LangopError):
     """An error the command prints with its prefix; ``code`` is the exit status, and
     ``problems`` the configuration problems behind it (``(path, message)`` pairs)."""
 

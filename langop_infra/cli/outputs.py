@@ -43,15 +43,10 @@ def _outputs(args: argparse.Namespace) -> int:
 
 def plain(value: Any) -> Any:
     """Resolved outputs with every secret as the redaction marker."""
-    from langop_infra.offline.mock_engine import REDACTED, Secret
+    from langop_infra.offline.mock_engine import REDACTED, visit
 
-    if isinstance(value, Secret):
-        return REDACTED
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
+    # Output keys are strings already (Pulumi serializes exports as JSON objects).
+    return visit(value, secret=lambda _, __: REDACTED)
 
 
 def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:

@@ -21,15 +21,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langop_infra.cli._stack import UsageError
+
 if TYPE_CHECKING:
     from langop_infra.offline.mock_engine import Registration
     from langop_infra.sync.lock import SyncResult, SyncTarget
 
 PROG = "langop-infra schemas"
-
-
-class _UsageError(Exception):
-    """Bad arguments or configuration: exit 2."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if not args.stack and not args.config:
-            raise _UsageError("give --stack NAME or --config FILE")
+            raise UsageError("give --stack NAME or --config FILE")
         if args.timeout is not None and not args.timeout > 0:
-            raise _UsageError("--timeout must be a positive number of seconds")
+            raise UsageError("--timeout must be a positive number of seconds")
         overrides = parse_overrides(args.url)
         lock_format(args.lock)
         if args.update:
@@ -76,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         targets, failed = stack_targets(
             args.project_dir, args.stack, args.config, overrides, args.timeout
         )
-    except (_UsageError, LockError) as exc:
+    except (UsageError, LockError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except SpecError as exc:
@@ -109,7 +107,7 @@ def parse_overrides(values: Sequence[str]) -> dict[str, str]:
         tool, sep, url = value.partition("=")
         tool, url = tool.strip(), url.strip()
         if not sep or not tool or not url.startswith(("http://", "https://")):
-            raise _UsageError(f"--url {value!r}: expected TOOL=http(s)://host:port/path")
+            raise UsageError(f"--url {value!r}: expected TOOL=http(s)://host:port/path")
         overrides[tool] = url
     return overrides
 
@@ -135,7 +133,7 @@ def stack_targets(
     unknown = sorted(overrides.keys() - set(names.values()))
     if unknown:
         known = ", ".join(sorted(names.values())) or "none"
-        raise _UsageError(
+        raise UsageError(
             f"--url names {', '.join(unknown)}, not a schema-synced tool of the stack "
             f"(they are: {known})"
         )
@@ -189,16 +187,10 @@ def lock_names(syncs: Sequence[Registration]) -> dict[str, str]:
 
 def plain_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Engine inputs with secret wrappers removed (the values are needed to call the tool)."""
-    from langop_infra.offline.mock_engine import is_wrapped_secret
+    from langop_infra.offline.mock_engine import visit
 
     def plain(value: Any) -> Any:
-        if is_wrapped_secret(value):
-            return plain(value["value"])
-        if isinstance(value, Mapping):
-            return {k: plain(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [plain(v) for v in value]
-        return value
+        return visit(value, secret=lambda inner, _: plain(inner))
 
     return {k: plain(v) for k, v in inputs.items() if k != "__provider"}
 

@@ -9,14 +9,13 @@ import os
 import sys
 from typing import Any
 
+from langop_infra.cli._stack import UsageError
+
 DEFAULT_TIMEOUT = 10.0
 _GRANTS = ("auto", "client-credentials", "authorization-code")
 _REDIRECTS = ("browser", "print", "follow")
 _LOGIN_SECONDS = 300.0  # how long a person has to approve in the browser
 
-
-class UsageError(Exception):
-    """A flag the command cannot use: exit 2 with the message."""
 
 
 def command_deadline(timeout: float) -> float:

@@ -32,9 +32,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from langop_infra.cli import tools_agent, tools_check
+from langop_infra.cli._stack import UsageError
 from langop_infra.cli.tool_client import (
     DEFAULT_TIMEOUT,
-    UsageError,
     add_oauth_arguments,
     fail,
     log_in_first,
@@ -45,10 +45,8 @@ from langop_infra.cli.tool_client import (
     secrets_sent,
 )
 from langop_infra.cli.tool_table import escape, print_table
+from langop_infra.mcp.options import PROTOCOLS, TRANSPORTS  # no httpx: mcp/ imports lazily
 
-# Literal here rather than imported: `tools --help` must not import httpx.
-_TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
-_PROTOCOLS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _SIZE = re.compile(r"(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
@@ -70,10 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="'NAME: VALUE'",
         help="HTTP header sent with every request (repeatable)",
     )
-    parser.add_argument("--transport", choices=_TRANSPORTS, default="auto")
+    parser.add_argument("--transport", choices=TRANSPORTS, default="auto")
     parser.add_argument(
         "--protocol",
-        choices=_PROTOCOLS,
+        choices=PROTOCOLS,
         default="auto",
         help="protocol version; auto tries 2026-07-28 (server/discover), then initialize",
     )

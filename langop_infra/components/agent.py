@@ -1,7 +1,7 @@
 """LanguageAgent: an agent Deployment wired to its tools, MCP servers and webhook tools."""
 
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, overload
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -12,6 +12,8 @@ from langop_infra.build.agent_objects import AgentObjects, agent_env, agent_obje
 from langop_infra.build.pod_settings import disruption_budget_spec
 from langop_infra.components import inputs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
+from langop_infra.components.args import LanguageAgentArgs
+from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,
     child_options,
@@ -29,116 +31,13 @@ from langop_infra.spec import names
 from langop_infra.spec.agent import AgentSpec
 from langop_infra.sync.provider import ToolSchemaSync
 
-
-class LanguageAgentArgs(TypedDict, total=False):
-    """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
-
-    image: pulumi.Input[str]
-    """Container image of the agent."""
-    namespace: str
-    """Namespace of the agent's objects (default: ``default``)."""
-    tools: list[Any]
-    """LanguageTools it uses: the components themselves, or ``{name, namespace, required,
-    enabled}`` references to tools built earlier in the same program."""
-    mcp_servers: pulumi.Input[list[Any]]
-    """External MCP servers: ``{name, url, headers, timeout}`` (ark style)."""
-    webhook_tools: pulumi.Input[list[Any]]
-    """Inline HTTP tools: ``{name, description, url, method, inputSchema, authentication}``."""
-    http_tools: list[Any]
-    """HttpTools it calls: the components themselves (``{name, namespace}`` references
-    resolve in a LanguageCluster)."""
-    replicas: pulumi.Input[int]
-    """Pods of the agent (default 1)."""
-    command: pulumi.Input[list[pulumi.Input[str]]]
-    """Container command, replacing the image's entrypoint."""
-    container_args: pulumi.Input[list[pulumi.Input[str]]]
-    """Container arguments (``args`` in a stack file)."""
-    env: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Plain environment variables."""
-    secret_env: pulumi.Input[dict[str, Any]]
-    """Secret environment: a value (kept in Secret ``<agent>-env``) or ``{secretKeyRef}``."""
-    resources: pulumi.Input[dict[str, Any]]
-    """``{requests, limits}`` over the defaults."""
-    security: pulumi.Input[dict[str, Any]]
-    """Security settings over the restricted defaults."""
-    labels: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra labels on every object."""
-    annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra annotations on the workload and its pods."""
-    image_pull_policy: pulumi.Input[str]
-    """Always, IfNotPresent or Never."""
-    service_account_name: pulumi.Input[str]
-    """ServiceAccount of the pods."""
-    automount_service_account_token: pulumi.Input[bool]
-    """Mount the ServiceAccount token (default false)."""
-    volumes: pulumi.Input[list[Any]]
-    """Extra pod volumes: ``{name, configMap | secret | persistentVolumeClaim | emptyDir |
-    projected}`` (hostPath is refused: the restricted Pod Security Standard forbids it)."""
-    volume_mounts: pulumi.Input[list[Any]]
-    """Mounts of those volumes into the main container: ``{name, mountPath, subPath,
-    readOnly}``."""
-    init_containers: pulumi.Input[list[Any]]
-    """Containers run before the workload's, with its security context: ``{name, image,
-    command, args, env, volumeMounts, resources}``."""
-    service_account: dict[str, Any]
-    """``{create: true, annotations}``: a ServiceAccount named after the workload (e.g. for
-    cloud workload identity); or ``{name}`` of an existing one."""
-    workspace_path: pulumi.Input[str]
-    """Where the workspace shared with sidecar tools is mounted (default ``/workspace``)."""
-    egress: pulumi.Input[str]
-    """``open`` or ``restricted`` (default: the cluster's)."""
-    egress_to: pulumi.Input[list[Any]]
-    """Egress peers under ``restricted``: ``{cidr, except, host, ports}`` or ``{namespace,
-    podLabels, ports}``."""
-    models: list[Any]
-    """LanguageModels it uses, in order: the components, or ``{name, role, priority}``
-    references to models built earlier in the program."""
-    model: Any
-    """ark's shorthand for one model (role primary): a LanguageModel or its name."""
-    instructions: str
-    """System prompt (``systemPrompt`` in ark): AGENT_INSTRUCTIONS, at most 64 KiB."""
-    persona: Any
-    """A LanguagePersona or ``{name, tone, personality, expertise}``."""
-    image_pull_secrets: pulumi.Input[list[Any]]
-    """Secrets to pull the image with: names or ``{name}``."""
-    env_from: pulumi.Input[list[Any]]
-    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
-    probes: pulumi.Input[dict[str, Any]]
-    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
-    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Node labels the pods must run on."""
-    tolerations: pulumi.Input[list[Any]]
-    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
-    affinity: pulumi.Input[dict[str, Any]]
-    """Node and pod (anti-)affinity, as in a pod spec."""
-    topology_spread_constraints: pulumi.Input[list[Any]]
-    """How pods spread over zones or nodes (default selector: the workload's pods)."""
-    priority_class_name: pulumi.Input[str]
-    """PriorityClass of the pods."""
-    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra labels on the pods only."""
-    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra annotations on the pods only."""
-    termination_grace_period_seconds: pulumi.Input[int]
-    """Seconds a pod gets to stop."""
-    disruption_budget: pulumi.Input[dict[str, Any]]
-    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
-    autoscaling: dict[str, Any]
-    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
-    workspace: dict[str, Any]
-    """A persistent workspace: ``{size, storageClassName, accessModes, mountPath,
-    initialFiles, seedConfigMap, seedImage}``."""
-    ports: list[Any]
-    """Ports the agent listens on (``{name, port}``): a Service ``<agent>``."""
-    allow_from: pulumi.Input[list[Any]]
-    """Who may reach the agent's ports: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
-    part_of: str
-    """``app.kubernetes.io/part-of`` (default: the namespace)."""
-    defaults: dict[str, Any]
-    """Cluster-wide defaults (resources, security, egress...) as in a stack file."""
+if TYPE_CHECKING:
+    AgentInput = LanguageAgentArgs | AgentSpec | None
+else:
+    AgentInput = LanguageAgentArgs  # what Pulumi's analyzer reads as the component's inputs
 
 
-class LanguageAgent(pulumi.ComponentResource):
+class LanguageAgent(PlannedComponent):
     """An agent whose pods find their tools at start: ``MCP_SERVERS``, ``AGENT_MCP_SERVERS``,
     ``AGENT_WEBHOOK_TOOLS``, header env vars and ``/etc/agent/config.yaml``.
 
@@ -152,28 +51,41 @@ class LanguageAgent(pulumi.ComponentResource):
     mcp_servers: pulumi.Output[str]
     """The agent's ``MCP_SERVERS``."""
 
+    @overload
     def __init__(
         self,
         name: str,
-        args: LanguageAgentArgs = None,  # type: ignore[assignment]  # also an AgentSpec
+        args: LanguageAgentArgs | AgentSpec,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        name: str,
+        args: None = None,
         opts: pulumi.ResourceOptions | None = None,
         **kwargs: Unpack[LanguageAgentArgs],
+    ) -> None: ...
+
+    def __init__(
+        self,
+        name: str,
+        args: AgentInput = None,
+        opts: pulumi.ResourceOptions | None = None,
+        **kwargs: Any,
     ) -> None:
         plan, final = plan_agent(name, args, kwargs)
-        self._build(name, plan, final, opts)
-
-    @classmethod
-    def _from_plan(
-        cls, name: str, plan: AgentPlan, opts: pulumi.ResourceOptions | None
-    ) -> "LanguageAgent":
-        """An agent LanguageCluster has validated and resolved already."""
-        self = cls.__new__(cls)
-        self._build(name, plan, plan.spec, opts)
-        return self
+        self._build(name, plan, opts, final)
 
     def _build(
-        self, name: str, plan: AgentPlan, final: Any, opts: pulumi.ResourceOptions | None
+        self,
+        name: str,
+        plan: AgentPlan,
+        opts: pulumi.ResourceOptions | None,
+        resolved: Any = None,
     ) -> None:
+        final = plan.spec if resolved is None else resolved
         agent, namespace, targets = plan.spec, plan.namespace, plan.targets
         register_component(self, "LanguageAgent", namespace, agent.name)
         super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))

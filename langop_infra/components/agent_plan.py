@@ -154,18 +154,9 @@ def resolve_tools(
             )
             continue
         target, tool = found
-        elsewhere = target.deployment_mode == "sidecar" and target.namespace != namespace
-        if elsewhere and target.owns_secret:
-            problems.append(
-                Problem(
-                    f"tools[{i}]",
-                    f"sidecar {ref.name!r} keeps its secret env in namespace "
-                    f"{target.namespace!r}; declare it in {namespace!r} or use secretKeyRef",
-                )
-            )
         targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(tool)
-    problems += sidecar_problems(agent, resolved, "")
+    problems += sidecar_problems(agent, resolved, "", namespace)
     if problems:
         raise SpecError(problems)
     return targets, tools

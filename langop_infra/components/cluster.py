@@ -2,7 +2,7 @@
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, overload
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -11,6 +11,7 @@ from typing_extensions import Unpack
 from langop_infra.build import contract, pods, policies
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.agent_plan import AgentPlan, ToolIndex
+from langop_infra.components.args import LanguageClusterArgs
 from langop_infra.components.http_tool import HttpTool, HttpToolPlan
 from langop_infra.components.k8s import (
     aliased,
@@ -23,7 +24,7 @@ from langop_infra.components.k8s import (
 )
 from langop_infra.components.model import LanguageModel, ModelPlan, register_gateway
 from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.errors import SpecError
 from langop_infra.spec import names
 from langop_infra.spec.advice import passthrough_warnings
 from langop_infra.spec.agent import AgentSpec, model_refs
@@ -31,37 +32,18 @@ from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.collisions import secret_namespaces
 from langop_infra.spec.egress_check import egress_findings
 from langop_infra.spec.http_tool import with_http_tools
-from langop_infra.spec.references import cluster_namespaces, external_reference_problems
+from langop_infra.spec.references import (
+    cluster_namespaces,
+    external_reference_problems,
+    external_sidecar_problems,
+)
 from langop_infra.spec.sync_path_check import sync_path_findings
 from langop_infra.spec.validation import parse_cluster
 
-
-class LanguageClusterArgs(TypedDict, total=False):
-    """The inputs of a LanguageCluster: the same document as a stack file's config."""
-
-    namespace: str
-    """The namespace every tool and agent lives in."""
-    create_namespace: bool
-    """Create the namespace (enforcing the restricted Pod Security Standard), or adopt it."""
-    part_of: str
-    """``app.kubernetes.io/part-of`` (default: the namespace)."""
-    defaults: dict[str, Any]
-    """Defaults for every workload: resources, security, egress, defaultDeny..."""
-    tools: list[Any]
-    """The tools, as in a stack file's ``tools:``."""
-    agents: list[Any]
-    """The agents, as in a stack file's ``agents:``."""
-    secrets: dict[str, Any]
-    """Secrets this program creates: ``{<name>: {<key>: <value>}}``."""
-    external_secrets: list[str]
-    """Secrets made outside this program that ``secretKeyRef``s may name."""
-    models: list[Any]
-    """The models, as in a stack file's ``models:``; those through the gateway share it."""
-    personas: list[Any]
-    """Personas agents name in ``persona:``: ``{name, tone, personality, expertise}``."""
-    http_tools: list[Any]
-    """HTTP tools (seed 004's Tool), as in a stack file's ``httpTools:``; agents reference
-    them in ``httpTools: [{name, namespace}]``."""
+if TYPE_CHECKING:
+    ClusterInput = LanguageClusterArgs | ClusterSpec | None
+else:
+    ClusterInput = LanguageClusterArgs  # what Pulumi's analyzer reads as the component's inputs
 
 
 class LanguageCluster(pulumi.ComponentResource):
@@ -83,20 +65,46 @@ class LanguageCluster(pulumi.ComponentResource):
     gateway_endpoint: pulumi.Output[str]
     """The model gateway's URL, or an empty string without a gateway."""
 
+    @overload
     def __init__(
         self,
         name: str,
-        args: LanguageClusterArgs = None,  # type: ignore[assignment]  # also a ClusterSpec
+        args: LanguageClusterArgs | ClusterSpec,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        external_tools: Sequence[LanguageTool] = (),
+        external_targets: Sequence[contract.ToolTarget] = (),
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        name: str,
+        args: None = None,
         opts: pulumi.ResourceOptions | None = None,
         *,
         external_tools: Sequence[LanguageTool] = (),
         external_targets: Sequence[contract.ToolTarget] = (),
         **kwargs: Unpack[LanguageClusterArgs],
+    ) -> None: ...
+
+    def __init__(
+        self,
+        name: str,
+        args: ClusterInput = None,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        external_tools: Sequence[LanguageTool] = (),
+        external_targets: Sequence[contract.ToolTarget] = (),
+        **kwargs: Any,
     ) -> None:
         cluster = _parse(name, args, kwargs)
         external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
         external.update({(t.target.namespace, t.target.name): t for t in external_tools})
         problems = external_reference_problems(cluster, external.keys())
+        problems += external_sidecar_problems(
+            cluster, {k: getattr(t, "target", t) for k, t in external.items()}
+        )
         if problems:
             raise SpecError(problems, subject=f"LanguageCluster {name!r}")
         super().__init__(
@@ -147,7 +155,6 @@ class LanguageCluster(pulumi.ComponentResource):
         labels: dict[str, str],
         opts: pulumi.ResourceOptions | None,
     ) -> None:
-        self.namespace_resource = None
         self.namespace_resources: dict[str, k8s.core.v1.Namespace] = {}
         if cluster.create_namespace:
             for space in spaces:
@@ -156,7 +163,6 @@ class LanguageCluster(pulumi.ComponentResource):
                     metadata=object_meta(space, None, pods.namespace_labels(labels)),
                     opts=child_options(self, opts),
                 )
-            self.namespace_resource = self.namespace_resources[cluster.namespace]
 
     def _register_secrets(
         self, cluster: ClusterSpec, labels: dict[str, str], child: pulumi.ResourceOptions
@@ -301,17 +307,8 @@ def agent_plan(
         found = index.get((ref.namespace or ns, ref.name))
         if found is None:  # parse_cluster has refused dangling references
             raise AssertionError(f"unresolved tool {ref.name!r}")
+        # parse_cluster has refused a sidecar that keeps its secret in another namespace.
         target = found[0]
-        if target.deployment_mode == "sidecar" and target.namespace != ns and target.owns_secret:
-            raise SpecError(
-                [
-                    Problem(
-                        f"agents.{agent.name}.tools.{ref.name}",
-                        f"sidecar {ref.name!r} keeps its secret env in namespace "
-                        f"{target.namespace!r}; declare it in {ns!r} or use secretKeyRef",
-                    )
-                ]
-            )
         targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(found[1])
     spec = with_http_tools(cluster.http_tools, agent, cluster.namespace)

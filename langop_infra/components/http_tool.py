@@ -16,7 +16,7 @@ import dataclasses
 import datetime
 import json
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any
 
 import httpx
 import pulumi
@@ -24,6 +24,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.build import contract
+from langop_infra.components.args import HttpToolArgs
 from langop_infra.components.k8s import (
     aliased,
     child_options,
@@ -39,45 +40,6 @@ from langop_infra.spec.validation import parse_http_tool
 
 HTTP_TOOL_LABEL = "langop.io/http-tool"
 PROBE_TIMEOUT_SECONDS = 5.0
-
-
-class HttpToolArgs(TypedDict, total=False):
-    """The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry."""
-
-    namespace: str
-    """Namespace of the tool (default: ``default``); agents elsewhere name it."""
-    display_name: str
-    """Human-readable name, 1-64 characters (required)."""
-    description: str
-    """What the tool does, for the LLM: 1-1024 characters (required)."""
-    endpoint: str
-    """The http(s) URL agents call; unset: phase Pending."""
-    method: str
-    """GET, POST (the default), PUT, PATCH or DELETE."""
-    input_schema: dict[str, Any]
-    """JSON Schema draft-07 of the arguments (default ``{}``), or a pydantic model class."""
-    tags: list[str]
-    """Categorisation tags."""
-    version: str
-    """The tool's version (default ``1.0.0``)."""
-    api_ref: dict[str, Any]
-    """The source API: ``{name, version, operationId}``."""
-    authentication: dict[str, Any]
-    """``{type: none|bearer|basic|apiKey|oauth2, secretRef: {name, key}, headerName}``."""
-    rate_limit: dict[str, Any]
-    """``{requestsPerMinute: 1-10000, burst: 1-1000}``, per agent pod."""
-    timeout: Any
-    """Per call, e.g. ``"30s"`` (the default) or seconds."""
-    enabled: bool
-    """false: phase Disabled and no agent gets the tool."""
-    labels: dict[str, str]
-    """Extra labels on the tool's ConfigMap."""
-    annotations: dict[str, str]
-    """Annotations on the tool's ConfigMap."""
-    probe: bool
-    """Send one OPTIONS request to the endpoint at deploy time (default false)."""
-    part_of: str
-    """``app.kubernetes.io/part-of`` (default: the namespace)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,13 +14,14 @@ from typing import Any, TypeVar
 import pulumi
 
 from langop_infra.core.errors import Problem, SpecError, loc_path
+from langop_infra.spec.structure import structural_keys
 
 S = TypeVar("S")
 R = TypeVar("R")
 Path = tuple[int | str, ...]
 
-# Fields that decide which objects exist or what they are called.
-STRUCTURAL = {"name", "namespace", "deployment_mode", "deploymentMode", "tools", "persistence"}
+# Fields that decide which objects exist or what they are called, in both spellings.
+STRUCTURAL = structural_keys()
 # Values tried in place of an unknown one, until one passes that field's own checks.
 STAND_INS: tuple[Any, ...] = (
     "placeholder",
@@ -153,8 +154,9 @@ def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[P
     return filled
 
 
-def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
-    """``pick(objects)``, or its Output when ``objects`` is an Output."""
+def part(objects: Any, pick: Callable[[Any], Any]) -> Any:
+    """``pick(objects)``, or its Output when ``objects`` is an Output. Typed ``Any``: what it
+    picks are the builders' plain dicts, handed to pulumi_kubernetes's typed args as they are."""
     if isinstance(objects, pulumi.Output):
         return objects.apply(pick)
     return pick(objects)

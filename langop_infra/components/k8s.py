@@ -21,8 +21,8 @@ def object_meta(
     namespace: str | None,
     labels: Mapping[str, str],
     annotations: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "labels": dict(labels)}
+) -> k8s.meta.v1.ObjectMetaArgsDict:
+    meta: k8s.meta.v1.ObjectMetaArgsDict = {"name": name, "labels": dict(labels)}
     if namespace is not None:
         meta["namespace"] = namespace
     if annotations:
@@ -74,7 +74,7 @@ def network_policy(
     name: str,
     namespace: str,
     labels: Mapping[str, str],
-    spec: dict[str, Any],
+    spec: Any,
     opts: pulumi.ResourceOptions,
 ) -> k8s.networking.v1.NetworkPolicy:
     """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<namespace>/<name>``)."""
@@ -182,20 +182,19 @@ def _name(meta: Any) -> str:
 def child_options(
     parent: pulumi.Resource,
     opts: pulumi.ResourceOptions | None,
-    depends_on: Sequence[pulumi.Resource] = (),
+    depends_on: Sequence[pulumi.Resource | None] = (),
 ) -> pulumi.ResourceOptions:
     """Options for a component's child: parented, and waiting for what the component waits
-    for (Pulumi does not pass a component's ``depends_on`` on to its children)."""
-    inherited = opts.depends_on if opts is not None and opts.depends_on else []
+    for (Pulumi does not pass a component's ``depends_on`` on to its children); None in
+    ``depends_on`` (an object the component does not have) is left out."""
+    inherited: Any = opts.depends_on if opts is not None and opts.depends_on else []
     if isinstance(inherited, pulumi.Resource):
         inherited = [inherited]
-    deps = [*inherited, *depends_on]
+    deps = [*inherited, *(d for d in depends_on if d is not None)]
     return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
 
 
-def with_pod_annotations(
-    deployment: pulumi.Input[dict[str, Any]], secrets: Sequence[k8s.core.v1.Secret]
-) -> pulumi.Input[dict[str, Any]]:
+def with_pod_annotations(deployment: Any, secrets: Sequence[k8s.core.v1.Secret]) -> Any:
     """A Deployment spec whose pod template also carries the managed Secrets' versions
     (see :func:`pod_annotations`), so a changed Secret rolls the pods. The annotations stay
     an Output inside a plain spec, so a preview shows the rest of it."""
@@ -210,7 +209,7 @@ def with_pod_annotations(
 
     if isinstance(deployment, pulumi.Output):
         return deployment.apply(merge)
-    return merge(deployment)  # type: ignore[arg-type]
+    return merge(deployment)
 
 
 @contextlib.contextmanager
@@ -271,7 +270,8 @@ def built_components() -> dict[tuple[str, str, str], Any]:
     engine's, or one per ``@pulumi.runtime.test`` function) never see each other's."""
     root = pulumi.runtime.get_root_resource()
     key = root if root is not None else _OUTSIDE_A_PROGRAM
-    rpcs = runtime_settings.SETTINGS.rpc_manager.rpcs
+    # The SDK's settings object (not typed as having it): renewed by each runtime test.
+    rpcs = getattr(runtime_settings.SETTINGS, "rpc_manager").rpcs  # noqa: B009
     entry = _BUILT.get(key)
     if entry is None or entry[0] is not rpcs:
         entry = _BUILT[key] = (rpcs, {})

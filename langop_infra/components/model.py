@@ -7,7 +7,7 @@ gateway to join, so it is reached directly (``gateway: false``).
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, overload
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -15,6 +15,8 @@ from typing_extensions import Unpack
 
 from langop_infra.build import contract, gateway, gateway_policies
 from langop_infra.build.agent_models import model_endpoint
+from langop_infra.components.args import LanguageModelArgs
+from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,
     component_error,
@@ -30,35 +32,10 @@ from langop_infra.spec.validation import parse_model
 
 # A persona is plain data: no Kubernetes object of its own.
 LanguagePersona = PersonaSpec
-
-
-class LanguageModelArgs(TypedDict, total=False):
-    """The inputs of a LanguageModel; the same fields as a stack file's ``models:`` entry."""
-
-    provider: str
-    """openai, anthropic, azure, bedrock, vertex, openai-compatible, ollama or custom."""
-    model_name: str
-    """The provider's model id (for ``custom``, LiteLLM's ``<provider>/<model>``)."""
-    endpoint: str
-    """Base URL; required for openai-compatible, azure, ollama and custom."""
-    api_key: dict[str, Any]
-    """``{secretKeyRef: {name, key}}`` (key defaults to ``api-key``); never a literal."""
-    timeout: Any
-    """Per-call timeout, e.g. ``"5m"`` (the default) or seconds."""
-    retry_policy: dict[str, Any]
-    """``{maxAttempts}``: retries after a failed call, 0-10 (default 3)."""
-    fallbacks: list[str]
-    """Models the gateway tries, in order, when this one fails."""
-    configuration: dict[str, Any]
-    """Request defaults: ``{maxTokens, temperature, topP, stopSequences}``."""
-    rate_limits: dict[str, Any]
-    """``{requestsPerMinute, tokensPerMinute}``."""
-    egress_to: list[Any]
-    """Where the gateway (or a direct caller) may connect under restricted egress."""
-    gateway: bool
-    """Through the namespace gateway (default) or directly; outside a cluster: false."""
-    namespace: str
-    """Namespace of the agents that use it (default: ``default``)."""
+if TYPE_CHECKING:
+    ModelInput = LanguageModelArgs | ModelSpec | None
+else:
+    ModelInput = LanguageModelArgs  # what Pulumi's analyzer reads as the component's inputs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,35 +79,49 @@ def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
     return ModelPlan(spec, namespace, Defaults())
 
 
-class LanguageModel(pulumi.ComponentResource):
+class LanguageModel(PlannedComponent):
     """A model agents reference by name (``models:``/``model:``); no Kubernetes object of its
     own: the cluster's gateway serves it, or agents call the provider directly."""
 
     endpoint: pulumi.Output[str]
     """Where agents reach the model: the gateway's URL, or the provider's."""
 
+    @overload
     def __init__(
         self,
         name: str,
-        args: LanguageModelArgs = None,  # type: ignore[assignment]  # also a ModelSpec
+        args: LanguageModelArgs | ModelSpec,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        name: str,
+        args: None = None,
         opts: pulumi.ResourceOptions | None = None,
         **kwargs: Unpack[LanguageModelArgs],
+    ) -> None: ...
+
+    def __init__(
+        self,
+        name: str,
+        args: ModelInput = None,
+        opts: pulumi.ResourceOptions | None = None,
+        **kwargs: Any,
     ) -> None:
         self._build(name, plan_model(name, args, kwargs), opts)
 
-    @classmethod
-    def _from_plan(
-        cls, name: str, plan: ModelPlan, opts: pulumi.ResourceOptions | None
-    ) -> "LanguageModel":
-        """A model LanguageCluster has validated already."""
-        self = cls.__new__(cls)
-        self._build(name, plan, opts)
-        return self
-
-    def _build(self, name: str, plan: ModelPlan, opts: pulumi.ResourceOptions | None) -> None:
+    def _build(
+        self,
+        name: str,
+        plan: ModelPlan,
+        opts: pulumi.ResourceOptions | None,
+        resolved: Any = None,
+    ) -> None:
         register_component(self, "LanguageModel", plan.namespace, plan.spec.name)
         super().__init__(type_token("LanguageModel"), name, None, aliased(opts, "LanguageModel"))
-        self.spec, self.namespace_name = plan.spec, plan.namespace
+        self.spec = plan.spec
         url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), plan.namespace)
         self.endpoint = pulumi.Output.from_input(url)
         self.register_outputs({"endpoint": self.endpoint})

@@ -2,7 +2,7 @@
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, overload
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -10,6 +10,8 @@ from typing_extensions import Unpack
 
 from langop_infra.build import contract, pods
 from langop_infra.components import inputs
+from langop_infra.components.args import LanguageToolArgs
+from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,
     child_options,
@@ -39,104 +41,10 @@ from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
 SecretValues = Mapping[str, Mapping[str, Any]]
 
 
-class LanguageToolArgs(TypedDict, total=False):
-    """The inputs of a LanguageTool; the same fields as a stack file's ``tools:`` entry."""
-
-    image: pulumi.Input[str]
-    """Container image of the MCP server."""
-    namespace: str
-    """Namespace of the tool's objects (default: ``default``)."""
-    deployment_mode: str
-    """``service`` (Deployment + Service, the default) or ``sidecar`` (joins agent pods)."""
-    transport: str
-    """``http`` (the default) or ``stdio``: ``command``/``container_args``/``env`` start a
-    stdio-only MCP server behind the mcp-proxy bridge, which serves ``/mcp`` on ``port``."""
-    port: pulumi.Input[int]
-    """Port the server listens on (default 8080)."""
-    replicas: pulumi.Input[int]
-    """Pods of a service-mode tool (default 1)."""
-    mcp_path: pulumi.Input[str]
-    """HTTP path of the MCP endpoint (default ``/mcp``)."""
-    health_path: pulumi.Input[str]
-    """HTTP path of the readiness and liveness probes (default ``/health``)."""
-    command: pulumi.Input[list[pulumi.Input[str]]]
-    """Container command, replacing the image's entrypoint."""
-    container_args: pulumi.Input[list[pulumi.Input[str]]]
-    """Container arguments (``args`` in a stack file)."""
-    env: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Plain environment variables."""
-    secret_env: pulumi.Input[dict[str, Any]]
-    """Secret environment: a value (kept in Secret ``<tool>-env``) or ``{secretKeyRef}``."""
-    resources: pulumi.Input[dict[str, Any]]
-    """``{requests, limits}`` over the defaults."""
-    security: pulumi.Input[dict[str, Any]]
-    """Security settings over the restricted defaults."""
-    labels: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra labels on every object."""
-    annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra annotations on the workload and its pods."""
-    image_pull_policy: pulumi.Input[str]
-    """Always, IfNotPresent or Never."""
-    service_account_name: pulumi.Input[str]
-    """ServiceAccount of the pods."""
-    automount_service_account_token: pulumi.Input[bool]
-    """Mount the ServiceAccount token (default false)."""
-    volumes: pulumi.Input[list[Any]]
-    """Extra pod volumes: ``{name, configMap | secret | persistentVolumeClaim | emptyDir |
-    projected}`` (hostPath is refused: the restricted Pod Security Standard forbids it)."""
-    volume_mounts: pulumi.Input[list[Any]]
-    """Mounts of those volumes into the main container: ``{name, mountPath, subPath,
-    readOnly}``."""
-    init_containers: pulumi.Input[list[Any]]
-    """Containers run before the workload's, with its security context: ``{name, image,
-    command, args, env, volumeMounts, resources}``."""
-    service_account: dict[str, Any]
-    """``{create: true, annotations}``: a ServiceAccount named after the workload (e.g. for
-    cloud workload identity); or ``{name}`` of an existing one."""
-    service: pulumi.Input[dict[str, Any]]
-    """The tool's Service: ``{type: ClusterIP | NodePort | LoadBalancer, annotations,
-    labels}`` (service mode)."""
-    allow_from: pulumi.Input[list[Any]]
-    """Extra ingress sources: ``{podSelector, namespaceSelector, ipBlock}`` peers."""
-    schema_sync: pulumi.Input[dict[str, Any]]
-    """Schema sync: ``{enabled, access, syncUrl, required, timeout, headers}``."""
-    persistence: dict[str, Any]
-    """A PersistentVolumeClaim ``<tool>-data``: ``{size, mountPath, storageClassName}``."""
-    image_pull_secrets: pulumi.Input[list[Any]]
-    """Secrets to pull the image with: names or ``{name}``."""
-    env_from: pulumi.Input[list[Any]]
-    """Every key of Secrets or ConfigMaps as env vars: ``{secretRef | configMapRef, prefix}``."""
-    probes: pulumi.Input[dict[str, Any]]
-    """``{liveness, readiness, startup}`` probes: ``{httpGet | tcpSocket | exec, ...}``."""
-    node_selector: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Node labels the pods must run on."""
-    tolerations: pulumi.Input[list[Any]]
-    """Taints the pods tolerate: ``{key, operator, value, effect, tolerationSeconds}``."""
-    affinity: pulumi.Input[dict[str, Any]]
-    """Node and pod (anti-)affinity, as in a pod spec."""
-    topology_spread_constraints: pulumi.Input[list[Any]]
-    """How pods spread over zones or nodes (default selector: the workload's pods)."""
-    priority_class_name: pulumi.Input[str]
-    """PriorityClass of the pods."""
-    pod_labels: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra labels on the pods only."""
-    pod_annotations: pulumi.Input[dict[str, pulumi.Input[str]]]
-    """Extra annotations on the pods only."""
-    termination_grace_period_seconds: pulumi.Input[int]
-    """Seconds a pod gets to stop."""
-    disruption_budget: pulumi.Input[dict[str, Any]]
-    """``{maxUnavailable | minAvailable}`` (default maxUnavailable 1 with several pods)."""
-    autoscaling: dict[str, Any]
-    """``{minReplicas, maxReplicas, targetCPUUtilizationPercentage}``: an HPA; no replicas."""
-    egress: pulumi.Input[str]
-    """``open`` or ``restricted`` (default: the cluster's)."""
-    egress_to: pulumi.Input[list[Any]]
-    """Egress peers under ``restricted``: ``{cidr, except, ports}`` or ``{namespace,
-    podLabels, ports}``."""
-    part_of: str
-    """``app.kubernetes.io/part-of`` (default: the namespace)."""
-    defaults: dict[str, Any]
-    """Cluster-wide defaults (resources, security, egress...) as in a stack file."""
+if TYPE_CHECKING:
+    ToolInput = LanguageToolArgs | ToolSpec | None
+else:
+    ToolInput = LanguageToolArgs  # what Pulumi's analyzer reads as the component's inputs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,7 +222,7 @@ def _structure(tool: ToolSpec) -> tuple[Any, ...]:
     )
 
 
-class LanguageTool(pulumi.ComponentResource):
+class LanguageTool(PlannedComponent):
     """An MCP tool server, deployed per the LanguageTool contract.
 
     Service mode: Deployment ``<name>`` and ClusterIP Service ``<name>`` in the tool's
@@ -344,29 +252,43 @@ class LanguageTool(pulumi.ComponentResource):
     phase: pulumi.Output[str]
     """Schema-sync phase: Pending, Registered, Error or Disabled."""
 
+    @overload
     def __init__(
         self,
         name: str,
-        args: LanguageToolArgs = None,  # type: ignore[assignment]  # also a ToolSpec
+        args: LanguageToolArgs | ToolSpec,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        name: str,
+        args: None = None,
         opts: pulumi.ResourceOptions | None = None,
         **kwargs: Unpack[LanguageToolArgs],
+    ) -> None: ...
+
+    def __init__(
+        self,
+        name: str,
+        args: ToolInput = None,
+        opts: pulumi.ResourceOptions | None = None,
+        **kwargs: Any,
     ) -> None:
         plan, objects = plan_tool(name, args, kwargs)
-        self._build(name, plan, objects, opts)
-
-    @classmethod
-    def _from_plan(
-        cls, name: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None
-    ) -> "LanguageTool":
-        """A tool LanguageCluster has validated already: no second validation pass."""
-        self = cls.__new__(cls)
-        objects = pods.tool_objects(plan.spec, plan.defaults, plan.namespace, plan.part_of)
-        self._build(name, plan, objects, opts)
-        return self
+        self._build(name, plan, opts, objects)
 
     def _build(
-        self, name: str, plan: ToolPlan, objects: Any, opts: pulumi.ResourceOptions | None
+        self,
+        name: str,
+        plan: ToolPlan,
+        opts: pulumi.ResourceOptions | None,
+        resolved: Any = None,
     ) -> None:
+        objects = resolved
+        if objects is None:
+            objects = pods.tool_objects(plan.spec, plan.defaults, plan.namespace, plan.part_of)
         tool, namespace = plan.spec, plan.namespace
         register_component(self, "LanguageTool", namespace, tool.name)
         super().__init__(type_token("LanguageTool"), name, None, aliased(opts, "LanguageTool"))

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
+from langop_infra.mcp.errors import LangopError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -28,7 +30,7 @@ class Problem:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-class SpecError(ValueError):
+class SpecError(LangopError, ValueError):
     """Invalid configuration. Raised before any resource is registered.
 
     ``problems`` lists every problem found, not only the first.

@@ -20,8 +20,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langop_infra.core.errors import one_line
+from langop_infra.mcp.errors import REDACTED
 
-MARK = "[redacted]"
+MARK = REDACTED
 LIMIT = 300
 MIN_SECRET = 4  # shorter values would redact ordinary words
 MIN_PREFIX = 8  # a cut-off echo this long of a secret is redacted too

@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from langop_infra.mcp.errors import LangopError
+
 LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 NO_FOLD = 2**31 - 1
@@ -65,7 +67,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 _INT_TAG = "tag:yaml.org,2002:int"
 
 
-class ConfigYAMLError(ValueError, yaml.YAMLError):
+class ConfigYAMLError(LangopError, ValueError, yaml.YAMLError):
     """A config file that is refused before it is built; ``line`` is 1-based when known.
     A :data:`YAMLError` too, so a caller that reports bad YAML reports this as well."""
 

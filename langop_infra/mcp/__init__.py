@@ -7,46 +7,63 @@ revisions 2024-11-05 to 2026-07-28, negotiated as the official SDK client's auto
 
     listing = fetch_tool_listing_sync("http://tool.ns.svc.cluster.local:8080/mcp")
 
-Every failure is an :class:`MCPError` with a ``kind`` slug and a one-line message. This
+Every failure is an :class:`MCPClientError` (a :class:`LangopError`) with a ``kind`` slug
+and a one-line message; the tree is in :mod:`langop_infra.mcp.errors`. Names are imported
+on first use, so that ``langop_infra.mcp.errors`` (the root of every exception of the
+package) costs nothing to import. This
 package imports nothing of langop-infra outside itself; the agent's side of the contract
 (``langop_infra.agent.runtime``) is built on it.
 """
 
 from __future__ import annotations
 
-from langop_infra.mcp.discovery import discover_endpoint
-from langop_infra.mcp.errors import (
-    ConfinementError,
-    HTTPStatusError,
-    InvalidInput,
-    JSONRPCError,
-    MalformedResponse,
-    MCPError,
-    MCPTimeout,
-    ProtocolVersionError,
-    ResponseTooLarge,
-    ServerUnreachable,
-    TransportError,
-)
-from langop_infra.mcp.listing import ToolListing, fetch_tool_listing, fetch_tool_listing_sync
-from langop_infra.mcp.options import ClientOptions
-from langop_infra.mcp.session import (
-    PROTOCOL_VERSION,
-    SUPPORTED_PROTOCOL_VERSIONS,
-    Session,
-    ToolCallResult,
-    Transport,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
 
+_EXPORTS = {
+    "discover_endpoint": "langop_infra.mcp.discovery",
+    "ConfinementError": "langop_infra.mcp.errors",
+    "ConnectionLost": "langop_infra.mcp.errors",
+    "HTTPStatusError": "langop_infra.mcp.errors",
+    "InvalidInput": "langop_infra.mcp.errors",
+    "JSONRPCError": "langop_infra.mcp.errors",
+    "LangopError": "langop_infra.mcp.errors",
+    "MCPClientError": "langop_infra.mcp.errors",
+    "MCPConnectionError": "langop_infra.mcp.errors",
+    "MCPError": "langop_infra.mcp.errors",
+    "MCPHTTPError": "langop_infra.mcp.errors",
+    "MCPProtocolError": "langop_infra.mcp.errors",
+    "MCPTimeout": "langop_infra.mcp.errors",
+    "MalformedResponse": "langop_infra.mcp.errors",
+    "ProtocolVersionError": "langop_infra.mcp.errors",
+    "ResponseTooLarge": "langop_infra.mcp.errors",
+    "ServerUnreachable": "langop_infra.mcp.errors",
+    "TransportError": "langop_infra.mcp.errors",
+    "ToolListing": "langop_infra.mcp.listing",
+    "fetch_tool_listing": "langop_infra.mcp.listing",
+    "fetch_tool_listing_sync": "langop_infra.mcp.listing",
+    "ClientOptions": "langop_infra.mcp.options",
+    "PROTOCOL_VERSION": "langop_infra.mcp.session",
+    "SUPPORTED_PROTOCOL_VERSIONS": "langop_infra.mcp.session",
+    "Session": "langop_infra.mcp.session",
+    "ToolCallResult": "langop_infra.mcp.session",
+    "Transport": "langop_infra.mcp.session",
+}
 __all__ = [
     "PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "ClientOptions",
     "ConfinementError",
+    "ConnectionLost",
     "HTTPStatusError",
     "InvalidInput",
     "JSONRPCError",
+    "LangopError",
+    "MCPClientError",
+    "MCPConnectionError",
     "MCPError",
+    "MCPHTTPError",
+    "MCPProtocolError",
     "MCPTimeout",
     "MalformedResponse",
     "ProtocolVersionError",
@@ -61,3 +78,48 @@ __all__ = [
     "fetch_tool_listing",
     "fetch_tool_listing_sync",
 ]
+
+if TYPE_CHECKING:
+    from langop_infra.mcp.discovery import (
+        discover_endpoint,
+    )
+    from langop_infra.mcp.errors import (
+        ConfinementError,
+        ConnectionLost,
+        HTTPStatusError,
+        InvalidInput,
+        JSONRPCError,
+        LangopError,
+        MalformedResponse,
+        MCPClientError,
+        MCPConnectionError,
+        MCPError,
+        MCPHTTPError,
+        MCPProtocolError,
+        MCPTimeout,
+        ProtocolVersionError,
+        ResponseTooLarge,
+        ServerUnreachable,
+        TransportError,
+    )
+    from langop_infra.mcp.listing import (
+        ToolListing,
+        fetch_tool_listing,
+        fetch_tool_listing_sync,
+    )
+    from langop_infra.mcp.options import (
+        ClientOptions,
+    )
+    from langop_infra.mcp.session import (
+        PROTOCOL_VERSION,
+        SUPPORTED_PROTOCOL_VERSIONS,
+        Session,
+        ToolCallResult,
+        Transport,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'langop_infra.mcp' has no attribute {name!r}")

@@ -1,11 +1,40 @@
-"""The client's one exception family: a short, actionable message and a ``kind`` slug each."""
+"""The client's one exception family: a short, actionable message and a ``kind`` slug each.
+
+    LangopError                      root of every langop-infra exception
+    └── MCPClientError               (old name MCPError)
+        ├── MCPConnectionError       no usable connection
+        │   ├── ServerUnreachable
+        │   ├── MCPTimeout
+        │   └── ConnectionLost       (old name TransportError)
+        ├── MCPProtocolError         an answer that breaks MCP or JSON-RPC
+        │   ├── JSONRPCError
+        │   ├── MalformedResponse
+        │   ├── ProtocolVersionError
+        │   └── ResponseTooLarge
+        ├── MCPHTTPError             (old name HTTPStatusError)
+        │   └── SessionExpired
+        ├── InvalidInput
+        └── OAuthError               (mcp/oauth)
+
+The old names stay as aliases for one release; they collide with httpx's and the official
+SDK's exceptions in a module that imports both.
+"""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+# The one mark that stands for a secret wherever one is left out: rendered manifests,
+# outputs, scrubbed error messages. Here, at the bottom layer, so the MCP client uses it too.
+REDACTED = "[secret]"
 
-class MCPError(Exception):
+
+class LangopError(Exception):
+    """Root of every exception langop-infra raises on purpose. It lives here, at the bottom
+    of the package, so that the standalone MCP client can derive from it too."""
+
+
+class MCPClientError(LangopError):
     """Base of every error the MCP client raises; ``str()`` is one line naming the server."""
 
     kind: ClassVar[str] = "error"
@@ -16,19 +45,31 @@ class MCPError(Exception):
         self.target = target
 
 
-class ServerUnreachable(MCPError):
+class MCPConnectionError(MCPClientError):
+    """No usable connection to the server: unreachable, too slow, or dropped."""
+
+    kind = "connection"
+
+
+class MCPProtocolError(MCPClientError):
+    """The server answered, but not as MCP and JSON-RPC require."""
+
+    kind = "protocol"
+
+
+class ServerUnreachable(MCPConnectionError):
     """No connection: refused, unknown host, TLS handshake failed, process would not start."""
 
     kind = "unreachable"
 
 
-class MCPTimeout(MCPError):
+class MCPTimeout(MCPConnectionError):
     """No answer within the per-call timeout or the operation's deadline."""
 
     kind = "timeout"
 
 
-class HTTPStatusError(MCPError):
+class MCPHTTPError(MCPClientError):
     """The server answered with an HTTP status the client cannot use (or a refused redirect)."""
 
     kind = "http-status"
@@ -46,7 +87,7 @@ class HTTPStatusError(MCPError):
         self.www_authenticate = www_authenticate
 
 
-class JSONRPCError(MCPError):
+class JSONRPCError(MCPProtocolError):
     """The server answered with a JSON-RPC error object."""
 
     kind = "jsonrpc"
@@ -60,19 +101,19 @@ class JSONRPCError(MCPError):
         self.data = data
 
 
-class MalformedResponse(MCPError):
+class MalformedResponse(MCPProtocolError):
     """The answer is not valid JSON-RPC or not the shape MCP requires."""
 
     kind = "malformed"
 
 
-class ProtocolVersionError(MCPError):
+class ProtocolVersionError(MCPProtocolError):
     """The server chose a protocol version this client does not speak."""
 
     kind = "protocol-version"
 
 
-class ResponseTooLarge(MCPError):
+class ResponseTooLarge(MCPProtocolError):
     """A response (or one event of a stream) exceeded ``ClientOptions.max_response_bytes``."""
 
     kind = "too-large"
@@ -82,27 +123,34 @@ class ResponseTooLarge(MCPError):
         self.limit = limit
 
 
-class TransportError(MCPError):
+class ConnectionLost(MCPConnectionError):
     """Anything else that broke in a transport: a dropped connection, a process that exited."""
 
     kind = "transport"
 
 
-class ConfinementError(MCPError):
+class ConfinementError(MCPClientError):
     """A request the server steered outside ``ClientOptions.confine_to`` (a redirect, a
     message endpoint): refused before anything was sent there."""
 
     kind = "confinement"
 
 
-class InvalidInput(MCPError):
+class InvalidInput(MCPClientError):
     """A URL, command, header or tool argument the client cannot send at all."""
 
     kind = "invalid-input"
 
 
-class SessionExpired(HTTPStatusError):
+class SessionExpired(MCPHTTPError):
     """HTTP 404 for a request that carried a session id: the server forgot the session.
 
     The session re-initializes once and retries; the error escapes only if that fails too.
     """
+
+
+# Deprecated names, kept for one release: they collide with httpx.HTTPStatusError,
+# httpx.TransportError and the official SDK's McpError.
+MCPError = MCPClientError
+HTTPStatusError = MCPHTTPError
+TransportError = ConnectionLost

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
+from langop_infra.mcp import modern
+
 if TYPE_CHECKING:
     import httpx
 
@@ -15,11 +17,7 @@ TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
 # "auto" tries server/discover (2026-07-28) and falls back to initialize; a version pins it.
 PROTOCOLS: tuple[str, ...] = (
     "auto",
-    "2026-07-28",
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-    "2024-11-05",
+    *sorted((*modern.HANDSHAKE_VERSIONS, *modern.MODERN_VERSIONS), reverse=True),
 )
 
 

@@ -12,7 +12,6 @@ from langop_infra.offline.formats import REDACTED
 from langop_infra.offline.manifest_diff import MISSING, FieldChange, ObjectKey, RenderDiff, describe
 from langop_infra.offline.stack_secrets import FINGERPRINT
 
-FORMATS = ("text", "markdown", "json")
 WIDTH = 200
 MARKDOWN_LIMIT = 60_000  # GitHub refuses comments over 65,536 characters
 _COLOURS = {"+": "32", "-": "31", "~": "33", "@": "36", "!": "35"}

@@ -1,4 +1,7 @@
 """Marks that ``render`` writes and ``diff`` reads, importable without Pulumi."""
 
-REDACTED = "[secret]"  # equal to mock_engine.REDACTED (a test keeps them equal)
+from langop_infra.mcp.errors import REDACTED  # the package's one redaction mark
+
 OUT_MARKER = ".langop-render"  # the file that makes a folder a render (render --out)
+
+__all__ = ["OUT_MARKER", "REDACTED"]

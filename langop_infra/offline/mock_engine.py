@@ -24,8 +24,8 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from langop_infra.core import pacing
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.mcp.errors import REDACTED
 
-REDACTED = "[secret]"
 SECRET_SIG = rpc._special_secret_sig
 SIG_KEY = rpc._special_sig_key
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
@@ -340,26 +340,58 @@ def is_wrapped_secret(value: Any) -> bool:
     return isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG
 
 
+Visitor = Callable[[Any, str], Any]
+
+
+def visit(
+    value: Any,
+    *,
+    secret: Visitor | None = None,
+    leaf: Visitor | None = None,
+    skip_none: bool = False,
+    path: str | None = None,
+) -> Any:
+    """The one walk over values that may hold secrets: engine inputs (``{sig: secret,
+    value}`` wrappers) and resolved outputs (:class:`Secret`). Mappings and lists are rebuilt
+    around what ``secret(inner, path)`` makes of each secret and ``leaf(scalar, path)`` of
+    each other scalar (unset: kept); ``skip_none`` leaves out mapping entries that are None.
+    Given a ``path`` (``""`` at the top), the callbacks get each value's, as ``.key`` and
+    ``[index]``; without one they get ``""`` (a render walks every object: no strings built)."""
+
+    def walk(value: Any, path: str | None) -> Any:
+        # dict and list first: a render walks every object, and ABC checks cost.
+        kind = type(value)
+        if kind is dict or (kind is not list and isinstance(value, Mapping)):
+            if secret is not None and value.get(SIG_KEY) == SECRET_SIG:
+                return secret(value["value"], path or "")
+            return {
+                k: walk(v, None if path is None else f"{path}.{k}")
+                for k, v in value.items()
+                if not (skip_none and v is None)
+            }
+        if kind is list or kind is tuple:
+            return [walk(v, None if path is None else f"{path}[{i}]") for i, v in enumerate(value)]
+        if secret is not None and kind is Secret:
+            return secret(value.value, path or "")
+        return value if leaf is None else leaf(value, path or "")
+
+    return walk(value, path)
+
+
+def _integral(value: Any, _: str) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def to_manifest(value: Any) -> Any:
     """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints."""
-    if is_wrapped_secret(value):
-        return redact(to_manifest(value["value"]))
-    if isinstance(value, dict):
-        return {k: to_manifest(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [to_manifest(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+    return visit(
+        value, secret=lambda inner, _: redact(to_manifest(inner)), leaf=_integral, skip_none=True
+    )
 
 
 def redact(value: Any) -> Any:
     """The same shape with every scalar replaced by the redaction marker."""
-    if isinstance(value, dict):
-        return {k: redact(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return REDACTED
+    return visit(value, leaf=lambda _, __: REDACTED)
 
 
 def close_event_loop() -> None:

@@ -23,9 +23,9 @@ from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.mock_engine import (
     REDACTED,
     ProgramRun,
-    is_wrapped_secret,
     run_program,
     to_manifest,
+    visit,
 )
 from langop_infra.offline.stack_secrets import check_secure_values, fingerprint
 
@@ -229,21 +229,13 @@ def fingerprinted_manifests(run: ProgramRun, key: bytes) -> list[dict[str, Any]]
 
 
 def _fingerprinted(value: Any, key: bytes) -> Any:
-    if is_wrapped_secret(value):
-        return _marks(to_manifest(value["value"]), key)
-    if isinstance(value, dict):
-        return {k: _fingerprinted(v, key) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_fingerprinted(v, key) for v in value]
-    return to_manifest(value)
-
-
-def _marks(value: Any, key: bytes) -> Any:
-    if isinstance(value, dict):
-        return {k: _marks(v, key) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_marks(v, key) for v in value]
-    return fingerprint(value, key)
+    """``to_manifest`` with each secret scalar as its keyed fingerprint."""
+    return visit(
+        value,
+        secret=lambda inner, _: visit(to_manifest(inner), leaf=lambda s, __: fingerprint(s, key)),
+        leaf=lambda scalar, _: to_manifest(scalar),
+        skip_none=True,
+    )
 
 
 def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:

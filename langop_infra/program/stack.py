@@ -35,22 +35,10 @@ from langop_infra.spec.references import external_reference_problems
 from langop_infra.spec.validation import parse_cluster
 
 PROJECT = "langop-infra"
-KEYS = (
-    "namespace",
-    "createNamespace",
-    "partOf",
-    "defaults",
-    "tools",
-    "agents",
-    "httpTools",
-    "secrets",
-    "models",
-    "personas",
-    "externalSecrets",
-    "toolsFrom",
-)
 # Read by the program itself, not part of the cluster document.
 PROGRAM_KEYS = ("toolsFrom",)
+# Every key of the stack config, as the cluster document's fields spell them.
+KEYS = (*(f.alias or n for n, f in ClusterSpec.model_fields.items()), *PROGRAM_KEYS)
 TOOL_TARGETS_OUTPUT = "toolTargets"
 EXPECTED = {
     "toolsFrom": "a list of {stack: <organization>/<project>/<stack>}",
@@ -66,6 +54,7 @@ EXPECTED = {
     "personas": "a list of personas",
     "externalSecrets": "a list of names of Secrets made outside this program",
 }
+assert set(EXPECTED) == set(KEYS), "each config key needs its EXPECTED phrase"
 # Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into
 # plain objects, so it is refused with a pointer to `secrets`.
 SECRET_KEYS = ("secrets",)
@@ -242,9 +231,7 @@ def stack_tool_targets(source: ToolsFrom) -> list[ToolTarget]:
         except ValidationError as exc:
             problems += problems_from(exc, f"{where}.{TOOL_TARGETS_OUTPUT}[{i}]", item, [])
             continue
-        targets.append(
-            ToolTarget(exported.name, exported.namespace, exported.port, exported.mcp_path)
-        )
+        targets.append(ToolTarget.from_exported(exported))
     if problems:
         raise SpecError(problems)
     return targets
@@ -256,16 +243,7 @@ def tool_targets_output(cluster: LanguageCluster) -> list[dict[str, Any]]:
         (t.target for t in cluster.tools.values() if t.target.deployment_mode == "service"),
         key=lambda t: (t.namespace, t.name),
     )
-    return [
-        {
-            "name": t.name,
-            "namespace": t.namespace,
-            "port": t.port,
-            "mcpPath": t.mcp_path,
-            "deploymentMode": t.deployment_mode,
-        }
-        for t in targets
-    ]
+    return [t.exported() for t in targets]
 
 
 @tuned_for_run()

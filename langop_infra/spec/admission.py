@@ -131,16 +131,26 @@ def security_problems(
 
 
 def ip_block_problems(cidr: str, excepts: list[str], path: str) -> list[Problem]:
-    """Each ``except`` must lie inside its ``cidr``, or Kubernetes refuses the policy."""
+    """Each ``except`` must lie strictly inside its ``cidr``, or Kubernetes refuses the
+    policy (its validation wants a strict subset: an except equal to the cidr is refused)."""
     network = ipaddress.ip_network(cidr, strict=False)
     problems = []
     for k, text in enumerate(excepts):
         inner = ipaddress.ip_network(text, strict=False)
+        where = join_path(path, f"except[{k}]")
         if inner.version != network.version or not inner.subnet_of(network):  # type: ignore[arg-type]
             problems.append(
                 Problem(
-                    join_path(path, f"except[{k}]"),
+                    where,
                     f"{text} is not inside {cidr}; an except range must be a subset of the cidr",
+                )
+            )
+        elif inner.prefixlen == network.prefixlen:
+            problems.append(
+                Problem(
+                    where,
+                    f"{text} is all of {cidr}, which would leave nothing; an except range must "
+                    "be smaller than the cidr (drop the peer instead)",
                 )
             )
     return problems

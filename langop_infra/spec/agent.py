@@ -64,17 +64,20 @@ class ToolRef(Spec):
     """A reference from an agent to a LanguageTool."""
 
     name: DnsLabel
+    """Name of the LanguageTool."""
     namespace: DnsLabel | None = None
+    """Namespace of the tool (unset: the agent's)."""
     enabled: bool = True
-    required: bool = Field(False, description="The agent waits for the tool to be ready.")
+    """false: keep the reference but do not wire the tool."""
+    required: bool = Field(default=False, description="The agent waits for the tool to be ready.")
     allowed_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] | None = Field(
-        None,
+        default=None,
         description="Only these of the tool's tools are offered to the agent (config.yaml "
         "allowedTools; the agent's registry enforces it, schema sync reports unknown names). "
         "Unset: all of them.",
     )
     headers: list[HeaderSpec] = Field(
-        [],
+        default=[],
         description="Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, "
         "reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>.",
     )
@@ -91,16 +94,20 @@ class McpServerSpec(Spec):
     """An external MCP server (ark style), reached at ``url`` with optional headers."""
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$")]
+    """Name the agent knows the server by."""
     url: HttpUrl
+    """The server's MCP endpoint."""
     headers: list[HeaderSpec] = []
+    """HTTP headers sent with each request."""
     timeout: Annotated[Seconds, duration_between(0.1, 600)] | None = None
+    """Per-request timeout (unset: the agent's default)."""
     transport: Literal["http", "url"] = Field(
-        "http",
+        default="http",
         description="http: url is the MCP endpoint; url: url is a well-known document the "
         "agent discovers the endpoint from (seed 002).",
     )
     auto_connect: bool = Field(
-        True, description="false: the agent connects only when asked (registry.connect)."
+        default=True, description="false: the agent connects only when asked (registry.connect)."
     )
 
 
@@ -109,17 +116,18 @@ class WebhookAuth(Spec):
     ``secretKeyRef`` env var (``AGENT_WEBHOOK_<TOOL>_AUTH``)."""
 
     type: Literal["none", "bearer", "basic", "apiKey", "oauth2"] = Field(
-        "none",
+        default="none",
         description="bearer: '<headerName>: Bearer <value>'; basic: the value is "
         "user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: "
         'the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a '
         "client-credentials token, or a ready access token.",
     )
     secret_ref: SecretKeyRef | None = Field(
-        None, description="The Secret key holding the credential (same namespace as the agent)."
+        default=None,
+        description="The Secret key holding the credential (same namespace as the agent).",
     )
     header_name: HeaderName = Field(
-        "Authorization", description="The header that carries the credential."
+        default="Authorization", description="The header that carries the credential."
     )
 
     @model_validator(mode="after")
@@ -178,21 +186,26 @@ class HttpToolFields(Spec):
     """What an agent needs to call an HTTP tool: shared by inline ``webhookTools`` and the
     namespace's ``httpTools`` (one document, one executor: langop_infra.agent.http_tools)."""
 
-    description: str = Field("", max_length=1024, description="What the tool does, for the LLM.")
+    description: str = Field(
+        default="", max_length=1024, description="What the tool does, for the LLM."
+    )
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = Field(
-        "POST", description="GET and DELETE send the arguments as the query; others as JSON."
+        default="POST",
+        description="GET and DELETE send the arguments as the query; others as JSON.",
     )
     input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = Field(
-        {"type": "object"},
+        default={"type": "object"},
         description="JSON Schema draft-07 the arguments are checked against: an object, or a "
         "JSON string (ark's form, passed on as written).",
     )
     timeout: Annotated[Seconds, duration_between(1, 600)] = Field(
-        30.0, description="Per call, rate-limit wait included (e.g. 30s, 1m)."
+        default=30.0, description="Per call, rate-limit wait included (e.g. 30s, 1m)."
     )
-    authentication: WebhookAuth = Field(WebhookAuth(), description="The credential, if any.")
-    rate_limit: RateLimit | None = Field(None, description="Unset: no limit.")
-    enabled: bool = Field(True, description="false: agents are not given the tool.")
+    authentication: WebhookAuth = Field(
+        default=WebhookAuth(), description="The credential, if any."
+    )
+    rate_limit: RateLimit | None = Field(default=None, description="Unset: no limit.")
+    enabled: bool = Field(default=True, description="false: agents are not given the tool.")
     # ark's runtime reads inputSchema as a string; a string given is passed on byte for byte.
     _input_schema_text: str | None = PrivateAttr(None)
 
@@ -230,7 +243,7 @@ class HttpToolRef(Spec):
     """A reference from an agent to an HttpTool (``httpTools:``) of the stack."""
 
     name: DnsLabel = Field(description="The HttpTool's name.")
-    namespace: DnsLabel | None = Field(None, description="Unset: the agent's namespace.")
+    namespace: DnsLabel | None = Field(default=None, description="Unset: the agent's namespace.")
 
 
 def config_map_key(value: str) -> str:
@@ -257,18 +270,23 @@ class Workspace(Spec):
     exist yet (an agent's edits survive restarts)."""
 
     size: Quantity = "1Gi"
+    """Size of the claim."""
     storage_class_name: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    """StorageClass of the claim (unset: the cluster's default)."""
     access_modes: Annotated[
         list[Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]],
         Field(min_length=1),
     ] = ["ReadWriteOnce"]
+    """Access modes of the claim; several pods need ReadWriteMany."""
     mount_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] | None = Field(
-        None, description="Unset: the agent's workspacePath."
+        default=None, description="Unset: the agent's workspacePath."
     )
     initial_files: dict[Annotated[str, AfterValidator(config_map_key)], str] = {}
+    """Files written once into an empty workspace: {name: content}."""
     seed_config_map: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    """A ConfigMap whose keys are copied once into the workspace."""
     seed_image: Image = Field(
-        DEFAULT_SEED_IMAGE, description="The seeding init container's image (needs sh, cp)."
+        default=DEFAULT_SEED_IMAGE, description="The seeding init container's image (needs sh, cp)."
     )
 
     @model_validator(mode="after")
@@ -297,6 +315,7 @@ class AgentPort(Spec):
         description="An IANA service name: at most 15 lower-case letters, digits and '-'."
     )
     port: Port
+    """Port number, 1-65535."""
 
 
 def persona_ref(value: Any) -> Any:
@@ -319,33 +338,39 @@ class AgentSpec(PodExtensionsSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = Field(
-        [],
+        default=[],
         description="LanguageTool references; ark's inline webhook tools may sit here too.",
     )
     mcp_servers: list[McpServerSpec] = []
+    """External MCP servers (ark style)."""
     webhook_tools: list[WebhookToolSpec] = []
+    """Inline HTTP tools the agent calls directly."""
     http_tools: list[HttpToolRef] = Field(
-        [], description="HttpTools of the stack the agent may call: {name, namespace}."
+        default=[], description="HttpTools of the stack the agent may call: {name, namespace}."
     )
     workspace_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = "/workspace"
-    workspace: Workspace | None = Field(None, description="Unset: an emptyDir workspace.")
+    """Where the workspace shared with sidecar tools is mounted."""
+    workspace: Workspace | None = Field(default=None, description="Unset: an emptyDir workspace.")
     ports: list[AgentPort] = []
+    """Ports the agent listens on, published by Service <agent>."""
     allow_from: list[PeerSpec] = Field(
-        [], description="Who may reach the agent's ports (nobody when empty)."
+        default=[], description="Who may reach the agent's ports (nobody when empty)."
     )
     model: ModelId | None = Field(
-        None,
+        default=None,
         description="ark's shorthand, one model (role primary): a declared model's name or "
         "modelName, or any model id, passed on as AGENT_MODEL with a warning.",
     )
-    models: list[ModelRef] = Field([], description="LanguageModels of the namespace, in order.")
+    models: list[ModelRef] = Field(
+        default=[], description="LanguageModels of the namespace, in order."
+    )
     instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
-        None,
+        default=None,
         validation_alias=AliasChoices("instructions", "systemPrompt"),
         description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
     )
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
-        None, description="A persona's name under personas, or the persona itself."
+        default=None, description="A persona's name under personas, or the persona itself."
     )
 
     @model_validator(mode="before")
@@ -402,7 +427,6 @@ class AgentSpec(PodExtensionsSpec):
         if value and info.data.get("model") is not None:
             raise invalid("model_or_models", "set model (one name) or models (a list), not both")
         return value
-
 
 
 def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:

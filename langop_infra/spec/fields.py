@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -20,6 +20,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
+from typing_extensions import LiteralString
 
 from langop_infra.spec.names import RESERVED_MOUNTS
 
@@ -27,7 +28,9 @@ from langop_infra.spec.names import RESERVED_MOUNTS
 def invalid(kind: str, message: str) -> PydanticCustomError:
     """A validation error with a type slug (``langop_<kind>``) and a message that says what to
     do; pydantic reports it as given, without a "Value error" preamble."""
-    return PydanticCustomError(f"langop_{kind}", message)
+    # pydantic types both as LiteralString (a guard against formatting user text); these are
+    # the package's own words, and no context is given, so nothing is formatted into them.
+    return PydanticCustomError(cast(LiteralString, f"langop_{kind}"), cast(LiteralString, message))
 
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -373,7 +376,8 @@ class Spec(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         frozen=True,
-        arbitrary_types_allowed=True,
+        # A docstring under a field is its description (the schemas and Args show it).
+        use_attribute_docstrings=True,
     )
 
 
@@ -402,6 +406,7 @@ class SecretSource(Spec):
     """Where a secret value comes from: an existing Secret's key."""
 
     secret_key_ref: SecretKeyRef
+    """The Secret's name and key."""
 
 
 def secret_env_value(value: Any) -> Any:
@@ -423,8 +428,10 @@ class HeaderSpec(Spec):
 
     name: HeaderName = Field(description="HTTP header name.")
     value: Annotated[str, AfterValidator(header_value)] | None = None
+    """The header's literal value (not for credentials: use valueFrom or secret)."""
     value_from: SecretSource | None = None
-    secret: Any = Field(None, description="A pulumi secret (Python) or a secret string.")
+    """{secretKeyRef: {name, key}}: the value of an existing Secret's key."""
+    secret: Any = Field(default=None, description="A pulumi secret (Python) or a secret string.")
 
     @field_validator("secret")
     @classmethod
@@ -449,5 +456,3 @@ class HeaderSpec(Spec):
 
     def _source(self, name: str) -> Any:
         return {"value": self.value, "valueFrom": self.value_from, "secret": self.secret}[name]
-
-

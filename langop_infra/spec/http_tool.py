@@ -39,17 +39,19 @@ class ApiRef(Spec):
     name: Annotated[str, Field(min_length=1, max_length=253)] = Field(
         description="The source API's name."
     )
-    version: str | None = Field(None, description="The API's version, e.g. v2.")
-    operation_id: str | None = Field(None, description="The OpenAPI operationId.")
+    version: str | None = Field(default=None, description="The API's version, e.g. v2.")
+    operation_id: str | None = Field(default=None, description="The OpenAPI operationId.")
 
 
 class HttpToolSpec(HttpToolFields):
     """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
 
     name: DnsLabel = Field(description="Unique in its namespace; the tool's name for the LLM.")
-    namespace: DnsLabel | None = Field(None, description="Unset: the stack's namespace.")
-    labels: LabelMap = Field({}, description="Extra labels on the tool's ConfigMap.")
-    annotations: AnnotationMap = Field({}, description="Annotations on the tool's ConfigMap.")
+    namespace: DnsLabel | None = Field(default=None, description="Unset: the stack's namespace.")
+    labels: LabelMap = Field(default={}, description="Extra labels on the tool's ConfigMap.")
+    annotations: AnnotationMap = Field(
+        default={}, description="Annotations on the tool's ConfigMap."
+    )
     display_name: Annotated[str, Field(min_length=1, max_length=64)] = Field(
         description="Human-readable name (1-64 characters)."
     )
@@ -57,22 +59,22 @@ class HttpToolSpec(HttpToolFields):
         description="What the tool does, for the LLM (1-1024 characters)."
     )
     endpoint: HttpUrl | None = Field(
-        None, description="The http(s) URL agents call; unset: phase Pending, not callable."
+        default=None, description="The http(s) URL agents call; unset: phase Pending, not callable."
     )
     input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = Field(
-        {}, description="JSON Schema draft-07 the arguments are checked against."
+        default={}, description="JSON Schema draft-07 the arguments are checked against."
     )
     tags: list[Annotated[str, Field(min_length=1, max_length=63)]] = Field(
-        [], description="Categorisation tags."
+        default=[], description="Categorisation tags."
     )
     version: Annotated[str, Field(min_length=1, max_length=64)] = Field(
-        "1.0.0", description="The tool's version."
+        default="1.0.0", description="The tool's version."
     )
     api_ref: ApiRef | None = Field(
-        None, description="The source API: {name, version, operationId}."
+        default=None, description="The source API: {name, version, operationId}."
     )
     probe: bool = Field(
-        False,
+        default=False,
         description="At deploy, send one request to the endpoint (no arguments, no credential) "
         "and set phase Error when it cannot be reached.",
     )

@@ -16,12 +16,13 @@ from langop_infra.spec.secret_refs import did_you_mean
 
 def declared_http_tools(raw: Any, namespace: str) -> set[tuple[str, str]]:
     """(namespace, name) of every HttpTool the document names, valid or not."""
-    items = raw if isinstance(raw, list) else []
-    return {
-        (t.get("namespace") if isinstance(t.get("namespace"), str) else namespace, t["name"])
-        for t in items
-        if isinstance(t, Mapping) and isinstance(t.get("name"), str)
-    }
+    items: list[Any] = raw if isinstance(raw, list) else []
+    found: set[tuple[str, str]] = set()
+    for item in items:
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+            own = item.get("namespace")
+            found.add((own if isinstance(own, str) else namespace, str(item["name"])))
+    return found
 
 
 def http_secret_problems(cluster: ClusterSpec, path: str, index: list[int]) -> list[Problem]:

@@ -77,7 +77,7 @@ class ApiKeyRef(Spec):
 
     name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="Secret name.")
     key: Annotated[str, AfterValidator(secret_key)] = Field(
-        DEFAULT_API_KEY_KEY, description="Key within the Secret."
+        default=DEFAULT_API_KEY_KEY, description="Key within the Secret."
     )
 
 
@@ -85,29 +85,38 @@ class ApiKeySource(Spec):
     """Where a model's API key or the gateway's master key comes from: a Secret's key."""
 
     secret_key_ref: ApiKeyRef
+    """The Secret's name and key (key defaults to api-key)."""
 
 
 SecretOnly = Annotated[ApiKeySource, BeforeValidator(no_plain_secret)]
 
 
 class RetryPolicy(Spec):
+    """How often a failed model call is retried."""
+
     max_attempts: Int = Field(
-        3, ge=0, le=10, description="Retries after a failed call (LiteLLM's max_retries)."
+        default=3, ge=0, le=10, description="Retries after a failed call (LiteLLM's max_retries)."
     )
 
 
 class ModelConfiguration(Spec):
     """Request defaults the gateway applies to every call of the model."""
 
-    max_tokens: Int | None = Field(None, ge=1, le=10_000_000)
-    temperature: float | None = Field(None, ge=0, le=2)
-    top_p: float | None = Field(None, ge=0, le=1)
-    stop_sequences: list[Annotated[str, Field(min_length=1)]] = Field([], max_length=16)
+    max_tokens: Int | None = Field(default=None, ge=1, le=10_000_000)
+    """Most tokens a response may hold."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature, 0-2."""
+    top_p: float | None = Field(default=None, ge=0, le=1)
+    """Nucleus sampling mass, 0-1."""
+    stop_sequences: list[Annotated[str, Field(min_length=1)]] = Field(default=[], max_length=16)
+    """Sequences that end a response (at most 16)."""
 
 
 class ModelRateLimits(Spec):
-    requests_per_minute: Int | None = Field(None, ge=1, description="LiteLLM's rpm.")
-    tokens_per_minute: Int | None = Field(None, ge=1, description="LiteLLM's tpm.")
+    """Rate limits the gateway applies to the model."""
+
+    requests_per_minute: Int | None = Field(default=None, ge=1, description="LiteLLM's rpm.")
+    tokens_per_minute: Int | None = Field(default=None, ge=1, description="LiteLLM's tpm.")
 
 
 class ModelSpec(Spec):
@@ -115,24 +124,31 @@ class ModelSpec(Spec):
 
     name: DnsLabel = Field(description="The name agents use (LLM_MODEL, the gateway's alias).")
     provider: Provider
+    """The model's provider."""
     model_name: Annotated[str, AfterValidator(model_name_text)] = Field(
         description="The provider's model id; for 'custom', LiteLLM's '<provider>/<model>'."
     )
     endpoint: HttpUrl | None = Field(
-        None,
+        default=None,
         validate_default=True,
         description="Required for openai-compatible, azure, ollama and custom.",
     )
-    api_key: SecretOnly | None = Field(None, description="{secretKeyRef: {name, key}}.")
+    api_key: SecretOnly | None = Field(default=None, description="{secretKeyRef: {name, key}}.")
     timeout: Annotated[Seconds, duration_between(1, 3600)] = 300.0
+    """Per-call timeout."""
     retry_policy: RetryPolicy = RetryPolicy()
-    fallbacks: list[DnsLabel] = Field([], description="Models tried in order when this fails.")
-    configuration: ModelConfiguration = ModelConfiguration()
-    rate_limits: ModelRateLimits | None = None
-    egress_to: list[EgressRule] = Field(
-        [], description="Where the gateway (or, in direct mode, the agent) may connect."
+    """Retries after a failed call."""
+    fallbacks: list[DnsLabel] = Field(
+        default=[], description="Models tried in order when this fails."
     )
-    gateway: bool = Field(True, description="false: agents call the provider directly.")
+    configuration: ModelConfiguration = ModelConfiguration()
+    """Request defaults: maxTokens, temperature, topP, stopSequences."""
+    rate_limits: ModelRateLimits | None = None
+    """Requests and tokens per minute (unset: none)."""
+    egress_to: list[EgressRule] = Field(
+        default=[], description="Where the gateway (or, in direct mode, the agent) may connect."
+    )
+    gateway: bool = Field(default=True, description="false: agents call the provider directly.")
 
     @field_validator("model_name")
     @classmethod
@@ -171,17 +187,27 @@ class PersonaSpec(Spec):
     """A LanguagePersona: how an agent speaks (AGENT_PERSONA, config.yaml ``personas``)."""
 
     name: DnsLabel
-    tone: Annotated[str, AfterValidator(one_line)] = Field("", max_length=MAX_PERSONA_FIELD)
-    personality: Annotated[str, AfterValidator(one_line)] = Field("", max_length=MAX_PERSONA_FIELD)
-    expertise: Annotated[str, AfterValidator(one_line)] = Field("", max_length=MAX_PERSONA_FIELD)
+    """The name agents use in persona."""
+    tone: Annotated[str, AfterValidator(one_line)] = Field(default="", max_length=MAX_PERSONA_FIELD)
+    """How the agent speaks, on one line."""
+    personality: Annotated[str, AfterValidator(one_line)] = Field(
+        default="", max_length=MAX_PERSONA_FIELD
+    )
+    """Who the agent is, on one line."""
+    expertise: Annotated[str, AfterValidator(one_line)] = Field(
+        default="", max_length=MAX_PERSONA_FIELD
+    )
+    """What the agent knows, on one line."""
 
 
 class ModelRef(Spec):
     """A reference from an agent to a LanguageModel of its namespace."""
 
     name: DnsLabel
+    """Name of the LanguageModel."""
     role: ModelRole = "primary"
-    priority: Int | None = Field(None, ge=0, le=1000, description="Lower is tried first.")
+    """What the agent uses the model for."""
+    priority: Int | None = Field(default=None, ge=0, le=1000, description="Lower is tried first.")
 
 
 def _gateway_resources() -> Resources:
@@ -195,14 +221,18 @@ def _gateway_resources() -> Resources:
 class ModelGatewayDefaults(Spec):
     """The namespace's LiteLLM proxy (Deployment and Service ``gateway``, port 8000)."""
 
-    enabled: bool = Field(True, description="false: every model is reached directly.")
+    enabled: bool = Field(default=True, description="false: every model is reached directly.")
     image: Image = DEFAULT_GATEWAY_IMAGE
-    replicas: Int = Field(1, ge=1, le=100)
+    """Image of the LiteLLM proxy."""
+    replicas: Int = Field(default=1, ge=1, le=100)
+    """Pods of the gateway."""
     master_key: SecretOnly | None = Field(
-        None, description="{secretKeyRef: {name, key}}: the key agents send (MODEL_API_KEY)."
+        default=None,
+        description="{secretKeyRef: {name, key}}: the key agents send (MODEL_API_KEY).",
     )
-    require_auth: bool = Field(False, description="Refuse a gateway without masterKey.")
+    require_auth: bool = Field(default=False, description="Refuse a gateway without masterKey.")
     resources: Resources = Field(default_factory=_gateway_resources)
+    """The gateway's requests and limits over its built-in ones."""
 
     @field_validator("resources")
     @classmethod
@@ -212,8 +242,10 @@ class ModelGatewayDefaults(Spec):
 
 
 class ObservabilityDefaults(Spec):
+    """Where agents, tools and the gateway send telemetry."""
+
     otlp_endpoint: HttpUrl | None = Field(
-        None, description="OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."
+        default=None, description="OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."
     )
 
 

@@ -14,20 +14,30 @@ from langop_infra.spec.fields import Cidr, DnsLabel, LabelMap, Port, Spec, inval
 
 
 class LabelSelector(Spec):
+    """Objects selected by their labels."""
+
     match_labels: LabelMap = {}
+    """Labels an object must carry, all of them."""
 
 
 class IPBlock(Spec):
+    """A range of IP addresses, less some sub-ranges."""
+
     cidr: Cidr
+    """The range, e.g. 10.0.0.0/8."""
     except_: list[Cidr] = Field(default=[], alias="except")
+    """Ranges inside cidr to leave out; each must be strictly smaller than cidr."""
 
 
 class PeerSpec(Spec):
     """An extra ingress source: pods and/or namespaces by label, or an IP block."""
 
     pod_selector: LabelSelector | None = None
+    """Pods with these labels (in the workload's namespace unless namespaceSelector is set)."""
     namespace_selector: LabelSelector | None = None
+    """Namespaces with these labels."""
     ip_block: IPBlock | None = None
+    """An IP range (not with the selectors)."""
 
     @model_validator(mode="after")
     def _one_kind(self) -> PeerSpec:
@@ -38,19 +48,25 @@ class PeerSpec(Spec):
 
 
 class PortSpec(Spec):
+    """A port and its protocol."""
+
     port: Port
+    """Port number, 1-65535."""
     protocol: Literal["TCP", "UDP", "SCTP"] = "TCP"
+    """Protocol of the port."""
 
 
 class NetworkPeer(Spec):
     """A peer given as ``{cidr, except}`` or as ``{namespace, podLabels}`` (not both)."""
 
     cidr: Cidr | None = None
+    """An IP range, e.g. 10.0.0.0/8 (not with namespace or podLabels)."""
     except_: list[Cidr] = Field(default=[], alias="except")
-    namespace: DnsLabel | None = Field(None, description="Pods of this namespace.")
-    pod_labels: LabelMap | None = Field(None, description="Pods with these labels.")
+    """Ranges inside cidr to leave out; each must be strictly smaller than cidr."""
+    namespace: DnsLabel | None = Field(default=None, description="Pods of this namespace.")
+    pod_labels: LabelMap | None = Field(default=None, description="Pods with these labels.")
     host: str | None = Field(
-        None, description="The host name this CIDR serves, for the render's egress check."
+        default=None, description="The host name this CIDR serves, for the render's egress check."
     )
 
     @model_validator(mode="after")
@@ -71,5 +87,4 @@ class EgressRule(NetworkPeer):
     namespace and labels; on ``ports`` (all ports when empty)."""
 
     ports: list[PortSpec] = []
-
-
+    """Ports allowed (all ports when empty)."""

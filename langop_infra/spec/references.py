@@ -3,12 +3,14 @@ and sidecars that can share one pod."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import AgentSpec, ToolRef
 from langop_infra.spec.cluster import ClusterSpec
+from langop_infra.spec.fields import SecretSource
+from langop_infra.spec.tool import ToolSpec
 
 
 def reference_problems(
@@ -91,26 +93,68 @@ def external_reference_problems(
     return problems
 
 
+def external_sidecar_problems(
+    spec: ClusterSpec, external: Mapping[tuple[str, str], PodMember]
+) -> list[Problem]:
+    """Sidecar checks with tools handed in from outside (``external_tools``) resolved too;
+    the cluster's own tools alone were checked by ``parse_cluster``."""
+    ns = spec.namespace
+    own = {(t.namespace or ns, t.name): t for t in spec.tools}
+    problems = []
+    for i, agent in enumerate(spec.agents):
+        home = agent.namespace or ns
+        keys = [(r.namespace or home, r.name) for r in agent.tools]
+        if not any(key in external for key in keys):
+            continue
+        resolved = [own.get(key) or external.get(key) for key in keys]
+        problems += sidecar_problems(agent, resolved, f"agents[{i}]", ns)
+    return problems
+
+
 class PodMember(Protocol):
     """What sidecar checks read of a tool: a ToolSpec, or a target resolved to one."""
 
-    name: str
-    port: int
-    deployment_mode: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def namespace(self) -> str | None: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def deployment_mode(self) -> str: ...
+
+
+def owns_secret(tool: PodMember) -> bool:
+    """Whether the tool keeps literal secret env in a Secret of its own namespace."""
+    if isinstance(tool, ToolSpec):
+        return any(not isinstance(v, SecretSource) for v in tool.secret_env.values())
+    return bool(getattr(tool, "owns_secret", False))
 
 
 def sidecar_problems(
-    agent: AgentSpec, tools: Sequence[PodMember | None], path: str
+    agent: AgentSpec, tools: Sequence[PodMember | None], path: str, home: str | None = None
 ) -> list[Problem]:
-    """Sidecars share the agent's pod: distinct ports, and no container named like the agent.
+    """Sidecars share the agent's pod: distinct ports, no container named like the agent,
+    and no secret env kept in another namespace's Secret, which the pod cannot read.
 
-    ``tools`` holds the tool each of ``agent.tools`` resolves to, or None.
+    ``tools`` holds the tool each of ``agent.tools`` resolves to, or None; ``home`` is the
+    namespace of an agent or tool that names none.
     """
     problems = []
     ports: dict[int, str] = {}
+    own = agent.namespace or home
     for j, (ref, tool) in enumerate(zip(agent.tools, tools, strict=True)):
         if tool is None or not ref.enabled or tool.deployment_mode != "sidecar":
             continue
+        space = tool.namespace or home
+        if space != own and owns_secret(tool):
+            problems.append(
+                Problem(
+                    join_path(path, f"tools[{j}]"),
+                    f"sidecar {tool.name!r} keeps its secret env in namespace {space!r}; "
+                    f"declare it in {own!r} or use secretKeyRef",
+                )
+            )
         if tool.name == agent.name:
             problems.append(
                 Problem(

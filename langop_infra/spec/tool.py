@@ -28,7 +28,7 @@ from langop_infra.spec.fields import (
     issuer_allowed,
 )
 from langop_infra.spec.network import PeerSpec
-from langop_infra.spec.pod import Persistence
+from langop_infra.spec.pod import Persistence, PodSettings
 from langop_infra.spec.volumes import PodExtensionsSpec, ServiceSettings
 
 
@@ -37,6 +37,7 @@ class SyncAuth(Spec):
     discovers the authorization server from the tool's 401 and asks for a token itself."""
 
     type: Literal["oauth2"] = "oauth2"
+    """The scheme: OAuth 2.1 client credentials."""
     client_id: Annotated[str, Field(min_length=1, max_length=256)] = Field(
         description="The client ID registered with the authorization server."
     )
@@ -44,10 +45,10 @@ class SyncAuth(Spec):
         description="{secretKeyRef: {name, key}} naming a secret under langop-infra:secrets."
     )
     scopes: list[Annotated[str, Field(pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")]] = Field(
-        [], description="Scopes to ask for; unset: those the tool's 401 names."
+        default=[], description="Scopes to ask for; unset: those the tool's 401 names."
     )
     issuer: HttpUrl | None = Field(
-        None,
+        default=None,
         description="The authorization server's issuer URL (the `issuer` of its metadata): "
         "the client secret goes only to that server's token endpoint. HTTPS, or http on "
         "loopback. Required.",
@@ -77,28 +78,37 @@ class SchemaSyncSpec(Spec):
     """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
 
     enabled: bool = True
+    """Read the tool's schema at deployment."""
     access: SyncAccess | None = Field(
-        None, description="auto, direct or apiserver-proxy; unset: the cluster default (auto)."
+        default=None,
+        description="auto, direct or apiserver-proxy; unset: the cluster default (auto).",
     )
-    sync_url: HttpUrl | None = Field(None, description="Call this URL instead of the endpoint.")
-    required: bool = Field(False, description="Fail the deployment when the sync fails.")
+    sync_url: HttpUrl | None = Field(
+        default=None, description="Call this URL instead of the endpoint."
+    )
+    required: bool = Field(default=False, description="Fail the deployment when the sync fails.")
     timeout: Annotated[Seconds, duration_between(0.1, 600)] = 10.0
+    """Timeout of the whole sync."""
     headers: list[HeaderSpec] = []
+    """HTTP headers sent with each request."""
     auth: SyncAuth | None = Field(
-        None, description="OAuth 2.1 client credentials for a tool that demands a token."
+        default=None, description="OAuth 2.1 client credentials for a tool that demands a token."
     )
+    # The client's PROTOCOLS, spelt out for type checkers (tests/test_typed_contract.py).
     protocol: Literal[
         "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
-    ] = Field("auto", description="MCP revision: auto negotiates, newest first.")
+    ] = Field(default="auto", description="MCP revision: auto negotiates, newest first.")
     max_bytes: Quantity | None = Field(
-        None, description="Cap on the whole listing's size over all pages (default 32Mi)."
+        default=None, description="Cap on the whole listing's size over all pages (default 32Mi)."
     )
     max_response_bytes: Quantity | None = Field(
-        None,
+        default=None,
         description="Cap on one response or SSE event, counted decoded (default 8Mi).",
     )
-    max_tools: Int = Field(10_000, ge=1, le=1_000_000, description="Cap on the tools listed.")
-    max_pages: Int = Field(100, ge=1, le=100_000, description="Cap on tools/list pages.")
+    max_tools: Int = Field(
+        default=10_000, ge=1, le=1_000_000, description="Cap on the tools listed."
+    )
+    max_pages: Int = Field(default=100, ge=1, le=100_000, description="Cap on tools/list pages.")
 
 
 class ToolSpec(PodExtensionsSpec):
@@ -108,22 +118,32 @@ class ToolSpec(PodExtensionsSpec):
         description="Name of the tool's Deployment and Service."
     )
     type: Literal["mcp"] = "mcp"
+    """The kind of tool server."""
     transport: Literal["http", "stdio"] = Field(
-        "http",
+        default="http",
         description="stdio: command, args and env start a stdio-only MCP server, run behind the "
         "mcp-proxy bridge in the same container, which serves /mcp on port (the image must "
         "hold mcp-proxy and the server's runtime).",
     )
     deployment_mode: Literal["service", "sidecar"] = "service"
+    """service: Deployment + Service; sidecar: joins each referencing agent's pod."""
     port: Port = 8080
+    """Port the server listens on."""
     mcp_path: Annotated[str, AfterValidator(canonical_mcp_path)] = "/mcp"
+    """HTTP path of the MCP endpoint."""
     health_path: HttpPath = "/health"
-    allow_from: list[PeerSpec] = Field([], description="Extra ingress sources (service mode).")
+    """HTTP path of the readiness and liveness probes."""
+    allow_from: list[PeerSpec] = Field(
+        default=[], description="Extra ingress sources (service mode)."
+    )
     schema_sync: SchemaSyncSpec = SchemaSyncSpec()
+    """How pulumi up reads the tool's schema with tools/list."""
     persistence: Persistence | None = None
+    """A PersistentVolumeClaim <tool>-data mounted into a service tool."""
     service: ServiceSettings | None = Field(
-        None, description="The Service's type (ClusterIP, NodePort, LoadBalancer), annotations "
-        "and labels (service mode); unset: ClusterIP."
+        default=None,
+        description="The Service's type (ClusterIP, NodePort, LoadBalancer), annotations "
+        "and labels (service mode); unset: ClusterIP.",
     )
 
     @model_validator(mode="after")
@@ -142,9 +162,7 @@ class ToolSpec(PodExtensionsSpec):
             if field in self.model_fields_set and getattr(self, field) != value
         ]
         if fixed:
-            raise invalid(
-                "stdio_paths", f"a stdio tool cannot set {', '.join(fixed)}; remove them"
-            )
+            raise invalid("stdio_paths", f"a stdio tool cannot set {', '.join(fixed)}; remove them")
         return self
 
     @model_validator(mode="after")
@@ -183,27 +201,21 @@ class ToolSpec(PodExtensionsSpec):
 # What the stdio bridge (mcp-proxy) serves, fixed: field, stack-file name, value.
 STDIO_FIXED_PATHS = (("mcp_path", "mcpPath", "/mcp"), ("health_path", "healthPath", "/status"))
 
-# Pod-level fields a sidecar tool cannot carry, as a stack file names them.
+# Pod-level fields a sidecar tool cannot carry, as a stack file names them: every pod
+# setting but those of its own container, and the workload's scaling and egress.
 SIDECAR_POD_FIELDS = {
-    "image_pull_secrets": "imagePullSecrets",
-    "node_selector": "nodeSelector",
-    "tolerations": "tolerations",
-    "affinity": "affinity",
-    "topology_spread_constraints": "topologySpreadConstraints",
-    "priority_class_name": "priorityClassName",
-    "pod_labels": "podLabels",
-    "pod_annotations": "podAnnotations",
-    "termination_grace_period_seconds": "terminationGracePeriodSeconds",
-    "disruption_budget": "disruptionBudget",
-    "autoscaling": "autoscaling",
-    "replicas": "replicas",
-    "egress": "egress",
-    "egress_to": "egressTo",
-    "volumes": "volumes",
-    "volume_mounts": "volumeMounts",
-    "init_containers": "initContainers",
-    "service_account": "serviceAccount",
-    "service": "service",
+    name: ToolSpec.model_fields[name].alias or name
+    for name in [
+        *(n for n in PodSettings.model_fields if n not in ("env_from", "probes")),
+        "disruption_budget",
+        "autoscaling",
+        "replicas",
+        "egress",
+        "egress_to",
+        "volumes",
+        "volume_mounts",
+        "init_containers",
+        "service_account",
+        "service",
+    ]
 }
-
-

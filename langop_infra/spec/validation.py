@@ -13,19 +13,15 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from langop_infra.core.errors import Problem, SpecError, join_path, problems_from
-from langop_infra.spec.admission import deploy_problems, resource_problems, security_problems
 from langop_infra.spec.agent import AgentSpec, ToolRef, agent_headers
 from langop_infra.spec.cluster import ClusterSpec, Defaults
-from langop_infra.spec.collisions import name_clashes
-from langop_infra.spec.egress_check import egress_findings
-from langop_infra.spec.fields import SecretKeyRef, Spec
+from langop_infra.spec.fields import Spec
 from langop_infra.spec.http_tool import HttpToolSpec
 from langop_infra.spec.http_tool_checks import (
     declared_http_tools,
     http_secret_problems,
     http_tool_problems,
 )
-from langop_infra.spec.image_pins import unpinned_images
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.model_validation import cluster_model_problems
 from langop_infra.spec.names import (
@@ -33,7 +29,11 @@ from langop_infra.spec.names import (
     RESERVED_AGENT_ENV_PREFIXES,
     webhook_auth_env_name,
 )
-from langop_infra.spec.pod import Resources, WorkloadSpec
+from langop_infra.spec.namespace_checks import (
+    egress_to_problems,
+    namespace_wide_problems,
+)
+from langop_infra.spec.pod import WorkloadSpec
 from langop_infra.spec.references import (
     cluster_namespaces,
     dangling_problems,
@@ -41,13 +41,9 @@ from langop_infra.spec.references import (
     sidecar_problems,
 )
 from langop_infra.spec.secret_refs import (
-    did_you_mean,
     secret_names,
-    secret_refs,
-    sync_secret_refs,
     undeclared_secret_problems,
 )
-from langop_infra.spec.sync_path_check import sync_path_findings
 from langop_infra.spec.tool import ToolSpec
 
 
@@ -177,7 +173,7 @@ def parse_tool(data: Any, path: str = "") -> ToolSpec:
     spec, problems = _validate(ToolSpec, data, path)
     if spec is not None:
         problems += workload_problems(spec, path)
-    if problems:
+    if problems or spec is None:
         raise SpecError(problems)
     return spec
 
@@ -186,7 +182,7 @@ def parse_agent(data: Any, path: str = "") -> AgentSpec:
     spec, problems = _validate(AgentSpec, data, path)
     if spec is not None:
         problems += agent_problems(spec, path)
-    if problems:
+    if problems or spec is None:
         raise SpecError(problems)
     return spec
 
@@ -235,7 +231,8 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     raw_http = data.get("httpTools", data.get("http_tools"))
     http_tools, found = _validate_list(HttpToolSpec, raw_http, join_path(path, "httpTools"))
     problems += found
-    namespace = data.get("namespace") if isinstance(data.get("namespace"), str) else ""
+    raw_namespace = data.get("namespace")
+    namespace = raw_namespace if isinstance(raw_namespace, str) else ""
     declared = _declared_tools(data, namespace)
     problems += _unparsed_agent_references(data, path, namespace, declared, {i for i, _ in agents})
 
@@ -284,12 +281,14 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
 def _declared_tools(data: Mapping[str, Any], namespace: str) -> set[tuple[str, str]]:
     """(namespace, name) of every tool the document names, valid or not. ``namespace`` is
     "" when missing: the cluster's stand-in has that namespace, and so do its items."""
-    raw_tools = data.get("tools") if isinstance(data.get("tools"), list) else []
-    return {
-        (t.get("namespace") if isinstance(t.get("namespace"), str) else namespace, t["name"])
-        for t in raw_tools
-        if isinstance(t, Mapping) and isinstance(t.get("name"), str)
-    }
+    raw_tools = data.get("tools")
+    declared: set[tuple[str, str]] = set()
+    for tool in raw_tools if isinstance(raw_tools, list) else []:
+        name = tool.get("name") if isinstance(tool, Mapping) else None
+        if isinstance(name, str):
+            space = tool.get("namespace")
+            declared.add((space if isinstance(space, str) else namespace, name))
+    return declared
 
 
 def _unparsed_agent_references(
@@ -300,7 +299,8 @@ def _unparsed_agent_references(
     valid_agents: set[int],
 ) -> list[Problem]:
     """Agents that failed on some field: still check the references they make."""
-    raw_agents = data.get("agents") if isinstance(data.get("agents"), list) else []
+    listed = data.get("agents")
+    raw_agents: list[Any] = listed if isinstance(listed, list) else []
     namespaces = {namespace, *(ns for ns, _ in declared)}
     namespaces |= {
         a["namespace"]
@@ -313,7 +313,8 @@ def _unparsed_agent_references(
             continue
         refs, _ = _validate_list(ToolRef, raw.get("tools"), "")
         where = join_path(path, f"agents[{i}]")
-        own = raw.get("namespace") if isinstance(raw.get("namespace"), str) else namespace
+        space = raw.get("namespace")
+        own = space if isinstance(space, str) else namespace
         problems += reference_problems(refs, own, where)
         problems += dangling_problems(refs, own, namespaces, declared, where)
     return problems
@@ -397,7 +398,7 @@ def cluster_problems(
             list(enumerate(agent.tools)), own, namespaces, declared, where
         )
         resolved = [by_key.get((r.namespace or own, r.name)) for r in agent.tools]
-        problems += sidecar_problems(agent, resolved, where)
+        problems += sidecar_problems(agent, resolved, where, ns)
     for name, values in cluster.secrets.items():
         if not isinstance(values, Mapping) or not values:
             problems.append(
@@ -406,7 +407,7 @@ def cluster_problems(
                     "a secret is a non-empty mapping of keys to values",
                 )
             )
-    problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
+    problems += namespace_wide_problems(cluster, path, tool_index, agent_index)
     http_index = http_index if http_index is not None else list(range(len(cluster.http_tools)))
     problems += http_tool_problems(
         cluster.http_tools,
@@ -423,82 +424,7 @@ def cluster_problems(
     return problems
 
 
-def egress_to_problems(workload: WorkloadSpec, defaults: Defaults, path: str) -> list[Problem]:
-    """``egressTo`` without restricted egress would be silently ignored."""
-    if workload.egress_to and workload.egress is None and defaults.egress == "open":
-        return [
-            Problem(
-                join_path(path, "egressTo"),
-                "egressTo only applies with egress: restricted; set egress (here or in "
-                "defaults) or remove egressTo",
-            )
-        ]
-    return []
 
 
-def _namespace_wide_problems(
-    cluster: ClusterSpec, path: str, tool_index: list[int], agent_index: list[int]
-) -> list[Problem]:
-    """Names that collide with generated objects, secrets, security and resource bounds."""
-    defaults = cluster.defaults
-    restricted = cluster.create_namespace
-    problems = security_problems(
-        defaults.security, join_path(path, "defaults"), fields=None, restricted=restricted
-    )
-    # Once here, not once for each workload that inherits them.
-    problems += resource_problems(
-        Resources(), defaults.resources, join_path(path, "defaults"), join_path(path, "defaults")
-    )
-    workloads: list[tuple[str, WorkloadSpec]] = [
-        (f"tools[{i}]", t) for i, t in zip(tool_index, cluster.tools, strict=True)
-    ] + [(f"agents[{i}]", a) for i, a in zip(agent_index, cluster.agents, strict=True)]
-    for where, workload in workloads:
-        full = join_path(path, where)
-        problems += deploy_problems(
-            workload,
-            defaults,
-            full,
-            join_path(path, "defaults"),
-            restricted=restricted,
-            check_defaults=False,
-        )
-    problems += name_clashes(cluster, path, tool_index, agent_index)
-    if defaults.strict_egress:
-        problems += egress_findings(cluster, path, agent_index)
-        problems += sync_path_findings(cluster, path, tool_index)
-    if defaults.require_image_digests:
-        problems += unpinned_images(cluster, path, tool_index, agent_index)
-    for where, ref in secret_refs(cluster, tool_index, agent_index):
-        keys = cluster.secrets.get(ref.name)
-        if isinstance(keys, Mapping) and ref.key not in keys:
-            problems.append(
-                Problem(
-                    join_path(path, f"{where}.key"),
-                    f"secret {ref.name!r} under secrets has no key {ref.key!r} (it has: "
-                    f"{', '.join(sorted(keys))}); fix the key or add it",
-                )
-            )
-    for i, tool in zip(tool_index, cluster.tools, strict=True):
-        for where, ref in sync_secret_refs(tool):
-            if ref.name not in cluster.secrets:
-                problems.append(
-                    Problem(join_path(path, f"tools[{i}].{where}"), _sync_ref_problem(ref, cluster))
-                )
-    return problems
 
 
-def _sync_ref_problem(ref: SecretKeyRef, cluster: ClusterSpec) -> str:
-    if ref.name in cluster.external_secrets:
-        # Schema sync runs where `pulumi up` runs and never reads the cluster's Secrets.
-        return (
-            f"secret {ref.name!r} is under externalSecrets, which this program never reads, "
-            "and schema sync can only send values this program holds: put its value under "
-            f"secrets (pulumi config set --secret --path 'secrets.{ref.name}.{ref.key}' ...), "
-            "or read the Secret at deploy time in a Python program and pass its value in "
-            "LanguageCluster's secrets (docs/schema-sync.md)"
-        )
-    return (
-        f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-        f"{did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
-        "values this program holds"
-    )

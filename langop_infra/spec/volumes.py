@@ -53,64 +53,88 @@ Mode = Annotated[Int, Field(ge=0, le=0o777, description="File mode bits, e.g. 0o
 
 
 class KeyToPath(Spec):
+    """One key of a ConfigMap or Secret as a file: ``{key, path, mode}``."""
+
     key: Annotated[str, AfterValidator(secret_key)] = Field(description="A key of the source.")
     path: RelativePath = Field(description="The file it becomes, relative to the mount.")
-    mode: Mode | None = Field(None, description="The file's mode; unset: defaultMode.")
+    mode: Mode | None = Field(default=None, description="The file's mode; unset: defaultMode.")
 
 
 class ConfigMapVolume(Spec):
+    """A ConfigMap's keys as files."""
+
     name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="The ConfigMap.")
-    items: list[KeyToPath] = Field([], description="Keys to project; unset: every key.")
-    default_mode: Mode | None = Field(None, description="Mode of the files; unset: 0644.")
-    optional: bool | None = Field(None, description="Start the pod without the ConfigMap.")
+    items: list[KeyToPath] = Field(default=[], description="Keys to project; unset: every key.")
+    default_mode: Mode | None = Field(default=None, description="Mode of the files; unset: 0644.")
+    optional: bool | None = Field(default=None, description="Start the pod without the ConfigMap.")
 
 
 class SecretVolume(Spec):
+    """A Secret's keys as files."""
+
     secret_name: Annotated[str, AfterValidator(dns_subdomain)] = Field(description="The Secret.")
-    items: list[KeyToPath] = Field([], description="Keys to project; unset: every key.")
-    default_mode: Mode | None = Field(None, description="Mode of the files; unset: 0644.")
-    optional: bool | None = Field(None, description="Start the pod without the Secret.")
+    items: list[KeyToPath] = Field(default=[], description="Keys to project; unset: every key.")
+    default_mode: Mode | None = Field(default=None, description="Mode of the files; unset: 0644.")
+    optional: bool | None = Field(default=None, description="Start the pod without the Secret.")
 
 
 class ClaimVolume(Spec):
+    """An existing PersistentVolumeClaim."""
+
     claim_name: Annotated[str, AfterValidator(dns_subdomain)] = Field(
         description="An existing PersistentVolumeClaim in the workload's namespace."
     )
-    read_only: bool | None = Field(None, description="Mount the claim read-only.")
+    read_only: bool | None = Field(default=None, description="Mount the claim read-only.")
 
 
 class EmptyDirVolume(Spec):
+    """Scratch space that lives as long as the pod."""
+
     medium: Literal["", "Memory"] | None = Field(
-        None, description="Memory: a tmpfs (counted in the container's memory); unset: disk."
+        default=None,
+        description="Memory: a tmpfs (counted in the container's memory); unset: disk.",
     )
-    size_limit: Quantity | None = Field(None, description="The most it may hold, e.g. 64Mi.")
+    size_limit: Quantity | None = Field(
+        default=None, description="The most it may hold, e.g. 64Mi."
+    )
 
 
 class ServiceAccountTokenProjection(Spec):
+    """A bound ServiceAccount token as a file (workload identity)."""
+
     path: RelativePath = Field(description="The token's file, relative to the mount.")
     audience: Annotated[str, Field(min_length=1, max_length=253)] | None = Field(
-        None, description="Who the token is for (e.g. sts.amazonaws.com); unset: the API server."
+        default=None,
+        description="Who the token is for (e.g. sts.amazonaws.com); unset: the API server.",
     )
     expiration_seconds: Int | None = Field(
-        None, ge=600, le=2**32, description="Token lifetime (at least 600); unset: one hour."
+        default=None,
+        ge=600,
+        le=2**32,
+        description="Token lifetime (at least 600); unset: one hour.",
     )
 
 
 class ProjectedConfigMap(Spec):
+    """A ConfigMap or Secret inside a projected volume."""
+
     name: Annotated[str, AfterValidator(dns_subdomain)] = Field(
         description="The ConfigMap or Secret."
     )
-    items: list[KeyToPath] = Field([], description="Keys to project; unset: every key.")
-    optional: bool | None = Field(None, description="Start the pod without it.")
+    items: list[KeyToPath] = Field(default=[], description="Keys to project; unset: every key.")
+    optional: bool | None = Field(default=None, description="Start the pod without it.")
 
 
 class ProjectedSource(Spec):
     """One source of a projected volume: exactly one of configMap, secret, serviceAccountToken."""
 
-    config_map: ProjectedConfigMap | None = Field(None, description="{name, items, optional}")
-    secret: ProjectedConfigMap | None = Field(None, description="{name, items, optional}")
+    config_map: ProjectedConfigMap | None = Field(
+        default=None, description="{name, items, optional}"
+    )
+    secret: ProjectedConfigMap | None = Field(default=None, description="{name, items, optional}")
     service_account_token: ServiceAccountTokenProjection | None = Field(
-        None, description="{path, audience, expirationSeconds}: a bound token (workload identity)."
+        default=None,
+        description="{path, audience, expirationSeconds}: a bound token (workload identity).",
     )
 
     @model_validator(mode="after")
@@ -124,10 +148,12 @@ class ProjectedSource(Spec):
 
 
 class ProjectedVolume(Spec):
+    """ConfigMaps, Secrets and ServiceAccount tokens in one folder."""
+
     sources: Annotated[list[ProjectedSource], Field(min_length=1)] = Field(
         description="What the volume combines, in order."
     )
-    default_mode: Mode | None = Field(None, description="Mode of the files; unset: 0644.")
+    default_mode: Mode | None = Field(default=None, description="Mode of the files; unset: 0644.")
 
 
 VOLUME_SOURCES = ("config_map", "secret", "persistent_volume_claim", "empty_dir", "projected")
@@ -139,21 +165,25 @@ class VolumeSpec(Spec):
 
     name: DnsLabel = Field(description="The volume's name, for volumeMounts.")
     config_map: ConfigMapVolume | None = Field(
-        None, description="{name, items, defaultMode, optional}: a ConfigMap's keys as files."
+        default=None,
+        description="{name, items, defaultMode, optional}: a ConfigMap's keys as files.",
     )
     secret: SecretVolume | None = Field(
-        None, description="{secretName, items, defaultMode, optional}: a Secret's keys as files."
+        default=None,
+        description="{secretName, items, defaultMode, optional}: a Secret's keys as files.",
     )
     persistent_volume_claim: ClaimVolume | None = Field(
-        None, description="{claimName, readOnly}: a claim made outside this workload."
+        default=None, description="{claimName, readOnly}: a claim made outside this workload."
     )
     empty_dir: EmptyDirVolume | None = Field(
-        None, description="{medium, sizeLimit}: scratch space that lives as long as the pod."
+        default=None,
+        description="{medium, sizeLimit}: scratch space that lives as long as the pod.",
     )
     projected: ProjectedVolume | None = Field(
-        None, description="{sources, defaultMode}: configMaps, secrets and tokens in one folder."
+        default=None,
+        description="{sources, defaultMode}: configMaps, secrets and tokens in one folder.",
     )
-    host_path: Any = Field(None, description="Refused: the restricted standard forbids it.")
+    host_path: Any = Field(default=None, description="Refused: the restricted standard forbids it.")
 
     @field_validator("host_path")
     @classmethod
@@ -185,8 +215,10 @@ class VolumeMountSpec(Spec):
     mount_path: Annotated[HttpPath, AfterValidator(not_reserved_mount)] = Field(
         description="An absolute path; not /tmp, /etc/agent or another generated mount."
     )
-    sub_path: RelativePath | None = Field(None, description="A file or folder of the volume.")
-    read_only: bool | None = Field(None, description="Mount it read-only.")
+    sub_path: RelativePath | None = Field(
+        default=None, description="A file or folder of the volume."
+    )
+    read_only: bool | None = Field(default=None, description="Mount it read-only.")
 
     def manifest(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True)
@@ -198,25 +230,30 @@ class InitContainerSpec(Spec):
 
     name: DnsLabel = Field(description="Unique in the pod.")
     image: Image = Field(description="Container image.")
-    command: list[str] | None = Field(None, description="Replaces the image's entrypoint.")
-    args: list[str] | None = Field(None, description="Arguments of the command.")
-    env: EnvMap = Field({}, description="Plain environment variables (no secrets: use a volume).")
-    volume_mounts: list[VolumeMountSpec] = Field(
-        [], description="Mounts of the workload's volumes."
+    command: list[str] | None = Field(default=None, description="Replaces the image's entrypoint.")
+    args: list[str] | None = Field(default=None, description="Arguments of the command.")
+    env: EnvMap = Field(
+        default={}, description="Plain environment variables (no secrets: use a volume)."
     )
-    resources: Resources | None = Field(None, description="Unset: the workload's.")
+    volume_mounts: list[VolumeMountSpec] = Field(
+        default=[], description="Mounts of the workload's volumes."
+    )
+    resources: Resources | None = Field(default=None, description="Unset: the workload's.")
 
 
 class ServiceAccountSpec(Spec):
     """The pod's Kubernetes identity: ``{create: true, annotations}`` makes ServiceAccount
     ``<workload>`` (annotations for cloud workload identity), ``{name}`` uses an existing one."""
 
-    create: bool = Field(False, description="Make a ServiceAccount named after the workload.")
+    create: bool = Field(
+        default=False, description="Make a ServiceAccount named after the workload."
+    )
     name: Annotated[str, AfterValidator(dns_subdomain)] | None = Field(
-        None, description="An existing ServiceAccount (without create)."
+        default=None, description="An existing ServiceAccount (without create)."
     )
     annotations: AnnotationMap = Field(
-        {}, description="Annotations of the created ServiceAccount (e.g. workload identity)."
+        default={},
+        description="Annotations of the created ServiceAccount (e.g. workload identity).",
     )
 
     @model_validator(mode="after")
@@ -239,28 +276,30 @@ class ServiceSettings(Spec):
     """A service tool's Service: its type and extra metadata."""
 
     type: Literal["ClusterIP", "NodePort", "LoadBalancer"] = Field(
-        "ClusterIP", description="NodePort or LoadBalancer also expose the tool outside."
+        default="ClusterIP", description="NodePort or LoadBalancer also expose the tool outside."
     )
-    annotations: AnnotationMap = Field({}, description="E.g. a cloud load balancer's settings.")
-    labels: LabelMap = Field({}, description="Extra labels on the Service.")
+    annotations: AnnotationMap = Field(
+        default={}, description="E.g. a cloud load balancer's settings."
+    )
+    labels: LabelMap = Field(default={}, description="Extra labels on the Service.")
 
 
 class PodExtensionsSpec(WorkloadSpec):
     """A workload with the escape hatches: tools and agents."""
 
     volumes: list[VolumeSpec] = Field(
-        [],
+        default=[],
         description="Extra pod volumes: configMap, secret, persistentVolumeClaim, emptyDir, "
         "projected (hostPath is refused).",
     )
     volume_mounts: list[VolumeMountSpec] = Field(
-        [], description="Mounts of those volumes into the main container."
+        default=[], description="Mounts of those volumes into the main container."
     )
     init_containers: list[InitContainerSpec] = Field(
-        [], description="Run before the workload's containers, with its security context."
+        default=[], description="Run before the workload's containers, with its security context."
     )
     service_account: ServiceAccountSpec | None = Field(
-        None,
+        default=None,
         description="{create: true, annotations} for a ServiceAccount of its own, or {name} of "
         "an existing one; unset: the namespace's default (no token mounted either way, unless "
         "automountServiceAccountToken).",

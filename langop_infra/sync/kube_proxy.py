@@ -20,13 +20,14 @@ from urllib.parse import unquote, urlsplit
 
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import one_line
+from langop_infra.mcp.errors import LangopError
 from langop_infra.spec.fields import DNS_LABEL, DNS_SUBDOMAIN, canonical_mcp_path
 
 KubeAccess = tuple[str, dict[str, str], dict[str, Any]]
 INLINE_KUBECONFIG = ("apiVersion", "{", "kind")
 
 
-class ProxyError(RuntimeError):
+class ProxyError(LangopError, RuntimeError):
     """The API server proxy cannot be used: no credentials, a bad name, no ready pod."""
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import one_line
 from langop_infra.core.redact import redact, secret_strings
+from langop_infra.mcp.errors import LangopError
 from langop_infra.sync.compare import (
     MAX_NESTING,
     SchemaComparison,
@@ -50,7 +51,7 @@ LockFormat = Literal["yaml", "json"]
 Status = Literal["unchanged", "changed", "new", "removed", "unreachable"]
 
 
-class LockError(ValueError):
+class LockError(LangopError, ValueError):
     """The lock file cannot be used: missing, unreadable, or not a lock."""
 
 

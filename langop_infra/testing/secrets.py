@@ -10,23 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from langop_infra.offline.mock_engine import is_wrapped_secret
+from langop_infra.offline.mock_engine import visit
 
 
 def secret_leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
     """``(path, plain value)`` of every secret scalar in engine inputs (for tests and audits)."""
-    if is_wrapped_secret(value):
-        return [(p, v) for p, v in _leaves(value["value"], path)]
-    if isinstance(value, dict):
-        return [x for k, v in value.items() for x in secret_leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [x for i, v in enumerate(value) for x in secret_leaves(v, f"{path}[{i}]")]
-    return []
+    found: list[tuple[str, Any]] = []
 
+    def secret(inner: Any, where: str) -> Any:
+        visit(inner, leaf=lambda scalar, at: found.append((at, scalar)), path=where)
+        return inner
 
-def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
-    if isinstance(value, dict):
-        return [x for k, v in value.items() for x in _leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [x for i, v in enumerate(value) for x in _leaves(v, f"{path}[{i}]")]
-    return [(path, value)]
+    visit(value, secret=secret, path=path)
+    return found

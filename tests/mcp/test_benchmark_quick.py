@@ -14,6 +14,7 @@ BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "mcp_latency.py
 
 
 @pytest.mark.slow
+@pytest.mark.bench
 def test_quick_benchmark_prints_a_ratio(tmp_path: Path) -> None:
     figures_path = tmp_path / "latency.json"
     done = subprocess.run(

@@ -151,7 +151,7 @@ def test_errors_and_logs_carry_no_secret_even_when_the_server_echoes_it(
         fetch_tool_listing_sync(url, ClientOptions(auth=auth))
     message = str(caught.value)
     assert "refused the client credentials token request with HTTP 401: invalid_client" in message
-    assert "bad client ci-client:***" in message
+    assert "bad client ci-client:[secret]" in message
     for text in (message, repr(caught.value), repr(auth), caplog.text):
         assert SECRET not in text
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from langop_infra.mcp.errors import MCPError
+from langop_infra.mcp.errors import REDACTED, MCPClientError
 
 
-class OAuthError(MCPError):
+class OAuthError(MCPClientError):
     """Authorization failed: discovery, registration, the user's consent or a token request.
 
     The message never carries a token, a client secret or an authorization code.
@@ -17,8 +17,8 @@ class OAuthError(MCPError):
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every non-trivial secret value replaced by ``***``."""
+    """``text`` with every non-trivial secret value replaced by the redaction mark."""
     for secret in secrets:
         if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+            text = text.replace(secret, REDACTED)
     return text

@@ -145,11 +145,6 @@ class OAuth2Auth(httpx.Auth):
             self._redirect = LoopbackRedirect()
         return self._redirect
 
-    def granted_scopes(self, url: str) -> tuple[str, ...]:
-        """Scopes of the token held for ``url``'s origin (what the server said it granted)."""
-        state = self._resources.get(_origin(url))
-        return state.token.scopes if state and state.token else ()
-
     def held_secrets(self) -> list[str]:
         """The client secret and every token held: what a caller scrubs from stored output."""
         held = [self._secret or ""]

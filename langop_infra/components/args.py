@@ -1,0 +1,1548 @@
+"""The components' input TypedDicts: GENERATED from the specs by ``python -m
+langop_infra.spec.generate``; do not edit (tests/test_typed_contract.py checks it is current).
+
+Each field's type, whether it is required and its description come from the pydantic spec of
+the same name; see :mod:`langop_infra.spec.generate` for the rules.
+"""
+
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+import pulumi
+from typing_extensions import NotRequired, TypedDict
+
+if TYPE_CHECKING:
+    from langop_infra.components.model import LanguageModel
+    from langop_infra.components.tool import LanguageTool
+    from langop_infra.spec.model import PersonaSpec
+
+if TYPE_CHECKING:
+    AccessModes = Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]
+    DeploymentMode = Literal["service", "sidecar"]
+    Egress = Literal["open", "restricted"]
+    EndpointStyle = Literal["base", "path"]
+    ImagePullPolicy = Literal["Always", "IfNotPresent", "Never"]
+    McpServerTransport = Literal["http", "url"]
+    Medium = Literal["", "Memory"]
+    ModelRefRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summarization"]
+    PortProtocol = Literal["TCP", "UDP", "SCTP"]
+    Provider = Literal["openai", "anthropic", "azure", "bedrock", "vertex", "openai-compatible", "ollama", "custom"]
+    SchemaSyncAccess = Literal["auto", "direct", "apiserver-proxy"]
+    SchemaSyncProtocol = Literal["auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+    SeccompProfile = Literal["RuntimeDefault", "Unconfined"]
+    SelectorRequirementOperator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    ServiceSettingsType = Literal["ClusterIP", "NodePort", "LoadBalancer"]
+    SidecarStyle = Literal["native", "container"]
+    SyncAuthType = Literal["oauth2"]
+    TolerationEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+    TolerationOperator = Literal["Exists", "Equal"]
+    ToolType = Literal["mcp"]
+    Transport = Literal["http", "stdio"]
+    WebhookAuthType = Literal["none", "bearer", "basic", "apiKey", "oauth2"]
+    WebhookToolMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+    WhenUnsatisfiable = Literal["DoNotSchedule", "ScheduleAnyway"]
+    # A secret: a string or a pulumi secret Output (kept in a Secret), or an existing Secret's key.
+    SecretValue = Union[pulumi.Input[str], "SecretSourceArgs"]
+    # A duration: '30s', '1m', '500ms', or seconds.
+    Duration = Union[str, float]
+    # A pod count or a percentage such as '50%'.
+    CountOrPercent = Union[int, str]
+    # A LanguageModel or its name.
+    ModelName = Union[str, "LanguageModel"]
+    # A persona's name, or the persona itself.
+    PersonaEntry = Union[str, "PersonaArgs", "PersonaSpec"]
+else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
+    AccessModes = str
+    DeploymentMode = str
+    Egress = str
+    EndpointStyle = str
+    ImagePullPolicy = str
+    McpServerTransport = str
+    Medium = str
+    ModelRefRole = str
+    PortProtocol = str
+    Provider = str
+    SchemaSyncAccess = str
+    SchemaSyncProtocol = str
+    SeccompProfile = str
+    SelectorRequirementOperator = str
+    ServiceSettingsType = str
+    SidecarStyle = str
+    SyncAuthType = str
+    TolerationEffect = str
+    TolerationOperator = str
+    ToolType = str
+    Transport = str
+    WebhookAuthType = str
+    WebhookToolMethod = str
+    WhenUnsatisfiable = str
+    SecretValue = pulumi.Input[str]
+    Duration = str
+    CountOrPercent = str
+    ModelName = str
+    PersonaEntry = str
+
+
+class LocalObjectRefArgs(TypedDict):
+    """An object of the workload's namespace, by name."""
+
+    name: str
+    """Name of the object."""
+
+
+class EnvFromSourceArgs(TypedDict):
+    """All keys of a Secret or ConfigMap as env vars: exactly one of the two refs."""
+
+    secret_ref: NotRequired[LocalObjectRefArgs]
+    """A Secret whose every key becomes an env var."""
+    config_map_ref: NotRequired[LocalObjectRefArgs]
+    """A ConfigMap whose every key becomes an env var."""
+    prefix: NotRequired[str]
+    """Prefix added to each variable's name."""
+
+
+class HttpGetProbeArgs(TypedDict):
+    """A probe that GETs a path; 2xx and 3xx pass."""
+
+    path: str
+    """HTTP path to GET."""
+    port: int
+    """Port to connect to."""
+
+
+class TcpSocketProbeArgs(TypedDict):
+    """A probe that opens a TCP connection."""
+
+    port: int
+    """Port to connect to."""
+
+
+class ExecProbeArgs(TypedDict):
+    """A probe that runs a command in the container; exit 0 passes."""
+
+    command: list[str]
+    """The command and its arguments."""
+
+
+class ProbeArgs(TypedDict):
+    """A container probe; a tool's probe without a handler keeps its ``healthPath`` check."""
+
+    http_get: NotRequired[HttpGetProbeArgs]
+    """Probe with an HTTP GET."""
+    tcp_socket: NotRequired[TcpSocketProbeArgs]
+    """Probe with a TCP connection."""
+    exec: NotRequired[ExecProbeArgs]
+    """Probe with a command."""
+    initial_delay_seconds: NotRequired[int]
+    """Seconds after start before the first probe."""
+    period_seconds: NotRequired[int]
+    """Seconds between probes."""
+    timeout_seconds: NotRequired[int]
+    """Seconds a probe may take."""
+    success_threshold: NotRequired[int]
+    """Passes in a row that count as success."""
+    failure_threshold: NotRequired[int]
+    """Failures in a row that count as failure."""
+
+
+class ProbesArgs(TypedDict):
+    """The container's liveness, readiness and startup probes."""
+
+    liveness: NotRequired[ProbeArgs]
+    """Restarts the container when it fails."""
+    readiness: NotRequired[ProbeArgs]
+    """Takes the pod out of its Service while it fails."""
+    startup: NotRequired[ProbeArgs]
+    """Holds the other probes until it passes once."""
+
+
+class TolerationArgs(TypedDict):
+    """A taint the pods tolerate."""
+
+    key: NotRequired[str]
+    """The taint's key (unset with operator Exists: every taint)."""
+    operator: NotRequired[TolerationOperator]
+    """Exists matches any value; Equal matches value. One of: Exists, Equal. Default: "Equal"."""
+    value: NotRequired[str]
+    """The taint's value (operator Equal)."""
+    effect: NotRequired[TolerationEffect]
+    """The taint effect tolerated (unset: every effect). One of: NoSchedule, PreferNoSchedule, NoExecute."""
+    toleration_seconds: NotRequired[int]
+    """Seconds a pod stays bound after a NoExecute taint appears."""
+
+
+class SelectorRequirementArgs(TypedDict):
+    """A label requirement: key, operator and values."""
+
+    key: str
+    """The label key."""
+    operator: SelectorRequirementOperator
+    """How the label's value relates to values. One of: In, NotIn, Exists, DoesNotExist, Gt, Lt."""
+    values: NotRequired[list[str]]
+    """Values for In, NotIn, Gt and Lt (none for Exists, DoesNotExist)."""
+
+
+class NodeSelectorTermArgs(TypedDict):
+    """Requirements on a node's labels or fields."""
+
+    match_expressions: NotRequired[list[SelectorRequirementArgs]]
+    """Requirements on the node's labels."""
+    match_fields: NotRequired[list[SelectorRequirementArgs]]
+    """Requirements on the node's fields."""
+
+
+class NodeSelectorArgs(TypedDict):
+    """Nodes that match any of the terms."""
+
+    node_selector_terms: list[NodeSelectorTermArgs]
+    """The terms, any of which a node may match."""
+
+
+class PreferredNodeTermArgs(TypedDict):
+    """A weighted node preference."""
+
+    weight: int
+    """Weight, 1-100."""
+    preference: NodeSelectorTermArgs
+    """The nodes preferred."""
+
+
+class NodeAffinityArgs(TypedDict):
+    """Which nodes the pods run on."""
+
+    required_during_scheduling_ignored_during_execution: NotRequired[NodeSelectorArgs]
+    """Nodes the pods must run on."""
+    preferred_during_scheduling_ignored_during_execution: NotRequired[list[PreferredNodeTermArgs]]
+    """Nodes the pods should run on."""
+
+
+class FullLabelSelectorArgs(TypedDict):
+    """A label selector with labels and expressions."""
+
+    match_labels: NotRequired[dict[str, str]]
+    """Labels an object must carry, all of them."""
+    match_expressions: NotRequired[list[SelectorRequirementArgs]]
+    """Requirements an object's labels must meet, all of them."""
+
+
+class PodAffinityTermArgs(TypedDict):
+    """Pods near (or away from) which the pods run, within a topology domain."""
+
+    label_selector: NotRequired[FullLabelSelectorArgs]
+    """The other pods, by label."""
+    namespaces: NotRequired[list[str]]
+    """Namespaces of the other pods (unset: the pod's own)."""
+    namespace_selector: NotRequired[FullLabelSelectorArgs]
+    """Namespaces of the other pods, by label."""
+    topology_key: str
+    """Node label whose value names the domain, e.g. topology.kubernetes.io/zone."""
+
+
+class WeightedPodAffinityTermArgs(TypedDict):
+    """A weighted pod (anti-)affinity preference."""
+
+    weight: int
+    """Weight, 1-100."""
+    pod_affinity_term: PodAffinityTermArgs
+    """The term preferred."""
+
+
+class PodAffinityArgs(TypedDict):
+    """Pods to run near (affinity) or away from (anti-affinity)."""
+
+    required_during_scheduling_ignored_during_execution: NotRequired[list[PodAffinityTermArgs]]
+    """Terms the pods must meet."""
+    preferred_during_scheduling_ignored_during_execution: NotRequired[list[WeightedPodAffinityTermArgs]]
+    """Terms the pods should meet."""
+
+
+class AffinityArgs(TypedDict):
+    """Node and pod (anti-)affinity, as in a pod spec."""
+
+    node_affinity: NotRequired[NodeAffinityArgs]
+    """Which nodes the pods run on."""
+    pod_affinity: NotRequired[PodAffinityArgs]
+    """Pods to run near."""
+    pod_anti_affinity: NotRequired[PodAffinityArgs]
+    """Pods to run away from."""
+
+
+class TopologySpreadArgs(TypedDict):
+    """How the pods spread over zones or nodes."""
+
+    max_skew: int
+    """Largest allowed difference in pod count between domains."""
+    topology_key: str
+    """Node label whose value names the domain."""
+    when_unsatisfiable: WhenUnsatisfiable
+    """What the scheduler does when the spread cannot be met. One of: DoNotSchedule, ScheduleAnyway."""
+    label_selector: NotRequired[FullLabelSelectorArgs]
+    """Unset: the workload's own pods."""
+    min_domains: NotRequired[int]
+    """Fewest domains counted (whenUnsatisfiable DoNotSchedule only)."""
+
+
+class ResourceAmountsArgs(TypedDict):
+    """Amounts of CPU and memory."""
+
+    cpu: NotRequired[str]
+    """CPU, a Kubernetes quantity such as 250m."""
+    memory: NotRequired[str]
+    """Memory, a Kubernetes quantity such as 256Mi."""
+
+
+class ResourcesArgs(TypedDict):
+    """Container requests and limits; both default so every pod is schedulable and bounded."""
+
+    requests: NotRequired[ResourceAmountsArgs]
+    """What the scheduler reserves for the container."""
+    limits: NotRequired[ResourceAmountsArgs]
+    """What the container may use at most."""
+
+
+class SecurityArgs(TypedDict):
+    """Pod and container security settings; the defaults meet the *restricted* standard."""
+
+    run_as_user: NotRequired[int]
+    """UID the containers run as. Default: 10001."""
+    run_as_group: NotRequired[int]
+    """GID the containers run as. Default: 10001."""
+    fs_group: NotRequired[int]
+    """Group owning mounted volumes. Default: 10001."""
+    run_as_non_root: NotRequired[bool]
+    """Refuse to start a container that would run as root. Default: true."""
+    allow_privilege_escalation: NotRequired[bool]
+    """Allow a process to gain more privileges than its parent. Default: false."""
+    read_only_root_filesystem: NotRequired[bool]
+    """Mount the container's root filesystem read-only. Default: true."""
+    seccomp_profile: NotRequired[SeccompProfile]
+    """The seccomp profile of the pods. One of: RuntimeDefault, Unconfined."""
+    drop_capabilities: NotRequired[list[str]]
+    """Linux capabilities dropped from the containers."""
+    add_capabilities: NotRequired[list[str]]
+    """Linux capabilities added to the containers."""
+
+
+class PortArgs(TypedDict):
+    """A port and its protocol."""
+
+    port: int
+    """Port number, 1-65535."""
+    protocol: NotRequired[PortProtocol]
+    """Protocol of the port. One of: TCP, UDP, SCTP. Default: "TCP"."""
+
+
+class EgressRuleArgs(TypedDict):
+    """A destination a workload with ``egress: restricted`` may reach: a CIDR, or pods by namespace and labels; on ``ports`` (all ports when empty)."""
+
+    cidr: NotRequired[str]
+    """An IP range, e.g. 10.0.0.0/8 (not with namespace or podLabels)."""
+    except_: NotRequired[list[str]]
+    """Ranges inside cidr to leave out; each must be strictly smaller than cidr."""
+    namespace: NotRequired[str]
+    """Pods of this namespace."""
+    pod_labels: NotRequired[dict[str, str]]
+    """Pods with these labels."""
+    host: NotRequired[str]
+    """The host name this CIDR serves, for the render's egress check."""
+    ports: NotRequired[list[PortArgs]]
+    """Ports allowed (all ports when empty)."""
+
+
+class DisruptionBudgetArgs(TypedDict):
+    """A PodDisruptionBudget: one of maxUnavailable or minAvailable (a count or a percentage)."""
+
+    max_unavailable: NotRequired[CountOrPercent]
+    """Pods that may be down at once: a count or a percentage."""
+    min_available: NotRequired[CountOrPercent]
+    """Pods that must stay up: a count or a percentage."""
+
+
+class AutoscalingArgs(TypedDict):
+    """An autoscaling/v2 HorizontalPodAutoscaler on CPU; the Deployment then omits replicas."""
+
+    min_replicas: NotRequired[int]
+    """Fewest pods. Default: 1."""
+    max_replicas: int
+    """Most pods."""
+    target_cpu_utilization_percentage: NotRequired[int]
+    """Average CPU use, in percent of requests, that the autoscaler aims at. Default: 80."""
+
+
+class KeyToPathArgs(TypedDict):
+    """One key of a ConfigMap or Secret as a file: ``{key, path, mode}``."""
+
+    key: str
+    """A key of the source."""
+    path: str
+    """The file it becomes, relative to the mount."""
+    mode: NotRequired[int]
+    """The file's mode; unset: defaultMode."""
+
+
+class ConfigMapVolumeArgs(TypedDict):
+    """A ConfigMap's keys as files."""
+
+    name: str
+    """The ConfigMap."""
+    items: NotRequired[list[KeyToPathArgs]]
+    """Keys to project; unset: every key."""
+    default_mode: NotRequired[int]
+    """Mode of the files; unset: 0644."""
+    optional: NotRequired[bool]
+    """Start the pod without the ConfigMap."""
+
+
+class SecretVolumeArgs(TypedDict):
+    """A Secret's keys as files."""
+
+    secret_name: str
+    """The Secret."""
+    items: NotRequired[list[KeyToPathArgs]]
+    """Keys to project; unset: every key."""
+    default_mode: NotRequired[int]
+    """Mode of the files; unset: 0644."""
+    optional: NotRequired[bool]
+    """Start the pod without the Secret."""
+
+
+class ClaimVolumeArgs(TypedDict):
+    """An existing PersistentVolumeClaim."""
+
+    claim_name: str
+    """An existing PersistentVolumeClaim in the workload's namespace."""
+    read_only: NotRequired[bool]
+    """Mount the claim read-only."""
+
+
+class EmptyDirVolumeArgs(TypedDict):
+    """Scratch space that lives as long as the pod."""
+
+    medium: NotRequired[Medium]
+    """Memory: a tmpfs (counted in the container's memory); unset: disk. One of: , Memory."""
+    size_limit: NotRequired[str]
+    """The most it may hold, e.g. 64Mi."""
+
+
+class ProjectedConfigMapArgs(TypedDict):
+    """A ConfigMap or Secret inside a projected volume."""
+
+    name: str
+    """The ConfigMap or Secret."""
+    items: NotRequired[list[KeyToPathArgs]]
+    """Keys to project; unset: every key."""
+    optional: NotRequired[bool]
+    """Start the pod without it."""
+
+
+class ServiceAccountTokenProjectionArgs(TypedDict):
+    """A bound ServiceAccount token as a file (workload identity)."""
+
+    path: str
+    """The token's file, relative to the mount."""
+    audience: NotRequired[str]
+    """Who the token is for (e.g. sts.amazonaws.com); unset: the API server."""
+    expiration_seconds: NotRequired[int]
+    """Token lifetime (at least 600); unset: one hour."""
+
+
+class ProjectedSourceArgs(TypedDict):
+    """One source of a projected volume: exactly one of configMap, secret, serviceAccountToken."""
+
+    config_map: NotRequired[ProjectedConfigMapArgs]
+    """{name, items, optional}"""
+    secret: NotRequired[ProjectedConfigMapArgs]
+    """{name, items, optional}"""
+    service_account_token: NotRequired[ServiceAccountTokenProjectionArgs]
+    """{path, audience, expirationSeconds}: a bound token (workload identity)."""
+
+
+class ProjectedVolumeArgs(TypedDict):
+    """ConfigMaps, Secrets and ServiceAccount tokens in one folder."""
+
+    sources: list[ProjectedSourceArgs]
+    """What the volume combines, in order."""
+    default_mode: NotRequired[int]
+    """Mode of the files; unset: 0644."""
+
+
+class VolumeArgs(TypedDict):
+    """An extra pod volume: exactly one of configMap, secret, persistentVolumeClaim, emptyDir or projected (the types the restricted Pod Security Standard admits)."""
+
+    name: str
+    """The volume's name, for volumeMounts."""
+    config_map: NotRequired[ConfigMapVolumeArgs]
+    """{name, items, defaultMode, optional}: a ConfigMap's keys as files."""
+    secret: NotRequired[SecretVolumeArgs]
+    """{secretName, items, defaultMode, optional}: a Secret's keys as files."""
+    persistent_volume_claim: NotRequired[ClaimVolumeArgs]
+    """{claimName, readOnly}: a claim made outside this workload."""
+    empty_dir: NotRequired[EmptyDirVolumeArgs]
+    """{medium, sizeLimit}: scratch space that lives as long as the pod."""
+    projected: NotRequired[ProjectedVolumeArgs]
+    """{sources, defaultMode}: configMaps, secrets and tokens in one folder."""
+    host_path: NotRequired[dict[str, str]]
+    """Refused: the restricted standard forbids it."""
+
+
+class VolumeMountArgs(TypedDict):
+    """Mounts one of ``volumes`` into the main container (or an init container)."""
+
+    name: str
+    """A volume under volumes."""
+    mount_path: str
+    """An absolute path; not /tmp, /etc/agent or another generated mount."""
+    sub_path: NotRequired[str]
+    """A file or folder of the volume."""
+    read_only: NotRequired[bool]
+    """Mount it read-only."""
+
+
+class InitContainerArgs(TypedDict):
+    """A container run to completion before the workload's own, with the same security context as the main container (the restricted standard), and its resources."""
+
+    name: str
+    """Unique in the pod."""
+    image: str
+    """Container image."""
+    command: NotRequired[list[str]]
+    """Replaces the image's entrypoint."""
+    args: NotRequired[list[str]]
+    """Arguments of the command."""
+    env: NotRequired[dict[str, str]]
+    """Plain environment variables (no secrets: use a volume)."""
+    volume_mounts: NotRequired[list[VolumeMountArgs]]
+    """Mounts of the workload's volumes."""
+    resources: NotRequired[ResourcesArgs]
+    """Unset: the workload's."""
+
+
+class ServiceAccountArgs(TypedDict):
+    """The pod's Kubernetes identity: ``{create: true, annotations}`` makes ServiceAccount ``<workload>`` (annotations for cloud workload identity), ``{name}`` uses an existing one."""
+
+    create: NotRequired[bool]
+    """Make a ServiceAccount named after the workload. Default: false."""
+    name: NotRequired[str]
+    """An existing ServiceAccount (without create)."""
+    annotations: NotRequired[dict[str, str]]
+    """Annotations of the created ServiceAccount (e.g. workload identity)."""
+
+
+class LabelSelectorArgs(TypedDict):
+    """Objects selected by their labels."""
+
+    match_labels: NotRequired[dict[str, str]]
+    """Labels an object must carry, all of them."""
+
+
+class IPBlockArgs(TypedDict):
+    """A range of IP addresses, less some sub-ranges."""
+
+    cidr: str
+    """The range, e.g. 10.0.0.0/8."""
+    except_: NotRequired[list[str]]
+    """Ranges inside cidr to leave out; each must be strictly smaller than cidr."""
+
+
+class PeerArgs(TypedDict):
+    """An extra ingress source: pods and/or namespaces by label, or an IP block."""
+
+    pod_selector: NotRequired[LabelSelectorArgs]
+    """Pods with these labels (in the workload's namespace unless namespaceSelector is set)."""
+    namespace_selector: NotRequired[LabelSelectorArgs]
+    """Namespaces with these labels."""
+    ip_block: NotRequired[IPBlockArgs]
+    """An IP range (not with the selectors)."""
+
+
+class SecretKeyRefArgs(TypedDict):
+    """A key of an existing Kubernetes Secret in the workload's namespace."""
+
+    name: str
+    """Secret name."""
+    key: str
+    """Key within the Secret."""
+
+
+class SecretSourceArgs(TypedDict):
+    """Where a secret value comes from: an existing Secret's key."""
+
+    secret_key_ref: SecretKeyRefArgs
+    """The Secret's name and key."""
+
+
+class HeaderArgs(TypedDict):
+    """An HTTP header: a literal ``value``, an existing Secret's key, or a Pulumi secret."""
+
+    name: str
+    """HTTP header name."""
+    value: NotRequired[str]
+    """The header's literal value (not for credentials: use valueFrom or secret)."""
+    value_from: NotRequired[SecretSourceArgs]
+    """{secretKeyRef: {name, key}}: the value of an existing Secret's key."""
+    secret: NotRequired[pulumi.Input[str]]
+    """A pulumi secret (Python) or a secret string."""
+
+
+class SyncAuthArgs(TypedDict):
+    """OAuth 2.1 client credentials for schema sync (the MCP authorization spec): the client discovers the authorization server from the tool's 401 and asks for a token itself."""
+
+    type: NotRequired[SyncAuthType]
+    """The scheme: OAuth 2.1 client credentials. One of: oauth2. Default: "oauth2"."""
+    client_id: str
+    """The client ID registered with the authorization server."""
+    client_secret: SecretSourceArgs
+    """{secretKeyRef: {name, key}} naming a secret under langop-infra:secrets."""
+    scopes: NotRequired[list[str]]
+    """Scopes to ask for; unset: those the tool's 401 names."""
+    issuer: NotRequired[str]
+    """The authorization server's issuer URL (the `issuer` of its metadata): the client secret goes only to that server's token endpoint. HTTPS, or http on loopback. Required."""
+
+
+class SchemaSyncArgs(TypedDict):
+    """How ``pulumi up`` reads the tool's schema with MCP ``tools/list``."""
+
+    enabled: NotRequired[bool]
+    """Read the tool's schema at deployment. Default: true."""
+    access: NotRequired[SchemaSyncAccess]
+    """auto, direct or apiserver-proxy; unset: the cluster default (auto). One of: auto, direct, apiserver-proxy."""
+    sync_url: NotRequired[str]
+    """Call this URL instead of the endpoint."""
+    required: NotRequired[bool]
+    """Fail the deployment when the sync fails. Default: false."""
+    timeout: NotRequired[Duration]
+    """Timeout of the whole sync. Default: 10.0."""
+    headers: NotRequired[list[HeaderArgs]]
+    """HTTP headers sent with each request."""
+    auth: NotRequired[SyncAuthArgs]
+    """OAuth 2.1 client credentials for a tool that demands a token."""
+    protocol: NotRequired[SchemaSyncProtocol]
+    """MCP revision: auto negotiates, newest first. One of: auto, 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05. Default: "auto"."""
+    max_bytes: NotRequired[str]
+    """Cap on the whole listing's size over all pages (default 32Mi)."""
+    max_response_bytes: NotRequired[str]
+    """Cap on one response or SSE event, counted decoded (default 8Mi)."""
+    max_tools: NotRequired[int]
+    """Cap on the tools listed. Default: 10000."""
+    max_pages: NotRequired[int]
+    """Cap on tools/list pages. Default: 100."""
+
+
+class PersistenceArgs(TypedDict):
+    """A PersistentVolumeClaim mounted into a service tool (e.g. the memory tool's SQLite)."""
+
+    size: NotRequired[str]
+    """Size of the claim. Default: "1Gi"."""
+    mount_path: NotRequired[str]
+    """Where the volume is mounted. Default: "/data"."""
+    storage_class_name: NotRequired[str]
+    """StorageClass of the claim (unset: the cluster's default)."""
+
+
+class ServiceSettingsArgs(TypedDict):
+    """A service tool's Service: its type and extra metadata."""
+
+    type: NotRequired[ServiceSettingsType]
+    """NodePort or LoadBalancer also expose the tool outside. One of: ClusterIP, NodePort, LoadBalancer. Default: "ClusterIP"."""
+    annotations: NotRequired[dict[str, str]]
+    """E.g. a cloud load balancer's settings."""
+    labels: NotRequired[dict[str, str]]
+    """Extra labels on the Service."""
+
+
+class McpServerArgs(TypedDict):
+    """An external MCP server (ark style), reached at ``url`` with optional headers."""
+
+    name: str
+    """Name the agent knows the server by."""
+    url: str
+    """The server's MCP endpoint."""
+    headers: NotRequired[list[HeaderArgs]]
+    """HTTP headers sent with each request."""
+    timeout: NotRequired[Duration]
+    """Per-request timeout (unset: the agent's default)."""
+    transport: NotRequired[McpServerTransport]
+    """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (seed 002). One of: http, url. Default: "http"."""
+    auto_connect: NotRequired[bool]
+    """false: the agent connects only when asked (registry.connect). Default: true."""
+
+
+class WebhookAuthArgs(TypedDict):
+    """How an HTTP tool authenticates; the credential reaches the agent only as a ``secretKeyRef`` env var (``AGENT_WEBHOOK_<TOOL>_AUTH``)."""
+
+    type: NotRequired[WebhookAuthType]
+    """bearer: '<headerName>: Bearer <value>'; basic: the value is user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a client-credentials token, or a ready access token. One of: none, bearer, basic, apiKey, oauth2. Default: "none"."""
+    secret_ref: NotRequired[SecretKeyRefArgs]
+    """The Secret key holding the credential (same namespace as the agent)."""
+    header_name: NotRequired[str]
+    """The header that carries the credential. Default: "Authorization"."""
+
+
+class RateLimitArgs(TypedDict):
+    """A token bucket per agent pod: a call waits up to the timeout for a token."""
+
+    requests_per_minute: int
+    """Refill rate (1-10000)."""
+    burst: int
+    """Bucket size: calls allowed at once (1-1000)."""
+
+
+class WebhookToolArgs(TypedDict):
+    """An inline HTTP tool (ark inline tool): the agent calls ``url`` directly."""
+
+    description: NotRequired[str]
+    """What the tool does, for the LLM. Default: ""."""
+    method: NotRequired[WebhookToolMethod]
+    """GET and DELETE send the arguments as the query; others as JSON. One of: GET, POST, PUT, PATCH, DELETE. Default: "POST"."""
+    input_schema: NotRequired[dict[str, Any]]
+    """JSON Schema draft-07 the arguments are checked against: an object, or a JSON string (ark's form, passed on as written)."""
+    timeout: NotRequired[Duration]
+    """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
+    authentication: NotRequired[WebhookAuthArgs]
+    """The credential, if any."""
+    rate_limit: NotRequired[RateLimitArgs]
+    """Unset: no limit."""
+    enabled: NotRequired[bool]
+    """false: agents are not given the tool. Default: true."""
+    name: str
+    """The tool's name as the LLM sees it."""
+    url: str
+    """The endpoint (alias endpoint, as in an HttpTool)."""
+
+
+class HttpToolRefArgs(TypedDict):
+    """A reference from an agent to an HttpTool (``httpTools:``) of the stack."""
+
+    name: str
+    """The HttpTool's name."""
+    namespace: NotRequired[str]
+    """Unset: the agent's namespace."""
+
+
+class WorkspaceArgs(TypedDict):
+    """A persistent workspace: PVC ``<agent>-workspace``, seeded once with files that do not exist yet (an agent's edits survive restarts)."""
+
+    size: NotRequired[str]
+    """Size of the claim. Default: "1Gi"."""
+    storage_class_name: NotRequired[str]
+    """StorageClass of the claim (unset: the cluster's default)."""
+    access_modes: NotRequired[list[AccessModes]]
+    """Access modes of the claim; several pods need ReadWriteMany. One of: ReadWriteOnce, ReadWriteMany, ReadWriteOncePod, ReadOnlyMany."""
+    mount_path: NotRequired[str]
+    """Unset: the agent's workspacePath."""
+    initial_files: NotRequired[dict[str, str]]
+    """Files written once into an empty workspace: {name: content}."""
+    seed_config_map: NotRequired[str]
+    """A ConfigMap whose keys are copied once into the workspace."""
+    seed_image: NotRequired[str]
+    """The seeding init container's image (needs sh, cp). Default: "docker.io/library/busybox:1.36.1@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"."""
+
+
+class AgentPortArgs(TypedDict):
+    """A port the agent listens on, published by ClusterIP Service ``<agent>``."""
+
+    name: str
+    """An IANA service name: at most 15 lower-case letters, digits and '-'."""
+    port: int
+    """Port number, 1-65535."""
+
+
+class ApiKeyRefArgs(TypedDict):
+    """A key of an existing Secret in the namespace; ``key`` defaults to ``api-key``."""
+
+    name: str
+    """Secret name."""
+    key: NotRequired[str]
+    """Key within the Secret. Default: "api-key"."""
+
+
+class ApiKeySourceArgs(TypedDict):
+    """Where a model's API key or the gateway's master key comes from: a Secret's key."""
+
+    secret_key_ref: ApiKeyRefArgs
+    """The Secret's name and key (key defaults to api-key)."""
+
+
+class RetryPolicyArgs(TypedDict):
+    """How often a failed model call is retried."""
+
+    max_attempts: NotRequired[int]
+    """Retries after a failed call (LiteLLM's max_retries). Default: 3."""
+
+
+class ModelConfigurationArgs(TypedDict):
+    """Request defaults the gateway applies to every call of the model."""
+
+    max_tokens: NotRequired[int]
+    """Most tokens a response may hold."""
+    temperature: NotRequired[float]
+    """Sampling temperature, 0-2."""
+    top_p: NotRequired[float]
+    """Nucleus sampling mass, 0-1."""
+    stop_sequences: NotRequired[list[str]]
+    """Sequences that end a response (at most 16)."""
+
+
+class ModelRateLimitsArgs(TypedDict):
+    """Rate limits the gateway applies to the model."""
+
+    requests_per_minute: NotRequired[int]
+    """LiteLLM's rpm."""
+    tokens_per_minute: NotRequired[int]
+    """LiteLLM's tpm."""
+
+
+class ApiRefArgs(TypedDict):
+    """The API the tool comes from (seed 004's ``apiRef``)."""
+
+    name: str
+    """The source API's name."""
+    version: NotRequired[str]
+    """The API's version, e.g. v2."""
+    operation_id: NotRequired[str]
+    """The OpenAPI operationId."""
+
+
+class NetworkPeerArgs(TypedDict):
+    """A peer given as ``{cidr, except}`` or as ``{namespace, podLabels}`` (not both)."""
+
+    cidr: NotRequired[str]
+    """An IP range, e.g. 10.0.0.0/8 (not with namespace or podLabels)."""
+    except_: NotRequired[list[str]]
+    """Ranges inside cidr to leave out; each must be strictly smaller than cidr."""
+    namespace: NotRequired[str]
+    """Pods of this namespace."""
+    pod_labels: NotRequired[dict[str, str]]
+    """Pods with these labels."""
+    host: NotRequired[str]
+    """The host name this CIDR serves, for the render's egress check."""
+
+
+class ModelGatewayDefaultsArgs(TypedDict):
+    """The namespace's LiteLLM proxy (Deployment and Service ``gateway``, port 8000)."""
+
+    enabled: NotRequired[bool]
+    """false: every model is reached directly. Default: true."""
+    image: NotRequired[str]
+    """Image of the LiteLLM proxy. Default: "ghcr.io/berriai/litellm-non_root:main-stable"."""
+    replicas: NotRequired[int]
+    """Pods of the gateway. Default: 1."""
+    master_key: NotRequired[ApiKeySourceArgs]
+    """{secretKeyRef: {name, key}}: the key agents send (MODEL_API_KEY)."""
+    require_auth: NotRequired[bool]
+    """Refuse a gateway without masterKey. Default: false."""
+    resources: NotRequired[ResourcesArgs]
+    """The gateway's requests and limits over its built-in ones."""
+
+
+class ObservabilityDefaultsArgs(TypedDict):
+    """Where agents, tools and the gateway send telemetry."""
+
+    otlp_endpoint: NotRequired[str]
+    """OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."""
+
+
+class DefaultsArgs(TypedDict):
+    """Cluster-wide defaults applied to every tool and agent that does not set its own."""
+
+    image_pull_policy: NotRequired[ImagePullPolicy]
+    """When the kubelet pulls images (unset: Kubernetes' default). One of: Always, IfNotPresent, Never."""
+    resources: NotRequired[ResourcesArgs]
+    """Requests and limits of every workload that sets none."""
+    security: NotRequired[SecurityArgs]
+    """Security settings of every workload that sets none."""
+    egress: NotRequired[Egress]
+    """open, or restricted (only DNS, the workload's tools and egressTo). One of: open, restricted. Default: "open"."""
+    default_deny: NotRequired[bool]
+    """Add a NetworkPolicy denying every ingress the others do not admit. Default: false."""
+    schema_sync_access: NotRequired[SchemaSyncAccess]
+    """How schema sync reaches tools: auto, direct or apiserver-proxy. One of: auto, direct, apiserver-proxy. Default: "auto"."""
+    schema_sync_from: NotRequired[list[NetworkPeerArgs]]
+    """Where schema sync reaches tools from: {cidr, except} for the control plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner."""
+    sidecar_style: NotRequired[SidecarStyle]
+    """native: init containers with restartPolicy Always (Kubernetes >= 1.29); container: plain containers, for older clusters. One of: native, container. Default: "native"."""
+    endpoint_style: NotRequired[EndpointStyle]
+    """base: endpoints without the MCP path; path: with it. One of: base, path. Default: "base"."""
+    strict_egress: NotRequired[bool]
+    """Fail when restricted egress does not admit an agent's servers. Default: false."""
+    model_gateway: NotRequired[ModelGatewayDefaultsArgs]
+    """Unset: built-ins."""
+    require_image_digests: NotRequired[bool]
+    """Refuse an image given by tag without a digest (name@sha256:...), the built-in gateway image included; off: validate and render warn. Default: false."""
+    observability: NotRequired[ObservabilityDefaultsArgs]
+    """Telemetry settings (unset: none)."""
+
+
+class ToolArgs(TypedDict):
+    """A LanguageTool: an MCP server run as a Deployment + Service, or as an agent sidecar."""
+
+    image_pull_secrets: NotRequired[list[LocalObjectRefArgs]]
+    """Secrets to pull the image with: names or {name}."""
+    env_from: NotRequired[list[EnvFromSourceArgs]]
+    """Every key of Secrets or ConfigMaps as env vars."""
+    probes: NotRequired[ProbesArgs]
+    """Liveness, readiness and startup probes."""
+    node_selector: NotRequired[dict[str, str]]
+    """Node labels the pods must run on."""
+    tolerations: NotRequired[list[TolerationArgs]]
+    """Taints the pods tolerate."""
+    affinity: NotRequired[AffinityArgs]
+    """Node and pod (anti-)affinity."""
+    topology_spread_constraints: NotRequired[list[TopologySpreadArgs]]
+    """How the pods spread (unset selector: the workload's own pods)."""
+    priority_class_name: NotRequired[str]
+    """PriorityClass of the pods."""
+    pod_labels: NotRequired[dict[str, str]]
+    """Extra labels on the pods only."""
+    pod_annotations: NotRequired[dict[str, str]]
+    """Extra annotations on the pods."""
+    termination_grace_period_seconds: NotRequired[int]
+    """Seconds a pod gets to stop."""
+    name: str
+    """Name of the tool's Deployment and Service."""
+    namespace: NotRequired[str]
+    """Unset: the cluster's namespace."""
+    image: str
+    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    replicas: NotRequired[int]
+    """Number of pods. Default: 1."""
+    command: NotRequired[list[str]]
+    """Container command, replacing the image's entrypoint."""
+    args: NotRequired[list[str]]
+    """Container arguments."""
+    env: NotRequired[dict[str, str]]
+    """Plain environment variables."""
+    secret_env: NotRequired[dict[str, SecretValue]]
+    """Secret environment variables: a value (kept in Secret <name>-env) or {secretKeyRef: {name, key}}."""
+    resources: NotRequired[ResourcesArgs]
+    """Unset: the cluster default."""
+    labels: NotRequired[dict[str, str]]
+    """Extra labels on every object."""
+    annotations: NotRequired[dict[str, str]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: NotRequired[ImagePullPolicy]
+    """When the kubelet pulls the image (unset: the cluster default). One of: Always, IfNotPresent, Never."""
+    service_account_name: NotRequired[str]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: NotRequired[bool]
+    """Mount the ServiceAccount token into the pods. Default: false."""
+    security: NotRequired[SecurityArgs]
+    """Unset: the cluster default."""
+    egress: NotRequired[Egress]
+    """Unset: the cluster default (open). One of: open, restricted."""
+    egress_to: NotRequired[list[EgressRuleArgs]]
+    """Where the pods may connect under egress restricted."""
+    disruption_budget: NotRequired[DisruptionBudgetArgs]
+    """Unset: maxUnavailable 1 when more than one pod runs."""
+    autoscaling: NotRequired[AutoscalingArgs]
+    """A HorizontalPodAutoscaler on CPU; the Deployment then sets no replicas."""
+    volumes: NotRequired[list[VolumeArgs]]
+    """Extra pod volumes: configMap, secret, persistentVolumeClaim, emptyDir, projected (hostPath is refused)."""
+    volume_mounts: NotRequired[list[VolumeMountArgs]]
+    """Mounts of those volumes into the main container."""
+    init_containers: NotRequired[list[InitContainerArgs]]
+    """Run before the workload's containers, with its security context."""
+    service_account: NotRequired[ServiceAccountArgs]
+    """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    type: NotRequired[ToolType]
+    """The kind of tool server. One of: mcp. Default: "mcp"."""
+    transport: NotRequired[Transport]
+    """stdio: command, args and env start a stdio-only MCP server, run behind the mcp-proxy bridge in the same container, which serves /mcp on port (the image must hold mcp-proxy and the server's runtime). One of: http, stdio. Default: "http"."""
+    deployment_mode: NotRequired[DeploymentMode]
+    """service: Deployment + Service; sidecar: joins each referencing agent's pod. One of: service, sidecar. Default: "service"."""
+    port: NotRequired[int]
+    """Port the server listens on. Default: 8080."""
+    mcp_path: NotRequired[str]
+    """HTTP path of the MCP endpoint. Default: "/mcp"."""
+    health_path: NotRequired[str]
+    """HTTP path of the readiness and liveness probes. Default: "/health"."""
+    allow_from: NotRequired[list[PeerArgs]]
+    """Extra ingress sources (service mode)."""
+    schema_sync: NotRequired[SchemaSyncArgs]
+    """How pulumi up reads the tool's schema with tools/list."""
+    persistence: NotRequired[PersistenceArgs]
+    """A PersistentVolumeClaim <tool>-data mounted into a service tool."""
+    service: NotRequired[ServiceSettingsArgs]
+    """The Service's type (ClusterIP, NodePort, LoadBalancer), annotations and labels (service mode); unset: ClusterIP."""
+
+
+class ToolRefArgs(TypedDict):
+    """A reference from an agent to a LanguageTool."""
+
+    name: str
+    """Name of the LanguageTool."""
+    namespace: NotRequired[str]
+    """Namespace of the tool (unset: the agent's)."""
+    enabled: NotRequired[bool]
+    """false: keep the reference but do not wire the tool. Default: true."""
+    required: NotRequired[bool]
+    """The agent waits for the tool to be ready. Default: false."""
+    allowed_tools: NotRequired[list[str]]
+    """Only these of the tool's tools are offered to the agent (config.yaml allowedTools; the agent's registry enforces it, schema sync reports unknown names). Unset: all of them."""
+    headers: NotRequired[list[HeaderArgs]]
+    """Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>."""
+
+
+class ModelRefArgs(TypedDict):
+    """A reference from an agent to a LanguageModel of its namespace."""
+
+    name: str
+    """Name of the LanguageModel."""
+    role: NotRequired[ModelRefRole]
+    """What the agent uses the model for. One of: primary, fallback, reasoning, tool-calling, summarization. Default: "primary"."""
+    priority: NotRequired[int]
+    """Lower is tried first."""
+
+
+class AgentArgs(TypedDict):
+    """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
+
+    image_pull_secrets: NotRequired[list[LocalObjectRefArgs]]
+    """Secrets to pull the image with: names or {name}."""
+    env_from: NotRequired[list[EnvFromSourceArgs]]
+    """Every key of Secrets or ConfigMaps as env vars."""
+    probes: NotRequired[ProbesArgs]
+    """Liveness, readiness and startup probes."""
+    node_selector: NotRequired[dict[str, str]]
+    """Node labels the pods must run on."""
+    tolerations: NotRequired[list[TolerationArgs]]
+    """Taints the pods tolerate."""
+    affinity: NotRequired[AffinityArgs]
+    """Node and pod (anti-)affinity."""
+    topology_spread_constraints: NotRequired[list[TopologySpreadArgs]]
+    """How the pods spread (unset selector: the workload's own pods)."""
+    priority_class_name: NotRequired[str]
+    """PriorityClass of the pods."""
+    pod_labels: NotRequired[dict[str, str]]
+    """Extra labels on the pods only."""
+    pod_annotations: NotRequired[dict[str, str]]
+    """Extra annotations on the pods."""
+    termination_grace_period_seconds: NotRequired[int]
+    """Seconds a pod gets to stop."""
+    name: str
+    """Kubernetes name of the workload's objects."""
+    namespace: NotRequired[str]
+    """Unset: the cluster's namespace."""
+    image: str
+    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    replicas: NotRequired[int]
+    """Number of pods. Default: 1."""
+    command: NotRequired[list[str]]
+    """Container command, replacing the image's entrypoint."""
+    args: NotRequired[list[str]]
+    """Container arguments."""
+    env: NotRequired[dict[str, str]]
+    """Plain environment variables."""
+    secret_env: NotRequired[dict[str, SecretValue]]
+    """Secret environment variables: a value (kept in Secret <name>-env) or {secretKeyRef: {name, key}}."""
+    resources: NotRequired[ResourcesArgs]
+    """Unset: the cluster default."""
+    labels: NotRequired[dict[str, str]]
+    """Extra labels on every object."""
+    annotations: NotRequired[dict[str, str]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: NotRequired[ImagePullPolicy]
+    """When the kubelet pulls the image (unset: the cluster default). One of: Always, IfNotPresent, Never."""
+    service_account_name: NotRequired[str]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: NotRequired[bool]
+    """Mount the ServiceAccount token into the pods. Default: false."""
+    security: NotRequired[SecurityArgs]
+    """Unset: the cluster default."""
+    egress: NotRequired[Egress]
+    """Unset: the cluster default (open). One of: open, restricted."""
+    egress_to: NotRequired[list[EgressRuleArgs]]
+    """Where the pods may connect under egress restricted."""
+    disruption_budget: NotRequired[DisruptionBudgetArgs]
+    """Unset: maxUnavailable 1 when more than one pod runs."""
+    autoscaling: NotRequired[AutoscalingArgs]
+    """A HorizontalPodAutoscaler on CPU; the Deployment then sets no replicas."""
+    volumes: NotRequired[list[VolumeArgs]]
+    """Extra pod volumes: configMap, secret, persistentVolumeClaim, emptyDir, projected (hostPath is refused)."""
+    volume_mounts: NotRequired[list[VolumeMountArgs]]
+    """Mounts of those volumes into the main container."""
+    init_containers: NotRequired[list[InitContainerArgs]]
+    """Run before the workload's containers, with its security context."""
+    service_account: NotRequired[ServiceAccountArgs]
+    """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    tools: NotRequired[list[ToolRefArgs]]
+    """LanguageTool references; ark's inline webhook tools may sit here too."""
+    mcp_servers: NotRequired[list[McpServerArgs]]
+    """External MCP servers (ark style)."""
+    webhook_tools: NotRequired[list[WebhookToolArgs]]
+    """Inline HTTP tools the agent calls directly."""
+    http_tools: NotRequired[list[HttpToolRefArgs]]
+    """HttpTools of the stack the agent may call: {name, namespace}."""
+    workspace_path: NotRequired[str]
+    """Where the workspace shared with sidecar tools is mounted. Default: "/workspace"."""
+    workspace: NotRequired[WorkspaceArgs]
+    """Unset: an emptyDir workspace."""
+    ports: NotRequired[list[AgentPortArgs]]
+    """Ports the agent listens on, published by Service <agent>."""
+    allow_from: NotRequired[list[PeerArgs]]
+    """Who may reach the agent's ports (nobody when empty)."""
+    model: NotRequired[str]
+    """ark's shorthand, one model (role primary): a declared model's name or modelName, or any model id, passed on as AGENT_MODEL with a warning."""
+    models: NotRequired[list[ModelRefArgs]]
+    """LanguageModels of the namespace, in order."""
+    instructions: NotRequired[str]
+    """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
+    persona: NotRequired[PersonaEntry]
+    """A persona's name under personas, or the persona itself."""
+
+
+class HttpToolEntryArgs(TypedDict):
+    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+
+    description: str
+    """What the tool does, for the LLM (1-1024 characters)."""
+    method: NotRequired[WebhookToolMethod]
+    """GET and DELETE send the arguments as the query; others as JSON. One of: GET, POST, PUT, PATCH, DELETE. Default: "POST"."""
+    input_schema: NotRequired[dict[str, Any]]
+    """JSON Schema draft-07 the arguments are checked against."""
+    timeout: NotRequired[Duration]
+    """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
+    authentication: NotRequired[WebhookAuthArgs]
+    """The credential, if any."""
+    rate_limit: NotRequired[RateLimitArgs]
+    """Unset: no limit."""
+    enabled: NotRequired[bool]
+    """false: agents are not given the tool. Default: true."""
+    name: str
+    """Unique in its namespace; the tool's name for the LLM."""
+    namespace: NotRequired[str]
+    """Unset: the stack's namespace."""
+    labels: NotRequired[dict[str, str]]
+    """Extra labels on the tool's ConfigMap."""
+    annotations: NotRequired[dict[str, str]]
+    """Annotations on the tool's ConfigMap."""
+    display_name: str
+    """Human-readable name (1-64 characters)."""
+    endpoint: NotRequired[str]
+    """The http(s) URL agents call; unset: phase Pending, not callable."""
+    tags: NotRequired[list[str]]
+    """Categorisation tags."""
+    version: NotRequired[str]
+    """The tool's version. Default: "1.0.0"."""
+    api_ref: NotRequired[ApiRefArgs]
+    """The source API: {name, version, operationId}."""
+    probe: NotRequired[bool]
+    """At deploy, send one request to the endpoint (no arguments, no credential) and set phase Error when it cannot be reached. Default: false."""
+
+
+class ModelArgs(TypedDict):
+    """A LanguageModel: a provider's model, reached through the namespace gateway or directly."""
+
+    name: str
+    """The name agents use (LLM_MODEL, the gateway's alias)."""
+    provider: Provider
+    """The model's provider. One of: openai, anthropic, azure, bedrock, vertex, openai-compatible, ollama, custom."""
+    model_name: str
+    """The provider's model id; for 'custom', LiteLLM's '<provider>/<model>'."""
+    endpoint: NotRequired[str]
+    """Required for openai-compatible, azure, ollama and custom."""
+    api_key: NotRequired[ApiKeySourceArgs]
+    """{secretKeyRef: {name, key}}."""
+    timeout: NotRequired[Duration]
+    """Per-call timeout. Default: 300.0."""
+    retry_policy: NotRequired[RetryPolicyArgs]
+    """Retries after a failed call."""
+    fallbacks: NotRequired[list[str]]
+    """Models tried in order when this fails."""
+    configuration: NotRequired[ModelConfigurationArgs]
+    """Request defaults: maxTokens, temperature, topP, stopSequences."""
+    rate_limits: NotRequired[ModelRateLimitsArgs]
+    """Requests and tokens per minute (unset: none)."""
+    egress_to: NotRequired[list[EgressRuleArgs]]
+    """Where the gateway (or, in direct mode, the agent) may connect."""
+    gateway: NotRequired[bool]
+    """false: agents call the provider directly. Default: true."""
+
+
+class PersonaArgs(TypedDict):
+    """A LanguagePersona: how an agent speaks (AGENT_PERSONA, config.yaml ``personas``)."""
+
+    name: str
+    """The name agents use in persona."""
+    tone: NotRequired[str]
+    """How the agent speaks, on one line. Default: ""."""
+    personality: NotRequired[str]
+    """Who the agent is, on one line. Default: ""."""
+    expertise: NotRequired[str]
+    """What the agent knows, on one line. Default: ""."""
+
+
+if TYPE_CHECKING:
+    # A LanguageTool, or a reference to one.
+    ToolEntry = Union["ToolRefArgs", "LanguageTool"]
+    # A LanguageModel, or a reference to one.
+    ModelEntry = Union["ModelRefArgs", "LanguageModel"]
+else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
+    ToolEntry = ToolRefArgs
+    ModelEntry = ModelRefArgs
+
+
+class LanguageToolArgs(TypedDict):
+    """The inputs of a LanguageTool; the same fields as a stack file's ``tools:`` entry."""
+
+    image_pull_secrets: NotRequired[pulumi.Input[list[LocalObjectRefArgs]]]
+    """Secrets to pull the image with: names or {name}."""
+    env_from: NotRequired[pulumi.Input[list[EnvFromSourceArgs]]]
+    """Every key of Secrets or ConfigMaps as env vars."""
+    probes: NotRequired[ProbesArgs]
+    """Liveness, readiness and startup probes."""
+    node_selector: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Node labels the pods must run on."""
+    tolerations: NotRequired[pulumi.Input[list[TolerationArgs]]]
+    """Taints the pods tolerate."""
+    affinity: NotRequired[AffinityArgs]
+    """Node and pod (anti-)affinity."""
+    topology_spread_constraints: NotRequired[pulumi.Input[list[TopologySpreadArgs]]]
+    """How the pods spread (unset selector: the workload's own pods)."""
+    priority_class_name: NotRequired[pulumi.Input[str]]
+    """PriorityClass of the pods."""
+    pod_labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra labels on the pods only."""
+    pod_annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra annotations on the pods."""
+    termination_grace_period_seconds: NotRequired[pulumi.Input[int]]
+    """Seconds a pod gets to stop."""
+    namespace: NotRequired[str]
+    """Unset: the cluster's namespace."""
+    image: pulumi.Input[str]
+    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    replicas: NotRequired[pulumi.Input[int]]
+    """Number of pods. Default: 1."""
+    command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
+    """Container command, replacing the image's entrypoint."""
+    container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
+    """Container arguments."""
+    env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Plain environment variables."""
+    secret_env: NotRequired[pulumi.Input[dict[str, SecretValue]]]
+    """Secret environment variables: a value (kept in Secret <name>-env) or {secretKeyRef: {name, key}}."""
+    resources: NotRequired[ResourcesArgs]
+    """Unset: the cluster default."""
+    labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra labels on every object."""
+    annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: NotRequired[pulumi.Input[ImagePullPolicy]]
+    """When the kubelet pulls the image (unset: the cluster default). One of: Always, IfNotPresent, Never."""
+    service_account_name: NotRequired[pulumi.Input[str]]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: NotRequired[pulumi.Input[bool]]
+    """Mount the ServiceAccount token into the pods. Default: false."""
+    security: NotRequired[SecurityArgs]
+    """Unset: the cluster default."""
+    egress: NotRequired[pulumi.Input[Egress]]
+    """Unset: the cluster default (open). One of: open, restricted."""
+    egress_to: NotRequired[pulumi.Input[list[EgressRuleArgs]]]
+    """Where the pods may connect under egress restricted."""
+    disruption_budget: NotRequired[DisruptionBudgetArgs]
+    """Unset: maxUnavailable 1 when more than one pod runs."""
+    autoscaling: NotRequired[AutoscalingArgs]
+    """A HorizontalPodAutoscaler on CPU; the Deployment then sets no replicas."""
+    volumes: NotRequired[pulumi.Input[list[VolumeArgs]]]
+    """Extra pod volumes: configMap, secret, persistentVolumeClaim, emptyDir, projected (hostPath is refused)."""
+    volume_mounts: NotRequired[pulumi.Input[list[VolumeMountArgs]]]
+    """Mounts of those volumes into the main container."""
+    init_containers: NotRequired[pulumi.Input[list[InitContainerArgs]]]
+    """Run before the workload's containers, with its security context."""
+    service_account: NotRequired[ServiceAccountArgs]
+    """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    transport: NotRequired[pulumi.Input[Transport]]
+    """stdio: command, args and env start a stdio-only MCP server, run behind the mcp-proxy bridge in the same container, which serves /mcp on port (the image must hold mcp-proxy and the server's runtime). One of: http, stdio. Default: "http"."""
+    deployment_mode: NotRequired[DeploymentMode]
+    """service: Deployment + Service; sidecar: joins each referencing agent's pod. One of: service, sidecar. Default: "service"."""
+    port: NotRequired[pulumi.Input[int]]
+    """Port the server listens on. Default: 8080."""
+    mcp_path: NotRequired[pulumi.Input[str]]
+    """HTTP path of the MCP endpoint. Default: "/mcp"."""
+    health_path: NotRequired[pulumi.Input[str]]
+    """HTTP path of the readiness and liveness probes. Default: "/health"."""
+    allow_from: NotRequired[pulumi.Input[list[PeerArgs]]]
+    """Extra ingress sources (service mode)."""
+    schema_sync: NotRequired[SchemaSyncArgs]
+    """How pulumi up reads the tool's schema with tools/list."""
+    persistence: NotRequired[PersistenceArgs]
+    """A PersistentVolumeClaim <tool>-data mounted into a service tool."""
+    service: NotRequired[ServiceSettingsArgs]
+    """The Service's type (ClusterIP, NodePort, LoadBalancer), annotations and labels (service mode); unset: ClusterIP."""
+    part_of: NotRequired[str]
+    """app.kubernetes.io/part-of (default: the namespace)."""
+    defaults: NotRequired[DefaultsArgs]
+    """Cluster-wide defaults (resources, security, egress...)."""
+
+
+class LanguageAgentArgs(TypedDict):
+    """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
+
+    image_pull_secrets: NotRequired[pulumi.Input[list[LocalObjectRefArgs]]]
+    """Secrets to pull the image with: names or {name}."""
+    env_from: NotRequired[pulumi.Input[list[EnvFromSourceArgs]]]
+    """Every key of Secrets or ConfigMaps as env vars."""
+    probes: NotRequired[ProbesArgs]
+    """Liveness, readiness and startup probes."""
+    node_selector: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Node labels the pods must run on."""
+    tolerations: NotRequired[pulumi.Input[list[TolerationArgs]]]
+    """Taints the pods tolerate."""
+    affinity: NotRequired[AffinityArgs]
+    """Node and pod (anti-)affinity."""
+    topology_spread_constraints: NotRequired[pulumi.Input[list[TopologySpreadArgs]]]
+    """How the pods spread (unset selector: the workload's own pods)."""
+    priority_class_name: NotRequired[pulumi.Input[str]]
+    """PriorityClass of the pods."""
+    pod_labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra labels on the pods only."""
+    pod_annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra annotations on the pods."""
+    termination_grace_period_seconds: NotRequired[pulumi.Input[int]]
+    """Seconds a pod gets to stop."""
+    namespace: NotRequired[str]
+    """Unset: the cluster's namespace."""
+    image: pulumi.Input[str]
+    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    replicas: NotRequired[pulumi.Input[int]]
+    """Number of pods. Default: 1."""
+    command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
+    """Container command, replacing the image's entrypoint."""
+    container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
+    """Container arguments."""
+    env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Plain environment variables."""
+    secret_env: NotRequired[pulumi.Input[dict[str, SecretValue]]]
+    """Secret environment variables: a value (kept in Secret <name>-env) or {secretKeyRef: {name, key}}."""
+    resources: NotRequired[ResourcesArgs]
+    """Unset: the cluster default."""
+    labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra labels on every object."""
+    annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: NotRequired[pulumi.Input[ImagePullPolicy]]
+    """When the kubelet pulls the image (unset: the cluster default). One of: Always, IfNotPresent, Never."""
+    service_account_name: NotRequired[pulumi.Input[str]]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: NotRequired[pulumi.Input[bool]]
+    """Mount the ServiceAccount token into the pods. Default: false."""
+    security: NotRequired[SecurityArgs]
+    """Unset: the cluster default."""
+    egress: NotRequired[pulumi.Input[Egress]]
+    """Unset: the cluster default (open). One of: open, restricted."""
+    egress_to: NotRequired[pulumi.Input[list[EgressRuleArgs]]]
+    """Where the pods may connect under egress restricted."""
+    disruption_budget: NotRequired[DisruptionBudgetArgs]
+    """Unset: maxUnavailable 1 when more than one pod runs."""
+    autoscaling: NotRequired[AutoscalingArgs]
+    """A HorizontalPodAutoscaler on CPU; the Deployment then sets no replicas."""
+    volumes: NotRequired[pulumi.Input[list[VolumeArgs]]]
+    """Extra pod volumes: configMap, secret, persistentVolumeClaim, emptyDir, projected (hostPath is refused)."""
+    volume_mounts: NotRequired[pulumi.Input[list[VolumeMountArgs]]]
+    """Mounts of those volumes into the main container."""
+    init_containers: NotRequired[pulumi.Input[list[InitContainerArgs]]]
+    """Run before the workload's containers, with its security context."""
+    service_account: NotRequired[ServiceAccountArgs]
+    """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    tools: NotRequired[list[ToolEntry]]
+    """LanguageTool references; ark's inline webhook tools may sit here too."""
+    mcp_servers: NotRequired[pulumi.Input[list[McpServerArgs]]]
+    """External MCP servers (ark style)."""
+    webhook_tools: NotRequired[pulumi.Input[list[WebhookToolArgs]]]
+    """Inline HTTP tools the agent calls directly."""
+    http_tools: NotRequired[pulumi.Input[list[HttpToolRefArgs]]]
+    """HttpTools of the stack the agent may call: {name, namespace}."""
+    workspace_path: NotRequired[pulumi.Input[str]]
+    """Where the workspace shared with sidecar tools is mounted. Default: "/workspace"."""
+    workspace: NotRequired[WorkspaceArgs]
+    """Unset: an emptyDir workspace."""
+    ports: NotRequired[pulumi.Input[list[AgentPortArgs]]]
+    """Ports the agent listens on, published by Service <agent>."""
+    allow_from: NotRequired[pulumi.Input[list[PeerArgs]]]
+    """Who may reach the agent's ports (nobody when empty)."""
+    model: NotRequired[ModelName]
+    """ark's shorthand, one model (role primary): a declared model's name or modelName, or any model id, passed on as AGENT_MODEL with a warning."""
+    models: NotRequired[list[ModelEntry]]
+    """LanguageModels of the namespace, in order."""
+    instructions: NotRequired[pulumi.Input[str]]
+    """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
+    persona: NotRequired[PersonaEntry]
+    """A persona's name under personas, or the persona itself."""
+    part_of: NotRequired[str]
+    """app.kubernetes.io/part-of (default: the namespace)."""
+    defaults: NotRequired[DefaultsArgs]
+    """Cluster-wide defaults (resources, security, egress...)."""
+
+
+class LanguageModelArgs(TypedDict):
+    """The inputs of a LanguageModel; the same fields as a stack file's ``models:`` entry."""
+
+    provider: Provider
+    """The model's provider. One of: openai, anthropic, azure, bedrock, vertex, openai-compatible, ollama, custom."""
+    model_name: str
+    """The provider's model id; for 'custom', LiteLLM's '<provider>/<model>'."""
+    endpoint: NotRequired[str]
+    """Required for openai-compatible, azure, ollama and custom."""
+    api_key: NotRequired[ApiKeySourceArgs]
+    """{secretKeyRef: {name, key}}."""
+    timeout: NotRequired[Duration]
+    """Per-call timeout. Default: 300.0."""
+    retry_policy: NotRequired[RetryPolicyArgs]
+    """Retries after a failed call."""
+    fallbacks: NotRequired[list[str]]
+    """Models tried in order when this fails."""
+    configuration: NotRequired[ModelConfigurationArgs]
+    """Request defaults: maxTokens, temperature, topP, stopSequences."""
+    rate_limits: NotRequired[ModelRateLimitsArgs]
+    """Requests and tokens per minute (unset: none)."""
+    egress_to: NotRequired[list[EgressRuleArgs]]
+    """Where the gateway (or, in direct mode, the agent) may connect."""
+    gateway: NotRequired[bool]
+    """false: agents call the provider directly. Default: true."""
+    namespace: NotRequired[str]
+    """Namespace of the agents that use it (default: default)."""
+
+
+class HttpToolArgs(TypedDict):
+    """The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry."""
+
+    description: str
+    """What the tool does, for the LLM (1-1024 characters)."""
+    method: NotRequired[WebhookToolMethod]
+    """GET and DELETE send the arguments as the query; others as JSON. One of: GET, POST, PUT, PATCH, DELETE. Default: "POST"."""
+    input_schema: NotRequired[dict[str, Any]]
+    """JSON Schema draft-07 the arguments are checked against."""
+    timeout: NotRequired[Duration]
+    """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
+    authentication: NotRequired[WebhookAuthArgs]
+    """The credential, if any."""
+    rate_limit: NotRequired[RateLimitArgs]
+    """Unset: no limit."""
+    enabled: NotRequired[bool]
+    """false: agents are not given the tool. Default: true."""
+    namespace: NotRequired[str]
+    """Unset: the stack's namespace."""
+    labels: NotRequired[dict[str, str]]
+    """Extra labels on the tool's ConfigMap."""
+    annotations: NotRequired[dict[str, str]]
+    """Annotations on the tool's ConfigMap."""
+    display_name: str
+    """Human-readable name (1-64 characters)."""
+    endpoint: NotRequired[str]
+    """The http(s) URL agents call; unset: phase Pending, not callable."""
+    tags: NotRequired[list[str]]
+    """Categorisation tags."""
+    version: NotRequired[str]
+    """The tool's version. Default: "1.0.0"."""
+    api_ref: NotRequired[ApiRefArgs]
+    """The source API: {name, version, operationId}."""
+    probe: NotRequired[bool]
+    """At deploy, send one request to the endpoint (no arguments, no credential) and set phase Error when it cannot be reached. Default: false."""
+
+
+class LanguageClusterArgs(TypedDict):
+    """The inputs of a LanguageCluster: the same document as a stack file's config."""
+
+    namespace: str
+    """The namespace every tool and agent lives in (unless one names another)."""
+    create_namespace: NotRequired[bool]
+    """Create the namespace (restricted Pod Security Standard), or adopt an existing one. Default: true."""
+    part_of: NotRequired[str]
+    """app.kubernetes.io/part-of of every object (unset: the namespace)."""
+    defaults: NotRequired[DefaultsArgs]
+    """Defaults for every workload: resources, security, egress, defaultDeny..."""
+    tools: NotRequired[list[ToolArgs]]
+    """The tools."""
+    agents: NotRequired[list[AgentArgs]]
+    """The agents."""
+    http_tools: NotRequired[list[HttpToolEntryArgs]]
+    """HTTP tools (seed 004's Tool) agents reference by name in httpTools."""
+    models: NotRequired[list[ModelArgs]]
+    """The models; those through the gateway share it."""
+    personas: NotRequired[list[PersonaArgs]]
+    """Personas agents name in persona."""
+    secrets: NotRequired[dict[str, dict[str, SecretValue]]]
+    """Secrets this program creates: {<name>: {<key>: <value>}}."""
+    external_secrets: NotRequired[list[str]]
+    """Secrets made outside this program that secretKeyRefs may name."""
+
+
+__all__ = [
+    "AffinityArgs",
+    "AgentArgs",
+    "AgentPortArgs",
+    "ApiKeyRefArgs",
+    "ApiKeySourceArgs",
+    "ApiRefArgs",
+    "AutoscalingArgs",
+    "ClaimVolumeArgs",
+    "ConfigMapVolumeArgs",
+    "DefaultsArgs",
+    "DisruptionBudgetArgs",
+    "EgressRuleArgs",
+    "EmptyDirVolumeArgs",
+    "EnvFromSourceArgs",
+    "ExecProbeArgs",
+    "FullLabelSelectorArgs",
+    "HeaderArgs",
+    "HttpGetProbeArgs",
+    "HttpToolArgs",
+    "HttpToolEntryArgs",
+    "HttpToolRefArgs",
+    "IPBlockArgs",
+    "InitContainerArgs",
+    "KeyToPathArgs",
+    "LabelSelectorArgs",
+    "LanguageAgentArgs",
+    "LanguageClusterArgs",
+    "LanguageModelArgs",
+    "LanguageToolArgs",
+    "LocalObjectRefArgs",
+    "McpServerArgs",
+    "ModelArgs",
+    "ModelConfigurationArgs",
+    "ModelGatewayDefaultsArgs",
+    "ModelRateLimitsArgs",
+    "ModelRefArgs",
+    "NetworkPeerArgs",
+    "NodeAffinityArgs",
+    "NodeSelectorArgs",
+    "NodeSelectorTermArgs",
+    "ObservabilityDefaultsArgs",
+    "PeerArgs",
+    "PersistenceArgs",
+    "PersonaArgs",
+    "PodAffinityArgs",
+    "PodAffinityTermArgs",
+    "PortArgs",
+    "PreferredNodeTermArgs",
+    "ProbeArgs",
+    "ProbesArgs",
+    "ProjectedConfigMapArgs",
+    "ProjectedSourceArgs",
+    "ProjectedVolumeArgs",
+    "RateLimitArgs",
+    "ResourceAmountsArgs",
+    "ResourcesArgs",
+    "RetryPolicyArgs",
+    "SchemaSyncArgs",
+    "SecretKeyRefArgs",
+    "SecretSourceArgs",
+    "SecretVolumeArgs",
+    "SecurityArgs",
+    "SelectorRequirementArgs",
+    "ServiceAccountArgs",
+    "ServiceAccountTokenProjectionArgs",
+    "ServiceSettingsArgs",
+    "SyncAuthArgs",
+    "TcpSocketProbeArgs",
+    "TolerationArgs",
+    "ToolArgs",
+    "ToolRefArgs",
+    "TopologySpreadArgs",
+    "VolumeArgs",
+    "VolumeMountArgs",
+    "WebhookAuthArgs",
+    "WebhookToolArgs",
+    "WeightedPodAffinityTermArgs",
+    "WorkspaceArgs",
+]

@@ -1,0 +1,49 @@
+"""What a user's Pulumi program writes, checked by pyright (tests/test_typed_contract.py).
+
+Lines ending in ``# type: ignore`` must be errors: the check runs with
+``reportUnnecessaryTypeIgnoreComment``, so a line the types accept fails it.
+"""
+
+import pulumi
+
+from langop_infra import (
+    AgentSpec,
+    LanguageAgent,
+    LanguageAgentArgs,
+    LanguageCluster,
+    LanguageModel,
+    LanguageTool,
+    LanguageToolArgs,
+    ToolSpec,
+)
+
+image = pulumi.Output.from_input("ghcr.io/acme/search:1")
+search = LanguageTool("search", image=image, port=8080, egress="restricted")
+memory = LanguageTool("memory", {"image": "ghcr.io/acme/memory:1", "deployment_mode": "sidecar"})
+files = LanguageTool("files", ToolSpec(name="files", image="ghcr.io/acme/files:1"))
+args: LanguageToolArgs = {
+    "image": "ghcr.io/acme/x:1",
+    "resources": {"limits": {"cpu": "1"}},
+    "egress_to": [{"cidr": "10.0.0.0/8", "except_": ["10.1.0.0/16"], "ports": [{"port": 443}]}],
+    "secret_env": {"TOKEN": {"secret_key_ref": {"name": "t", "key": "k"}}},
+    "disruption_budget": {"max_unavailable": "50%"},
+    "schema_sync": {"timeout": "30s", "headers": [{"name": "X-Key", "secret": image}]},
+}
+model = LanguageModel("fast", provider="openai", model_name="gpt-4o-mini", gateway=False)
+agent_args: LanguageAgentArgs = {
+    "image": "ghcr.io/acme/agent:1",
+    "tools": [search, {"name": "memory", "required": True}],
+    "models": [model],
+    "persona": "helper",
+}
+LanguageAgent("helper", agent_args)
+LanguageAgent("other", AgentSpec(name="other", image="ghcr.io/acme/agent:1"))
+LanguageCluster("apps", namespace="apps", tools=[{"name": "a", "image": "ghcr.io/acme/a:1"}])
+
+LanguageTool("no-image", port=8080)  # type: ignore
+LanguageTool("bad-mode", image="x:1", deployment_mode="daemon")  # type: ignore
+LanguageTool("typo", image="x:1", imagePullPolicy="Always")  # type: ignore
+LanguageModel("no-provider", model_name="gpt-4o")  # type: ignore
+LanguageTool("bad-port", image="x:1", port="8080")  # type: ignore
+LanguageTool("structural", image="x:1", namespace=image)  # type: ignore
+bad: LanguageToolArgs = {"image": "x:1", "resources": {"limits": {"gpu": "1"}}}  # type: ignore
