@@ -166,7 +166,7 @@ class LanguageAgent(pulumi.ComponentResource):
         self.spec, self.targets = agent, targets
         labels = contract.agent_labels(agent, plan.part_of)
         objects = _objects(plan, final)
-        inputs.part(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
+        inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
         config_text = inputs.part(objects, lambda o: o.config_text)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
@@ -286,9 +286,12 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
             persona=plan.persona,
         )
 
-    if not isinstance(final, pulumi.Output) and not any(
-        isinstance(c, pulumi.Output) for c in sidecars
-    ):
+    if any(isinstance(c, pulumi.Output) for c in sidecars):
+        final = final.final if isinstance(final, inputs.Pending) else final
+    elif isinstance(final, inputs.Pending):
+        later = final.final.apply(lambda spec: build(spec, sidecars))
+        return inputs.Pending(build(final.first, sidecars), build(final.second, sidecars), later)
+    elif not isinstance(final, pulumi.Output):
         return build(final, sidecars)
     return pulumi.Output.all(final, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
 

@@ -339,7 +339,7 @@ class LanguageTool(pulumi.ComponentResource):
         self.deployment = self.service = self.network_policy = None
         self.sidecar_container = None
         if tool.deployment_mode == "sidecar":
-            self.sidecar_container = inputs.part(objects, lambda o: o.container)
+            self.sidecar_container = inputs.whole(objects, lambda o: o.container)
         else:
             self._register_service(key, plan, labels, objects, child)
         self.target = dataclasses.replace(

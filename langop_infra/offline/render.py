@@ -7,6 +7,7 @@ resources are recorded but never contacted.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import runpy
@@ -22,10 +23,12 @@ from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.mock_engine import (
     REDACTED,
+    UNKNOWN_MARKER,
     ProgramRun,
     is_wrapped_secret,
     run_program,
     to_manifest,
+    unknown_paths,
 )
 from langop_infra.offline.stack_secrets import check_secure_values, fingerprint
 
@@ -213,14 +216,38 @@ def render_stack(
         finally:
             sys.path.remove(str(project.directory))
 
-    with tuned_for_run():
-        return run_program(
+    # The render is stdout: what the program prints (in applies too) goes to stderr.
+    with tuned_for_run(), contextlib.redirect_stdout(sys.stderr):
+        run = run_program(
             program,
             project=project.name,
             stack=stack,
             config=config,
             secret_keys=secret_keys,
+            preview=True,
         )
+    run.warnings.extend(unknown_warnings(run))
+    return run
+
+
+def unknown_warnings(run: ProgramRun) -> list[str]:
+    """One warning per field whose value `pulumi preview` would not know either."""
+    warnings: list[str] = []
+    for registration in run.kubernetes():
+        fields = list(dict.fromkeys(unknown_paths(registration.inputs)))
+        if not fields:
+            continue
+        kind = registration.type.rsplit(":", 1)[-1]
+        meta = registration.inputs.get("metadata")
+        where = registration.name
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+            where = "/".join(str(meta[k]) for k in ("namespace", "name") if meta.get(k))
+        warnings += [
+            f"{kind} {where}: {field} is known only at `pulumi up` (it comes from another "
+            f"resource's output); rendered as {UNKNOWN_MARKER}"
+            for field in fields
+        ]
+    return warnings
 
 
 def fingerprinted_manifests(run: ProgramRun, key: bytes) -> list[dict[str, Any]]:
@@ -247,12 +274,13 @@ def _marks(value: Any, key: bytes) -> Any:
 
 
 def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:
-    meta = manifest.get("metadata", {})
+    meta = manifest.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}  # unknown until `pulumi up`
     return (
         KIND_ORDER.get(manifest.get("kind", ""), 99),
-        manifest.get("kind", ""),
-        meta.get("namespace", ""),
-        meta.get("name", ""),
+        str(manifest.get("kind", "")),
+        str(meta.get("namespace", "")),
+        str(meta.get("name", "")),
     )
 
 
