@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -101,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    if argv is None:  # the process's own command line: Ctrl-C ends the process
+        _exit_on_interrupt(args.command)
     try:
         code = int(args._run(args))
         # Buffered output reaches a closed pipe here at the latest, not at interpreter exit.
@@ -116,6 +119,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _drop_stdout()
         return 141
+
+
+def _exit_on_interrupt(command: str) -> None:
+    """On SIGINT, print one line and end the process at once, exit status 130.
+
+    Not a KeyboardInterrupt: raised inside the engine's event loop or a worker thread, it
+    could leave tasks pending (asyncio warnings at exit), be caught by the SDK (an internal
+    error), or leave a non-daemon worker thread that the interpreter's exit waits for. An
+    interrupted render has nothing worth flushing; a half-written stdout is dropped.
+    """
+
+    def interrupted(signum: int, frame: object) -> None:
+        with_line = f"langop-infra {command}: error: interrupted\n".encode()
+        try:
+            os.write(2, with_line)
+        finally:
+            os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
 
 
 def _drop_stdout() -> None:
