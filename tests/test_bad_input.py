@@ -1671,7 +1671,7 @@ def test_a_literal_credential_header_warns_on_validate(tmp_path: Path) -> None:
     )
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli_main([*argv, "--json"])
+        code = cli_main([*argv, "-o", "json"])
     report = json.loads(out.getvalue())
     assert (code, report["valid"], report["problems"], err.getvalue()) == (0, True, [], "")
     assert [w.split(": ")[0] for w in report["warnings"]] == [f"{PREFIX}{HDR0}.value"]

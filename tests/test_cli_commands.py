@@ -62,7 +62,7 @@ def test_validate_lists_every_problem_and_exits_2(
 
 def test_validate_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = stack_with(tmp_path, two_problems)
-    argv = ("validate", "--json", "--project-dir", str(ROOT))
+    argv = ("validate", "-o", "json", "--project-dir", str(ROOT))
     code, out, err = run(capsys, *argv, "--config", str(path))
     assert (code, err) == (2, "")
     report = json.loads(out)
@@ -99,13 +99,15 @@ def test_outputs_show_endpoints_phases_env_names_and_config_yaml(
     # config.yaml prints as a block, readable as is
     assert "  researcher:\n    configYaml: |\n      tools:\n" in out
     code, as_json, _ = run(
-        capsys, "outputs", "--stack", "prod", "--json", "--project-dir", str(ROOT)
+        capsys, "outputs", "--stack", "prod", "-o", "json", "--project-dir", str(ROOT)
     )
     assert json.loads(as_json)["agents"]["researcher"] == researcher
 
 
 def test_outputs_never_show_a_secret_value(capsys: pytest.CaptureFixture) -> None:
-    code, out, _ = run(capsys, "outputs", "--stack", "dev", "--json", "--project-dir", str(ROOT))
+    code, out, _ = run(
+        capsys, "outputs", "--stack", "dev", "-o", "json", "--project-dir", str(ROOT)
+    )
     assert code == 0
     for value in ("dev-search-token-not-for-prod", "dev-ticketing-token-not-for-prod"):
         assert value not in out
@@ -149,14 +151,14 @@ def test_graph_all_shows_blocked_pairs_and_open_egress_in_dev(
 
 def test_graph_mermaid_and_json(capsys: pytest.CaptureFixture) -> None:
     argv = ("graph", "--stack", "prod", "--project-dir", str(ROOT), "--all")
-    code, out, _ = run(capsys, *argv, "--format", "mermaid")
+    code, out, _ = run(capsys, *argv, "-o", "mermaid")
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "flowchart LR"
     assert "  agent_triage -->|8080| tool_research_memory" in lines
     assert "  agent_triage --x|9090 blocked| tool_research_docs_search" in lines
     assert "  agent_researcher -->|localhost:8181| sidecar_workspace_files" in lines
-    code, out, _ = run(capsys, *argv, "--format", "json")
+    code, out, _ = run(capsys, *argv, "-o", "json")
     edges = json.loads(out)
     assert {
         "agent": "triage",
@@ -231,8 +233,8 @@ complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _la
   echo "${COMPREPLY[*]}"; }
 complete_words langop-infra val
 complete_words langop-infra render --stack ''
-complete_words langop-infra diff --format ''
-complete_words langop-infra graph --f
+complete_words langop-infra diff --output ''
+complete_words langop-infra graph --o
 """
     (tmp_path / "probe.sh").write_text(probe)
     done = subprocess.run(
@@ -247,8 +249,8 @@ complete_words langop-infra graph --f
     assert done.stdout.splitlines() == [
         "validate",
         "dev prod staging",
-        "text markdown json",
-        "--format",
+        "text markdown json yaml",
+        "--output",
     ]
 
 

@@ -111,7 +111,7 @@ def test_a_stack_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFix
 def test_the_limits_apply_to_validate_too(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = tmp_path / "Pulumi.qa.yaml"
     path.write_bytes(BOMB)
-    code, out, err = run(capsys, "validate", "--config", str(path), "--json")
+    code, out, err = run(capsys, "validate", "--config", str(path), "-o", "json")
     assert code == 2
     assert '"valid": false' in out and "expands to more than 200000 values" in out
     assert err == ""

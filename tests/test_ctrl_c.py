@@ -67,7 +67,12 @@ def test_ctrl_c_at_ten_random_points_of_a_large_render(tmp_path: Path) -> None:
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "langop_infra", "render", "--stack", "big"],
-        cwd=project, env=ENV, capture_output=True, text=True, timeout=300, check=False,
+        cwd=project,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     duration = time.monotonic() - started
     assert done.returncode == 0, done.stderr
@@ -82,7 +87,12 @@ def test_ctrl_c_during_validate_and_diff(tmp_path: Path) -> None:
     check(["validate", "--stack", "big"], project, 1.0)
     head = subprocess.run(
         [sys.executable, "-m", "langop_infra", "render", "--stack", "big"],
-        cwd=project, env=ENV, capture_output=True, text=True, timeout=300, check=True,
+        cwd=project,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     ).stdout
     (tmp_path / "new.yaml").write_text(head)
     (tmp_path / "old.yaml").write_text(head.replace(":1.0.0", ":0.9.0").replace("MODEL", "M"))

@@ -29,6 +29,12 @@ from tests.support.manifests import validate_manifests
 
 ROOT = Path(__file__).parents[1]
 STACKS = ("dev", "staging", "prod")
+# What a render's YAML stream opens with: what it is for, and where it came from.
+BANNER = (
+    "# Rendered offline by langop-infra from stack 'dev' (stacks/Pulumi.dev.yaml).\n"
+    "# For review and diff, not for `kubectl apply`: Secret values are redacted as [secret],\n"
+    "# and values known only at `pulumi up` show as [unknown].\n"
+)
 NAMESPACES = {"dev": "research-dev", "staging": "research-staging", "prod": "research"}
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 PROD_ONLY_POLICIES = {
@@ -104,7 +110,9 @@ def test_render_dev_prints_every_object_and_each_is_valid(
     captured = capsys.readouterr()
     assert code == 0
     assert captured.err == ""
-    assert captured.out.startswith("---\napiVersion: v1\nkind: Namespace\n")
+    banner, stream = captured.out.split("---\n", 1)
+    assert banner == BANNER
+    assert stream.startswith("apiVersion: v1\nkind: Namespace\n")
     manifests = [d for d in yaml.safe_load_all(captured.out) if d is not None]
     validate_manifests(manifests)
     found = {(m["kind"], m["metadata"]["name"]) for m in manifests}
@@ -157,7 +165,7 @@ LOOP_NOISE = "Exception ignored in: <function BaseEventLoop.__del__"
 OPEN_LOOPS = """
 import asyncio, gc, sys
 from langop_infra.cli import main
-code = main(["render", "--stack", "dev", "--out", sys.argv[1]])
+code = main(["render", "--stack", "dev", "--output-dir", sys.argv[1]])
 gc.collect()
 loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]
 print(code, sum(not loop.is_closed() for loop in loops))
@@ -181,7 +189,7 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     cli.cache_clear()
     second = cli("render", "--stack", "dev", "--project-dir", str(ROOT))
     assert first == second
-    assert first[1].count("\n---\n") == 19
+    assert first[1].count("\n---\n") == 20  # the banner, then 20 objects
 
 
 def test_integral_numbers_stay_integers() -> None:
@@ -365,7 +373,10 @@ def test_network_policies_per_environment(stack: str) -> None:
 
 def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "render"
-    assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)]) == 0
+    assert (
+        main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(out)])
+        == 0
+    )
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == f"wrote 20 objects under {out}\n"
@@ -385,7 +396,7 @@ def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_out_replaces_a_previous_render(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "render"
-    args = ["render", "--project-dir", str(ROOT), "--out", str(out)]
+    args = ["render", "--project-dir", str(ROOT), "--output-dir", str(out)]
     assert main([*args, "--stack", "prod"]) == 0
     assert (out / "research" / "networkpolicy-default-deny-ingress.yaml").is_file()
     assert main([*args, "--stack", "dev"]) == 0
@@ -401,7 +412,7 @@ def test_out_refuses_a_folder_that_is_not_a_previous_render(
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.yaml").write_text("keep: me\n")
-    code = main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)])
+    code = main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(out)])
     captured = capsys.readouterr()
     assert code == 2
     assert str(out) in captured.err
@@ -414,7 +425,9 @@ def test_out_refuses_a_folder_that_is_not_a_previous_render(
 def test_out_pointing_at_a_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     target = tmp_path / "render.yaml"
     target.write_text("")
-    code = main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(target)])
+    code = main(
+        ["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(target)]
+    )
     captured = capsys.readouterr()
     assert code == 2
     assert captured.out == ""
@@ -612,7 +625,7 @@ def test_render_matches_the_config_encoding_of_the_pulumi_cli() -> None:
         config=as_cli,
     )
     assert (
-        dump_stream(run.manifests())
+        BANNER + dump_stream(run.manifests())
         == cli("render", "--stack", "dev", "--project-dir", str(ROOT))[1]
     )
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # A random-suffix resource as its generated SDK declares it (pulumi_random's RandomString),
 # with no `random` plugin anywhere: the engine at preview knows only its inputs.
-RANDOM_SUFFIX = '''
+RANDOM_SUFFIX = """
 class RandomString(pulumi.CustomResource):
     result: pulumi.Output[str]
     length: pulumi.Output[int]
@@ -27,13 +27,13 @@ class RandomString(pulumi.CustomResource):
         super().__init__(
             "random:index/randomString:RandomString", name, {"length": length, "result": None}
         )
-'''
+"""
 
 _scope: dict[str, Any] = {"pulumi": pulumi, "__name__": __name__}
 exec(RANDOM_SUFFIX, _scope)  # the same class here, for the engine test below
 RandomString = _scope["RandomString"]
 
-PROGRAM = f'''
+PROGRAM = f"""
 import pulumi
 import pulumi_kubernetes as k8s
 from langop_infra import LanguageAgent, LanguageTool
@@ -55,7 +55,7 @@ LanguageAgent(
     "helper", image="ghcr.io/acme/helper:2.0.0", namespace="apps",
     tools=[memory], env={{"NAMESPACE": ns.metadata.name}},
 )
-'''
+"""
 
 
 def objects(stream: str) -> dict[tuple[str, str], dict[str, Any]]:

@@ -58,7 +58,9 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
     try:
         project = Project.find(project_dir)
         project_dir = project.directory
-        stack, _ = choose_stack(project, args.stack, args.config)
+        stack, path = choose_stack(project, args.stack, args.config)
+        # Which stack and file the output came from, for the render's banner.
+        args.stack_name, args.stack_source = stack, _shown(path, project.directory)
         with _progress(f"langop-infra {command}: rendering stack {stack}..."):
             return render_stack(
                 project.directory,
@@ -73,6 +75,14 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
         raise CommandError(program_error(exc, project_dir), code=1) from None
     finally:
         close_event_loop()
+
+
+def _shown(path: Path, project_dir: Path) -> str:
+    """``path`` relative to the project when inside it (renders stay machine-independent)."""
+    try:
+        return str(path.resolve().relative_to(project_dir))
+    except ValueError:
+        return str(path)
 
 
 def run_command(command: str, body: Callable[[], int]) -> int:

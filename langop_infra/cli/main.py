@@ -86,7 +86,7 @@ def build_parser(argv: Sequence[str], *, every: bool = False) -> argparse.Argume
         if every or name == chosen:
             module = importlib.import_module(module_name(name))
             module.add_arguments(sp)
-            sp.set_defaults(_run=module.run)
+            sp.set_defaults(_run=module.run, _parser=sp)
     return parser
 
 
@@ -98,7 +98,10 @@ def error(command: str, message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list)
-    args = parser.parse_args(args_list)
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        # The subcommand's usage, not the top level's: the flag is wrong for this command.
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

@@ -11,7 +11,7 @@
 OAuth (any of --client-id, --client-secret-env, --scope, --grant, --oauth-redirect) answers
 the server's 401 per the MCP authorization spec; tokens stay in memory.
 
-``--json`` prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
+``-o json`` (or ``-o yaml``) prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
 ``--agent-config``: ``{"tools", "failures"}``). The table escapes control characters and
 bidi overrides a server put in its names and descriptions, and aligns by display cells.
 
@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import re
 import sys
 import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
+
+from langop_infra.cli._output import add_output_argument, dump
 
 # Literal here rather than imported: `tools --help` must not import httpx.
 _TRANSPORTS = ("auto", "streamable-http", "sse", "stdio")
@@ -85,7 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help=f"seconds per request (default {_DEFAULT_TIMEOUT:g}; the whole run gets 3x, 30 s min)",
     )
-    parser.add_argument("--json", action="store_true", help="print the full tool list as JSON")
+    add_output_argument(
+        parser, ("table", "json", "yaml"), "table", "the full tool list as", json_alias=True
+    )
     parser.add_argument("--ca-bundle", metavar="PATH", help="CA bundle to verify HTTPS with")
     parser.add_argument(
         "--agent-config",
@@ -160,14 +163,14 @@ def run(args: argparse.Namespace) -> int:
     except MCPError as exc:
         print(f"langop-infra tools: error: {escape(str(exc))}", file=sys.stderr)
         return 1
-    if args.json:
+    if args.output != "table":
         document = {
             "server": listing.server_info,
             "protocolVersion": listing.protocol_version,
             "transport": listing.transport,
             "tools": listing.tools,
         }
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        sys.stdout.write(dump(document, args.output))
         return 0
     _print_table(listing.tools)
     server = " ".join(
@@ -214,9 +217,9 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
             escape(f"skipped server {failure.name} ({failure.kind}): {failure.message}"),
             file=sys.stderr,
         )
-    if args.json:
+    if args.output != "table":
         skipped = [{"name": f.name, "kind": f.kind, "message": f.message} for f in failures]
-        print(json.dumps({"tools": tools, "failures": skipped}, indent=2, ensure_ascii=False))
+        sys.stdout.write(dump({"tools": tools, "failures": skipped}, args.output))
     else:
         _print_table(tools)
         print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")
