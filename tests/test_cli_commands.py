@@ -54,10 +54,15 @@ def test_validate_lists_every_problem_and_exits_2(
     assert (code, out) == (2, "")
     lines = err.splitlines()
     assert lines[0] == "langop-infra validate: error: invalid configuration: 2 problems"
-    assert lines[1] == (
-        "  - langop-infra:tools[0].deploymentMod: unknown field; did you mean 'deploymentMode'?"
+    # Each problem opens with file:line:column of its key, as a compiler's would.
+    first = f"  - {path}:"
+    assert lines[1].startswith(first) and lines[1].endswith(
+        ": langop-infra:tools[0].deploymentMod: unknown field; did you mean 'deploymentMode'?"
     )
-    assert lines[2].startswith("  - langop-infra:agents[1].tools[0].name: no tool named 'memry'")
+    line, column = (int(n) for n in lines[1][len(first) :].split(":")[:2])
+    assert path.read_text().splitlines()[line - 1][column - 1 :].startswith("deploymentMod:")
+    assert lines[2].startswith(f"  - {path}:")
+    assert ": langop-infra:agents[1].tools[0].name: no tool named 'memry'" in lines[2]
 
 
 def test_validate_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -71,6 +76,10 @@ def test_validate_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
         "langop-infra:tools[0].deploymentMod",
         "langop-infra:agents[1].tools[0].name",
     ]
+    text = path.read_text().splitlines()
+    for problem, key in zip(report["problems"], ("deploymentMod:", "name: memry"), strict=True):
+        assert problem["file"] == str(path)
+        assert text[problem["line"] - 1][problem["column"] - 1 :].startswith(key)
     code, out, err = run(capsys, *argv, "--stack", "dev")
     assert (code, json.loads(out), err) == (0, {"valid": True, "problems": [], "warnings": []}, "")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from langop_infra.cli._output import add_output_argument, dump
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.output:
             print(f"langop-infra validate: error: {exc}", file=sys.stderr)
             return exc.code
-        problems = exc.problems or (("", str(exc)),)
+        problems = exc.problems or ({"path": "", "message": str(exc), "kind": ""},)
         _print_report(args.output, False, problems)
         return exc.code
     if args.output:
@@ -48,9 +49,8 @@ def run(args: argparse.Namespace) -> int:
 def _print_report(
     output: str,
     valid: bool,
-    problems: tuple[tuple[str, str], ...],
+    problems: tuple[dict[str, Any], ...],
     warnings: list[str] | None = None,
 ) -> None:
-    listed = [{"path": path, "message": message} for path, message in problems]
-    report = {"valid": valid, "problems": listed, "warnings": list(warnings or ())}
+    report = {"valid": valid, "problems": list(problems), "warnings": list(warnings or ())}
     sys.stdout.write(dump(report, output))

@@ -21,6 +21,7 @@ from langop_infra.core import yaml_io
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.offline.formats import OUT_MARKER
+from langop_infra.offline.locate import shown
 from langop_infra.offline.mock_engine import (
     REDACTED,
     UNKNOWN_MARKER,
@@ -128,16 +129,32 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     try:
         data = yaml_io.load_config(path.read_bytes()) or {}
     except yaml_io.ConfigYAMLError as exc:
-        raise SpecError([Problem(str(path), str(exc))]) from None
+        if exc.line is None:
+            raise SpecError([Problem(str(path), str(exc))]) from None
+        at = {"file": shown(path), "line": exc.line, "column": 1}
+        raise SpecError([Problem("", str(exc), **at)]) from None
     except yaml_io.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SpecError([Problem(str(path), f"not valid YAML{where}: {exc}")]) from None
+        raise SpecError([_yaml_problem(path, exc)]) from None
     except OSError as exc:
         raise SpecError([Problem(str(path), f"cannot read: {exc.strerror}")]) from None
     if not isinstance(data, dict):
         raise SpecError([Problem(str(path), "expected a mapping at the top level")])
     return data
+
+
+def _yaml_problem(path: Path, exc: Exception) -> Problem:
+    """A parse error at its ``file:line:column``, in PyYAML's words without its internals
+    (``in "<unicode string>"``): what it was parsing, and what it found."""
+    mark = getattr(exc, "problem_mark", None)
+    said = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    message = "; ".join(str(s) for s in said if s) or "cannot be read"
+    context_mark = getattr(exc, "context_mark", None)
+    if context_mark is not None and getattr(exc, "context", None):
+        message = message.replace(
+            str(exc.context), f"{exc.context} (from line {context_mark.line + 1})", 1
+        )
+    at = {"file": shown(path), "line": mark.line + 1, "column": mark.column + 1} if mark else {}
+    return Problem("", f"not valid YAML: {message}", "yaml_syntax", **at)
 
 
 def stack_config(

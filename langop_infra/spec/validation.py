@@ -99,7 +99,7 @@ def _duplicates(
     for where, key in keyed:
         if key in first:
             text = f"{message(key)} (first at {join_path(prefix, first[key])})"
-            problems.append(Problem(join_path(prefix, where), text))
+            problems.append(Problem(join_path(prefix, where), text, "langop_duplicate_name"))
         else:
             first[key] = where
     return problems
@@ -388,7 +388,9 @@ def cluster_problems(
     problems += _namespace_wide_problems(cluster, path, tool_index, agent_index)
     if secrets_known:
         problems += undeclared_secret_problems(cluster, path, tool_index, agent_index)
-    return problems
+    # A duplicate name is one problem, not also one per object the name would generate.
+    duplicated = {p.path for p in problems if p.kind == "langop_duplicate_name"}
+    return [p for p in problems if not (p.kind == "langop_name_clash" and p.path in duplicated)]
 
 
 def egress_to_problems(workload: WorkloadSpec, defaults: Defaults, path: str) -> list[Problem]:
