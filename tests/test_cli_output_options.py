@@ -100,7 +100,7 @@ def test_show_only_of_a_missing_object_lists_what_there_is() -> None:
 
 
 def test_selector_keeps_only_matching_labels() -> None:
-    selector = "app.kubernetes.io/component=tool,app.kubernetes.io/name in (memory,docs)"
+    selector = "app.kubernetes.io/component=tool,app.kubernetes.io/instance in (memory,docs)"
     code, out, _ = run_cli(ROOT, "render", "--stack", "dev", "-l", selector)
     assert code == 0
     kinds = sorted((d["kind"], d["metadata"]["name"]) for d in stream(out))

@@ -401,6 +401,8 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     assert {c.path: (c.old, c.new) for c in claim} == {
         "spec.resources.requests.storage": ("1Gi", "10Gi"),
         "spec.storageClassName": (_absent(), "ssd"),
+        # dev's image has the tag `main`; prod's only a digest, so no version label
+        "metadata.labels.app.kubernetes.io/version": ("main", _absent()),
     }
     # Both Secrets are redacted in both renders: nothing to report there.
     assert not any(k[1] == "Secret" for k in result.changed)

@@ -164,7 +164,7 @@ class LanguageAgent(pulumi.ComponentResource):
         child = child_options(self, opts)
         key = f"{namespace}/{agent.name}"
         self.spec, self.targets = agent, targets
-        labels = contract.agent_labels(agent, plan.part_of)
+        labels = contract.agent_labels(agent, plan.part_of, image_known=plan.image_known)
         objects = _objects(plan, final)
         inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
         config_text = inputs.part(objects, lambda o: o.config_text)
@@ -284,6 +284,7 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
             containers,
             models=plan.models,
             persona=plan.persona,
+            image_known=plan.image_known,
         )
 
     if any(isinstance(c, pulumi.Output) for c in sidecars):

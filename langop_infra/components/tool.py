@@ -128,6 +128,8 @@ class ToolPlan:
     part_of: str
     sync_headers: dict[str, Any]
     sync_auth: dict[str, Any] | None = None
+    # False while the image is an Output not resolved yet: its labels wait for it.
+    image_known: bool = True
 
     @property
     def namespace(self) -> str:
@@ -229,6 +231,7 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     data = tool_document(name, args, fields)
     part_of = data.pop("part_of", None) or data.pop("partOf", None)
     defaults = Defaults.model_validate(data.pop("defaults", None) or {})
+    image_known = not isinstance(data.get("image"), pulumi.Output)
 
     def parse(document: Any) -> ToolSpec:
         tool = parse_tool(document)
@@ -238,14 +241,18 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         return tool
 
     def build(tool: ToolSpec) -> pods.ToolObjects:
-        return pods.tool_objects(tool, defaults, _namespace(tool), part_of or _namespace(tool))
+        return pods.tool_objects(
+            tool, defaults, _namespace(tool), part_of or _namespace(tool), image_known=image_known
+        )
 
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
         tool, objects = inputs.resolve(data, parse, build, _structure, subject)
     for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
         pulumi.log.warn(f"{subject}: {warning}")
-    plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
+    plan = ToolPlan(
+        tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}), None, image_known
+    )
     return plan, objects
 
 
@@ -312,7 +319,9 @@ class LanguageTool(pulumi.ComponentResource):
     ) -> "LanguageTool":
         """A tool LanguageCluster has validated already: no second validation pass."""
         self = cls.__new__(cls)
-        objects = pods.tool_objects(plan.spec, plan.defaults, plan.namespace, plan.part_of)
+        objects = pods.tool_objects(
+            plan.spec, plan.defaults, plan.namespace, plan.part_of, image_known=plan.image_known
+        )
         self._build(name, plan, objects, opts)
         return self
 
@@ -325,7 +334,7 @@ class LanguageTool(pulumi.ComponentResource):
         child = child_options(self, opts)
         key = f"{namespace}/{tool.name}"
         self.spec = tool
-        labels = contract.tool_labels(tool, plan.part_of)
+        labels = contract.tool_labels(tool, plan.part_of, image_known=plan.image_known)
         owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
         self.persistent_volume_claim = None
@@ -381,7 +390,9 @@ class LanguageTool(pulumi.ComponentResource):
             child,
         )
         # Which objects exist follows from the spec; their specs may wait for Outputs.
-        shape = pods.tool_objects(tool, plan.defaults, namespace, plan.part_of)
+        shape = pods.tool_objects(
+            tool, plan.defaults, namespace, plan.part_of, image_known=plan.image_known
+        )
         self.egress_policy = None
         if shape.egress_policy is not None:
             self.egress_policy = network_policy(
