@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+import pytest
 import yaml
 from pulumi.runtime.sync_await import _sync_await
 
@@ -141,3 +142,19 @@ def test_the_engine_answers_another_providers_resource_as_preview_does() -> None
     known = {k: _sync_await(v.is_known()) for k, v in seen.items()}
     assert known == {"id": False, "result": False, "length": True}
     assert _sync_await(seen["length"].future()) == 6
+
+
+def test_the_python_api_pages_example_renders_as_is(tmp_path: Path) -> None:
+    """docs/python-api.md builds the image with pulumi_docker_build (no plugin here): its
+    ``ref`` is unknown at preview, so the tool's image renders as unknown, with a warning."""
+    pytest.importorskip("pulumi_docker_build")
+    page = (ROOT / "docs" / "python-api.md").read_text()
+    example = page.split("```python", 1)[1].split("```", 1)[0]
+    assert "import pulumi_docker_build" in example
+    code, out, err = run_cli(make_project(tmp_path / "d", example), "render", "--stack", "dev")
+    assert code == 0, err
+    assert "internal error" not in err
+    memory = objects(out)[("Deployment", "memory")]
+    [container] = memory["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == UNKNOWN_MARKER
+    assert "spec.template.spec.containers[0].image is known only at `pulumi up`" in err
