@@ -97,6 +97,8 @@ def error(command: str, message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the process's own command line: Ctrl-C ends the process, from here on
+        _exit_on_interrupt(next((a for a in args_list if not a.startswith("-")), ""))
     parser = build_parser(args_list)
     args, unknown = parser.parse_known_args(args_list)
     if unknown:
@@ -105,8 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
-    if argv is None:  # the process's own command line: Ctrl-C ends the process
-        _exit_on_interrupt(args.command)
+    if argv is None:
+        _exit_on_interrupt(args.command)  # now with the command's name as parsed
     try:
         code = int(args._run(args))
         # Buffered output reaches a closed pipe here at the latest, not at interpreter exit.
@@ -134,7 +136,8 @@ def _exit_on_interrupt(command: str) -> None:
     """
 
     def interrupted(signum: int, frame: object) -> None:
-        with_line = f"langop-infra {command}: error: interrupted\n".encode()
+        prefix = f"langop-infra {command}" if command else "langop-infra"
+        with_line = f"{prefix}: error: interrupted\n".encode()
         try:
             os.write(2, with_line)
         finally:
