@@ -98,7 +98,7 @@ def test_outputs_show_endpoints_phases_env_names_and_config_yaml(
         "endpoint": "http://memory.research.svc.cluster.local:8080",
         "deploymentMode": "service",
         "phase": "Pending",  # offline, schema sync never runs
-        "toolNames": None,
+        "toolNames": "[unknown]",  # known once schema sync has run, at `pulumi up`
     }
     researcher = outputs["agents"]["researcher"]
     assert "MCP_SERVERS" in researcher["envNames"]

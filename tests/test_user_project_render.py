@@ -4,6 +4,7 @@ components, and the render shows what `pulumi preview` would know, no more."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,8 @@ LanguageAgent(
     "helper", image="ghcr.io/acme/helper:2.0.0", namespace="apps",
     tools=[memory], env={{"NAMESPACE": ns.metadata.name}},
 )
+pulumi.export("db_ip", db.spec.cluster_ip)
+pulumi.export("namespace", ns.metadata.name)
 """
 
 
@@ -158,3 +161,12 @@ def test_the_python_api_pages_example_renders_as_is(tmp_path: Path) -> None:
     [container] = memory["spec"]["template"]["spec"]["containers"]
     assert container["image"] == UNKNOWN_MARKER
     assert "spec.template.spec.containers[0].image is known only at `pulumi up`" in err
+
+
+def test_outputs_show_unknown_exports_as_unknown(tmp_path: Path) -> None:
+    code, out, err = run_cli(
+        make_project(tmp_path / "o", PROGRAM), "outputs", "-s", "dev", "-o", "json"
+    )
+    assert code == 0, err
+    exported = json.loads(out)
+    assert (exported["db_ip"], exported["namespace"]) == (UNKNOWN_MARKER, "apps")

@@ -344,8 +344,11 @@ def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _resolve(value: Any) -> Any:
-    """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``."""
+    """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``, one
+    known only at `pulumi up` (a run as preview) :data:`UNKNOWN_MARKER`."""
     if isinstance(value, pulumi.Output):
+        if not _sync_await(value.is_known()):
+            return UNKNOWN_MARKER
         is_secret = _sync_await(value.is_secret())
         inner = _resolve(_sync_await(value.future()))
         return Secret(inner) if is_secret else inner
