@@ -57,6 +57,11 @@ def test_the_wheel_is_installed_not_editable(installed: tuple[Path, Path]) -> No
     ).stdout.strip()
     assert where.startswith(str(venv)) and "site-packages" in where
     assert not list((venv / "lib").glob("python3*/site-packages/__editable__*"))
+    # The license travels with the wheel.
+    [license_file] = (venv / "lib").glob(
+        "python3*/site-packages/langop_infra-*.dist-info/**/LICENSE"
+    )
+    assert "Apache License" in license_file.read_text()
 
 
 def test_the_installed_wheel_renders_the_dev_stack_as_the_checkout_does(
