@@ -356,7 +356,9 @@ def test_a_sidecar_tool_is_synced_through_the_pods_of_each_agent_carrying_it(
 
 def test_agent_labels(rendered) -> None:
     expected = {
-        "app.kubernetes.io/name": "helper",
+        "app.kubernetes.io/name": "agent",  # the image's name: ghcr.io/acme/agent:2.0.0
+        "app.kubernetes.io/instance": "helper",
+        "app.kubernetes.io/version": "2.0.0",
         "app.kubernetes.io/component": "agent",
         "app.kubernetes.io/part-of": "ai",
         "app.kubernetes.io/managed-by": "langop-infra",

@@ -160,7 +160,7 @@ CASES: list[Case] = [
         "tool-name-not-a-string",
         doc(("tools[0].name", ["memory"])),
         "tools[0].name",
-        r"valid string",
+        r"expected a string",
     ),
     Case(
         "tool-name-starts-with-digit",
@@ -184,20 +184,25 @@ CASES: list[Case] = [
         "tool-port-zero",
         doc(("tools[0].port", 0)),
         "tools[0].port",
-        r">= 1|greater than or equal to 1",
+        r"at least 1",
     ),
     Case(
         "tool-port-too-large",
         doc(("tools[0].port", 70000)),
         "tools[0].port",
-        r"less than or equal to 65535",
+        r"at most 65535",
     ),
-    Case("tool-port-word", doc(("tools[0].port", "http")), "tools[0].port", r"valid integer"),
+    Case(
+        "tool-port-word",
+        doc(("tools[0].port", "http")),
+        "tools[0].port",
+        r"expected a whole number",
+    ),
     Case(
         "tool-replicas-negative",
         doc(("tools[0].replicas", -1)),
         "tools[0].replicas",
-        r"greater than or equal to 0",
+        r"at least 0",
     ),
     Case(
         "tool-unknown-field-typo",
@@ -209,7 +214,7 @@ CASES: list[Case] = [
         "tool-deployment-mode",
         doc(("tools[0].deploymentMode", "daemonset")),
         "tools[0].deploymentMode",
-        r"'service' or 'sidecar'",
+        r"'service', 'sidecar'",
     ),
     Case("tool-type", doc(("tools[0].type", "http")), "tools[0].type", r"'mcp'"),
     Case(
@@ -228,7 +233,7 @@ CASES: list[Case] = [
         "tool-env-value-number",
         doc(("tools[0].env", {"WORKERS": 4})),
         "tools[0].env.WORKERS",
-        r"valid string",
+        r"expected a string",
     ),
     Case(
         "tool-env-and-secret-env",
@@ -270,7 +275,7 @@ CASES: list[Case] = [
         "tool-image-pull-policy",
         doc(("tools[0].imagePullPolicy", "Sometimes")),
         "tools[0].imagePullPolicy",
-        r"'Always', 'IfNotPresent' or 'Never'",
+        r"'Always', 'IfNotPresent', 'Never'",
     ),
     Case(
         "tool-persistence-on-sidecar",
@@ -339,13 +344,13 @@ CASES: list[Case] = [
         "tool-security-run-as-user-negative",
         doc(("tools[0].security", {"runAsUser": -1})),
         "tools[0].security.runAsUser",
-        r"greater than or equal to 0",
+        r"at least 0",
     ),
     Case(
         "tool-security-seccomp",
         doc(("tools[0].security", {"seccompProfile": "Localhost"})),
         "tools[0].security.seccompProfile",
-        r"'RuntimeDefault' or 'Unconfined'",
+        r"'RuntimeDefault', 'Unconfined'",
     ),
     Case(
         "tool-requests-over-limits",
@@ -365,7 +370,7 @@ CASES: list[Case] = [
         "tool-schema-sync-access",
         doc(("tools[0].schemaSync", {"access": "proxy"})),
         "tools[0].schemaSync.access",
-        r"'auto', 'direct' or 'apiserver-proxy'",
+        r"'auto', 'direct', 'apiserver-proxy'",
     ),
     Case(
         "tool-schema-sync-timeout",
@@ -452,7 +457,7 @@ CASES: list[Case] = [
         "agent-egress-mode",
         doc((f"{A0}.egress", "closed")),
         f"{A0}.egress",
-        r"'open' or 'restricted'",
+        r"'open', 'restricted'",
     ),
     Case(
         "agent-egress-to-without-restricted",
@@ -467,7 +472,7 @@ CASES: list[Case] = [
             (f"{A0}.egressTo", [{"cidr": "203.0.113.0/24", "ports": [{"port": 0}]}]),
         ),
         f"{A0}.egressTo[0].ports[0].port",
-        r"greater than or equal to 1",
+        r"at least 1",
     ),
     Case(
         "agent-egress-to-except-outside",
@@ -535,7 +540,7 @@ CASES: list[Case] = [
         "ref-enabled-word",
         doc((f"{A0}.tools[0].enabled", "sometimes")),
         f"{A0}.tools[0].enabled",
-        r"valid boolean",
+        r"expected true or false",
     ),
     Case(
         "ref-other-namespace-unknown",
@@ -663,7 +668,7 @@ CASES: list[Case] = [
         "webhook-method",
         doc((f"{WH0}.method", "FETCH")),
         f"{WH0}.method",
-        r"'GET', 'POST', 'PUT', 'PATCH' or 'DELETE'",
+        r"'GET', 'POST', 'PUT', 'PATCH', 'DELETE'",
     ),
     Case(
         "webhook-auth-without-secret",
@@ -681,19 +686,19 @@ CASES: list[Case] = [
         "webhook-auth-type",
         doc((f"{WH0}.authentication.type", "token")),
         f"{WH0}.authentication.type",
-        r"'none', 'bearer', 'basic', 'apiKey' or 'oauth2'",
+        r"'none', 'bearer', 'basic', 'apiKey', 'oauth2'",
     ),
     Case(
         "webhook-rate-limit-zero",
         doc((f"{WH0}.rateLimit", {"requestsPerMinute": 0, "burst": 1})),
         f"{WH0}.rateLimit.requestsPerMinute",
-        r"greater than or equal to 1",
+        r"at least 1",
     ),
     Case(
         "webhook-rate-limit-burst",
         doc((f"{WH0}.rateLimit", {"requestsPerMinute": 60, "burst": 1001})),
         f"{WH0}.rateLimit.burst",
-        r"less than or equal to 1000",
+        r"at most 1000",
     ),
     Case(
         "webhook-rate-limit-missing-burst",
@@ -774,7 +779,7 @@ CASES: list[Case] = [
         "defaults-egress",
         doc(("defaults", {"egress": "closed"})),
         "defaults.egress",
-        r"'open' or 'restricted'",
+        r"'open', 'restricted'",
     ),
     Case(
         "defaults-unknown-key",
@@ -798,7 +803,7 @@ CASES: list[Case] = [
         "defaults-run-as-non-root-word",
         doc(("defaults", {"security": {"runAsNonRoot": "maybe"}})),
         "defaults.security.runAsNonRoot",
-        r"valid boolean",
+        r"expected true or false",
     ),
     Case(
         "defaults-run-as-root",
@@ -816,13 +821,13 @@ CASES: list[Case] = [
         "defaults-schema-sync-access",
         doc(("defaults", {"schemaSyncAccess": "proxy"})),
         "defaults.schemaSyncAccess",
-        r"'auto', 'direct' or 'apiserver-proxy'",
+        r"'auto', 'direct', 'apiserver-proxy'",
     ),
     Case(
         "defaults-default-deny-word",
         doc(("defaults", {"defaultDeny": "yes please"})),
         "defaults.defaultDeny",
-        r"valid boolean",
+        r"expected true or false",
     ),
     # --- secrets -----------------------------------------------------------------------------
     Case(
@@ -1098,7 +1103,7 @@ CASES += [
         "probe-period-zero",
         doc((f"{T0}.probes", {"liveness": {"periodSeconds": 0}})),
         f"{T0}.probes.liveness.periodSeconds",
-        r"greater than or equal to 1",
+        r"at least 1",
     ),
     Case(
         "agent-probe-without-handler",
@@ -1148,7 +1153,7 @@ CASES += [
             )
         ),
         f"{A0}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
-        r"greater than or equal to 1",
+        r"at least 1",
     ),
     Case(
         "affinity-in-without-values",
@@ -1221,7 +1226,7 @@ CASES += [
         "termination-grace-negative",
         doc((f"{T0}.terminationGracePeriodSeconds", -1)),
         f"{T0}.terminationGracePeriodSeconds",
-        r"greater than or equal to 0",
+        r"at least 0",
     ),
     Case(
         "sidecar-pod-level-field",
@@ -1251,7 +1256,7 @@ CASES += [
         "autoscaling-cpu-zero",
         doc((f"{T0}.autoscaling", {"maxReplicas": 2, "targetCPUUtilizationPercentage": 0})),
         f"{T0}.autoscaling.targetCPUUtilizationPercentage",
-        r"greater than or equal to 1",
+        r"at least 1",
     ),
     Case(
         "autoscaling-with-persistence",
@@ -1395,13 +1400,13 @@ CASES += [
         "sidecar-style",
         doc(("defaults", {"sidecarStyle": "sidecar"})),
         "defaults.sidecarStyle",
-        r"'native' or 'container'",
+        r"'native', 'container'",
     ),
     Case(
         "endpoint-style",
         doc(("defaults", {"endpointStyle": "full"})),
         "defaults.endpointStyle",
-        r"'base' or 'path'",
+        r"'base', 'path'",
     ),
     Case(
         "strict-egress-not-admitted",
@@ -1447,13 +1452,13 @@ STACK_CASES: list[StackCase] = [
         "yaml-unclosed-flow",
         "config:\n  langop-infra:namespace: apps\n  langop-infra:tools: [{name: memory\n",
         "{file}",
-        r"not valid YAML at line \d+, column \d+",
+        r"not valid YAML: while parsing a flow mapping \(from line 3\); did not find expected",
     ),
     StackCase(
         "yaml-bad-indent",
         "config:\n  langop-infra:namespace: apps\n   langop-infra:partOf: x\n",
         "{file}",
-        r"not valid YAML at line 3",
+        r"not valid YAML: mapping values are not allowed in this context$",
     ),
     StackCase("yaml-top-level-list", "- config\n- tools\n", "{file}", r"expected a mapping"),
     StackCase("config-not-a-mapping", "config: [namespace]\n", "{file}:config", r"mapping"),
@@ -1518,11 +1523,19 @@ def render_cli(config_file: Path) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+# A problem from a stack file opens with where its key is: ``stacks/Pulumi.dev.yaml:6:7: ``.
+LOCATION = re.compile(r"^\S+\.ya?ml:\d+:\d+: ")
+
+
 def assert_cli_problem(code: int, out: str, err: str, path: str, gist: str) -> None:
     assert code == 2, f"exit {code}; stderr:\n{err}"
     assert out == "", "nothing may reach stdout when the config is invalid"
     lines = [line.strip().removeprefix("- ") for line in err.splitlines()]
-    mine = [line[len(path) + 2 :] for line in lines if line.startswith(f"{path}: ")]
+    # A file's own problem (bad YAML) is the file, its line and column; others a config path.
+    in_file = re.compile(rf"^{re.escape(path)}:\d+:\d+: (.*)$")
+    mine = [m.group(1) for m in map(in_file.match, lines) if m]
+    lines = [LOCATION.sub("", line) for line in lines]
+    mine += [line[len(path) + 2 :] for line in lines if line.startswith(f"{path}: ")]
     assert mine, f"no problem at {path!r} in:\n{err}"
     assert any(re.search(gist, m) for m in mine), f"{gist!r} not in {mine}"
 
@@ -1606,7 +1619,9 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
 
 
 def problem_lines(err: str) -> list[str]:
-    return [line.strip()[2:] for line in err.splitlines() if line.startswith("  - ")]
+    return [
+        LOCATION.sub("", line.strip()[2:]) for line in err.splitlines() if line.startswith("  - ")
+    ]
 
 
 def test_a_misspelt_config_namespace_is_named_with_a_did_you_mean(tmp_path: Path) -> None:
@@ -1694,7 +1709,7 @@ def test_a_literal_credential_header_warns_on_validate(tmp_path: Path) -> None:
     )
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli_main([*argv, "--json"])
+        code = cli_main([*argv, "-o", "json"])
     report = json.loads(out.getvalue())
     assert (code, report["valid"], report["problems"], err.getvalue()) == (0, True, [], "")
     assert [w.split(": ")[0] for w in report["warnings"]] == [f"{PREFIX}{HDR0}.value"]
@@ -1717,7 +1732,9 @@ def test_api_errors_name_each_component() -> None:
     for build, subject in cases:
         with pytest.raises(SpecError) as caught:
             run_program(build)
-        assert str(caught.value).startswith(f"invalid {subject}: 1 problem\n  - "), caught.value
+        # The user's line that built it: here, this test's own lambda.
+        built_at = f"invalid {subject}: 1 problem (built at {__file__}:"
+        assert str(caught.value).startswith(built_at), caught.value
 
 
 def test_a_second_component_with_the_same_kind_name_and_namespace_is_refused() -> None:

@@ -54,15 +54,20 @@ def test_validate_lists_every_problem_and_exits_2(
     assert (code, out) == (2, "")
     lines = err.splitlines()
     assert lines[0] == "langop-infra validate: error: invalid configuration: 2 problems"
-    assert lines[1] == (
-        "  - langop-infra:tools[0].deploymentMod: unknown field; did you mean 'deploymentMode'?"
+    # Each problem opens with file:line:column of its key, as a compiler's would.
+    first = f"  - {path}:"
+    assert lines[1].startswith(first) and lines[1].endswith(
+        ": langop-infra:tools[0].deploymentMod: unknown field; did you mean 'deploymentMode'?"
     )
-    assert lines[2].startswith("  - langop-infra:agents[1].tools[0].name: no tool named 'memry'")
+    line, column = (int(n) for n in lines[1][len(first) :].split(":")[:2])
+    assert path.read_text().splitlines()[line - 1][column - 1 :].startswith("deploymentMod:")
+    assert lines[2].startswith(f"  - {path}:")
+    assert ": langop-infra:agents[1].tools[0].name: no tool named 'memry'" in lines[2]
 
 
 def test_validate_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = stack_with(tmp_path, two_problems)
-    argv = ("validate", "--json", "--project-dir", str(ROOT))
+    argv = ("validate", "-o", "json", "--project-dir", str(ROOT))
     code, out, err = run(capsys, *argv, "--config", str(path))
     assert (code, err) == (2, "")
     report = json.loads(out)
@@ -71,6 +76,10 @@ def test_validate_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
         "langop-infra:tools[0].deploymentMod",
         "langop-infra:agents[1].tools[0].name",
     ]
+    text = path.read_text().splitlines()
+    for problem, key in zip(report["problems"], ("deploymentMod:", "name: memry"), strict=True):
+        assert problem["file"] == str(path)
+        assert text[problem["line"] - 1][problem["column"] - 1 :].startswith(key)
     code, out, err = run(capsys, *argv, "--stack", "dev")
     assert (code, json.loads(out), err) == (0, {"valid": True, "problems": [], "warnings": []}, "")
 
@@ -89,7 +98,7 @@ def test_outputs_show_endpoints_phases_env_names_and_config_yaml(
         "endpoint": "http://memory.research.svc.cluster.local:8080",
         "deploymentMode": "service",
         "phase": "Pending",  # offline, schema sync never runs
-        "toolNames": None,
+        "toolNames": "[unknown]",  # known once schema sync has run, at `pulumi up`
     }
     researcher = outputs["agents"]["researcher"]
     assert "MCP_SERVERS" in researcher["envNames"]
@@ -99,13 +108,15 @@ def test_outputs_show_endpoints_phases_env_names_and_config_yaml(
     # config.yaml prints as a block, readable as is
     assert "  researcher:\n    configYaml: |\n      tools:\n" in out
     code, as_json, _ = run(
-        capsys, "outputs", "--stack", "prod", "--json", "--project-dir", str(ROOT)
+        capsys, "outputs", "--stack", "prod", "-o", "json", "--project-dir", str(ROOT)
     )
     assert json.loads(as_json)["agents"]["researcher"] == researcher
 
 
 def test_outputs_never_show_a_secret_value(capsys: pytest.CaptureFixture) -> None:
-    code, out, _ = run(capsys, "outputs", "--stack", "dev", "--json", "--project-dir", str(ROOT))
+    code, out, _ = run(
+        capsys, "outputs", "--stack", "dev", "-o", "json", "--project-dir", str(ROOT)
+    )
     assert code == 0
     for value in ("dev-search-token-not-for-prod", "dev-ticketing-token-not-for-prod"):
         assert value not in out
@@ -149,14 +160,14 @@ def test_graph_all_shows_blocked_pairs_and_open_egress_in_dev(
 
 def test_graph_mermaid_and_json(capsys: pytest.CaptureFixture) -> None:
     argv = ("graph", "--stack", "prod", "--project-dir", str(ROOT), "--all")
-    code, out, _ = run(capsys, *argv, "--format", "mermaid")
+    code, out, _ = run(capsys, *argv, "-o", "mermaid")
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "flowchart LR"
     assert "  agent_triage -->|8080| tool_research_memory" in lines
     assert "  agent_triage --x|9090 blocked| tool_research_docs_search" in lines
     assert "  agent_researcher -->|localhost:8181| sidecar_workspace_files" in lines
-    code, out, _ = run(capsys, *argv, "--format", "json")
+    code, out, _ = run(capsys, *argv, "-o", "json")
     edges = json.loads(out)
     assert {
         "agent": "triage",
@@ -231,8 +242,8 @@ complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _la
   echo "${COMPREPLY[*]}"; }
 complete_words langop-infra val
 complete_words langop-infra render --stack ''
-complete_words langop-infra diff --format ''
-complete_words langop-infra graph --f
+complete_words langop-infra diff --output ''
+complete_words langop-infra graph --o
 """
     (tmp_path / "probe.sh").write_text(probe)
     done = subprocess.run(
@@ -247,8 +258,8 @@ complete_words langop-infra graph --f
     assert done.stdout.splitlines() == [
         "validate",
         "dev prod staging",
-        "text markdown json",
-        "--format",
+        "text markdown json yaml",
+        "--output",
     ]
 
 

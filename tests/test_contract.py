@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -336,7 +337,8 @@ def test_labels() -> None:
     tool = parse_tool({"name": "search", "image": "i", "labels": {"team": "ml"}})
     assert contract.tool_labels(tool, "shop") == {
         "team": "ml",
-        "app.kubernetes.io/name": "search",
+        "app.kubernetes.io/name": "i",  # the image's name; no tag, so no version
+        "app.kubernetes.io/instance": "search",
         "app.kubernetes.io/component": "tool",
         "app.kubernetes.io/part-of": "shop",
         "app.kubernetes.io/managed-by": "langop-infra",
@@ -349,13 +351,39 @@ def test_labels() -> None:
         ToolTarget("files", "ai", deployment_mode="sidecar"),
     ]
     assert contract.agent_labels(agent, "shop", targets, "ai") == {
-        "app.kubernetes.io/name": "helper",
+        "app.kubernetes.io/name": "i",
+        "app.kubernetes.io/instance": "helper",
         "app.kubernetes.io/component": "agent",
         "app.kubernetes.io/part-of": "shop",
         "app.kubernetes.io/managed-by": "langop-infra",
         "langop.io/agent": "helper",
         "access.langop.io/search": "true",
     }
+
+
+@pytest.mark.parametrize(
+    ("image", "name", "version"),
+    [
+        ("ghcr.io/acme/memory-mcp:1.4.0", "memory-mcp", "1.4.0"),
+        ("ghcr.io/acme/memory-mcp:main@sha256:" + "a" * 64, "memory-mcp", "main"),
+        ("registry.local:5000/team/files", "files", ""),
+        ("ghcr.io/berriai/litellm-non_root:main-stable", "litellm-non_root", "main-stable"),
+    ],
+)
+def test_the_application_name_and_version_come_from_the_image(
+    image: str, name: str, version: str
+) -> None:
+    assert contract.image_name_and_version(image) == (name, version)
+    labels = contract.recommended_labels("memory", "tool", "shop", image)
+    assert labels["app.kubernetes.io/name"] == name
+    assert labels["app.kubernetes.io/instance"] == "memory"
+    assert labels.get("app.kubernetes.io/version", "") == version
+
+
+def test_without_an_image_the_name_is_the_component_kind() -> None:
+    labels = contract.recommended_labels("research", "cluster", "research")
+    assert labels["app.kubernetes.io/name"] == "language-cluster"
+    assert "app.kubernetes.io/version" not in labels
 
 
 def test_checksum_changes_with_content() -> None:
@@ -394,3 +422,18 @@ def test_yaml_bytes_do_not_depend_on_libyaml() -> None:
     )
     assert ours == theirs
     assert yaml.safe_load(ours) == document
+
+
+def test_a_render_has_the_recommended_labels_and_no_empty_annotations() -> None:
+    """Every object of the dev stack: name, instance, component, part-of and managed-by (and
+    version wherever the image has a tag); no ``annotations: {}`` anywhere."""
+    from tests.support.user_project import run_cli
+
+    code, out, _ = run_cli(Path(__file__).resolve().parents[1], "render", "--stack", "dev")
+    assert code == 0
+    assert "annotations: {}" not in out
+    for document in (d for d in yaml.safe_load_all(out) if d):
+        labels = document["metadata"]["labels"]
+        for key in ("name", "instance", "component", "part-of", "managed-by"):
+            assert f"app.kubernetes.io/{key}" in labels, (document["kind"], key)
+        assert labels["app.kubernetes.io/managed-by"] == "langop-infra"

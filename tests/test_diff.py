@@ -316,7 +316,10 @@ def test_stream_and_out_directory_of_one_render_are_equal(
     stream = tmp_path / "dev.yaml"
     stream.write_text(render_stream("--stack", "dev"))
     tree = tmp_path / "dev"
-    assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tree)]) == 0
+    assert (
+        main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(tree)])
+        == 0
+    )
     capsys.readouterr()
     assert len(load_render(tree)) == len(load_render(stream)) == 20
     for pair in ((stream, tree), (tree, stream)):
@@ -326,7 +329,10 @@ def test_stream_and_out_directory_of_one_render_are_equal(
 
 def test_diff_of_dev_and_prod_renders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dev = tmp_path / "dev"
-    assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(dev)]) == 0
+    assert (
+        main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(dev)])
+        == 0
+    )
     prod = tmp_path / "prod.yaml"
     prod.write_text(render_stream("--stack", "prod"))
     capsys.readouterr()
@@ -395,6 +401,8 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     assert {c.path: (c.old, c.new) for c in claim} == {
         "spec.resources.requests.storage": ("1Gi", "10Gi"),
         "spec.storageClassName": (_absent(), "ssd"),
+        # dev's image has the tag `main`; prod's only a digest, so no version label
+        "metadata.labels.app.kubernetes.io/version": ("main", _absent()),
     }
     # Both Secrets are redacted in both renders: nothing to report there.
     assert not any(k[1] == "Secret" for k in result.changed)
@@ -470,7 +478,7 @@ def test_markdown_format_is_a_comment_with_a_summary_and_a_diff_block(
 ) -> None:
     old = write_stream(tmp_path / "old.yaml", config_map(CONFIG_BEFORE + "x: '```'\n"))
     new = write_stream(tmp_path / "new.yaml", config_map(CONFIG_BEFORE.replace("20", "45")))
-    code = main(["diff", str(old), str(new), "--format", "markdown"])
+    code = main(["diff", str(old), str(new), "-o", "markdown"])
     out = capsys.readouterr().out
     assert code == 1
     lines = out.splitlines()
@@ -484,7 +492,7 @@ def test_markdown_format_is_a_comment_with_a_summary_and_a_diff_block(
 def test_json_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = write_stream(tmp_path / "old.yaml", namespace(), deployment())
     new = write_stream(tmp_path / "new.yaml", deployment(image="ghcr.io/acme/seller:2"))
-    assert main(["diff", str(old), str(new), "--format", "json"]) == 1
+    assert main(["diff", str(old), str(new), "-o", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["equal"] is False
     assert report["summary"] == "0 added, 1 removed, 1 changed (1 field)"
@@ -645,10 +653,7 @@ def test_the_example_ci_workflow_posts_the_markdown_diff(tmp_path: Path) -> None
 
     workflow = yaml.safe_load((ROOT / "examples" / "ci" / "preview.yml").read_text())
     steps = {s.get("name"): s for s in workflow["jobs"]["offline-diff"]["steps"]}
-    assert (
-        "langop-infra diff base.yaml head.yaml --format markdown > diff.md"
-        in (steps["Diff"]["run"])
-    )
+    assert "langop-infra diff base.yaml head.yaml -o markdown > diff.md" in (steps["Diff"]["run"])
     assert "readFileSync('diff.md'" in steps["Comment"]["with"]["script"]
     assert "--fingerprint-key-env LANGOP_FINGERPRINT_KEY" in steps["Render base and head"]["run"]
     for name in ("Render base and head", "Diff"):

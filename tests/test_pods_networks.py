@@ -653,7 +653,7 @@ def test_render_prints_warnings_on_stderr(tmp_path: Path) -> None:
         "warning: agents[0].mcpServers[0].url: restricted egress does not admit 10.9.9.9"
         in done.stderr
     )
-    assert "warning" not in done.stdout
+    assert "warning:" not in done.stdout  # (the banner names the file, whose path may)
 
 
 # --- namespaces and toolsFrom -----------------------------------------------------------------

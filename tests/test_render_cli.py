@@ -29,6 +29,13 @@ from tests.support.manifests import validate_manifests
 
 ROOT = Path(__file__).parents[1]
 STACKS = ("dev", "staging", "prod")
+LOCATED = re.compile(r"^- \S+\.ya?ml:\d+:\d+: ")
+# What a render's YAML stream opens with: what it is for, and where it came from.
+BANNER = (
+    "# Rendered offline by langop-infra from stack 'dev' (stacks/Pulumi.dev.yaml).\n"
+    "# For review and diff, not for `kubectl apply`: Secret values are redacted as [secret],\n"
+    "# and values known only at `pulumi up` show as [unknown].\n"
+)
 NAMESPACES = {"dev": "research-dev", "staging": "research-staging", "prod": "research"}
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 PROD_ONLY_POLICIES = {
@@ -104,7 +111,9 @@ def test_render_dev_prints_every_object_and_each_is_valid(
     captured = capsys.readouterr()
     assert code == 0
     assert captured.err == ""
-    assert captured.out.startswith("---\napiVersion: v1\nkind: Namespace\n")
+    banner, stream = captured.out.split("---\n", 1)
+    assert banner == BANNER
+    assert stream.startswith("apiVersion: v1\nkind: Namespace\n")
     manifests = [d for d in yaml.safe_load_all(captured.out) if d is not None]
     validate_manifests(manifests)
     found = {(m["kind"], m["metadata"]["name"]) for m in manifests}
@@ -157,7 +166,7 @@ LOOP_NOISE = "Exception ignored in: <function BaseEventLoop.__del__"
 OPEN_LOOPS = """
 import asyncio, gc, sys
 from langop_infra.cli import main
-code = main(["render", "--stack", "dev", "--out", sys.argv[1]])
+code = main(["render", "--stack", "dev", "--output-dir", sys.argv[1]])
 gc.collect()
 loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]
 print(code, sum(not loop.is_closed() for loop in loops))
@@ -181,7 +190,7 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     cli.cache_clear()
     second = cli("render", "--stack", "dev", "--project-dir", str(ROOT))
     assert first == second
-    assert first[1].count("\n---\n") == 19
+    assert first[1].count("\n---\n") == 20  # the banner, then 20 objects
 
 
 def test_integral_numbers_stay_integers() -> None:
@@ -365,7 +374,10 @@ def test_network_policies_per_environment(stack: str) -> None:
 
 def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "render"
-    assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)]) == 0
+    assert (
+        main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(out)])
+        == 0
+    )
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == f"wrote 20 objects under {out}\n"
@@ -385,7 +397,7 @@ def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_out_replaces_a_previous_render(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "render"
-    args = ["render", "--project-dir", str(ROOT), "--out", str(out)]
+    args = ["render", "--project-dir", str(ROOT), "--output-dir", str(out)]
     assert main([*args, "--stack", "prod"]) == 0
     assert (out / "research" / "networkpolicy-default-deny-ingress.yaml").is_file()
     assert main([*args, "--stack", "dev"]) == 0
@@ -401,7 +413,7 @@ def test_out_refuses_a_folder_that_is_not_a_previous_render(
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.yaml").write_text("keep: me\n")
-    code = main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(out)])
+    code = main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(out)])
     captured = capsys.readouterr()
     assert code == 2
     assert str(out) in captured.err
@@ -414,7 +426,9 @@ def test_out_refuses_a_folder_that_is_not_a_previous_render(
 def test_out_pointing_at_a_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     target = tmp_path / "render.yaml"
     target.write_text("")
-    code = main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(target)])
+    code = main(
+        ["render", "--stack", "dev", "--project-dir", str(ROOT), "--output-dir", str(target)]
+    )
     captured = capsys.readouterr()
     assert code == 2
     assert captured.out == ""
@@ -436,7 +450,7 @@ CONFIG_ERRORS = {
     "wrong type": (
         lambda c: c["langop-infra:tools"][0].update(port="eighty"),
         "langop-infra:tools[0].port",
-        "valid integer",
+        "expected a whole number, got a string 'eighty'",
     ),
     "unknown key in a tool": (
         lambda c: c["langop-infra:tools"][0].update(imagee="ghcr.io/acme/x:1"),
@@ -470,7 +484,8 @@ def test_invalid_config_exits_2_naming_the_config_path(
     assert code == 2
     assert out == ""
     assert err.startswith("langop-infra render: error: invalid configuration:")
-    lines = [line.strip() for line in err.splitlines()]
+    # Each problem line opens with where its key is in the file: `<file>:<line>:<column>: `.
+    lines = [LOCATED.sub("- ", line.strip()) for line in err.splitlines()]
     problem = next((line for line in lines if line.startswith(f"- {path}: ")), None)
     assert problem is not None, err
     assert hint in problem
@@ -487,8 +502,8 @@ def test_all_tool_and_agent_problems_are_reported_at_once(
     code, _, err, _ = render_with(tmp_path, with_change(change), capsys)
     assert code == 2
     assert "2 problems" in err
-    assert "- langop-infra:agents[0].replicas: " in err
-    assert "- langop-infra:agents[1].tools[0].name: no tool named 'nope'" in err
+    assert ": langop-infra:agents[0].replicas: " in err
+    assert ": langop-infra:agents[1].tools[0].name: no tool named 'nope'" in err
 
 
 def test_an_invalid_default_does_not_hide_reference_problems(
@@ -500,8 +515,8 @@ def test_an_invalid_default_does_not_hide_reference_problems(
 
     code, _, err, _ = render_with(tmp_path, with_change(change), capsys)
     assert code == 2
-    assert "- langop-infra:defaults.egress: " in err
-    assert "- langop-infra:agents[1].tools[0].name: " in err
+    assert ": langop-infra:defaults.egress: " in err
+    assert ": langop-infra:agents[1].tools[0].name: " in err
 
 
 def test_an_unknown_key_does_not_hide_spec_problems(
@@ -513,8 +528,8 @@ def test_an_unknown_key_does_not_hide_spec_problems(
 
     code, _, err, _ = render_with(tmp_path, with_change(change), capsys)
     assert code == 2
-    assert "- langop-infra:agnets: " in err
-    assert "- langop-infra:tools[1].port: " in err
+    assert ": langop-infra:agnets: " in err
+    assert ": langop-infra:tools[1].port: " in err
 
 
 def test_malformed_yaml_exits_2_naming_the_file_and_line(
@@ -524,7 +539,8 @@ def test_malformed_yaml_exits_2_naming_the_file_and_line(
     code, out, err, path = render_with(tmp_path, text, capsys)
     assert code == 2
     assert out == ""
-    assert f"- {path}: not valid YAML at line " in err
+    assert re.search(rf"- {re.escape(str(path))}:\d+:\d+: not valid YAML: ", err)
+    assert "<unicode string>" not in err
 
 
 def test_unknown_stack_exits_2_naming_the_missing_file(capsys: pytest.CaptureFixture) -> None:
@@ -612,7 +628,7 @@ def test_render_matches_the_config_encoding_of_the_pulumi_cli() -> None:
         config=as_cli,
     )
     assert (
-        dump_stream(run.manifests())
+        BANNER + dump_stream(run.manifests())
         == cli("render", "--stack", "dev", "--project-dir", str(ROOT))[1]
     )
 

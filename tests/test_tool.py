@@ -170,7 +170,9 @@ def test_recommended_labels_on_every_object(render) -> None:
         )
     )
     expected = {
-        "app.kubernetes.io/name": "web-search",
+        "app.kubernetes.io/name": "web-search",  # the image's name
+        "app.kubernetes.io/instance": "web-search",
+        "app.kubernetes.io/version": "1.0.0",
         "app.kubernetes.io/component": "tool",
         "app.kubernetes.io/part-of": "shop",
         "app.kubernetes.io/managed-by": "langop-infra",

@@ -58,6 +58,7 @@ def agent_objects(
     *,
     models: Sequence[ModelSpec] = (),
     persona: PersonaSpec | None = None,
+    image_known: bool = True,
 ) -> AgentObjects:
     """The agent's config.yaml, Deployment spec (its pods roll when config.yaml or a model
     changes) and NetworkPolicies, given its resolved tools, models and sidecar containers."""
@@ -74,7 +75,10 @@ def agent_objects(
         contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
         **extra.annotations,
     }
-    labels = {**contract.agent_labels(agent, part_of, targets, namespace), **extra.pod_labels}
+    labels = {
+        **contract.agent_labels(agent, part_of, targets, namespace, image_known=image_known),
+        **extra.pod_labels,
+    }
     selector = contract.agent_selector(agent.name)
     deployment = pods.deployment_spec(
         agent,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -100,14 +101,58 @@ def tool_endpoint(name: str, namespace: str, port: int, deployment_mode: str = "
     return f"http://{name}.{namespace}.svc.cluster.local:{port}"
 
 
+# Kinds by component, for `app.kubernetes.io/name` when no image names the application.
+COMPONENT_KINDS = {
+    "tool": "language-tool",
+    "agent": "language-agent",
+    "cluster": "language-cluster",
+    "gateway": "language-gateway",
+    "http-tool": "http-tool",
+}
+_LABEL_VALUE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def label_value(text: str) -> str:
+    """``text`` as a label value: at most 63 of ``[A-Za-z0-9_.-]``, alphanumeric at both ends."""
+    return _LABEL_VALUE.sub("-", text)[:63].strip("-_.")
+
+
+def image_name_and_version(image: str | None) -> tuple[str, str]:
+    """``ghcr.io/acme/memory-mcp:1.4.0@sha256:…`` -> ``("memory-mcp", "1.4.0")``; an image
+    without a tag has no version (``""``)."""
+    if not image:
+        return "", ""
+    reference = image.split("@", 1)[0]
+    repository, _, tag = (
+        reference.rpartition(":")
+        if ":" in reference.rsplit("/", 1)[-1]
+        else (
+            reference,
+            "",
+            "",
+        )
+    )
+    return label_value(repository.rsplit("/", 1)[-1]), label_value(tag)
+
+
 def recommended_labels(
     name: str,
     component: Literal["tool", "agent", "cluster", "gateway", "http-tool"],
     part_of: str,
+    image: str | None = None,
 ) -> dict[str, str]:
-    """The Kubernetes recommended labels every object carries."""
+    """The Kubernetes recommended labels every object carries: ``name`` the application (the
+    image's name, else the component's kind), ``instance`` this object, ``version`` the image
+    tag when there is one, ``component``, ``part-of`` and ``managed-by``."""
+    application, version = image_name_and_version(image)
+    labels = {
+        "app.kubernetes.io/name": application or COMPONENT_KINDS[component],
+        "app.kubernetes.io/instance": name,
+    }
+    if version:
+        labels["app.kubernetes.io/version"] = version
     return {
-        "app.kubernetes.io/name": name,
+        **labels,
         "app.kubernetes.io/component": component,
         "app.kubernetes.io/part-of": part_of,
         "app.kubernetes.io/managed-by": MANAGED_BY,
@@ -122,10 +167,12 @@ def agent_selector(name: str) -> dict[str, str]:
     return {AGENT_LABEL: name}
 
 
-def tool_labels(tool: ToolSpec, part_of: str) -> dict[str, str]:
+def tool_labels(tool: ToolSpec, part_of: str, *, image_known: bool = True) -> dict[str, str]:
+    """``image_known=False`` while the image is an Output not resolved yet: no image labels."""
+    image = tool.image if image_known else None
     return {
         **tool.labels,
-        **recommended_labels(tool.name, "tool", part_of),
+        **recommended_labels(tool.name, "tool", part_of, image),
         **tool_selector(tool.name),
     }
 
@@ -136,13 +183,19 @@ def access_label(tool_name: str) -> str:
 
 
 def agent_labels(
-    agent: AgentSpec, part_of: str, targets: Iterable[ToolTarget] = (), namespace: str = ""
+    agent: AgentSpec,
+    part_of: str,
+    targets: Iterable[ToolTarget] = (),
+    namespace: str = "",
+    *,
+    image_known: bool = True,
 ) -> dict[str, str]:
     """Labels of the agent's objects; its pods also get one access label per same-namespace
     service tool (see :func:`access_label`)."""
+    image = agent.image if image_known else None
     labels = {
         **agent.labels,
-        **recommended_labels(agent.name, "agent", part_of),
+        **recommended_labels(agent.name, "agent", part_of, image),
         **agent_selector(agent.name),
     }
     for target in targets:

@@ -64,8 +64,8 @@ def gateway_selector() -> dict[str, str]:
     return {GATEWAY_LABEL: GATEWAY_NAME}
 
 
-def gateway_labels(part_of: str) -> dict[str, str]:
-    return {**recommended_labels(GATEWAY_NAME, "gateway", part_of), **gateway_selector()}
+def gateway_labels(part_of: str, image: str | None = None) -> dict[str, str]:
+    return {**recommended_labels(GATEWAY_NAME, "gateway", part_of, image), **gateway_selector()}
 
 
 def gateway_endpoint(namespace: str) -> str:
@@ -230,7 +230,7 @@ def gateway_objects(
     The pod template carries a checksum of the config and the key references, so a change
     to either rolls the gateway.
     """
-    labels = gateway_labels(part_of)
+    labels = gateway_labels(part_of, gateway.image)
     config_text = gateway_config_yaml(models, master_key=gateway.master_key is not None)
     env = gateway_env(models, gateway, namespace, observability)
     rollout = checksum(config_text, *(repr(v.manifest()) for v in env))

@@ -217,7 +217,10 @@ def deployment_spec(
 ) -> dict[str, Any]:
     """The Deployment spec with the workload's pod settings; without ``replicas`` when an
     autoscaler owns the count (so ``pulumi up`` and the HPA do not fight over it)."""
-    template = {"metadata": {"labels": pod_labels, "annotations": pod_annotations}, "spec": pod}
+    metadata: dict[str, Any] = {"labels": pod_labels}
+    if pod_annotations:  # no empty `annotations: {}` in what Kubernetes receives
+        metadata["annotations"] = pod_annotations
+    template = {"metadata": metadata, "spec": pod}
     out: dict[str, Any] = {}
     if workload.autoscaling is None:
         out["replicas"] = workload.replicas
@@ -247,10 +250,13 @@ class ToolObjects:
     service_account: dict[str, str] | None = None
 
 
-def tool_objects(tool: ToolSpec, defaults: Defaults, namespace: str, part_of: str) -> ToolObjects:
+def tool_objects(
+    tool: ToolSpec, defaults: Defaults, namespace: str, part_of: str, *, image_known: bool = True
+) -> ToolObjects:
     """A tool's Deployment, Service, claim, budget, autoscaler and policy specs (service
-    mode), or its container (sidecar mode)."""
-    labels = contract.tool_labels(tool, part_of)
+    mode), or its container (sidecar mode); without the image's labels while the image is an
+    Output not resolved yet (``image_known=False``), the same whichever value it takes."""
+    labels = contract.tool_labels(tool, part_of, image_known=image_known)
     env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
     otlp = defaults.observability.otlp_endpoint if defaults.observability else None
     user = set(tool.env) | set(tool.secret_env)

@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langop_infra.mcp.errors import LangopError
 
@@ -27,10 +27,11 @@ class UsageError(LangopError):
 
 class CommandError(LangopError):
     """An error the command prints with its prefix; ``code`` is the exit status, and
-    ``problems`` the configuration problems behind it (``(path, message)`` pairs)."""
+    ``problems`` the configuration problems behind it (``Problem.as_dict()``, plus the
+    ``component`` and where it was ``builtAt`` for a component's)."""
 
     def __init__(
-        self, message: str, code: int = 2, problems: tuple[tuple[str, str], ...] = ()
+        self, message: str, code: int = 2, problems: tuple[dict[str, Any], ...] = ()
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -60,10 +61,13 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
     from langop_infra.offline.render import Project, choose_stack, render_stack
 
     project_dir = Path(args.project_dir)
+    path = None
     try:
         project = Project.find(project_dir)
         project_dir = project.directory
-        stack, _ = choose_stack(project, args.stack, args.config)
+        stack, path = choose_stack(project, args.stack, args.config)
+        # Which stack and file the output came from, for the render's banner.
+        args.stack_name, args.stack_source = stack, _shown(path, project.directory)
         with _progress(f"langop-infra {command}: rendering stack {stack}..."):
             return render_stack(
                 project.directory,
@@ -72,12 +76,26 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
                 keep_ciphertext=keep_ciphertext,
             )
     except SpecError as exc:
-        problems = tuple((p.path, p.message) for p in exc.problems)
+        if path is not None:
+            from langop_infra.offline.locate import located
+
+            exc = SpecError(located(exc.problems, path), subject=exc.subject, where=exc.where)
+        component = {"component": exc.subject} if exc.subject != "configuration" else {}
+        component.update({"builtAt": exc.where} if exc.where else {})
+        problems = tuple({**p.as_dict(), **component} for p in exc.problems)
         raise CommandError(str(exc), problems=problems) from None
     except Exception as exc:
         raise CommandError(program_error(exc, project_dir), code=1) from None
     finally:
         close_event_loop()
+
+
+def _shown(path: Path, project_dir: Path) -> str:
+    """``path`` relative to the project when inside it (renders stay machine-independent)."""
+    try:
+        return str(path.resolve().relative_to(project_dir))
+    except ValueError:
+        return str(path)
 
 
 def run_command(command: str, body: Callable[[], int]) -> int:

@@ -42,6 +42,8 @@ def command_options() -> Options:
     for name in SUBCOMMANDS:
         options: dict[str, list[str]] = {}
         for action in sub.choices[name]._actions:
+            if action.help == argparse.SUPPRESS:
+                continue  # a deprecated alias: not offered
             for flag in action.option_strings:
                 if flag.startswith("--"):
                     options[flag] = [str(c) for c in action.choices or []]

@@ -13,17 +13,19 @@ import os
 import sys
 from pathlib import Path
 
+from langop_infra.cli._output import add_output_argument, dump
 from langop_infra.cli._stack import CommandError, run_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", type=Path, help="a render: YAML stream file or --out folder")
     parser.add_argument("new", type=Path, help="a render: YAML stream file or --out folder")
-    parser.add_argument(
-        "--format",
-        choices=("text", "markdown", "json"),
-        default="text",
-        help="text (default), markdown (a pull-request comment) or json",
+    add_output_argument(
+        parser,
+        ("text", "markdown", "json", "yaml"),
+        "text",
+        "text (default), markdown (a pull-request comment), json or yaml",
+        format_alias=True,
     )
     parser.add_argument(
         "--color",
@@ -46,7 +48,12 @@ def _diff(args: argparse.Namespace) -> int:
         result = diff_renders(load_render(args.old), load_render(args.new))
     except SpecError as exc:
         raise CommandError(str(exc)) from None
-    sys.stdout.write(report(result, args.format, colour=use_colour(args.color)))
+    if args.output == "yaml":
+        from langop_infra.offline.diff_report import as_json
+
+        sys.stdout.write(dump(as_json(result), "yaml"))
+    else:
+        sys.stdout.write(report(result, args.output, colour=use_colour(args.color)))
     return 0 if result.equal else 1
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import re
 import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.cli._output import add_output_argument, dump
 from langop_infra.cli._stack import add_stack_arguments, render, run_command
 
 # Stand-ins for "some address on the internet"; the first outside every listed CIDR is used.
@@ -48,11 +48,12 @@ class Edge:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_stack_arguments(parser)
-    parser.add_argument(
-        "--format",
-        choices=("text", "mermaid", "json"),
-        default="text",
-        help="text (default), mermaid (a flowchart) or json",
+    add_output_argument(
+        parser,
+        ("text", "mermaid", "json", "yaml"),
+        "text",
+        "text (default), mermaid (a flowchart), json or yaml",
+        format_alias=True,
     )
     parser.add_argument(
         "--all", action="store_true", help="also list blocked in-cluster pairs (text, json)"
@@ -67,9 +68,9 @@ def _graph(args: argparse.Namespace) -> int:
     edges = reachability_edges(render(args, "graph").manifests())
     if not args.all:
         edges = [e for e in edges if e.allowed or e.kind == "external"]
-    if args.format == "json":
-        print(json.dumps([asdict(e) for e in edges], indent=2))
-    elif args.format == "mermaid":
+    if args.output in ("json", "yaml"):
+        sys.stdout.write(dump([asdict(e) for e in edges], args.output))
+    elif args.output == "mermaid":
         sys.stdout.write(mermaid(edges))
     else:
         sys.stdout.write(text(edges))

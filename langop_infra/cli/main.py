@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -90,7 +91,7 @@ def build_parser(argv: Sequence[str], *, every: bool = False) -> argparse.Argume
         if every or name == chosen:
             module = importlib.import_module(module_name(name))
             module.add_arguments(sp)
-            sp.set_defaults(_run=module.run)
+            sp.set_defaults(_run=module.run, _parser=sp)
     return parser
 
 
@@ -101,18 +102,23 @@ def error(command: str, message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the process's own command line: Ctrl-C ends the process, from here on
+        _exit_on_interrupt(next((a for a in args_list if not a.startswith("-")), ""))
     parser = build_parser(args_list)
     args, extra = parser.parse_known_args(args_list)
     # A command may take positionals after its options (`tools call --agent-config F NAME`):
-    # it names the attribute they belong to; anything else left over is an error, as before.
+    # it names the attribute they belong to; anything else left over is an error, shown with
+    # the subcommand's usage, not the top level's: the flag is wrong for this command.
     into = getattr(args, "_positionals", None)
     if extra and into and "--" not in args_list and not any(e.startswith("-") for e in extra):
         setattr(args, into, [*getattr(args, into), *extra])
     elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    if argv is None:
+        _exit_on_interrupt(args.command)  # now with the command's name as parsed
     try:
         code = int(args._run(args))
         # Buffered output reaches a closed pipe here at the latest, not at interpreter exit.
@@ -132,6 +138,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Under a memory limit (ulimit -v, a container's) a one-line error beats a traceback.
         error(args.command, "out of memory; raise the process's memory limit or lower the caps")
         return 1
+
+
+def _exit_on_interrupt(command: str) -> None:
+    """On SIGINT, print one line and end the process at once, exit status 130.
+
+    Not a KeyboardInterrupt: raised inside the engine's event loop or a worker thread, it
+    could leave tasks pending (asyncio warnings at exit), be caught by the SDK (an internal
+    error), or leave a non-daemon worker thread that the interpreter's exit waits for. An
+    interrupted render has nothing worth flushing; a half-written stdout is dropped.
+    """
+
+    def interrupted(signum: int, frame: object) -> None:
+        prefix = f"langop-infra {command}" if command else "langop-infra"
+        with_line = f"{prefix}: error: interrupted\n".encode()
+        try:
+            os.write(2, with_line)
+        finally:
+            os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
 
 
 def _drop_stdout() -> None:

@@ -9,16 +9,16 @@ only, never values). Secret outputs print as ``[secret]``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from langop_infra.cli._output import add_output_argument, dump
 from langop_infra.cli._stack import add_stack_arguments, render, run_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_stack_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of YAML")
+    add_output_argument(parser, ("yaml", "json"), "yaml", "output format", json_alias=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,18 +26,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _outputs(args: argparse.Namespace) -> int:
-    from langop_infra.core import yaml_io
-
     result = render(args, "outputs")
     outputs = plain(result.outputs)
     env_names = agent_env_names(result.manifests())
     for name, agent in (outputs.get("agents") or {}).items():
         if isinstance(agent, dict) and name in env_names:
             agent["envNames"] = env_names[name]
-    if args.json:
-        sys.stdout.write(json.dumps(outputs, indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(yaml_io.dump(outputs, sort_keys=False, literal_blocks=True))
+    sys.stdout.write(dump(outputs, args.output))
     return 0
 
 

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langop_infra.cli._output import add_output_argument, dump
 from langop_infra.cli._stack import UsageError
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--update", action="store_true", help="write the lock from live schemas")
     parser.add_argument("--strict", action="store_true", help="exit 1 on compatible changes too")
+    add_output_argument(parser, ("text", "json", "yaml"), "text", "report format")
     parser.add_argument(
         "--timeout",
         type=float,
@@ -92,12 +94,34 @@ def run(args: argparse.Namespace) -> int:
             print(f"{PROG}: error: cannot write {args.lock}: {exc.strerror}", file=sys.stderr)
             return 2
         _print_errors(update.errors)
-        print(_safe("\n".join([*update.lines, f"wrote {args.lock}"])))
+        if args.output != "text":
+            written = {"lock": str(args.lock), "tools": list(update.lines)}
+            sys.stdout.write(dump(written, args.output))
+        else:
+            print(_safe("\n".join([*update.lines, f"wrote {args.lock}"])))
         return 0 if update.ok else 1
     report = check_lock(lock, results)
     _print_errors(report.errors())
-    sys.stdout.write(_safe(report.render()))
+    if args.output != "text":
+        sys.stdout.write(dump(report_data(report, args.strict), args.output))
+    else:
+        sys.stdout.write(_safe(report.render()))
     return report.exit_code(strict=args.strict)
+
+
+def report_data(report: Any, strict: bool) -> dict[str, Any]:
+    """The lock check as data: each tool's status, whether it breaks, what changed."""
+    tools = [
+        {
+            "name": check.name,
+            "status": check.status,
+            "breaking": check.is_breaking,
+            "changes": check.render().split("\n", 1)[0].split(": ", 1)[-1],
+            "error": check.error,
+        }
+        for check in report.checks
+    ]
+    return {"tools": tools, "breaking": report.is_breaking, "exitCode": report.exit_code(strict)}
 
 
 def parse_overrides(values: Sequence[str]) -> dict[str, str]:

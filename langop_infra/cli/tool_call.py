@@ -87,7 +87,7 @@ def run_call(
         "isError": result.is_error,
         "structuredContent": result.structured_content,
     }
-    if args.json:
+    if args.output == "json":
         print(scrubbed_json(document, secrets))
     else:
         for line in content_lines(scrub(document, secrets)):

@@ -15,7 +15,7 @@ OAuth (any of --client-id, --client-secret-env with --oauth-issuer, --private-ke
 MCP authorization spec; tokens stay in memory. A login that may need a person happens first,
 so request timeouts do not run while they approve.
 
-``--json`` prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
+``-o json`` (or ``-o yaml``) prints ``{"server", "protocolVersion", "transport", "tools"}`` (with
 ``--agent-config``: ``{"tools", "failures"}``). The table escapes control characters and
 bidi overrides a server put in its names and descriptions, and aligns by display cells.
 
@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from langop_infra.cli import tools_agent, tools_check
+from langop_infra.cli._output import add_output_argument, dump
 from langop_infra.cli._stack import UsageError
 from langop_infra.cli.tool_client import (
     DEFAULT_TIMEOUT,
@@ -104,7 +105,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help=f"seconds per request (default {DEFAULT_TIMEOUT:g}; the whole run gets 3x, 30 s min)",
     )
-    parser.add_argument("--json", action="store_true", help="print the full tool list as JSON")
+    add_output_argument(
+        parser, ("table", "json", "yaml"), "table", "the full tool list as", json_alias=True
+    )
     parser.add_argument("--ca-bundle", metavar="PATH", help="CA bundle to verify HTTPS with")
     parser.add_argument(
         "--agent-config",
@@ -168,14 +171,17 @@ def _run_listing(args: argparse.Namespace, target: str | list[str], headers: dic
         listing = asyncio.run(fetch_tool_listing(target, options(args, headers)))
     except MCPError as exc:
         return fail(exc, secrets)
-    if args.json:
+    if args.output != "table":
         document = {
             "server": listing.server_info,
             "protocolVersion": listing.protocol_version,
             "transport": listing.transport,
             "tools": listing.tools,
         }
-        print(scrubbed_json(document, secrets))
+        if args.output == "json":
+            print(scrubbed_json(document, secrets))
+        else:
+            sys.stdout.write(dump(scrub(document, secrets), args.output))
         return 0
     print_table(scrub(listing.tools, secrets))
     info = scrub(listing.server_info, secrets)
@@ -225,9 +231,13 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
     for failure in failures:
         line = f"skipped server {failure.name} ({failure.kind}): {failure.message}"
         print(redact(line, secrets, limit=2000), file=sys.stderr)
-    if args.json:
+    if args.output != "table":
         skipped = [{"name": f.name, "kind": f.kind, "message": f.message} for f in failures]
-        print(scrubbed_json({"tools": tools, "failures": skipped}, secrets))
+        document = {"tools": tools, "failures": skipped}
+        if args.output == "json":
+            print(scrubbed_json(document, secrets))
+        else:
+            sys.stdout.write(dump(scrub(document, secrets), args.output))
     else:
         print_table(tools)
         print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")

@@ -83,7 +83,7 @@ async def _call(
         for failure in registry.failures:
             _skipped(failure)
         result = await registry.call_tool(name, arguments)
-    if args.json:
+    if args.output == "json":
         document = {
             "content": result.content,
             "isError": result.is_error,

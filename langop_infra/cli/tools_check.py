@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, options: Any) -> int:
     base = f"{parts.scheme}://{parts.netloc}"
     mcp = target[1] if parts.path not in ("", "/") else f"{base}/mcp"
     checks = asyncio.run(check_tool(base, mcp, options))
-    if args.json:
+    if args.output == "json":
         print(json.dumps([asdict(c) for c in checks], indent=2, ensure_ascii=False))
     else:
         width = max(len(c.check) for c in checks)

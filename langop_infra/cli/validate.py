@@ -2,26 +2,30 @@
 
 Silent with exit 0 when the stack is valid (warnings, such as a credential header given as a
 literal value, go to stderr and do not change the exit code); otherwise every problem, with its
-config path, and exit 2. ``--json`` prints ``{"valid": ..., "problems": [{"path", "message"}],
-"warnings": [...]}`` instead. ``--strict`` counts every warning as a problem (exit 2).
+config path, and exit 2. ``-o json`` (or ``-o yaml``) prints ``{"valid": ..., "problems":
+[{"path", "message"}], "warnings": [...]}`` instead. ``--strict`` counts every warning as a
+problem (exit 2).
 The project's program runs under the mock engine, so checks made by the program itself count.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from typing import Any
 
+from langop_infra.cli._output import add_output_argument, dump
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_stack_arguments(parser)
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help='print {"valid", "problems": [{"path", "message"}], "warnings": [...]}',
+    add_output_argument(
+        parser,
+        ("yaml", "json"),
+        None,
+        'print {"valid", "problems": [{"path", "message"}], "warnings"} as',
+        json_alias=True,
     )
     parser.add_argument(
         "--strict",
@@ -34,16 +38,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = render(args, "validate")
     except CommandError as exc:
-        if not args.json:
+        if not args.output:
             print(f"langop-infra validate: error: {exc}", file=sys.stderr)
             return exc.code
-        problems = exc.problems or (("", str(exc)),)
-        _print_json(False, problems)
+        problems = exc.problems or ({"path": "", "message": str(exc), "kind": ""},)
+        _print_report(args.output, False, problems)
         return exc.code
     if args.strict and result.warnings:
         problems = tuple(_as_problem(w) for w in result.warnings)
-        if args.json:
-            _print_json(False, problems)
+        if args.output:
+            _print_report(args.output, False, problems)
         else:
             print(
                 f"langop-infra validate: error: {len(problems)} warning(s) under --strict",
@@ -52,23 +56,27 @@ def run(args: argparse.Namespace) -> int:
             for warning in result.warnings:
                 print(f"  - {warning}", file=sys.stderr)
         return 2
-    if args.json:
-        _print_json(True, (), result.warnings)
+    if args.output:
+        _print_report(args.output, True, (), result.warnings)
         return 0
     for warning in result.warnings:
         print(f"langop-infra validate: warning: {warning}", file=sys.stderr)
     return 0
 
 
-def _print_json(
-    valid: bool, problems: tuple[tuple[str, str], ...], warnings: list[str] | None = None
+def _print_report(
+    output: str,
+    valid: bool,
+    problems: tuple[dict[str, Any], ...],
+    warnings: list[str] | None = None,
 ) -> None:
-    listed = [{"path": path, "message": message} for path, message in problems]
-    report = {"valid": valid, "problems": listed, "warnings": list(warnings or ())}
-    print(json.dumps(report, indent=2, ensure_ascii=False))
+    report = {"valid": valid, "problems": list(problems), "warnings": list(warnings or ())}
+    sys.stdout.write(dump(report, output))
 
 
-def _as_problem(warning: str) -> tuple[str, str]:
-    """``path: message`` split as the JSON report lists problems."""
+def _as_problem(warning: str) -> dict[str, Any]:
+    """``path: message`` split as the report lists problems."""
     path, sep, message = warning.partition(": ")
-    return (path, message) if sep and " " not in path else ("", warning)
+    if not (sep and " " not in path):
+        path, message = "", warning
+    return {"path": path, "message": message, "kind": "warning"}

@@ -92,9 +92,9 @@ class LanguageAgent(PlannedComponent):
         child = child_options(self, opts)
         key = f"{namespace}/{agent.name}"
         self.spec, self.targets = agent, targets
-        labels = contract.agent_labels(agent, plan.part_of)
+        labels = contract.agent_labels(agent, plan.part_of, image_known=plan.image_known)
         objects = _objects(plan, final)
-        inputs.part(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
+        inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
         config_text = inputs.part(objects, lambda o: o.config_text)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
@@ -214,11 +214,15 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
             containers,
             models=plan.models,
             persona=plan.persona,
+            image_known=plan.image_known,
         )
 
-    if not isinstance(final, pulumi.Output) and not any(
-        isinstance(c, pulumi.Output) for c in sidecars
-    ):
+    if any(isinstance(c, pulumi.Output) for c in sidecars):
+        final = final.final if isinstance(final, inputs.Pending) else final
+    elif isinstance(final, inputs.Pending):
+        later = final.final.apply(lambda spec: build(spec, sidecars))
+        return inputs.Pending(build(final.first, sidecars), build(final.second, sidecars), later)
+    elif not isinstance(final, pulumi.Output):
         return build(final, sidecars)
     return pulumi.Output.all(final, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
 

@@ -41,6 +41,8 @@ class AgentPlan:
     managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(default_factory=dict)
     models: Sequence[ModelSpec] = ()
     persona: PersonaSpec | None = None
+    # False while the image is an Output not resolved yet: its labels wait for it.
+    image_known: bool = True
 
     @property
     def namespace(self) -> str:
@@ -194,7 +196,15 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
     for warning in warnings:
         pulumi.log.warn(f"{subject}: {warning}")
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    plan = AgentPlan(agent, defaults, part_of or namespace, targets, tools, models=models)
+    plan = AgentPlan(
+        agent,
+        defaults,
+        part_of or namespace,
+        targets,
+        tools,
+        models=models,
+        image_known=not isinstance(data.get("image"), pulumi.Output),
+    )
     return plan, final
 
 

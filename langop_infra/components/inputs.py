@@ -8,6 +8,7 @@ The structure of a component (which objects exist, their names) must not depend 
 fields that decide it are refused as Outputs up front.
 """
 
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -86,6 +87,7 @@ def resolve(
     _refuse_structural(deferred, subject)
     stand_in = _stand_in(data, parse, deferred)
     spec = parse(stand_in)
+    other = _stand_in(data, parse, deferred, unlike=stand_in)
 
     def resolved(values: list[Any]) -> R:
         filled: Any = data
@@ -101,7 +103,52 @@ def resolve(
             )
         return build(real)
 
-    return spec, pulumi.Output.all(*[o for _, o in deferred]).apply(resolved)
+    final = pulumi.Output.all(*[o for _, o in deferred]).apply(resolved)
+    if other is None:
+        return spec, final
+    second = parse(other)
+    if structure(second) != structure(spec):
+        return spec, final
+    return spec, Pending(build(spec), build(second), final)  # type: ignore[return-value]
+
+
+@dataclasses.dataclass(frozen=True)
+class Pending:
+    """What ``build`` makes of a spec with unknown values: built twice, from two different
+    stand-ins for them, and for real as an Output.
+
+    A part equal in both builds does not depend on an unknown value, so it is known now;
+    only the parts that differ wait for the Output. A preview then shows ``image`` as
+    unknown, not the whole Deployment spec.
+    """
+
+    first: Any
+    second: Any
+    final: pulumi.Output[Any]
+
+    def pick(self, pick: Callable[[Any], Any]) -> Any:
+        return leafwise(pick(self.first), pick(self.second), self.final.apply(pick))
+
+
+def leafwise(first: Any, second: Any, final: pulumi.Output[Any]) -> Any:
+    """``first`` where it equals ``second``; below that, the matching part of ``final``."""
+    if type(first) is type(second) and first == second:
+        return first
+    if isinstance(first, dict) and isinstance(second, dict) and first.keys() == second.keys():
+        return {
+            k: leafwise(first[k], second[k], final.apply(lambda v, k=k: v[k])) for k in first
+        }
+    if (
+        isinstance(first, (list, tuple))
+        and isinstance(second, (list, tuple))
+        and len(first) == len(second)
+    ):
+        items = [
+            leafwise(a, b, final.apply(lambda v, i=i: v[i]))
+            for i, (a, b) in enumerate(zip(first, second, strict=True))
+        ]
+        return type(first)(items) if isinstance(first, tuple) else items
+    return final
 
 
 def _deferred(
@@ -128,7 +175,7 @@ def _refuse_structural(deferred: Sequence[tuple[Path, Any]], subject: str) -> No
         Problem(
             loc_path(path),
             "must be known when the program runs, not an Output: it decides which objects "
-            "exist and their names",
+            f"exist and their names; {_INSTEAD.get(str(path[0]), _INSTEAD[''])}",
         )
         for path, _ in deferred
         if path and path[0] in STRUCTURAL
@@ -137,12 +184,33 @@ def _refuse_structural(deferred: Sequence[tuple[Path, Any]], subject: str) -> No
         raise SpecError(problems, subject=subject)
 
 
-def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, Any]]) -> Any:
-    """``data`` with each unknown value replaced by one its field accepts."""
+# What to pass instead of an Output, by structural field.
+_INSTEAD = {
+    "namespace": "pass the namespace's name as a string, e.g. namespace=\"apps\" with "
+    "k8s.core.v1.Namespace(\"apps\", metadata={\"name\": \"apps\"}) (an autonamed "
+    "Namespace's name is unknown until `pulumi up`), and opts=pulumi.ResourceOptions("
+    "depends_on=[ns]) to create it first",
+    "name": "pass a plain string",
+    "tools": "pass LanguageTool objects or {\"name\": ...} references, not an Output of them",
+    "": "pass a plain value",
+}
+
+
+def _stand_in(
+    data: Any,
+    parse: Callable[[Any], Any],
+    deferred: Sequence[tuple[Path, Any]],
+    unlike: Any = None,
+) -> Any:
+    """``data`` with each unknown value replaced by one its field accepts; with ``unlike``,
+    by another one than there (None when a field accepts only one)."""
     filled = data
     for path, _ in deferred:
         where = loc_path(path)
+        taken = _at(unlike, path) if unlike is not None else _NOTHING
         for candidate in STAND_INS:
+            if type(candidate) is type(taken) and candidate == taken:
+                continue
             attempt = replaced(filled, path, candidate)
             try:
                 parse(attempt)
@@ -151,12 +219,33 @@ def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[P
                     continue
             filled = attempt
             break
+        else:
+            if unlike is not None:
+                return None
     return filled
 
 
-def part(objects: Any, pick: Callable[[Any], Any]) -> Any:
-    """``pick(objects)``, or its Output when ``objects`` is an Output. Typed ``Any``: what it
-    picks are the builders' plain dicts, handed to pulumi_kubernetes's typed args as they are."""
+_NOTHING = object()
+
+
+def _at(data: Any, path: Path) -> Any:
+    for step in path:
+        data = data[step]
+    return data
+
+
+def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+    """``pick(objects)``, or its Output when ``objects`` is an Output; of :class:`Pending`
+    objects, known where it does not depend on an unknown value."""
+    if isinstance(objects, Pending):
+        return objects.pick(pick)
     if isinstance(objects, pulumi.Output):
         return objects.apply(pick)
     return pick(objects)
+
+
+def whole(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+    """Like :func:`part`, but all of it an Output as soon as any value in it is unknown."""
+    if isinstance(objects, Pending):
+        return objects.final.apply(pick)
+    return part(objects, pick)

@@ -203,7 +203,7 @@ def with_pod_annotations(deployment: Any, secrets: Sequence[k8s.core.v1.Secret])
 
     def merge(spec: dict[str, Any]) -> dict[str, Any]:
         template = spec["template"]
-        annotations = pod_annotations(template["metadata"]["annotations"], secrets)
+        annotations = pod_annotations(template["metadata"].get("annotations", {}), secrets)
         metadata = {**template["metadata"], "annotations": annotations}
         return {**spec, "template": {**template, "metadata": metadata}}
 

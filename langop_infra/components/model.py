@@ -164,7 +164,7 @@ def register_gateway(
     key = f"{namespace}/{gateway.GATEWAY_NAME}"
     env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
     used = {e["valueFrom"]["secretKeyRef"]["name"] for e in env if "valueFrom" in e}
-    labels = gateway.gateway_labels(part_of)
+    labels = gateway.gateway_labels(part_of, settings.image)
     otlp = defaults.observability.otlp_endpoint if defaults.observability else None
     specs = [
         (

@@ -59,6 +59,8 @@ class ToolPlan:
     # ``{"<namespace>/<agent>": [names]}``: referencing agents' allowedTools, which schema
     # sync checks against the tool's listing.
     allowed_tools: Mapping[str, list[str]] = dataclasses.field(default_factory=dict)
+    # False while the image is an Output not resolved yet: its labels wait for it.
+    image_known: bool = True
 
     @property
     def namespace(self) -> str:
@@ -181,6 +183,7 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     data = tool_document(name, args, fields)
     part_of = data.pop("part_of", None) or data.pop("partOf", None)
     defaults = Defaults.model_validate(data.pop("defaults", None) or {})
+    image_known = not isinstance(data.get("image"), pulumi.Output)
 
     def parse(document: Any) -> ToolSpec:
         tool = parse_tool(document)
@@ -190,7 +193,9 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         return tool
 
     def build(tool: ToolSpec) -> pods.ToolObjects:
-        return pods.tool_objects(tool, defaults, _namespace(tool), part_of or _namespace(tool))
+        return pods.tool_objects(
+            tool, defaults, _namespace(tool), part_of or _namespace(tool), image_known=image_known
+        )
 
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
@@ -200,7 +205,9 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     verdict = sync_path_verdict(tool, defaults)
     if verdict is not None and not defaults.strict_egress:
         pulumi.log.warn(f"{subject}: schemaSync: {verdict}")
-    plan = ToolPlan(tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}))
+    plan = ToolPlan(
+        tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}), image_known=image_known
+    )
     return plan, objects
 
 
@@ -288,14 +295,16 @@ class LanguageTool(PlannedComponent):
     ) -> None:
         objects = resolved
         if objects is None:
-            objects = pods.tool_objects(plan.spec, plan.defaults, plan.namespace, plan.part_of)
+            objects = pods.tool_objects(
+                plan.spec, plan.defaults, plan.namespace, plan.part_of, image_known=plan.image_known
+            )
         tool, namespace = plan.spec, plan.namespace
         register_component(self, "LanguageTool", namespace, tool.name)
         super().__init__(type_token("LanguageTool"), name, None, aliased(opts, "LanguageTool"))
         child = child_options(self, opts)
         key = f"{namespace}/{tool.name}"
         self.spec = tool
-        labels = contract.tool_labels(tool, plan.part_of)
+        labels = contract.tool_labels(tool, plan.part_of, image_known=plan.image_known)
         owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
         self.persistent_volume_claim = None
@@ -309,7 +318,7 @@ class LanguageTool(PlannedComponent):
         self.deployment = self.service = self.network_policy = self.service_account = None
         self.sidecar_container = None
         if tool.deployment_mode == "sidecar":
-            self.sidecar_container = inputs.part(objects, lambda o: o.container)
+            self.sidecar_container = inputs.whole(objects, lambda o: o.container)
         else:
             self._register_service(key, plan, labels, objects, child)
         self.target = dataclasses.replace(
@@ -363,7 +372,9 @@ class LanguageTool(PlannedComponent):
             child,
         )
         # Which objects exist follows from the spec; their specs may wait for Outputs.
-        shape = pods.tool_objects(tool, plan.defaults, namespace, plan.part_of)
+        shape = pods.tool_objects(
+            tool, plan.defaults, namespace, plan.part_of, image_known=plan.image_known
+        )
         self.egress_policy = None
         if shape.egress_policy is not None:
             self.egress_policy = network_policy(

@@ -3,9 +3,13 @@ the translation of pydantic's errors into such problems."""
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
+import os
 import re
+import sys
+import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import UnionType
@@ -25,24 +29,80 @@ class Problem:
     message: str
     # What kind of problem, for machines: pydantic's type or ours (``langop_dns_label``).
     kind: str = field(default="", compare=False)
+    # Where the offending key is in a stack file (1-based), when the problem came from one.
+    file: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        where = f"{self.file}:{self.line}:{self.column}: " if self.file and self.line else ""
+        return where + (f"{self.path}: {self.message}" if self.path else self.message)
+
+    def as_dict(self) -> dict[str, Any]:
+        """For ``-o json``: path, message, kind, and file/line/column when known."""
+        found: dict[str, Any] = {"path": self.path, "message": self.message, "kind": self.kind}
+        if self.file and self.line:
+            found.update(file=self.file, line=self.line, column=self.column)
+        return found
 
 
 class SpecError(LangopError, ValueError):
     """Invalid configuration. Raised before any resource is registered.
 
-    ``problems`` lists every problem found, not only the first.
+    ``problems`` lists every problem found, not only the first. A component's error
+    (``subject`` such as ``LanguageTool 'memory'``) also names ``where``: the file and line
+    of the user's code that built it (the first frame outside this package).
     """
 
-    def __init__(self, problems: Iterable[Problem], *, subject: str = "configuration") -> None:
+    def __init__(
+        self,
+        problems: Iterable[Problem],
+        *,
+        subject: str = "configuration",
+        where: str | None = None,
+    ) -> None:
         # Several checks may find one fault; the same path and message is reported once.
         self.problems: tuple[Problem, ...] = tuple(dict.fromkeys(problems))
         self.subject = subject
+        if where is None:
+            # A component's error (`LanguageTool 'memory'`): where the user's code built it.
+            where = construction_site() if _COMPONENT.match(subject) else ""
+        self.where = where
         count = len(self.problems)
         header = f"invalid {subject}: {count} problem{'s' if count != 1 else ''}"
+        header += f" (built at {where})" if where else ""
         super().__init__("\n".join([header, *(f"  - {p}" for p in self.problems)]))
+
+
+_COMPONENT = re.compile(r"^[A-Z][A-Za-z]+ '")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARIES = tuple(
+    {os.path.abspath(sysconfig.get_paths()[k]) for k in ("stdlib", "purelib", "platlib")}
+)
+
+
+_CONTEXTLIB = os.path.abspath(contextlib.__file__)
+
+
+def construction_site() -> str:
+    """``file:line`` of the innermost caller outside this package, when that is the user's
+    code (not the standard library, an installed package, or the event loop)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        file = os.path.abspath(frame.f_code.co_filename)
+        # contextlib runs our `with component_error(...)` blocks: part of our frames.
+        if not file.startswith(_PACKAGE + os.sep) and file != _CONTEXTLIB:
+            if frame.f_code.co_filename.startswith("<") or file.startswith(_LIBRARIES):
+                return ""
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return ""
+
+
+def did_you_mean(name: Any, known: Iterable[Any]) -> str:
+    """``did you mean 'memory'? Otherwise: `` for a near miss among ``known``, else ``""``."""
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}? Otherwise: " if close else ""
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -163,8 +223,56 @@ def problems_from(
         elif kind == "string_pattern_mismatch":
             pattern = item["ctx"]["pattern"]
             message = f"{item.get('input')!r} does not match the allowed pattern {pattern}"
+        else:
+            ctx = item.get("ctx") or {}
+            message = _rephrased(kind, ctx, item.get("input"), model, loc) or message
         problems.append(Problem(path, message, kind))
     return problems
+
+
+_BOUNDS = {
+    "greater_than_equal": ("ge", "at least {}"),
+    "greater_than": ("gt", "more than {}"),
+    "less_than_equal": ("le", "at most {}"),
+    "less_than": ("lt", "less than {}"),
+}
+_TYPES = {
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number (no fraction)",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "string_type": "a string (quote it in YAML)",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+}
+
+
+def _rephrased(
+    kind: str, ctx: Mapping[str, Any], given: Any, model: Any, loc: Sequence[int | str]
+) -> str | None:
+    """pydantic's wording for ranges, types, choices and lengths, said with the fix."""
+    if kind in _BOUNDS:
+        key, bound = _BOUNDS[kind]
+        return f"must be {bound.format(ctx.get(key))}, got {given!r}; change the value"
+    if kind in _TYPES:
+        return f"expected {_TYPES[kind]}, got {_kind_of(given)} {given!r}; write the value as such"
+    if kind in ("literal_error", "enum"):
+        choices = [c.strip().strip("'") for c in re.split(r",| or ", str(ctx.get("expected", "")))]
+        choices = [c for c in choices if c]
+        close = difflib.get_close_matches(str(given), choices, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else "; use one of them"
+        listed = ", ".join(repr(c) for c in choices)
+        return f"{given!r} is not one of {listed}{hint}"
+    if kind in ("string_too_short", "string_too_long"):
+        size = ctx.get("min_length" if kind == "string_too_short" else "max_length")
+        word = "at least" if kind == "string_too_short" else "at most"
+        return f"must be {word} {size} characters long, got {len(str(given))}; change the value"
+    if kind in ("too_short", "too_long"):
+        size = ctx.get("min_length" if kind == "too_short" else "max_length")
+        word = "at least" if kind == "too_short" else "at most"
+        return f"must hold {word} {size} item(s), got {ctx.get('actual_length')}; change the list"
+    return None
 
 
 def _unwrap(tp: Any) -> Any:

@@ -26,6 +26,8 @@ from langop_infra.core import pacing
 from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.mcp.errors import REDACTED
 
+# How a value the engine learns only at `pulumi up` shows in a render, as `[secret]` does.
+UNKNOWN_MARKER = "[unknown]"
 SECRET_SIG = rpc._special_secret_sig
 SIG_KEY = rpc._special_sig_key
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
@@ -88,13 +90,23 @@ class ProgramRun:
 
 
 class _Mocks(pulumi.runtime.Mocks):
+    """Answers registrations as the engine does at preview for resources to be created.
+
+    A resource of another kind (a Namespace or Service of the user's, another provider's
+    resource with no plugin here) gets an unknown id and, as outputs, its inputs only:
+    everything its provider computes (an autonamed name, a Service's cluster IP, a random
+    suffix) stays unknown at preview.
+    """
+
     def __init__(
         self,
         dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None,
         stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+        preview: bool = False,
     ) -> None:
         self.dynamic_state = dynamic_state
         self.stack_outputs = stack_outputs or {}
+        self.preview = preview
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
         state = dict(args.inputs)
@@ -107,10 +119,32 @@ class _Mocks(pulumi.runtime.Mocks):
             state.update({"phase": "Pending"})
             if self.dynamic_state is not None:
                 state.update(self.dynamic_state(state))
-        return f"{args.name}-id", state
+            return f"{args.name}-id", state
+        if args.typ.startswith("kubernetes:"):
+            state = _kubernetes_state(args.typ, state)
+        # At preview a new resource's id is unknown (an empty id); a run as `pulumi up` knows it.
+        return ("" if self.preview else f"{args.name}-id"), state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
         return {}, None
+
+
+def _kubernetes_state(type_: str, state: dict[str, Any]) -> dict[str, Any]:
+    """A Kubernetes object's outputs at preview: its inputs, with what the provider or the
+    cluster fills in unknown (an autonamed object's name, a Service's cluster IP, status).
+
+    An unknown value makes its whole top-level field unknown, as in the SDK; a field the
+    program gave stays as given.
+    """
+    state = {**state, "status": UNKNOWN}
+    metadata = state.get("metadata")
+    if not isinstance(metadata, Mapping) or not metadata.get("name"):
+        state["metadata"] = {**(metadata or {}), "name": UNKNOWN}
+    spec = state.get("spec")
+    service = type_ == "kubernetes:core/v1:Service"
+    if service and isinstance(spec, Mapping) and not spec.get("clusterIP"):
+        state["spec"] = {**spec, "clusterIP": UNKNOWN}
+    return state
 
 
 class _RecordingMonitor(mocks.MockMonitor):
@@ -226,7 +260,7 @@ def run_program(
     _ensure_event_loop()
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
-    mocks_ = _Mocks(dynamic_state, stack_outputs)
+    mocks_ = _Mocks(dynamic_state, stack_outputs, preview)
     monitor = _RecordingMonitor(mocks_, run)
     pulumi.runtime.set_mocks(
         mocks_,
@@ -310,8 +344,11 @@ def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _resolve(value: Any) -> Any:
-    """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``."""
+    """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``, one
+    known only at `pulumi up` (a run as preview) :data:`UNKNOWN_MARKER`."""
     if isinstance(value, pulumi.Output):
+        if not _sync_await(value.is_known()):
+            return UNKNOWN_MARKER
         is_secret = _sync_await(value.is_secret())
         inner = _resolve(_sync_await(value.future()))
         return Secret(inner) if is_secret else inner
@@ -382,10 +419,41 @@ def _integral(value: Any, _: str) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+def is_unknown(value: Any) -> bool:
+    """Whether an engine input is a value known only at `pulumi up` (preview only)."""
+    return isinstance(value, pulumi.output.Unknown) or (
+        isinstance(value, str) and value == UNKNOWN
+    )
+
+
+def unknown_paths(value: Any, path: str = "") -> Iterator[str]:
+    """The path of every unknown value in engine inputs (``spec.template...image``)."""
+    if is_unknown(value):
+        yield path or "(the whole object)"
+    elif is_wrapped_secret(value):
+        yield from unknown_paths(value["value"], path)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from unknown_paths(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from unknown_paths(v, f"{path}[{i}]")
+
+
+def _manifest_leaf(value: Any, path: str) -> Any:
+    return UNKNOWN_MARKER if is_unknown(value) else _integral(value, path)
+
+
 def to_manifest(value: Any) -> Any:
-    """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints."""
+    """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints,
+    values unknown until `pulumi up` as :data:`UNKNOWN_MARKER`."""
+    if is_unknown(value):
+        return UNKNOWN_MARKER
     return visit(
-        value, secret=lambda inner, _: redact(to_manifest(inner)), leaf=_integral, skip_none=True
+        value,
+        secret=lambda inner, _: redact(to_manifest(inner)),
+        leaf=_manifest_leaf,
+        skip_none=True,
     )
 
 

@@ -7,6 +7,7 @@ resources are recorded but never contacted.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import runpy
@@ -20,11 +21,14 @@ from langop_infra.core import yaml_io
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.offline.formats import OUT_MARKER
+from langop_infra.offline.locate import shown
 from langop_infra.offline.mock_engine import (
     REDACTED,
+    UNKNOWN_MARKER,
     ProgramRun,
     run_program,
     to_manifest,
+    unknown_paths,
     visit,
 )
 from langop_infra.offline.stack_secrets import check_secure_values, fingerprint
@@ -125,16 +129,32 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     try:
         data = yaml_io.load_config(path.read_bytes()) or {}
     except yaml_io.ConfigYAMLError as exc:
-        raise SpecError([Problem(str(path), str(exc))]) from None
+        if exc.line is None:
+            raise SpecError([Problem(str(path), str(exc))]) from None
+        at = {"file": shown(path), "line": exc.line, "column": 1}
+        raise SpecError([Problem("", str(exc), **at)]) from None
     except yaml_io.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SpecError([Problem(str(path), f"not valid YAML{where}: {exc}")]) from None
+        raise SpecError([_yaml_problem(path, exc)]) from None
     except OSError as exc:
         raise SpecError([Problem(str(path), f"cannot read: {exc.strerror}")]) from None
     if not isinstance(data, dict):
         raise SpecError([Problem(str(path), "expected a mapping at the top level")])
     return data
+
+
+def _yaml_problem(path: Path, exc: Exception) -> Problem:
+    """A parse error at its ``file:line:column``, in PyYAML's words without its internals
+    (``in "<unicode string>"``): what it was parsing, and what it found."""
+    mark = getattr(exc, "problem_mark", None)
+    said = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    message = "; ".join(str(s) for s in said if s) or "cannot be read"
+    context_mark = getattr(exc, "context_mark", None)
+    if context_mark is not None and getattr(exc, "context", None):
+        message = message.replace(
+            str(exc.context), f"{exc.context} (from line {context_mark.line + 1})", 1
+        )
+    at = {"file": shown(path), "line": mark.line + 1, "column": mark.column + 1} if mark else {}
+    return Problem("", f"not valid YAML: {message}", "yaml_syntax", **at)
 
 
 def stack_config(
@@ -213,14 +233,38 @@ def render_stack(
         finally:
             sys.path.remove(str(project.directory))
 
-    with tuned_for_run():
-        return run_program(
+    # The render is stdout: what the program prints (in applies too) goes to stderr.
+    with tuned_for_run(), contextlib.redirect_stdout(sys.stderr):
+        run = run_program(
             program,
             project=project.name,
             stack=stack,
             config=config,
             secret_keys=secret_keys,
+            preview=True,
         )
+    run.warnings.extend(unknown_warnings(run))
+    return run
+
+
+def unknown_warnings(run: ProgramRun) -> list[str]:
+    """One warning per field whose value `pulumi preview` would not know either."""
+    warnings: list[str] = []
+    for registration in run.kubernetes():
+        fields = list(dict.fromkeys(unknown_paths(registration.inputs)))
+        if not fields:
+            continue
+        kind = registration.type.rsplit(":", 1)[-1]
+        meta = registration.inputs.get("metadata")
+        where = registration.name
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+            where = "/".join(str(meta[k]) for k in ("namespace", "name") if meta.get(k))
+        warnings += [
+            f"{kind} {where}: {field} is known only at `pulumi up` (it comes from another "
+            f"resource's output); rendered as {UNKNOWN_MARKER}"
+            for field in fields
+        ]
+    return warnings
 
 
 def fingerprinted_manifests(run: ProgramRun, key: bytes) -> list[dict[str, Any]]:
@@ -239,12 +283,13 @@ def _fingerprinted(value: Any, key: bytes) -> Any:
 
 
 def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:
-    meta = manifest.get("metadata", {})
+    meta = manifest.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}  # unknown until `pulumi up`
     return (
         KIND_ORDER.get(manifest.get("kind", ""), 99),
-        manifest.get("kind", ""),
-        meta.get("namespace", ""),
-        meta.get("name", ""),
+        str(manifest.get("kind", "")),
+        str(meta.get("namespace", "")),
+        str(meta.get("name", "")),
     )
 
 

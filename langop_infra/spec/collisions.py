@@ -169,6 +169,7 @@ def name_clashes(
                 join_path(path, f"{source}.name" if source.endswith("]") else source),
                 f"{kind} {name!r} in namespace {ns!r} would be generated twice: by "
                 f"{join_path(path, first[key])} and by {join_path(path, source)}; rename one",
+                "langop_name_clash",
             )
         )
     return problems

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.errors import Problem, did_you_mean, join_path
 from langop_infra.spec.agent import AgentSpec
 from langop_infra.spec.cluster import ClusterSpec, gateway_defaults
 from langop_infra.spec.model import (
@@ -81,8 +81,9 @@ def models_problems(
                 problems.append(
                     Problem(
                         join_path(where, f"fallbacks[{j}]"),
-                        f"no model named {fallback!r} (known: {_known(declared)}); declare it "
-                        "under models or remove the fallback",
+                        f"no model named {fallback!r} (known: {_known(declared)}); "
+                        f"{did_you_mean(fallback, declared)}declare it under models or remove "
+                        "the fallback",
                     )
                 )
             elif fallback in by_name and not (
@@ -132,8 +133,8 @@ def agent_model_problems(
             problems.append(
                 Problem(
                     where,
-                    f"no model named {ref.name!r} (known: {_known(models)}); declare it under "
-                    "models or fix the name",
+                    f"no model named {ref.name!r} (known: {_known(models)}); "
+                    f"{did_you_mean(ref.name, models)}declare it under models or fix the name",
                 )
             )
         if ref.name in seen:

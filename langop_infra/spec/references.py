@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.errors import Problem, did_you_mean, join_path
 from langop_infra.spec.agent import AgentSpec, ToolRef
 from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import SecretSource
@@ -63,7 +63,8 @@ def dangling_problems(
                 Problem(
                     join_path(path, f"tools[{j}].name"),
                     f"no tool named {ref.name!r} in{there} this cluster (known: {known}); "
-                    "declare it under tools, fix the name, or set enabled: false",
+                    f"{did_you_mean(ref.name, names)}declare it under tools, fix the name, or "
+                    "set enabled: false",
                 )
             )
     return problems

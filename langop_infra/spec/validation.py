@@ -102,7 +102,7 @@ def _duplicates(
     for where, key in keyed:
         if key in first:
             text = f"{message(key)} (first at {join_path(prefix, first[key])})"
-            problems.append(Problem(join_path(prefix, where), text))
+            problems.append(Problem(join_path(prefix, where), text, "langop_duplicate_name"))
         else:
             first[key] = where
     return problems
@@ -342,6 +342,36 @@ def _defaults_or_default(value: Any) -> Defaults:
         return Defaults()
 
 
+def _name_duplicates(
+    cluster: ClusterSpec, path: str, tool_index: list[int], agent_index: list[int]
+) -> list[Problem]:
+    """Two tools, or two agents, with one name in one namespace."""
+    ns = cluster.namespace
+    found = _duplicates(
+        (
+            (f"tools[{i}].name", (t.namespace or ns, t.name))
+            for i, t in zip(tool_index, cluster.tools, strict=True)
+        ),
+        path,
+        lambda key: (
+            f"duplicate tool name {key[1]!r} in namespace {key[0]!r}; tool names must "
+            "be unique in a namespace"
+        ),
+    )
+    found += _duplicates(
+        (
+            (f"agents[{i}].name", (a.namespace or ns, a.name))
+            for i, a in zip(agent_index, cluster.agents, strict=True)
+        ),
+        path,
+        lambda key: (
+            f"duplicate agent name {key[1]!r} in namespace {key[0]!r}; agent names "
+            "must be unique in a namespace"
+        ),
+    )
+    return found
+
+
 def cluster_problems(
     cluster: ClusterSpec,
     path: str = "",
@@ -364,28 +394,7 @@ def cluster_problems(
     declared = declared if declared is not None else set(by_key)
     namespaces = cluster_namespaces(cluster) | {n for n, _ in declared}
     problems = []
-    problems += _duplicates(
-        (
-            (f"tools[{i}].name", (t.namespace or ns, t.name))
-            for i, t in zip(tool_index, cluster.tools, strict=True)
-        ),
-        path,
-        lambda key: (
-            f"duplicate tool name {key[1]!r} in namespace {key[0]!r}; tool names must "
-            "be unique in a namespace"
-        ),
-    )
-    problems += _duplicates(
-        (
-            (f"agents[{i}].name", (a.namespace or ns, a.name))
-            for i, a in zip(agent_index, cluster.agents, strict=True)
-        ),
-        path,
-        lambda key: (
-            f"duplicate agent name {key[1]!r} in namespace {key[0]!r}; agent names "
-            "must be unique in a namespace"
-        ),
-    )
+    problems += _name_duplicates(cluster, path, tool_index, agent_index)
     for i, tool in zip(tool_index, cluster.tools, strict=True):
         problems += workload_problems(tool, join_path(path, f"tools[{i}]"))
         problems += egress_to_problems(tool, cluster.defaults, join_path(path, f"tools[{i}]"))
@@ -399,14 +408,13 @@ def cluster_problems(
         )
         resolved = [by_key.get((r.namespace or own, r.name)) for r in agent.tools]
         problems += sidecar_problems(agent, resolved, where, ns)
-    for name, values in cluster.secrets.items():
-        if not isinstance(values, Mapping) or not values:
-            problems.append(
-                Problem(
-                    join_path(path, f"secrets.{name}"),
-                    "a secret is a non-empty mapping of keys to values",
-                )
-            )
+    problems += [
+        Problem(
+            join_path(path, f"secrets.{name}"), "a secret is a non-empty mapping of keys to values"
+        )
+        for name, values in cluster.secrets.items()
+        if not isinstance(values, Mapping) or not values
+    ]
     problems += namespace_wide_problems(cluster, path, tool_index, agent_index)
     http_index = http_index if http_index is not None else list(range(len(cluster.http_tools)))
     problems += http_tool_problems(
@@ -421,10 +429,6 @@ def cluster_problems(
     if secrets_known:
         problems += undeclared_secret_problems(cluster, path, tool_index, agent_index)
         problems += http_secret_problems(cluster, path, http_index)
-    return problems
-
-
-
-
-
-
+    # A duplicate name is one problem, not also one per object the name would generate.
+    duplicated = {p.path for p in problems if p.kind == "langop_duplicate_name"}
+    return [p for p in problems if not (p.kind == "langop_name_clash" and p.path in duplicated)]

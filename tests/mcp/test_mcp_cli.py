@@ -55,7 +55,7 @@ def test_legacy_sse_server(capsys: pytest.CaptureFixture[str], legacy_sse_url: s
 
 
 def test_stdio_server(capsys: pytest.CaptureFixture[str], stdio_command: list[str]) -> None:
-    code, out, err = run(capsys, "--transport", "stdio", "--json", "--", *stdio_command)
+    code, out, err = run(capsys, "--transport", "stdio", "-o", "json", "--", *stdio_command)
     assert (code, err) == (0, "")
     assert {tool["name"] for tool in json.loads(out)["tools"]} == SDK_TOOLS
 

@@ -1,0 +1,65 @@
+"""``-o/--output`` as kubectl and helm spell it, shared by every command that prints data, and
+the older ``--json``/``--format`` kept as deprecated aliases for one release."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+class _DeprecatedOutput(argparse.Action):
+    """An old spelling of ``-o``: sets ``output`` and says what to write instead."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        value = self.const if self.nargs == 0 else values
+        print(
+            f"{parser.prog}: warning: {option_string} is deprecated and goes away in the next "
+            f"release; use -o {value}",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, value)
+
+
+def add_output_argument(
+    parser: argparse.ArgumentParser,
+    choices: Sequence[str],
+    default: str | None,
+    help: str,
+    *,
+    json_alias: bool = False,
+    format_alias: bool = False,
+) -> None:
+    """``-o/--output {choices}``; with ``json_alias`` also ``--json`` (= ``-o json``), with
+    ``format_alias`` also ``--format X`` (= ``-o X``), both hidden from ``--help``."""
+    parser.add_argument(
+        "-o", "--output", choices=tuple(choices), default=default, metavar="FORMAT",
+        help=f"{help} ({'|'.join(choices)})",
+    )  # fmt: skip
+    if json_alias:
+        parser.add_argument(
+            "--json", action=_DeprecatedOutput, dest="output", nargs=0, const="json",
+            help=argparse.SUPPRESS,
+        )  # fmt: skip
+    if format_alias:
+        parser.add_argument(
+            "--format", action=_DeprecatedOutput, dest="output", choices=tuple(choices),
+            help=argparse.SUPPRESS,
+        )  # fmt: skip
+
+
+def dump(data: Any, output: str) -> str:
+    """``data`` as JSON (indented, keys in the given order) or YAML."""
+    if output == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    from langop_infra.core import yaml_io
+
+    return yaml_io.dump(data, sort_keys=False, literal_blocks=True)

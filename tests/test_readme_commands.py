@@ -1,0 +1,89 @@
+"""The README's two commands: they make and use ``venv/`` (the virtualenv ``Pulumi.yaml``
+names), never install into the system Python (refused under PEP 668), and CI runs the same
+test command; the editable install they make is visible to pyright."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    block = (ROOT / "README.md").read_text().split("```bash", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_two_commands_that_make_and_use_the_projects_venv() -> None:
+    first, second = readme_commands()
+    virtualenv = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["runtime"]["options"][
+        "virtualenv"
+    ]
+    assert first.startswith(f"python3 -m venv {virtualenv} && ")
+    assert "langop-infra render --stack dev" in first
+    for command in (first, second):
+        for step in command.split(" && "):
+            tool = step.split()[0]
+            # PEP 668: a system Python refuses `pip install`; everything runs from venv/.
+            assert step.startswith(f"{virtualenv}/bin/") or step.startswith("python3 -m venv"), step
+            if "pip install" in step:
+                assert "--config-settings editable_mode=compat" in step, step
+            assert tool != "pip" and not step.startswith("python -m pip"), step
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    _, second = readme_commands()
+    test_command = second.split(" && ")[-1]
+    assert test_command == "venv/bin/python -m pytest"
+    script = (ROOT / ".ci" / "run").read_text()
+    assert re.search(rf"^{re.escape(test_command)}$", script, re.MULTILINE)
+
+
+@pytest.mark.slow
+def test_the_first_command_works_and_pyright_resolves_the_editable_install(
+    tmp_path: Path,
+) -> None:
+    """Run the README's first command in a fresh copy of the repository, then pyright over a
+    user's file with that venv: the package's types resolve (no `Unknown` import)."""
+    if shutil.which("pyright") is None:
+        pytest.skip("pyright (pip package `pyright`) is not installed")
+    clone = tmp_path / "langop-infra"
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    for name in files:
+        source = ROOT / name
+        if source.is_file() and not source.is_symlink():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, clone / name)
+    first, _ = readme_commands()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(
+        ["bash", "-c", first], cwd=clone, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "\nkind: Deployment\n" in done.stdout
+    user = tmp_path / "user" / "infra.py"
+    user.parent.mkdir()
+    user.write_text(
+        "from langop_infra import LanguageTool\n"
+        'tool = LanguageTool("memory", image="ghcr.io/acme/memory:1", namespace="apps")\n'
+        "reveal_type(tool.endpoint)\n"
+    )
+    checked = subprocess.run(
+        ["pyright", "--pythonpath", str(clone / "venv" / "bin" / "python"), str(user)],
+        cwd=user.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "could not be resolved" not in checked.stdout, checked.stdout
+    assert 'Type of "tool.endpoint" is "Output[str]"' in checked.stdout, checked.stdout

@@ -1,0 +1,61 @@
+"""What a release needs in the repository: the license, a changelog with upgrade notes, real
+URLs or none, and dependency floors the code actually runs on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_license_is_the_apache_2_text() -> None:
+    text = (ROOT / "LICENSE").read_text()
+    assert text.lstrip().startswith("Apache License\n                           Version 2.0")
+    assert "END OF TERMS AND CONDITIONS" in text
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == {"text": "Apache-2.0"}
+
+
+def test_the_changelog_keeps_a_changelog_and_says_how_to_upgrade() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text()
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert "[Keep a Changelog](https://keepachangelog.com/" in text
+    assert re.search(rf"^## \[{re.escape(version)}\]$", text, re.MULTILINE)
+    assert "## [Unreleased]" in text
+    notes = text.split("### Upgrade notes", 1)[1]
+    assert "`langop:index:*`" in notes and "`langop-infra:index:*`" in notes
+    for old, new in [
+        ("stack_program", "program.stack"),
+        ("package", "program.package"),
+        ("contract", "build.contract"),
+        ("schema_compare", "sync.compare"),
+        ("agent_runtime", "agent.runtime"),
+    ]:
+        assert f"| `langop_infra.{old}` | `langop_infra.{new}` |" in text
+        # and the old path really is still there, with its warning
+        assert (ROOT / "langop_infra" / f"{old}.py").is_file()
+
+
+@pytest.mark.parametrize(
+    "pattern", ["**/*.md", "pyproject.toml", "examples/**/*", "templates/**/*"]
+)
+def test_no_placeholder_urls(pattern: str) -> None:
+    for path in ROOT.glob(pattern):
+        if path.is_file() and ".venv" not in path.parts and "node_modules" not in path.parts:
+            text = path.read_text(errors="replace")
+            assert "<your-org>" not in text and "your-org" not in text, path
+
+
+def test_the_pydantic_floor_has_validate_by_name() -> None:
+    """The specs use ``validate_by_name`` (pydantic 2.11): the floor must say so."""
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    [pydantic] = [d for d in dependencies if d.startswith("pydantic")]
+    assert re.match(r"pydantic>=2\.(1[1-9]|[2-9]\d)", pydantic), pydantic
+    assert any("validate_by_name" in p.read_text() for p in (ROOT / "langop_infra").rglob("*.py"))
+    unbounded = [d for d in dependencies if "<" not in d]
+    assert unbounded == [], unbounded
