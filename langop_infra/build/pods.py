@@ -268,7 +268,7 @@ def tool_objects(
     claim = tool_claim(tool)
     volumes: list[dict[str, Any]] = []
     mounts: list[dict[str, Any]] = []
-    if claim is not None:
+    if claim is not None and tool.persistence is not None:
         volumes.append({"name": DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim[0]}})
         mounts.append({"name": DATA_VOLUME, "mountPath": tool.persistence.mount_path})
     security = overlay(defaults.security, tool.security)

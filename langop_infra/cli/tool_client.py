@@ -7,9 +7,12 @@ import argparse
 import asyncio
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langop_infra.cli._stack import UsageError
+
+if TYPE_CHECKING:
+    from langop_infra.mcp.oauth.flow import Grant
 
 DEFAULT_TIMEOUT = 10.0
 _GRANTS = ("auto", "client-credentials", "authorization-code")
@@ -99,7 +102,7 @@ def oauth(args: argparse.Namespace) -> Any:
             raise UsageError(
                 f"--oauth-issuer {args.oauth_issuer!r} must be an https URL (http only on loopback)"
             )
-    grant = (args.grant or "auto").replace("-", "_")
+    grant = cast("Grant", (args.grant or "auto").replace("-", "_"))
     if grant == "client_credentials" and not (secret or key):
         raise UsageError(
             "--grant client-credentials needs --client-id and --client-secret-env "

@@ -43,12 +43,18 @@ def _pad(text: str, width: int) -> str:
     return text + " " * (width - cells(text))
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def print_table(tools: list[dict[str, Any]]) -> None:
     rows = [("NAME", "TITLE", "REQUIRED", "DESCRIPTION")]
     for tool in tools:
-        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
-        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        schema: dict[str, Any] = _mapping(tool.get("inputSchema"))
+        required: list[Any] = schema.get("required") or []
+        if not isinstance(required, list):
+            required = []
+        annotations = _mapping(tool.get("annotations"))
         title = tool.get("title") or annotations.get("title") or "-"
         description = " ".join(str(tool.get("description") or "-").split())
         description = _clip(escape(description), _DESCRIPTION_WIDTH)

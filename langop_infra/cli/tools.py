@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         if tools_check.wanted(args) and not args.agent_config:
             return tools_check.run(args, options(args, headers))
         calling = bool(args.target) and args.target[0] == "call"
+        tool, arguments = "", {}
         if args.agent_config:
             if tools_agent.wanted(args):
                 return tools_agent.run(args, options(args, headers))

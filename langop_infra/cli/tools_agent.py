@@ -53,6 +53,7 @@ def run(args: argparse.Namespace, options: Any) -> int:
     from langop_infra.agent.runtime import AgentConfigError, load_agent_servers
 
     target = list(args.target or [])
+    arguments: Any = {}
     if target[:1] == ["call"]:
         if len(target) != 2:
             return _usage("tools call --agent-config FILE needs exactly one tool NAME")

@@ -142,7 +142,7 @@ def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
     if data is None:
         return [p for p in loc if not (isinstance(p, str) and "[" in p)]
     kept: list[int | str] = []
-    node = data
+    node: Any = data
     # "[key]" marks an error in a mapping's key rather than its value: the key names it.
     loc = tuple(p for p in loc if p != "[key]")
     for n, part in enumerate(loc):
@@ -150,7 +150,7 @@ def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
         in_list = isinstance(node, (list, tuple)) and isinstance(part, int) and part < len(node)
         if in_mapping or in_list:
             kept.append(part)
-            node = node[part]
+            node = node[part]  # pyright: ignore[reportCallIssue, reportArgumentType]
         elif n == len(loc) - 1 or not (isinstance(part, str) and "[" in part):
             # a missing field's name, or a key under a model instance given as is
             kept.append(part)
@@ -221,7 +221,7 @@ def problems_from(
             # a validator that raised ValueError: its own text, without pydantic's preamble
             message = str(item.get("ctx", {}).get("error", message))
         elif kind == "string_pattern_mismatch":
-            pattern = item["ctx"]["pattern"]
+            pattern = item.get("ctx", {}).get("pattern", "")
             message = f"{item.get('input')!r} does not match the allowed pattern {pattern}"
         else:
             ctx = item.get("ctx") or {}

@@ -174,7 +174,7 @@ def _check_nodes(root: yaml.Node, max_values: int) -> int:
                 children += [(name, path), (value, f"{path}.{label}" if path else str(label))]
         elif isinstance(node, yaml.SequenceNode):
             children = [(child, f"{path}[{i}]") for i, child in enumerate(node.value)]
-        elif node.tag == _INT_TAG:
+        elif isinstance(node, yaml.ScalarNode) and node.tag == _INT_TAG:
             _check_int(node, path)
         for child, where in children:
             total += size(child, where)

@@ -25,7 +25,7 @@ def prefix_problem(prefix: str) -> str | None:
         parts = urlsplit(prefix)
         valid = parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:
-        valid = False
+        return f"confine_to {prefix!r} is not a URL"
     if not valid or parts.query or parts.fragment or not parts.path.endswith("/"):
         return (
             f"confine_to must be an http(s) URL with a host whose path ends in '/', "

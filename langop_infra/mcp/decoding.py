@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from typing import cast
 
 import httpx
 
@@ -100,21 +101,20 @@ async def bound_decoding(response: httpx.Response) -> None:
     # httpx must not decode it again: without the header it passes the bytes through.
     del response.headers["content-encoding"]
     coded = [name for name in names if name != "identity"]
+    raw = cast(httpx.AsyncByteStream, response.stream)  # an async client's responses
     unknown = sorted({name for name in coded if name not in _WBITS})
     if unknown:
         reason = (
             f"the body is encoded as {', '.join(unknown)}, which was not asked for "
             f"(Accept-Encoding: {ACCEPT_ENCODING})"
         )
-        response.stream = _RefusedStream(response.stream, reason)
+        response.stream = _RefusedStream(raw, reason)
     elif len(coded) > _MAX_LAYERS:
         reason = f"the body is compressed {len(coded)} times over (at most {_MAX_LAYERS})"
-        response.stream = _RefusedStream(response.stream, reason)
+        response.stream = _RefusedStream(raw, reason)
     elif coded:
         # Encodings are listed in the order applied: the last one comes off first.
-        response.stream = _BoundedStream(
-            response.stream, [_Layer(name) for name in reversed(coded)]
-        )
+        response.stream = _BoundedStream(raw, [_Layer(name) for name in reversed(coded)])
 
 
 def client_settings() -> dict[str, object]:

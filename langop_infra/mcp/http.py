@@ -141,6 +141,7 @@ class HTTPConnection:
         asked = httpx.URL(url)
         target = self._moved.get(asked, asked)
         confine = self.options.confine_to
+        response: httpx.Response | None = None
         for _ in range(_MAX_REDIRECTS + 1):
             confinement.check(target, confine, what)
             request = self._client.build_request(method, target, headers=headers, content=content)
@@ -165,7 +166,7 @@ class HTTPConnection:
         raise HTTPStatusError(
             f"{display_url(url)} redirected more than {_MAX_REDIRECTS} times; "
             "use the final URL of the MCP endpoint",
-            status=response.status_code,
+            status=response.status_code if response is not None else 0,
             target=display_url(url),
         )
 

@@ -127,7 +127,8 @@ class Negotiation:
 
     def _adopt(self, version: str, result: Message) -> None:
         assert self._transport is not None
-        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        raw_meta = result.get("_meta")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
         info, capabilities = meta.get(modern.SERVER_INFO_KEY), result.get("capabilities")
         self.server_info = info if isinstance(info, dict) else {}
         self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}
@@ -172,10 +173,10 @@ class Negotiation:
             self.protocol_version = "unknown"
             self._initialized = True
             return
-        version = result.get("protocolVersion")
-        if version not in modern.HANDSHAKE_VERSIONS:
+        answered: Any = result.get("protocolVersion")
+        if answered not in modern.HANDSHAKE_VERSIONS:
             raise ProtocolVersionError(
-                f"{self.label} answered initialize with protocol version {version!r}, which this "
+                f"{self.label} answered initialize with protocol version {answered!r}, which this "
                 f"client does not speak (it speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)}); "
                 "upgrade langop-infra or use a server that supports one of those",
                 target=self.label,
@@ -183,8 +184,8 @@ class Negotiation:
         info, capabilities = result.get("serverInfo"), result.get("capabilities")
         self.server_info = info if isinstance(info, dict) else {}
         self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}
-        self.protocol_version = version
-        self._transport.protocol_version = version
+        self.protocol_version = answered
+        self._transport.protocol_version = answered
         try:
             async with timeout_after(self.options.timeout):
                 await self._transport.notify(jsonrpc.notification("notifications/initialized"))

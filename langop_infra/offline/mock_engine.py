@@ -199,8 +199,8 @@ class _RecordingMonitor(mocks.MockMonitor):
         )
         id_, state = self.mocks.new_resource(args)
         obj = loop.run_until_complete(rpc.serialize_properties(state, {}))
-        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
-        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=obj)
+        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_ or "", state)
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_ or "", object=obj)
 
 
 class _CatchUp:
@@ -270,8 +270,9 @@ def run_program(
         logger=logger,
         monitor=monitor,
     )
-    settings.SETTINGS.rpc_manager.clear()
-    settings.SETTINGS.outputs.clear()
+    sdk_settings: Any = settings.SETTINGS  # its run-time attributes are not in its type
+    sdk_settings.rpc_manager.clear()
+    sdk_settings.outputs.clear()
 
     root = settings.get_root_resource()
     try:

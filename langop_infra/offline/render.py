@@ -149,9 +149,10 @@ def _yaml_problem(path: Path, exc: Exception) -> Problem:
     said = [getattr(exc, "context", None), getattr(exc, "problem", None)]
     message = "; ".join(str(s) for s in said if s) or "cannot be read"
     context_mark = getattr(exc, "context_mark", None)
-    if context_mark is not None and getattr(exc, "context", None):
+    context = getattr(exc, "context", None)
+    if context_mark is not None and context:
         message = message.replace(
-            str(exc.context), f"{exc.context} (from line {context_mark.line + 1})", 1
+            str(context), f"{context} (from line {context_mark.line + 1})", 1
         )
     at = {"file": shown(path), "line": mark.line + 1, "column": mark.column + 1} if mark else {}
     return Problem("", f"not valid YAML: {message}", "yaml_syntax", **at)

@@ -133,6 +133,7 @@ def _stack_key(salt: str, file: Path) -> bytes | Problem | None:
     head, _, check = salt.partition(":")
     salt_b64, _, check = check.partition(":")
     parts = _passphrase_parts(check)
+    salt_bytes = b""
     try:
         salt_bytes = base64.b64decode(salt_b64, validate=True)
     except binascii.Error:

@@ -72,9 +72,11 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
             ) from None
     # auth_settings() knows every place the client may keep a token (static, exec plugin,
     # in-cluster), so the proxy call authenticates exactly as the kubernetes client would.
+    settings: Mapping[str, Any] = configuration.auth_settings()
+    found: list[Any] = list(settings.values())  # the client's typing says object
     headers = {
         setting["key"]: setting["value"]
-        for setting in configuration.auth_settings().values()
+        for setting in found
         if setting.get("in") == "header" and setting.get("value")
     }
     tls: dict[str, Any] = {"verify": configuration.ssl_ca_cert or bool(configuration.verify_ssl)}

@@ -187,7 +187,7 @@ def parse_lock(text: str, source: str = "lock") -> dict[str, LockEntry]:
         raise LockError(f"{source}: tools: expected a mapping of tool name to entry")
     entries: dict[str, LockEntry] = {}
     for name, entry in tools.items():
-        listed = entry.get("tools") if isinstance(entry, Mapping) else None
+        listed: Any = entry.get("tools") if isinstance(entry, Mapping) else None
         valid = isinstance(listed, list) and all(
             isinstance(t, Mapping) and isinstance(t.get("name"), str) for t in listed
         )

@@ -96,6 +96,7 @@ def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
     access = inputs.get("access") or "auto"
     if access == "direct":
         return None
+    host = ""
     if access == "auto":
         host = urlsplit(str(inputs.get("endpoint") or "")).hostname or ""
         in_cluster = host.endswith(IN_CLUSTER_SUFFIX) or is_sidecar(inputs)
@@ -278,7 +279,8 @@ def url_carries_credentials(url: Any) -> bool:
 
 def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> dict:
     """Sync once: the resource's outputs. Raises only for a failed ``required`` sync."""
-    inputs, previous = plain(dict(inputs)), plain(dict(previous or {}))
+    inputs = plain(dict(inputs))
+    previous_outputs: Mapping[str, Any] = plain(dict(previous or {}))
     sent = credentials(inputs)
     try:
         url, headers, tls = sync_target(inputs)
@@ -293,14 +295,14 @@ def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = 
             secrets=sent,
         )
         # Hashing is part of the sync: a schema it refuses is this tool's failure.
-        result = SyncOutputs.registered(listing, previous, inputs.get("allowed_tools"))
+        result = SyncOutputs.registered(listing, previous_outputs, inputs.get("allowed_tools"))
     except Exception as exc:  # every failure is reported, never half-recorded
         message = failure_message(exc, sent)
         if inputs.get("required"):
             raise RuntimeError(
                 f"schema sync of {inputs.get('service')} failed: {message}"
             ) from None
-        result = SyncOutputs.failed(message, previous)
+        result = SyncOutputs.failed(message, previous_outputs)
     return {**input_outputs(inputs), **result.as_dict()}
 
 

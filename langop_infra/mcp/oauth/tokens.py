@@ -247,7 +247,8 @@ def _client_assertion(client: Client, server: AuthorizationServer) -> str:
         "jti": str(uuid.uuid4()),
     }
     try:
-        return jwt.encode(claims, client.private_key, algorithm=client.signing_algorithm)
+        key = client.private_key or ""  # none: jwt refuses it, an OAuthError below
+        return jwt.encode(claims, key, algorithm=client.signing_algorithm)
     except (ValueError, TypeError, jwt.PyJWTError) as exc:
         raise OAuthError(
             f"cannot sign the client assertion with the {client.signing_algorithm} private key "
