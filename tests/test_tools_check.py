@@ -60,7 +60,7 @@ def broken_tool() -> Starlette:
 
 
 def check(capsys: pytest.CaptureFixture[str], url: str) -> tuple[int, list[dict[str, Any]]]:
-    code = main(["tools", "check", url, "--json", "--timeout", "5"])
+    code = main(["tools", "check", url, "-o", "json", "--timeout", "5"])
     return code, json.loads(capsys.readouterr().out)
 
 

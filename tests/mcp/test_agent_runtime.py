@@ -423,7 +423,7 @@ def test_header_secrets_never_reach_the_cli_output(
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(canary_servers(base)))
     monkeypatch.setenv("TOKEN", CANARY)
-    for extra in ([], ["--json"]):
+    for extra in ([], ["-o", "json"]):
         main(["tools", "--agent-config", str(config), "--timeout", "1", *extra])
         out, err = capsys.readouterr()
         assert "skipped server denied (http-status)" in err

@@ -157,7 +157,7 @@ WHERE = [(e, "body", 1 << 30) for e in ENCODINGS] + [("gzip, gzip", "error", 1 <
 @pytest.mark.parametrize("served", WHERE, indirect=True, ids=lambda p: f"{p[0]}-{p[1]}")
 def test_cli_against_a_gigabyte_bomb_stays_under_150_mb(served: tuple[str, Any]) -> None:
     url, app = served
-    done = _child(CLI, "tools", url, "--json", "--timeout", "20")
+    done = _child(CLI, "tools", url, "-o", "json", "--timeout", "20")
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("langop-infra tools: error: ")

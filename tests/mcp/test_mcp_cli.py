@@ -37,7 +37,7 @@ def test_table_of_a_streamable_http_server(
 
 
 def test_url_without_a_path_gets_mcp(capsys: pytest.CaptureFixture[str], json_url: str) -> None:
-    code, out, _ = run(capsys, json_url.removesuffix("/mcp"), "--json")
+    code, out, _ = run(capsys, json_url.removesuffix("/mcp"), "-o", "json")
     assert code == 0
     document = json.loads(out)
     assert document["protocolVersion"] == "2026-07-28"
@@ -63,7 +63,7 @@ def test_stdio_server(capsys: pytest.CaptureFixture[str], stdio_command: list[st
 def test_protocol_flag_pins_the_version(
     capsys: pytest.CaptureFixture[str], stateful_url: str
 ) -> None:
-    code, out, _ = run(capsys, stateful_url, "--json", "--protocol", "2025-11-25")
+    code, out, _ = run(capsys, stateful_url, "-o", "json", "--protocol", "2025-11-25")
     assert code == 0
     assert json.loads(out)["protocolVersion"] == "2025-11-25"
     with pytest.raises(SystemExit) as usage:
@@ -150,7 +150,7 @@ def test_agent_config_lists_the_merged_registry(
     assert out.splitlines()[-1] == "7 tools from 2 of 3 servers"
     assert err.startswith("skipped server dead (unreachable): connection refused by")
 
-    code, out, err = run(capsys, "--agent-config", str(config), "--json", "--naming", "mcp")
+    code, out, err = run(capsys, "--agent-config", str(config), "-o", "json", "--naming", "mcp")
     assert code == 0
     document = json.loads(out)
     assert "mcp:memory:remember" in {tool["name"] for tool in document["tools"]}

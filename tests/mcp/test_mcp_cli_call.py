@@ -37,7 +37,7 @@ def test_call_prints_the_tool_text(stateful_url: str, capsys: pytest.CaptureFixt
 
 
 def test_call_json_and_a_tool_error(json_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["tools", "call", json_url, "add", "--arguments", '{"a": 2, "b": 40}', "--json"]
+    argv = ["tools", "call", json_url, "add", "--arguments", '{"a": 2, "b": 40}', "-o", "json"]
     code, out, _ = _cli(argv, capsys)
     assert code == 0
     document = json.loads(out)

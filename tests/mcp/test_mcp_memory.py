@@ -90,7 +90,7 @@ def test_tools_json_against_endless_huge_pages_stays_bounded(hostile: tuple[str,
         "sys.exit(code)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe, "tools", url, "--json", "--timeout", "60"],
+        [sys.executable, "-c", probe, "tools", url, "-o", "json", "--timeout", "60"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -129,7 +129,7 @@ def test_cli_lists_tools_with_client_credentials_and_never_prints_secrets(
     caplog.set_level(logging.DEBUG)
     argv = ["tools", url, "--client-id", "ci-client", "--client-secret-env", "LANGOP_TEST_SECRET"]
     argv += ["--oauth-issuer", issuer.base_url]
-    assert main([*argv, "--json"]) == 0
+    assert main([*argv, "-o", "json"]) == 0
     assert main(argv) == 0
     out, err = capsys.readouterr()
     assert '"name": "whoami"' in out
