@@ -51,13 +51,7 @@ class AgentPlan:
 
 def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dict, ToolIndex]:
     """One mapping from ``args`` and keyword fields, and the tools given as objects."""
-    if isinstance(args, AgentSpec):
-        data = args.model_dump(by_alias=False, exclude_unset=True)
-    else:
-        data = dict(args or {})
-    data.update(fields)
-    if "container_args" in data:
-        data["args"] = data.pop("container_args")
+    data = inputs.merged_input(args, fields, AgentSpec)
     data.setdefault("name", name)
     given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
     refs = []

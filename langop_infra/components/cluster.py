@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.build import contract, pods, policies
+from langop_infra.components import inputs
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.agent_plan import AgentPlan, ToolIndex
 from langop_infra.components.args import LanguageClusterArgs
@@ -240,12 +241,7 @@ class LanguageCluster(pulumi.ComponentResource):
 def _parse(name: str, args: Any, fields: Mapping[str, Any]) -> ClusterSpec:
     if isinstance(args, ClusterSpec) and not fields:
         return parse_cluster(args)
-    data = (
-        args.model_dump(by_alias=False, exclude_unset=True)
-        if isinstance(args, ClusterSpec)
-        else dict(args or {})
-    )
-    data.update(fields)
+    data = inputs.merged_input(args, fields, ClusterSpec)
     with component_error(f"LanguageCluster {name!r}"):
         return parse_cluster(data)
 

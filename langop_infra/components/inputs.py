@@ -39,6 +39,21 @@ STAND_INS: tuple[Any, ...] = (
 )
 
 
+def merged_input(args: Any, fields: Mapping[str, Any], spec: type[Any]) -> dict[str, Any]:
+    """One mapping from a component's ``args`` (a mapping, or its ``spec`` model) and keyword
+    fields; ``container_args`` (the keyword, since ``args`` is the component's own
+    parameter) is the document's ``args``."""
+    data = (
+        args.model_dump(by_alias=False, exclude_unset=True)
+        if isinstance(args, spec)
+        else dict(args or {})
+    )
+    data.update(fields)
+    if "container_args" in data:
+        data["args"] = data.pop("container_args")
+    return data
+
+
 def output_leaves(data: Any, path: Path = ()) -> Iterator[tuple[Path, pulumi.Output]]:
     """Every Output inside nested mappings and lists, with its path."""
     if isinstance(data, pulumi.Output):

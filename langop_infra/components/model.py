@@ -15,6 +15,7 @@ from typing_extensions import Unpack
 
 from langop_infra.build import contract, gateway, gateway_policies
 from langop_infra.build.agent_models import model_endpoint
+from langop_infra.components import inputs
 from langop_infra.components.args import LanguageModelArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
@@ -49,11 +50,7 @@ class ModelPlan:
 
 def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
     """Validate a standalone model: it is reached directly, so it needs an endpoint."""
-    if isinstance(args, ModelSpec):
-        data = args.model_dump(by_alias=False, exclude_unset=True)
-    else:
-        data = dict(args or {})
-    data.update(fields)
+    data = inputs.merged_input(args, fields, ModelSpec)
     data.setdefault("name", name)
     namespace = data.pop("namespace", None) or contract.DEFAULT_NAMESPACE
     with component_error(f"LanguageModel {data.get('name')!r}"):

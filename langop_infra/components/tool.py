@@ -166,13 +166,7 @@ def sync_limits(tool: ToolSpec) -> dict[str, Any]:
 
 def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
     """One mapping from the ``args`` given (a mapping or a ToolSpec) and keyword fields."""
-    if isinstance(args, ToolSpec):
-        data = args.model_dump(by_alias=False, exclude_unset=True)
-    else:
-        data = dict(args or {})
-    data.update(fields)
-    if "container_args" in data:
-        data["args"] = data.pop("container_args")
+    data = inputs.merged_input(args, fields, ToolSpec)
     data.setdefault("name", name)
     return data
 
