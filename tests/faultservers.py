@@ -93,6 +93,19 @@ async def until_disconnected(receive: Receive) -> None:
         pass
 
 
+async def start_truncated_sse(send: Send) -> None:
+    """Start an SSE answer with a priming event and declare 4 KiB more than will come: the
+    caller returns (or sleeps, then returns) with the body incomplete, and the connection
+    drops as a crashed server's behind a proxy would."""
+    priming = b"id: ev-1\ndata:\n\n"
+    headers = [
+        (b"content-type", b"text/event-stream"),
+        (b"content-length", b"%d" % (len(priming) + 4096)),
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": priming, "more_body": True})
+
+
 def result(request_id: Any, value: dict[str, Any]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": value}).encode()
 
@@ -336,13 +349,7 @@ class SyncFaults:
         drops before the declared body length was sent (a crashed server behind a proxy)."""
         if await self.handshake(message, send):
             return
-        priming = b"id: ev-1\ndata:\n\n"
-        headers = [
-            (b"content-type", b"text/event-stream"),
-            (b"content-length", b"%d" % (len(priming) + 4096)),
-        ]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": priming, "more_body": True})
+        await start_truncated_sse(send)
         # Returning with the body incomplete makes uvicorn close the connection.
 
 

@@ -12,7 +12,7 @@ import pytest
 from langop_infra.mcp import ClientOptions
 from langop_infra.mcp.errors import MCPTimeout
 from langop_infra.mcp.session import Session
-from tests.faultservers import TOOLS, SyncFaults, respond, result
+from tests.faultservers import TOOLS, SyncFaults, respond, result, start_truncated_sse
 from tests.support.loopback import serve
 
 pytestmark = pytest.mark.anyio
@@ -28,13 +28,7 @@ class LateDrop(SyncFaults):
         if message.get("method") == "tools/list":
             await respond(send, 200, result(message["id"], {"tools": TOOLS}))
             return
-        priming = b"id: ev-1\ndata:\n\n"
-        headers = [
-            (b"content-type", b"text/event-stream"),
-            (b"content-length", b"%d" % (len(priming) + 4096)),
-        ]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": priming, "more_body": True})
+        await start_truncated_sse(send)
         await asyncio.sleep(0.5)  # then return with the body incomplete: the connection drops
 
 
