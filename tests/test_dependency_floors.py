@@ -17,6 +17,7 @@ SUBSET = [
     "tests/test_contract.py",
     "tests/test_specs.py",
     "tests/test_validation.py",
+    "tests/test_typed_contract.py",
     "tests/test_outputs_as_inputs.py",
     "tests/test_user_project_render.py",
     "tests/test_user_project_errors.py",
