@@ -1,10 +1,18 @@
 """The model gateway's LiteLLM config, read by the real LiteLLM library, and its Kubernetes
-objects checked against the official schemas and the restricted Pod Security Standard."""
+objects checked against the official schemas and the restricted Pod Security Standard.
+
+LiteLLM runs from its own virtualenv ``.venv-litellm`` (created by .ci/run; its pins clash with
+this environment's and it weighs about 300 MB): ``tests/support/litellm_router.py`` builds the
+Router there and reports what it made of the config. Those tests skip without it.
+"""
 
 from __future__ import annotations
 
 import copy
+import json
 import os
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,11 +25,13 @@ from tests.support.loopback import serve
 from tests.support.manifests import validate_manifests
 from tests.test_pod_security import RULES, resources_bounded
 
-# LiteLLM's own types warn about pydantic's ReadOnly support; nothing of ours.
-pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")
-# LiteLLM fetches its model cost map from GitHub at import unless told not to.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-litellm = pytest.importorskip("litellm")
+REPO = Path(__file__).resolve().parents[1]
+LITELLM_PYTHON = REPO / ".venv-litellm" / "bin" / "python"
+ROUTER_SCRIPT = REPO / "tests" / "support" / "litellm_router.py"
+needs_litellm = pytest.mark.skipif(
+    not LITELLM_PYTHON.exists(),
+    reason="LiteLLM is not installed in .venv-litellm; .ci/run creates it",
+)
 
 
 def models(*docs: dict[str, Any]) -> list[ModelSpec]:
@@ -99,38 +109,51 @@ EXPECTED_PROVIDER = {
 }
 
 
-def router_from(config: dict[str, Any], **kwargs: Any) -> Any:
-    """A LiteLLM Router built the way the proxy builds one from config.yaml."""
-    return litellm.Router(
-        model_list=copy.deepcopy(config["model_list"]),
-        **copy.deepcopy(config.get("router_settings", {})),
-        **kwargs,
+def litellm_router(
+    config: dict[str, Any],
+    env: dict[str, str],
+    router: dict[str, Any] | None = None,
+    completion: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What LiteLLM's Router, built the way the proxy builds one from config.yaml, makes of
+    ``config`` with ``env`` set; with ``completion``, also the text of that completion."""
+    request = {"config": config, "router": router or {}, "completion": completion}
+    done = subprocess.run(
+        [str(LITELLM_PYTHON), str(ROUTER_SCRIPT)],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", **env},
+        check=False,
     )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout)
 
 
-@pytest.fixture
-def key_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def key_env() -> dict[str, str]:
     """Test values for every ``os.environ/`` reference; LiteLLM resolves them itself."""
     values = {gateway.api_key_env_name(m.name): f"test-key-{m.name}" for m in EVERY_PROVIDER}
     values[gateway.MASTER_KEY_ENV] = "sk-test-master"
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
     return values
 
 
-def deployments(router: Any) -> dict[str, dict[str, Any]]:
-    return {d["model_name"]: d["litellm_params"] for d in router.get_model_list()}
+@pytest.fixture(scope="module")
+def every_provider(key_env: dict[str, str]) -> dict[str, Any]:
+    """The Router's view of every provider's model, with the keys in its environment."""
+    return litellm_router(gateway.gateway_config(EVERY_PROVIDER, master_key=True), key_env)
 
 
+@pytest.mark.slow
+@needs_litellm
 def test_litellm_router_sees_the_models_fallbacks_retries_and_timeouts(
-    key_env: dict[str, str],
+    every_provider: dict[str, Any],
 ) -> None:
-    config = gateway.gateway_config(EVERY_PROVIDER, master_key=True)
-    router = router_from(config)
-
-    assert router.get_model_names() == [m.name for m in EVERY_PROVIDER]
-    assert router.fallbacks == [{"fast": ["smart", "gpt"]}]
-    seen = deployments(router)
+    router = every_provider
+    assert router["model_names"] == [m.name for m in EVERY_PROVIDER]
+    assert router["fallbacks"] == [{"fast": ["smart", "gpt"]}]
+    seen = router["deployments"]
     assert {n: p["timeout"] for n, p in seen.items()} == {
         "fast": 30.0,
         "smart": 120.0,
@@ -146,17 +169,20 @@ def test_litellm_router_sees_the_models_fallbacks_retries_and_timeouts(
     assert seen["fast"]["api_base"] == "http://vllm.models.svc.cluster.local:8000/v1"
     assert seen["azure-gpt"]["api_base"] == "https://acme.openai.azure.com"
     for name, (provider, model) in EXPECTED_PROVIDER.items():
-        resolved = litellm.get_llm_provider(seen[name]["model"])
-        assert (resolved[1], resolved[0]) == (provider, model), name
+        assert router["providers"][name] == [model, provider], name
 
 
-def test_keys_reach_litellm_only_through_env_references(key_env: dict[str, str]) -> None:
+@pytest.mark.slow
+@needs_litellm
+def test_keys_reach_litellm_only_through_env_references(
+    key_env: dict[str, str], every_provider: dict[str, Any]
+) -> None:
     config = gateway.gateway_config(EVERY_PROVIDER, master_key=True)
     text = gateway.gateway_config_yaml(EVERY_PROVIDER, master_key=True)
     for value in key_env.values():
         assert value not in text
     assert config["general_settings"] == {"master_key": "os.environ/LITELLM_MASTER_KEY"}
-    seen = deployments(router_from(config))
+    seen = every_provider["deployments"]
     assert seen["smart"]["api_key"] == "test-key-smart"
     assert seen["gpt"]["api_key"] == "test-key-gpt"
     assert seen["gemini"]["vertex_credentials"] == "test-key-gemini"
@@ -171,10 +197,11 @@ def test_request_defaults_are_litellm_params() -> None:
     assert "top_p" not in params
 
 
-def test_litellm_router_falls_back_to_the_next_model(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow
+@needs_litellm
+def test_litellm_router_falls_back_to_the_next_model() -> None:
     """A completion through LiteLLM's Router: the primary fails, the fallback answers."""
     fake = FakeOpenAI(failing={"broken-model"})
-    monkeypatch.setenv("MODEL_STEADY_API_KEY", "test-key-steady")
     with serve(fake.app()) as url:
         config = gateway.gateway_config(
             models(
@@ -197,10 +224,13 @@ def test_litellm_router_falls_back_to_the_next_model(monkeypatch: pytest.MonkeyP
             ),
             master_key=False,
         )
-        response = router_from(config, num_retries=0).completion(
-            model="primary", messages=[{"role": "user", "content": "hi"}]
+        router = litellm_router(
+            config,
+            {"MODEL_STEADY_API_KEY": "test-key-steady"},
+            router={"num_retries": 0},
+            completion={"model": "primary", "messages": [{"role": "user", "content": "hi"}]},
         )
-    assert response.choices[0].message.content == "hello from steady-model"
+    assert router["completion"] == "hello from steady-model"
     assert fake.models_asked() == ["broken-model", "steady-model"]
     assert fake.requests[1]["authorization"] == "Bearer test-key-steady"
 

@@ -59,3 +59,28 @@ def test_the_pydantic_floor_has_validate_by_name() -> None:
     assert any("validate_by_name" in p.read_text() for p in (ROOT / "langop_infra").rglob("*.py"))
     unbounded = [d for d in dependencies if "<" not in d]
     assert unbounded == [], unbounded
+
+
+def peer_packages() -> dict[str, str]:
+    """What .ci/run installs into each peer's own virtualenv: package name → virtualenv."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    found = re.findall(r"(\.venv-[\w-]+)/bin/python -m pip install .*?'([A-Za-z0-9_.-]+)", ci)
+    return {re.split(r"[\[=<>]", package)[0].lower(): venv for venv, package in found}
+
+
+def test_the_test_extra_leaves_heavy_peers_to_their_own_environments() -> None:
+    """``[test]`` stays slim: LiteLLM, checkov and mcp-proxy live in their own virtualenvs,
+    and only the scripts run there import them."""
+    peers = peer_packages()
+    assert set(peers) == {"checkov", "litellm", "mcp-proxy"}, peers
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    in_test = {re.split(r"[\[=<>]", d)[0].lower() for d in extras["test"]}
+    assert in_test & set(peers) == set(), in_test & set(peers)
+    importers = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "tests").rglob("*.py")
+        if re.search(r"^\s*(import|from) litellm\b|importorskip\(\"litellm", path.read_text(), re.M)
+    ]
+    assert importers == ["tests/support/litellm_router.py"], importers
