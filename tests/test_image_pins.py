@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,13 @@ def test_the_prod_stack_requires_digests_and_still_validates() -> None:
     prod = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
     assert prod["config"]["langop-infra:defaults"]["requireImageDigests"] is True
     assert main(["validate", "--stack", "prod", "--project-dir", str(ROOT)]) == 0
+
+
+def test_the_shipped_stacks_vouch_for_no_digest_of_a_real_image() -> None:
+    """Every image the shipped stacks name is the example organisation's: a digest beside a
+    real publisher's image would claim a check nobody made here."""
+    text = "\n".join(p.read_text() for p in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")))
+    images = re.findall(r"^\s*image:\s*(\S+)", text, re.MULTILINE)
+    assert len(images) >= 15, images
+    assert [i for i in images if not i.startswith("ghcr.io/acme/")] == []
+    assert all(is_pinned(i) for i in images), images
