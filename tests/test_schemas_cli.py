@@ -496,3 +496,102 @@ def test_sync_reports_each_failure_without_hiding_the_others() -> None:
         )
     assert results["alive"].ok and not results["dead"].ok
     assert "refused" in results["dead"].error and "\n" not in results["dead"].error
+
+
+# --- OAuth and caps, as `pulumi up` uses them ------------------------------------------------
+
+OAUTH_SECRET = "schemas-oauth-secret-canary-5d1c"
+
+
+def oauth_stack(tmp_path: Path, issuer: str, **sync: Any) -> Path:
+    """One tool whose schema sync takes a client-credentials token from ``issuer``."""
+    auth = {
+        "clientId": "sync-client",
+        "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
+        "issuer": issuer,
+    }
+    config = {
+        "kubernetes:context": "ci",
+        "langop-infra:namespace": "research-ci",
+        "langop-infra:secrets": {"sync-oauth": {"secret": OAUTH_SECRET}},
+        "langop-infra:tools": [
+            {
+                "name": "memory",
+                "image": "ghcr.io/acme/memory-mcp:main",
+                "schemaSync": {"timeout": "5s", "auth": auth, **sync},
+            }
+        ],
+    }
+    path = tmp_path / "Pulumi.ci.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    return path
+
+
+@pytest.fixture
+def oauth_tool() -> Iterator[tuple[str, str]]:
+    """The official SDK server demanding OAuth tokens from a client-credentials stand-in
+    authorization server (tests/mcp/servers/oauth_servers.py): its MCP URL and issuer."""
+    from tests.mcp.conftest import load_server_module
+
+    servers = load_server_module("oauth_servers")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    issuer = servers.StandInAuthorizationServer(f"{base}/as", "sync-client", OAUTH_SECRET)
+
+    def tools(server: MCPServer) -> MCPServer:
+        @server.tool()
+        def remember(content: str) -> str:
+            """Store information in long-term memory."""
+            return "Stored."
+
+        @server.tool()
+        def forget(content: str) -> str:
+            """Drop a memory."""
+            return "Dropped."
+
+        return server
+
+    with serve(servers.client_credentials_server(base, issuer, ["tools"], tools), port):
+        yield f"{base}/mcp", issuer.base_url
+
+
+def test_oauth_of_the_stack_takes_the_token_as_pulumi_up_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, oauth_tool: tuple[str, str]
+) -> None:
+    url, issuer = oauth_tool
+    lock = tmp_path / "schemas.lock.yaml"
+    code, out, err = schemas(
+        capsys, oauth_stack(tmp_path, issuer), lock, {"memory": url}, "--update"
+    )
+    assert code == 0, err
+    assert sorted(t["name"] for t in load_lock(lock)["memory"].tools) == ["forget", "remember"]
+    assert OAUTH_SECRET not in out + err + lock.read_text()
+
+
+def test_the_stacks_caps_bound_the_listing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, oauth_tool: tuple[str, str]
+) -> None:
+    url, issuer = oauth_tool
+    config = oauth_stack(tmp_path, issuer, maxTools=1)
+    code, out, err = schemas(capsys, config, tmp_path / "l.yaml", {"memory": url}, "--update")
+    assert code == 1
+    assert "memory" in err and "more than 1 tool" in err, err
+    assert OAUTH_SECRET not in out + err
+
+
+def test_an_oauth_secret_that_cannot_be_decrypted_fails_that_tool_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = oauth_stack(tmp_path, "http://127.0.0.1:9/as")
+    text = config.read_text().replace(OAUTH_SECRET, "{secure: AAABADx9bm90LWEtY2lwaGVydGV4dA==}")
+    config.write_text(text)
+    code, out, err = schemas(
+        capsys, config, tmp_path / "l.yaml", {"memory": "http://127.0.0.1:9/mcp"}, "--update"
+    )
+    assert (code, out) == (1, f"memory: not synced, no entry\nwrote {tmp_path / 'l.yaml'}\n")
+    assert err == (
+        "langop-infra schemas: memory: schemaSync.auth.clientSecret is a `secure:` config value "
+        "that cannot be decrypted here (only the passphrase provider's can, with "
+        "PULUMI_CONFIG_PASSPHRASE set); without it no token can be asked for: let `pulumi up` "
+        "sync this tool\n"
+    )

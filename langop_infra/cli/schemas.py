@@ -182,16 +182,22 @@ def stack_targets(
         per_tool = float(inputs.get("timeout") or 10.0)
         if timeout is not None:
             per_tool = min(per_tool, timeout)
+        # OAuth and the caps as `pulumi up` uses them; the issuer pin keeps the client secret
+        # on its authorization server whichever route the listing takes.
+        auth = {"oauth": inputs.get("oauth") or None, "limits": inputs.get("limits") or {}}
+        if auth["oauth"] and _unreadable(auth["oauth"].get("client_secret")):
+            failed[name] = SyncResult(name, error=ENCRYPTED_OAUTH_SECRET)
+            continue
         if name in overrides:
             # The override replaces the route, so apiserver credentials are never sent to it.
-            targets.append(SyncTarget(name, overrides[name], headers, per_tool))
+            targets.append(SyncTarget(name, overrides[name], headers, per_tool, **auth))
             continue
         try:
             url, route_headers, tls = sync_target({**inputs, "headers": headers})
         except Exception as exc:  # e.g. no kubeconfig: this tool fails, the others still sync
             failed[name] = SyncResult(name, error=redact(str(exc), credentials(inputs)))
             continue
-        targets.append(SyncTarget(name, url, route_headers, per_tool, tls))
+        targets.append(SyncTarget(name, url, route_headers, per_tool, tls, **auth))
     return targets, failed
 
 
@@ -219,12 +225,24 @@ def plain_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: plain(v) for k, v in inputs.items() if k != "__provider"}
 
 
-def _usable_headers(tool: str, headers: Mapping[str, Any]) -> dict[str, str]:
+ENCRYPTED_OAUTH_SECRET = (
+    "schemaSync.auth.clientSecret is a `secure:` config value that cannot be decrypted here "
+    "(only the passphrase provider's can, with PULUMI_CONFIG_PASSPHRASE set); without it no "
+    "token can be asked for: let `pulumi up` sync this tool"
+)
+
+
+def _unreadable(value: Any) -> bool:
+    """Whether ``value`` is a ``secure:`` config value, which render cannot decrypt."""
     from langop_infra.offline.mock_engine import REDACTED
 
+    return value is None or value == REDACTED
+
+
+def _usable_headers(tool: str, headers: Mapping[str, Any]) -> dict[str, str]:
     usable = {}
     for name, value in headers.items():
-        if value == REDACTED or value is None:
+        if _unreadable(value):
             # `secure:` config values cannot be decrypted offline; sending the marker would
             # only earn a confusing 401.
             print(

@@ -80,6 +80,8 @@ class SyncTarget:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
     tls: Mapping[str, Any] = field(default_factory=dict)  # ClientOptions' verify / cert
+    oauth: Mapping[str, Any] | None = None  # schemaSync.auth: the client-credentials grant
+    limits: Mapping[str, Any] = field(default_factory=dict)  # schemaSync's protocol and caps
 
 
 @dataclass(frozen=True)
@@ -106,28 +108,35 @@ async def sync_targets(
     ``deadline`` defaults to the largest target timeout. A failure is a result, never an
     exception, so one dead server cannot hide the others' results.
     """
-    from langop_infra.mcp import ClientOptions, MCPError, fetch_tool_listing
+    from langop_infra.mcp import MCPError, fetch_tool_listing
     from langop_infra.mcp.timeouts import timeout_after
-    from langop_infra.sync.provider import scrubbed_listing
+    from langop_infra.sync.provider import listing_options, scrubbed_listing, sent_secrets
 
     bound = deadline if deadline is not None else max((t.timeout for t in targets), default=1.0)
 
     async def one(target: SyncTarget) -> SyncResult:
-        result = await attempt(target)
+        oauth_secret = (target.oauth or {}).get("client_secret") or ""
+        try:
+            options = listing_options(
+                target.headers,
+                target.tls,
+                min(target.timeout, bound),
+                CONNECT_RETRIES,
+                oauth=target.oauth,
+                limits=target.limits,
+                deadline=bound,
+            )
+        except (ValueError, TypeError, MCPError) as exc:  # e.g. a cap out of range
+            sent = secret_strings(target.headers, [oauth_secret])
+            return SyncResult(target.name, error=redact(one_line(str(exc)), sent))
+        result = await attempt(target, options)
         # A server may echo what it was sent; stderr and CI logs must not show it.
-        sent = secret_strings(target.headers)
+        sent = sent_secrets(options, [oauth_secret])
         listing = result.listing and scrubbed_listing(result.listing, sent)
         return SyncResult(target.name, listing, redact(result.error, sent))
 
-    async def attempt(target: SyncTarget) -> SyncResult:
+    async def attempt(target: SyncTarget, options: Any) -> SyncResult:
         try:
-            options = ClientOptions(
-                headers=dict(target.headers),
-                timeout=min(target.timeout, bound),
-                deadline=bound,
-                connect_retries=CONNECT_RETRIES,
-                **dict(target.tls),
-            )
             async with timeout_after(bound + _BACKSTOP):
                 listing = await fetch_tool_listing(target.url, options)
             schema_hash(listing.tools)  # a listing that cannot be hashed fails here, per tool

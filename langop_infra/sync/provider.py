@@ -70,10 +70,6 @@ IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
 
 
-
-
-
-
 def plain(value: Any) -> Any:
     """``value`` with Pulumi's secret wrappers removed (the provider needs the values)."""
     value = rpc.unwrap_rpc_secret(value)
@@ -113,6 +109,7 @@ def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
             f"{exc}. access auto: {where} is in-cluster, so it needs the API server proxy "
             "(no direct fallback; else schemaSync.access: direct)"
         ) from None
+
 
 def resolve_access(inputs: Mapping[str, Any]) -> str:
     """``direct`` or ``apiserver-proxy``, as :func:`proxy_access` decides."""
@@ -188,9 +185,29 @@ def fetch_listing(
 
     The listing comes back with every credential sent (``headers``, the OAuth secret and
     tokens, ``secrets``) replaced by a marker wherever the server echoed it."""
-    from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
+    from langop_infra.mcp import fetch_tool_listing_sync
+
+    options = listing_options(headers, tls, seconds, retries, oauth, limits)
+    listing = fetch_tool_listing_sync(url, options)
+    return scrubbed_listing(listing, sent_secrets(options, secrets))
+
+
+def listing_options(
+    headers: Mapping[str, str],
+    tls: Mapping[str, Any],
+    seconds: float,
+    retries: int,
+    oauth: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Any] | None = None,
+    deadline: float | None = None,
+) -> Any:
+    """The MCP client's options for one listing, as ``pulumi up`` and ``langop-infra
+    schemas`` both make it: headers, TLS, caps and, with ``oauth``, the client-credentials
+    grant against the pinned issuer. Each request gets ``seconds``; all of it ``deadline``."""
+    from langop_infra.mcp import ClientOptions
     from langop_infra.mcp.oauth import OAuth2Auth
 
+    bound = seconds if deadline is None else deadline
     auth = None
     if oauth:
         auth = OAuth2Auth(
@@ -201,22 +218,25 @@ def fetch_listing(
             grant="client_credentials",
             verify=tls.get("verify", True),
             timeout=seconds,
-            deadline=seconds,
+            deadline=bound,
         )
-
-    options = ClientOptions(
+    return ClientOptions(
         headers=dict(headers),
         timeout=seconds,
-        deadline=seconds,
+        deadline=bound,
         connect_retries=retries,
         transport="auto",
         auth=auth,
         **tls,
         **limit_options(limits or {}),
     )
-    listing = fetch_tool_listing_sync(url, options)
-    held = auth.held_secrets() if auth is not None else []
-    return scrubbed_listing(listing, secret_strings(headers, list(secrets), held))
+
+
+def sent_secrets(options: Any, extra: Sequence[str] = ()) -> list[str]:
+    """Every credential a listing made with ``options`` sent: its headers, ``extra`` (e.g. an
+    OAuth client secret) and the tokens its OAuth flow holds."""
+    held = options.auth.held_secrets() if options.auth is not None else []
+    return secret_strings(options.headers, list(extra), held)
 
 
 def scrubbed_listing(listing: Any, secrets: list[str]) -> Any:
