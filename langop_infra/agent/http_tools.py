@@ -14,8 +14,10 @@ Credentials, by ``authentication.type``:
 - ``basic``: the value is ``user:password``; sent as ``Authorization: Basic base64(value)``;
 - ``apiKey``: the raw value in ``headerName``;
 - ``oauth2``: the value is JSON ``{"tokenUrl", "clientId", "clientSecret", "scope"?}``: a
-  client-credentials token is fetched and cached until shortly before it expires. A value
-  that is not a JSON object is used as a ready access token (``Bearer``).
+  client-credentials token is fetched (client authentication ``client_secret_basic``, id and
+  secret form-urlencoded as RFC 6749 §2.3.1 demands) and cached until shortly before it
+  expires; a tool that answers 401 to a cached token gets one fresh token and one retry. A
+  value that is not a JSON object is used as a ready access token (``Bearer``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import httpx
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import SchemaError
 
+from langop_infra.mcp.oauth.tokens import basic_authorization
 from langop_infra.mcp.session import ToolCallResult
 
 __all__ = [
@@ -238,17 +241,16 @@ class HttpToolCaller:
             return error_result(f"tool {name}: {exc}")
 
     async def _send(self, tool: HttpToolEntry, arguments: dict[str, Any]) -> ToolCallResult:
-        headers = {"Accept": "application/json"}
-        headers.update(await self._auth_headers(tool))
-        if tool.method in QUERY_METHODS:
-            request = self._client.build_request(
-                tool.method, tool.url, params=_query(arguments), headers=headers
-            )
-        else:
-            request = self._client.build_request(
-                tool.method, tool.url, json=arguments, headers=headers
-            )
-        response = await self._client.send(request, stream=True)
+        headers = await self._auth_headers(tool)
+        response = await self._open(tool, arguments, headers)
+        if response.status_code == 401 and _fetches_tokens(tool):
+            # The tool refused a token we fetched (revoked, or expired before its
+            # expires_in): drop it, fetch one fresh token and send once more. A second 401
+            # is the tool's answer: no loop.
+            await response.aclose()
+            refused = headers[tool.header_name].removeprefix("Bearer ")
+            headers = {tool.header_name: f"Bearer {await self._oauth_token(tool, refused)}"}
+            response = await self._open(tool, arguments, headers)
         try:
             body = await self._read_capped(response)
         finally:
@@ -263,6 +265,20 @@ class HttpToolCaller:
         return ToolCallResult(
             content=[{"type": "text", "text": text}], is_error=False, structured_content=structured
         )
+
+    async def _open(
+        self, tool: HttpToolEntry, arguments: dict[str, Any], auth: dict[str, str]
+    ) -> httpx.Response:
+        headers = {"Accept": "application/json", **auth}
+        if tool.method in QUERY_METHODS:
+            request = self._client.build_request(
+                tool.method, tool.url, params=_query(arguments), headers=headers
+            )
+        else:
+            request = self._client.build_request(
+                tool.method, tool.url, json=arguments, headers=headers
+            )
+        return await self._client.send(request, stream=True)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         chunks, size = [], 0
@@ -293,14 +309,20 @@ class HttpToolCaller:
             return {"Authorization": "Basic " + base64.b64encode(value.encode()).decode()}
         return {tool.header_name: f"Bearer {await self._oauth_token(tool)}"}
 
-    async def _oauth_token(self, tool: HttpToolEntry) -> str:
+    async def _oauth_token(self, tool: HttpToolEntry, refused: str | None = None) -> str:
+        """The tool's access token: cached until shortly before it expires, and never the
+        ``refused`` one again (the tool answered 401 to it)."""
         settings = _oauth_settings(tool.credential or "")
         if settings is None:
             return tool.credential or ""  # a ready access token (the seed's access_token key)
         lock = self._token_locks.setdefault(tool.name, asyncio.Lock())
         async with lock:  # concurrent calls share one token request
             cached = self._tokens.get(tool.name)
-            if cached is not None and time.monotonic() < cached.expires:
+            if (
+                cached is not None
+                and cached.value != refused  # else a concurrent call already replaced it
+                and time.monotonic() < cached.expires
+            ):
                 return cached.value
             self._tokens[tool.name] = await self._fetch_token(tool, settings)
             return self._tokens[tool.name].value
@@ -311,15 +333,20 @@ class HttpToolCaller:
             raise _CallFailed(
                 f"oauth2: the JSON in {tool.credential_env} lacks {', '.join(missing)}"
             )
-        form = {"grant_type": "client_credentials"}
+        client_id, secret = str(settings["clientId"]), str(settings["clientSecret"])
+        # client_id in the body too: some servers (the MCP SDK's) look the client up there.
+        form = {"grant_type": "client_credentials", "client_id": client_id}
         if settings.get("scope"):
             form["scope"] = str(settings["scope"])
         self.token_fetches += 1
         response = await self._client.post(
             str(settings["tokenUrl"]),
             data=form,
-            auth=(str(settings["clientId"]), str(settings["clientSecret"])),
-            headers={"Accept": "application/json"},
+            headers={
+                "Accept": "application/json",
+                # RFC 6749 §2.3.1: form-urlencoded before base64 (httpx's auth= is not)
+                "Authorization": basic_authorization(client_id, secret),
+            },
         )
         try:
             answer = response.json()
@@ -387,6 +414,11 @@ def _json_object(text: str, content_type: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _fetches_tokens(tool: HttpToolEntry) -> bool:
+    """Whether the tool's token comes from a token endpoint (not a ready access token)."""
+    return tool.auth_type == "oauth2" and _oauth_settings(tool.credential or "") is not None
 
 
 def _oauth_settings(value: str) -> dict[str, Any] | None:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hmac
 import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -20,11 +23,16 @@ from starlette.routing import Route
 
 from langop_infra.agent.http_tools import HttpToolCaller, HttpToolEntry, TokenBucket
 from langop_infra.agent.runtime import AgentServers, connect_tool_registry, load_agent_servers
+from tests.support.client_auth import basic_credentials
 from tests.support.loopback import serve
 
 pytestmark = pytest.mark.anyio
 
 SECRET = "canary-s3cret-8d1f"
+# RFC 6749 §2.3.1 form-encodes these before base64: each character below is one a client
+# that skips that step (httpx's auth=) sends wrongly.
+OAUTH_ID = "agent client:7"
+OAUTH_SECRET = "s3cr%2Bt+/x:y ü€ 100%"
 
 
 @dataclass
@@ -37,12 +45,37 @@ class Seen:
 
 
 class Recorder:
-    """A loopback HTTP API: records each request; ``/token`` is an OAuth token endpoint."""
+    """A loopback HTTP API that records each request; ``/token`` is an OAuth token endpoint.
+
+    A stand-in, not a real component: HTTP tools are any team's own APIs, and the official
+    MCP SDK's authorization server has no client credentials grant (see
+    tests/mcp/servers/oauth_servers.py), so no real token endpoint for this grant runs here.
+    Written from RFC 6749 and the SDK's client authentication
+    (mcp/server/auth/middleware/client_auth.py), and no kinder: ``/token`` takes
+    ``client_secret_basic`` only, decodes the id and secret as both RFC 6749 §2.3.1 and the
+    SDK do and refuses a header the two would read differently
+    (tests/support/client_auth.py), refuses a body ``client_id`` other than the header's, a
+    second authentication method, another grant type or a scope outside ``scopes``, with
+    RFC 6749 §5.2 error bodies. ``/echo`` checks a ``Bearer`` Authorization: only a live token
+    it issued (or one of ``static_tokens``) passes, else 401 ``invalid_token``, as a resource
+    server does once a token is revoked or expired. Not done: other auth methods, refresh
+    tokens, token introspection, TLS.
+    """
+
+    client_id = OAUTH_ID
+    client_secret = OAUTH_SECRET
+    scopes = frozenset({"payments", "refunds"})
+    static_tokens = frozenset({SECRET, "ready-access-token"})
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.requests: list[Seen] = []
         self.tokens_issued = 0
         self.token_lifetime = 3600
+        self.live: dict[str, float] = {}  # issued token -> when it expires (monotonic)
+        self.honour_tokens = True  # False: /echo refuses every issued token
 
     async def record(self, request: Request) -> Seen:
         seen = Seen(
@@ -57,8 +90,21 @@ class Recorder:
 
     async def echo(self, request: Request) -> Response:
         seen = await self.record(request)
+        scheme, _, token = seen.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and not self._valid(token):
+            return JSONResponse(
+                {"error": "invalid_token"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
         body = json.loads(seen.body) if seen.body else None
         return JSONResponse({"method": seen.method, "query": seen.query, "body": body})
+
+    def _valid(self, token: str) -> bool:
+        if token in self.static_tokens:
+            return True
+        expires = self.live.get(token)
+        return self.honour_tokens and expires is not None and time.monotonic() < expires
 
     async def slow(self, request: Request) -> Response:
         await self.record(request)
@@ -75,18 +121,33 @@ class Recorder:
 
     async def token(self, request: Request) -> Response:
         seen = await self.record(request)
-        expected = "Basic " + base64.b64encode(b"agent-client:client-pass").decode()
-        if seen.headers.get("authorization") != expected:
-            return JSONResponse({"error": "invalid_client"}, status_code=401)
-        if b"grant_type=client_credentials" not in seen.body:
-            return JSONResponse({"error": "unsupported_grant_type"}, status_code=400)
+        form = dict(parse_qsl(seen.body.decode(), keep_blank_values=True))
+        header = seen.headers.get("authorization", "")
+        if "client_secret" in form and header:
+            return _oauth_error("invalid_request", "more than one client authentication")
+        try:
+            client_id, secret = basic_credentials(header)
+        except ValueError as exc:
+            return _oauth_error("invalid_client", str(exc), 401)
+        if form.get("client_id", client_id) != client_id:
+            return _oauth_error("invalid_client", "client_id differs from the header's", 401)
+        if not (
+            hmac.compare_digest(client_id.encode(), self.client_id.encode())
+            and hmac.compare_digest(secret.encode(), self.client_secret.encode())
+        ):
+            return _oauth_error("invalid_client", "unknown client or wrong secret", 401)
+        if "grant_type" not in form:
+            return _oauth_error("invalid_request", "grant_type is missing")
+        if form["grant_type"] != "client_credentials":
+            return _oauth_error("unsupported_grant_type", form["grant_type"])
+        if not set(form.get("scope", "").split()) <= self.scopes:
+            return _oauth_error("invalid_scope", "not a scope of this client")
         self.tokens_issued += 1
+        access = f"issued-{self.tokens_issued}"
+        self.live[access] = time.monotonic() + self.token_lifetime
         return JSONResponse(
-            {
-                "access_token": f"issued-{self.tokens_issued}",
-                "token_type": "Bearer",
-                "expires_in": self.token_lifetime,
-            }
+            {"access_token": access, "token_type": "Bearer", "expires_in": self.token_lifetime},
+            headers={"Cache-Control": "no-store"},
         )
 
     def app(self) -> Starlette:
@@ -102,6 +163,14 @@ class Recorder:
         )
 
 
+def _oauth_error(error: str, description: str, status: int = 400) -> JSONResponse:
+    """An RFC 6749 §5.2 error; 401 comes with the Basic challenge the client failed."""
+    headers = {"WWW-Authenticate": 'Basic realm="token"'} if status == 401 else {}
+    return JSONResponse(
+        {"error": error, "error_description": description}, status_code=status, headers=headers
+    )
+
+
 @pytest.fixture(scope="module")
 def api() -> Iterator[tuple[str, Recorder]]:
     recorder = Recorder()
@@ -111,9 +180,7 @@ def api() -> Iterator[tuple[str, Recorder]]:
 
 @pytest.fixture
 def recorder(api: tuple[str, Recorder]) -> Recorder:
-    api[1].requests.clear()
-    api[1].tokens_issued = 0
-    api[1].token_lifetime = 3600
+    api[1].reset()
     return api[1]
 
 
@@ -218,17 +285,16 @@ async def test_basic_sends_user_password_base64(
     assert len(recorder.requests) == 1  # the bad one never left
 
 
+def oauth_settings(base: str, secret: str = OAUTH_SECRET, **more: str) -> str:
+    return json.dumps(
+        {"tokenUrl": f"{base}/token", "clientId": OAUTH_ID, "clientSecret": secret, **more}
+    )
+
+
 async def test_oauth2_client_credentials_token_is_cached_until_expiry(
     api: tuple[str, Recorder], recorder: Recorder
 ) -> None:
-    settings = json.dumps(
-        {
-            "tokenUrl": f"{api[0]}/token",
-            "clientId": "agent-client",
-            "clientSecret": "client-pass",
-            "scope": "payments",
-        }
-    )
+    settings = oauth_settings(api[0], scope="payments")
     caller = HttpToolCaller([tool(api[0], "pay", auth_type="oauth2", credential=settings)])
     results = await asyncio.gather(*(caller.call("pay", {}) for _ in range(3)))
     assert [r.is_error for r in results] == [False] * 3
@@ -236,7 +302,13 @@ async def test_oauth2_client_credentials_token_is_cached_until_expiry(
     calls = [r for r in recorder.requests if r.path == "/echo"]
     assert {r.headers["authorization"] for r in calls} == {"Bearer issued-1"}
     token_request = next(r for r in recorder.requests if r.path == "/token")
-    assert b"scope=payments" in token_request.body
+    assert dict(parse_qsl(token_request.body.decode())) == {
+        "grant_type": "client_credentials",
+        "client_id": OAUTH_ID,
+        "scope": "payments",
+    }
+    # the id and secret, every special character intact (the endpoint decodes both ways)
+    assert basic_credentials(token_request.headers["authorization"]) == (OAUTH_ID, OAUTH_SECRET)
 
     recorder.token_lifetime = 10  # shorter than the renewal margin: renewed on every call
     caller._tokens.clear()
@@ -247,15 +319,68 @@ async def test_oauth2_client_credentials_token_is_cached_until_expiry(
     await caller.aclose()
 
 
+async def test_the_token_endpoint_refuses_credentials_that_are_not_form_encoded(
+    api: tuple[str, Recorder], recorder: Recorder
+) -> None:
+    """The witness that the endpoint above can fail: HTTP Basic as httpx's ``auth=`` sends it
+    (no form-encoding, the agent's old way) is refused, as the SDK's server refuses it."""
+    async with httpx.AsyncClient() as client:
+        answer = await client.post(
+            f"{api[0]}/token",
+            data={"grant_type": "client_credentials"},
+            auth=(OAUTH_ID, OAUTH_SECRET),
+        )
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"] == 'Basic realm="token"'
+    assert answer.json()["error"] == "invalid_client"
+    assert recorder.tokens_issued == 0
+
+
+async def test_a_refused_token_is_replaced_once_then_the_401_is_the_answer(
+    api: tuple[str, Recorder], recorder: Recorder
+) -> None:
+    caller = HttpToolCaller(
+        [tool(api[0], "pay", auth_type="oauth2", credential=oauth_settings(api[0]))]
+    )
+    assert (await caller.call("pay", {})).is_error is False
+    recorder.live.clear()  # the authorization server revoked issued-1 before its expiry
+    # three calls at once: each is refused once, and they share one fresh token
+    again = await asyncio.gather(*(caller.call("pay", {}) for _ in range(3)))
+    assert [r.is_error for r in again] == [False] * 3
+    assert recorder.tokens_issued == 2 and caller.token_fetches == 2
+    sent = [r.headers["authorization"] for r in recorder.requests if r.path == "/echo"]
+    assert sent == ["Bearer issued-1"] * 4 + ["Bearer issued-2"] * 3
+
+    recorder.honour_tokens = False  # the tool refuses every token: one retry, no loop
+    recorder.requests.clear()
+    refused = await caller.call("pay", {})
+    await caller.aclose()
+    assert refused.is_error is True
+    assert refused.content[0]["text"] == (
+        'tool pay: HTTP 401 Unauthorized: {"error":"invalid_token"}'
+    )
+    assert [r.path for r in recorder.requests] == ["/echo", "/token", "/echo"]
+    assert caller.token_fetches == 3
+
+
 async def test_oauth2_failures_and_a_ready_token(
     api: tuple[str, Recorder], recorder: Recorder
 ) -> None:
-    wrong = json.dumps(
-        {"tokenUrl": f"{api[0]}/token", "clientId": "agent-client", "clientSecret": SECRET}
-    )
     caller = HttpToolCaller(
         [
-            tool(api[0], "wrong", auth_type="oauth2", credential=wrong, credential_env="AGENT_O"),
+            tool(
+                api[0],
+                "wrong",
+                auth_type="oauth2",
+                credential=oauth_settings(api[0], SECRET),
+                credential_env="AGENT_O",
+            ),
+            tool(
+                api[0],
+                "scope",
+                auth_type="oauth2",
+                credential=oauth_settings(api[0], scope="payments admin"),
+            ),
             tool(
                 api[0],
                 "partial",
@@ -267,11 +392,16 @@ async def test_oauth2_failures_and_a_ready_token(
         ]
     )
     wrong_result = await caller.call("wrong", {})
+    scope = await caller.call("scope", {})
     partial = await caller.call("partial", {})
     ready = await caller.call("ready", {})
     await caller.aclose()
     assert wrong_result.content[0]["text"] == (
         "tool wrong: oauth2: the token endpoint answered HTTP 401 (invalid_client) without "
+        "an access_token"
+    )
+    assert scope.content[0]["text"] == (
+        "tool scope: oauth2: the token endpoint answered HTTP 400 (invalid_scope) without "
         "an access_token"
     )
     assert partial.content[0]["text"] == (

@@ -61,6 +61,17 @@ class PKCE:
         return cls(verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii"))
 
 
+def basic_authorization(client_id: str, client_secret: str) -> str:
+    """The ``Authorization`` value of RFC 6749 §2.3.1 ``client_secret_basic``.
+
+    Both parts are form-urlencoded before base64, so a ``:``, ``%``, ``+`` or non-ASCII
+    character reaches the server as sent. Percent-encoding everything (space as ``%20``, not
+    ``+``) decodes the same under form decoding and plain URL decoding (the MCP SDK's).
+    """
+    pair = f"{quote(client_id, safe='')}:{quote(client_secret, safe='')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
 def choose_auth_method(server: AuthorizationServer, *, secret: bool, key: bool) -> str:
     """The token endpoint authentication this client can do and the server accepts."""
     listed = server.metadata.get("token_endpoint_auth_methods_supported")
@@ -95,8 +106,7 @@ async def request_token(
     # client_id in the body with every method: some servers (the MCP SDK's) look it up there.
     form["client_id"] = client.client_id
     if client.auth_method == "client_secret_basic":
-        pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret or '', safe='')}"
-        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+        headers["Authorization"] = basic_authorization(client.client_id, client.client_secret or "")
     elif client.auth_method == "client_secret_post":
         form["client_secret"] = client.client_secret or ""
     elif client.auth_method == "private_key_jwt":
