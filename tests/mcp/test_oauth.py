@@ -107,7 +107,7 @@ def test_client_credentials_grant_authenticates_as_the_server_allows(
     cc: tuple[str, Any], method: str
 ) -> None:
     url, issuer = cc
-    issuer.methods = (method,)
+    issuer.methods, issuer.scopes = (method,), ("tools", "extra")
     auth = OAuth2Auth(client_id="ci-client", client_secret=SECRET, scopes=["extra"])
     listing = fetch_tool_listing_sync(url, ClientOptions(auth=auth))
     assert [tool["name"] for tool in listing.tools] == ["whoami"]

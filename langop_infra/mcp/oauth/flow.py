@@ -228,7 +228,15 @@ class OAuth2Auth(httpx.Auth):
         token = state.token
         if token is None or not token.expired():
             return token
-        return await self._refresh(state, url, token)
+        renewed = await self._refresh(state, url, token)
+        if renewed is None and state.grant == "client_credentials":
+            # This grant brings no refresh token (RFC 6749 §4.4.3), and needs no person: ask
+            # for a new token with the same scopes now, rather than send the request without
+            # one only to be told 401.
+            renewed = await self._authorize(
+                state, url, Challenge(scope=state.requested), None, step_up=False
+            )
+        return renewed
 
     async def _refresh(self, state: _Resource, url: str, sent: Token) -> Token | None:
         """A new token from the refresh token, or None (the caller authorizes again)."""

@@ -84,7 +84,15 @@ def choose_auth_method(server: AuthorizationServer, *, secret: bool, key: bool) 
     for method in ("client_secret_basic", "client_secret_post"):
         if method in supported:
             return method
-    return "client_secret_basic"
+    # Sending the secret a way the server says it does not take only earns invalid_client.
+    named = ", ".join(str(m) for m in supported) or "no method"
+    raise OAuthError(
+        f"{display_url(server.issuer)} accepts client authentication by {named} only "
+        "(token_endpoint_auth_methods_supported), not by client secret; give the client a "
+        "private key (private_key_jwt) or ask for a client_secret_basic or client_secret_post "
+        "client",
+        target=display_url(server.issuer),
+    )
 
 
 async def request_token(

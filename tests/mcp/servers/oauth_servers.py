@@ -5,21 +5,26 @@ server (its real metadata, registration, authorize and token handlers, PKCE and 
 authentication). The SDK leaves storage to a provider: ``MemoryProvider`` keeps clients,
 codes and tokens in dicts and approves every authorization at once (no consent page).
 
-``client_credentials_server``: the SDK's ``MCPServer`` as resource server, with a small
-authorization server of our own, because the SDK's has no client credentials grant. That
-stand-in serves RFC 8414 metadata and a token endpoint; it is no full implementation.
+``client_credentials_server``: the SDK's ``MCPServer`` as resource server, with an
+authorization server of our own, because the SDK's has no client credentials grant and no
+other authorization server runs here. That stand-in serves RFC 8414 metadata and a token
+endpoint on oauthlib (real grant and scope validation) with strict client authentication;
+it is no full implementation (see ``StandInAuthorizationServer``).
 """
 
 from __future__ import annotations
 
-import base64
+import hmac
+import json
+import logging
 import secrets
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qsl
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -31,10 +36,18 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from oauthlib.oauth2 import BackendApplicationServer, RequestValidator
+from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
+
+from tests.support.client_auth import basic_credentials
+
+# oauthlib logs each token it issues at DEBUG: the server's log, not the client's, which the
+# canary tests capture (caplog) to prove the client never logs a token.
+logging.getLogger("oauthlib").setLevel(logging.INFO)
 
 
 @dataclass
@@ -164,60 +177,153 @@ def sdk_server(base_url: str, provider: MemoryProvider, scopes: list[str] | None
 
 @dataclass
 class StandInAuthorizationServer:
-    """Client credentials only: metadata and a token endpoint (see the module docstring)."""
+    """A client-credentials authorization server: RFC 8414 metadata and an RFC 6749 token
+    endpoint (see the module docstring for why it is a stand-in).
+
+    The token endpoint is oauthlib's ``BackendApplicationServer``: its grant type, duplicate
+    parameter and scope checks, its RFC 6749 §5.2 error bodies and §5.1 headers. Client
+    authentication, which oauthlib leaves to the validator, follows the SDK's own
+    (mcp/server/auth/middleware/client_auth.py) and RFC 6749 §2.3.1, no kinder: only the
+    advertised ``methods`` (``None``: not advertised, so ``client_secret_basic`` only, RFC 8414
+    §2), Basic credentials decoded as both the RFC and the SDK do (tests/support/client_auth.py),
+    a body ``client_id`` equal to the header's, one method per request; a refusal is 401
+    ``invalid_client`` with a Basic challenge. Only ``scopes`` are granted: anything else is
+    ``invalid_scope``, or with ``narrow_scopes`` the allowed part is granted and named in the
+    answer (§3.3); no scope asked means all of ``scopes``. Tokens expire after
+    ``token_lifetime`` seconds. Not done: other grants, private_key_jwt, refresh tokens,
+    RFC 8707 ``invalid_target``, TLS.
+    """
 
     base_url: str
     client_id: str
     client_secret: str
-    methods: tuple[str, ...] = ("client_secret_basic",)
+    methods: tuple[str, ...] | None = ("client_secret_basic",)
+    scopes: tuple[str, ...] = ("tools",)
+    narrow_scopes: bool = False
+    token_lifetime: int = 600
     echo_secret_in_errors: bool = False  # a careless server, for the leak canary
     honoured: bool = True  # False: the resource server refuses every token it issued
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: list[dict[str, str]] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)  # the error of each refused request
+    presented: list[str] = field(default_factory=list)  # "METHOD /path Bearer x" of each
+
+    def accepted(self) -> tuple[str, ...]:
+        return ("client_secret_basic",) if self.methods is None else self.methods
 
     async def metadata(self, request: Request) -> JSONResponse:
-        return JSONResponse(
-            {
-                "issuer": self.base_url,
-                "token_endpoint": f"{self.base_url}/token",  # base_url is the issuer
-                "grant_types_supported": ["client_credentials"],
-                "token_endpoint_auth_methods_supported": list(self.methods),
-                "response_types_supported": [],
-            }
-        )
+        document: dict[str, Any] = {
+            "issuer": self.base_url,
+            "token_endpoint": f"{self.base_url}/token",  # base_url is the issuer
+            "grant_types_supported": ["client_credentials"],
+            "scopes_supported": list(self.scopes),
+            "response_types_supported": [],
+        }
+        if self.methods is not None:
+            document["token_endpoint_auth_methods_supported"] = list(self.methods)
+        return JSONResponse(document)
 
-    async def token(self, request: Request) -> JSONResponse:
-        form = {k: str(v) for k, v in (await request.form()).items()}
-        self.requests.append(form)
-        client_id, secret = form.get("client_id"), form.get("client_secret")
-        header = request.headers.get("authorization", "")
-        if header.startswith("Basic "):
-            decoded = base64.b64decode(header[6:]).decode()
-            client_id, _, secret = (unquote(part) for part in decoded.partition(":"))
-        if (client_id, secret) != (self.client_id, self.client_secret):
-            description = f"bad client {client_id}:{secret}" if self.echo_secret_in_errors else ""
-            return JSONResponse(
-                {"error": "invalid_client", "error_description": description}, status_code=401
+    async def token(self, request: Request) -> Response:
+        body = (await request.body()).decode()
+        self.requests.append(dict(parse_qsl(body, keep_blank_values=True)))
+        endpoint = BackendApplicationServer(
+            _ClientAuthentication(self), token_expires_in=lambda _: self.token_lifetime
+        )
+        headers, answer, status = endpoint.create_token_response(
+            str(request.url), "POST", body, dict(request.headers)
+        )
+        if status == 401:  # oauthlib's challenge is Bearer; a token endpoint's names Basic
+            headers.pop("WWW-Authenticate", None)
+            if "client_secret_basic" in self.accepted():
+                headers["WWW-Authenticate"] = 'Basic realm="token"'
+        if status >= 400:
+            self.refusals.append(json.loads(answer)["error"])
+        return Response(answer, status_code=status, headers=headers)
+
+
+class _ClientAuthentication(RequestValidator):
+    """oauthlib's questions about the client, answered for one confidential client."""
+
+    def __init__(self, server: StandInAuthorizationServer) -> None:
+        self.server = server
+
+    def client_authentication_required(self, request: Any, *args: Any, **kwargs: Any) -> bool:
+        return True
+
+    def authenticate_client(self, request: Any, *args: Any, **kwargs: Any) -> bool:
+        accepted, header = self.server.accepted(), request.headers.get("Authorization")
+        body_secret = request.client_secret
+        if header and body_secret is not None:
+            raise oauth_errors.InvalidRequestError(
+                description="more than one client authentication method", request=request
             )
-        access = f"cc-{secrets.token_urlsafe(24)}"
-        self.tokens[access] = {"scope": form.get("scope", ""), "resource": form.get("resource")}
-        return JSONResponse({"access_token": access, "token_type": "Bearer", "expires_in": 600})
+        if header:
+            if "client_secret_basic" not in accepted:
+                raise oauth_errors.InvalidClientError(
+                    description="client_secret_basic is not accepted", request=request
+                )
+            try:
+                client_id, secret = basic_credentials(header)
+            except ValueError as exc:
+                raise oauth_errors.InvalidClientError(description=str(exc)) from None
+            if request.client_id not in (None, client_id):
+                raise oauth_errors.InvalidClientError(description="client_id mismatch")
+        elif body_secret is not None and "client_secret_post" in accepted:
+            client_id, secret = request.client_id or "", body_secret
+        else:
+            raise oauth_errors.InvalidClientError(
+                description=f"authenticate with {' or '.join(accepted)}", request=request
+            )
+        if not (
+            hmac.compare_digest(client_id.encode(), self.server.client_id.encode())
+            and hmac.compare_digest(secret.encode(), self.server.client_secret.encode())
+        ):
+            described = self.server.echo_secret_in_errors
+            raise oauth_errors.InvalidClientError(
+                description=f"bad client {client_id}:{secret}" if described else "bad client"
+            )
+        request.client_id, request.client = client_id, SimpleNamespace(client_id=client_id)
+        return True
+
+    def validate_grant_type(self, client_id: str, grant_type: str, *args: Any, **kw: Any) -> bool:
+        return grant_type == "client_credentials"
+
+    def get_default_scopes(self, client_id: str, request: Any, *args: Any, **kw: Any) -> list[str]:
+        return list(self.server.scopes)
+
+    def validate_scopes(
+        self, client_id: str, scopes: list[str], client: Any, request: Any, *args: Any, **kw: Any
+    ) -> bool:
+        allowed = [scope for scope in scopes if scope in self.server.scopes]
+        if self.server.narrow_scopes and allowed:
+            request.scopes = allowed  # oauthlib then names the granted scope in the answer
+            return True
+        return len(allowed) == len(scopes)
+
+    def save_bearer_token(self, token: dict[str, Any], request: Any, *args: Any, **kw: Any) -> None:
+        self.server.tokens[token["access_token"]] = {
+            "scope": token.get("scope", ""),
+            "resource": getattr(request, "resource", None),
+            "expires_at": time.time() + token["expires_in"],
+        }
 
 
 @dataclass
 class StandInVerifier:
-    """The resource server's view of the stand-in's tokens (the SDK's TokenVerifier)."""
+    """The resource server's view of the stand-in's tokens (the SDK's TokenVerifier): an
+    unknown, expired or (``honoured=False``) any token is refused."""
 
     issuer: StandInAuthorizationServer
 
     async def verify_token(self, token: str) -> AccessToken | None:
         grant = self.issuer.tokens.get(token)
-        if grant is None or not self.issuer.honoured:
+        if grant is None or not self.issuer.honoured or time.time() >= grant["expires_at"]:
             return None
         return AccessToken(
             token=token,
             client_id=self.issuer.client_id,
             scopes=grant["scope"].split(),
+            expires_at=int(grant["expires_at"]),
             resource=grant["resource"],
         )
 
@@ -247,7 +353,19 @@ def client_credentials_server(
             # RFC 8414 §3.1: the issuer's path goes after the well-known suffix.
             Route("/.well-known/oauth-authorization-server/as", issuer.metadata),
             Route("/as/token", issuer.token, methods=["POST"]),
-            Mount("/", app=app),
+            Mount("/", app=_recording(app, issuer.presented)),
         ],
         lifespan=lambda _: app.router.lifespan_context(app),
     )
+
+
+def _recording(app: Any, presented: list[str]) -> Any:
+    """``app``, noting each HTTP request: method, path and Authorization header if any."""
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            bearer = dict(scope["headers"]).get(b"authorization", b"").decode()
+            presented.append(f"{scope['method']} {scope['path']} {bearer}".rstrip())
+        await app(scope, receive, send)
+
+    return asgi

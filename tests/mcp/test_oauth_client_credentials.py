@@ -1,0 +1,119 @@
+"""The client credentials grant against a strict authorization server (oauthlib's token
+endpoint with RFC 6749 client authentication, servers/oauth_servers.py) in front of the
+official SDK's MCP server: how the client authenticates, which scopes it asks for, and what
+it does when a token expires."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from langop_infra.mcp import ClientOptions, Session, fetch_tool_listing_sync
+from langop_infra.mcp.oauth import OAuth2Auth, OAuthError
+from tests.support.loopback import free_port
+
+# Each character here is one a client that does not form-encode (RFC 6749 §2.3.1) mangles.
+CLIENT_ID = "ci client:7"
+SECRET = "s3cr%2Bt+/x:y ü€ 100%"
+
+
+@pytest.fixture
+def cc(server_module: Any, serve_app: Any) -> Iterator[tuple[str, Any]]:
+    """The SDK's MCP server with the client-credentials stand-in; yields (MCP URL, issuer)."""
+    servers = server_module("oauth_servers")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    issuer = servers.StandInAuthorizationServer(f"{base}/as", CLIENT_ID, SECRET)
+    with serve_app(servers.client_credentials_server(base, issuer, ["tools"]), port=port):
+        yield f"{base}/mcp", issuer
+
+
+def auth(**more: Any) -> OAuth2Auth:
+    return OAuth2Auth(client_id=CLIENT_ID, client_secret=SECRET, **more)
+
+
+@pytest.mark.parametrize(
+    ("methods", "in_body"),
+    [
+        (("client_secret_basic",), False),
+        (("client_secret_post",), True),
+        (("client_secret_post", "client_secret_basic"), False),  # both: Basic, RFC's default
+        (None, False),  # not advertised: RFC 8414 says client_secret_basic
+    ],
+)
+def test_the_secret_goes_the_way_the_server_advertises(
+    cc: tuple[str, Any], methods: tuple[str, ...] | None, in_body: bool
+) -> None:
+    url, issuer = cc
+    issuer.methods = methods
+    listing = fetch_tool_listing_sync(url, ClientOptions(auth=auth()))
+    assert [tool["name"] for tool in listing.tools] == ["whoami"]
+    assert issuer.refusals == []  # the server would refuse any other method, or a mangled secret
+    (form,) = issuer.requests
+    assert form.get("client_secret") == (SECRET if in_body else None)
+    assert form["client_id"] == CLIENT_ID
+
+
+def test_a_server_that_takes_no_secret_method_gets_no_secret(cc: tuple[str, Any]) -> None:
+    url, issuer = cc
+    issuer.methods = ("private_key_jwt",)
+    with pytest.raises(OAuthError) as caught:
+        fetch_tool_listing_sync(url, ClientOptions(auth=auth()))
+    assert str(caught.value) == (
+        f"{issuer.base_url} accepts client authentication by private_key_jwt only "
+        "(token_endpoint_auth_methods_supported), not by client secret; give the client a "
+        "private key (private_key_jwt) or ask for a client_secret_basic or client_secret_post "
+        "client"
+    )
+    assert issuer.requests == []  # the secret was never sent
+
+
+def test_a_scope_the_client_may_not_have_is_refused_by_name(cc: tuple[str, Any]) -> None:
+    url, issuer = cc
+    with pytest.raises(OAuthError) as caught:
+        fetch_tool_listing_sync(url, ClientOptions(auth=auth(scopes=["admin"])))
+    assert "refused the client credentials token request with HTTP 400: invalid_scope" in str(
+        caught.value
+    )
+    assert [form["scope"] for form in issuer.requests] == ["admin tools"]
+    assert issuer.refusals == ["invalid_scope"]
+
+
+def test_a_narrowed_grant_is_used_while_it_has_what_the_server_needs(
+    cc: tuple[str, Any],
+) -> None:
+    url, issuer = cc
+    issuer.narrow_scopes = True
+    listing = fetch_tool_listing_sync(url, ClientOptions(auth=auth(scopes=["admin"])))
+    assert [tool["name"] for tool in listing.tools] == ["whoami"]
+    ((_, grant),) = issuer.tokens.items()
+    assert grant["scope"] == "tools"  # "admin" was asked for and not granted
+
+    issuer.scopes = ("reports",)  # now "tools" is not the client's: 403 insufficient_scope
+    with pytest.raises(OAuthError) as caught:
+        fetch_tool_listing_sync(url, ClientOptions(auth=auth(scopes=["reports"])))
+    assert "still demands tools (HTTP 403 insufficient_scope)" in str(caught.value)
+    assert [form["scope"] for form in issuer.requests] == ["admin tools", "reports tools"]
+
+
+def test_an_expired_token_is_replaced_before_it_is_sent(cc: tuple[str, Any]) -> None:
+    url, issuer = cc
+    issuer.token_lifetime = 1  # the client renews at half of it
+
+    async def scenario() -> list[str]:
+        async with Session(url, ClientOptions(auth=auth())) as session:
+            names = [tool["name"] for tool in await session.list_tools()]
+            await asyncio.sleep(1.05)  # past the token's expiry on both sides
+            del issuer.presented[:]
+            result = await session.call_tool("whoami")
+        return [*names, result.content[0]["text"]]
+
+    assert asyncio.run(scenario()) == ["whoami", "authorized"]
+    first, second = issuer.tokens
+    assert [form["scope"] for form in issuer.requests] == ["tools", "tools"]
+    # the call went once, with the new token: neither the expired one nor none (a 401)
+    assert issuer.presented[0] == f"POST /mcp Bearer {second}"
+    assert f"Bearer {first}" not in " ".join(issuer.presented)
