@@ -425,14 +425,15 @@ def paged_server_app(pages: dict[str | None, tuple[list[str], str | None]]) -> S
     return Server("paged", version="1.0.0", on_list_tools=list_tools).streamable_http_app()
 
 
-def slow_server_app(delay: float) -> Starlette:
-    """An official-SDK low-level server whose tools/list handler takes ``delay`` seconds."""
+def slow_server_app(delay: float, tool: str = "late") -> Starlette:
+    """An official-SDK low-level server whose tools/list handler takes ``delay`` seconds to
+    list one tool, ``tool``."""
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         await anyio.sleep(delay)
-        return types.ListToolsResult(tools=[types.Tool(name="late", input_schema={})])
+        return types.ListToolsResult(tools=[types.Tool(name=tool, input_schema={"type": "object"})])
 
     return Server("slow", version="1.0.0", on_list_tools=list_tools).streamable_http_app()
 
