@@ -398,7 +398,15 @@ def test_phases_and_the_probe(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _refuses_options() -> Starlette:
-    """A server that refuses OPTIONS (405): still an answer, so the host serves."""
+    """A stand-in for the API an HTTP tool points at: POST only, so the probe's OPTIONS gets
+    405, still an answer, so the host serves.
+
+    A fake because that API is a team's own service, not a part of this project or of any
+    library: no real one exists to run. It runs on real Starlette routing under uvicorn, so
+    the 405 (with its ``Allow`` header) is Starlette's own answer to a method a route does
+    not take, not one written here. It does nothing else: no authentication, no TLS, no
+    body; a POST gets an empty 201.
+    """
 
     async def only_post(request: Any) -> Response:
         return Response("", status_code=201)

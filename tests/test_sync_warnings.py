@@ -1,7 +1,8 @@
 """A sync that ends in phase Error is printed as a warning by ``pulumi up`` and ``preview``.
 
 The mock engine stands in for the engine; the ToolSchemaSync outputs come from the real
-provider syncing against a real loopback server that refuses and echoes the credential."""
+provider syncing against a loopback stand-in (``refuse``) that refuses and echoes the
+credential."""
 
 from __future__ import annotations
 
@@ -23,7 +24,14 @@ CANARY = "sync-warning-canary-7f3e9a"
 
 
 async def refuse(request: Request) -> PlainTextResponse:
-    # Echoes what it received, as some servers do: the warning must not repeat it.
+    """A stand-in for an MCP server behind an API-key check that refuses the key (401) and
+    echoes it in the body, as careless gateways do: the warning must not repeat it.
+
+    A fake, because no real part does this: the official SDK's server checks only Bearer
+    tokens and its 401 body never repeats the credential. It is more hostile than the SDK
+    there (it echoes the secret) and speaks no MCP at all: no JSON-RPC, no
+    ``WWW-Authenticate`` challenge, no session; every method on ``/mcp`` gets the same 401.
+    """
     return PlainTextResponse(f"invalid token {request.headers.get('x-api-key')}", 401)
 
 

@@ -1,5 +1,6 @@
-"""HTTP tools called through the agent's registry, against a real loopback server (uvicorn)
-that records every request: each auth type, the rate limit, the timeout, schema validation,
+"""HTTP tools called through the agent's registry, against a loopback stand-in API and OAuth
+token endpoint (``Recorder``, under uvicorn) that records every request: each auth type, the
+OAuth token's encoding, cache and replacement, the rate limit, the timeout, schema validation,
 the response cap, the per-tool counts."""
 
 from __future__ import annotations
