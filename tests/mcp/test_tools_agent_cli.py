@@ -22,6 +22,7 @@ SECRET = "cli-canary-5e1b"
 @pytest.fixture(scope="module")
 def api() -> Iterator[tuple[str, Recorder]]:
     recorder = Recorder()
+    recorder.static_tokens = frozenset({SECRET})  # the bearer token its /echo accepts
     with serve(recorder.app()) as base:
         yield base, recorder
 

@@ -228,15 +228,15 @@ class OAuth2Auth(httpx.Auth):
         token = state.token
         if token is None or not token.expired():
             return token
-        renewed = await self._refresh(state, url, token)
-        if renewed is None and state.grant == "client_credentials":
-            # This grant brings no refresh token (RFC 6749 §4.4.3), and needs no person: ask
+        if state.grant == "client_credentials":
+            # This grant brings no refresh token (RFC 6749 §4.4.3) and needs no person: ask
             # for a new token with the same scopes now, rather than send the request without
-            # one only to be told 401.
-            renewed = await self._authorize(
-                state, url, Challenge(scope=state.requested), None, step_up=False
+            # one only to be told 401. The expired token stays in place meanwhile, so
+            # concurrent requests wait for this one new token instead of going without.
+            return await self._authorize(
+                state, url, Challenge(scope=state.requested), token, step_up=False
             )
-        return renewed
+        return await self._refresh(state, url, token)
 
     async def _refresh(self, state: _Resource, url: str, sent: Token) -> Token | None:
         """A new token from the refresh token, or None (the caller authorizes again)."""
