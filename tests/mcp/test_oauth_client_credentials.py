@@ -6,9 +6,12 @@ it does when a token expires."""
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
+import httpx
 import pytest
 
 from langop_infra.mcp import ClientOptions, Session, fetch_tool_listing_sync
@@ -118,3 +121,73 @@ def test_an_expired_token_is_replaced_before_it_is_sent(cc: tuple[str, Any]) -> 
     # each went once, with the new token: neither the expired one nor none (and a 401)
     assert issuer.presented[:2] == [f"POST /mcp Bearer {second}"] * 2
     assert f"Bearer {first}" not in " ".join(issuer.presented)
+
+
+def _basic(client_id: str, secret: str, *, encode: bool = True) -> str:
+    pair = (
+        f"{quote(client_id, safe='')}:{quote(secret, safe='')}"
+        if encode
+        else f"{client_id}:{secret}"
+    )
+    return "Basic " + base64.b64encode(pair.encode()).decode()
+
+
+@pytest.mark.parametrize(
+    ("headers", "form", "status", "error"),
+    [
+        ({"Authorization": _basic(CLIENT_ID, SECRET, encode=False)}, {}, 401, "invalid_client"),
+        (
+            {"Authorization": _basic(CLIENT_ID, SECRET)},
+            {"client_id": "other"},
+            401,
+            "invalid_client",
+        ),
+        (
+            {"Authorization": _basic(CLIENT_ID, SECRET)},
+            {"client_secret": SECRET},
+            400,
+            "invalid_request",
+        ),
+        (
+            {},
+            {"client_id": CLIENT_ID, "client_secret": SECRET},
+            401,
+            "invalid_client",
+        ),  # not advertised
+        (
+            {"Authorization": _basic(CLIENT_ID, SECRET)},
+            {"grant_type": "password"},
+            400,
+            "unsupported_grant_type",
+        ),
+        (
+            {"Authorization": _basic(CLIENT_ID, SECRET)},
+            {"scope": "tools admin"},
+            400,
+            "invalid_scope",
+        ),
+    ],
+    ids=[
+        "basic-not-form-encoded",
+        "client-id-mismatch",
+        "two-methods",
+        "post-not-advertised",
+        "other-grant",
+        "unknown-scope",
+    ],
+)
+def test_the_stand_in_refuses_as_rfc_6749_says(
+    cc: tuple[str, Any], headers: dict[str, str], form: dict[str, str], status: int, error: str
+) -> None:
+    """The stand-in is no kinder than a real server: each of these is refused, by name."""
+    _, issuer = cc
+    answer = httpx.post(
+        f"{issuer.base_url}/token",
+        data={"grant_type": "client_credentials", **form},
+        headers=headers,
+    )
+    assert (answer.status_code, answer.json()["error"]) == (status, error)
+    assert answer.headers["cache-control"] == "no-store"
+    if status == 401:
+        assert answer.headers["www-authenticate"] == 'Basic realm="token"'
+    assert issuer.tokens == {}
