@@ -8,12 +8,16 @@ source; no real one runs here); the tools behind it are real official-SDK MCP se
 
 from __future__ import annotations
 
+import re
 import ssl
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kubernetes_validate
 import pytest
+import yaml
 from mcp.server.transport_security import TransportSecuritySettings
 
 from langop_infra.cli.main import main
@@ -163,7 +167,7 @@ def test_without_delete_the_session_is_left_open_but_the_sync_passes(tool: str) 
     with serve_api(api) as api_url:
         outs = sync(inputs(api_url, DEPLOYER, limits={"protocol": "2025-06-18"}))
     assert (outs["phase"], outs["last_error"]) == ("Registered", "")
-    assert f"DELETE {PREFIX}/mcp" in api.calls  # asked, and refused with a 403
+    assert api.refused == ["delete services/proxy"]
 
 
 def test_a_legacy_sse_tool_needs_get_on_services_proxy() -> None:
@@ -357,3 +361,39 @@ def test_a_client_certificate_from_the_kubeconfig_authenticates(pki: ClusterPKI,
     assert (outs["phase"], outs["last_error"]) == ("Registered", "")
     # The certificate's user has no rule on pods: the listing is refused by name.
     assert 'User "deployer" cannot list resource "pods"' in listing["last_error"]
+
+
+# -- the documented Role -------------------------------------------------------------------------
+
+
+def documented_role() -> dict[str, Any]:
+    """The Role docs/SCHEMA_SYNC.md tells users to grant, as written there."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "SCHEMA_SYNC.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+    [role] = [yaml.safe_load(textwrap.dedent(b)) for b in blocks if "kind: Role" in b]
+    return role
+
+
+def test_the_documented_role_is_valid_and_lets_both_syncs_through(tool: str) -> None:
+    role = documented_role()
+    for version in ("1.29.0", "1.31.0"):
+        kubernetes_validate.validate(role, version, strict=True)
+    namespace = role["metadata"]["namespace"]
+    rules = tuple(
+        Rule(tuple(r["verbs"]), tuple(r["resources"]), namespace, tuple(r["apiGroups"]))
+        for r in role["rules"]
+    )
+    api = ApiServer(
+        ADMIN,
+        services={("apps", "memory", 8080): tool},
+        pods={"apps": [Pod("helper-0", AGENT)]},
+        pod_backends={("apps", "helper-0", 8080): tool},
+        users={DEPLOYER: User(SA, rules)},
+    )
+    with serve_api(api) as api_url:
+        service = sync(inputs(api_url, DEPLOYER, limits={"protocol": "2025-06-18"}))
+        pod = sync(sidecar(api_url, DEPLOYER, limits={"protocol": "2025-06-18"}))
+    assert (service["phase"], service["last_error"]) == ("Registered", "")
+    assert (pod["phase"], pod["last_error"]) == ("Registered", "")
+    assert api.refused == []
+    assert f"DELETE {PREFIX}/mcp" in api.calls

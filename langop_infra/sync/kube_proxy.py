@@ -1,8 +1,12 @@
 """Reaching a tool through the Kubernetes API server's proxy, for schema sync.
 
 A service tool is reached at ``/api/v1/namespaces/<ns>/services/<svc>:<port>/proxy/<path>``;
-a sidecar tool, which listens on localhost inside an agent's pod, at
-``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`` of one ready pod chosen by labels.
+a sidecar tool, which its agent calls on localhost, at
+``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`` of one ready pod chosen by labels
+(the API server dials the pod's IP: the sidecar must listen there, not on 127.0.0.1 alone).
+The API server authorizes a proxied POST as ``create``, a GET as ``get`` and a DELETE as
+``delete`` on ``services/proxy`` (``pods/proxy``), and forwards its own ``Host`` to the tool:
+:func:`proxied_refusal` says which of them refused a sync.
 Every URL built here is checked to stay under its proxy prefix: the API server's bearer token
 goes with it, so a path that climbed out would hand the token to another API. The MCP client
 is then confined to that prefix (:func:`confinement_prefix`): the tool cannot steer a later

@@ -205,6 +205,7 @@ class ApiServer:
     client_cert_user: User | None = None
     calls: list[str] = field(default_factory=list)
     outside: list[Outside] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "<verb> <resource>" the authorizer denied
 
     def escapes(self) -> list[Outside]:
         """Requests outside every proxy prefix that carried credentials, except the pod
@@ -247,6 +248,7 @@ class ApiServer:
         path, query = request.url.path, request.url.query
         info = request_info(request.method, path, query)
         if not user.may(info):
+            self.refused.append(f"{info.verb} {info.combined or info.path}")
             return forbidden(user.name, info)
         listing = PODS.match(path)
         if listing and request.method == "GET":
