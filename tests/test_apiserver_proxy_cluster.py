@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import kubernetes_validate
 import pytest
 import yaml
@@ -329,7 +330,11 @@ def test_preview_and_up_through_https_with_the_kubeconfigs_ca(pki: ClusterPKI, t
         api.calls
     )
     assert untrusted["phase"] == "Error"
-    assert "certificate" in untrusted["last_error"].lower()
+    assert untrusted["last_error"] == (
+        f"TLS certificate of {api_url}{PREFIX}/mcp not trusted (unable to get local issuer "
+        "certificate): give the cluster's CA in the kubeconfig (certificate-authority-data), "
+        "and tls-server-name if its certificate names another host"
+    )
 
 
 def test_tls_server_name_is_the_name_the_certificate_is_checked_against(tmp_path: Path) -> None:
@@ -397,3 +402,49 @@ def test_the_documented_role_is_valid_and_lets_both_syncs_through(tool: str) -> 
     assert (pod["phase"], pod["last_error"]) == ("Registered", "")
     assert api.refused == []
     assert f"DELETE {PREFIX}/mcp" in api.calls
+
+
+# -- the stand-in answers as the API server does -------------------------------------------------
+
+
+async def echo_host(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A backend that answers with the Host header it received."""
+    if scope["type"] != "http":
+        return
+    host = dict(scope["headers"]).get(b"host", b"")
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": host})
+
+
+def test_the_stand_in_forwards_host_redirects_with_the_query_and_answers_status() -> None:
+    with serve(echo_host) as upstream:
+        api = ApiServer(
+            ADMIN,
+            services={
+                ("apps", "memory", 8080): upstream,
+                ("apps", "down", 8080): "http://127.0.0.1:9",
+            },
+        )
+        with (
+            serve_api(api) as api_url,
+            httpx.Client(base_url=api_url, headers={"Authorization": f"Bearer {ADMIN}"}) as client,
+        ):
+            echoed = client.get(f"{PREFIX}/")
+            moved = client.get(f"{PREFIX}?a=1&b=2")
+            down = client.get("/api/v1/namespaces/apps/services/down:8080/proxy/")
+            anonymous = httpx.get(f"{api_url}{PREFIX}/")
+    assert echoed.text == api_url.removeprefix("http://")  # the API server's Host, not the tool's
+    assert (moved.status_code, moved.headers["location"]) == (301, f"{PREFIX}/?a=1&b=2")
+    assert down.status_code == 503
+    assert down.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": (
+            "error trying to reach service: dial tcp 127.0.0.1:9: connect: connection refused"
+        ),
+        "reason": "ServiceUnavailable",
+        "code": 503,
+    }
+    assert (anonymous.status_code, anonymous.json()["reason"]) == (401, "Unauthorized")

@@ -282,9 +282,16 @@ def proxied_refusal(exc: Exception, confine_to: str | None) -> Exception:
     """``exc`` said as what it is when a sync through the API server's proxy (whose prefix is
     ``confine_to``) was refused by the API server's authorizer, or by a tool that does not
     accept the API server's Host header; any other ``exc`` unchanged."""
-    from langop_infra.mcp.errors import MCPHTTPError
+    from langop_infra.mcp.errors import MCPHTTPError, ServerUnreachable
 
     found = _PROXIED.match(confine_to or "")
+    if found is not None and isinstance(exc, ServerUnreachable) and " not trusted (" in str(exc):
+        # The API server's certificate: its CA comes from the kubeconfig, not a CA bundle.
+        said = str(exc).partition(": pass its CA bundle")[0]
+        return ProxyError(
+            f"{said}: give the cluster's CA in the kubeconfig (certificate-authority-data), "
+            "and tls-server-name if its certificate names another host"
+        )
     if found is None or not isinstance(exc, MCPHTTPError):
         return exc
     origin, namespace, kind, name = found.groups()
