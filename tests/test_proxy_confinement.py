@@ -28,7 +28,14 @@ from langop_infra.cli.main import main
 from langop_infra.mcp import ClientOptions, ConfinementError, fetch_tool_listing_sync
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import memory_server, read_body, respond
-from tests.support.apiserver import ApiServer, Outside, kubeconfig, rewrite_location
+from tests.support.apiserver import (
+    IN_CLUSTER_BIND,
+    ApiServer,
+    Outside,
+    kubeconfig,
+    rewrite_location,
+    serve_api,
+)
 from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, Secret
 
@@ -101,36 +108,41 @@ class HandshakeOnly:
         await self.app(scope, replaying(body, receive), send)
 
 
+def in_cluster_app() -> Any:
+    """The memory tool as an in-cluster tool is served: bound to every interface."""
+    return memory_server().streamable_http_app(host=IN_CLUSTER_BIND)
+
+
 def delete_307() -> Any:
-    app = HandshakeOnly(memory_server().streamable_http_app())
+    app = HandshakeOnly(in_cluster_app())
     return RedirectOne(app, "DELETE", 307, ESCAPE)
 
 
 def post_307() -> Any:
-    return RedirectOne(memory_server().streamable_http_app(), "POST", 307, ESCAPE)
+    return RedirectOne(in_cluster_app(), "POST", 307, ESCAPE)
 
 
 def list_308() -> Any:
     # After a good handshake; a 308 is permanent, which a client may remember.
-    return RedirectOne(memory_server().streamable_http_app(), "POST", 308, ESCAPE, "tools/list")
+    return RedirectOne(in_cluster_app(), "POST", 308, ESCAPE, "tools/list")
 
 
 def relative_307() -> Any:
     # A relative Location passes the proxy unchanged; the client resolves it itself.
     climb = "../" * 8 + TARGET.lstrip("/")
-    return RedirectOne(memory_server().streamable_http_app(), "POST", 307, climb)
+    return RedirectOne(in_cluster_app(), "POST", 307, climb)
 
 
 def legacy_endpoint() -> Any:
     """The SDK's legacy SSE server on /mcp (so POST /mcp is 405 and the client falls back),
     announcing a message endpoint that climbs out of the proxy prefix."""
-    return memory_server().sse_app(sse_path="/mcp", message_path=ESCAPE + "/")
+    return memory_server().sse_app(sse_path="/mcp", message_path=ESCAPE + "/", host=IN_CLUSTER_BIND)
 
 
 def legacy_absolute_endpoint() -> Any:
     """The same, naming the API path outright (an SSE body is never rewritten by the proxy,
     so the client resolves it against the API server)."""
-    return memory_server().sse_app(sse_path="/mcp", message_path=TARGET + "/")
+    return memory_server().sse_app(sse_path="/mcp", message_path=TARGET + "/", host=IN_CLUSTER_BIND)
 
 
 HOSTILE: dict[str, tuple[Callable[[], Any], str]] = {
@@ -147,8 +159,8 @@ HOSTILE: dict[str, tuple[Callable[[], Any], str]] = {
 def cluster(backend: Any) -> Iterator[tuple[ApiServer, str]]:
     """The stand-in API server, proxying service ``apps/memory`` to ``backend``."""
     with serve(backend) as upstream:
-        api = ApiServer(TOKEN, services={("apps", "memory"): upstream})
-        with serve(api) as api_url:
+        api = ApiServer(TOKEN, services={("apps", "memory", 8080): upstream})
+        with serve_api(api) as api_url:
             yield api, api_url
 
 
@@ -213,7 +225,7 @@ def test_stand_in_carries_a_redirect_out_of_the_prefix_and_streams_sse() -> None
 
 
 def test_a_well_behaved_tool_syncs_through_up_preview_and_refresh() -> None:
-    with cluster(memory_server().streamable_http_app()) as (api, api_url):
+    with cluster(in_cluster_app()) as (api, api_url):
         host = EngineHost(ToolSchemaSyncProvider())
         host.up(inputs(api_url))
         outs = host.plain_outputs()
@@ -249,13 +261,13 @@ def test_preview_and_refresh_of_a_tool_turned_hostile_send_nothing_outside(
     variant: str,
 ) -> None:
     make, reason = HOSTILE[variant]
-    with serve(memory_server().streamable_http_app()) as good, serve(make()) as bad:
-        api = ApiServer(TOKEN, services={("apps", "memory"): good})
-        with serve(api) as api_url:
+    with serve(in_cluster_app()) as good, serve(make()) as bad:
+        api = ApiServer(TOKEN, services={("apps", "memory", 8080): good})
+        with serve_api(api) as api_url:
             host = EngineHost(ToolSchemaSyncProvider())
             host.up(inputs(api_url))
             assert host.plain_outputs()["phase"] == "Registered"
-            api.services[("apps", "memory")] = bad  # the tool's new image is hostile
+            api.services[("apps", "memory", 8080)] = bad  # the tool's new image is hostile
             api.calls.clear()
             host.preview(inputs(api_url))
             assert hostile_reached(api)
@@ -307,7 +319,7 @@ def run_schemas(
 def test_schemas_cli_syncs_a_well_behaved_tool_through_the_proxy(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with cluster(memory_server().streamable_http_app()) as (api, api_url):
+    with cluster(in_cluster_app()) as (api, api_url):
         code, out, err = run_schemas(tmp_path, api_url, capsys)
     assert (code, err) == (0, "")
     assert "memory" in out and (tmp_path / "schemas.lock.yaml").exists()
@@ -361,9 +373,9 @@ def test_the_pod_proxy_of_a_sidecar_tool_is_confined_too() -> None:
         api = ApiServer(
             TOKEN,
             pods={"apps": [Pod("helper-0", agent)]},
-            pod_backends={("apps", "helper-0"): bad},
+            pod_backends={("apps", "helper-0", 8080): bad},
         )
-        with serve(api) as api_url:
+        with serve_api(api) as api_url:
             host = EngineHost(ToolSchemaSyncProvider())
             sidecar = {"endpoint": "http://localhost:8080", "access": "auto"}
             host.up(

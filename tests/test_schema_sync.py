@@ -17,7 +17,7 @@ from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_progr
 from langop_infra.sync.compare import schema_hash
 from langop_infra.sync.kube_proxy import ProxyError
 from langop_infra.sync.provider import ToolSchemaSyncProvider, resolve_access, sync_target
-from tests.support.apiserver import ApiServer, kubeconfig_file
+from tests.support.apiserver import IN_CLUSTER_BIND, ApiServer, kubeconfig_file, serve_api
 from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, ProviderFailure, service_inputs
 
@@ -94,30 +94,34 @@ def test_check_reports_bad_inputs_without_quoting_them() -> None:
     assert "ftp://x" not in str(preview.failures)
 
 
-def test_apiserver_proxy_with_a_kubeconfig_file_and_a_wrong_token(
-    memory: tuple[MCPServer, str], tmp_path: Path
-) -> None:
-    _, upstream = memory
-    api = ApiServer("s3cr3t-token", services={("apps", "memory"): upstream})
-    with serve(api) as api_url:
-        props = service_inputs(
-            "http://memory.apps.svc.cluster.local:8080",
-            access="apiserver-proxy",
-            kubeconfig=kubeconfig_file(tmp_path, api_url, "s3cr3t-token"),
-            kube_context="ctx",
-        )
-        host = EngineHost(ToolSchemaSyncProvider())
-        host.up(props)
-        outs = host.plain_outputs()
-        assert outs["phase"] == "Registered", outs["last_error"]
-        assert "POST /api/v1/namespaces/apps/services/memory:8080/proxy/mcp" in api.calls
+def test_apiserver_proxy_with_a_kubeconfig_file_and_a_wrong_token(tmp_path: Path) -> None:
+    app = memory_server().streamable_http_app(host=IN_CLUSTER_BIND)
+    with serve(app) as upstream:
+        api = ApiServer("s3cr3t-token", services={("apps", "memory", 8080): upstream})
+        with serve_api(api) as api_url:
+            _proxy_with_a_file_and_a_wrong_token(api, api_url, tmp_path)
 
-        wrong = tmp_path / "wrong"
-        wrong.write_text(Path(props["kubeconfig"]).read_text().replace("s3cr3t-token", "nope"))
-        host.up({**props, "kubeconfig": str(wrong)})
-        failed = host.plain_outputs()
-        assert failed["phase"] == "Error"
-        assert "401" in failed["last_error"] and "nope" not in failed["last_error"]
+
+def _proxy_with_a_file_and_a_wrong_token(api: ApiServer, api_url: str, tmp_path: Path) -> None:
+    """Registered with the right token; a 401 (the token not echoed) with a wrong one."""
+    props = service_inputs(
+        "http://memory.apps.svc.cluster.local:8080",
+        access="apiserver-proxy",
+        kubeconfig=kubeconfig_file(tmp_path, api_url, "s3cr3t-token"),
+        kube_context="ctx",
+    )
+    host = EngineHost(ToolSchemaSyncProvider())
+    host.up(props)
+    outs = host.plain_outputs()
+    assert outs["phase"] == "Registered", outs["last_error"]
+    assert "POST /api/v1/namespaces/apps/services/memory:8080/proxy/mcp" in api.calls
+
+    wrong = tmp_path / "wrong"
+    wrong.write_text(Path(props["kubeconfig"]).read_text().replace("s3cr3t-token", "nope"))
+    host.up({**props, "kubeconfig": str(wrong)})
+    failed = host.plain_outputs()
+    assert failed["phase"] == "Error"
+    assert "401" in failed["last_error"] and "nope" not in failed["last_error"]
 
 
 def test_auto_access_picks_the_proxy_only_for_in_cluster_names_with_credentials(

@@ -23,7 +23,7 @@ from mcp.server.mcpserver import MCPServer
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync, ToolSchemaSyncProvider
 from tests.faultservers import GOOD_TOKEN, guarded_memory_server, memory_server
 from tests.mcp.conftest import load_server_module
-from tests.support.apiserver import ApiServer, kubeconfig
+from tests.support.apiserver import IN_CLUSTER_BIND, ApiServer, kubeconfig, serve_api
 from tests.support.loopback import free_port, serve
 from tests.support.provider_host import (
     COMPUTED,
@@ -71,9 +71,9 @@ def headers_setup() -> Iterator[Setup]:
 def kubeconfig_setup() -> Iterator[Setup]:
     server = memory_server()
     with ExitStack() as api_stack, ExitStack() as tool_stack:
-        upstream = tool_stack.enter_context(serve(server.streamable_http_app()))
-        api = ApiServer(KUBE_TOKEN, services={("apps", "memory"): upstream})
-        api_url = api_stack.enter_context(serve(api))
+        upstream = tool_stack.enter_context(serve(server.streamable_http_app(host=IN_CLUSTER_BIND)))
+        api = ApiServer(KUBE_TOKEN, services={("apps", "memory", 8080): upstream})
+        api_url = api_stack.enter_context(serve_api(api))
         inputs = service_inputs(
             IN_CLUSTER,
             access="apiserver-proxy",

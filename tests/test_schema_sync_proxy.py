@@ -18,7 +18,7 @@ from langop_infra.spec.validation import parse_tool
 from langop_infra.sync.kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, service_prefix
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import memory_server
-from tests.support.apiserver import ApiServer, Pod, kubeconfig
+from tests.support.apiserver import IN_CLUSTER_BIND, ApiServer, Pod, kubeconfig, serve_api
 from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, Secret
 
@@ -32,10 +32,10 @@ def cluster() -> Iterator[tuple[ApiServer, str]]:
     """A stand-in API server proxying to a real MCP server as service ``apps/memory`` and as
     the sidecar port of pod ``helper-1``; ``helper-0`` is not ready, ``other-0`` is another
     agent's pod."""
-    with serve(memory_server().streamable_http_app()) as upstream:
+    with serve(memory_server().streamable_http_app(host=IN_CLUSTER_BIND)) as upstream:
         api = ApiServer(
             TOKEN,
-            services={("apps", "memory"): upstream},
+            services={("apps", "memory", 8080): upstream},
             pods={
                 "apps": [
                     Pod("helper-0", AGENT, ready=False),
@@ -43,9 +43,9 @@ def cluster() -> Iterator[tuple[ApiServer, str]]:
                     Pod("other-0", {"app.kubernetes.io/name": "other"}),
                 ]
             },
-            pod_backends={("apps", "helper-1"): upstream},
+            pod_backends={("apps", "helper-1", 8080): upstream},
         )
-        with serve(api) as api_url:
+        with serve_api(api) as api_url:
             yield api, api_url
 
 

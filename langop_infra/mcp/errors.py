@@ -81,10 +81,16 @@ class MCPHTTPError(MCPClientError):
         status: int,
         target: str | None = None,
         www_authenticate: str | None = None,
+        detail: str = "",
+        kubernetes_status: bool = False,
     ) -> None:
         super().__init__(message, target=target)
         self.status = status
         self.www_authenticate = www_authenticate
+        # A one-line summary of the error body; kubernetes_status: the body was a Kubernetes
+        # API ``Status`` (an API server or its proxy answered, not the MCP server).
+        self.detail = detail
+        self.kubernetes_status = kubernetes_status
 
 
 class JSONRPCError(MCPProtocolError):

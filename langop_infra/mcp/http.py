@@ -144,7 +144,9 @@ class HTTPConnection:
         response: httpx.Response | None = None
         for _ in range(_MAX_REDIRECTS + 1):
             confinement.check(target, confine, what)
-            request = self._client.build_request(method, target, headers=headers, content=content)
+            request = self._client.build_request(
+                method, target, headers=headers, content=content, extensions=self._tls_name(target)
+            )
             response = await self._send_retrying(request, what)
             location = response.headers.get("location")
             if response.status_code not in _REDIRECTS or not location:
@@ -169,6 +171,11 @@ class HTTPConnection:
             status=response.status_code if response is not None else 0,
             target=display_url(url),
         )
+
+    def _tls_name(self, target: httpx.URL) -> dict[str, str]:
+        # httpcore checks the certificate against (and sends as SNI) this name, not the host.
+        name = self.options.tls_server_name
+        return {"sni_hostname": name} if name and target.scheme == "https" else {}
 
     @staticmethod
     def _confined_redirect(
@@ -280,10 +287,18 @@ def status_failure(response: httpx.Response, body: bytes, what: str) -> HTTPStat
     status = response.status_code
     reason = f"HTTP {status} {response.reason_phrase}".rstrip()
     challenge = response.headers.get("www-authenticate")
-    detail = _body_summary(body, response.headers.get("content-type", ""))
+    content_type = response.headers.get("content-type", "")
+    kube = kubernetes_status(body, content_type)
+    detail = kube or _body_summary(body, content_type)
     if detail.lower() in reason.lower():
         detail = ""  # "Not Found" after "HTTP 404 Not Found" tells nothing new
-    if status in (401, 403):
+    if status == 403 and kube:
+        # A Kubernetes API server (or its proxy) forbids it: no header of ours would help.
+        message = (
+            f"{url} refused {what} with {reason}: the Kubernetes API server's authorizer "
+            f"said: {kube}; grant that permission to the kubeconfig's user"
+        )
+    elif status in (401, 403):
         message = (
             f"{url} refused {what} with {reason}: credentials are missing or wrong; "
             "pass the right header (e.g. 'Authorization: Bearer <token>')"
@@ -292,6 +307,13 @@ def status_failure(response: httpx.Response, body: bytes, what: str) -> HTTPStat
             message += f"; the server asks for: WWW-Authenticate: {challenge}"
         elif detail:
             message += f"; server said: {detail}"
+    elif status == 421 or "invalid host header" in detail.lower():
+        host = response.request.headers.get("host", "")
+        message = (
+            f"{url} refused {what} with {reason}" + (f" ({detail})" if detail else "") + ": "
+            f"the server does not accept the Host header {host!r} (DNS-rebinding protection); "
+            "allow that host in the server's allowed hosts, or call it by a name it allows"
+        )
     elif status >= 500:
         message = f"{url} failed with {reason} on {what}"
         message += f": {detail}" if detail else ""
@@ -307,7 +329,29 @@ def status_failure(response: httpx.Response, body: bytes, what: str) -> HTTPStat
         message = f"{url} answered {reason} to {what}"
         message += f": {detail}" if detail else ""
         message += "; check the URL, the transport and the headers"
-    return HTTPStatusError(message, status=status, target=url, www_authenticate=challenge)
+    return HTTPStatusError(
+        message,
+        status=status,
+        target=url,
+        www_authenticate=challenge,
+        detail=detail,
+        kubernetes_status=bool(kube),
+    )
+
+
+def kubernetes_status(body: bytes, content_type: str, limit: int = 240) -> str:
+    """The message of a Kubernetes API ``Status`` failure body (what an API server and its
+    proxy answer themselves), on one line; "" for any other body."""
+    if "json" not in content_type:
+        return ""
+    try:
+        payload = json.loads(body.decode("utf-8", "replace"))
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict) or payload.get("kind") != "Status":
+        return ""
+    text = " ".join(str(payload.get("message") or payload.get("reason") or "").split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
@@ -416,7 +460,10 @@ def _causes(exc: BaseException) -> list[BaseException]:
 
 
 def _root_cause(exc: BaseException) -> BaseException:
-    return _causes(exc)[-1]
+    # A TLS failure first: raised while a sync caller's loop was looked up, its own
+    # __context__ can be an unrelated "no running event loop", which would hide it.
+    chain = _causes(exc)
+    return next((c for c in chain if isinstance(c, ssl.SSLError)), chain[-1])
 
 
 def _refused(exc: BaseException) -> bool:

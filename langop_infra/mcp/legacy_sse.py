@@ -68,7 +68,9 @@ class LegacySSETransport:
             raise
         is_sse = stream.headers.get("content-type", "").startswith("text/event-stream")
         if stream.status_code != 200 or not is_sse:
-            if probe:
+            # A probe's GET refused for want of a permission says more than the POST's 405
+            # that prompted it (e.g. an API server proxy allowing create but not get).
+            if probe and stream.status_code not in (401, 403):
                 await stream.aclose()
                 return None
             if stream.status_code >= 400:

@@ -33,6 +33,8 @@ class ClientOptions:
     ``confine_to``, an http(s) URL prefix ending in ``/``, keeps every request under it:
     for headers valid beyond the server (an API server's proxy), no redirect is followed and
     a message endpoint outside it is refused (:mod:`langop_infra.mcp.confinement`).
+    ``tls_server_name`` is the name an https server's certificate is checked against (and
+    sent as SNI) instead of the URL's host: a kubeconfig's ``tls-server-name``.
     """
 
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -52,6 +54,7 @@ class ClientOptions:
     # An httpx.Auth for HTTP transports, e.g. langop_infra.mcp.oauth.OAuth2Auth.
     auth: httpx.Auth | None = None
     confine_to: str | None = None
+    tls_server_name: str | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -109,5 +112,6 @@ class ClientOptions:
                 self.transport,
                 id(self.auth),
                 self.confine_to,
+                self.tls_server_name,
             )
         )

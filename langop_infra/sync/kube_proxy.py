@@ -1,8 +1,12 @@
 """Reaching a tool through the Kubernetes API server's proxy, for schema sync.
 
 A service tool is reached at ``/api/v1/namespaces/<ns>/services/<svc>:<port>/proxy/<path>``;
-a sidecar tool, which listens on localhost inside an agent's pod, at
-``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`` of one ready pod chosen by labels.
+a sidecar tool, which its agent calls on localhost, at
+``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`` of one ready pod chosen by labels
+(the API server dials the pod's IP: the sidecar must listen there, not on 127.0.0.1 alone).
+The API server authorizes a proxied POST as ``create``, a GET as ``get`` and a DELETE as
+``delete`` on ``services/proxy`` (``pods/proxy``), and forwards its own ``Host`` to the tool:
+:func:`proxied_refusal` says which of them refused a sync.
 Every URL built here is checked to stay under its proxy prefix: the API server's bearer token
 goes with it, so a path that climbed out would hand the token to another API. The MCP client
 is then confined to that prefix (:func:`confinement_prefix`): the tool cannot steer a later
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,12 @@ INLINE_KUBECONFIG = ("apiVersion", "{", "kind")
 
 class ProxyError(LangopError, RuntimeError):
     """The API server proxy cannot be used: no credentials, a bad name, no ready pod."""
+
+
+# What the kubeconfig's user needs (requestinfo.go names proxied requests by HTTP method: the
+# MCP POSTs are create, its GET streams get, the session's DELETE delete).
+SERVICE_RBAC = "the kubeconfig's user needs create, get and delete on services/proxy"
+SIDECAR_RBAC = "the kubeconfig's user needs list on pods and create, get and delete on pods/proxy"
 
 
 def is_inline(kubeconfig: str | None) -> bool:
@@ -82,6 +93,10 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
     tls: dict[str, Any] = {"verify": configuration.ssl_ca_cert or bool(configuration.verify_ssl)}
     if configuration.cert_file and configuration.key_file:
         tls["cert"] = (configuration.cert_file, configuration.key_file)
+    # The cluster's tls-server-name: the name its certificate is checked against.
+    server_name = getattr(configuration, "tls_server_name", None)
+    if server_name:
+        tls["tls_server_name"] = str(server_name)
     return configuration.host, headers, tls
 
 
@@ -203,22 +218,36 @@ def ready_pod(
     repeated syncs ask the same pod while it lives)."""
     import httpx
 
+    from langop_infra.mcp.http import kubernetes_status, tls_context
+
     host, headers, tls = access
     ns = _label(namespace, "namespace")
     labels = ",".join(f"{key}={value}" for key, value in sorted(selector.items()))
     url = f"{host.rstrip('/')}/api/v1/namespaces/{ns}/pods"
+    server_name = tls.get("tls_server_name")
     try:
-        with httpx.Client(
-            verify=tls.get("verify", True), cert=tls.get("cert"), timeout=timeout
-        ) as client:
-            reply = client.get(url, params={"labelSelector": labels}, headers=headers)
-    except httpx.HTTPError as exc:
+        # The MCP client's TLS context: the kubeconfig's CA and client certificate, once.
+        verify = tls_context(tls.get("verify", True), tls.get("cert"))
+        with httpx.Client(verify=verify, timeout=timeout) as client:
+            reply = client.get(
+                url,
+                params={"labelSelector": labels},
+                headers=headers,
+                extensions={"sni_hostname": server_name} if server_name else None,
+            )
+    except (httpx.HTTPError, OSError) as exc:
         raise ProxyError(f"cannot list pods at {url}: {type(exc).__name__}") from None
-    if reply.status_code != 200:
-        # The API server's body is not quoted: only its status is needed to act.
+    if reply.status_code == 403:
+        # Only the API server's Status message is quoted: it names the missing permission.
+        said = kubernetes_status(reply.content, reply.headers.get("content-type", ""))
         raise ProxyError(
-            f"listing pods at {url} answered HTTP {reply.status_code}: the kubeconfig's user "
-            "needs list on pods and get on pods/proxy"
+            f"the API server refused to list pods ({said or 'HTTP 403'}); {SIDECAR_RBAC} in "
+            f"namespace {ns}"
+        )
+    if reply.status_code != 200:
+        raise ProxyError(
+            f"listing pods at {url} answered HTTP {reply.status_code}: check the kubeconfig's "
+            f"credentials; {SIDECAR_RBAC} in namespace {ns}"
         )
     try:
         items = reply.json().get("items") or []
@@ -242,3 +271,43 @@ def _ready_name(pod: Any) -> str | None:
     conditions = status.get("conditions") or []
     ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
     return meta.get("name") if ready else None
+
+
+_PROXIED = re.compile(
+    r"^(https?://[^/]+)(?:/.*)?/api/v1/namespaces/([^/]+)/(services|pods)/([^/]+)/proxy/$"
+)
+
+
+def proxied_refusal(exc: Exception, confine_to: str | None) -> Exception:
+    """``exc`` said as what it is when a sync through the API server's proxy (whose prefix is
+    ``confine_to``) was refused by the API server's authorizer, or by a tool that does not
+    accept the API server's Host header; any other ``exc`` unchanged."""
+    from langop_infra.mcp.errors import MCPHTTPError, ServerUnreachable
+
+    found = _PROXIED.match(confine_to or "")
+    if found is not None and isinstance(exc, ServerUnreachable) and " not trusted (" in str(exc):
+        # The API server's certificate: its CA comes from the kubeconfig, not a CA bundle.
+        said = str(exc).partition(": pass its CA bundle")[0]
+        return ProxyError(
+            f"{said}: give the cluster's CA in the kubeconfig (certificate-authority-data), "
+            "and tls-server-name if its certificate names another host"
+        )
+    if found is None or not isinstance(exc, MCPHTTPError):
+        return exc
+    origin, namespace, kind, name = found.groups()
+    rules = SERVICE_RBAC if kind == "services" else SIDECAR_RBAC
+    if exc.status == 403 and exc.kubernetes_status:
+        return ProxyError(
+            f"the API server refused the sync: {exc.detail}; {rules} in namespace "
+            f"{namespace} (docs/SCHEMA_SYNC.md)"
+        )
+    if exc.status == 421 or "invalid host header" in exc.detail.lower():
+        host, target = urlsplit(origin).netloc, name.rpartition(":")[0]
+        tool = f"tool {target}" if kind == "services" else f"the sidecar tool in pod {target}"
+        said = f"HTTP {exc.status}" + (f": {exc.detail}" if exc.detail else "")
+        return ProxyError(
+            f"{tool} refused the API server's Host header {host} through the proxy ({said}); "
+            f"allow {host} in the tool's allowed hosts (its DNS-rebinding "
+            "protection), or sync with schemaSync.access: direct from inside the cluster"
+        )
+    return exc

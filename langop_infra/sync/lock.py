@@ -110,6 +110,7 @@ async def sync_targets(
     """
     from langop_infra.mcp import MCPError, fetch_tool_listing
     from langop_infra.mcp.timeouts import timeout_after
+    from langop_infra.sync.kube_proxy import proxied_refusal
     from langop_infra.sync.provider import listing_options, scrubbed_listing, sent_secrets
 
     bound = deadline if deadline is not None else max((t.timeout for t in targets), default=1.0)
@@ -141,7 +142,9 @@ async def sync_targets(
                 listing = await fetch_tool_listing(target.url, options)
             schema_hash(listing.tools)  # a listing that cannot be hashed fails here, per tool
         except (MCPError, SchemaTooDeep) as exc:
-            return SyncResult(target.name, error=str(exc))
+            # Through the API server's proxy, a refusal is said as whose it is.
+            said = proxied_refusal(exc, target.tls.get("confine_to"))
+            return SyncResult(target.name, error=str(said))
         except TimeoutError:
             return SyncResult(target.name, error=f"{target.url}: no listing within {bound:g}s")
         except Exception as exc:  # reported per tool; the other tools' results still count

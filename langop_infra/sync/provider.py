@@ -37,6 +37,7 @@ from langop_infra.sync.kube_proxy import (
     kube_api_access,
     kubeconfig_secrets,
     pod_prefix,
+    proxied_refusal,
     proxy_url,
     ready_pod,
     service_prefix,
@@ -188,7 +189,10 @@ def fetch_listing(
     from langop_infra.mcp import fetch_tool_listing_sync
 
     options = listing_options(headers, tls, seconds, retries, oauth, limits)
-    listing = fetch_tool_listing_sync(url, options)
+    try:
+        listing = fetch_tool_listing_sync(url, options)
+    except Exception as exc:
+        raise proxied_refusal(exc, tls.get("confine_to")) from None
     return scrubbed_listing(listing, sent_secrets(options, secrets))
 
 

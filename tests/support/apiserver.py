@@ -1,33 +1,66 @@
-"""A loopback STAND-IN for the Kubernetes API server's proxy (no real API server runs here).
+"""A loopback STAND-IN for the Kubernetes API server and its service and pod proxies (no real
+API server runs here), at least as hostile to a client as the real one. Written from:
 
-Written from Kubernetes' own proxy (``k8s.io/apimachinery/pkg/util/proxy``: ``transport.go``
-and ``upgradeaware.go``), and at least as hostile to a client as it:
+- ``k8s.io/apimachinery/pkg/util/proxy/upgradeaware.go`` (``ServeHTTP``) and
+  ``transport.go``; ``pkg/registry/core/service/proxy.go`` and the pod ``ProxyREST``, which
+  build the handler without ``UseLocationHost``;
+- ``pkg/registry/core/service/storage`` ``ResourceLocation`` and
+  ``pkg/registry/core/pod/strategy.go`` ``ResourceLocation``;
+- the request-info, RBAC and Status sources listed in ``tests/support/kube_authz.py``.
 
-- it checks the bearer token as the API server does, and drops ``Authorization`` before
-  proxying (the authentication filter deletes it), so a backend never sees the token;
-- ``/api/v1/namespaces/<ns>/services/<svc>:<port>/proxy/...`` and
-  ``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/...`` go to real MCP servers, with every
-  request header but hop-by-hop ones, and every response header but hop-by-hop and CORS ones;
-- a backend's ``Location`` is rewritten as ``Transport.rewriteURL`` does: another host's URL
-  and a relative one pass unchanged; an absolute path already under the prefix passes; any
-  other absolute path becomes ``path.Join(prefix, location)``, which cleans ``..``, so
-  ``/../../../apis/...`` names the API server's own ``/apis/...``;
-- bodies are streamed, chunk by chunk as the backend sends them (the real proxy flushes
+What it does, as the real one does:
+
+- authentication: the bearer token (or, on a listener that requires one, a client
+  certificate signed by the cluster CA) names a user; anything else is a 401 ``Status``.
+  ``Authorization`` is dropped before proxying (the authentication filter deletes it);
+- authorization: each request is named as ``NewRequestInfo`` names it (``POST`` is
+  ``create`` on ``services/proxy``, ``GET`` ``get``, ``DELETE`` ``delete``, a pod listing
+  ``list pods``) and checked against the user's RBAC rules by verb, API group, resource,
+  subresource, resource name and namespace; a refusal is the 403 ``Status`` with the
+  authorizer's exact message. The ``token`` given first is a cluster-admin's;
+- ``.../services/<svc>:<port>/proxy/...``: a Service that does not exist is a 404
+  ``Status``, a port it does not have a 503 ``no service port <port> found for service
+  "<svc>"``, no ready endpoint a 503 ``no endpoints available for service "<svc>"``;
+  ``.../pods/<pod>:<port>/proxy/...`` dials the pod's IP at that port, so only what listens
+  there (``pod_backends``) answers: a sidecar bound to 127.0.0.1 alone is a refused dial;
+- a backend that cannot be reached is the 503 ``Status`` ``error trying to reach service:
+  dial tcp <addr>: connect: connection refused`` (``transport.go``), never plain text;
+- every request header goes to the backend but hop-by-hop ones and ``Authorization``, and
+  ``Host`` stays the one the client sent the API server (``httputil.ReverseProxy`` keeps it):
+  the tool sees the API server's host name, never its own. The stand-in listens on
+  ``API_HOST`` (127.0.0.2), not the tools' 127.0.0.1, so a tool that allows only its own
+  host refuses it as in a cluster; ``X-Forwarded-Uri`` and ``X-Forwarded-For`` are added;
+- every response header comes back but hop-by-hop and CORS ones; ``Location`` is rewritten
+  as ``Transport.rewriteURL`` does: another host's URL and a relative one pass unchanged; an
+  absolute path already under the prefix passes; any other absolute path becomes
+  ``path.Join(prefix, location)``, which cleans ``..``, so ``/../../../apis/...`` names the
+  API server's own ``/apis/...``;
+- bodies are streamed chunk by chunk as the backend sends them (the real proxy flushes
   every 200 ms, and at once for event streams), so SSE works through it;
-- a GET of the bare ``.../proxy`` is redirected to ``.../proxy/`` (``proxyRedirectsforRootPath``);
-- it lists pods by ``labelSelector`` (equality selectors only) and answers 503 when the
-  backend is down.
+- a GET or HEAD of the bare ``.../proxy`` is a 301 to ``.../proxy/`` keeping the query
+  string (``proxyRedirectsforRootPath``), after the service or pod is located;
+- ``GET /api/v1/namespaces/<ns>/pods?labelSelector=`` lists pods (equality selectors only),
+  each with ``status.podIP``;
+- HTTPS: served with ``serve_api(api, **pki.uvicorn())`` (``tests/support/cluster_pki.py``)
+  it presents a certificate of a CA made in the test, which a kubeconfig carries as
+  ``certificate-authority-data``.
 
-Anything else a valid token asks for is answered ``200 Success``, as a cluster-admin
-deployer's request would be: the stand-in does not refuse what the real one would carry out.
-Every request is recorded in ``calls``; every one outside a proxy prefix also in ``outside``,
-with the credentials it carried. HTML link rewriting (``rewriteHTML``) is not reproduced: an
-MCP client never follows links in an HTML body.
+Anything else an authorized user asks for is answered ``200 Success``: the stand-in does not
+refuse what the real one would carry out. Every request is recorded in ``calls``; every one
+outside a proxy prefix also in ``outside``, with the credentials it carried.
+
+Not reproduced: HTML link rewriting (``rewriteHTML``; an MCP client never follows links in an
+HTML body), upgrade (websocket) requests, a Service's named ``targetPort`` mapping (a port
+maps straight to its endpoint URL), several endpoints (one per port), the per-connection
+bandwidth limit, ``proxy-url`` and ``tls-server-name`` on the server side (it answers to its
+certificate's names), and admission, audit and priority-and-fairness (429) filters.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +71,23 @@ import yaml
 from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from tests.support.kube_authz import (
+    User,
+    forbidden,
+    not_found,
+    request_info,
+    unauthorized,
+    unavailable,
+)
+from tests.support.loopback import serve
+
+# Another loopback address than the tools': the Host the API server forwards is not theirs.
+API_HOST = "127.0.0.2"
+# What an in-cluster tool binds (every interface, so the pod IP answers); for it the MCP SDK's
+# streamable_http_app()/sse_app() turn on no DNS-rebinding protection (only for a loopback
+# host). A tool behind the stand-in is made with host=IN_CLUSTER_BIND.
+IN_CLUSTER_BIND = "0.0.0.0"
 
 PROXY = re.compile(r"^(/api/v1/namespaces/([^/]+)/(services|pods)/([^/:]+):(\d+)/proxy)(/.*)?$")
 PODS = re.compile(r"^/api/v1/namespaces/([^/]+)/pods$")
@@ -55,7 +105,8 @@ HOP_BY_HOP = frozenset(
         "upgrade",
     }
 )
-NOT_FORWARDED = HOP_BY_HOP | {"authorization", "host", "content-length"}
+# Authorization: deleted by the authentication filter; Host: kept (see ``forward``).
+NOT_FORWARDED = HOP_BY_HOP | {"authorization", "content-length"}
 CORS = frozenset(
     {
         "access-control-allow-credentials",
@@ -68,15 +119,24 @@ CORS = frozenset(
 
 @dataclass
 class Pod:
+    """A pod as the API server stores it; ``ip`` is its ``status.podIP``, what the pod proxy
+    dials (``pod_backends`` says what listens there)."""
+
     name: str
     labels: dict[str, str]
     ready: bool = True
+    ip: str = "10.244.0.7"
 
     def manifest(self, namespace: str) -> dict[str, Any]:
         condition = {"type": "Ready", "status": "True" if self.ready else "False"}
         return {
             "metadata": {"name": self.name, "namespace": namespace, "labels": self.labels},
-            "status": {"phase": "Running", "conditions": [condition]},
+            "status": {
+                "phase": "Running",
+                "conditions": [condition],
+                "podIP": self.ip,
+                "podIPs": [{"ip": self.ip}],
+            },
         }
 
 
@@ -122,16 +182,30 @@ def rewrite_location(location: str, prepend: str, backend_host: str, request_hos
     return urlunsplit((scheme, netloc, quote(path, safe="/:@!$&'()*+,;="), parts.query, ""))
 
 
+Backends = dict[tuple[str, str, int], "str | None"]
+
+
 @dataclass
 class ApiServer:
-    """``services[(ns, svc)]`` and ``pod_backends[(ns, pod)]`` name the upstream base URLs."""
+    """A cluster behind one API server.
+
+    ``services[(ns, svc, port)]``: the Service's ports, each with the URL its ready endpoint
+    listens at (None: no endpoint is ready). ``pod_backends[(ns, pod, port)]``: what listens
+    on that pod's IP at that port (a sidecar bound to 127.0.0.1 only has no entry: the API
+    server dials the pod IP). ``token`` is a cluster-admin's bearer token; ``users`` maps
+    other tokens to users and their RBAC rules; ``client_cert_user`` is who a request
+    without a token is, when the listener requires a client certificate signed by the CA.
+    """
 
     token: str
-    services: dict[tuple[str, str], str] = field(default_factory=dict)
+    services: Backends = field(default_factory=dict)
     pods: dict[str, list[Pod]] = field(default_factory=dict)
-    pod_backends: dict[tuple[str, str], str] = field(default_factory=dict)
+    pod_backends: Backends = field(default_factory=dict)
+    users: dict[str, User] = field(default_factory=dict)
+    client_cert_user: User | None = None
     calls: list[str] = field(default_factory=list)
     outside: list[Outside] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "<verb> <resource>" the authorizer denied
 
     def escapes(self) -> list[Outside]:
         """Requests outside every proxy prefix that carried credentials, except the pod
@@ -154,25 +228,68 @@ class ApiServer:
         response = await self.answer(request)
         await response(scope, receive, send)
 
+    def authenticate(self, request: Request) -> User | None:
+        """The bearer token's user (the authentication filter), else the client
+        certificate's; None is a 401."""
+        header = request.headers.get("authorization")
+        if header is None:
+            return self.client_cert_user
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer":
+            return None
+        if token == self.token:
+            return User("kubernetes-admin")
+        return self.users.get(token)
+
     async def answer(self, request: Request) -> Response:
-        if request.headers.get("authorization") != f"Bearer {self.token}":
-            return JSONResponse({"kind": "Status", "code": 401, "reason": "Unauthorized"}, 401)
-        path = request.url.path
+        user = self.authenticate(request)
+        if user is None:
+            return unauthorized()
+        path, query = request.url.path, request.url.query
+        info = request_info(request.method, path, query)
+        if not user.may(info):
+            self.refused.append(f"{info.verb} {info.combined or info.path}")
+            return forbidden(user.name, info)
         listing = PODS.match(path)
         if listing and request.method == "GET":
-            return self.list_pods(listing.group(1), request.url.query)
+            return self.list_pods(listing.group(1), query)
         proxied = PROXY.match(path)
         if proxied is None:
             # What a cluster-admin's token gets: the request is carried out.
             return JSONResponse({"kind": "Status", "status": "Success", "code": 200})
-        prefix, namespace, kind, name, _port, rest = proxied.groups()
+        prefix, namespace, kind, name, port, rest = proxied.groups()
+        located = self.locate(namespace, kind, name, int(port))
+        if isinstance(located, Response):
+            return located
         if not rest and request.method in ("GET", "HEAD"):
-            return Response(status_code=301, headers={"location": f"{prefix}/"})
-        backends = self.services if kind == "services" else self.pod_backends
-        upstream = backends.get((namespace, name))
-        if upstream is None:
-            return JSONResponse({"kind": "Status", "code": 404, "reason": "NotFound"}, 404)
-        return await self.forward(request, upstream, rest or "/", prefix)
+            # proxyRedirectsforRootPath: the query string is kept.
+            query_part = f"?{query}" if query else ""
+            return Response(status_code=301, headers={"location": f"{path}/{query_part}"})
+        upstream, dialled = located
+        return await self.forward(request, upstream, dialled, rest or "/", prefix)
+
+    def locate(self, namespace: str, kind: str, name: str, port: int) -> Any:
+        """``ResourceLocation`` of the service or pod registry: the backend URL and the
+        address dialled, or the error Status the API server answers instead."""
+        if kind == "services":
+            ports = {
+                p: url
+                for (ns, svc, p), url in self.services.items()
+                if (ns, svc) == (namespace, name)
+            }
+            if not ports:
+                return not_found("services", name)
+            if port not in ports:
+                return unavailable(f'no service port {port} found for service "{name}"')
+            upstream = ports[port]
+            if upstream is None:
+                return unavailable(f'no endpoints available for service "{name}"')
+            return upstream, urlsplit(upstream).netloc
+        pod = next((p for p in self.pods.get(namespace, []) if p.name == name), None)
+        if pod is None:
+            return not_found("pods", name)
+        # The pod proxy dials podIP:port; nothing listening there is a refused dial.
+        return self.pod_backends.get((namespace, name, port)), f"{pod.ip}:{port}"
 
     def list_pods(self, namespace: str, query: str) -> Response:
         selector = parse_qs(query).get("labelSelector", [""])[0]
@@ -182,12 +299,23 @@ class ApiServer:
             for pod in self.pods.get(namespace, [])
             if all(pod.labels.get(k) == v for k, v in wanted.items())
         ]
-        return JSONResponse({"kind": "PodList", "items": items})
+        return JSONResponse({"kind": "PodList", "apiVersion": "v1", "items": items})
 
     @staticmethod
-    async def forward(request: Request, upstream: str, rest: str, prefix: str) -> Response:
+    async def forward(
+        request: Request, upstream: str | None, dialled: str, rest: str, prefix: str
+    ) -> Response:
+        refused = unavailable(
+            f"error trying to reach service: dial tcp {dialled}: connect: connection refused"
+        )
+        if upstream is None:
+            return refused
+        # The Host header is the one the client sent the API server: the handler does not set
+        # UseLocationHost, and httputil.ReverseProxy keeps the incoming Host.
         headers = {k: v for k, v in request.headers.items() if k.lower() not in NOT_FORWARDED}
         headers["x-forwarded-uri"] = request.url.path
+        if request.client is not None:
+            headers["x-forwarded-for"] = request.client.host
         query = f"?{request.url.query}" if request.url.query else ""
         client = httpx.AsyncClient(timeout=httpx.Timeout(30.0))
         try:
@@ -200,7 +328,7 @@ class ApiServer:
             reply = await client.send(outgoing, stream=True)
         except httpx.HTTPError:
             await client.aclose()
-            return Response("error trying to reach service: connection refused", 503)
+            return refused  # transport.go: NewServiceUnavailable("error trying to reach ...")
         kept = {
             k: v
             for k, v in reply.headers.items()
@@ -223,14 +351,29 @@ class ApiServer:
         )
 
 
-def kubeconfig(server: str, token: str) -> str:
-    """An inline kubeconfig document (as ``kubernetes:kubeconfig`` may hold it)."""
+@contextmanager
+def serve_api(api: ApiServer, **config: Any) -> Iterator[str]:
+    """Serve the stand-in at ``API_HOST`` (``config``: TLS settings for uvicorn); yields its
+    URL. Not 127.0.0.1: a tool must see a Host that is not its own, as in a cluster."""
+    with serve(api, host=API_HOST, **config) as url:
+        yield url
+
+
+def kubeconfig(
+    server: str,
+    token: str | None,
+    cluster: dict[str, Any] | None = None,
+    user: dict[str, Any] | None = None,
+) -> str:
+    """An inline kubeconfig document (as ``kubernetes:kubeconfig`` may hold it); ``cluster``
+    adds e.g. ``certificate-authority-data``, ``user`` e.g. ``client-certificate-data``."""
+    credentials = {"token": token} if token else {}
     return yaml.safe_dump(
         {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "c", "cluster": {"server": server}}],
-            "users": [{"name": "u", "user": {"token": token}}],
+            "clusters": [{"name": "c", "cluster": {"server": server, **(cluster or {})}}],
+            "users": [{"name": "u", "user": {**credentials, **(user or {})}}],
             "contexts": [{"name": "ctx", "context": {"cluster": "c", "user": "u"}}],
             "current-context": "ctx",
         }

@@ -19,13 +19,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(app: Any, port: int | None = None, **config: Any) -> Iterator[str]:
+def serve(
+    app: Any, port: int | None = None, host: str = "127.0.0.1", **config: Any
+) -> Iterator[str]:
     """Serve ``app`` with uvicorn on loopback until the block ends (a free port unless
-    given; ``config`` goes to ``uvicorn.Config``, e.g. TLS files); yields its base URL."""
+    given; ``host`` another loopback address such as 127.0.0.2; ``config`` goes to
+    ``uvicorn.Config``, e.g. TLS files); yields its base URL."""
     server = uvicorn.Server(
         uvicorn.Config(
             app,
-            host="127.0.0.1",
+            host=host,
             port=port or 0,
             log_level="warning",
             lifespan="on",
@@ -43,7 +46,7 @@ def serve(app: Any, port: int | None = None, **config: Any) -> Iterator[str]:
     bound = server.servers[0].sockets[0].getsockname()[1]
     scheme = "https" if config.get("ssl_certfile") else "http"
     try:
-        yield f"{scheme}://127.0.0.1:{bound}"
+        yield f"{scheme}://{host}:{bound}"
     finally:
         server.should_exit = True
         thread.join(10)
