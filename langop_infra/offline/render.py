@@ -7,7 +7,6 @@ resources are recorded but never contacted.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import runpy
@@ -20,6 +19,7 @@ from typing import Any
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.core.streams import stdout_to_stderr
 from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.locate import shown
 from langop_infra.offline.mock_engine import (
@@ -234,8 +234,9 @@ def render_stack(
         finally:
             sys.path.remove(str(project.directory))
 
-    # The render is stdout: what the program prints (in applies too) goes to stderr.
-    with tuned_for_run(), contextlib.redirect_stdout(sys.stderr):
+    # The render is stdout: what the program and its child processes print (in applies
+    # too) goes to stderr.
+    with tuned_for_run(), stdout_to_stderr():
         run = run_program(
             program,
             project=project.name,
