@@ -30,6 +30,31 @@ def test_small_buffered_output_into_a_closed_pipe(argv: tuple[str, ...]) -> None
     assert (process.returncode, err) == (141, "")
 
 
+@pytest.mark.slow
+def test_a_large_render_into_a_reader_that_stops_after_one_line(tmp_path: Path) -> None:
+    """``render | head -1`` with far more than a pipe holds: 141, not 0 with the rest lost
+    (CPython's buffered stdout takes the partial write for done)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_ctrl_c import big_project
+
+    project = big_project(tmp_path, tools=30, agents=60)  # about 370 kB of YAML
+    with subprocess.Popen(
+        [sys.executable, "-m", "langop_infra", "render", "--stack", "big"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()  # the reader goes away, as `head -1` does
+        err = process.stderr.read().decode()
+        process.wait(timeout=120)
+    assert first.startswith(b"# Rendered offline by langop-infra from stack 'big'")
+    assert process.returncode == 141, err[-2000:]
+    assert "Traceback" not in err and "Error" not in err
+
+
 def test_the_diff_benchmark_quick_mode_reports_a_speed_up(tmp_path: Path) -> None:
     """``benchmarks/diff_speed.py --quick`` runs and reports sane figures (no thresholds)."""
     import json

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -63,3 +64,21 @@ def dump(data: Any, output: str) -> str:
     from langop_infra.core import yaml_io
 
     return yaml_io.dump(data, sort_keys=False, literal_blocks=True)
+
+
+def emit(text: str) -> None:
+    """Write ``text`` to stdout, all of it or ``BrokenPipeError``.
+
+    CPython's buffered stdout can take a partial write into a pipe whose reader went away
+    (``| head``) as done, and exit 0 with the rest lost; writing to the descriptor in a loop
+    sees the closed pipe, so the command exits 141 as documented. A stdout that is not a
+    descriptor (a test's capture, an embedding host) is written as usual."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    data = memoryview(text.encode(sys.stdout.encoding or "utf-8", sys.stdout.errors or "strict"))
+    while data:
+        data = data[os.write(fd, data) :]

@@ -12,7 +12,8 @@ static: completing never starts Python.
 from __future__ import annotations
 
 import argparse
-import sys
+
+from langop_infra.cli._output import emit
 
 SHELLS = ("bash", "zsh", "fish")
 STACK_GLOB = "Pulumi.*.yaml stacks/Pulumi.*.yaml"
@@ -25,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     commands = command_options()
     script = {"bash": bash, "zsh": zsh, "fish": fish}[args.shell](commands)
-    sys.stdout.write(script)
+    emit(script)
     return 0
 
 

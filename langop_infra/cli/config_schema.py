@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
+
+from langop_infra.cli._output import emit
 
 PROJECT = "langop-infra"
 SECURE = {
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sys.stdout.write(json.dumps(stack_file_schema(), indent=args.indent) + "\n")
+    emit(json.dumps(stack_file_schema(), indent=args.indent) + "\n")
     return 0
 
 

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from langop_infra.cli._output import add_output_argument, dump
+from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import CommandError, run_command
 
 
@@ -51,9 +51,9 @@ def _diff(args: argparse.Namespace) -> int:
     if args.output == "yaml":
         from langop_infra.offline.diff_report import as_json
 
-        sys.stdout.write(dump(as_json(result), "yaml"))
+        emit(dump(as_json(result), "yaml"))
     else:
-        sys.stdout.write(report(result, args.output, colour=use_colour(args.color)))
+        emit(report(result, args.output, colour=use_colour(args.color)))
     return 0 if result.equal else 1
 
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import re
-import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from langop_infra.cli._output import add_output_argument, dump
+from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import add_stack_arguments, render, run_command
 
 # Stand-ins for "some address on the internet"; the first outside every listed CIDR is used.
@@ -69,11 +68,11 @@ def _graph(args: argparse.Namespace) -> int:
     if not args.all:
         edges = [e for e in edges if e.allowed or e.kind == "external"]
     if args.output in ("json", "yaml"):
-        sys.stdout.write(dump([asdict(e) for e in edges], args.output))
+        emit(dump([asdict(e) for e in edges], args.output))
     elif args.output == "mermaid":
-        sys.stdout.write(mermaid(edges))
+        emit(mermaid(edges))
     else:
-        sys.stdout.write(text(edges))
+        emit(text(edges))
     return 0
 
 

@@ -9,10 +9,9 @@ only, never values). Secret outputs print as ``[secret]``.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from langop_infra.cli._output import add_output_argument, dump
+from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import add_stack_arguments, render, run_command
 
 
@@ -32,7 +31,7 @@ def _outputs(args: argparse.Namespace) -> int:
     for name, agent in (outputs.get("agents") or {}).items():
         if isinstance(agent, dict) and name in env_names:
             agent["envNames"] = env_names[name]
-    sys.stdout.write(dump(outputs, args.output))
+    emit(dump(outputs, args.output))
     return 0
 
 

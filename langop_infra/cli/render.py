@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from langop_infra.cli._output import _DeprecatedOutput, add_output_argument, dump
+from langop_infra.cli._output import _DeprecatedOutput, add_output_argument, dump, emit
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
 
 
@@ -95,10 +95,10 @@ def _render(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     if args.output == "json":
         items = sorted_manifests(manifests)
-        sys.stdout.write(dump({"apiVersion": "v1", "kind": "List", "items": items}, "json"))
+        emit(dump({"apiVersion": "v1", "kind": "List", "items": items}, "json"))
         return 0
     if args.output_dir is None:
-        sys.stdout.write(banner(args, fingerprinted=key is not None) + dump_stream(manifests))
+        emit(banner(args, fingerprinted=key is not None) + dump_stream(manifests))
         return 0
     try:
         written = write_tree(manifests, args.output_dir)

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langop_infra.cli._output import add_output_argument, dump
+from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import UsageError
 
 if TYPE_CHECKING:
@@ -96,16 +96,16 @@ def run(args: argparse.Namespace) -> int:
         _print_errors(update.errors)
         if args.output != "text":
             written = {"lock": str(args.lock), "tools": list(update.lines)}
-            sys.stdout.write(dump(written, args.output))
+            emit(dump(written, args.output))
         else:
             print(_safe("\n".join([*update.lines, f"wrote {args.lock}"])))
         return 0 if update.ok else 1
     report = check_lock(lock, results)
     _print_errors(report.errors())
     if args.output != "text":
-        sys.stdout.write(dump(report_data(report, args.strict), args.output))
+        emit(dump(report_data(report, args.strict), args.output))
     else:
-        sys.stdout.write(_safe(report.render()))
+        emit(_safe(report.render()))
     return report.exit_code(strict=args.strict)
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from langop_infra.cli import tools_agent, tools_check
-from langop_infra.cli._output import add_output_argument, dump
+from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import UsageError
 from langop_infra.cli.tool_client import (
     DEFAULT_TIMEOUT,
@@ -182,7 +182,7 @@ def _run_listing(args: argparse.Namespace, target: str | list[str], headers: dic
         if args.output == "json":
             print(scrubbed_json(document, secrets))
         else:
-            sys.stdout.write(dump(scrub(document, secrets), args.output))
+            emit(dump(scrub(document, secrets), args.output))
         return 0
     print_table(scrub(listing.tools, secrets))
     info = scrub(listing.server_info, secrets)
@@ -238,7 +238,7 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
         if args.output == "json":
             print(scrubbed_json(document, secrets))
         else:
-            sys.stdout.write(dump(scrub(document, secrets), args.output))
+            emit(dump(scrub(document, secrets), args.output))
     else:
         print_table(tools)
         print(f"\n{len(tools)} tools from {connected} of {connected + len(failures)} servers")

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from langop_infra.cli._output import add_output_argument, dump
+from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render
 
 
@@ -71,7 +71,7 @@ def _print_report(
     warnings: list[str] | None = None,
 ) -> None:
     report = {"valid": valid, "problems": list(problems), "warnings": list(warnings or ())}
-    sys.stdout.write(dump(report, output))
+    emit(dump(report, output))
 
 
 def _as_problem(warning: str) -> dict[str, Any]:
