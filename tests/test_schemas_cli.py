@@ -568,3 +568,15 @@ def test_an_oauth_secret_that_cannot_be_decrypted_fails_that_tool_with_the_reaso
         "PULUMI_CONFIG_PASSPHRASE set); without it no token can be asked for: let `pulumi up` "
         "sync this tool\n"
     )
+
+
+def test_a_url_without_a_path_gets_mcp_as_tools_does() -> None:
+    from langop_infra.cli.schemas import parse_overrides
+
+    assert parse_overrides(
+        ["memory=http://127.0.0.1:18080", "docs=http://h:1/", "files=https://h/custom/mcp"]
+    ) == {
+        "memory": "http://127.0.0.1:18080/mcp",
+        "docs": "http://h:1/mcp",
+        "files": "https://h/custom/mcp",
+    }

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import UsageError
@@ -132,6 +133,9 @@ def parse_overrides(values: Sequence[str]) -> dict[str, str]:
         tool, url = tool.strip(), url.strip()
         if not sep or not tool or not url.startswith(("http://", "https://")):
             raise UsageError(f"--url {value!r}: expected TOOL=http(s)://host:port/path")
+        parts = urlsplit(url)
+        if parts.path in ("", "/") and not parts.query:
+            url = url.rstrip("/") + "/mcp"  # as `tools` does: a tool serves MCP at /mcp
         overrides[tool] = url
     return overrides
 
