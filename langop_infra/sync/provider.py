@@ -392,7 +392,7 @@ class ToolSchemaSyncProvider(dyn.ResourceProvider):
 def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(input, reason) for every known input the provider cannot use; values never quoted,
     since some of them are credentials."""
-    problems = []
+    problems: list[tuple[str, str]] = []
     if known.get("access") not in (None, *ACCESS_MODES):
         problems.append(("access", "must be auto, direct or apiserver-proxy"))
     if "endpoint" in known and not str(known["endpoint"]).startswith(("http://", "https://")):
@@ -425,16 +425,16 @@ class ToolSchemaSync(dyn.Resource):
     """The synced schema of one tool; outputs land in the stack state."""
 
     # Typed views of SyncOutputs' fields (a test keeps the two lists equal).
-    tool_schemas: pulumi.Output[list]
+    tool_schemas: pulumi.Output[list[dict[str, Any]]]
     schema_hash: pulumi.Output[str]
-    tool_names: pulumi.Output[list]
+    tool_names: pulumi.Output[list[str]]
     phase: pulumi.Output[str]
     registered_at: pulumi.Output[str]
     last_synced_at: pulumi.Output[str]
     last_error: pulumi.Output[str]
-    server_info: pulumi.Output[dict]
+    server_info: pulumi.Output[dict[str, Any]]
     protocol_version: pulumi.Output[str]
-    unknown_allowed_tools: pulumi.Output[list]
+    unknown_allowed_tools: pulumi.Output[list[str]]
 
     def __init__(
         self,
