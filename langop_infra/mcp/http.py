@@ -16,6 +16,7 @@ import json
 import re
 import ssl
 from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -310,15 +311,22 @@ def status_failure(response: httpx.Response, body: bytes, what: str) -> HTTPStat
     return HTTPStatusError(message, status=status, target=url, www_authenticate=challenge)
 
 
+def _json_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+
+
 def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
     """A short one-line text of an error body: a JSON-RPC error message, or text sans HTML."""
     text = body.decode("utf-8", "replace")
     if "json" in content_type:
         try:
             payload = json.loads(text)
-            error = payload.get("error") if isinstance(payload, dict) else None
-            if isinstance(error, dict) and error.get("message"):
-                text = str(error["message"])
+            reply = _json_object(payload)
+            error = reply.get("error")
+            detail = _json_object(error)
+            if detail.get("message"):
+                text = str(detail["message"])
             elif isinstance(error, str):
                 text = error
         except ValueError:

@@ -35,7 +35,7 @@ class ClientOptions:
     a message endpoint outside it is refused (:mod:`langop_infra.mcp.confinement`).
     """
 
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
     timeout: float = 10.0
     deadline: float | None = 30.0
     connect_retries: int = 3
@@ -54,7 +54,7 @@ class ClientOptions:
     confine_to: str | None = None
 
     def __post_init__(self) -> None:
-        problems = []
+        problems: list[str] = []
         if not self.timeout > 0:
             problems.append(f"timeout must be > 0 seconds, got {self.timeout!r}")
         if self.deadline is not None and not self.deadline > 0:
