@@ -124,7 +124,7 @@ def world_open_edges(
     network: Any, deployments: list[dict[str, Any]], pods: dict[int, Any], address_type: Any
 ) -> list[Edge]:
     """An edge from :data:`WORLD` for each workload port that any address may reach."""
-    edges = []
+    edges: list[Edge] = []
     for deployment in deployments:
         target = f"{deployment['metadata'].get('namespace', '')}/{deployment['metadata']['name']}"
         for port in _ports(deployment):
