@@ -28,7 +28,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from jsonschema import Draft7Validator
@@ -61,7 +61,7 @@ class HttpToolEntry:
     url: str
     method: str = "POST"
     description: str = ""
-    input_schema: Mapping[str, Any] = field(default_factory=dict)
+    input_schema: Mapping[str, Any] = field(default_factory=dict[str, Any])
     timeout: float = 30.0
     auth_type: str = "none"
     header_name: str = "Authorization"
@@ -86,14 +86,14 @@ def load_http_tools(
     cannot be used (the caller reports it; the other tools stay usable)."""
     tools: list[HttpToolEntry] = []
     failures: list[tuple[str, str]] = []
-    specs = document.get("webhookTools") or []
+    specs: Any = document.get("webhookTools") or []
     if not isinstance(specs, list):
         return [], [("webhookTools", "webhookTools: must be a list")]
-    for index, spec in enumerate(specs):
+    for index, spec in enumerate(cast("list[Any]", specs)):
         try:
             tools.append(_entry(f"webhookTools[{index}]", spec, env))
         except _Unusable as exc:
-            name = spec.get("name") if isinstance(spec, dict) else None
+            name = cast("dict[str, Any]", spec).get("name") if isinstance(spec, dict) else None
             failures.append((str(name or f"webhookTools[{index}]"), str(exc)))
     return tools, failures
 
@@ -103,12 +103,13 @@ class _Unusable(Exception):
 
 
 def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
-    if not isinstance(spec, dict) or not spec.get("name") or not spec.get("url"):
+    fields: dict[str, Any] = cast("dict[str, Any]", spec) if isinstance(spec, dict) else {}
+    if not fields.get("name") or not fields.get("url"):
         raise _Unusable(f"{where}: needs a name and a url")
-    method = str(spec.get("method") or "POST").upper()
+    method = str(fields.get("method") or "POST").upper()
     if method not in METHODS:
         raise _Unusable(f"{where}.method: must be one of {', '.join(METHODS)}")
-    schema = spec.get("inputSchema") or {}
+    schema: Any = fields.get("inputSchema") or {}
     if isinstance(schema, str):  # ark's form, which config.yaml and env carry
         try:
             schema = json.loads(schema)
@@ -116,13 +117,14 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
             raise _Unusable(f"{where}.inputSchema: not a JSON object") from None
     if not isinstance(schema, dict):
         raise _Unusable(f"{where}.inputSchema: not a JSON object")
+    input_schema = cast("dict[str, Any]", schema)
     try:
-        Draft7Validator.check_schema(schema)
+        Draft7Validator.check_schema(input_schema)
     except SchemaError as exc:
         raise _Unusable(
             f"{where}.inputSchema: not valid JSON Schema draft-07: {exc.message}"
         ) from None
-    auth = spec.get("authentication") or {}
+    auth: Any = fields.get("authentication") or {}
     auth_type = str(auth.get("type") or "none")
     if auth_type not in AUTH_TYPES:
         raise _Unusable(f"{where}.authentication.type: must be one of {', '.join(AUTH_TYPES)}")
@@ -134,16 +136,16 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
                 "is not set"
             )
         credential = env[variable]
-    limit = spec.get("rateLimit") or {}
-    timeout = spec.get("timeoutSeconds", 30)
+    limit: Any = fields.get("rateLimit") or {}
+    timeout = fields.get("timeoutSeconds", 30)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise _Unusable(f"{where}.timeoutSeconds: must be a positive number of seconds")
     return HttpToolEntry(
-        name=str(spec["name"]),
-        url=str(spec["url"]),
+        name=str(fields["name"]),
+        url=str(fields["url"]),
         method=method,
-        description=str(spec.get("description") or ""),
-        input_schema=dict(schema),
+        description=str(fields.get("description") or ""),
+        input_schema=dict(input_schema),
         timeout=float(timeout),
         auth_type=auth_type,
         header_name=str(auth.get("headerName") or "Authorization"),
@@ -281,7 +283,8 @@ class HttpToolCaller:
         return await self._client.send(request, stream=True)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
-        chunks, size = [], 0
+        chunks: list[bytes] = []
+        size = 0
         async for chunk in response.aiter_bytes():
             size += len(chunk)
             if size > self.max_response_bytes:
@@ -352,16 +355,17 @@ class HttpToolCaller:
             answer = response.json()
         except ValueError:
             answer = {}
-        token = answer.get("access_token") if isinstance(answer, dict) else None
+        reply: dict[str, Any] = cast("dict[str, Any]", answer) if isinstance(answer, dict) else {}
+        token = reply.get("access_token")
         if not response.is_success or not isinstance(token, str):
-            error = answer.get("error") if isinstance(answer, dict) else None
+            error = reply.get("error")
             raise _CallFailed(
                 f"oauth2: the token endpoint answered HTTP {response.status_code}"
                 + (f" ({error})" if error else "")
                 + " without an access_token"
             )
-        lifetime = answer.get("expires_in")
-        lifetime = float(lifetime) if isinstance(lifetime, (int, float)) else 3600.0
+        given = reply.get("expires_in")
+        lifetime = float(given) if isinstance(given, (int, float)) else 3600.0
         return _Token(token, time.monotonic() + max(lifetime - TOKEN_MARGIN_SECONDS, 0.0))
 
     @property
@@ -385,7 +389,9 @@ def error_result(text: str) -> ToolCallResult:
 
 def _invalid_arguments(tool: HttpToolEntry, arguments: Mapping[str, Any]) -> str:
     validator = Draft7Validator(tool.input_schema or {})
-    problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    # typeshed's jsonschema stub leaves iter_errors' deprecated overload untyped.
+    errors = validator.iter_errors(arguments)  # pyright: ignore[reportUnknownMemberType]
+    problems = sorted(errors, key=lambda e: list(e.absolute_path))
     return "; ".join(
         f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in problems[:5]
     )
@@ -398,7 +404,8 @@ def _query(arguments: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, bool):
             query[key] = "true" if value else "false"
         elif isinstance(value, list):
-            query[key] = [v if isinstance(v, str) else json.dumps(v) for v in value]
+            items = cast("list[Any]", value)
+            query[key] = [v if isinstance(v, str) else json.dumps(v) for v in items]
         elif isinstance(value, dict):
             query[key] = json.dumps(value, separators=(",", ":"))
         elif value is not None:
@@ -413,7 +420,7 @@ def _json_object(text: str, content_type: str) -> dict[str, Any] | None:
         value = json.loads(text)
     except ValueError:
         return None
-    return value if isinstance(value, dict) else None
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
 
 
 def _fetches_tokens(tool: HttpToolEntry) -> bool:
@@ -428,4 +435,4 @@ def _oauth_settings(value: str) -> dict[str, Any] | None:
         settings = json.loads(value)
     except ValueError:
         return None
-    return settings if isinstance(settings, dict) else None
+    return cast("dict[str, Any]", settings) if isinstance(settings, dict) else None

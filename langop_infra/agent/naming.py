@@ -104,7 +104,7 @@ def llm_definitions(
             api_name = _unique(api_name[:60], reverse)
         reverse[api_name] = name
         description = str(tool.definition.get("description") or "")
-        schema = tool.definition.get("inputSchema") or {"type": "object", "properties": {}}
+        schema: Any = tool.definition.get("inputSchema") or {"type": "object", "properties": {}}
         if format == "openai":
             definitions.append(
                 {

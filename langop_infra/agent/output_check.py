@@ -4,7 +4,7 @@ clients SHOULD validate it; a violation becomes an error result naming the path.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -20,16 +20,20 @@ def checked_output(
 ) -> ToolCallResult:
     """``result``, or an error result when its ``structuredContent`` violates the tool's
     ``outputSchema`` (the MCP spec: clients SHOULD validate it)."""
-    schema = definition.get("outputSchema")
-    if result.is_error or not isinstance(schema, dict):
+    given = definition.get("outputSchema")
+    if result.is_error or not isinstance(given, dict):
         return result
+    schema = cast("dict[str, Any]", given)
     if result.structured_content is None:
         return error_result(
             f"tool {name} declares an outputSchema but returned no structuredContent"
         )
     try:
         Draft202012Validator.check_schema(schema)
-        problems = list(Draft202012Validator(schema).iter_errors(result.structured_content))
+        # typeshed's jsonschema stub leaves iter_errors' deprecated overload untyped.
+        validator = Draft202012Validator(schema)
+        errors = validator.iter_errors(result.structured_content)  # pyright: ignore[reportUnknownMemberType]
+        problems = list(errors)
     except SchemaError as exc:
         return error_result(f"tool {name} has an invalid outputSchema: {exc.message}")
     if not problems:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
@@ -107,17 +107,17 @@ def load_agent_servers(
     found = _Collector()
     for name, spec in _mapping(document.get("tools"), "tools").items():
         found.add_tool(str(name), spec, env)
-    servers = document.get("mcpServers") or []
+    servers: Any = document.get("mcpServers") or []
     if not isinstance(servers, list):
         raise AgentConfigError("config.yaml: mcpServers must be a list of {name, url, headers}")
-    for index, spec in enumerate(servers):
+    for index, spec in enumerate(cast("list[Any]", servers)):
         found.add_external(index, spec, env)
     # Seed 002's servers.json: {"servers": [{name, transport, command, args, env, url,
     # auto_connect}]}. A `servers` key that is not a list is an error, never 0 servers.
     listed = document.get("servers", [])
     if not isinstance(listed, list):
         raise AgentConfigError("servers.json: servers must be a list of server settings")
-    for index, spec in enumerate(listed):
+    for index, spec in enumerate(cast("list[Any]", listed)):
         found.add_external(index, spec, env, key="servers")
     for endpoint in env.get("MCP_SERVERS", "").split(","):
         if endpoint.strip():
@@ -142,23 +142,22 @@ class _Collector:
         self._origins: set[tuple[str, str, int | None]] = set()
 
     def add_tool(self, name: str, spec: Any, env: Mapping[str, str]) -> None:
-        if not isinstance(spec, dict) or not isinstance(spec.get("endpoint"), str):
+        fields = _object(spec)
+        if fields is None or not isinstance(fields.get("endpoint"), str):
             self._fail(name, f"tools.{name}: needs an endpoint URL string")
             return
-        if spec.get("protocol", "mcp") != "mcp":
+        if fields.get("protocol", "mcp") != "mcp":
             return  # not an MCP tool: nothing to list
-        allowed = spec.get("allowedTools")
-        if allowed is not None and (
-            not isinstance(allowed, list) or not all(isinstance(t, str) for t in allowed)
-        ):
+        allowed = fields.get("allowedTools")
+        if allowed is not None and not _string_list(allowed):
             self._fail(name, f"tools.{name}.allowedTools: must be a list of tool names")
             return
         try:
-            headers = self._headers(f"tools.{name}", spec.get("headers") or [], env)
+            headers = self._headers(f"tools.{name}", fields.get("headers") or [], env)
         except _Unset as unset:
             self._fail(name, str(unset))
             return
-        url = join_mcp_path(spec["endpoint"], str(spec.get("mcpPath") or DEFAULT_MCP_PATH))
+        url = join_mcp_path(fields["endpoint"], str(fields.get("mcpPath") or DEFAULT_MCP_PATH))
         entry = ServerEntry(name, url, headers, source="config.yaml tools")
         self._add(replace(entry, allowed_tools=None if allowed is None else tuple(allowed)))
 
@@ -166,30 +165,31 @@ class _Collector:
         self, index: int, spec: Any, env: Mapping[str, str], key: str = "mcpServers"
     ) -> None:
         where = f"{key}[{index}]"
-        transport = spec.get("transport", "http") if isinstance(spec, dict) else "http"
+        fields = _object(spec)
+        transport = fields.get("transport", "http") if fields is not None else "http"
         needs = "command" if transport == "stdio" else "url"
-        if not isinstance(spec, dict) or not spec.get("name") or not spec.get(needs):
-            given = spec.get("name") if isinstance(spec, dict) else None
+        if fields is None or not fields.get("name") or not fields.get(needs):
+            given = fields.get("name") if fields is not None else None
             self._fail(str(given) if given else where, f"{where}: needs a name and a {needs}")
             return
-        name = str(spec["name"])
+        name = str(fields["name"])
         if transport not in TRANSPORTS:
             self._fail(name, f"{where}.transport: must be one of {', '.join(TRANSPORTS)}")
             return
         try:
-            url = expand_env(str(spec.get("url") or ""), env)
-            headers = self._headers(where, spec.get("headers") or [], env)
-            command, child_env = self._command(where, spec, env)
+            url = expand_env(str(fields.get("url") or ""), env)
+            headers = self._headers(where, fields.get("headers") or [], env)
+            command, child_env = self._command(where, fields, env)
         except _Unset as unset:
             self._fail(name, str(unset))
             return
-        timeout = spec.get("timeoutSeconds")
+        timeout = fields.get("timeoutSeconds")
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
         ):
             self._fail(name, f"{where}.timeoutSeconds: must be a positive number of seconds")
             return
-        auto = spec.get("autoConnect", spec.get("auto_connect", True))
+        auto = fields.get("autoConnect", fields.get("auto_connect", True))
         if not isinstance(auto, bool):
             self._fail(name, f"{where}.autoConnect: must be true or false")
             return
@@ -204,12 +204,13 @@ class _Collector:
     @staticmethod
     def _headers(where: str, specs: Any, env: Mapping[str, str]) -> dict[str, str]:
         headers: dict[str, str] = {}
-        for header in specs if isinstance(specs, list) else []:
-            header_name = header.get("name") if isinstance(header, dict) else None
-            if not header_name:
+        for header in cast("list[object]", specs) if isinstance(specs, list) else []:
+            fields = _object(header)
+            if fields is None or not fields.get("name"):
                 raise _Unset(f"{where}.headers: every header needs a name")
+            header_name = fields["name"]
             try:
-                headers[str(header_name)] = _header_value(header, env)
+                headers[str(header_name)] = _header_value(fields, env)
             except _Unset as unset:
                 raise _Unset(f"{where}.headers.{header_name}: {unset}") from None
         return headers
@@ -220,11 +221,12 @@ class _Collector:
     ) -> tuple[tuple[str, ...], dict[str, str]]:
         if spec.get("transport") != "stdio":
             return (), {}
-        args = spec.get("args") or []
+        args: Any = spec.get("args") or []
         if not isinstance(args, list):
             raise _Unset(f"{where}.args: must be a list of strings")
-        expanded = []
-        for position, arg in enumerate(args):  # seed 002: ${VAR} expands in args too
+        expanded: list[str] = []
+        # seed 002: ${VAR} expands in args too
+        for position, arg in enumerate(cast("list[object]", args)):
             try:
                 expanded.append(expand_env(str(arg), env))
             except KeyError as exc:
@@ -232,7 +234,8 @@ class _Collector:
                     f"{where}.args[{position}]: ${{{exc.args[0]}}} is not set in the environment"
                 ) from None
         child_env: dict[str, str] = {}
-        for key, value in (spec.get("env") or {}).items():
+        given_env: Any = spec.get("env") or {}
+        for key, value in given_env.items():
             try:
                 child_env[str(key)] = expand_env(str(value), env)
             except KeyError as exc:
@@ -303,7 +306,7 @@ def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str
         return {}
     if not isinstance(document, dict):
         raise AgentConfigError(f"agent config {path} is not a YAML mapping")
-    return document
+    return cast("dict[str, Any]", document)
 
 
 def _mapping(value: Any, key: str) -> Mapping[str, Any]:
@@ -311,7 +314,17 @@ def _mapping(value: Any, key: str) -> Mapping[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise AgentConfigError(f"config.yaml: {key} must be a mapping of name to settings")
-    return value
+    return cast("dict[str, Any]", value)
+
+
+def _object(value: object) -> dict[str, Any] | None:
+    """``value`` when it is a mapping of settings (a dict), else None."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
+
+
+def _string_list(value: object) -> bool:
+    """Whether ``value`` is a list of strings."""
+    return isinstance(value, list) and all(isinstance(t, str) for t in cast("list[object]", value))
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:

@@ -23,12 +23,12 @@ class ServerEntry:
 
     name: str
     url: str
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
     timeout: float | None = None
     source: str = ""
     transport: str = "http"
     command: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict[str, str])
     # A tool reference's allowedTools: only these are offered; None offers every tool.
     allowed_tools: tuple[str, ...] | None = None
     auto_connect: bool = True  # false: listed by servers(), connected only by connect()
@@ -51,9 +51,9 @@ class AgentServers:
     """The servers an agent should connect to, and the entries that were unusable."""
 
     servers: list[ServerEntry]
-    failures: list[ServerFailure] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    http_tools: list[HttpToolEntry] = field(default_factory=list)
+    failures: list[ServerFailure] = field(default_factory=list[ServerFailure])
+    warnings: list[str] = field(default_factory=list[str])
+    http_tools: list[HttpToolEntry] = field(default_factory=list[HttpToolEntry])
 
 
 @dataclass

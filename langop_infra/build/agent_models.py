@@ -57,7 +57,7 @@ def model_targets(
     Through the gateway an agent asks for the model's ``name`` (the gateway's alias);
     directly, for the provider's ``modelName`` at the provider's endpoint.
     """
-    targets = []
+    targets: list[ModelTarget] = []
     for ref in model_refs(agent, models):
         model = models[ref.name]
         routed = via_gateway(model, gateway)
@@ -87,7 +87,7 @@ def agent_uuid(namespace: str, name: str) -> str:
 
 def persona_text(persona: PersonaSpec) -> str:
     """``AGENT_PERSONA``: one ``<Field>: <value>.`` line per non-empty field."""
-    lines = []
+    lines: list[str] = []
     for label, value in (
         ("Tone", persona.tone),
         ("Personality", persona.personality),

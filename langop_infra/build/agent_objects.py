@@ -21,7 +21,7 @@ class AgentObjects:
     config_text: str
     deployment: dict[str, Any]
     policies: list[tuple[str, str, dict[str, Any]]]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list[str])
     service: dict[str, Any] | None = None
     workspace_claim: dict[str, Any] | None = None
     workspace_seed: dict[str, str] | None = None

@@ -290,7 +290,7 @@ def agent_config(
             ]
         tools[target.name] = entry
     doc: dict[str, Any] = {"tools": tools} if tools else {}
-    servers = []
+    servers: list[dict[str, Any]] = []
     for server in agent.mcp_servers:
         entry = {"name": server.name, "url": server.url}
         if server.transport != "http":

@@ -234,7 +234,7 @@ def gateway_objects(
     config_text = gateway_config_yaml(models, master_key=gateway.master_key is not None)
     env = gateway_env(models, gateway, namespace, observability)
     rollout = checksum(config_text, *(repr(v.manifest()) for v in env))
-    pod = {
+    pod: dict[str, Any] = {
         "automountServiceAccountToken": False,
         "securityContext": pod_security_context(security),
         "containers": [gateway_container(gateway, env, security, image_pull_policy)],

@@ -110,7 +110,7 @@ def agent_model_egress_rules(
 ) -> list[dict[str, Any]]:
     """What a restricted agent's egress policy adds for its models: the gateway's port, the
     ``egressTo`` of models it calls directly, the OTLP collector."""
-    rules = []
+    rules: list[dict[str, Any]] = []
     if uses_gateway:
         peer = in_namespace(namespace, gateway_selector())
         rules.append({"to": [peer], "ports": [tcp(GATEWAY_PORT)]})
@@ -124,7 +124,7 @@ def with_model_egress(
 ) -> list[tuple[str, str, dict[str, Any]]]:
     """An agent's ``(name, namespace, spec)`` policies with ``rules`` added to its restricted
     egress policy (there is none under open egress, and then nothing to add)."""
-    out = []
+    out: list[tuple[str, str, dict[str, Any]]] = []
     for name, namespace, spec in made:
         if name == agent_egress_name(agent) and rules:
             spec = {**spec, "egress": [*spec["egress"], *rules]}

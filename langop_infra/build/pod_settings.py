@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.spec.pod import Autoscaling, PodSettings, ProbeSpec, WorkloadSpec
 
@@ -114,10 +114,10 @@ def _main_container(container: dict[str, Any], settings: PodSettings) -> dict[st
 def _prune(value: Any) -> Any:
     """Empty lists and mappings left out, as ``kubectl`` would show the object."""
     if isinstance(value, dict):
-        pruned = {k: _prune(v) for k, v in value.items()}
+        pruned = {k: _prune(v) for k, v in cast("dict[str, Any]", value).items()}
         return {k: v for k, v in pruned.items() if v not in ([], {})}
     if isinstance(value, list):
-        return [_prune(v) for v in value]
+        return [_prune(v) for v in cast("list[Any]", value)]
     return value
 
 

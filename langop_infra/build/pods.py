@@ -175,7 +175,7 @@ def init_containers(
     """The user's ``initContainers``: the main container's security context (so the
     restricted standard holds), its resources unless they set their own, a ``/tmp`` and the
     ``generated`` mounts (an agent's config.yaml, which a config adapter reads)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for init in getattr(spec, "init_containers", ()):
         resources = overlay(defaults.resources, init.resources or spec.resources)
         member: dict[str, Any] = {
@@ -354,7 +354,9 @@ def agent_pod(
     them is ready. ``defaults.sidecarStyle: container`` keeps plain containers (< 1.29).
     """
     security = overlay(defaults.security, agent.security)
-    mounts = [{"name": CONFIG_VOLUME, "mountPath": names.CONFIG_DIR, "readOnly": True}]
+    mounts: list[dict[str, Any]] = [
+        {"name": CONFIG_VOLUME, "mountPath": names.CONFIG_DIR, "readOnly": True}
+    ]
     volumes: list[dict[str, Any]] = [config_volume(agent.name)]
     shared = {"name": WORKSPACE_VOLUME, "mountPath": workspace.mount_path(agent)}
     if agent.workspace is not None:
@@ -375,12 +377,12 @@ def agent_pod(
         main["ports"] = [
             {"name": p.name, "containerPort": p.port, "protocol": "TCP"} for p in agent.ports
         ]
-    joined = []
+    joined: list[dict[str, Any]] = []
     for index, sidecar in enumerate(sidecars):
         # Each sidecar gets its own /tmp (and a stdio bridge's HOME): the agent's scratch
         # files are not the tool's.
         member = copy.deepcopy(dict(sidecar))
-        mounts_of = []
+        mounts_of: list[dict[str, Any]] = []
         for mount in member["volumeMounts"]:
             if mount["name"] in SIDECAR_OWN_VOLUMES:
                 own = f"sidecar-{index}-{mount['name']}"

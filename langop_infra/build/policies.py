@@ -116,7 +116,7 @@ def agent_ingress_spec(
     """Ingress into an agent's pods: nothing, or its ``allowFrom`` peers on its ``ports``.
     Sidecar tools listen on the pod's IP too, and only the agent, over localhost, may use
     them; agents are clients, so without ports nothing needs to reach them."""
-    rules = []
+    rules: list[dict[str, Any]] = []
     if ports and allow_from:
         rules.append(
             {"from": [peer_manifest(p) for p in allow_from], "ports": [tcp(p.port) for p in ports]}
@@ -139,7 +139,7 @@ def with_sync_ingress(
     if not peers or not ports:
         return list(made)
     rule = {"from": [peer_manifest(p) for p in peers], "ports": [tcp(p) for p in ports]}
-    out = []
+    out: list[tuple[str, str, dict[str, Any]]] = []
     for name, namespace, spec in made:
         if name == agent_ingress_name(agent):
             spec = {**spec, "ingress": [*spec["ingress"], rule]}

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 
-class _DeprecatedOutput(argparse.Action):
+class DeprecatedOutput(argparse.Action):
     """An old spelling of ``-o``: sets ``output`` and says what to write instead."""
 
     def __call__(
@@ -47,12 +47,12 @@ def add_output_argument(
     )  # fmt: skip
     if json_alias:
         parser.add_argument(
-            "--json", action=_DeprecatedOutput, dest="output", nargs=0, const="json",
+            "--json", action=DeprecatedOutput, dest="output", nargs=0, const="json",
             help=argparse.SUPPRESS,
         )  # fmt: skip
     if format_alias:
         parser.add_argument(
-            "--format", action=_DeprecatedOutput, dest="output", choices=tuple(choices),
+            "--format", action=DeprecatedOutput, dest="output", choices=tuple(choices),
             help=argparse.SUPPRESS,
         )  # fmt: skip
 

@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -108,7 +108,7 @@ def run_command(command: str, body: Callable[[], int]) -> int:
 
 
 @contextmanager
-def _progress(message: str) -> Iterator[None]:
+def _progress(message: str) -> Generator[None, None, None]:
     """Print ``message`` on stderr if the block is still running after a while, on a TTY."""
     if not sys.stderr.isatty():
         yield

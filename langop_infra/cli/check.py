@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
 
@@ -67,7 +68,7 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if mandatory else 0
 
 
-def _policy_config(path: Path | None) -> dict | None:
+def _policy_config(path: Path | None) -> dict[str, Any] | None:
     if path is None:
         return None
     try:
@@ -76,4 +77,4 @@ def _policy_config(path: Path | None) -> dict | None:
         raise CommandError(f"--policy-config {path}: {exc}") from None
     if not isinstance(config, dict):
         raise CommandError(f"--policy-config {path}: expected a JSON object of policy names")
-    return config
+    return cast("dict[str, Any]", config)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.cli._output import emit
 
@@ -115,9 +115,9 @@ def _strip_titles(schema: Any) -> Any:
     if isinstance(schema, dict):
         return {
             k: (v.replace("#/$defs/", "#/definitions/") if k == "$ref" else _strip_titles(v))
-            for k, v in schema.items()
+            for k, v in cast("dict[str, Any]", schema).items()
             if not (k == "title" and isinstance(v, str))
         }
     if isinstance(schema, list):
-        return [_strip_titles(v) for v in schema]
+        return [_strip_titles(v) for v in cast("list[Any]", schema)]
     return schema

@@ -105,9 +105,11 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
                 edges.append(Edge(name, _component(other) or "other", target, port, allowed))
         pod = agent["spec"]["template"]["spec"]
         # Native sidecars are init containers that keep running (restartPolicy: Always).
-        native = [c for c in pod.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+        init: Any = pod.get("initContainers") or []
+        native = [c for c in init if c.get("restartPolicy") == "Always"]
         for container in [*pod["containers"][1:], *native]:
-            port = next((p["containerPort"] for p in container.get("ports") or []), None)
+            ports: Any = container.get("ports") or []
+            port = next((p["containerPort"] for p in ports), None)
             edges.append(Edge(name, "sidecar", container["name"], port, True, "localhost"))
         config = config_maps.get((namespace, f"{name}-config"))
         document = yaml_io.load((config or {}).get("data", {}).get("config.yaml") or "{}")
@@ -123,7 +125,7 @@ def world_open_edges(
     network: Any, deployments: list[dict[str, Any]], pods: dict[int, Any], address_type: Any
 ) -> list[Edge]:
     """An edge from :data:`WORLD` for each workload port that any address may reach."""
-    edges = []
+    edges: list[Edge] = []
     for deployment in deployments:
         target = f"{deployment['metadata'].get('namespace', '')}/{deployment['metadata']['name']}"
         for port in _ports(deployment):
@@ -140,12 +142,14 @@ def world_open_edges(
 
 
 def _egress_cidrs(manifests: list[dict[str, Any]], namespace: str) -> list[str]:
-    found = []
+    found: list[str] = []
     for m in manifests:
         if m.get("kind") != "NetworkPolicy" or m["metadata"].get("namespace") != namespace:
             continue
-        for rule in m["spec"].get("egress") or []:
-            found += [p["ipBlock"]["cidr"] for p in rule.get("to") or [] if "ipBlock" in p]
+        rules: Any = m["spec"].get("egress") or []
+        for rule in rules:
+            peers: Any = rule.get("to") or []
+            found += [p["ipBlock"]["cidr"] for p in peers if "ipBlock" in p]
     return sorted(set(found))
 
 
@@ -173,20 +177,23 @@ def _external_verdict(
 
 
 def _component(deployment: dict[str, Any]) -> str:
-    return str((deployment["metadata"].get("labels") or {}).get(COMPONENT, ""))
+    labels: Any = deployment["metadata"].get("labels") or {}
+    return str(labels.get(COMPONENT, ""))
 
 
 def _pod(deployment: dict[str, Any], pod_type: Any) -> Any:
     template = deployment["spec"]["template"]
-    ports = {
+    ports: dict[Any, Any] = {
         p["name"]: p["containerPort"]
         for c in template["spec"]["containers"]
-        for p in c.get("ports") or []
+        for p in _items(c.get("ports"))
         if p.get("name")
     }
+    meta: Any = template.get("metadata") or {}
+    labels: Any = meta.get("labels") or {}
     return pod_type(
         namespace=deployment["metadata"].get("namespace", ""),
-        labels=(template.get("metadata") or {}).get("labels") or {},
+        labels=labels,
         name=deployment["metadata"]["name"],
         ports=ports,
     )
@@ -194,13 +201,18 @@ def _pod(deployment: dict[str, Any], pod_type: Any) -> Any:
 
 def _ports(deployment: dict[str, Any]) -> list[int]:
     main = deployment["spec"]["template"]["spec"]["containers"][0]
-    return [p["containerPort"] for p in main.get("ports") or []]
+    return [p["containerPort"] for p in _items(main.get("ports"))]
 
 
 def _external(document: dict[str, Any]) -> list[tuple[str, str]]:
-    found = [(f"mcp {s['name']}", s["url"]) for s in document.get("mcpServers") or []]
-    found += [(f"webhook {w['name']}", w["url"]) for w in document.get("webhookTools") or []]
+    found = [(f"mcp {s['name']}", s["url"]) for s in _items(document.get("mcpServers"))]
+    found += [(f"webhook {w['name']}", w["url"]) for w in _items(document.get("webhookTools"))]
     return found
+
+
+def _items(value: Any) -> Any:
+    """A manifest's or config's list field, or an empty list when it is unset."""
+    return value or []
 
 
 def _host_port(url: str) -> tuple[str, int]:

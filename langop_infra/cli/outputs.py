@@ -9,7 +9,7 @@ only, never values). Secret outputs print as ``[secret]``.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import add_stack_arguments, render, run_command
@@ -28,9 +28,10 @@ def _outputs(args: argparse.Namespace) -> int:
     result = render(args, "outputs")
     outputs = plain(result.outputs)
     env_names = agent_env_names(result.manifests())
-    for name, agent in (outputs.get("agents") or {}).items():
+    agents: Any = outputs.get("agents") or {}
+    for name, agent in agents.items():
         if isinstance(agent, dict) and name in env_names:
-            agent["envNames"] = env_names[name]
+            cast("dict[str, Any]", agent)["envNames"] = env_names[name]
     emit(dump(outputs, args.output))
     return 0
 
@@ -47,11 +48,13 @@ def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:
     """Agent name -> env var names of its main container, from the rendered Deployments."""
     names: dict[str, list[str]] = {}
     for m in manifests:
-        labels = (m.get("metadata") or {}).get("labels") or {}
+        meta: Any = m.get("metadata") or {}
+        labels: Any = meta.get("labels") or {}
         if m.get("kind") != "Deployment" or labels.get("app.kubernetes.io/component") != "agent":
             continue
         name = m["metadata"]["name"]
-        containers = m["spec"]["template"]["spec"].get("containers") or []
-        main = next((c for c in containers if c.get("name") == name), containers[0])
-        names[name] = [e["name"] for e in main.get("env") or []]
+        containers: Any = m["spec"]["template"]["spec"].get("containers") or []
+        main: Any = next((c for c in containers if c.get("name") == name), containers[0])
+        env: Any = main.get("env") or []
+        names[name] = [e["name"] for e in env]
     return names

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from langop_infra.cli._output import _DeprecatedOutput, add_output_argument, dump, emit
+from langop_infra.cli._output import DeprecatedOutput, add_output_argument, dump, emit
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
 
 
-class _DeprecatedOut(_DeprecatedOutput):
+class _DeprecatedOut(DeprecatedOutput):
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
         print(
             f"{parser.prog}: warning: --out is deprecated and goes away in the next release; "

@@ -188,20 +188,25 @@ def stack_targets(
             per_tool = min(per_tool, timeout)
         # OAuth and the caps as `pulumi up` uses them; the issuer pin keeps the client secret
         # on its authorization server whichever route the listing takes.
-        auth = {"oauth": inputs.get("oauth") or None, "limits": inputs.get("limits") or {}}
-        if auth["oauth"] and _unreadable(auth["oauth"].get("client_secret")):
+        oauth: Mapping[str, Any] | None = inputs.get("oauth") or None
+        limits: Mapping[str, Any] = inputs.get("limits") or {}
+        if oauth and _unreadable(oauth.get("client_secret")):
             failed[name] = SyncResult(name, error=ENCRYPTED_OAUTH_SECRET)
             continue
         if name in overrides:
             # The override replaces the route, so apiserver credentials are never sent to it.
-            targets.append(SyncTarget(name, overrides[name], headers, per_tool, **auth))
+            targets.append(
+                SyncTarget(name, overrides[name], headers, per_tool, oauth=oauth, limits=limits)
+            )
             continue
         try:
             url, route_headers, tls = sync_target({**inputs, "headers": headers})
         except Exception as exc:  # e.g. no kubeconfig: this tool fails, the others still sync
             failed[name] = SyncResult(name, error=redact(str(exc), credentials(inputs)))
             continue
-        targets.append(SyncTarget(name, url, route_headers, per_tool, tls, **auth))
+        targets.append(
+            SyncTarget(name, url, route_headers, per_tool, tls, oauth=oauth, limits=limits)
+        )
     return targets, failed
 
 
@@ -244,7 +249,7 @@ def _unreadable(value: Any) -> bool:
 
 
 def _usable_headers(tool: str, headers: Mapping[str, Any]) -> dict[str, str]:
-    usable = {}
+    usable: dict[str, str] = {}
     for name, value in headers.items():
         if _unreadable(value):
             # `secure:` config values cannot be decrypted offline; sending the marker would

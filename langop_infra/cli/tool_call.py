@@ -20,7 +20,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from langop_infra.cli.tool_client import (
@@ -57,7 +57,7 @@ def parse_arguments(text: str, what: str = "--arguments") -> dict[str, Any]:
         raise UsageError(f"{what} is not JSON ({exc}); give an object, e.g. '{{}}'") from None
     if not isinstance(value, dict):
         raise UsageError(f"{what} must be a JSON object")
-    return value
+    return cast("dict[str, Any]", value)
 
 
 def run_call(
@@ -148,10 +148,10 @@ async def _operation(session: Any, line: str, deadline: float | None) -> dict[st
         async with timeout_after(deadline):
             if request.get("list"):
                 return {"tools": await session.list_tools()}
-            arguments = request.get("arguments") or {}
+            arguments: object = request.get("arguments") or {}
             if not isinstance(arguments, dict):
                 raise UsageError(f"the arguments for {name} must be a JSON object")
-            result = await session.call_tool(name, arguments)
+            result = await session.call_tool(name, cast("dict[str, Any]", arguments))
     except TimeoutError:
         raise session.deadline_error(f"calling {name}") from None
     return {
@@ -173,7 +173,8 @@ def content_lines(document: dict[str, Any]) -> list[str]:
             lines.append(f"[{kind} {escape(str(item.get('mimeType', '?')))}, {size} bytes]")
         elif kind in ("resource", "resource_link"):
             resource = item.get("resource") if kind == "resource" else item
-            uri = resource.get("uri", "?") if isinstance(resource, dict) else "?"
+            linked = cast("dict[str, Any]", resource) if isinstance(resource, dict) else {}
+            uri = linked.get("uri", "?")
             lines.append(f"[{kind} {escape(str(uri))}]")
         else:
             lines.append(f"[{escape(str(kind))} content]")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from typing import Any, cast
 
 _DESCRIPTION_WIDTH = 70
 
@@ -30,7 +30,8 @@ def _clip(text: str, width: int) -> str:
     """``text`` cut to at most ``width`` cells, with "..." when cut."""
     if cells(text) <= width:
         return text
-    kept, used = [], 0
+    kept: list[str] = []
+    used = 0
     for char in text:
         if used + _cell(char) > width - 3:
             break
@@ -44,16 +45,15 @@ def _pad(text: str, width: int) -> str:
 
 
 def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
 def print_table(tools: list[dict[str, Any]]) -> None:
     rows = [("NAME", "TITLE", "REQUIRED", "DESCRIPTION")]
     for tool in tools:
         schema: dict[str, Any] = _mapping(tool.get("inputSchema"))
-        required: list[Any] = schema.get("required") or []
-        if not isinstance(required, list):
-            required = []
+        listed: object = schema.get("required") or []
+        required = cast("list[Any]", listed) if isinstance(listed, list) else []
         annotations = _mapping(tool.get("annotations"))
         title = tool.get("title") or annotations.get("title") or "-"
         description = " ".join(str(tool.get("description") or "-").split())

@@ -19,7 +19,7 @@ import asyncio
 import json
 import sys
 import unicodedata
-from typing import Any
+from typing import Any, cast
 
 FORMATS = ("openai", "anthropic")
 
@@ -71,12 +71,14 @@ def run(args: argparse.Namespace, options: Any) -> int:
         print(f"langop-infra tools: error: {exc}", file=sys.stderr)
         return 1
     if target:
-        return asyncio.run(_call(servers, options, args, target[1], arguments))
+        # ``call NAME``: ``arguments`` is the JSON object checked above.
+        call = _call(servers, options, args, target[1], cast("dict[str, Any]", arguments))
+        return asyncio.run(call)
     return asyncio.run(_definitions(servers, options, args))
 
 
 async def _call(
-    servers: Any, options: Any, args: argparse.Namespace, name: str, arguments: dict
+    servers: Any, options: Any, args: argparse.Namespace, name: str, arguments: dict[str, Any]
 ) -> int:
     from langop_infra.agent.runtime import connect_tool_registry
 

@@ -24,10 +24,10 @@ import asyncio
 import json
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
-SEED_DISCOVERY = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+SEED_DISCOVERY: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 MISSING_TOOL = "langop-contract-check-no-such-tool"
 
 
@@ -47,7 +47,8 @@ def run(args: argparse.Namespace, options: Any) -> int:
     if len(target) != 2:
         print("langop-infra tools: error: tools check needs one URL", file=sys.stderr)
         return 2
-    parts = urlsplit(target[1])
+    url: str = target[1]
+    parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         print(f"langop-infra tools: error: {target[1]!r} is not an http(s) URL", file=sys.stderr)
         return 2
@@ -87,7 +88,7 @@ async def _health(client: Any, url: str) -> Check:
         body = response.json()
     except ValueError:
         return Check(name, False, f"200 but not JSON: {response.text[:80]!r}")
-    if not isinstance(body, dict) or body.get("status") != "ok":
+    if not isinstance(body, dict) or cast("dict[str, Any]", body).get("status") != "ok":
         return Check(name, False, f'200 but {json.dumps(body)[:80]}; want {{"status": "ok"}}')
     return Check(name, True, '200 {"status": "ok"}')
 
@@ -112,12 +113,14 @@ async def _discovery(client: Any, url: str) -> Check:
     tools = (message or {}).get("result", {}).get("tools") if message else None
     if not isinstance(tools, list):
         return Check(name, False, f"no JSON-RPC result with tools in {response.text[:120]!r}")
-    for tool in tools:
-        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-            return Check(name, False, f"a tool without a name: {json.dumps(tool)[:80]}")
+    listed = cast("list[object]", tools)
+    for item in listed:
+        tool = cast("dict[str, Any]", item) if isinstance(item, dict) else None
+        if tool is None or not isinstance(tool.get("name"), str):
+            return Check(name, False, f"a tool without a name: {json.dumps(item)[:80]}")
         if not isinstance(tool.get("inputSchema"), dict):
             return Check(name, False, f"tool {tool['name']!r} has no inputSchema object")
-    return Check(name, True, f"{len(tools)} tools ({kind})")
+    return Check(name, True, f"{len(listed)} tools ({kind})")
 
 
 async def _listing(url: str, options: Any) -> Check:
@@ -161,8 +164,8 @@ def _message(text: str, kind: str, request_id: Any) -> dict[str, Any] | None:
             value = json.loads(candidate)
         except ValueError:
             continue
-        if isinstance(value, dict) and value.get("id") == request_id:
-            return value
+        if isinstance(value, dict) and cast("dict[str, Any]", value).get("id") == request_id:
+            return cast("dict[str, Any]", value)
     return None
 
 

@@ -1,7 +1,7 @@
 """LanguageAgent: an agent Deployment wired to its tools, MCP servers and webhook tools."""
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -224,10 +224,12 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
         return inputs.Pending(build(final.first, sidecars), build(final.second, sidecars), later)
     elif not isinstance(final, pulumi.Output):
         return build(final, sidecars)
-    return pulumi.Output.all(final, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
+    # Here ``final`` is the spec or an Output of it (the branches above return the rest).
+    spec = cast("pulumi.Input[AgentSpec]", final)
+    return pulumi.Output.all(spec, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
 
 
-def _policy_spec(index: int) -> Any:
+def _policy_spec(index: int) -> Callable[[AgentObjects], dict[str, Any]]:
     return lambda objects: objects.policies[index][2]
 
 

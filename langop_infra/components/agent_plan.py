@@ -38,7 +38,9 @@ class AgentPlan:
     part_of: str
     targets: list[contract.ToolTarget]
     tools: list[Any]
-    managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(default_factory=dict)
+    managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(
+        default_factory=dict[str, k8s.core.v1.Secret]
+    )
     models: Sequence[ModelSpec] = ()
     persona: PersonaSpec | None = None
     # False while the image is an Output not resolved yet: its labels wait for it.
@@ -49,13 +51,16 @@ class AgentPlan:
         return self.spec.namespace or contract.DEFAULT_NAMESPACE
 
 
-def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dict, ToolIndex]:
+def agent_document(
+    name: str, args: Any, fields: Mapping[str, Any]
+) -> tuple[dict[str, Any], ToolIndex]:
     """One mapping from ``args`` and keyword fields, and the tools given as objects."""
     data = inputs.merged_input(args, fields, AgentSpec)
     data.setdefault("name", name)
     given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
-    refs = []
-    for item in data.get("tools") or []:
+    refs: list[Any] = []
+    items: list[Any] = data.get("tools") or []
+    for item in items:
         target = getattr(item, "target", item)
         if isinstance(target, contract.ToolTarget):
             given[(target.namespace, target.name)] = (target, None if item is target else item)
@@ -93,7 +98,8 @@ def resolve_models(agent: AgentSpec, given: Mapping[str, ModelSpec]) -> list[Mod
     """The referenced models: given as objects, or LanguageModels built earlier; every miss
     at once."""
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    found, problems = [], []
+    found: list[ModelSpec] = []
+    problems: list[Problem] = []
     refs = [("model", agent.model)] if agent.model else []
     refs += [(f"models[{i}].name", r.name) for i, r in enumerate(agent.models)]
     for where, name in refs:
@@ -132,7 +138,10 @@ def resolve_tools(
     """Targets of the enabled references, in order, and their components; every miss at
     once. A reference not in ``index`` may name a LanguageTool built earlier in the program."""
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    targets, tools, resolved, problems = [], [], [], []
+    targets: list[contract.ToolTarget] = []
+    tools: list[Any] = []
+    resolved: list[contract.ToolTarget | None] = []
+    problems: list[Problem] = []
     for i, ref in enumerate(agent.tools):
         key = (ref.namespace or namespace, ref.name)
         found = (index.get(key) or _built_tool(*key)) if ref.enabled else None
@@ -205,8 +214,9 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
 def http_tool_document(data: dict[str, Any]) -> list[HttpToolSpec]:
     """Replace HttpTool objects in ``http_tools`` by references; return their specs."""
     given: list[HttpToolSpec] = []
-    refs = []
-    for item in data.get("http_tools") or []:
+    refs: list[Any] = []
+    items: list[Any] = data.get("http_tools") or []
+    for item in items:
         spec = getattr(item, "spec", None)
         if isinstance(spec, HttpToolSpec):
             given.append(spec.model_copy(update={"namespace": item.namespace_name}))

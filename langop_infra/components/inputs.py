@@ -10,7 +10,7 @@ fields that decide it are refused as Outputs up front.
 
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pulumi
 
@@ -20,6 +20,8 @@ from langop_infra.spec.structure import structural_keys
 S = TypeVar("S")
 R = TypeVar("R")
 Path = tuple[int | str, ...]
+# An Output inside a component's arguments, with its path there.
+Leaf = tuple[Path, pulumi.Output[Any]]
 
 # Fields that decide which objects exist or what they are called, in both spellings.
 STRUCTURAL = structural_keys()
@@ -54,15 +56,15 @@ def merged_input(args: Any, fields: Mapping[str, Any], spec: type[Any]) -> dict[
     return data
 
 
-def output_leaves(data: Any, path: Path = ()) -> Iterator[tuple[Path, pulumi.Output]]:
+def output_leaves(data: Any, path: Path = ()) -> Iterator[Leaf]:
     """Every Output inside nested mappings and lists, with its path."""
     if isinstance(data, pulumi.Output):
-        yield path, data
+        yield path, cast("pulumi.Output[Any]", data)
     elif isinstance(data, Mapping):
-        for key, value in data.items():
+        for key, value in cast("Mapping[str, Any]", data).items():
             yield from output_leaves(value, (*path, key))
     elif isinstance(data, (list, tuple)):
-        for index, value in enumerate(data):
+        for index, value in enumerate(cast("Sequence[Any]", data)):
             yield from output_leaves(value, (*path, index))
 
 
@@ -72,7 +74,8 @@ def replaced(data: Any, path: Path, value: Any) -> Any:
         return value
     head, rest = path[0], path[1:]
     if isinstance(data, Mapping):
-        return {**data, head: replaced(data[head], rest, value)}
+        mapping = cast("Mapping[int | str, Any]", data)
+        return {**mapping, head: replaced(mapping[head], rest, value)}
     items = list(data)
     items[head] = replaced(items[head], rest, value)  # type: ignore[index]
     return items
@@ -149,26 +152,29 @@ def leafwise(first: Any, second: Any, final: pulumi.Output[Any]) -> Any:
     """``first`` where it equals ``second``; below that, the matching part of ``final``."""
     if type(first) is type(second) and first == second:
         return first
-    if isinstance(first, dict) and isinstance(second, dict) and first.keys() == second.keys():
-        return {
-            k: leafwise(first[k], second[k], final.apply(lambda v, k=k: v[k])) for k in first
-        }
-    if (
-        isinstance(first, (list, tuple))
-        and isinstance(second, (list, tuple))
-        and len(first) == len(second)
-    ):
-        items = [
-            leafwise(a, b, final.apply(lambda v, i=i: v[i]))
-            for i, (a, b) in enumerate(zip(first, second, strict=True))
-        ]
-        return type(first)(items) if isinstance(first, tuple) else items
+    if isinstance(first, dict) and isinstance(second, dict):
+        one, other = cast("dict[Any, Any]", first), cast("dict[Any, Any]", second)
+        if one.keys() == other.keys():
+            return {k: leafwise(one[k], other[k], _item(final, k)) for k in one}
+    if isinstance(first, (list, tuple)) and isinstance(second, (list, tuple)):
+        one_seq, other_seq = cast("Sequence[Any]", first), cast("Sequence[Any]", second)
+        if len(one_seq) == len(other_seq):
+            items = [
+                leafwise(a, b, _item(final, i))
+                for i, (a, b) in enumerate(zip(one_seq, other_seq, strict=True))
+            ]
+            if isinstance(first, tuple):
+                return type(cast("tuple[Any, ...]", first))(items)
+            return items
     return final
 
 
-def _deferred(
-    leaves: Sequence[tuple[Path, pulumi.Output]], problems: Sequence[Problem]
-) -> list[tuple[Path, pulumi.Output]]:
+def _item(final: pulumi.Output[Any], key: Any) -> pulumi.Output[Any]:
+    """``final[key]``, as an Output."""
+    return final.apply(lambda v: v[key])
+
+
+def _deferred(leaves: Sequence[Leaf], problems: Sequence[Problem]) -> list[Leaf]:
     """The Outputs the spec refused (it holds some, such as secret values, as they are)."""
     return [
         (path, out)
@@ -255,7 +261,7 @@ def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     if isinstance(objects, Pending):
         return objects.pick(pick)
     if isinstance(objects, pulumi.Output):
-        return objects.apply(pick)
+        return cast("pulumi.Output[Any]", objects).apply(pick)
     return pick(objects)
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -167,15 +167,16 @@ def _version(meta: Any) -> str | None:
         # An SDK output type: its camelCase .get() logs a warning on every call.
         return meta.resource_version
     if isinstance(meta, Mapping):
-        version = meta.get("resource_version")
+        fields = cast("Mapping[str, Any]", meta)
+        version = fields.get("resource_version")
         # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
-        return version or (meta.get("resourceVersion") if "resourceVersion" in meta else None)
+        return version or (fields.get("resourceVersion") if "resourceVersion" in fields else None)
     return getattr(meta, "resource_version", None)
 
 
 def _name(meta: Any) -> str:
     if isinstance(meta, Mapping):
-        return str(meta.get("name", ""))
+        return str(cast("Mapping[str, object]", meta).get("name", ""))
     return str(getattr(meta, "name", ""))
 
 
@@ -208,12 +209,12 @@ def with_pod_annotations(deployment: Any, secrets: Sequence[k8s.core.v1.Secret])
         return {**spec, "template": {**template, "metadata": metadata}}
 
     if isinstance(deployment, pulumi.Output):
-        return deployment.apply(merge)
+        return cast("pulumi.Output[dict[str, Any]]", deployment).apply(merge)
     return merge(deployment)
 
 
 @contextlib.contextmanager
-def component_error(subject: str) -> Iterator[None]:
+def component_error(subject: str) -> Generator[None, None, None]:
     """Name the component in a SpecError raised inside: ``invalid LanguageTool 'm': ...``."""
     try:
         yield

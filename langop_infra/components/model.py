@@ -55,7 +55,7 @@ def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
     namespace = data.pop("namespace", None) or contract.DEFAULT_NAMESPACE
     with component_error(f"LanguageModel {data.get('name')!r}"):
         spec = parse_model(data)
-        problems = []
+        problems: list[Problem] = []
         if spec.gateway:
             problems.append(
                 Problem(

@@ -58,7 +58,9 @@ class ToolPlan:
     sync_auth: dict[str, Any] | None = None
     # ``{"<namespace>/<agent>": [names]}``: referencing agents' allowedTools, which schema
     # sync checks against the tool's listing.
-    allowed_tools: Mapping[str, list[str]] = dataclasses.field(default_factory=dict)
+    allowed_tools: Mapping[str, list[str]] = dataclasses.field(
+        default_factory=dict[str, list[str]]
+    )
     # False while the image is an Output not resolved yet: its labels wait for it.
     image_known: bool = True
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import inspect
 import json
 import os
 import re
-import sys
 import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
@@ -87,7 +87,8 @@ _CONTEXTLIB = os.path.abspath(contextlib.__file__)
 def construction_site() -> str:
     """``file:line`` of the innermost caller outside this package, when that is the user's
     code (not the standard library, an installed package, or the event loop)."""
-    frame = sys._getframe(1)
+    here = inspect.currentframe()
+    frame = here.f_back if here is not None else None
     while frame is not None:
         file = os.path.abspath(frame.f_code.co_filename)
         # contextlib runs our `with component_error(...)` blocks: part of our frames.
@@ -136,21 +137,34 @@ def loc_path(loc: Iterable[int | str]) -> str:
     return path
 
 
+def _child(node: object, part: int | str) -> tuple[bool, object]:
+    """``(True, node[part])`` when ``node`` is a mapping with key ``part`` or a list or tuple
+    with index ``part``; ``(False, None)`` otherwise."""
+    if isinstance(node, Mapping):
+        mapping = cast("Mapping[object, object]", node)
+        if part in mapping:
+            return True, mapping[part]
+    elif isinstance(node, (list, tuple)) and isinstance(part, int):
+        items = cast("Sequence[object]", node)
+        if part < len(items):
+            return True, items[part]
+    return False, None
+
+
 def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
     """The parts of pydantic's ``loc`` that are keys or indexes of the data; it also holds
     validator tags (``function-after[...]``) that are not."""
     if data is None:
         return [p for p in loc if not (isinstance(p, str) and "[" in p)]
     kept: list[int | str] = []
-    node: Any = data
+    node: object = data
     # "[key]" marks an error in a mapping's key rather than its value: the key names it.
     loc = tuple(p for p in loc if p != "[key]")
     for n, part in enumerate(loc):
-        in_mapping = isinstance(node, Mapping) and part in node
-        in_list = isinstance(node, (list, tuple)) and isinstance(part, int) and part < len(node)
-        if in_mapping or in_list:
+        found, child = _child(node, part)
+        if found:
             kept.append(part)
-            node = node[part]  # pyright: ignore[reportCallIssue, reportArgumentType]
+            node = child
         elif n == len(loc) - 1 or not (isinstance(part, str) and "[" in part):
             # a missing field's name, or a key under a model instance given as is
             kept.append(part)
@@ -192,7 +206,7 @@ def problems_from(
     the model ``data`` was validated against, narrows them to the fields where the key is
     and describes the expected form of a value of the wrong type.
     """
-    problems = []
+    problems: list[Problem] = []
     for item in error.errors(include_url=False):
         loc = _data_loc(data, item["loc"])
         path = join_path(prefix, loc_path(loc))
@@ -341,7 +355,10 @@ def _suggestion(
     if here is None:
         close = difflib.get_close_matches(key, known_fields, n=1, cutoff=0.75)
         return close[0] if close else None
-    others = [str(k) for k in siblings if k != key] if isinstance(siblings, Mapping) else []
+    keys: Mapping[object, object] = (
+        cast("Mapping[object, object]", siblings) if isinstance(siblings, Mapping) else {}
+    )
+    others = [str(k) for k in keys if k != key]
     snake = any("_" in k for k in others) or (
         not any(k != k.lower() for k in others) and "_" in key
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 # Generation 0 collects every 50,000 net allocations instead of 700; generations 1 and 2
@@ -28,7 +28,7 @@ _owns_freeze = False
 
 
 @contextmanager
-def tuned_for_run(thresholds: tuple[int, int, int] | None = None) -> Iterator[None]:
+def tuned_for_run(thresholds: tuple[int, int, int] | None = None) -> Generator[None, None, None]:
     """Freeze the heap and raise the thresholds until the outermost ``with`` exits.
 
     Nested uses (``render`` running the stack program, whose ``main()`` uses it too) freeze

@@ -9,7 +9,7 @@ but not yet registered (pending tasks, futures, serialized inputs) from piling u
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 
 _hook: Callable[[], None] | None = None
@@ -28,7 +28,7 @@ def in_process_engine() -> bool:
 
 
 @contextmanager
-def paced(hook: Callable[[], None]) -> Iterator[None]:
+def paced(hook: Callable[[], None]) -> Generator[None, None, None]:
     """Call ``hook`` after each workload built inside the ``with``."""
     global _hook
     saved, _hook = _hook, hook

@@ -17,7 +17,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.core.errors import one_line
 from langop_infra.mcp.errors import REDACTED
@@ -54,10 +54,10 @@ def secret_strings(*sources: Any) -> list[str]:
 
     def collect(value: Any) -> None:
         if isinstance(value, Mapping):
-            for item in value.values():
+            for item in cast("Mapping[object, object]", value).values():
                 collect(item)
         elif isinstance(value, (list, tuple, set, frozenset)):
-            for item in value:
+            for item in cast("Iterable[object]", value):
                 collect(item)
         elif isinstance(value, str) and len(value.strip()) >= MIN_SECRET:
             found.add(value.strip())
@@ -119,9 +119,10 @@ def scrub_values(value: Any, secrets: Iterable[str]) -> Any:
                     item = item.replace(secret, MARK)
             return item
         if isinstance(item, Mapping):
-            return {scrub(str(k)): scrub(v) for k, v in item.items()}
+            mapping = cast("Mapping[object, object]", item)
+            return {scrub(str(k)): scrub(v) for k, v in mapping.items()}
         if isinstance(item, (list, tuple)):
-            return [scrub(v) for v in item]
+            return [scrub(v) for v in cast("Iterable[object]", item)]
         return item
 
     return scrub(value)

@@ -8,7 +8,8 @@ machine has.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 import yaml
 
@@ -18,6 +19,9 @@ LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 NO_FOLD = 2**31 - 1
 YAMLError = yaml.YAMLError
+# typeshed's PyYAML stub leaves the stream, node and value parameters of compose(),
+# compose_all(), parse(), construct_document(), dispose() and represent_scalar() without a
+# type, so each call to them carries `pyright: ignore[reportUnknownMemberType]`.
 
 
 def load(text: str | bytes) -> Any:
@@ -36,7 +40,7 @@ class _LiteralDumper(DUMPER):  # type: ignore[misc, valid-type]
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
     style = "|" if "\n" in data else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)  # pyright: ignore[reportUnknownMemberType]
 
 
 _LiteralDumper.add_representer(str, _represent_str)
@@ -96,7 +100,7 @@ def load_config(
             "save the file as UTF-8"
         ) from None
     _check_depth(text, max_depth)
-    node = yaml.compose(text, Loader=LOADER)
+    node = cast("yaml.Node | None", yaml.compose(text, Loader=LOADER))  # pyright: ignore[reportUnknownMemberType]
     if node is None:
         return None
     _check_nodes(node, max_values)
@@ -119,7 +123,8 @@ def load_config_all(
     except UnicodeDecodeError as exc:
         raise ConfigYAMLError(f"not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     _check_depth(text, max_depth)
-    nodes = list(yaml.compose_all(text, Loader=LOADER))
+    composed = cast("Iterable[yaml.Node]", yaml.compose_all(text, Loader=LOADER))  # pyright: ignore[reportUnknownMemberType]
+    nodes = list(composed)
     budget = max_values
     for node in nodes:
         budget -= _check_nodes(node, budget)
@@ -129,17 +134,18 @@ def load_config_all(
 def _construct(node: yaml.Node) -> Any:
     loader = LOADER("")
     try:
-        return loader.construct_document(node)
+        return cast(Any, loader.construct_document(node))  # pyright: ignore[reportUnknownMemberType]
     except ValueError as exc:  # a value Python cannot hold, e.g. int's digit limit
         line = node.start_mark.line + 1
         raise ConfigYAMLError(f"a value cannot be read: {exc}", line) from None
     finally:
-        loader.dispose()
+        loader.dispose()  # pyright: ignore[reportUnknownMemberType]
 
 
 def _check_depth(text: str, max_depth: int) -> None:
     depth = 0
-    for event in yaml.parse(text, Loader=LOADER):
+    events = cast("Iterable[yaml.Event]", yaml.parse(text, Loader=LOADER))  # pyright: ignore[reportUnknownMemberType]
+    for event in events:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > max_depth:

@@ -9,7 +9,7 @@ Best effort, as there is no single standard yet: GET the URL (or, for a bare ori
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -78,22 +78,30 @@ async def _fetch(http: HTTPConnection, url: str) -> tuple[Any, int]:
 def _endpoint_in(document: Any) -> str | None:
     if not isinstance(document, dict):
         return None
+    fields = cast("dict[str, Any]", document)
     for key in _KEYS:
-        value = document.get(key)
+        value = fields.get(key)
         if isinstance(value, str) and value.strip():
             return value.strip()
-        if isinstance(value, dict) and isinstance(value.get("url"), str):
-            return value["url"]
-    transport = document.get("transport")
+        if (url := _url_of(value)) is not None:
+            return url
+    transport = fields.get("transport")
     if isinstance(transport, dict):
         found = _endpoint_in(transport)
         if found:
             return found
-    for remote in document.get("remotes") or []:
+    remotes: Any = fields.get("remotes") or []
+    for remote in remotes:
         # server.json: prefer streamable HTTP; the legacy SSE one works through auto mode.
-        if isinstance(remote, dict) and isinstance(remote.get("url"), str):
-            return remote["url"]
+        if (url := _url_of(remote)) is not None:
+            return url
     return None
+
+
+def _url_of(value: object) -> str | None:
+    """The ``url`` string of a JSON object; None for anything else."""
+    url = cast("dict[str, Any]", value).get("url") if isinstance(value, dict) else None
+    return url if isinstance(url, str) else None
 
 
 def _resolve(document_url: str, endpoint: str) -> str:

@@ -16,6 +16,7 @@ import json
 import re
 import ssl
 from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -345,13 +346,18 @@ def kubernetes_status(body: bytes, content_type: str, limit: int = 240) -> str:
     if "json" not in content_type:
         return ""
     try:
-        payload = json.loads(body.decode("utf-8", "replace"))
+        payload = _json_object(json.loads(body.decode("utf-8", "replace")))
     except ValueError:
         return ""
-    if not isinstance(payload, dict) or payload.get("kind") != "Status":
+    if payload.get("kind") != "Status":
         return ""
     text = " ".join(str(payload.get("message") or payload.get("reason") or "").split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
 def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
@@ -360,9 +366,11 @@ def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
     if "json" in content_type:
         try:
             payload = json.loads(text)
-            error = payload.get("error") if isinstance(payload, dict) else None
-            if isinstance(error, dict) and error.get("message"):
-                text = str(error["message"])
+            reply = _json_object(payload)
+            error = reply.get("error")
+            detail = _json_object(error)
+            if detail.get("message"):
+                text = str(detail["message"])
             elif isinstance(error, str):
                 text = error
         except ValueError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.mcp.errors import InvalidInput, JSONRPCError, MalformedResponse, MCPError
 
@@ -60,14 +60,14 @@ def decode(data: bytes | str, *, source: str) -> list[Message]:
         ) from None
     if nested_deeper_than(payload, MAX_DEPTH):
         raise too_deep(source)
-    messages = payload if isinstance(payload, list) else [payload]
+    messages = cast("list[object]", payload) if isinstance(payload, list) else [payload]
     if not messages or not all(isinstance(m, dict) for m in messages):
         raise MalformedResponse(
             f"{source} sent JSON that is not a JSON-RPC message ({preview(data)}); "
             "check that the URL is an MCP endpoint",
             target=source,
         )
-    return messages
+    return cast("list[Message]", messages)
 
 
 def nested_deeper_than(value: Any, limit: int) -> bool:
@@ -77,9 +77,9 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
-            children: Any = node.values()
+            children: Any = cast("dict[Any, Any]", node).values()
         elif isinstance(node, list):
-            children = node
+            children = cast("list[Any]", node)
         else:
             continue
         if depth > limit:
@@ -139,12 +139,13 @@ def answer_to(server_request: Message) -> Message:
 def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
     """The ``result`` object of ``response``, or the JSON-RPC error it carries, raised."""
     if "error" in response:
-        error = response["error"]
-        if not isinstance(error, dict):
+        given = response["error"]
+        if not isinstance(given, dict):
             raise MalformedResponse(
-                f"{source} answered {method} with an invalid error object {preview(str(error))}",
+                f"{source} answered {method} with an invalid error object {preview(str(given))}",
                 target=source,
             )
+        error = cast("dict[str, Any]", given)
         code = error.get("code")
         text = error.get("message")
         code = code if isinstance(code, int) else 0
@@ -163,7 +164,7 @@ def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
             f"({preview(json.dumps(result))}); the server does not follow MCP",
             target=source,
         )
-    return result
+    return cast("Message", result)
 
 
 class PendingRequests:

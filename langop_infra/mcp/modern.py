@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
@@ -61,7 +61,7 @@ def routing_headers(
         headers["Mcp-Name"] = encode_header_value(name)
     arguments = params.get("arguments")
     if method == "tools/call" and input_schema and isinstance(arguments, Mapping):
-        headers.update(param_headers(input_schema, arguments))
+        headers.update(param_headers(input_schema, cast("Mapping[str, Any]", arguments)))
     return headers
 
 
@@ -78,7 +78,8 @@ def param_headers(input_schema: Mapping[str, Any], arguments: Mapping[str, Any])
     for path, token in _annotated(input_schema):
         value: Any = arguments
         for key in path:
-            value = value.get(key) if isinstance(value, Mapping) else None
+            parent = cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
+            value = parent.get(key) if parent is not None else None
         if isinstance(value, bool):
             rendered = "true" if value else "false"
         elif isinstance(value, (str, int, float)):
@@ -96,17 +97,22 @@ def _annotated(schema: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str
         path, node = stack.pop()
         if not isinstance(node, Mapping):
             continue
-        token = node.get("x-mcp-header")
+        fields = cast("Mapping[str, Any]", node)
+        token = fields.get("x-mcp-header")
         if path and isinstance(token, str) and _TOKEN.fullmatch(token):
             yield path, token
-        properties = node.get("properties")
+        properties = fields.get("properties")
         if isinstance(properties, Mapping) and len(path) < 32:
-            stack.extend(((*path, str(key)), sub) for key, sub in properties.items())
+            children = cast("Mapping[Any, Any]", properties).items()
+            stack.extend(((*path, str(key)), sub) for key, sub in children)
 
 
 def supported_versions(data: Any) -> list[str] | None:
     """``data.supported`` of a -32022 error, or None when it names no list of strings."""
-    supported = data.get("supported") if isinstance(data, Mapping) else None
-    if isinstance(supported, list) and all(isinstance(v, str) for v in supported):
-        return supported
+    if not isinstance(data, Mapping):
+        return None
+    supported = cast("Mapping[str, Any]", data).get("supported")
+    names = cast("list[object]", supported) if isinstance(supported, list) else None
+    if names is not None and all(isinstance(v, str) for v in names):
+        return cast("list[str]", names)
     return None

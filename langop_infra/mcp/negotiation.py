@@ -9,7 +9,7 @@ retries there, naming only versions we lack is an error; anything else (method n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.mcp import jsonrpc, modern
 from langop_infra.mcp.errors import (
@@ -26,12 +26,19 @@ from langop_infra.mcp.timeouts import timeout_after
 
 PROTOCOL_VERSION = modern.LATEST_HANDSHAKE  # what initialize offers
 SUPPORTED_PROTOCOL_VERSIONS: tuple[str, ...] = (*modern.HANDSHAKE_VERSIONS, *modern.MODERN_VERSIONS)
-try:  # the distribution's version, without importing the langop_infra package
-    from importlib.metadata import version as _version
 
-    CLIENT_VERSION = _version("langop-infra")
-except Exception:  # not installed (a vendored copy): the client still works
-    CLIENT_VERSION = "0"
+
+def _client_version() -> str:
+    """The distribution's version, without importing the langop_infra package."""
+    try:
+        from importlib.metadata import version
+
+        return version("langop-infra")
+    except Exception:  # not installed (a vendored copy): the client still works
+        return "0"
+
+
+CLIENT_VERSION = _client_version()
 CLIENT_INFO = {"name": "langop-infra", "version": CLIENT_VERSION}
 CLIENT_CAPABILITIES: dict[str, Any] = {}  # no sampling, roots or elicitation: refused at once
 _DISCOVER_TIMEOUT = 10.0  # seconds, as the official client: a silent server falls back sooner
@@ -102,8 +109,8 @@ class Negotiation:
                     raise
                 await self._fall_back()
                 return
-            offered = result.get("supportedVersions")
-            offered = offered if isinstance(offered, list) else []
+            listed = result.get("supportedVersions")
+            offered = cast("list[object]", listed) if isinstance(listed, list) else []
             if version not in offered and wanted != "auto":
                 raise self._no_common_version(offered)
             mutual = [v for v in modern.MODERN_VERSIONS if v in offered]
@@ -128,7 +135,9 @@ class Negotiation:
     def _adopt(self, version: str, result: Message) -> None:
         assert self._transport is not None
         raw_meta = result.get("_meta")
-        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+        meta: dict[str, Any] = (
+            cast("dict[str, Any]", raw_meta) if isinstance(raw_meta, dict) else {}
+        )
         info, capabilities = meta.get(modern.SERVER_INFO_KEY), result.get("capabilities")
         self.server_info = info if isinstance(info, dict) else {}
         self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}

@@ -37,7 +37,7 @@ class ClientOptions:
     sent as SNI) instead of the URL's host: a kubeconfig's ``tls-server-name``.
     """
 
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
     timeout: float = 10.0
     deadline: float | None = 30.0
     connect_retries: int = 3
@@ -57,7 +57,7 @@ class ClientOptions:
     tls_server_name: str | None = None
 
     def __post_init__(self) -> None:
-        problems = []
+        problems: list[str] = []
         if not self.timeout > 0:
             problems.append(f"timeout must be > 0 seconds, got {self.timeout!r}")
         if self.deadline is not None and not self.deadline > 0:

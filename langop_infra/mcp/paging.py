@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.mcp.errors import MalformedResponse, ResponseTooLarge
 from langop_infra.mcp.options import ClientOptions
@@ -36,10 +36,8 @@ async def list_all_tools(
                 limit=options.max_total_bytes,
                 target=label,
             )
-        page = result.get("tools")
-        if not isinstance(page, list) or not all(
-            isinstance(t, dict) and isinstance(t.get("name"), str) for t in page
-        ):
+        page = _named_tools(result.get("tools"))
+        if page is None:
             raise MalformedResponse(
                 f"{label} answered tools/list without a list of named tools; "
                 "the server does not follow MCP",
@@ -52,13 +50,14 @@ async def list_all_tools(
                 limit=options.max_tools,
                 target=label,
             )
-        cursor = result.get("nextCursor")
-        if cursor not in (None, "") and (not isinstance(cursor, str) or cursor in seen):
+        given = result.get("nextCursor")
+        if given not in (None, "") and (not isinstance(given, str) or given in seen):
             raise MalformedResponse(
-                f"{label} sent tools/list cursor {cursor!r} twice (or not a string): "
+                f"{label} sent tools/list cursor {given!r} twice (or not a string): "
                 "its pagination loops; fix the server's nextCursor",
                 target=label,
             )
+        cursor = given
         # A later page repeating an earlier page's tool: the list changed under us.
         repeated = sorted({t["name"] for t in page} & names)
         if repeated:
@@ -78,3 +77,16 @@ async def list_all_tools(
         "nextCursor",
         target=label,
     )
+
+
+def _named_tools(page: object) -> list[dict[str, Any]] | None:
+    """``page`` when it is a list of objects each with a string ``name``; None otherwise."""
+    if not isinstance(page, list):
+        return None
+    items = cast("list[object]", page)
+    if not all(
+        isinstance(t, dict) and isinstance(cast("dict[str, Any]", t).get("name"), str)
+        for t in items
+    ):
+        return None
+    return cast("list[dict[str, Any]]", items)

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import httpx
 
@@ -220,16 +220,19 @@ class Session(Negotiation):
                 "this client cannot give",
                 target=self.label,
             )
-        if not isinstance(content, list) or not all(isinstance(c, dict) for c in content):
+        blocks = cast("list[object]", content) if isinstance(content, list) else None
+        if blocks is None or not all(isinstance(c, dict) for c in blocks):
             raise MalformedResponse(
                 f"{self.label} answered tools/call {name} with content that is not a list of "
                 "objects; the server does not follow MCP",
                 target=self.label,
             )
         return ToolCallResult(
-            content=content,
+            content=cast("list[dict[str, Any]]", blocks),
             is_error=result.get("isError") is True,
-            structured_content=structured if isinstance(structured, dict) else None,
+            structured_content=(
+                cast("dict[str, Any]", structured) if isinstance(structured, dict) else None
+            ),
         )
 
     async def aclose(self) -> None:

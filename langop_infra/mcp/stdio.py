@@ -12,6 +12,7 @@ import json
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
@@ -126,8 +127,12 @@ class StdioTransport:
                 if jsonrpc.nested_deeper_than(payload, jsonrpc.MAX_DEPTH):
                     self._pending.fail_all(jsonrpc.too_deep(self.label))
                     return
-                for message in payload if isinstance(payload, list) else [payload]:
-                    if not isinstance(message, dict) or self._pending.deliver(message):
+                batch = cast("list[object]", payload) if isinstance(payload, list) else [payload]
+                for item in batch:
+                    if not isinstance(item, dict):
+                        continue
+                    message = cast("Message", item)
+                    if self._pending.deliver(message):
                         continue
                     if jsonrpc.is_server_request(message):
                         await self.notify(jsonrpc.answer_to(message))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 __all__ = ["timeout_after", "timeout_after_compat"]
 
 
 @asynccontextmanager
-async def timeout_after_compat(seconds: float | None) -> AsyncIterator[None]:
+async def timeout_after_compat(seconds: float | None) -> AsyncGenerator[None, None]:
     """Raise ``TimeoutError`` out of the block if it runs longer than ``seconds``.
 
     The 3.10 stand-in for ``asyncio.timeout``: cancel the task when time is up, and turn

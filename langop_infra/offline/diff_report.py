@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.core import yaml_io
 from langop_infra.offline.formats import REDACTED
@@ -115,9 +115,9 @@ def _show(value: Any, *, cut: bool = True) -> str:
 def _plain_secrets(value: Any) -> Any:
     """Fingerprints read as the redaction marker in text (the JSON report keeps them)."""
     if isinstance(value, dict):
-        return {k: _plain_secrets(v) for k, v in value.items()}
+        return {k: _plain_secrets(v) for k, v in cast("dict[Any, Any]", value).items()}
     if isinstance(value, list):
-        return [_plain_secrets(v) for v in value]
+        return [_plain_secrets(v) for v in cast("list[Any]", value)]
     if isinstance(value, str) and FINGERPRINT.fullmatch(value):
         return REDACTED
     return value
@@ -139,7 +139,8 @@ def markdown(diff: RenderDiff, lines: list[str]) -> str:
     out += ["", *(f"> {note}" for note in notes(diff))] if notes(diff) else []
     if not lines:
         return "\n".join(out).rstrip() + "\n"
-    body, size, kept = [], 0, 0
+    body: list[str] = []
+    size = kept = 0
     for line in lines:
         size += len(line) + 1
         if size > MARKDOWN_LIMIT:

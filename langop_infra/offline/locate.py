@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import yaml
 
@@ -54,7 +55,8 @@ class _Pair(yaml.Node):
     """A key node (for its mark) that walks on into its value."""
 
     def __init__(self, key: yaml.Node, value: yaml.Node) -> None:
-        super().__init__(key.tag, value.value, key.start_mark, key.end_mark)
+        # typeshed's PyYAML stub leaves Node's value parameter untyped.
+        super().__init__(key.tag, value.value, key.start_mark, key.end_mark)  # pyright: ignore[reportUnknownMemberType]
         self.node = value
 
 
@@ -81,13 +83,15 @@ def located(problems: Sequence[Problem], stack_file: Path) -> list[Problem]:
     """``problems`` with ``file``, ``line`` and ``column`` of their key in ``stack_file``
     (a key may be written in full, ``langop-infra:tools``, or short, ``tools``)."""
     try:
-        root = yaml.compose(stack_file.read_text(encoding="utf-8"), Loader=yaml_io.LOADER)
+        text = stack_file.read_text(encoding="utf-8")
+        # typeshed's PyYAML stub leaves compose()'s stream and result untyped.
+        root = cast("yaml.Node | None", yaml.compose(text, Loader=yaml_io.LOADER))  # pyright: ignore[reportUnknownMemberType]
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return list(problems)
     config = _child(root, "config") if root is not None else None
     if not isinstance(config, _Pair):
         return list(problems)
-    out = []
+    out: list[Problem] = []
     for problem in problems:
         steps = path_steps(problem.path)
         mark = None

@@ -13,7 +13,7 @@ import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import Problem, SpecError
@@ -36,7 +36,7 @@ _MISSING = MISSING  # the name earlier releases used
 
 
 def object_key(manifest: Mapping[str, Any]) -> ObjectKey:
-    meta = manifest.get("metadata") or {}
+    meta: Any = manifest.get("metadata") or {}
     return (
         str(manifest.get("apiVersion", "")),
         str(manifest.get("kind", "")),
@@ -139,9 +139,11 @@ class FieldChange:
 
 @dataclass
 class RenderDiff:
-    added: list[ObjectKey] = field(default_factory=list)
-    removed: list[ObjectKey] = field(default_factory=list)
-    changed: dict[ObjectKey, list[FieldChange]] = field(default_factory=dict)
+    added: list[ObjectKey] = field(default_factory=list[ObjectKey])
+    removed: list[ObjectKey] = field(default_factory=list[ObjectKey])
+    changed: dict[ObjectKey, list[FieldChange]] = field(
+        default_factory=dict[ObjectKey, list[FieldChange]]
+    )
     # Secret values present in both renders that could not be compared: redacted on a side,
     # or fingerprinted with different keys.
     unseen_secrets: int = 0
@@ -186,17 +188,19 @@ def field_changes(
             tally.unseen += _redacted_leaves(old)
         return
     if isinstance(old, Mapping) and isinstance(new, Mapping):
-        for k in sorted(set(old) | set(new), key=str):
+        was, now = cast("Mapping[Any, Any]", old), cast("Mapping[Any, Any]", new)
+        for k in sorted(set(was) | set(now), key=str):
             sub = f"{path}.{k}" if path else str(k)
-            yield from field_changes(old.get(k, MISSING), new.get(k, MISSING), sub, tally=tally)
+            yield from field_changes(was.get(k, MISSING), now.get(k, MISSING), sub, tally=tally)
     elif isinstance(old, list) and isinstance(new, list):
-        if _named(old) and _named(new):
-            yield from _named_list_changes(old, new, path, tally)
+        before, after = cast("list[Any]", old), cast("list[Any]", new)
+        if _named(before) and _named(after):
+            yield from _named_list_changes(before, after, path, tally)
         else:
-            for i in range(max(len(old), len(new))):
+            for i in range(max(len(before), len(after))):
                 yield from field_changes(
-                    old[i] if i < len(old) else MISSING,
-                    new[i] if i < len(new) else MISSING,
+                    before[i] if i < len(before) else MISSING,
+                    after[i] if i < len(after) else MISSING,
                     f"{path}[{i}]",
                     tally=tally,
                 )
@@ -242,9 +246,9 @@ def _secret_mark(value: Any) -> tuple[str, str] | None:
 
 def _redacted_leaves(value: Any) -> int:
     if isinstance(value, dict):
-        return sum(_redacted_leaves(v) for v in value.values())
+        return sum(_redacted_leaves(v) for v in cast("dict[Any, Any]", value).values())
     if isinstance(value, list):
-        return sum(_redacted_leaves(v) for v in value)
+        return sum(_redacted_leaves(v) for v in cast("list[Any]", value))
     return 1 if value == REDACTED else 0
 
 
@@ -280,7 +284,7 @@ def _moved(old_names: list[str], new_names: list[str]) -> list[str]:
 
 
 def _named(items: list[Any]) -> bool:
-    names = [i.get("name") for i in items if isinstance(i, Mapping)]
+    names = [cast("Mapping[str, Any]", i).get("name") for i in items if isinstance(i, Mapping)]
     return (
         len(names) == len(items)
         and all(isinstance(n, str) for n in names)

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import Problem, SpecError
@@ -127,19 +127,19 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     """A Pulumi project or stack file, within the limits of :func:`yaml_io.load_config`:
     UTF-8, no duplicate keys, bounded size, depth and alias expansion."""
     try:
-        data = yaml_io.load_config(path.read_bytes()) or {}
+        data: Any = yaml_io.load_config(path.read_bytes()) or {}
     except yaml_io.ConfigYAMLError as exc:
         if exc.line is None:
             raise SpecError([Problem(str(path), str(exc))]) from None
-        at = {"file": shown(path), "line": exc.line, "column": 1}
-        raise SpecError([Problem("", str(exc), **at)]) from None
+        at = Problem("", str(exc), file=shown(path), line=exc.line, column=1)
+        raise SpecError([at]) from None
     except yaml_io.YAMLError as exc:
         raise SpecError([_yaml_problem(path, exc)]) from None
     except OSError as exc:
         raise SpecError([Problem(str(path), f"cannot read: {exc.strerror}")]) from None
     if not isinstance(data, dict):
         raise SpecError([Problem(str(path), "expected a mapping at the top level")])
-    return data
+    return cast("dict[str, Any]", data)
 
 
 def _yaml_problem(path: Path, exc: Exception) -> Problem:
@@ -154,8 +154,16 @@ def _yaml_problem(path: Path, exc: Exception) -> Problem:
         message = message.replace(
             str(context), f"{context} (from line {context_mark.line + 1})", 1
         )
-    at = {"file": shown(path), "line": mark.line + 1, "column": mark.column + 1} if mark else {}
-    return Problem("", f"not valid YAML: {message}", "yaml_syntax", **at)
+    if not mark:
+        return Problem("", f"not valid YAML: {message}", "yaml_syntax")
+    return Problem(
+        "",
+        f"not valid YAML: {message}",
+        "yaml_syntax",
+        file=shown(path),
+        line=mark.line + 1,
+        column=mark.column + 1,
+    )
 
 
 def stack_config(
@@ -172,12 +180,12 @@ def stack_config(
     ciphertext (not secret in itself), so that fingerprints change when a value is set again.
     """
     data = load_stack_file(path) if data is None else data
-    raw = data.get("config") or {}
+    raw: Any = data.get("config") or {}
     if not isinstance(raw, Mapping):
         raise SpecError([Problem(f"{path}:config", "expected a mapping of config keys")])
     config: dict[str, str] = {}
     secret_keys: list[str] = []
-    for key, value in raw.items():
+    for key, value in cast("Mapping[Any, Any]", raw).items():
         full_key = key if ":" in str(key) else f"{project.name}:{key}"
         value, is_secret = _strip_secure(value, keep_ciphertext)
         if is_secret:
@@ -191,16 +199,17 @@ def stack_config(
 def _strip_secure(value: Any, keep_ciphertext: bool = False) -> tuple[Any, bool]:
     """Replace every ``{secure: ...}`` with the redaction marker; say whether there was one."""
     if isinstance(value, Mapping):
-        if set(value) == {"secure"}:
-            return (str(value["secure"]) if keep_ciphertext else REDACTED), True
+        mapping = cast("Mapping[Any, Any]", value)
+        if set(mapping) == {"secure"}:
+            return (str(mapping["secure"]) if keep_ciphertext else REDACTED), True
         found = False
-        out = {}
-        for k, v in value.items():
+        out: dict[Any, Any] = {}
+        for k, v in mapping.items():
             out[k], inner = _strip_secure(v, keep_ciphertext)
             found = found or inner
         return out, found
     if isinstance(value, list):
-        items = [_strip_secure(v, keep_ciphertext) for v in value]
+        items = [_strip_secure(v, keep_ciphertext) for v in cast("list[Any]", value)]
         return [v for v, _ in items], any(s for _, s in items)
     return value, False
 
@@ -257,9 +266,10 @@ def unknown_warnings(run: ProgramRun) -> list[str]:
         if not fields:
             continue
         kind = registration.type.rsplit(":", 1)[-1]
-        meta = registration.inputs.get("metadata")
+        given = registration.inputs.get("metadata")
+        meta: dict[str, Any] = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
         where = registration.name
-        if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+        if isinstance(meta.get("name"), str):
             where = "/".join(str(meta[k]) for k in ("namespace", "name") if meta.get(k))
         warnings += [
             f"{kind} {where}: {field} is known only at `pulumi up` (it comes from another "
@@ -285,8 +295,9 @@ def _fingerprinted(value: Any, key: bytes) -> Any:
 
 
 def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:
-    meta = manifest.get("metadata")
-    meta = meta if isinstance(meta, Mapping) else {}  # unknown until `pulumi up`
+    given = manifest.get("metadata")
+    # Not a mapping while unknown until `pulumi up`.
+    meta: Mapping[str, Any] = cast("Mapping[str, Any]", given) if isinstance(given, Mapping) else {}
     return (
         KIND_ORDER.get(manifest.get("kind", ""), 99),
         str(manifest.get("kind", "")),
@@ -335,7 +346,7 @@ def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:
             old.unlink()
     out.mkdir(parents=True, exist_ok=True)
     (out / OUT_MARKER).write_text("written by langop-infra render\n")
-    written = []
+    written: list[Path] = []
     for manifest in sorted_manifests(manifests):
         path = out / manifest_filename(manifest)
         path.parent.mkdir(parents=True, exist_ok=True)

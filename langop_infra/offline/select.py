@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 Manifest = Mapping[str, Any]
 Match = Callable[[Mapping[str, str]], bool]
@@ -32,7 +32,8 @@ def label_selector(text: str) -> Match:
 
 def _split(text: str) -> list[str]:
     """Split on commas outside parentheses (``env in (a,b),tier=db``)."""
-    parts, depth, current = [], 0, ""
+    parts: list[str] = []
+    depth, current = 0, ""
     for char in text:
         depth += {"(": 1, ")": -1}.get(char, 0)
         if char == "," and depth == 0:
@@ -65,15 +66,19 @@ def _requirement(part: str) -> Match:
 
 
 def _labels(manifest: Manifest) -> Mapping[str, str]:
-    meta = manifest.get("metadata")
-    labels = meta.get("labels") if isinstance(meta, Mapping) else None
-    return labels if isinstance(labels, Mapping) else {}
+    labels = _metadata(manifest).get("labels")
+    return cast("Mapping[str, str]", labels) if isinstance(labels, Mapping) else {}
 
 
 def _kind_name(manifest: Manifest) -> tuple[str, str]:
-    meta = manifest.get("metadata")
-    name = meta.get("name") if isinstance(meta, Mapping) else None
+    name = _metadata(manifest).get("name")
     return str(manifest.get("kind", "")).lower(), str(name or "")
+
+
+def _metadata(manifest: Manifest) -> Mapping[str, object]:
+    """The manifest's ``metadata``, or an empty one when it is not a mapping."""
+    meta = manifest.get("metadata")
+    return cast("Mapping[str, object]", meta) if isinstance(meta, Mapping) else {}
 
 
 def select(

@@ -23,7 +23,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.core.errors import Problem
 
@@ -36,13 +36,14 @@ FINGERPRINT = re.compile(r"\[secret hmac-sha256 key=([0-9a-f]{8}) ([0-9a-f]{64})
 def secure_values(value: Any, path: str) -> Iterator[tuple[str, Any]]:
     """``(config path, ciphertext)`` of every ``{secure: ...}`` under ``value``."""
     if isinstance(value, Mapping):
-        if set(value) == {"secure"}:
-            yield path, value["secure"]
+        mapping = cast("Mapping[Any, Any]", value)
+        if set(mapping) == {"secure"}:
+            yield path, mapping["secure"]
             return
-        for key, item in value.items():
+        for key, item in mapping.items():
             yield from secure_values(item, f"{path}.{key}")
     elif isinstance(value, list):
-        for index, item in enumerate(value):
+        for index, item in enumerate(cast("list[Any]", value)):
             yield from secure_values(item, f"{path}[{index}]")
 
 

@@ -137,7 +137,7 @@ APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
 def apparmor(pod: PodTemplate) -> list[str]:
     """AppArmor: profile type undefined, RuntimeDefault or Localhost (fields and the legacy
     annotation)."""
-    found = []
+    found: list[str] = []
     contexts = [("pod", pod_ctx(pod))] + [(c["name"], ctx(c)) for c in containers(pod)]
     for who, context in contexts:
         kind = (context.get("appArmorProfile") or {}).get("type")
@@ -163,7 +163,7 @@ SELINUX_TYPES = {
 
 def selinux(pod: PodTemplate) -> list[str]:
     """SELinux: seLinuxOptions.type from the allowed list; user and role unset."""
-    found = []
+    found: list[str] = []
     contexts = [("pod", pod_ctx(pod))] + [(c["name"], ctx(c)) for c in containers(pod)]
     for who, context in contexts:
         options = context.get("seLinuxOptions") or {}
@@ -275,7 +275,7 @@ def seccomp(pod: PodTemplate) -> list[str]:
 
 def capabilities_restricted(pod: PodTemplate) -> list[str]:
     """Capabilities (restricted): drop ALL, add nothing but NET_BIND_SERVICE."""
-    found = []
+    found: list[str] = []
     for c in containers(pod):
         caps = ctx(c).get("capabilities") or {}
         if "ALL" not in (caps.get("drop") or []):

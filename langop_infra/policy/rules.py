@@ -168,7 +168,7 @@ def unpinned_images(resources: Sequence[Resource]) -> list[Finding]:
 def literal_credentials(resources: Sequence[Resource]) -> list[Finding]:
     """No credential-like header or env value appears as a literal in a pod template, a
     ConfigMap or an agent's config.yaml."""
-    findings = []
+    findings: list[Finding] = []
     for w in workloads(resources):
         for c in containers(w.pod):
             for env in c.get("env") or []:
@@ -189,7 +189,7 @@ def literal_credentials(resources: Sequence[Resource]) -> list[Finding]:
 def _config_map_credentials(resource: Resource) -> list[Finding]:
     meta = resource.props.get("metadata") or {}
     where = f"ConfigMap {meta.get('namespace', '')}/{meta.get('name')}"
-    findings = []
+    findings: list[Finding] = []
     for key, value in (resource.props.get("data") or {}).items():
         if is_credential_env(key) and value:
             findings.append(Finding(resource.urn, f"{where}: key {key} holds a literal credential"))
@@ -244,7 +244,7 @@ def agent_egress(
     # ingress peers look at; agents alike in those share each target's verdict.
     peer_keys = network.peer_label_keys("ingress")
     verdicts: dict[tuple[Any, int], int | None] = {}
-    findings = []
+    findings: list[Finding] = []
     for agent in all_workloads:
         if not _selected(agent.labels, agent_labels):
             continue
@@ -349,7 +349,7 @@ def schema_sync(
     waited_for = {
         urn for w in every if _selected(w.labels, AGENT_LABELS) for urn in w.resource.dependencies
     }
-    findings = []
+    findings: list[Finding] = []
     for tool in every:
         if not _selected(tool.labels, tool_labels):
             continue

@@ -6,6 +6,7 @@ schema Pulumi's analyzer infers from the ``<Component>Args`` TypedDicts and the 
 ``Output`` attributes.
 """
 
+import pulumi
 from pulumi.provider.experimental import component_provider_host
 
 from langop_infra.components.agent import LanguageAgent
@@ -15,7 +16,13 @@ from langop_infra.components.k8s import PACKAGE
 from langop_infra.components.model import LanguageModel
 from langop_infra.components.tool import LanguageTool
 
-COMPONENTS = [LanguageTool, LanguageAgent, LanguageModel, HttpTool, LanguageCluster]
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    LanguageTool,
+    LanguageAgent,
+    LanguageModel,
+    HttpTool,
+    LanguageCluster,
+]
 
 
 def serve() -> None:

@@ -126,7 +126,7 @@ def read_cluster_config(
 
 def _unknown_key_problems(project: str) -> list[Problem]:
     """Unknown keys under the project's namespace, and keys under a misspelling of it."""
-    problems = []
+    problems: list[Problem] = []
     prefix = f"{project}:"
     for full_key in _all_config_keys():
         namespace, _, key = full_key.rpartition(":")

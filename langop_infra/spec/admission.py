@@ -55,7 +55,7 @@ def resource_problems(
     checks them once rather than once for every workload that inherits them.
     """
     effective = overlay(defaults, own)
-    problems = []
+    problems: list[Problem] = []
     for amount in ("cpu", "memory"):
         request = getattr(effective.requests, amount)
         limit = getattr(effective.limits, amount)
@@ -122,7 +122,7 @@ def security_problems(
                 f"adding capabilities other than NET_BIND_SERVICE {why}",
             ),
         ]
-    problems = []
+    problems: list[Problem] = []
     for field, failed, message in checks:
         if failed and (fields is None or field in fields):
             alias = Security.model_fields[field].alias or field
@@ -134,7 +134,7 @@ def ip_block_problems(cidr: str, excepts: list[str], path: str) -> list[Problem]
     """Each ``except`` must lie strictly inside its ``cidr``, or Kubernetes refuses the
     policy (its validation wants a strict subset: an except equal to the cidr is refused)."""
     network = ipaddress.ip_network(cidr, strict=False)
-    problems = []
+    problems: list[Problem] = []
     for k, text in enumerate(excepts):
         inner = ipaddress.ip_network(text, strict=False)
         where = join_path(path, f"except[{k}]")

@@ -43,7 +43,7 @@ def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     """What is valid but unwise: credential headers given as a literal ``value``, images
     without a digest (an error instead with ``defaults.requireImageDigests``), peers that
     are the whole internet."""
-    warnings = []
+    warnings: list[Problem] = []
     for i, tool in enumerate(cluster.tools):
         warnings += header_warnings(
             tool.schema_sync.headers, join_path(path, f"tools[{i}].schemaSync"), "Pulumi state"
@@ -77,7 +77,7 @@ def passthrough_warning(model: str, path: str) -> Problem:
 
 def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
     """Credential headers of an agent's MCP servers given as a literal ``value``."""
-    warnings = []
+    warnings: list[Problem] = []
     for j, server in enumerate(agent.mcp_servers):
         warnings += header_warnings(
             server.headers, join_path(path, f"mcpServers[{j}]"), "a ConfigMap and env"
@@ -103,7 +103,7 @@ def unset_variable_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
     ``env``, ``secretEnv`` or ``envFrom`` of the pod provides: the agent skips that server."""
     provided = {*agent.env, *agent.secret_env, *RESERVED_AGENT_ENV}
     prefixes = [source.prefix or "" for source in agent.env_from]
-    warnings = []
+    warnings: list[Problem] = []
     for where, text in _expanded(agent):
         for match in _VARIABLE.finditer(text):
             name, default = match.group(1), match.group(2)

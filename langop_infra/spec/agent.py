@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
     AfterValidator,
     AliasChoices,
+    BaseModel,
     BeforeValidator,
     Field,
     PrivateAttr,
@@ -153,7 +154,7 @@ class RateLimit(Spec):
 def json_schema_input(value: Any) -> Any:
     """A JSON Schema as a mapping, a JSON string, or a pydantic model class."""
     if isinstance(value, type) and hasattr(value, "model_json_schema"):
-        return value.model_json_schema()
+        return cast("type[BaseModel]", value).model_json_schema()
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -166,11 +167,12 @@ def json_schema_input(value: Any) -> Any:
             raise invalid("json_schema_input", "inputSchema is nested too deeply to read") from None
     if not isinstance(value, Mapping):
         raise invalid("json_schema_input", "inputSchema must be a JSON Schema object")
+    schema = cast("Mapping[str, Any]", value)
     from jsonschema import Draft7Validator
     from jsonschema.exceptions import SchemaError
 
     try:
-        Draft7Validator.check_schema(value)
+        Draft7Validator.check_schema(schema)
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
         raise invalid(
@@ -179,7 +181,14 @@ def json_schema_input(value: Any) -> Any:
         ) from None
     except RecursionError:
         raise invalid("json_schema_input", "inputSchema is nested too deeply to check") from None
-    return dict(value)
+    return dict(schema)
+
+
+def _is_webhook_entry(item: object) -> bool:
+    """An entry under an agent's ``tools`` with a key only a webhook tool has."""
+    return isinstance(item, Mapping) and not WEBHOOK_ONLY_KEYS.isdisjoint(
+        cast("Mapping[str, object]", item)
+    )
 
 
 class HttpToolFields(Spec):
@@ -214,7 +223,8 @@ class HttpToolFields(Spec):
     def _keep_schema_text(cls, data: Any, handler: Any) -> Self:
         model = handler(data)
         if isinstance(data, Mapping):
-            raw = data.get("inputSchema", data.get("input_schema"))
+            fields = cast("Mapping[str, object]", data)
+            raw = fields.get("inputSchema", fields.get("input_schema"))
             if isinstance(raw, str):
                 model._input_schema_text = raw
         return model
@@ -379,19 +389,23 @@ class AgentSpec(PodExtensionsSpec):
         """ark's inline webhook tools under ``tools``: an entry with a webhook-only key
         (``url``, ``method``, ``inputSchema``, ``description``) cannot be a LanguageTool
         reference, so it joins ``webhookTools``."""
-        if not isinstance(data, Mapping) or not isinstance(data.get("tools"), list):
+        if not isinstance(data, Mapping):
             return data
-        refs, webhooks = [], []
-        for item in data["tools"]:
-            is_webhook = isinstance(item, Mapping) and not WEBHOOK_ONLY_KEYS.isdisjoint(item)
-            (webhooks if is_webhook else refs).append(item)
+        fields = cast("Mapping[str, Any]", data)
+        tools = fields.get("tools")
+        if not isinstance(tools, list):
+            return fields
+        refs: list[object] = []
+        webhooks: list[object] = []
+        for item in cast("list[object]", tools):
+            (webhooks if _is_webhook_entry(item) else refs).append(item)
         if not webhooks:
-            return data
-        key = "webhook_tools" if "webhook_tools" in data else "webhookTools"
-        given = data.get(key) or []
+            return fields
+        key = "webhook_tools" if "webhook_tools" in fields else "webhookTools"
+        given: object = fields.get(key) or []
         if not isinstance(given, list):
-            return data
-        return {**data, "tools": refs, key: [*given, *webhooks]}
+            return fields
+        return {**fields, "tools": refs, key: [*cast("list[object]", given), *webhooks]}
 
     @model_validator(mode="after")
     def _ports(self) -> Self:
@@ -413,7 +427,8 @@ class AgentSpec(PodExtensionsSpec):
                     f"the agent's {field} probe needs a handler: httpGet {{path, port}}, "
                     "tcpSocket {port} or exec {command}",
                 )
-        for field, seen in (("name", set()), ("port", set())):
+        for field in ("name", "port"):
+            seen: set[object] = set()
             for port in self.ports:
                 key = getattr(port, field)
                 if key in seen:

@@ -156,7 +156,7 @@ def name_clashes(
 ) -> list[Problem]:
     """Two generated objects with one kind, namespace and name, naming both sources."""
     first: dict[tuple[str, str, str], str] = {}
-    problems = []
+    problems: list[Problem] = []
     for kind, ns, name, source in generated_objects(cluster, tool_index, agent_index):
         key = (kind, ns, name)
         if key not in first:

@@ -25,7 +25,9 @@ def _admits_port(rule: EgressRule, port: int) -> bool:
     return not rule.ports or any(p.port == port and p.protocol == "TCP" for p in rule.ports)
 
 
-def _ip_admitted(rule: EgressRule, address: ipaddress._BaseAddress, port: int) -> bool:
+def _ip_admitted(
+    rule: EgressRule, address: ipaddress.IPv4Address | ipaddress.IPv6Address, port: int
+) -> bool:
     if rule.cidr is None or not _admits_port(rule, port):
         return False
     if address not in ipaddress.ip_network(rule.cidr, strict=False):
@@ -100,11 +102,13 @@ def egress_findings(
     """Each URL of a restricted agent's own servers and direct-mode models that its egress
     may not admit."""
     index = agent_index if agent_index is not None else range(len(cluster.agents))
-    problems = []
+    problems: list[Problem] = []
     for i, agent in zip(index, cluster.agents, strict=True):
         if (agent.egress or cluster.defaults.egress) != "restricted":
             continue
-        checks = [(where, url, []) for where, url in _agent_urls(agent)]
+        checks: list[tuple[str, str, list[EgressRule]]] = [
+            (where, url, []) for where, url in _agent_urls(agent)
+        ]
         checks += [
             (f"httpTools.{tool.name}", tool.url, [])
             for tool in resolved_webhook_tools(cluster.http_tools, agent, cluster.namespace)

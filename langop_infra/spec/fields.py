@@ -386,7 +386,7 @@ def overlay(base: SpecT, override: SpecT | None) -> SpecT:
     field: ``resources: {limits: {cpu: "1"}}`` keeps the default memory limit."""
     if override is None:
         return base
-    update = {}
+    update: dict[str, object] = {}
     for name in override.model_fields_set:
         value, current = getattr(override, name), getattr(base, name)
         if isinstance(value, Spec) and isinstance(current, Spec):

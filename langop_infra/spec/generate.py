@@ -96,9 +96,9 @@ class Component:
     spec: type[Spec]
     doc: str
     drop: tuple[str, ...] = ()
-    rename: dict[str, str] = field(default_factory=dict)
-    override: dict[str, str] = field(default_factory=dict)
-    extra: dict[str, tuple[str, str]] = field(default_factory=dict)
+    rename: dict[str, str] = field(default_factory=dict[str, str])
+    override: dict[str, str] = field(default_factory=dict[str, str])
+    extra: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
     inputs: bool = False
 
 

@@ -92,7 +92,7 @@ def resolved_webhook_tools(
     """The enabled HttpTools ``agent`` references (its namespace is ``namespace``), as
     webhook tools; a disabled or endpoint-less tool is left out."""
     by_key = {(t.namespace or namespace, t.name): t for t in http_tools}
-    found = []
+    found: list[WebhookToolSpec] = []
     own = agent.namespace or namespace
     for ref in agent.http_tools:
         tool = by_key.get((ref.namespace or own, ref.name))

@@ -4,7 +4,7 @@ agent reference resolves to a callable tool, the Secret a tool names exists."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import AgentSpec
@@ -16,12 +16,15 @@ from langop_infra.spec.secret_refs import did_you_mean
 
 def declared_http_tools(raw: Any, namespace: str) -> set[tuple[str, str]]:
     """(namespace, name) of every HttpTool the document names, valid or not."""
-    items: list[Any] = raw if isinstance(raw, list) else []
+    items = cast("list[object]", raw) if isinstance(raw, list) else []
     found: set[tuple[str, str]] = set()
     for item in items:
-        if isinstance(item, Mapping) and isinstance(item.get("name"), str):
-            own = item.get("namespace")
-            found.add((own if isinstance(own, str) else namespace, str(item["name"])))
+        if not isinstance(item, Mapping):
+            continue
+        entry = cast("Mapping[str, object]", item)
+        name, own = entry.get("name"), entry.get("namespace")
+        if isinstance(name, str):
+            found.add((own if isinstance(own, str) else namespace, name))
     return found
 
 
@@ -29,7 +32,7 @@ def http_secret_problems(cluster: ClusterSpec, path: str, index: list[int]) -> l
     """Seed 004: the Secret an HttpTool names must exist (under secrets or externalSecrets),
     with the key."""
     known = {*cluster.secrets, *cluster.external_secrets}
-    problems = []
+    problems: list[Problem] = []
     for where, ref in http_tool_secret_refs(cluster.http_tools, index):
         keys = cluster.secrets.get(ref.name)
         if ref.name not in known:
@@ -99,7 +102,8 @@ def _reference_problems(
     inline = {t.name for t in agent.webhook_tools}
     # Credentials land in AGENT_WEBHOOK_<TOOL>_AUTH: "a-b" and an inline "a_b" fold to one.
     folded = {webhook_auth_env_name(t.name): t.name for t in agent.webhook_tools}
-    problems, seen = [], set()
+    problems: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
     for j, ref in enumerate(agent.http_tools):
         key, at = (ref.namespace or own, ref.name), join_path(where, f"httpTools[{j}]")
         if key in seen:

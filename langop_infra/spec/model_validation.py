@@ -7,7 +7,6 @@ checks need the whole cluster. ``cluster_model_problems`` returns every problem 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from langop_infra.core.errors import Problem, did_you_mean, join_path
 from langop_infra.spec.agent import AgentSpec
@@ -30,7 +29,7 @@ def _duplicates(
     items: Sequence[tuple[int, str]], path: str, field: str, what: str
 ) -> list[Problem]:
     first: dict[str, int] = {}
-    problems = []
+    problems: list[Problem] = []
     for i, name in items:
         if name in first:
             problems.append(
@@ -125,7 +124,7 @@ def agent_model_problems(
     ``personas`` None: the caller has no persona list (an agent outside a cluster).
     """
     # ark's ``model:`` may name a model no one declares: passed on, with a warning (advice).
-    problems = []
+    problems: list[Problem] = []
     seen: dict[str, int] = {}
     for j, ref in enumerate(agent.models):
         where = join_path(path, f"models[{j}].name")
@@ -185,7 +184,7 @@ def gateway_problems(
     gateway = gateway_defaults(cluster.defaults)
     if not any(via_gateway(m, gateway) for m in cluster.models):
         return []
-    problems = []
+    problems: list[Problem] = []
     if gateway.require_auth and gateway.master_key is None:
         problems.append(
             Problem(
@@ -224,9 +223,9 @@ def secret_key_problems(
     master = gateway_defaults(cluster.defaults).master_key
     if master is not None:
         refs.append(("defaults.modelGateway.masterKey.secretKeyRef.key", master.secret_key_ref))
-    problems = []
+    problems: list[Problem] = []
     for where, ref in refs:
-        keys: Any = cluster.secrets.get(ref.name)
+        keys = cluster.secrets.get(ref.name)
         if isinstance(keys, Mapping) and ref.key not in keys:
             problems.append(
                 Problem(

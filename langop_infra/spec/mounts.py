@@ -68,7 +68,7 @@ def mount_problems(workload: PodExtensionsSpec, path: str = "") -> list[Problem]
 def _mounts(
     mounts: Iterable[VolumeMountSpec], declared: dict[str, int], taken: dict[str, str], path: str
 ) -> list[Problem]:
-    problems = []
+    problems: list[Problem] = []
     seen: dict[str, int] = {}
     for j, mount in enumerate(mounts):
         if mount.name not in declared:
@@ -102,7 +102,7 @@ def _mounts(
 def _init_containers(
     workload: PodExtensionsSpec, declared: dict[str, int], path: str
 ) -> list[Problem]:
-    problems = []
+    problems: list[Problem] = []
     reserved = {workload.name: "the workload's own container", SEED_CONTAINER: "the workspace seed"}
     if isinstance(workload, AgentSpec):
         # A sidecar tool joins the agent's pod as a container named after the tool.

@@ -17,7 +17,7 @@ def reference_problems(
     refs: list[tuple[int, ToolRef]], namespace: str | None, path: str
 ) -> list[Problem]:
     """Each enabled tool once: config.yaml keys tools by name, so one name is one tool."""
-    problems = []
+    problems: list[Problem] = []
     seen: dict[str, tuple[int, str | None]] = {}
     for i, ref in refs:
         if not ref.enabled:
@@ -52,7 +52,7 @@ def dangling_problems(
 ) -> list[Problem]:
     """References into one of the cluster's namespaces that name no tool declared there
     (a reference into another namespace is an external tool's, checked elsewhere)."""
-    problems = []
+    problems: list[Problem] = []
     for j, ref in refs:
         where = ref.namespace or namespace
         if ref.enabled and where in namespaces and (where, ref.name) not in declared:
@@ -77,7 +77,7 @@ def external_reference_problems(
     (``external_tools``, or a stack's ``toolsFrom``)."""
     known = set(external)
     spaces = cluster_namespaces(spec)
-    problems = []
+    problems: list[Problem] = []
     for i, agent in enumerate(spec.agents):
         for j, ref in enumerate(agent.tools):
             if not ref.enabled or (ref.namespace or agent.namespace or spec.namespace) in spaces:
@@ -101,7 +101,7 @@ def external_sidecar_problems(
     the cluster's own tools alone were checked by ``parse_cluster``."""
     ns = spec.namespace
     own = {(t.namespace or ns, t.name): t for t in spec.tools}
-    problems = []
+    problems: list[Problem] = []
     for i, agent in enumerate(spec.agents):
         home = agent.namespace or ns
         keys = [(r.namespace or home, r.name) for r in agent.tools]
@@ -141,7 +141,7 @@ def sidecar_problems(
     ``tools`` holds the tool each of ``agent.tools`` resolves to, or None; ``home`` is the
     namespace of an agent or tool that names none.
     """
-    problems = []
+    problems: list[Problem] = []
     ports: dict[int, str] = {}
     own = agent.namespace or home
     for j, (ref, tool) in enumerate(zip(agent.tools, tools, strict=True)):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.agent import agent_headers
@@ -22,7 +22,8 @@ def secret_names(head: Mapping[str, Any]) -> set[str] | None:
     external = head.get("externalSecrets", head.get("external_secrets", []))
     if not isinstance(secrets, Mapping) or not isinstance(external, (list, tuple)):
         return None
-    return {str(name) for name in [*secrets, *external]}
+    declared: list[object] = [*secrets, *external]
+    return {str(name) for name in declared}
 
 
 def sync_secret_refs(tool: ToolSpec) -> Iterator[tuple[str, SecretKeyRef]]:
@@ -50,16 +51,16 @@ def sync_only_secrets(cluster: ClusterSpec) -> set[str]:
     return synced - set(_strings(rest))
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             yield item
         elif isinstance(item, Mapping):
-            stack.extend(item.values())
+            stack.extend(cast("Mapping[object, object]", item).values())
         elif isinstance(item, (list, tuple, set)):
-            stack.extend(item)
+            stack.extend(cast("Iterable[object]", item))
 
 
 def did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:

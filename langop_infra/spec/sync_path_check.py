@@ -48,7 +48,7 @@ def sync_path_findings(
 ) -> list[Problem]:
     """One problem per tool of ``cluster`` whose schema sync its own policies refuse."""
     index = tool_index if tool_index is not None else range(len(cluster.tools))
-    problems = []
+    problems: list[Problem] = []
     for i, tool in zip(index, cluster.tools, strict=True):
         verdict = sync_path_verdict(tool, cluster.defaults)
         if verdict is not None:

@@ -98,7 +98,7 @@ def _duplicates(
     keyed: Iterable[tuple[str, Any]], prefix: str, message: Callable[[Any], str]
 ) -> list[Problem]:
     first: dict[Any, str] = {}
-    problems = []
+    problems: list[Problem] = []
     for where, key in keyed:
         if key in first:
             text = f"{message(key)} (first at {join_path(prefix, first[key])})"

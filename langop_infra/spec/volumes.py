@@ -8,7 +8,7 @@ container's security context, which the user cannot loosen here.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 from typing_extensions import Self
@@ -314,7 +314,8 @@ class PodExtensionsSpec(WorkloadSpec):
 
 def _without_empty_lists(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _without_empty_lists(v) for k, v in value.items() if v != []}
+        mapping = cast("dict[str, Any]", value)
+        return {k: _without_empty_lists(v) for k, v in mapping.items() if v != []}
     if isinstance(value, list):
-        return [_without_empty_lists(v) for v in value]
+        return [_without_empty_lists(v) for v in cast("list[Any]", value)]
     return value

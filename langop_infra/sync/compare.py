@@ -19,7 +19,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple, cast
 from urllib.parse import unquote
 
 ChangeKind = Literal["breaking", "compatible"]
@@ -106,9 +106,9 @@ def check_nesting(value: Any, limit: int = MAX_NESTING) -> None:
     while stack:
         node, depth = stack.pop()
         if isinstance(node, Mapping):
-            children: Iterable[Any] = node.values()
+            children: Iterable[Any] = cast("Mapping[Any, Any]", node).values()
         elif isinstance(node, (list, tuple)):
-            children = node
+            children = cast("Sequence[Any]", node)
         else:
             continue
         if depth > limit:
@@ -175,8 +175,9 @@ def _compare_tool(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> 
                 changes.append(SchemaChange(name, f"{name}.output", "breaking", message))
         elif _key(before) != _key(after):
             message = f"{key} {_verb(before, after)}"
-            if key == "annotations" and isinstance(before, Mapping) and isinstance(after, Mapping):
-                hints = [str(k) for k in before.keys() | after.keys() if _differs(before, after, k)]
+            was, now = _object(before), _object(after)
+            if key == "annotations" and was is not None and now is not None:
+                hints = [str(k) for k in was.keys() | now.keys() if _differs(was, now, k)]
                 message += f": {', '.join(sorted(hints))}"
             changes.append(SchemaChange(name, f"{name}.{key}", "compatible", message))
     if not changes and _key(old) != _key(new):
@@ -251,12 +252,13 @@ class _SchemaDiff:
         if here.depth > _MAX_DEPTH:
             self._opaque(here, f"schema nested over {_MAX_DEPTH} levels deep", old, new)
             return
-        old, new = ({} if v is True else v for v in (old, new))
-        if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+        old, new = (_true_as_empty(v) for v in (old, new))
+        old_object, new_object = _object(old), _object(new)
+        if old_object is None or new_object is None:
             self._opaque(here, "schema, not a JSON object,", old, new)
             return
-        old, old_seen = _flatten_union(old, self.old_root, old_seen)
-        new, new_seen = _flatten_union(new, self.new_root, new_seen)
+        old, old_seen = _flatten_union(old_object, self.old_root, old_seen)
+        new, new_seen = _flatten_union(new_object, self.new_root, new_seen)
         here = here._replace(old_seen=old_seen, new_seen=new_seen)
 
         if not self._type(old, new, here):
@@ -317,14 +319,16 @@ class _SchemaDiff:
                 self._widened(here, f"{keyword} widened: added {_show_values(added)}")
 
     def _properties(self, old: Mapping[str, Any], new: Mapping[str, Any], here: _Here) -> None:
-        before, after = old.get("properties", {}), new.get("properties", {})
-        if not isinstance(before, Mapping) or not isinstance(after, Mapping):
-            self._opaque(here, "properties", before, after)
+        given_before, given_after = old.get("properties", {}), new.get("properties", {})
+        before: Mapping[str, Any] | None = _object(given_before)
+        after: Mapping[str, Any] | None = _object(given_after)
+        if before is None or after is None:
+            self._opaque(here, "properties", given_before, given_after)
             before, after = {}, {}
         old_required, new_required = _required(old), _required(new)
         if old_required is None or new_required is None:
             self._opaque(here, "required", old.get("required"), new.get("required"))
-            old_required = new_required = frozenset()
+            old_required = new_required = frozenset[str]()
         for name in sorted(before.keys() | after.keys(), key=str):
             field = here.child(str(name))
             if name not in after:
@@ -406,21 +410,37 @@ class _SchemaDiff:
 def _resolve(node: Any, root: Any, seen: frozenset[str]) -> tuple[Any, frozenset[str], str | None]:
     """Follow local ``$ref`` pointers; the third value says why a ``$ref`` was left in place."""
     for _ in range(_MAX_REF_HOPS):
-        if not isinstance(node, Mapping) or "$ref" not in node:
+        fields = _object(node)
+        if fields is None or "$ref" not in fields:
             return node, seen, None
-        ref = node["$ref"]
+        ref = fields["$ref"]
         if not isinstance(ref, str):
             return node, seen, "is not a string"
         if ref in seen:
             return node, seen, "is recursive"
-        target = _pointer(root, ref)
-        target = {} if target is True else target
-        if not isinstance(target, Mapping):
+        pointed = _pointer(root, ref)
+        target: Mapping[str, Any] | None = {} if pointed is True else _object(pointed)
+        if target is None:
             return node, seen, "cannot be resolved"
         # Keywords next to a $ref (allowed since draft 2019-09) refine the target.
-        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        node = {**target, **{k: v for k, v in fields.items() if k != "$ref"}}
         seen = seen | {ref}
     return node, seen, "cannot be resolved"
+
+
+def _true_as_empty(schema: Any) -> Any:
+    """``true``, the schema that admits anything, as the equivalent ``{}``."""
+    return {} if schema is True else schema
+
+
+def _object(value: object) -> Mapping[str, Any] | None:
+    """``value`` when it is a JSON object (a mapping), else None."""
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
+
+
+def _array(value: object) -> list[Any] | None:
+    """``value`` when it is a JSON array (a list), else None."""
+    return cast("list[Any]", value) if isinstance(value, list) else None
 
 
 def _pointer(root: Any, ref: str) -> Any:
@@ -428,13 +448,14 @@ def _pointer(root: Any, ref: str) -> Any:
     fragment = unquote(ref[1:]) if ref.startswith("#") else None
     if fragment is None or (fragment and not fragment.startswith("/")):
         return _MISSING  # another document or a named anchor: never fetched
-    node = root
+    node: Any = root
     for token in fragment.split("/")[1:]:
         token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
+        mapping, items = _object(node), _array(node)
+        if mapping is not None and token in mapping:
+            node = mapping[token]
+        elif items is not None and token.isdigit() and int(token) < len(items):
+            node = items[int(token)]
         else:
             return _MISSING
     return node
@@ -445,16 +466,17 @@ def _flatten_union(
 ) -> tuple[Mapping[str, Any], frozenset[str]]:
     """Rewrite ``anyOf``/``oneOf`` of plain types, or of ``X`` and null, as a ``type`` list."""
     for keyword in ("anyOf", "oneOf"):
-        options = node.get(keyword)
-        if "type" in node or not isinstance(options, list) or not options:
+        options = _array(node.get(keyword))
+        if "type" in node or not options:
             continue
         resolved: list[Mapping[str, Any]] = []
         expanded = seen
         for option in options:
             option, option_seen, problem = _resolve(option, root, seen)
-            if problem or not isinstance(option, Mapping):
+            schema = _object(option)
+            if problem or schema is None:
                 return node, seen
-            resolved.append(option)
+            resolved.append(schema)
             expanded |= option_seen
         rest = {k: v for k, v in node.items() if k != keyword}
         plain = [_plain_type(o) for o in resolved]
@@ -481,7 +503,7 @@ def _expand(
         value, seen, _problem = _resolve(value, root, seen)
         return {str(k): _expand(v, root, seen, budget) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand(v, root, seen, budget) for v in value]
+        return [_expand(v, root, seen, budget) for v in cast("list[Any]", value)]
     return value
 
 
@@ -504,7 +526,7 @@ def _valid_type(node: Mapping[str, Any]) -> bool:
     return (
         kind is None
         or isinstance(kind, str)
-        or (isinstance(kind, list) and all(isinstance(k, str) for k in kind))
+        or (isinstance(kind, list) and all(isinstance(k, str) for k in cast("list[Any]", kind)))
     )
 
 
@@ -524,9 +546,10 @@ def _accepts(outer: frozenset[str] | None, inner: frozenset[str] | None) -> bool
 
 
 def _required(node: Mapping[str, Any]) -> frozenset[str] | None:
-    names = node.get("required", [])
-    valid = isinstance(names, list) and all(isinstance(n, str) for n in names)
-    return frozenset(names) if valid else None
+    names = _array(node.get("required", []))
+    if names is None or not all(isinstance(n, str) for n in names):
+        return None
+    return frozenset(names)
 
 
 def _by_name(tools: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
@@ -541,15 +564,16 @@ def _by_name(tools: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]
 
 
 def _name_of(tool: Any) -> str | None:
-    name = tool.get("name") if isinstance(tool, Mapping) else None
+    fields = _object(tool)
+    name = fields.get("name") if fields is not None else None
     return name if isinstance(name, str) else None
 
 
 def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v) for k, v in cast("Mapping[Any, Any]", value).items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_plain(v) for v in cast("Sequence[Any]", value)]
     return value
 
 

@@ -20,7 +20,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 from langop_infra.core import yaml_io
@@ -57,9 +57,11 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
             "the kubernetes package is missing here (fix: pip install -r requirements.txt)"
         ) from None
     configuration = client.Configuration()
+    # The kubernetes client's config loaders leave their parameters untyped, hence the
+    # `pyright: ignore[reportUnknownMemberType]` on each call.
     try:
         if is_inline(kubeconfig):
-            config.load_kube_config_from_dict(
+            config.load_kube_config_from_dict(  # pyright: ignore[reportUnknownMemberType]
                 bounded_kubeconfig(str(kubeconfig)),
                 context=context,
                 client_configuration=configuration,
@@ -68,12 +70,12 @@ def kube_api_access(kubeconfig: str | None, context: str | None) -> KubeAccess:
             # The kubernetes client parses files with yaml.safe_load: check them first.
             for path in kubeconfig_files(kubeconfig):
                 bounded_kubeconfig_file(path)
-            config.load_kube_config(
+            config.load_kube_config(  # pyright: ignore[reportUnknownMemberType]
                 config_file=kubeconfig, context=context, client_configuration=configuration
             )
     except Exception as kube_exc:
         try:
-            config.load_incluster_config(client_configuration=configuration)
+            config.load_incluster_config(client_configuration=configuration)  # pyright: ignore[reportUnknownMemberType]
         except Exception:
             # An inline document's parse error quotes the document: name the kind only.
             reason = type(kube_exc).__name__ if is_inline(kubeconfig) else str(kube_exc)
@@ -143,16 +145,16 @@ def kubeconfig_secrets(kubeconfig: str | None) -> list[str]:
 
     def collect(value: Any) -> None:
         if isinstance(value, Mapping):
-            for item in value.values():
+            for item in cast("Mapping[object, object]", value).values():
                 collect(item)
         elif isinstance(value, list):
-            for item in value:
+            for item in cast("list[object]", value):
                 collect(item)
         elif isinstance(value, str):
             found.append(value)
 
     if isinstance(document, Mapping):
-        collect(document.get("users"))
+        collect(cast("Mapping[str, object]", document).get("users"))
     return found
 
 
@@ -250,7 +252,7 @@ def ready_pod(
             f"credentials; {SIDECAR_RBAC} in namespace {ns}"
         )
     try:
-        items = reply.json().get("items") or []
+        items: Any = reply.json().get("items") or []
     except (ValueError, AttributeError):
         raise ProxyError(f"listing pods at {url} gave no pod list") from None
     ready = sorted(name for name in map(_ready_name, items) if name)
@@ -265,10 +267,12 @@ def ready_pod(
 def _ready_name(pod: Any) -> str | None:
     if not isinstance(pod, Mapping):
         return None
-    meta, status = pod.get("metadata") or {}, pod.get("status") or {}
+    fields = cast("Mapping[str, Any]", pod)
+    meta: Any = fields.get("metadata") or {}
+    status: Any = fields.get("status") or {}
     if meta.get("deletionTimestamp") or status.get("phase") != "Running":
         return None
-    conditions = status.get("conditions") or []
+    conditions: Any = status.get("conditions") or []
     ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
     return meta.get("name") if ready else None
 

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import one_line
@@ -77,11 +77,12 @@ class SyncTarget:
 
     name: str
     url: str
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
     timeout: float = DEFAULT_TIMEOUT
-    tls: Mapping[str, Any] = field(default_factory=dict)  # ClientOptions' verify / cert
+    tls: Mapping[str, Any] = field(default_factory=dict[str, Any])  # ClientOptions' verify / cert
     oauth: Mapping[str, Any] | None = None  # schemaSync.auth: the client-credentials grant
-    limits: Mapping[str, Any] = field(default_factory=dict)  # schemaSync's protocol and caps
+    # schemaSync's protocol and caps
+    limits: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
 @dataclass(frozen=True)
@@ -186,24 +187,35 @@ def dump_lock(entries: Mapping[str, LockEntry], fmt: LockFormat = "yaml") -> str
     return yaml_io.dump(data)
 
 
+def _named_tools(listed: object) -> bool:
+    """A list of mappings, each with a string ``name``."""
+    if not isinstance(listed, list):
+        return False
+    return all(
+        isinstance(t, Mapping) and isinstance(cast("Mapping[str, object]", t).get("name"), str)
+        for t in cast("list[object]", listed)
+    )
+
+
 def parse_lock(text: str, source: str = "lock") -> dict[str, LockEntry]:
     """Entries by tool name; :class:`LockError` naming what is wrong otherwise."""
     data = _bounded_document(text, source)
-    if not isinstance(data, Mapping) or data.get("version") != LOCK_VERSION:
+    document = cast("Mapping[str, Any]", data) if isinstance(data, Mapping) else None
+    if document is None or document.get("version") != LOCK_VERSION:
         raise LockError(
             f"{source}: not a schema lock (expected version: {LOCK_VERSION} and tools:); "
             "write one with langop-infra schemas --update"
         )
-    tools = data.get("tools") or {}
+    tools: object = document.get("tools") or {}
     if not isinstance(tools, Mapping):
         raise LockError(f"{source}: tools: expected a mapping of tool name to entry")
     entries: dict[str, LockEntry] = {}
-    for name, entry in tools.items():
-        listed: Any = entry.get("tools") if isinstance(entry, Mapping) else None
-        valid = isinstance(listed, list) and all(
-            isinstance(t, Mapping) and isinstance(t.get("name"), str) for t in listed
+    for name, entry in cast("Mapping[object, object]", tools).items():
+        fields: Mapping[str, Any] = (
+            cast("Mapping[str, Any]", entry) if isinstance(entry, Mapping) else {}
         )
-        if not valid:
+        listed: Any = fields.get("tools")
+        if not _named_tools(listed):
             raise LockError(f"{source}: tools.{name}.tools: expected a list of named tool objects")
         # The hash is recomputed rather than trusted: a hand-edited lock stays consistent.
         try:
@@ -383,7 +395,7 @@ class LockReport:
 
 def check_lock(lock: Mapping[str, LockEntry], results: Mapping[str, SyncResult]) -> LockReport:
     """Compare each live listing with the lock; tools are reported in name order."""
-    checks = []
+    checks: list[ToolCheck] = []
     for name in sorted(results.keys() | lock.keys()):
         result, entry = results.get(name), lock.get(name)
         if result is None:

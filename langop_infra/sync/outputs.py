@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -17,15 +17,15 @@ class SyncOutputs:
 
     phase: str = "Pending"
     last_error: str = ""
-    tool_schemas: list[dict[str, Any]] = field(default_factory=list)
-    tool_names: list[str] = field(default_factory=list)
+    tool_schemas: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    tool_names: list[str] = field(default_factory=list[str])
     schema_hash: str = ""
-    server_info: dict[str, Any] = field(default_factory=dict)
+    server_info: dict[str, Any] = field(default_factory=dict[str, Any])
     protocol_version: str = ""
     registered_at: str = ""
     last_synced_at: str = ""
     #: ``<agent>: <tool>`` for each name an agent's allowedTools gives that the tool lacks.
-    unknown_allowed_tools: list[str] = field(default_factory=list)
+    unknown_allowed_tools: list[str] = field(default_factory=list[str])
 
     #: Kept from the last good sync when a sync fails.
     LISTING: ClassVar[tuple[str, ...]] = (
@@ -81,9 +81,10 @@ def unknown_allowed_tools(allowed: Any, tools: list[dict[str, Any]]) -> list[str
     that the listed ``tools`` do not have: drift between what agents may call and what the
     tool serves."""
     names = {t.get("name") for t in tools}
+    given: Mapping[str, Iterable[object]] = allowed or {}
     return [
         f"{agent}: {name}"
-        for agent, wanted in sorted((allowed or {}).items())
+        for agent, wanted in sorted(given.items())
         for name in wanted
         if name not in names
     ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import pulumi
@@ -75,9 +75,9 @@ def plain(value: Any) -> Any:
     """``value`` with Pulumi's secret wrappers removed (the provider needs the values)."""
     value = rpc.unwrap_rpc_secret(value)
     if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in cast("Mapping[Any, Any]", value).items()}
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        return [plain(v) for v in cast("list[Any]", value)]
     return value
 
 
@@ -121,7 +121,8 @@ def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[st
     """The URL to call, extra headers, and client options for the access mode: TLS, and
     through the proxy ``confine_to``, the prefix no request may leave (see
     :func:`~langop_infra.sync.kube_proxy.confinement_prefix`)."""
-    headers = {str(k): str(v) for k, v in (inputs.get("headers") or {}).items()}
+    given: Mapping[Any, Any] = inputs.get("headers") or {}
+    headers = {str(k): str(v) for k, v in given.items()}
     path = inputs.get("mcp_path") or "/mcp"
     if is_sidecar(inputs) and not inputs.get("sync_url"):
         if (inputs.get("access") or "auto") == "direct":
@@ -239,7 +240,7 @@ def listing_options(
 def sent_secrets(options: Any, extra: Sequence[str] = ()) -> list[str]:
     """Every credential a listing made with ``options`` sent: its headers, ``extra`` (e.g. an
     OAuth client secret) and the tokens its OAuth flow holds."""
-    held = options.auth.held_secrets() if options.auth is not None else []
+    held: list[str] = options.auth.held_secrets() if options.auth is not None else []
     return secret_strings(options.headers, list(extra), held)
 
 
@@ -263,7 +264,7 @@ def limit_options(limits: Mapping[str, Any]) -> dict[str, Any]:
 
 def credentials(inputs: Mapping[str, Any], *route_headers: Mapping[str, str]) -> list[str]:
     """Every credential a sync of ``inputs`` sends, for :func:`failure_message`."""
-    oauth = inputs.get("oauth") or {}
+    oauth: Mapping[str, Any] = inputs.get("oauth") or {}
     return secret_strings(
         inputs.get("headers"),
         kubeconfig_secrets(inputs.get("kubeconfig")),
@@ -301,7 +302,9 @@ def url_carries_credentials(url: Any) -> bool:
     return bool(parts.username or parts.password or parts.query)
 
 
-def sync_schema(inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None) -> dict:
+def sync_schema(
+    inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Sync once: the resource's outputs. Raises only for a failed ``required`` sync."""
     inputs = plain(dict(inputs))
     previous_outputs: Mapping[str, Any] = plain(dict(previous or {}))
@@ -334,9 +337,9 @@ def has_unknown(value: Any) -> bool:
     """Whether a preview-time unknown hides in ``value`` (the servicer hands ``Unknown``
     objects to check and diff; the wire form is the :data:`UNKNOWN` string)."""
     if isinstance(value, Mapping):
-        return any(has_unknown(v) for v in value.values())
+        return any(has_unknown(v) for v in cast("Mapping[Any, Any]", value).values())
     if isinstance(value, (list, tuple)):
-        return any(has_unknown(v) for v in value)
+        return any(has_unknown(v) for v in cast("Sequence[Any]", value))
     return isinstance(value, Unknown) or value == UNKNOWN
 
 
@@ -393,10 +396,18 @@ class ToolSchemaSyncProvider(dyn.ResourceProvider):
         return None
 
 
+def _string_map(value: object) -> bool:
+    """A mapping of strings to strings."""
+    return isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str)
+        for k, v in cast("Mapping[object, object]", value).items()
+    )
+
+
 def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(input, reason) for every known input the provider cannot use; values never quoted,
     since some of them are credentials."""
-    problems = []
+    problems: list[tuple[str, str]] = []
     if known.get("access") not in (None, *ACCESS_MODES):
         problems.append(("access", "must be auto, direct or apiserver-proxy"))
     if "endpoint" in known and not str(known["endpoint"]).startswith(("http://", "https://")):
@@ -412,13 +423,11 @@ def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
     if known.get("deployment_mode") not in (None, "service", "sidecar"):
         problems.append(("deployment_mode", "must be service or sidecar"))
     selector = known.get("pod_selector")
-    if selector is not None and not (
-        isinstance(selector, Mapping)
-        and all(isinstance(k, str) and isinstance(v, str) for k, v in selector.items())
-    ):
+    if selector is not None and not _string_map(selector):
         problems.append(("pod_selector", "must map label names to label values (strings)"))
     oauth = known.get("oauth")
-    if isinstance(oauth, Mapping) and oauth.get("client_secret") and not oauth.get("issuer"):
+    auth: Mapping[str, Any] = cast("Mapping[str, Any]", oauth) if isinstance(oauth, Mapping) else {}
+    if auth.get("client_secret") and not auth.get("issuer"):
         problems.append(
             ("oauth", "a client secret needs its issuer (schemaSync.auth.issuer) to be sent to")
         )
@@ -429,16 +438,16 @@ class ToolSchemaSync(dyn.Resource):
     """The synced schema of one tool; outputs land in the stack state."""
 
     # Typed views of SyncOutputs' fields (a test keeps the two lists equal).
-    tool_schemas: pulumi.Output[list]
+    tool_schemas: pulumi.Output[list[dict[str, Any]]]
     schema_hash: pulumi.Output[str]
-    tool_names: pulumi.Output[list]
+    tool_names: pulumi.Output[list[str]]
     phase: pulumi.Output[str]
     registered_at: pulumi.Output[str]
     last_synced_at: pulumi.Output[str]
     last_error: pulumi.Output[str]
-    server_info: pulumi.Output[dict]
+    server_info: pulumi.Output[dict[str, Any]]
     protocol_version: pulumi.Output[str]
-    unknown_allowed_tools: pulumi.Output[list]
+    unknown_allowed_tools: pulumi.Output[list[str]]
 
     def __init__(
         self,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 
@@ -42,16 +42,16 @@ class Mocks(pulumi.runtime.Mocks):
         self.server_info = dict(server_info or {"name": "mock", "version": "0"})
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.resources.append(args)
-        state = dict(args.inputs)
+        state = dict(_inputs(args))
         if args.typ.startswith("kubernetes:"):
             return kubernetes_state(args.typ, args.name, state)
         if args.typ == DYNAMIC_TYPE and {"endpoint", "service"} <= state.keys():
             return self.sync_state(state)
         return f"{args.name}-id", state
 
-    def sync_state(self, state: dict[str, Any]) -> tuple[str, dict]:
+    def sync_state(self, state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """A schema sync's id and outputs: the listing given for the tool, else Pending."""
         tool = str(state.get("service") or "")
         listed = self.schemas.get(tool)
@@ -64,7 +64,9 @@ class Mocks(pulumi.runtime.Mocks):
             result = SyncOutputs.registered(listing, {})
         return f"{state.get('namespace')}/{tool}", {**state, **result.as_dict()}
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+    def call(
+        self, args: pulumi.runtime.MockCallArgs
+    ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         return {}, None
 
     def find(self, typ: str, name: str) -> dict[str, Any]:
@@ -72,12 +74,21 @@ class Mocks(pulumi.runtime.Mocks):
         ``kubernetes:core/v1:ConfigMap``) whose object or logical name is ``name``: the
         current test's, as the mocks serve every test of the module."""
         for r in reversed(self.resources):
-            if r.typ == typ and name in (r.name, (r.inputs.get("metadata") or {}).get("name")):
-                return dict(r.inputs)
+            if r.typ != typ:
+                continue
+            inputs = _inputs(r)
+            metadata: Any = inputs.get("metadata") or {}
+            if name in (r.name, metadata.get("name")):
+                return dict(inputs)
         raise LookupError(f"no registration of {typ} named {name!r}")
 
 
-def kubernetes_state(typ: str, name: str, state: dict[str, Any]) -> tuple[str, dict]:
+def _inputs(args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:
+    """``args.inputs``, which the Pulumi SDK declares as a bare ``dict``."""
+    return cast("dict[str, Any]", args.inputs)  # pyright: ignore[reportUnknownMemberType]
+
+
+def kubernetes_state(typ: str, name: str, state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The id and outputs the kubernetes provider gives an object it created."""
     metadata = dict(state.get("metadata") or {})
     object_name = metadata.get("name") or name

@@ -9,7 +9,7 @@ person spends at a login page is not counted (the redirect handler bounds that i
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
 from langop_infra.mcp.http import display_url
@@ -30,7 +30,7 @@ class Budget:
         return self.left is not None and self.left <= 0
 
     @asynccontextmanager
-    async def spend(self) -> AsyncIterator[None]:
+    async def spend(self) -> AsyncGenerator[None, None]:
         """Run the block within what is left; raise :class:`OAuthError` when it runs out."""
         started = time.monotonic()
         try:

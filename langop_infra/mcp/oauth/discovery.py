@@ -11,7 +11,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -60,7 +60,7 @@ class AuthorizationServer:
     metadata: dict[str, Any]
     scopes_supported: tuple[str, ...] = ()  # from the protected resource metadata
     legacy: bool = False  # no metadata documents at all: 2025-03-26 default endpoints
-    endpoints: dict[str, str] = field(default_factory=dict)
+    endpoints: dict[str, str] = field(default_factory=dict[str, str])
 
     def endpoint(self, name: str) -> str | None:
         """``authorization_endpoint``, ``token_endpoint`` or ``registration_endpoint``."""
@@ -172,7 +172,7 @@ async def fetch_json(client: httpx.AsyncClient, url: str, what: str) -> dict[str
         document = json.loads(body)
     except ValueError:
         return None
-    return document if isinstance(document, dict) else None
+    return cast("dict[str, Any]", document) if isinstance(document, dict) else None
 
 
 async def discover(
@@ -224,7 +224,9 @@ async def discover(
         servers = [next(s for s in servers if same_issuer(issuer, [s]))]
     scopes = prm.get("scopes_supported")
     scopes_supported = (
-        tuple(s for s in scopes if isinstance(s, str)) if isinstance(scopes, list) else ()
+        tuple(s for s in cast("list[object]", scopes) if isinstance(s, str))
+        if isinstance(scopes, list)
+        else ()
     )
     return await _authorization_server(client, servers[0], resource, scopes_supported)
 

@@ -60,7 +60,7 @@ class _Resource:
     requested: tuple[str, ...] = ()
     grant: str = ""
     lock_by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = field(
-        default_factory=weakref.WeakKeyDictionary
+        default_factory=weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]
     )
 
     def lock(self) -> asyncio.Lock:
@@ -103,7 +103,7 @@ class OAuth2Auth(httpx.Auth):
         deadline: float | None = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        problems = []
+        problems: list[str] = []
         if grant not in GRANTS:
             problems.append(f"grant must be one of {', '.join(GRANTS)}, got {grant!r}")
         if (client_secret or private_key) and not client_id:

@@ -9,7 +9,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import httpx
@@ -76,7 +76,9 @@ def choose_auth_method(server: AuthorizationServer, *, secret: bool, key: bool) 
     """The token endpoint authentication this client can do and the server accepts."""
     listed = server.metadata.get("token_endpoint_auth_methods_supported")
     # RFC 8414: absent means client_secret_basic only.
-    supported = listed if isinstance(listed, list) else ["client_secret_basic"]
+    supported = (
+        cast("list[object]", listed) if isinstance(listed, list) else ["client_secret_basic"]
+    )
     if key:
         return "private_key_jwt"
     if not secret:
@@ -167,7 +169,7 @@ async def register(
             target=display_url(server.issuer),
         )
     listed = server.metadata.get("token_endpoint_auth_methods_supported")
-    supported = listed if isinstance(listed, list) else ["none"]
+    supported = cast("list[object]", listed) if isinstance(listed, list) else ["none"]
     method = next(
         (m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported),
         "none",
@@ -232,19 +234,20 @@ async def _post(
         payload = json.loads(body)
     except ValueError:
         payload = None
-    if status >= 400 or not isinstance(payload, dict):
+    reply = cast("dict[str, Any]", payload) if isinstance(payload, dict) else None
+    if status >= 400 or reply is None:
         detail = ""
-        if isinstance(payload, dict) and isinstance(payload.get("error"), str):
-            detail = ": " + payload["error"][:60]
-            if isinstance(payload.get("error_description"), str):
-                detail += " (" + payload["error_description"][:160] + ")"
+        if reply is not None and isinstance(reply.get("error"), str):
+            detail = ": " + reply["error"][:60]
+            if isinstance(reply.get("error_description"), str):
+                detail += " (" + reply["error_description"][:160] + ")"
         detail = scrub(" ".join(detail.split()), secrets_ or [])
         raise OAuthError(
             f"{shown} refused the {what} with HTTP {status}{detail}; check the client id, "
             "secret and scopes",
             target=shown,
         )
-    return payload
+    return reply
 
 
 def _client_assertion(client: Client, server: AuthorizationServer) -> str:
