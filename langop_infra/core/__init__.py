@@ -1,3 +1,3 @@
 """What every layer shares and nothing of the domain: the problem type behind every error,
-the bounded YAML loader and dumper, redaction of secret values, and process tuning for long
-program runs. Imports nothing else of the package."""
+the bounded YAML loader and dumper, redaction of secret values, process tuning for long
+program runs, and keeping stdout clean while one runs. Imports nothing else of the package."""
