@@ -40,6 +40,11 @@ def test_render_json_is_a_kubernetes_list_of_the_same_objects() -> None:
     document = json.loads(as_json)
     assert (document["apiVersion"], document["kind"]) == ("v1", "List")
     assert document["items"] == stream(as_yaml)
+    # Keys sorted, as the YAML stream and `kubectl get -o json` (Go's map order) print them.
+    assert list(document) == ["apiVersion", "items", "kind"]
+    for item in document["items"]:
+        assert list(item) == sorted(item) and list(item)[0] == "apiVersion", list(item)
+        assert list(item["metadata"]) == sorted(item["metadata"])
 
 
 def test_the_render_stream_opens_with_a_banner_naming_the_stack() -> None:

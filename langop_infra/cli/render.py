@@ -8,11 +8,12 @@ the YAML stream opens with a comment saying so and naming the stack it came from
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from langop_infra.cli._output import DeprecatedOutput, add_output_argument, dump, emit
+from langop_infra.cli._output import DeprecatedOutput, add_output_argument, emit
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
 
 
@@ -95,7 +96,9 @@ def _render(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     if args.output == "json":
         items = sorted_manifests(manifests)
-        emit(dump({"apiVersion": "v1", "kind": "List", "items": items}, "json"))
+        # Keys sorted, as in the YAML stream and `kubectl get -o json`: apiVersion first.
+        document = {"apiVersion": "v1", "kind": "List", "items": items}
+        emit(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
         return 0
     if args.output_dir is None:
         emit(banner(args, fingerprinted=key is not None) + dump_stream(manifests))
