@@ -43,7 +43,7 @@ def test_render_json_is_a_kubernetes_list_of_the_same_objects() -> None:
     # Keys sorted, as the YAML stream and `kubectl get -o json` (Go's map order) print them.
     assert list(document) == ["apiVersion", "items", "kind"]
     for item in document["items"]:
-        assert list(item) == sorted(item) and list(item)[0] == "apiVersion", list(item)
+        assert list(item) == sorted(item) and next(iter(item)) == "apiVersion", list(item)
         assert list(item["metadata"]) == sorted(item["metadata"])
 
 
