@@ -55,6 +55,7 @@ def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dic
     data.setdefault("name", name)
     given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
     refs = []
+    _refuse_single_tool(data.get("tools"), f"LanguageAgent {data.get('name')!r}")
     for item in data.get("tools") or []:
         target = getattr(item, "target", item)
         if isinstance(target, contract.ToolTarget):
@@ -65,6 +66,17 @@ def agent_document(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[dic
     if "tools" in data:
         data["tools"] = refs
     return data, given
+
+
+def _refuse_single_tool(tools: Any, subject: str) -> None:
+    """``tools=memory`` for ``tools=[memory]``: a field problem, not a TypeError."""
+    target = getattr(tools, "target", tools)
+    if isinstance(target, contract.ToolTarget) or isinstance(tools, Mapping):
+        one = "LanguageTool" if isinstance(target, contract.ToolTarget) else "reference"
+        name = target.name if isinstance(target, contract.ToolTarget) else tools.get("name")
+        fix = f"tools=[{name}]" if one == "LanguageTool" else f"tools=[{{'name': {name!r}}}]"
+        message = f"expected a list of tools, got one {one}; write {fix}"
+        raise SpecError([Problem("tools", message)], subject=subject)
 
 
 def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:

@@ -384,7 +384,9 @@ class LanguageTool(PlannedComponent):
             namespace,
             labels,
             objects,
-            budget=shape.disruption_budget is not None,
+            budget=inputs.exists(objects, lambda o: o.disruption_budget)
+            if isinstance(objects, inputs.Pending)
+            else shape.disruption_budget is not None,
             scaler=shape.autoscaler is not None,
             opts=child,
         )
