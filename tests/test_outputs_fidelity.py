@@ -117,15 +117,14 @@ def test_an_mcp_server_url_output_leaves_the_rest_of_the_agent_known(tmp_path: P
     policy = rendered[("NetworkPolicy", "helper-ingress")]
     assert policy["spec"]["podSelector"] == {"matchLabels": {"langop.io/agent": "helper"}}
     unknown = [line for line in err.splitlines() if "is known only at `pulumi up`" in line]
-    assert unknown[0] == (
-        "langop-infra render: warning: Service db: metadata.name is known only at `pulumi up` "
-        "(the provider names the object); rendered as [unknown]"
-    )
-    assert [line.split(": ")[3].split(" is known")[0] for line in unknown[1:]] == [
-        "data.config.yaml",
-        "spec.template.metadata.annotations.langop.io/config-checksum",
-        "spec.template.spec.containers[0].env[0].value",
-    ]
+    # Registration order follows when inputs resolve: compare as a set.
+    assert {line.split(": ", 2)[2].split(" is known")[0] for line in unknown} == {
+        "Service db: metadata.name",
+        "ConfigMap apps/helper-config: data.config.yaml",
+        "Deployment apps/helper: spec.template.metadata.annotations.langop.io/config-checksum",
+        "Deployment apps/helper: spec.template.spec.containers[0].env[0].value",
+    }
+    assert len(unknown) == 4
 
 
 def test_one_tool_for_a_list_of_tools_is_a_field_error(tmp_path: Path) -> None:
@@ -159,3 +158,45 @@ def test_replicas_from_an_output_under_testing_mocks_up(tmp_path: Path) -> None:
     kinds = {m["kind"]: m for m in run.manifests()}
     assert kinds["Deployment"]["spec"]["replicas"] == 2
     assert kinds["PodDisruptionBudget"]["spec"]["maxUnavailable"] == 1
+
+
+def test_schema_sync_reaches_the_port_an_output_gives(tmp_path: Path) -> None:
+    """The tool's own sync and endpoint use the real port, not the stand-in validation used."""
+    from langop_infra import LanguageTool
+    from langop_infra.offline.mock_engine import run_program
+
+    del tmp_path
+
+    def program() -> None:
+        tool = LanguageTool(
+            "memory",
+            image="ghcr.io/acme/memory-mcp:1.4.0",
+            namespace="apps",
+            port=pulumi.Output.from_input(9000),
+        )
+        pulumi.export("endpoint", tool.endpoint)
+
+    run = run_program(program, preview=False)
+    [sync] = run.by_type("pulumi-python:dynamic:Resource")
+    assert (sync.inputs["endpoint"], sync.inputs["port"]) == (
+        "http://memory.apps.svc.cluster.local:9000",
+        9000,
+    )
+    assert run.outputs["endpoint"] == "http://memory.apps.svc.cluster.local:9000"
+
+
+def test_an_agent_refuses_a_tool_whose_port_is_an_output(tmp_path: Path) -> None:
+    code, _, err = render(
+        tmp_path,
+        'memory = LanguageTool("memory", image=IMAGE, namespace="apps", '
+        "port=pulumi.Output.from_input(9000))\n"
+        'LanguageAgent("helper", image="ghcr.io/acme/helper:2.0.0", namespace="apps", '
+        "tools=[memory])",
+    )
+    assert code == 2
+    assert "invalid LanguageAgent 'helper': 1 problem (built at " in err
+    assert (
+        "  - tools[0]: LanguageTool 'memory' takes its port or mcpPath from an Output; an "
+        "agent needs them when the program runs (its config and network policies): give that "
+        "tool plain values" in err
+    )

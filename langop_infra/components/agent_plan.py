@@ -162,6 +162,16 @@ def resolve_tools(
             )
             continue
         target, tool = found
+        if not getattr(tool, "target_known", True):
+            problems.append(
+                Problem(
+                    f"tools[{i}]",
+                    f"LanguageTool {ref.name!r} takes its port or mcpPath from an Output; "
+                    "an agent needs them when the program runs (its config and network "
+                    "policies): give that tool plain values",
+                )
+            )
+            continue
         targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(tool)
     problems += sidecar_problems(agent, resolved, "", namespace)
