@@ -3,6 +3,7 @@ each value judged on its own, errors of late values as field problems (the audit
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def test_a_port_known_only_later_in_the_run_is_checked_the_same_way(tmp_path: Pa
         "port=ns.metadata.name.apply(lambda n: 0))",
     )
     assert code == 2
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "Task exception" not in err
     assert "  - port: must be at least 1, got 0; change the value" in err
 
 
@@ -200,3 +201,36 @@ def test_an_agent_refuses_a_tool_whose_port_is_an_output(tmp_path: Path) -> None
         "agent needs them when the program runs (its config and network policies): give that "
         "tool plain values" in err
     )
+
+
+def test_replicas_from_an_output_under_the_public_mocks() -> None:
+    """As a user's own test runs it: langop_infra.testing.Mocks, preview=False (`pulumi up`)."""
+    from pulumi.runtime import settings
+
+    from langop_infra import LanguageTool
+    from langop_infra.testing import Mocks
+
+    # A render before this test closed its event loop; a user's test process has one.
+    asyncio.set_event_loop(asyncio.new_event_loop())
+    mocks = Mocks()
+    pulumi.runtime.set_mocks(mocks, preview=False)
+    seen: list[Any] = []
+
+    @pulumi.runtime.test
+    def a_test() -> pulumi.Output:
+        tool = LanguageTool(
+            "memory",
+            image="ghcr.io/acme/memory-mcp:1.4.0@sha256:" + "a" * 64,
+            namespace="apps",
+            replicas=pulumi.Output.from_input(2),
+        )
+        return tool.deployment.spec.apply(lambda spec: seen.append(spec.replicas))
+
+    try:
+        a_test()
+        assert seen == [2]
+        budget = mocks.find("kubernetes:policy/v1:PodDisruptionBudget", "memory")
+        assert budget["spec"]["maxUnavailable"] == 1
+    finally:
+        # The next program run (the mock engine's) starts from no root, as it expects.
+        settings.ROOT.set(None)

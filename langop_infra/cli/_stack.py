@@ -4,6 +4,7 @@ user's own program."""
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import threading
@@ -77,6 +78,9 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
                 keep_ciphertext=keep_ciphertext,
             )
     except Exception as caught:
+        # The failed run's other Output tasks end here, not in a finaliser during a later
+        # compile of this process (CPython 3.11 then reports an AST recursion mismatch).
+        gc.collect()
         exc = _spec_error(caught)
         if exc is None:
             raise CommandError(program_error(caught, project_dir), code=1) from None
