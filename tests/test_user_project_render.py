@@ -94,6 +94,11 @@ def test_outputs_of_other_resources_render_as_unknown_never_none(tmp_path: Path)
     }
     assert memory["spec"]["replicas"] == 1
     assert rendered[("Service", "memory")]["spec"]["ports"][0]["port"] == 8080
+    # The user's Service has no metadata.name: the provider names it, so it is unknown.
+    assert rendered[("Service", UNKNOWN_MARKER)]["metadata"] == {
+        "name": UNKNOWN_MARKER,
+        "namespace": "apps",
+    }
 
 
 def test_each_unknown_field_is_warned_of_once(tmp_path: Path) -> None:
@@ -102,7 +107,12 @@ def test_each_unknown_field_is_warned_of_once(tmp_path: Path) -> None:
     warnings = [line for line in err.splitlines() if "is known only at `pulumi up`" in line]
     image = "Deployment apps/memory: spec.template.spec.containers[0].image"
     assert sum(w.startswith(f"langop-infra render: warning: {image} ") for w in warnings) == 1
-    assert len(warnings) == len(set(warnings)) == 3
+    assert len(warnings) == len(set(warnings)) == 4
+    # The user's autonamed Service: its name is the provider's, unknown at preview.
+    assert (
+        "langop-infra render: warning: Service db: metadata.name is known only at `pulumi up` "
+        "(the provider names the object); rendered as [unknown]"
+    ) in warnings
 
 
 def test_a_namespace_from_an_autonamed_namespace_names_the_field_and_the_fix(

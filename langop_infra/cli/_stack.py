@@ -4,6 +4,7 @@ user's own program."""
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import threading
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from langop_infra.mcp.errors import LangopError
 
 if TYPE_CHECKING:
+    from langop_infra.core.errors import SpecError
     from langop_infra.offline.mock_engine import ProgramRun
 
 PROGRESS_AFTER = 2.0  # seconds; LANGOP_INFRA_PROGRESS_AFTER overrides it
@@ -75,7 +77,13 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
                 config_file=args.config,
                 keep_ciphertext=keep_ciphertext,
             )
-    except SpecError as exc:
+    except Exception as caught:
+        # The failed run's other Output tasks end here, not in a finaliser during a later
+        # compile of this process (CPython 3.11 then reports an AST recursion mismatch).
+        gc.collect()
+        exc = _spec_error(caught)
+        if exc is None:
+            raise CommandError(program_error(caught, project_dir), code=1) from None
         if path is not None:
             from langop_infra.offline.locate import located
 
@@ -84,10 +92,23 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
         component.update({"builtAt": exc.where} if exc.where else {})
         problems = tuple({**p.as_dict(), **component} for p in exc.problems)
         raise CommandError(str(exc), problems=problems) from None
-    except Exception as exc:
-        raise CommandError(program_error(exc, project_dir), code=1) from None
     finally:
         close_event_loop()
+
+
+def _spec_error(exc: BaseException) -> SpecError | None:
+    """The SpecError behind ``exc``: a value that resolved during the run and failed its
+    checks reaches us wrapped in the engine's ValueErrors."""
+    from langop_infra.core.errors import SpecError
+
+    seen: set[int] = set()
+    found: BaseException | None = exc
+    while found is not None and id(found) not in seen:
+        if isinstance(found, SpecError):
+            return found
+        seen.add(id(found))
+        found = found.__cause__ or found.__context__
+    return None
 
 
 def _shown(path: Path, project_dir: Path) -> str:

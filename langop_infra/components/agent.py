@@ -179,7 +179,9 @@ class LanguageAgent(PlannedComponent):
             namespace,
             labels,
             objects,
-            budget=disruption_budget_spec(agent, selector) is not None,
+            budget=inputs.exists(objects, lambda o: o.disruption_budget)
+            if isinstance(objects, inputs.Pending)
+            else disruption_budget_spec(agent, selector) is not None,
             scaler=agent.autoscaling is not None,
             opts=child,
         )
@@ -220,8 +222,7 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     if any(isinstance(c, pulumi.Output) for c in sidecars):
         final = final.final if isinstance(final, inputs.Pending) else final
     elif isinstance(final, inputs.Pending):
-        later = final.final.apply(lambda spec: build(spec, sidecars))
-        return inputs.Pending(build(final.first, sidecars), build(final.second, sidecars), later)
+        return final.map(lambda spec: build(spec, sidecars))
     elif not isinstance(final, pulumi.Output):
         return build(final, sidecars)
     # Here ``final`` is the spec or an Output of it (the branches above return the rest).

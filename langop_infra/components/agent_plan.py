@@ -3,7 +3,7 @@ registration. ``LanguageCluster`` hands agents a plan; a standalone ``LanguageAg
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -59,6 +59,7 @@ def agent_document(
     data.setdefault("name", name)
     given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
     refs: list[Any] = []
+    _refuse_single_tool(data.get("tools"), f"LanguageAgent {data.get('name')!r}")
     items: list[Any] = data.get("tools") or []
     for item in items:
         target = getattr(item, "target", item)
@@ -70,6 +71,21 @@ def agent_document(
     if "tools" in data:
         data["tools"] = refs
     return data, given
+
+
+def _refuse_single_tool(tools: Any, subject: str) -> None:
+    """``tools=memory`` for ``tools=[memory]``: a field problem, not a TypeError."""
+    target = getattr(tools, "target", tools)
+    if isinstance(target, contract.ToolTarget) or isinstance(tools, Mapping):
+        one = "LanguageTool" if isinstance(target, contract.ToolTarget) else "reference"
+        name = (
+            target.name
+            if isinstance(target, contract.ToolTarget)
+            else cast("Mapping[str, Any]", tools).get("name")
+        )
+        fix = f"tools=[{name}]" if one == "LanguageTool" else f"tools=[{{'name': {name!r}}}]"
+        message = f"expected a list of tools, got one {one}; write {fix}"
+        raise SpecError([Problem("tools", message)], subject=subject)
 
 
 def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:
@@ -159,6 +175,16 @@ def resolve_tools(
             )
             continue
         target, tool = found
+        if not getattr(tool, "target_known", True):
+            problems.append(
+                Problem(
+                    f"tools[{i}]",
+                    f"LanguageTool {ref.name!r} takes its port or mcpPath from an Output; "
+                    "an agent needs them when the program runs (its config and network "
+                    "policies): give that tool plain values",
+                )
+            )
+            continue
         targets.append(dataclasses.replace(target, required=ref.required))
         tools.append(tool)
     problems += sidecar_problems(agent, resolved, "", namespace)

@@ -5,7 +5,8 @@ the rest when it resolves.
 cannot be checked before registration, so its checks run in an ``apply`` and fail there with
 the field path; every value that is known is still checked before anything is registered.
 The structure of a component (which objects exist, their names) must not depend on an Output:
-fields that decide it are refused as Outputs up front.
+fields that decide it are refused as Outputs up front. Each Output is judged on its own
+(:class:`Pending`): a part of an object waits only for the values it is made from.
 """
 
 import dataclasses
@@ -14,7 +15,7 @@ from typing import Any, TypeVar, cast
 
 import pulumi
 
-from langop_infra.core.errors import Problem, SpecError, loc_path
+from langop_infra.core.errors import Problem, SpecError, construction_site, loc_path
 from langop_infra.spec.structure import structural_keys
 
 S = TypeVar("S")
@@ -38,6 +39,15 @@ STAND_INS: tuple[Any, ...] = (
     "10.0.0.0/8",
     [],
     {},
+    # Second ones: a part that changes with the stand-in depends on the unknown value.
+    "placeholder-b",
+    "ghcr.io/placeholder/image:1",
+    "http://placeholder-b.invalid",
+    8081,
+    2,
+    False,
+    "/placeholder-b",
+    "10.1.0.0/16",
 )
 
 
@@ -87,8 +97,9 @@ def resolve(
     build: Callable[[S], R],
     structure: Callable[[S], Any],
     subject: str,
-) -> tuple[S, R | pulumi.Output[R]]:
-    """The parsed spec and what ``build`` makes of it, as an Output when a value is unknown.
+) -> tuple[S, "R | Pending"]:
+    """The parsed spec and what ``build`` makes of it, :class:`Pending` when a value is
+    unknown now.
 
     With no Output in a place the spec cannot hold one, this is ``build(parse(data))``.
     """
@@ -103,75 +114,128 @@ def resolve(
     else:
         return spec, build(spec)
     _refuse_structural(deferred, subject)
+    # The user's line that built the component, for an error found when a value resolves.
+    where = construction_site()
     stand_in = _stand_in(data, parse, deferred)
     spec = parse(stand_in)
-    other = _stand_in(data, parse, deferred, unlike=stand_in)
 
-    def resolved(values: list[Any]) -> R:
-        filled: Any = data
-        for (path, _), value in zip(deferred, values, strict=True):
-            filled = replaced(filled, path, value)
+    def rebuild(values: Mapping[int, Any]) -> R:
+        filled: Any = stand_in
+        for index, value in values.items():
+            filled = replaced(filled, deferred[index][0], value)
         try:
             real = parse(filled)
         except SpecError as exc:
-            raise SpecError(exc.problems, subject=subject) from None
+            raise SpecError(exc.problems, subject=subject, where=where) from None
         if structure(real) != structure(spec):
-            raise SpecError(
-                [Problem("", "an Output changed the component's structure")], subject=subject
-            )
+            problem = Problem("", "an Output changed the component's structure")
+            raise SpecError([problem], subject=subject, where=where)
         return build(real)
 
-    final = pulumi.Output.all(*[o for _, o in deferred]).apply(resolved)
-    if other is None:
-        return spec, final
-    second = parse(other)
-    if structure(second) != structure(spec):
-        return spec, final
-    return spec, Pending(build(spec), build(second), final)  # type: ignore[return-value]
+    variants = tuple(
+        _EVERY if (alt := _alternative(stand_in, parse, spec, path)) is None else build(parse(alt))
+        for path, _ in deferred
+    )
+    outputs = tuple(out for _, out in deferred)
+    return spec, Pending(build(spec), variants, outputs, rebuild)
+
+
+# A variant standing for "every part may depend on this value" (no second stand-in fits).
+_EVERY: Any = object()
 
 
 @dataclasses.dataclass(frozen=True)
 class Pending:
-    """What ``build`` makes of a spec with unknown values: built twice, from two different
-    stand-ins for them, and for real as an Output.
+    """What ``build`` makes of a spec with unknown values, known where it can be.
 
-    A part equal in both builds does not depend on an unknown value, so it is known now;
-    only the parts that differ wait for the Output. A preview then shows ``image`` as
-    unknown, not the whole Deployment spec.
+    ``base`` is built from stand-ins for the unknown values; ``variants[i]`` from the same
+    stand-ins but another one for value ``i``. A part equal in ``base`` and every variant
+    depends on no unknown value: it is known now. A part that differs waits only for the
+    values whose variants differ there (``rebuild`` makes it from their real values), so a
+    preview shows ``image`` as unknown, not the whole Deployment spec, and a value known at
+    preview is shown even when another one is not.
     """
 
-    first: Any
-    second: Any
-    final: pulumi.Output[Any]
+    base: Any
+    variants: tuple[Any, ...]
+    outputs: tuple[pulumi.Output[Any], ...]
+    rebuild: Callable[[Mapping[int, Any]], Any]
+
+    @property
+    def final(self) -> pulumi.Output[Any]:
+        """All of it, once every value is known."""
+        return pulumi.Output.all(*self.outputs).apply(
+            lambda values: self.rebuild(dict(enumerate(values)))
+        )
+
+    def map(self, fn: Callable[[Any], Any]) -> "Pending":
+        """What ``fn`` makes of it, part by part as known."""
+        return Pending(
+            fn(self.base),
+            tuple(v if v is _EVERY else fn(v) for v in self.variants),
+            self.outputs,
+            lambda values: fn(self.rebuild(values)),
+        )
 
     def pick(self, pick: Callable[[Any], Any]) -> Any:
-        return leafwise(pick(self.first), pick(self.second), self.final.apply(pick))
+        return self._leafwise(
+            pick(self.base), [v if v is _EVERY else pick(v) for v in self.variants], pick
+        )
 
+    def depends(self, pick: Callable[[Any], Any]) -> list[int]:
+        """The values that ``pick`` of it depends on."""
+        base = pick(self.base)
+        return [i for i, v in enumerate(self.variants) if v is _EVERY or not _same(pick(v), base)]
 
-def leafwise(first: Any, second: Any, final: pulumi.Output[Any]) -> Any:
-    """``first`` where it equals ``second``; below that, the matching part of ``final``."""
-    if type(first) is type(second) and first == second:
-        return first
-    if isinstance(first, dict) and isinstance(second, dict):
-        one, other = cast("dict[Any, Any]", first), cast("dict[Any, Any]", second)
-        if one.keys() == other.keys():
-            return {k: leafwise(one[k], other[k], _item(final, k)) for k in one}
-    if isinstance(first, (list, tuple)) and isinstance(second, (list, tuple)):
-        one_seq, other_seq = cast("Sequence[Any]", first), cast("Sequence[Any]", second)
-        if len(one_seq) == len(other_seq):
-            items = [
-                leafwise(a, b, _item(final, i))
-                for i, (a, b) in enumerate(zip(one_seq, other_seq, strict=True))
+    def later(self, indexes: Sequence[int], pick: Callable[[Any], Any]) -> pulumi.Output[Any]:
+        """``pick`` of it, made from the real values of ``indexes`` once they are known."""
+        return pulumi.Output.all(*[self.outputs[i] for i in indexes]).apply(
+            lambda values: pick(self.rebuild(dict(zip(indexes, values, strict=True))))
+        )
+
+    def _leafwise(self, base: Any, variants: list[Any], pick: Callable[[Any], Any]) -> Any:
+        """``base`` where every variant equals it; below that, the parts that differ, each an
+        Output of only the values it depends on."""
+        if all(v is not _EVERY and _same(v, base) for v in variants):
+            return base
+        alike = [v for v in variants if v is not _EVERY]
+        if isinstance(base, dict) and all(
+            isinstance(v, dict) and v.keys() == base.keys() for v in alike
+        ):
+            mapping = cast("dict[Any, Any]", base)
+            return {
+                k: self._leafwise(
+                    mapping[k],
+                    [v if v is _EVERY else v[k] for v in variants],
+                    _at(pick, k),
+                )
+                for k in mapping
+            }
+        sequence = cast("Sequence[Any]", base) if isinstance(base, (list, tuple)) else None
+        if sequence is not None and all(
+            isinstance(v, (list, tuple)) and len(cast("Sequence[Any]", v)) == len(sequence)
+            for v in alike
+        ):
+            items: list[Any] = [
+                self._leafwise(
+                    item,
+                    [v if v is _EVERY else v[i] for v in variants],
+                    _at(pick, i),
+                )
+                for i, item in enumerate(sequence)
             ]
-            if isinstance(first, tuple):
-                return type(cast("tuple[Any, ...]", first))(items)
-            return items
-    return final
+            return type(cast("tuple[Any, ...]", base))(items) if isinstance(base, tuple) else items
+        indexes = [i for i, v in enumerate(variants) if v is _EVERY or not _same(v, base)]
+        return self.later(indexes, pick)
 
 
-def _item(final: pulumi.Output[Any], key: Any) -> pulumi.Output[Any]:
-    """``final[key]``, as an Output."""
-    return final.apply(lambda v: v[key])
+def _at(pick: Callable[[Any], Any], key: Any) -> Callable[[Any], Any]:
+    """``pick``, then the part at ``key``."""
+    return lambda whole: pick(whole)[key]
+
+
+def _same(first: Any, second: Any) -> bool:
+    return type(first) is type(second) and first == second
 
 
 def _deferred(leaves: Sequence[Leaf], problems: Sequence[Problem]) -> list[Leaf]:
@@ -207,52 +271,49 @@ def _refuse_structural(deferred: Sequence[tuple[Path, Any]], subject: str) -> No
 
 # What to pass instead of an Output, by structural field.
 _INSTEAD = {
-    "namespace": "pass the namespace's name as a string, e.g. namespace=\"apps\" with "
-    "k8s.core.v1.Namespace(\"apps\", metadata={\"name\": \"apps\"}) (an autonamed "
+    "namespace": 'pass the namespace\'s name as a string, e.g. namespace="apps" with '
+    'k8s.core.v1.Namespace("apps", metadata={"name": "apps"}) (an autonamed '
     "Namespace's name is unknown until `pulumi up`), and opts=pulumi.ResourceOptions("
     "depends_on=[ns]) to create it first",
     "name": "pass a plain string",
-    "tools": "pass LanguageTool objects or {\"name\": ...} references, not an Output of them",
+    "tools": 'pass LanguageTool objects or {"name": ...} references, not an Output of them',
     "": "pass a plain value",
 }
 
 
-def _stand_in(
-    data: Any,
-    parse: Callable[[Any], Any],
-    deferred: Sequence[tuple[Path, Any]],
-    unlike: Any = None,
-) -> Any:
-    """``data`` with each unknown value replaced by one its field accepts; with ``unlike``,
-    by another one than there (None when a field accepts only one)."""
+def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, Any]]) -> Any:
+    """``data`` with each unknown value replaced by the first stand-in its field accepts."""
     filled = data
     for path, _ in deferred:
-        where = loc_path(path)
-        taken = _at(unlike, path) if unlike is not None else _NOTHING
         for candidate in STAND_INS:
-            if type(candidate) is type(taken) and candidate == taken:
-                continue
             attempt = replaced(filled, path, candidate)
-            try:
-                parse(attempt)
-            except SpecError as exc:
-                if any(_under(p.path, {where: None}) for p in exc.problems):
-                    continue
-            filled = attempt
-            break
-        else:
-            if unlike is not None:
-                return None
+            if _accepted(parse, attempt, path):
+                filled = attempt
+                break
     return filled
 
 
-_NOTHING = object()
+def _alternative(filled: Any, parse: Callable[[Any], Any], spec: Any, path: Path) -> Any:
+    """``filled`` with another stand-in at ``path``, one that changes the parsed spec (``1``
+    and ``"1"`` both parse to 1: the second would hide that the value matters); None when
+    the field accepts no other."""
+    for candidate in STAND_INS:
+        attempt = replaced(filled, path, candidate)
+        try:
+            if parse(attempt) != spec:
+                return attempt
+        except SpecError:
+            continue
+    return None
 
 
-def _at(data: Any, path: Path) -> Any:
-    for step in path:
-        data = data[step]
-    return data
+def _accepted(parse: Callable[[Any], Any], attempt: Any, path: Path) -> bool:
+    try:
+        parse(attempt)
+    except SpecError as exc:
+        # Another field's problem (such as a second unknown still in place) is not this one's.
+        return not any(_under(p.path, {loc_path(path): None}) for p in exc.problems)
+    return True
 
 
 def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
@@ -270,3 +331,14 @@ def whole(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     if isinstance(objects, Pending):
         return objects.final.apply(pick)
     return part(objects, pick)
+
+
+def exists(objects: "Pending", pick: Callable[[Any], Any]) -> bool | pulumi.Output[bool]:
+    """Whether ``pick(objects)`` is there (not None): an Output of it when that depends on a
+    value not known now, as a PodDisruptionBudget depends on ``replicas``."""
+
+    def present(built: Any) -> bool:
+        return pick(built) is not None
+
+    indexes = objects.depends(present)
+    return objects.later(indexes, present) if indexes else present(objects.base)

@@ -90,22 +90,32 @@ def scaling_objects(
     labels: Mapping[str, str],
     objects: Any,
     *,
-    budget: bool,
+    budget: bool | pulumi.Output[bool],
     scaler: bool,
     opts: pulumi.ResourceOptions,
-) -> tuple[
-    k8s.policy.v1.PodDisruptionBudget | None, k8s.autoscaling.v2.HorizontalPodAutoscaler | None
-]:
+) -> tuple[Any, k8s.autoscaling.v2.HorizontalPodAutoscaler | None]:
     """The workload's PodDisruptionBudget and HorizontalPodAutoscaler ``<name>`` (logical name
-    ``key``), each only when asked for; their specs come from ``objects``, plain or an Output."""
-    pdb = hpa = None
-    if budget:
-        pdb = k8s.policy.v1.PodDisruptionBudget(
+    ``key``), each only when asked for; their specs come from ``objects``, plain or an Output.
+
+    ``budget`` is an Output when it depends on a value not known yet (``replicas`` from an
+    Output): the budget is then registered when that value resolves, so ``pulumi preview``
+    shows it only if the value is known there, and ``pulumi up`` creates it when needed.
+    """
+
+    def budget_object(_: Any = None) -> k8s.policy.v1.PodDisruptionBudget:
+        return k8s.policy.v1.PodDisruptionBudget(
             key,
             metadata=object_meta(name, namespace, labels),
             spec=inputs.part(objects, lambda o: o.disruption_budget),
             opts=opts,
         )
+
+    pdb: Any = None
+    hpa = None
+    if isinstance(budget, pulumi.Output):
+        pdb = budget.apply(lambda wanted: budget_object() if wanted else None)
+    elif budget:
+        pdb = budget_object()
     if scaler:
         hpa = k8s.autoscaling.v2.HorizontalPodAutoscaler(
             key,

@@ -1,7 +1,7 @@
 """LanguageTool: an MCP server as a Deployment + Service, or as a container for agent pods."""
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 import pulumi
@@ -63,10 +63,25 @@ class ToolPlan:
     )
     # False while the image is an Output not resolved yet: its labels wait for it.
     image_known: bool = True
+    # The tool's target with its real values (port, MCP path) when an Output feeds them:
+    # ``spec`` holds stand-ins for those. None: ``spec`` is the whole truth.
+    pending_target: inputs.Pending | None = None
 
     @property
     def namespace(self) -> str:
         return self.spec.namespace or contract.DEFAULT_NAMESPACE
+
+    def target_part(self, pick: Callable[[contract.ToolTarget], Any]) -> Any:
+        """``pick`` of the tool's target: known now, or an Output of its real value."""
+        target = contract.ToolTarget.of(self.spec, self.namespace)
+        return pick(target) if self.pending_target is None else self.pending_target.pick(pick)
+
+    @property
+    def target_known(self) -> bool:
+        """Whether the target (endpoint, port, MCP path) is known when the program runs."""
+        return self.pending_target is None or not self.pending_target.depends(
+            lambda t: (t.port, t.mcp_path)
+        )
 
 
 def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
@@ -120,13 +135,13 @@ def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str,
     """What ToolSchemaSync needs to list the tool's schema (see docs/SCHEMA_SYNC.md)."""
     tool = plan.spec
     inputs = {
-        "endpoint": contract.ToolTarget.of(tool, plan.namespace).endpoint,
-        "mcp_path": tool.mcp_path,
+        "endpoint": plan.target_part(lambda t: t.endpoint),
+        "mcp_path": plan.target_part(lambda t: t.mcp_path),
         "access": tool.schema_sync.access or plan.defaults.schema_sync_access,
         "sync_url": tool.schema_sync.sync_url,
         "namespace": plan.namespace,
         "service": tool.name,
-        "port": tool.port,
+        "port": plan.target_part(lambda t: t.port),
         "timeout": tool.schema_sync.timeout,
         "required": tool.schema_sync.required,
         "headers": plan.sync_headers,
@@ -193,16 +208,29 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
             tool, defaults, _namespace(tool), part_of or _namespace(tool), image_known=image_known
         )
 
+    def build_with_target(tool: ToolSpec) -> tuple[pods.ToolObjects, contract.ToolTarget]:
+        return build(tool), contract.ToolTarget.of(tool, _namespace(tool))
+
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
-        tool, objects = inputs.resolve(data, parse, build, _structure, subject)
+        tool, built = inputs.resolve(data, parse, build_with_target, _structure, subject)
+    pending_target = None
+    if isinstance(built, inputs.Pending):
+        objects, pending_target = built.map(lambda b: b[0]), built.map(lambda b: b[1])
+    else:
+        objects = built[0]
     for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
         pulumi.log.warn(f"{subject}: {warning}")
     verdict = sync_path_verdict(tool, defaults)
     if verdict is not None and not defaults.strict_egress:
         pulumi.log.warn(f"{subject}: schemaSync: {verdict}")
     plan = ToolPlan(
-        tool, defaults, part_of or _namespace(tool), sync_headers(tool, {}), image_known=image_known
+        tool,
+        defaults,
+        part_of or _namespace(tool),
+        sync_headers(tool, {}),
+        image_known=image_known,
+        pending_target=pending_target,
     )
     return plan, objects
 
@@ -300,6 +328,7 @@ class LanguageTool(PlannedComponent):
         child = child_options(self, opts)
         key = f"{namespace}/{tool.name}"
         self.spec = tool
+        self.target_known = plan.target_known
         labels = contract.tool_labels(tool, plan.part_of, image_known=plan.image_known)
         owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
@@ -321,7 +350,7 @@ class LanguageTool(PlannedComponent):
             contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
         )
         self._register_schema_sync(key, plan, opts)
-        self._export(tool, namespace)
+        self._export(tool, namespace, plan.target_part(lambda t: t.endpoint))
         pacing.workload_built()
 
     def _register_service(
@@ -386,7 +415,9 @@ class LanguageTool(PlannedComponent):
             namespace,
             labels,
             objects,
-            budget=shape.disruption_budget is not None,
+            budget=inputs.exists(objects, lambda o: o.disruption_budget)
+            if isinstance(objects, inputs.Pending)
+            else shape.disruption_budget is not None,
             scaler=shape.autoscaler is not None,
             opts=child,
         )
@@ -417,8 +448,8 @@ class LanguageTool(PlannedComponent):
         for name in SyncOutputs.EXPORTED:
             setattr(self, name, getattr(self.schema_sync, name))
 
-    def _export(self, tool: ToolSpec, namespace: str) -> None:
-        self.endpoint = pulumi.Output.from_input(self.target.endpoint)
+    def _export(self, tool: ToolSpec, namespace: str, endpoint: Any) -> None:
+        self.endpoint = pulumi.Output.from_input(endpoint)
         self.service_name = pulumi.Output.from_input(tool.name)
         self.namespace = pulumi.Output.from_input(namespace)
         self.deployment_mode = pulumi.Output.from_input(tool.deployment_mode)

@@ -147,6 +147,17 @@ def _kubernetes_state(type_: str, state: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
+def _autonamed(type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """A Kubernetes object given no ``metadata.name``: the provider names it at ``pulumi up``
+    (``<logical name>-<random suffix>``), so at preview its name is there, unknown."""
+    if not type_.startswith("kubernetes:") or "kind" not in inputs or "apiVersion" not in inputs:
+        return inputs  # not an object (the provider, a Helm release)
+    metadata = inputs.get("metadata")
+    if isinstance(metadata, Mapping) and metadata.get("name"):
+        return inputs
+    return {**inputs, "metadata": {**(metadata or {}), "name": UNKNOWN}}
+
+
 class _RecordingMonitor(mocks.MockMonitor):
     """The SDK's mock monitor, also keeping each registration's parent and dependencies."""
 
@@ -183,6 +194,8 @@ class _RecordingMonitor(mocks.MockMonitor):
             return resource_pb2.RegisterResourceResponse(urn=urn)
         loop = self._thread_loop()
         inputs = rpc.deserialize_properties(request.object)
+        if request.custom and getattr(self.mocks, "preview", False):
+            inputs = _autonamed(request.type, inputs)
         self.run.registrations.append(
             Registration(
                 urn=urn,

@@ -26,6 +26,7 @@ from langop_infra.offline.mock_engine import (
     REDACTED,
     UNKNOWN_MARKER,
     ProgramRun,
+    is_unknown,
     run_program,
     to_manifest,
     unknown_paths,
@@ -269,11 +270,17 @@ def unknown_warnings(run: ProgramRun) -> list[str]:
         given = registration.inputs.get("metadata")
         meta: dict[str, Any] = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
         where = registration.name
-        if isinstance(meta.get("name"), str):
+        named = not is_unknown(meta.get("name"))
+        if named and isinstance(meta.get("name"), str):
             where = "/".join(str(meta[k]) for k in ("namespace", "name") if meta.get(k))
         warnings += [
-            f"{kind} {where}: {field} is known only at `pulumi up` (it comes from another "
-            f"resource's output); rendered as {UNKNOWN_MARKER}"
+            f"{kind} {where}: {field} is known only at `pulumi up` ("
+            + (
+                "the provider names the object"
+                if field == "metadata.name" and not named
+                else "it comes from another resource's output"
+            )
+            + f"); rendered as {UNKNOWN_MARKER}"
             for field in fields
         ]
     return warnings

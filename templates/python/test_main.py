@@ -1,46 +1,76 @@
-"""Offline tests of this program: the Pulumi mock engine, no cluster (`python -m pytest`)."""
+"""Offline tests of this program with Pulumi's own mocks, no cluster (`python -m pytest`).
+
+`langop_infra.testing.Mocks` answers as the kubernetes provider would; each
+`@pulumi.runtime.test` runs the program once and asserts on what it registered.
+"""
 
 import runpy
 from pathlib import Path
 
-from langop_infra.offline.mock_engine import run_program
+import pulumi
+
+from langop_infra.testing import Mocks
 from langop_infra.testing.reachability import Network, Pod
 
 HERE = Path(__file__).parent
+NAMESPACE = "apps-dev"  # this test's `langop-infra:namespace`
+
+mocks = Mocks()
+pulumi.runtime.set_mocks(mocks, project=HERE.name, stack="dev", preview=False)
+pulumi.runtime.set_config("langop-infra:namespace", NAMESPACE)
 
 
-def render() -> list[dict]:
-    run = run_program(
-        lambda: runpy.run_path(str(HERE / "__main__.py"), run_name="__main__"),
-        project=Path(HERE).name,
-        stack="dev",
-        config={"langop-infra:namespace": "apps-dev"},
+def run_program() -> pulumi.Output:
+    """Run `__main__.py`; an Output that resolves once its objects are registered."""
+    program = runpy.run_path(str(HERE / "__main__.py"), run_name="__main__")
+    return pulumi.Output.all(program["agent"].deployment.id, program["memory"].deployment.id)
+
+
+def manifest(typ: str, name: str) -> dict:
+    """What the program registered as `typ` named `name`, as a Kubernetes manifest."""
+    found = mocks.find(typ, name)
+    _, api, kind = typ.split(":")  # kubernetes:networking.k8s.io/v1:NetworkPolicy
+    api_version = api.removeprefix("core/")
+    return whole_numbers(
+        {"apiVersion": api_version, "kind": kind, **{k: found[k] for k in ("metadata", "spec")}}
     )
-    return run.manifests()
 
 
-def pod(manifests: list[dict], name: str) -> Pod:
-    [deployment] = [
-        m for m in manifests if m["kind"] == "Deployment" and m["metadata"]["name"] == name
-    ]
-    labels = deployment["spec"]["template"]["metadata"]["labels"]
-    return Pod(deployment["metadata"]["namespace"], labels)
+def whole_numbers(value):
+    """Numbers as Kubernetes has them: Pulumi's wire format makes every number a float."""
+    if isinstance(value, dict):
+        return {k: whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(v) for v in value]
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def test_the_agent_may_reach_its_tool_and_nothing_else_may() -> None:
-    manifests = render()
-    network = Network([m for m in manifests if m["kind"] == "NetworkPolicy"])
-    helper, memory = pod(manifests, "helper"), pod(manifests, "memory")
-    assert network.allows(helper, memory, 8080)
-    assert not network.allows(Pod("apps-dev", {"app": "other"}), memory, 8080)
+def pod(name: str) -> Pod:
+    template = manifest("kubernetes:apps/v1:Deployment", name)["spec"]["template"]
+    return Pod(NAMESPACE, template["metadata"]["labels"])
 
 
-def test_the_agent_is_told_where_its_tool_is() -> None:
-    [deployment] = [
-        m for m in render() if m["metadata"]["name"] == "helper" and m["kind"] == "Deployment"
-    ]
-    env = {
-        e["name"]: e.get("value")
-        for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]
-    }
-    assert env["MCP_SERVERS"] == "http://memory.apps-dev.svc.cluster.local:8080"
+@pulumi.runtime.test
+def test_the_agent_may_reach_its_tool_and_nothing_else_may():
+    def check(_):
+        network = Network(
+            [
+                manifest("kubernetes:networking.k8s.io/v1:NetworkPolicy", name)
+                for name in ("memory-ingress", "helper-ingress")
+            ]
+        )
+        helper, memory = pod("helper"), pod("memory")
+        assert network.allows(helper, memory, 8080)
+        assert not network.allows(Pod(NAMESPACE, {"app": "other"}), memory, 8080)
+
+    return run_program().apply(check)
+
+
+@pulumi.runtime.test
+def test_the_agent_is_told_where_its_tool_is():
+    def check(_):
+        spec = manifest("kubernetes:apps/v1:Deployment", "helper")["spec"]
+        env = {e["name"]: e.get("value") for e in spec["template"]["spec"]["containers"][0]["env"]}
+        assert env["MCP_SERVERS"] == f"http://memory.{NAMESPACE}.svc.cluster.local:8080"
+
+    return run_program().apply(check)
