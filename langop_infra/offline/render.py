@@ -131,8 +131,8 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     except yaml_io.ConfigYAMLError as exc:
         if exc.line is None:
             raise SpecError([Problem(str(path), str(exc))]) from None
-        at = {"file": shown(path), "line": exc.line, "column": 1}
-        raise SpecError([Problem("", str(exc), **at)]) from None
+        at = {"file": shown(path), "line": exc.line, "column": exc.column}
+        raise SpecError([Problem("", str(exc), "langop_yaml_refused", **at)]) from None
     except yaml_io.YAMLError as exc:
         raise SpecError([_yaml_problem(path, exc)]) from None
     except OSError as exc:
