@@ -579,7 +579,7 @@ def test_a_secure_value_under_models_is_refused_with_a_pointer_to_secrets(tmp_pa
         }
     )
     code, out, err = render_cli(write_stack(tmp_path, text))
-    assert_cli_problem(code, out, err, f"{PREFIX}models", "secure value")
+    assert_cli_problem(code, out, err, f"{PREFIX}models[0].apiKey", "secure value")
     assert "ciphertext" not in err
 
 

@@ -173,3 +173,62 @@ def test_a_cluster_reports_a_duplicate_tool_next_to_a_bad_port() -> None:
         "tools[1].name: duplicate tool name 'memory' in namespace 'apps'; tool names must be "
         "unique in a namespace (first at tools[0].name)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("given", "read"),
+    [(1, "1"), (0.5, "0.5"), (1073741824, "1073741824"), (2.0, "2"), (1e21, "1" + "0" * 21)],
+)
+def test_a_number_is_a_quantity_as_kubernetes_reads_it(given: float, read: str) -> None:
+    spec = parse_cluster(
+        {
+            "namespace": "apps",
+            "tools": [{"name": "m", "image": "m:1", "resources": {"limits": {"cpu": given}}}],
+        }
+    )
+    assert spec.tools[0].resources.limits.cpu == read
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (True, "expected a string, got True; write the value as such"),
+        (-1, "'-1' is not a Kubernetes quantity such as '250m' or '256Mi'"),
+        (float("inf"), "inf is not a Kubernetes quantity such as '250m'"),
+    ],
+)
+def test_nonsense_is_still_no_quantity(given: object, message: str) -> None:
+    with pytest.raises(SpecError) as exc:
+        parse_cluster(
+            {
+                "namespace": "apps",
+                "tools": [{"name": "m", "image": "m:1", "resources": {"limits": {"cpu": given}}}],
+            }
+        )
+    assert messages(exc) == [f"tools[0].resources.limits.cpu: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("given", "python", "yaml"),
+    [
+        (None, "got None", "got null None"),
+        (True, "got True", "got true/false True"),
+        (3, "got a number 3", "got a number 3"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_worded_for_where_it_came_from(
+    given: object, python: str, yaml: str
+) -> None:
+    from langop_infra.core.errors import stack_wording
+
+    document = {"namespace": "apps", "tools": [{"name": "m", "image": given}]}
+    with pytest.raises(SpecError) as exc:
+        parse_cluster(document)
+    assert messages(exc) == [
+        f"tools[0].image: expected a string, {python}; write the value as such"
+    ]
+    with stack_wording(), pytest.raises(SpecError) as exc:
+        parse_cluster(document)
+    assert messages(exc) == [
+        f"tools[0].image: expected a string (quote it in YAML), {yaml}; write the value as such"
+    ]

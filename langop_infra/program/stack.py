@@ -27,7 +27,14 @@ from pydantic import ValidationError
 
 from langop_infra.build.contract import ToolTarget
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.core.errors import Problem, SpecError, join_path, loc_path, problems_from
+from langop_infra.core.errors import (
+    Problem,
+    SpecError,
+    join_path,
+    loc_path,
+    problems_from,
+    stack_wording,
+)
 from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.mcp.errors import REDACTED
 from langop_infra.spec.advice import cluster_warnings
@@ -71,6 +78,7 @@ def _all_config_keys() -> list[str]:
     return sorted({*CONFIG.get().keys(), *get_config_env().keys()})
 
 
+@stack_wording()
 def read_cluster_config(
     config: pulumi.Config | None = None, external: list[tuple[str, str]] | None = None
 ) -> ClusterSpec:
@@ -222,6 +230,7 @@ def _config_path(prefix: str, path: str) -> str:
     return prefix + path if path else prefix.rstrip(":")
 
 
+@stack_wording()
 def read_tools_from(config: pulumi.Config | None = None) -> list[ToolsFrom]:
     """The stacks named under ``toolsFrom``."""
     config = config or pulumi.Config(PROJECT)

@@ -110,13 +110,13 @@ def _partial(model: type[Spec], data: Mapping[str, Any], exc: ValidationError) -
         return None
     invalid = {name: _Invalid() for name in fields & set(_COMPARED)}
     spec = spec.model_copy(update=invalid)
-    spec.__dict__["_invalid_fields"] = frozenset(fields)
+    vars(spec)["_invalid_fields"] = frozenset(fields)
     return spec
 
 
 def invalid_fields(spec: Any) -> frozenset[str]:
     """The fields a partial item (see :func:`_partial`) was read without."""
-    return spec.__dict__.get("_invalid_fields", frozenset())
+    return vars(spec).get("_invalid_fields", frozenset())
 
 
 def _validate_partial(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
