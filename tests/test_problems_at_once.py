@@ -232,3 +232,85 @@ def test_a_value_of_the_wrong_type_is_worded_for_where_it_came_from(
     assert messages(exc) == [
         f"tools[0].image: expected a string (quote it in YAML), {yaml}; write the value as such"
     ]
+
+
+def test_a_misspelt_tool_of_a_language_agent_gets_a_did_you_mean() -> None:
+    from langop_infra.components.agent import LanguageAgent
+    from langop_infra.components.tool import LanguageTool
+    from langop_infra.offline.mock_engine import run_program
+
+    def program() -> None:
+        LanguageTool("memory", namespace="apps", image=f"ghcr.io/acme/m{DIGEST}")
+        LanguageTool("files", namespace="other", image=f"ghcr.io/acme/f{DIGEST}")
+        LanguageAgent(
+            "helper",
+            namespace="apps",
+            image=f"ghcr.io/acme/agent{DIGEST}",
+            tools=[{"name": "memry"}, {"name": "filez"}],
+        )
+
+    with pytest.raises(SpecError) as exc:
+        run_program(program)
+    # 'files' is in another namespace: no suggestion from there.
+    assert messages(exc) == [
+        "tools[0].name: no LanguageTool 'memry' in namespace 'apps'; did you mean 'memory'? "
+        "Otherwise: create it before the agent, pass the LanguageTool object itself, declare "
+        "the tool in the same LanguageCluster, or set enabled: false",
+        "tools[1].name: no LanguageTool 'filez' in namespace 'apps'; create it before the "
+        "agent, pass the LanguageTool object itself, declare the tool in the same "
+        "LanguageCluster, or set enabled: false",
+    ]
+
+
+UNPINNED = (
+    "image 'ghcr.io/acme/memory-mcp:1.4.0' has no digest, so what runs can change without a "
+    "change here; pin it as <image>@sha256:<digest> (docker buildx imagetools inspect <image> "
+    "shows it), or set defaults.requireImageDigests: true to refuse unpinned images"
+)
+
+
+def test_python_components_warn_once_of_each_image_without_a_digest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As a stack file's do; there the stack program warns under the config key, and its
+    LanguageCluster does not warn again."""
+    from langop_infra.components.agent import LanguageAgent
+    from langop_infra.components.cluster import LanguageCluster
+    from langop_infra.components.tool import LanguageTool
+    from langop_infra.offline.mock_engine import ProgramRun, run_program
+
+    run = ProgramRun()
+
+    def program() -> None:
+        LanguageTool("memory", namespace="apps", image="ghcr.io/acme/memory-mcp:1.4.0")
+        LanguageAgent(
+            "helper",
+            namespace="apps",
+            image="ghcr.io/acme/memory-mcp:1.4.0",
+            tools=[{"name": "memory"}],
+        )
+        LanguageCluster(
+            "c",
+            {
+                "namespace": "other",
+                "tools": [{"name": "t", "image": "ghcr.io/acme/memory-mcp:1.4.0"}],
+                "agents": [{"name": "a", "image": f"ghcr.io/acme/agent{DIGEST}"}],
+            },
+        )
+
+    run_program(program, into=run)
+    assert [w for w in run.warnings if "no digest" in w] == [
+        f"LanguageTool 'memory': image: {UNPINNED}",
+        f"LanguageAgent 'helper': image: {UNPINNED}",
+        f"tools[0].image: {UNPINNED}",
+    ]
+
+    path = tmp_path / "Pulumi.qa.yaml"
+    path.write_text(
+        "config:\n  langop-infra:namespace: apps\n  langop-infra:tools:\n"
+        "    - {name: memory, image: 'ghcr.io/acme/memory-mcp:1.4.0'}\n"
+    )
+    code = main(["validate", "--config", str(path), "--project-dir", str(ROOT), "-o", "json"])
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert code == 0
+    assert [w for w in warnings if "no digest" in w] == [f"langop-infra:tools[0].image: {UNPINNED}"]

@@ -302,6 +302,7 @@ def main() -> LanguageCluster:
     spec = read_cluster_config(external=[(t.namespace, t.name) for t in external])
     for warning in config_warnings(spec):
         pulumi.log.warn(str(warning))
+    spec._images_warned = True  # under their config keys, just now
     cluster = LanguageCluster(spec.namespace, spec, external_targets=external)
     pulumi.export("namespace", cluster.namespace)
     pulumi.export(
