@@ -1388,7 +1388,8 @@ CASES += [
         "schema-sync-from-no-peer",
         doc(("defaults", {"schemaSyncFrom": [{}]})),
         "defaults.schemaSyncFrom[0]",
-        r"give cidr",
+        r"^a peer needs cidr \(with optional except\), or namespace and/or podLabels; "
+        r"give one of them$",
     ),
     Case(
         "schema-sync-from-cidr",
@@ -1476,13 +1477,13 @@ STACK_CASES: list[StackCase] = [
                 tools=doc(("tools[0].secretEnv", {"TOKEN": SECURE}))["tools"],
             )
         ),
-        f"{PREFIX}tools",
+        f"{PREFIX}tools[0].secretEnv.TOKEN",
         rf"holds a secure value; keep secrets under {PREFIX}secrets",
     ),
     StackCase(
         "secure-in-header-value",
         stack_text(with_base(agents=doc((f"{HDR0}", header(value=SECURE)))["agents"])),
-        f"{PREFIX}agents",
+        f"{PREFIX}{HDR0}.value",
         r"holds a secure value",
     ),
     StackCase(
@@ -1642,8 +1643,8 @@ def test_a_secure_value_in_tools_is_one_error_without_knock_on_errors(tmp_path: 
     code, out, err = render_cli(write_stack(tmp_path, stack_text(with_base(tools=tools))))
     assert (code, out) == (2, "")
     assert problem_lines(err) == [
-        f"{PREFIX}tools: holds a secure value; keep secrets under {PREFIX}secrets and reference "
-        "them with secretKeyRef"
+        f"{PREFIX}tools[0].secretEnv.TOKEN: holds a secure value; keep secrets under "
+        f"{PREFIX}secrets and reference them with secretKeyRef"
     ]
 
 
@@ -1655,7 +1656,10 @@ def test_a_secure_value_in_defaults_sets_off_no_egress_error(tmp_path: Path) -> 
     config = with_base(agents=agents, defaults=defaults)
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
     assert (code, out) == (2, "")
-    assert [line.split(":")[1] for line in problem_lines(err)] == ["defaults", "agents[0].replicas"]
+    assert [line.split(":")[1] for line in problem_lines(err)] == [
+        "defaults.resources.limits.memory",
+        "agents[0].replicas",
+    ]
 
 
 def test_a_problem_in_defaults_is_printed_once(tmp_path: Path) -> None:

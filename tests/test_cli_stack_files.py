@@ -43,7 +43,7 @@ def test_a_duplicate_key_names_both_lines(tmp_path: Path, capsys: pytest.Capture
     assert (code, out) == (2, "")
     assert err == (
         "langop-infra render: error: invalid configuration: 1 problem\n"
-        f"  - {path}:{first + 2}:1: key 'langop-infra:namespace' given twice, at line {first} "
+        f"  - {path}:{first + 2}:3: key 'langop-infra:namespace' given twice, at line {first} "
         "and line "
         f"{first + 2}; keep one\n"
     )

@@ -142,7 +142,7 @@ def test_standalone_components_warn_of_literal_credential_headers() -> None:
             ],
         )
 
-    warnings = run_program(program).warnings
+    warnings = [w for w in run_program(program).warnings if "no digest" not in w]
     assert len(warnings) == 2
     assert warnings[0].startswith(
         "LanguageTool 'memory': schemaSync.headers[0].value: Authorization is a credential"

@@ -469,7 +469,7 @@ CONFIG_ERRORS = {
     ),
     "secure value outside secrets": (
         lambda c: c["langop-infra:tools"][1]["env"].update(TOKEN={"secure": "v1:c1pher"}),
-        "langop-infra:tools",
+        "langop-infra:tools[1].env.TOKEN",
         "keep secrets under langop-infra:secrets",
     ),
 }

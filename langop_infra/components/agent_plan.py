@@ -11,16 +11,18 @@ import pulumi_kubernetes as k8s
 from langop_infra.build import contract
 from langop_infra.components import inputs
 from langop_infra.components.k8s import (
+    built_components,
     component_error,
     find_component,
 )
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.errors import Problem, SpecError, did_you_mean
 from langop_infra.spec.admission import deploy_problems
 from langop_infra.spec.advice import agent_warnings, passthrough_warning
 from langop_infra.spec.agent import AgentSpec, passthrough_model
 from langop_infra.spec.cluster import Defaults
 from langop_infra.spec.http_tool import HttpToolSpec, with_http_tools
 from langop_infra.spec.http_tool_checks import http_tool_problems
+from langop_infra.spec.image_pins import workload_unpinned_images
 from langop_infra.spec.model import ModelSpec, PersonaSpec
 from langop_infra.spec.references import sidecar_problems
 from langop_infra.spec.validation import parse_agent
@@ -168,7 +170,8 @@ def resolve_tools(
             problems.append(
                 Problem(
                     f"tools[{i}].name",
-                    f"no LanguageTool {ref.name!r} in namespace {key[0]!r}; create it before "
+                    f"no LanguageTool {ref.name!r} in namespace {key[0]!r}; "
+                    f"{did_you_mean(ref.name, _known_tools(index, key[0]))}create it before "
                     "the agent, pass the LanguageTool object itself, declare the tool in the "
                     "same LanguageCluster, or set enabled: false",
                 )
@@ -191,6 +194,12 @@ def resolve_tools(
     if problems:
         raise SpecError(problems)
     return targets, tools
+
+
+def _known_tools(index: ToolIndex, namespace: str) -> set[str]:
+    """The tools an agent in ``namespace`` could name: those handed in and those built."""
+    built = {n for kind, ns, n in built_components() if kind == "LanguageTool" and ns == namespace}
+    return built | {n for ns, n in index if ns == namespace}
 
 
 def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | None:
@@ -219,7 +228,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
-    warnings = agent_warnings(agent)
+    warnings = agent_warnings(agent) + workload_unpinned_images(agent)
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
         warnings.append(passthrough_warning(model, "model"))
     for warning in warnings:

@@ -33,6 +33,7 @@ from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.collisions import secret_namespaces
 from langop_infra.spec.egress_check import egress_findings
 from langop_infra.spec.http_tool import with_http_tools
+from langop_infra.spec.image_pins import unpinned_images
 from langop_infra.spec.references import (
     cluster_namespaces,
     external_reference_problems,
@@ -117,6 +118,9 @@ class LanguageCluster(pulumi.ComponentResource):
                 pulumi.log.warn(f"{finding.path}: {finding.message}")
         for finding in passthrough_warnings(cluster):
             pulumi.log.warn(f"{finding.path}: {finding.message}")
+        if not (cluster._images_warned or cluster.defaults.require_image_digests):
+            for finding in unpinned_images(cluster):
+                pulumi.log.warn(f"{finding.path}: {finding.message}")
         ns = cluster.namespace
         labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
         spaces = sorted(cluster_namespaces(cluster), key=lambda n: (n != ns, n))

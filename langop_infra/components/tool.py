@@ -32,6 +32,7 @@ from langop_infra.spec import names
 from langop_infra.spec.admission import deploy_problems, parse_quantity
 from langop_infra.spec.advice import header_warnings
 from langop_infra.spec.cluster import Defaults
+from langop_infra.spec.image_pins import workload_unpinned_images
 from langop_infra.spec.secret_refs import sync_secret_refs
 from langop_infra.spec.sync_path_check import sync_path_verdict
 from langop_infra.spec.tool import ToolSpec
@@ -219,7 +220,9 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         objects, pending_target = built.map(lambda b: b[0]), built.map(lambda b: b[1])
     else:
         objects = built[0]
-    for warning in header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state"):
+    warnings = header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state")
+    warnings += workload_unpinned_images(tool)
+    for warning in warnings:
         pulumi.log.warn(f"{subject}: {warning}")
     verdict = sync_path_verdict(tool, defaults)
     if verdict is not None and not defaults.strict_egress:

@@ -10,7 +10,8 @@ import json
 import os
 import re
 import sysconfig
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
@@ -250,6 +251,21 @@ _BOUNDS = {
     "less_than_equal": ("le", "at most {}"),
     "less_than": ("lt", "less than {}"),
 }
+# True while a stack file's config is validated: its problems speak YAML (`quote it in
+# YAML`, `null`); from the Python API they speak Python (`got None`).
+STACK_WORDING: ContextVar[bool] = ContextVar("STACK_WORDING", default=False)
+
+
+@contextlib.contextmanager
+def stack_wording() -> Generator[None, None, None]:
+    """Word the problems found inside as a stack file's."""
+    token = STACK_WORDING.set(True)
+    try:
+        yield
+    finally:
+        STACK_WORDING.reset(token)
+
+
 _TYPES = {
     "int_type": "a whole number",
     "int_parsing": "a whole number",
@@ -270,7 +286,12 @@ def _rephrased(
         key, bound = _BOUNDS[kind]
         return f"must be {bound.format(ctx.get(key))}, got {given!r}; change the value"
     if kind in _TYPES:
-        return f"expected {_TYPES[kind]}, got {_kind_of(given)} {given!r}; write the value as such"
+        expected = _TYPES[kind]
+        if not STACK_WORDING.get():
+            expected = expected.removesuffix(" (quote it in YAML)")
+            if given is None or isinstance(given, bool):  # `got None`, not `got null None`
+                return f"expected {expected}, got {given!r}; write the value as such"
+        return f"expected {expected}, got {_kind_of(given)} {given!r}; write the value as such"
     if kind in ("literal_error", "enum"):
         choices = [c.strip().strip("'") for c in re.split(r",| or ", str(ctx.get("expected", "")))]
         choices = [c for c in choices if c]

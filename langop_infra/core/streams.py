@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 
 
 @contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[None]:
+def stdout_to_stderr() -> Generator[None, None, None]:
     """Send everything written to stdout meanwhile to stderr: Python's ``print`` and
     ``sys.stdout``, and, at the file-descriptor level, what child processes
     (``subprocess.run``, ``os.system``) and C extensions write to fd 1."""

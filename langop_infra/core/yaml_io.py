@@ -75,9 +75,10 @@ class ConfigYAMLError(LangopError, ValueError, yaml.YAMLError):
     """A config file that is refused before it is built; ``line`` is 1-based when known.
     A :data:`YAMLError` too, so a caller that reports bad YAML reports this as well."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, column: int = 1) -> None:
         super().__init__(message)
         self.line = line
+        self.column = column
 
 
 def load_config(
@@ -224,4 +225,5 @@ def _check_duplicate_keys(node: yaml.MappingNode) -> None:
             raise ConfigYAMLError(
                 f"key {key.value!r} given twice, at line {first} and line {line}; keep one",
                 line,
+                key.start_mark.column + 1,
             )

@@ -81,7 +81,8 @@ def shown(path: Path) -> str:
 
 def located(problems: Sequence[Problem], stack_file: Path) -> list[Problem]:
     """``problems`` with ``file``, ``line`` and ``column`` of their key in ``stack_file``
-    (a key may be written in full, ``langop-infra:tools``, or short, ``tools``)."""
+    (a key may be written in full, ``langop-infra:tools``, or short, ``tools``), in the
+    order of the file; those without a place come last."""
     try:
         text = stack_file.read_text(encoding="utf-8")
         # typeshed's PyYAML stub leaves compose()'s stream and result untyped.
@@ -104,4 +105,4 @@ def located(problems: Sequence[Problem], stack_file: Path) -> list[Problem]:
             continue
         where = dict(file=shown(stack_file), line=mark.line + 1, column=mark.column + 1)
         out.append(dataclasses.replace(problem, **where))
-    return out
+    return sorted(out, key=lambda p: (not p.line, p.line, p.column))

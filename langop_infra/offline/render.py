@@ -132,7 +132,9 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     except yaml_io.ConfigYAMLError as exc:
         if exc.line is None:
             raise SpecError([Problem(str(path), str(exc))]) from None
-        at = Problem("", str(exc), file=shown(path), line=exc.line, column=1)
+        at = Problem(
+            "", str(exc), "langop_yaml_refused", file=shown(path), line=exc.line, column=exc.column
+        )
         raise SpecError([at]) from None
     except yaml_io.YAMLError as exc:
         raise SpecError([_yaml_problem(path, exc)]) from None

@@ -27,8 +27,16 @@ from pydantic import ValidationError
 
 from langop_infra.build.contract import ToolTarget
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.core.errors import Problem, SpecError, problems_from
+from langop_infra.core.errors import (
+    Problem,
+    SpecError,
+    join_path,
+    loc_path,
+    problems_from,
+    stack_wording,
+)
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.mcp.errors import REDACTED
 from langop_infra.spec.advice import cluster_warnings
 from langop_infra.spec.cluster import ClusterSpec, ExportedToolTarget, ToolsFrom
 from langop_infra.spec.references import external_reference_problems
@@ -58,12 +66,19 @@ assert set(EXPECTED) == set(KEYS), "each config key needs its EXPECTED phrase"
 # Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into
 # plain objects, so it is refused with a pointer to `secrets`.
 SECRET_KEYS = ("secrets",)
+SECURE_MESSAGE = (
+    "holds a secure value; keep secrets under {prefix}secrets and reference them with "
+    "secretKeyRef"
+)
+SECURE = "langop_secure_value"  # the kinds of this module's own problems
+UNKNOWN_KEY = "langop_unknown_config_key"
 
 
 def _all_config_keys() -> list[str]:
     return sorted({*CONFIG.get().keys(), *get_config_env().keys()})
 
 
+@stack_wording()
 def read_cluster_config(
     config: pulumi.Config | None = None, external: list[tuple[str, str]] | None = None
 ) -> ClusterSpec:
@@ -73,18 +88,25 @@ def read_cluster_config(
     prefix = f"{config.name}:"
     problems = _unknown_key_problems(config.name)
     refused: list[str] = []  # keys holding a secure value where none belongs
+    marked: list[str] = []  # paths of secure values found by their markers
     document: dict[str, Any] = {}
     for key in KEYS:
         full_key = prefix + key
         if key in PROGRAM_KEYS:
             continue
         if is_config_secret(full_key) and key not in SECRET_KEYS:
+            raw = _raw_values(prefix, [key]).get(key)
+            spots = _secure_spots(raw)
+            if spots:  # a stack file's render: its markers show where the secure values are
+                problems += [
+                    Problem(join_path(full_key, spot), SECURE_MESSAGE.format(prefix=prefix), SECURE)
+                    for spot in spots
+                ]
+                marked += [join_path(key, spot) for spot in spots]
+                document[key] = raw
+                continue
             problems.append(
-                Problem(
-                    full_key,
-                    "holds a secure value; keep secrets under "
-                    f"{prefix}secrets and reference them with secretKeyRef",
-                )
+                Problem(full_key, SECURE_MESSAGE.format(prefix=prefix), SECURE)
             )
             refused.append(key)
             continue
@@ -97,7 +119,7 @@ def read_cluster_config(
                 value = config.get_object(key)
         except Exception:  # the SDK raises its own types for malformed values
             # Never quote the SDK's message: it repeats the value, which may be a secret.
-            problems.append(Problem(full_key, f"expected {EXPECTED[key]}"))
+            problems.append(Problem(full_key, f"expected {EXPECTED[key]}", "langop_config_type"))
             continue
         if value is not None:
             document[key] = value
@@ -106,7 +128,11 @@ def read_cluster_config(
         p.path == prefix + "namespace" or p.path.endswith(":namespace") for p in problems
     ):
         problems.append(
-            Problem(prefix + "namespace", "required; set it with `pulumi config set namespace`")
+            Problem(
+                prefix + "namespace",
+                "required; set it with `pulumi config set namespace`",
+                "missing",
+            )
         )
     spec, found = _document_problems(document, external or [])
     if refused:
@@ -118,10 +144,31 @@ def read_cluster_config(
         )
         kept = set(with_values)
         found = [p for p in found if p in kept]
-    problems += [Problem(_config_path(prefix, p.path), p.message) for p in found]
+    found = [p for p in found if not _under_marker(p, marked)]
+    problems += [Problem(_config_path(prefix, p.path), p.message, p.kind) for p in found]
     if problems or spec is None:
         raise SpecError(problems)
     return spec
+
+
+def _secure_spots(value: Any, loc: tuple[int | str, ...] = ()) -> list[str]:
+    """Paths of the redaction markers an offline render puts where a stack file has
+    ``secure:`` values (``pulumi up`` passes the plaintext: then there are none)."""
+    if isinstance(value, str):
+        return [loc_path(loc)] if value == REDACTED else []
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _secure_spots(v, (*loc, str(k)))]
+    if isinstance(value, list):
+        return [s for i, v in enumerate(value) for s in _secure_spots(v, (*loc, i))]
+    return []
+
+
+def _under_marker(problem: Problem, marked: list[str]) -> bool:
+    """A problem of a secure value's own place, or that quotes its marker: a consequence of
+    the value refused there, which is reported already."""
+    return REDACTED in problem.message or any(
+        problem.path == m or problem.path.startswith((f"{m}.", f"{m}[")) for m in marked
+    )
 
 
 def _unknown_key_problems(project: str) -> list[Problem]:
@@ -133,13 +180,14 @@ def _unknown_key_problems(project: str) -> list[Problem]:
         if full_key.startswith(prefix) and key not in KEYS:
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f"did you mean {prefix}{close[0]}?" if close else f"known: {', '.join(KEYS)}"
-            problems.append(Problem(full_key, f"unknown config key; {hint}"))
+            problems.append(Problem(full_key, f"unknown config key; {hint}", UNKNOWN_KEY))
         elif namespace != project and difflib.get_close_matches(namespace, [project], cutoff=0.8):
             problems.append(
                 Problem(
                     full_key,
                     f"unknown config namespace {namespace!r}; did you mean {prefix}{key}? "
                     f"(this project's keys are under {prefix})",
+                    UNKNOWN_KEY,
                 )
             )
     return problems
@@ -182,6 +230,7 @@ def _config_path(prefix: str, path: str) -> str:
     return prefix + path if path else prefix.rstrip(":")
 
 
+@stack_wording()
 def read_tools_from(config: pulumi.Config | None = None) -> list[ToolsFrom]:
     """The stacks named under ``toolsFrom``."""
     config = config or pulumi.Config(PROJECT)
@@ -253,6 +302,7 @@ def main() -> LanguageCluster:
     spec = read_cluster_config(external=[(t.namespace, t.name) for t in external])
     for warning in config_warnings(spec):
         pulumi.log.warn(str(warning))
+    spec._images_warned = True  # under their config keys, just now
     cluster = LanguageCluster(spec.namespace, spec, external_targets=external)
     pulumi.export("namespace", cluster.namespace)
     pulumi.export(

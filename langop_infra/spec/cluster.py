@@ -150,6 +150,9 @@ class ClusterSpec(Spec):
     # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
     # document the stack program checked already. A copy with changes is checked again.
     _validated: bool = PrivateAttr(False)
+    # Set by the stack program once it has warned of unpinned images under config keys, so
+    # that LanguageCluster does not warn of them again.
+    _images_warned: bool = PrivateAttr(False)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         copied = super().model_copy(update=update, deep=deep)

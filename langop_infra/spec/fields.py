@@ -4,8 +4,10 @@ URLs, quantities, durations, labels, headers and where a secret value comes from
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Annotated, Any, Literal, TypeVar, cast
 from urllib.parse import urlsplit
 
@@ -265,6 +267,18 @@ def not_bool(value: Any) -> Any:
     return value
 
 
+def number_quantity(value: Any) -> Any:
+    """A number as Kubernetes reads it for a quantity (``cpu: 1``, ``cpu: 0.5``): its decimal
+    text, ``"1"``, ``"0.5"``; true/false and other types are left to fail as they are."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise invalid("quantity", f"{value!r} is not a Kubernetes quantity such as '250m'")
+        return format(Decimal(repr(value)).normalize(), "f")
+    return str(value)
+
+
 def quantity(value: str) -> str:
     if not QUANTITY.fullmatch(str(value)):
         raise invalid(
@@ -354,7 +368,11 @@ AnnotationMap = Annotated[
 ]
 Int = Annotated[int, BeforeValidator(not_bool)]
 Port = Annotated[int, Field(ge=1, le=65535), BeforeValidator(not_bool)]
-Quantity = Annotated[str, AfterValidator(quantity)]
+Quantity = Annotated[
+    str,
+    AfterValidator(quantity),
+    BeforeValidator(number_quantity, json_schema_input_type=str | int | float),
+]
 Cidr = Annotated[str, AfterValidator(cidr)]
 HeaderName = Annotated[str, AfterValidator(header_name)]
 LabelValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")]

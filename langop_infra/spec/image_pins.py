@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from langop_infra.core.errors import Problem, join_path
 from langop_infra.spec.cluster import ClusterSpec, gateway_defaults
@@ -52,15 +53,26 @@ def unpinned_images(
 ) -> list[Problem]:
     """One problem for each image given by tag only."""
     required = cluster.defaults.require_image_digests
-    return [
-        Problem(
-            where,
-            f"image {image!r} has no digest, so what runs can change without a change here; "
-            "pin it as <image>@sha256:<digest> (docker buildx imagetools inspect <image> "
-            "shows it)" + ("" if required else ", or set defaults.requireImageDigests: true "
-            "to refuse unpinned images"),
-            "langop_unpinned_image",
-        )
-        for where, image in cluster_images(cluster, path, tool_index, agent_index)
-        if not is_pinned(image)
-    ]
+    images = cluster_images(cluster, path, tool_index, agent_index)
+    return [_unpinned(where, image, required) for where, image in images if not is_pinned(image)]
+
+
+def workload_unpinned_images(workload: Any, path: str = "") -> list[Problem]:
+    """The same for one standalone LanguageTool or LanguageAgent: its image, and an agent's
+    workspace seed image."""
+    images = [(join_path(path, "image"), workload.image)]
+    workspace = getattr(workload, "workspace", None)
+    if workspace is not None:
+        images.append((join_path(path, "workspace.seedImage"), workspace.seed_image))
+    return [_unpinned(where, image, False) for where, image in images if not is_pinned(image)]
+
+
+def _unpinned(where: str, image: str, required: bool) -> Problem:
+    return Problem(
+        where,
+        f"image {image!r} has no digest, so what runs can change without a change here; "
+        "pin it as <image>@sha256:<digest> (docker buildx imagetools inspect <image> "
+        "shows it)" + ("" if required else ", or set defaults.requireImageDigests: true "
+        "to refuse unpinned images"),
+        "langop_unpinned_image",
+    )

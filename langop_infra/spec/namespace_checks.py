@@ -29,6 +29,7 @@ def egress_to_problems(workload: WorkloadSpec, defaults: Defaults, path: str) ->
                 join_path(path, "egressTo"),
                 "egressTo only applies with egress: restricted; set egress (here or in "
                 "defaults) or remove egressTo",
+                "langop_egress_to_unused",
             )
         ]
     return []

@@ -72,10 +72,16 @@ class NetworkPeer(Spec):
     @model_validator(mode="after")
     def _one_form(self) -> Self:
         in_cluster = self.namespace is not None or self.pod_labels is not None
-        if in_cluster == (self.cidr is not None):
+        if in_cluster and self.cidr is not None:
             raise invalid(
                 "peer_form",
                 "give cidr (with optional except), or namespace and/or podLabels, not both",
+            )
+        if not in_cluster and self.cidr is None:
+            raise invalid(
+                "peer_form",
+                "a peer needs cidr (with optional except), or namespace and/or podLabels; "
+                "give one of them",
             )
         if in_cluster and (self.except_ or self.host):
             raise invalid("peer_form", "except and host apply to a cidr peer only")

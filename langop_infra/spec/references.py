@@ -36,6 +36,7 @@ def reference_problems(
                 Problem(
                     join_path(path, f"tools[{i}]"),
                     f"{text} (first at {join_path(path, f'tools[{first}]')})",
+                    "langop_duplicate_name",
                 )
             )
         else:
@@ -65,6 +66,7 @@ def dangling_problems(
                     f"no tool named {ref.name!r} in{there} this cluster (known: {known}); "
                     f"{did_you_mean(ref.name, names)}declare it under tools, fix the name, or "
                     "set enabled: false",
+                    "langop_unknown_reference",
                 )
             )
     return problems

@@ -78,16 +78,69 @@ def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Proble
         return None, problems_from(exc, path, data, KNOWN_FIELDS, model)
 
 
+class _Invalid:
+    """The value of a field that failed validation: equal to nothing else, so that no check
+    across fields or items matches on it (two invalid ports are not one port twice)."""
+
+    def __repr__(self) -> str:
+        return "<invalid>"
+
+
+# Fields that checks across items compare: when invalid, they become an _Invalid, not their
+# default (a bad port is not port 8080, which another sidecar may use).
+_COMPARED = ("port", "deployment_mode", "egress")
+# Fields without which an item cannot be told apart: no partial item without them.
+_IDENTITY = ("name", "namespace")
+
+
+def _partial(model: type[Spec], data: Mapping[str, Any], exc: ValidationError) -> Any:
+    """``data`` without the top-level fields that failed: what the checks across fields and
+    items can still read, so that one run reports their problems too. None when the item
+    cannot be told apart without them, or fails as a whole."""
+    errors = exc.errors()
+    if any(not e["loc"] for e in errors):
+        return None
+    bad = {str(e["loc"][0]) for e in errors}
+    fields = {n for n, f in model.model_fields.items() if n in bad or f.alias in bad}
+    if fields & set(_IDENTITY):
+        return None
+    try:
+        spec = model.model_validate({k: v for k, v in data.items() if k not in bad})
+    except ValidationError:
+        return None
+    invalid = {name: _Invalid() for name in fields & set(_COMPARED)}
+    spec = spec.model_copy(update=invalid)
+    vars(spec)["_invalid_fields"] = frozenset(fields)
+    return spec
+
+
+def invalid_fields(spec: Any) -> frozenset[str]:
+    """The fields a partial item (see :func:`_partial`) was read without."""
+    return vars(spec).get("_invalid_fields", frozenset())
+
+
+def _validate_partial(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
+    """Like :func:`_validate`, but a failed item gives its partial reading too."""
+    if isinstance(data, model) or not isinstance(data, Mapping):
+        return _validate(model, data, path)
+    try:
+        return model.model_validate(data), []
+    except ValidationError as exc:
+        found = problems_from(exc, path, data, KNOWN_FIELDS, model)
+        return _partial(model, data, exc), found
+
+
 def _validate_list(
-    model: type[Spec], items: Any, path: str
+    model: type[Spec], items: Any, path: str, partial: bool = False
 ) -> tuple[list[tuple[int, Any]], list[Problem]]:
     if items is None:
         return [], []
     if not isinstance(items, (list, tuple)):
         return [], [Problem(path, f"expected a list, got {type(items).__name__}")]
     valid, problems = [], []
+    check = _validate_partial if partial else _validate
     for index, item in enumerate(items):
-        spec, found = _validate(model, item, f"{path}[{index}]")
+        spec, found = check(model, item, f"{path}[{index}]")
         problems += found
         if spec is not None:
             valid.append((index, spec))
@@ -112,7 +165,9 @@ def workload_problems(spec: WorkloadSpec, path: str = "") -> list[Problem]:
     """An env var in both ``env`` and ``secretEnv``; ``egressTo`` under ``egress: open``."""
     problems = [
         Problem(
-            join_path(path, f"secretEnv.{name}"), f"{name} set in both env and secretEnv; keep one"
+            join_path(path, f"secretEnv.{name}"),
+            f"{name} set in both env and secretEnv; keep one",
+            "langop_duplicate_env",
         )
         for name in sorted(set(spec.env) & set(spec.secret_env))
     ]
@@ -121,6 +176,7 @@ def workload_problems(spec: WorkloadSpec, path: str = "") -> list[Problem]:
             Problem(
                 join_path(path, "egressTo"),
                 "egressTo only applies with egress: restricted; set it or remove egressTo",
+                "langop_egress_to_unused",
             )
         )
     return problems
@@ -147,6 +203,7 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
                     Problem(
                         join_path(path, f"{field}.{name}"),
                         f"{name} is set by langop-infra for every agent; rename your variable",
+                        "langop_reserved_env",
                     )
                 )
     header_envs = [(where, env) for where, env, _ in agent_headers(agent)]
@@ -170,7 +227,7 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
 
 
 def parse_tool(data: Any, path: str = "") -> ToolSpec:
-    spec, problems = _validate(ToolSpec, data, path)
+    spec, problems = _validate_partial(ToolSpec, data, path)
     if spec is not None:
         problems += workload_problems(spec, path)
     if problems or spec is None:
@@ -179,7 +236,7 @@ def parse_tool(data: Any, path: str = "") -> ToolSpec:
 
 
 def parse_agent(data: Any, path: str = "") -> AgentSpec:
-    spec, problems = _validate(AgentSpec, data, path)
+    spec, problems = _validate_partial(AgentSpec, data, path)
     if spec is not None:
         problems += agent_problems(spec, path)
     if problems or spec is None:
@@ -220,9 +277,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     listed = ("tools", "agents", "models", "personas", "httpTools", "http_tools")
     head = {k: v for k, v in data.items() if k not in listed}
     cluster, problems = _validate(ClusterSpec, head, path)
-    tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"))
+    tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"), True)
     problems += found
-    agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"))
+    agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"), True)
     problems += found
     models, found = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
     problems += found
@@ -234,7 +291,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     raw_namespace = data.get("namespace")
     namespace = raw_namespace if isinstance(raw_namespace, str) else ""
     declared = _declared_tools(data, namespace)
-    problems += _unparsed_agent_references(data, path, namespace, declared, {i for i, _ in agents})
+    # An agent read without its tools (one failed) has its references read from the raw list.
+    with_refs = {i for i, a in agents if "tools" not in invalid_fields(a)}
+    problems += _unparsed_agent_references(data, path, namespace, declared, with_refs)
 
     readable = secret_names(head)
     base = cluster or ClusterSpec.model_construct(
