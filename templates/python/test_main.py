@@ -21,9 +21,12 @@ pulumi.runtime.set_config("langop-infra:namespace", NAMESPACE)
 
 
 def run_program() -> pulumi.Output:
-    """Run `__main__.py`; an Output that resolves once its objects are registered."""
+    """Run `__main__.py`; an Output that resolves once the objects the tests read (the
+    Deployments and NetworkPolicies) are registered."""
     program = runpy.run_path(str(HERE / "__main__.py"), run_name="__main__")
-    return pulumi.Output.all(program["agent"].deployment.id, program["memory"].deployment.id)
+    agent, memory = program["agent"], program["memory"]
+    read = [agent.deployment, memory.deployment, memory.network_policy, *agent.network_policies]
+    return pulumi.Output.all(*[resource.id for resource in read])
 
 
 def manifest(typ: str, name: str) -> dict:
