@@ -34,6 +34,20 @@ def run(argv: list[str | Path], cwd: Path, **env: str) -> subprocess.CompletedPr
     return done
 
 
+def not_source(folder: str, names: list[str]) -> set[str]:
+    """What a copy of the checkout to build from leaves out: environments, caches, and the
+    top level's build output (``langop_infra/build`` is a subpackage, so only at the top)."""
+    top = Path(folder) == ROOT
+    return {
+        name
+        for name in names
+        if name in (".git", "venv", ".conformance", "node_modules", "__pycache__", ".hypothesis")
+        or name.startswith(".venv")
+        or name.endswith(".egg-info")
+        or (top and name in ("build", "dist", "site", ".benchmarks", ".ruff_cache"))
+    }
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(a clean venv with the built wheel installed, the folder holding the wheel)."""
@@ -42,7 +56,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=300)
     python = venv / "bin" / "python"
     run([python, "-m", "pip", "install", "-q", "build", "pytest"], base)
-    built = run([python, "-m", "build", "--wheel", "--outdir", dist, ROOT], base)
+    # Built from a copy: setuptools writes build/ and *.egg-info into the source folder, and
+    # another xdist worker may be building from the checkout at the same moment.
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=not_source)
+    built = run([python, "-m", "build", "--wheel", "--outdir", dist, source], base)
     assert built.returncode == 0, built.stderr[-3000:]
     [wheel] = dist.glob("langop_infra-*.whl")
     run([python, "-m", "pip", "install", "-q", wheel], base)
