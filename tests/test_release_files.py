@@ -18,7 +18,7 @@ def test_the_license_is_the_apache_2_text() -> None:
     assert text.lstrip().startswith("Apache License\n                           Version 2.0")
     assert "END OF TERMS AND CONDITIONS" in text
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["license"] == {"text": "Apache-2.0"}
+    assert (project["license"], project["license-files"]) == ("Apache-2.0", ["LICENSE"])
 
 
 def test_the_changelog_keeps_a_changelog_and_says_how_to_upgrade() -> None:
