@@ -25,7 +25,14 @@ from langop_infra.cli.main import main
 from langop_infra.mcp import ClientOptions, MCPError, fetch_tool_listing_sync
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import memory_server
-from tests.support.apiserver import IN_CLUSTER_BIND, ApiServer, Pod, kubeconfig, serve_api
+from tests.support.apiserver import (
+    IN_CLUSTER_BIND,
+    ApiServer,
+    Pod,
+    kubeconfig,
+    proxy_sync_inputs,
+    serve_api,
+)
 from tests.support.cluster_pki import ClusterPKI, make_cluster_pki
 from tests.support.kube_authz import Rule, User
 from tests.support.loopback import serve
@@ -45,18 +52,7 @@ SIDECAR_RULES = (
 
 
 def inputs(api_url: str, token: str = ADMIN, **extra: Any) -> dict[str, Any]:
-    return {
-        "endpoint": "http://memory.apps.svc.cluster.local:8080",
-        "mcp_path": "/mcp",
-        "access": "apiserver-proxy",
-        "namespace": "apps",
-        "service": "memory",
-        "port": 8080,
-        "timeout": 3,
-        "required": False,
-        "kubeconfig": kubeconfig(api_url, token),
-        **extra,
-    }
+    return proxy_sync_inputs(kubeconfig(api_url, token), **extra)
 
 
 def sidecar(api_url: str, token: str = ADMIN, **extra: Any) -> dict[str, Any]:

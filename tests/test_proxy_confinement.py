@@ -33,6 +33,7 @@ from tests.support.apiserver import (
     ApiServer,
     Outside,
     kubeconfig,
+    proxy_sync_inputs,
     rewrite_location,
     serve_api,
 )
@@ -165,17 +166,7 @@ def cluster(backend: Any) -> Iterator[tuple[ApiServer, str]]:
 
 
 def inputs(api_url: str) -> dict[str, Any]:
-    return {
-        "endpoint": "http://memory.apps.svc.cluster.local:8080",
-        "mcp_path": "/mcp",
-        "access": "apiserver-proxy",
-        "namespace": "apps",
-        "service": "memory",
-        "port": 8080,
-        "timeout": 3,
-        "required": False,
-        "kubeconfig": Secret(kubeconfig(api_url, TOKEN)),
-    }
+    return proxy_sync_inputs(Secret(kubeconfig(api_url, TOKEN)))
 
 
 def hostile_reached(api: ApiServer) -> bool:

@@ -18,7 +18,14 @@ from langop_infra.spec.validation import parse_tool
 from langop_infra.sync.kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, service_prefix
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import memory_server
-from tests.support.apiserver import IN_CLUSTER_BIND, ApiServer, Pod, kubeconfig, serve_api
+from tests.support.apiserver import (
+    IN_CLUSTER_BIND,
+    ApiServer,
+    Pod,
+    kubeconfig,
+    proxy_sync_inputs,
+    serve_api,
+)
 from tests.support.loopback import serve
 from tests.support.provider_host import EngineHost, Secret
 
@@ -50,18 +57,7 @@ def cluster() -> Iterator[tuple[ApiServer, str]]:
 
 
 def proxy_inputs(api_url: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "endpoint": "http://memory.apps.svc.cluster.local:8080",
-        "mcp_path": "/mcp",
-        "access": "apiserver-proxy",
-        "namespace": "apps",
-        "service": "memory",
-        "port": 8080,
-        "timeout": 3,
-        "required": False,
-        "kubeconfig": kubeconfig(api_url, TOKEN),
-        **extra,
-    }
+    return proxy_sync_inputs(kubeconfig(api_url, TOKEN), **extra)
 
 
 def sidecar_inputs(api_url: str, **extra: Any) -> dict[str, Any]:

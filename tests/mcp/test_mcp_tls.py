@@ -1,13 +1,11 @@
 """HTTPS: verification on by default, a CA bundle option, and client certificates.
 
 The certificates are made on the fly (a throwaway CA signing a 127.0.0.1 server certificate
-and a client certificate) with ``cryptography``.
+and a client certificate) with ``cryptography``, by tests/support/cluster_pki.py.
 """
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,65 +15,19 @@ import pytest
 
 from langop_infra.mcp import ClientOptions, MCPError, ServerUnreachable, fetch_tool_listing
 
-x509 = pytest.importorskip("cryptography.x509")
-from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID  # noqa: E402
+pytest.importorskip("cryptography.x509")
+from tests.support.cluster_pki import make_cluster_pki
 
 pytestmark = pytest.mark.anyio
 
 
-def _write_pair(directory: Path, name: str, cert: Any, key: Any) -> tuple[str, str]:
-    cert_path, key_path = directory / f"{name}.pem", directory / f"{name}.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return str(cert_path), str(key_path)
-
-
-def _certificate(
-    subject: str, issuer_cert: Any, issuer_key: Any, *, ca: bool = False, server: bool = False
-) -> tuple[Any, Any]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(issuer_cert.subject if issuer_cert is not None else name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    )
-    if server:
-        builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        ).add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-    elif not ca:
-        builder = builder.add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False
-        )
-    return builder.sign(issuer_key or key, hashes.SHA256()), key
-
-
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    directory = tmp_path_factory.mktemp("pki")
-    ca_cert, ca_key = _certificate("test CA", None, None, ca=True)
-    server_cert, server_key = _certificate("127.0.0.1", ca_cert, ca_key, server=True)
-    client_cert, client_key = _certificate("agent", ca_cert, ca_key)
+    made = make_cluster_pki(tmp_path_factory.mktemp("pki"), names=(), ips=("127.0.0.1",))
     return {
-        "ca": _write_pair(directory, "ca", ca_cert, ca_key)[0],
-        "server": _write_pair(directory, "server", server_cert, server_key),
-        "client": _write_pair(directory, "client", client_cert, client_key),
+        "ca": str(made.ca),
+        "server": (str(made.server_cert), str(made.server_key)),
+        "client": (str(made.client_cert), str(made.client_key)),
     }
 
 

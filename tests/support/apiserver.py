@@ -380,6 +380,23 @@ def kubeconfig(
     )
 
 
+def proxy_sync_inputs(kubeconfig_value: Any, **extra: Any) -> dict[str, Any]:
+    """ToolSchemaSync's inputs for service tool ``memory`` in ``apps``, port 8080, synced
+    through the API server's proxy with ``kubeconfig_value``; ``extra`` added or replaced."""
+    return {
+        "endpoint": "http://memory.apps.svc.cluster.local:8080",
+        "mcp_path": "/mcp",
+        "access": "apiserver-proxy",
+        "namespace": "apps",
+        "service": "memory",
+        "port": 8080,
+        "timeout": 3,
+        "required": False,
+        "kubeconfig": kubeconfig_value,
+        **extra,
+    }
+
+
 def kubeconfig_file(directory: Path, server: str, token: str) -> str:
     path = directory / "kubeconfig"
     path.write_text(kubeconfig(server, token))
