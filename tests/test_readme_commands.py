@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.pyright import run_pyright
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -54,8 +56,6 @@ def test_the_first_command_works_and_pyright_resolves_the_editable_install(
 ) -> None:
     """Run the README's first command in a fresh copy of the repository, then pyright over a
     user's file with that venv: the package's types resolve (no `Unknown` import)."""
-    if shutil.which("pyright") is None:
-        pytest.skip("pyright (pip package `pyright`) is not installed")
     clone = tmp_path / "langop-infra"
     files = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
@@ -79,13 +79,6 @@ def test_the_first_command_works_and_pyright_resolves_the_editable_install(
         'tool = LanguageTool("memory", image="ghcr.io/acme/memory:1", namespace="apps")\n'
         "reveal_type(tool.endpoint)\n"
     )
-    checked = subprocess.run(
-        ["pyright", "--pythonpath", str(clone / "venv" / "bin" / "python"), str(user)],
-        cwd=user.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    checked = run_pyright(str(user), cwd=user.parent, python=str(clone / "venv" / "bin" / "python"))
     assert "could not be resolved" not in checked.stdout, checked.stdout
     assert 'Type of "tool.endpoint" is "Output[str]"' in checked.stdout, checked.stdout

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +24,7 @@ from langop_infra.spec.cluster import ClusterSpec
 from langop_infra.spec.fields import Spec
 from langop_infra.spec.pod import PodSettings
 from langop_infra.spec.tool import SIDECAR_POD_FIELDS, ToolSpec
+from tests.support.pyright import run_pyright
 
 ROOT = Path(__file__).resolve().parents[1]
 # A JSON Schema document: any JSON value is a valid part of it.
@@ -233,17 +231,8 @@ def test_a_users_program_type_checks_and_its_mistakes_do_not() -> None:
     """tests/typing/user_program.py under pyright: typical calls pass; each line marked
     ``# type: ignore`` must be an error (the config reports an unneeded ignore). The same run
     covers langop_infra/spec, components and the package's ``__init__``."""
-    pyright = shutil.which("pyright")
-    if pyright is None:
-        pytest.skip("pyright is not installed")
     folder = ROOT / "tests" / "typing"
-    result = subprocess.run(
-        [pyright, "--pythonpath", sys.executable, "-p", str(folder / "pyrightconfig.json")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_pyright("-p", str(folder / "pyrightconfig.json"), cwd=ROOT)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "0 errors" in result.stdout
     ignored = (folder / "user_program.py").read_text().count("# type: ignore")

@@ -4,26 +4,19 @@ value of the wrong type in a user's program."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-PYRIGHT = shutil.which("pyright") or str(Path(sys.executable).with_name("pyright"))
+from tests.support.pyright import run_pyright
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(PYRIGHT).exists(), reason="pyright is not installed"),
-]
+REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = [pytest.mark.slow]
 
 
 def pyright(*args: str, cwd: Path) -> list[dict]:
-    done = subprocess.run(
-        [PYRIGHT, "--outputjson", *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
+    done = run_pyright("--outputjson", *args, cwd=cwd)
     return json.loads(done.stdout)["generalDiagnostics"]
 
 
