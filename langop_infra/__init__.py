@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "LanguageTool": "langop_infra.components.tool",
     "HttpTool": "langop_infra.components.http_tool",
-    "HttpToolSpec": "langop_infra.spec.http_tool",
+    "HttpToolSpec": "langop_infra.config.http_tool",
     "LanguageAgent": "langop_infra.components.agent",
     "LanguageCluster": "langop_infra.components.cluster",
     "LanguageModel": "langop_infra.components.model",
@@ -25,17 +25,17 @@ _EXPORTS = {
     "LanguageAgentArgs": "langop_infra.components.args",
     "LanguageModelArgs": "langop_infra.components.args",
     "LanguageClusterArgs": "langop_infra.components.args",
-    "LangopError": "langop_infra.mcp.errors",
+    "LangopError": "langop_infra._errors",
     "SpecError": "langop_infra.core.errors",
     "Problem": "langop_infra.core.errors",
-    "ToolSpec": "langop_infra.spec.tool",
-    "AgentSpec": "langop_infra.spec.agent",
-    "ModelSpec": "langop_infra.spec.model",
-    "PersonaSpec": "langop_infra.spec.model",
-    "ClusterSpec": "langop_infra.spec.cluster",
-    "ToolTarget": "langop_infra.build.contract",
-    "Network": "langop_infra.testing.reachability",
-    "may_reach": "langop_infra.testing.reachability",
+    "ToolSpec": "langop_infra.config.tool",
+    "AgentSpec": "langop_infra.config.agent",
+    "ModelSpec": "langop_infra.config.model",
+    "PersonaSpec": "langop_infra.config.model",
+    "ClusterSpec": "langop_infra.config.cluster",
+    "ToolTarget": "langop_infra.manifests.contract",
+    "Network": "langop_infra.netpol",
+    "may_reach": "langop_infra.netpol",
     "secret_leaves": "langop_infra.testing.secrets",
 }
 
@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from langop_infra.build.contract import ToolTarget
+    from langop_infra._errors import LangopError
     from langop_infra.components.agent import LanguageAgent
     from langop_infra.components.args import (
         LanguageAgentArgs,
@@ -79,14 +79,14 @@ if TYPE_CHECKING:
     from langop_infra.components.http_tool import HttpTool
     from langop_infra.components.model import LanguageModel, LanguagePersona
     from langop_infra.components.tool import LanguageTool
+    from langop_infra.config.agent import AgentSpec
+    from langop_infra.config.cluster import ClusterSpec
+    from langop_infra.config.http_tool import HttpToolSpec
+    from langop_infra.config.model import ModelSpec, PersonaSpec
+    from langop_infra.config.tool import ToolSpec
     from langop_infra.core.errors import Problem, SpecError
-    from langop_infra.mcp.errors import LangopError
-    from langop_infra.spec.agent import AgentSpec
-    from langop_infra.spec.cluster import ClusterSpec
-    from langop_infra.spec.http_tool import HttpToolSpec
-    from langop_infra.spec.model import ModelSpec, PersonaSpec
-    from langop_infra.spec.tool import ToolSpec
-    from langop_infra.testing.reachability import Network, may_reach
+    from langop_infra.manifests.contract import ToolTarget
+    from langop_infra.netpol import Network, may_reach
     from langop_infra.testing.secrets import secret_leaves
 
 

@@ -20,9 +20,9 @@ import pytest
 import yaml
 
 from langop_infra.components.cluster import LanguageCluster
+from langop_infra.config.agent import AgentSpec
 from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import run_program
-from langop_infra.spec.agent import AgentSpec
 
 # The three spec examples of seed 001 (ark's "MCP Tools" page), byte for byte.
 SEED_MCP_SERVERS = """\

@@ -10,8 +10,8 @@ import pytest
 from langop_infra import LanguageCluster, LanguageTool, SpecError
 from langop_infra.components import agent_plan as agent_module
 from langop_infra.components import tool as tool_module
+from langop_infra.config import namespace_checks, validation
 from langop_infra.offline.mock_engine import ProgramRun, run_program
-from langop_infra.spec import namespace_checks, validation
 
 DOCUMENT: dict[str, Any] = {
     "namespace": "apps",

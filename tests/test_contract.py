@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from langop_infra.build import contract
-from langop_infra.build.contract import ToolTarget
+from langop_infra.config.agent import AgentSpec
+from langop_infra.config.checks.validation import parse_agent, parse_tool
 from langop_infra.core import yaml_io
-from langop_infra.spec.agent import AgentSpec
-from langop_infra.spec.validation import parse_agent, parse_tool
+from langop_infra.manifests import contract
+from langop_infra.manifests.contract import ToolTarget
 
 # The issue-3 scenario: two service tools (one never ready), one sidecar tool, one disabled
 # reference, an external MCP server with a literal and a Secret header, a webhook tool with

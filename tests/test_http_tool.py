@@ -14,11 +14,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from langop_infra.components.http_tool import HttpTool
+from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.http_tool import HttpToolSpec
 from langop_infra.core.errors import SpecError
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.program.stack import main
-from langop_infra.spec.http_tool import HttpToolSpec
-from langop_infra.spec.validation import parse_cluster
 from tests.support.loopback import free_port, serve
 from tests.support.manifests import Rendered, validate_manifests
 
@@ -463,7 +463,7 @@ def test_a_standalone_agent_takes_http_tool_objects() -> None:
 
 
 def test_restricted_egress_must_admit_the_tools_host() -> None:
-    from langop_infra.spec.egress_check import egress_findings
+    from langop_infra.config.checks.egress_check import egress_findings
 
     cluster = parse_cluster(
         {

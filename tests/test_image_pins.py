@@ -11,12 +11,12 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
+from langop_infra.config.agent import DEFAULT_SEED_IMAGE
+from langop_infra.config.checks.advice import cluster_warnings
+from langop_infra.config.checks.image_pins import is_pinned
+from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.model import DEFAULT_GATEWAY_IMAGE
 from langop_infra.core.errors import SpecError
-from langop_infra.spec.advice import cluster_warnings
-from langop_infra.spec.agent import DEFAULT_SEED_IMAGE
-from langop_infra.spec.image_pins import is_pinned
-from langop_infra.spec.model import DEFAULT_GATEWAY_IMAGE
-from langop_infra.spec.validation import parse_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGEST = "@sha256:" + "ab" * 32

@@ -14,13 +14,13 @@ import yaml
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.model import LanguageModel, LanguagePersona
+from langop_infra.config.agent import AgentSpec
+from langop_infra.config.checks.model_validation import fallback_cycles
+from langop_infra.config.model import ModelSpec
 from langop_infra.core.errors import SpecError
+from langop_infra.netpol import IPAddress, Pod
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.offline.render import render_stack
-from langop_infra.spec.agent import AgentSpec
-from langop_infra.spec.model import ModelSpec
-from langop_infra.spec.model_validation import fallback_cycles
-from langop_infra.testing.reachability import IPAddress, Pod
 from tests.test_bad_input import (
     PREFIX,
     api_problems,
@@ -526,7 +526,7 @@ def test_cluster_outputs_model_and_gateway_endpoints() -> None:
 
 def test_only_agents_with_models_reach_the_gateway_in_the_prod_stack() -> None:
     """Shipped prod stack (default-deny, restricted egress): the evaluator of
-    langop_infra.testing.reachability over the rendered NetworkPolicies."""
+    langop_infra.netpol over the rendered NetworkPolicies."""
     manifests = render_stack(REPO, stack="prod").manifests()
     network = network_of(manifests)
     pods = workload_pods(manifests)

@@ -1,39 +1,30 @@
-"""Import paths the README documented before the package layout moved keep working for one
-release, with a DeprecationWarning naming the new path; the schema-sync provider still loads
-from the module path that Pulumi state written earlier names."""
+"""No release shipped the pre-layout import paths, so they are gone; only the schema-sync
+provider's old module path stays, because Pulumi state written from a checkout before the
+layout move names it (a dynamic provider is pickled by module and class name)."""
 
 from __future__ import annotations
 
 import importlib
 import pickle
-import subprocess
-import sys
 
 import pytest
 
-MOVED = {
-    "langop_infra.stack_program": "langop_infra.program.stack",
-    "langop_infra.package": "langop_infra.program.package",
-    "langop_infra.contract": "langop_infra.build.contract",
-    "langop_infra.schema_compare": "langop_infra.sync.compare",
-    "langop_infra.agent_runtime": "langop_infra.agent.runtime",
-}
+GONE = [
+    "langop_infra.stack_program",
+    "langop_infra.package",
+    "langop_infra.contract",
+    "langop_infra.schema_compare",
+    "langop_infra.agent_runtime",
+    "langop_infra.spec",
+    "langop_infra.build",
+    "langop_infra.testing.reachability",
+]
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_an_old_path_warns_and_is_the_new_module(old: str) -> None:
-    code = (
-        "import warnings, importlib\n"
-        "warnings.simplefilter('error', DeprecationWarning)\n"
-        f"try:\n    importlib.import_module({old!r})\n"
-        "except DeprecationWarning as w:\n    print(w)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.strip() == f"{old} moved to {MOVED[old]}; import it from there"
-    with pytest.warns(DeprecationWarning):
-        sys.modules.pop(old, None)
-        module = importlib.import_module(old)
-    assert module is importlib.import_module(MOVED[old])
+@pytest.mark.parametrize("old", GONE)
+def test_an_unreleased_old_path_is_gone(old: str) -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
 
 
 def test_state_written_before_the_move_still_names_a_loadable_provider() -> None:

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from langop_infra.components.tool import LanguageTool
+from langop_infra.netpol import Network, Pod
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.offline.render import render_stack
 from langop_infra.policy import pod_security as security
@@ -31,7 +32,6 @@ from langop_infra.policy.pod_security import (
     containers,
     ctx,
 )
-from langop_infra.testing.reachability import Network, Pod
 
 REPO = Path(__file__).resolve().parents[1]
 STACKS = ("dev", "staging", "prod")

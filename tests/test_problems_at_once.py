@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from langop_infra.cli.main import main
+from langop_infra.config.checks.validation import parse_agent, parse_cluster
 from langop_infra.core.errors import SpecError
-from langop_infra.spec.validation import parse_agent, parse_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGEST = "@sha256:" + "0" * 64

@@ -1,4 +1,4 @@
-"""NetworkPolicy semantics of langop_infra.testing.reachability, on hand-written policies."""
+"""NetworkPolicy semantics of langop_infra.netpol, on hand-written policies."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langop_infra.testing.reachability import (
+from langop_infra.netpol import (
     NAMESPACE_NAME_LABEL,
     IPAddress,
     Network,

@@ -36,7 +36,7 @@ def run(argv: list[str | Path], cwd: Path, **env: str) -> subprocess.CompletedPr
 
 def not_source(folder: str, names: list[str]) -> set[str]:
     """What a copy of the checkout to build from leaves out: environments, caches, and the
-    top level's build output (``langop_infra/build`` is a subpackage, so only at the top)."""
+    top level's build output (only at the top: a subpackage may be named so)."""
     top = Path(folder) == ROOT
     return {
         name

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from langop_infra.components.cluster import LanguageCluster
+from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.core.errors import SpecError
-from langop_infra.spec.validation import parse_cluster
-from langop_infra.testing.reachability import IPAddress, Network, Pod
+from langop_infra.netpol import IPAddress, Network, Pod
 
 PIN = "@sha256:" + "8" * 64
 WEAKER = [

@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel, to_snake
 
+from langop_infra.config.agent import AgentSpec
+from langop_infra.config.checks.validation import parse_agent, parse_cluster, parse_tool
+from langop_infra.config.cluster import ClusterSpec
+from langop_infra.config.fields import Spec
+from langop_infra.config.tool import ToolSpec
 from langop_infra.core.errors import SpecError
-from langop_infra.spec.agent import AgentSpec
-from langop_infra.spec.cluster import ClusterSpec
-from langop_infra.spec.fields import Spec
-from langop_infra.spec.tool import ToolSpec
-from langop_infra.spec.validation import parse_agent, parse_cluster, parse_tool
 
 FUZZ = settings(
     max_examples=200,

@@ -159,7 +159,7 @@ def test_warnings_go_to_the_engine_with_their_config_path() -> None:
 
 
 def test_config_warnings_prefix_the_project() -> None:
-    from langop_infra.spec.validation import parse_cluster
+    from langop_infra.config.checks.validation import parse_cluster
 
     header = {"name": "Cookie", "value": "c"}
     spec = parse_cluster(

@@ -18,10 +18,10 @@ from typing import Any
 import httpx
 import pytest
 
-from langop_infra.build import stdio_bridge
 from langop_infra.components.cluster import LanguageCluster
+from langop_infra.config.tool import ToolSpec
+from langop_infra.manifests import stdio_bridge
 from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
-from langop_infra.spec.tool import ToolSpec
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.support.loopback import free_port
 from tests.support.provider_host import EngineHost, reveal, service_inputs

@@ -16,15 +16,15 @@ from pulumi.provider.experimental.analyzer import Analyzer, PropertyDefinition
 from langop_infra import LanguageCluster, LanguageTool, SpecError
 from langop_infra.cli.config_schema import stack_file_schema
 from langop_infra.components import inputs
+from langop_infra.config.cluster import ClusterSpec
+from langop_infra.config.fields import Spec
+from langop_infra.config.pod import PodSettings
+from langop_infra.config.tool import SIDECAR_POD_FIELDS, ToolSpec
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 from langop_infra.program import stack
 from langop_infra.program.package import COMPONENTS
-from langop_infra.spec import generate
-from langop_infra.spec.cluster import ClusterSpec
-from langop_infra.spec.fields import Spec
-from langop_infra.spec.pod import PodSettings
-from langop_infra.spec.tool import SIDECAR_POD_FIELDS, ToolSpec
 from tests.support.pyright import run_pyright
+from tests.support.repo_tools import generate_args as generate
 
 ROOT = Path(__file__).resolve().parents[1]
 # A JSON Schema document: any JSON value is a valid part of it.
@@ -55,7 +55,7 @@ def _all_specs(base: type = Spec) -> Iterator[type[Spec]]:
 
 def test_the_committed_args_module_is_what_the_specs_generate() -> None:
     committed = (ROOT / "langop_infra/components/args.py").read_text()
-    assert committed == generate.generate(), "run: python -m langop_infra.spec.generate"
+    assert committed == generate.generate(), "run: python tools/generate_args.py"
     assert generate.main(["--check"]) == 0
 
 
@@ -230,7 +230,7 @@ def test_an_external_sidecar_with_its_secret_elsewhere_is_refused_before_the_clu
 def test_a_users_program_type_checks_and_its_mistakes_do_not() -> None:
     """tests/typing/user_program.py under pyright: typical calls pass; each line marked
     ``# type: ignore`` must be an error (the config reports an unneeded ignore). The same run
-    covers langop_infra/spec, components and the package's ``__init__``."""
+    covers langop_infra/config, components and the package's ``__init__``."""
     folder = ROOT / "tests" / "typing"
     result = run_pyright("-p", str(folder / "pyrightconfig.json"), cwd=ROOT)
     assert result.returncode == 0, result.stdout[-3000:]
@@ -292,7 +292,7 @@ def test_every_exception_has_one_root() -> None:
 
 def test_one_tool_target_model_writes_and_reads_the_exported_targets() -> None:
     from langop_infra import ToolTarget
-    from langop_infra.spec.cluster import ExportedToolTarget
+    from langop_infra.config.cluster import ExportedToolTarget
 
     target = ToolTarget("search", "shared", 9090, "/rpc")
     written = target.exported()
@@ -342,9 +342,9 @@ def test_one_visitor_walks_wrapped_and_resolved_secrets() -> None:
 def test_one_list_of_protocol_versions() -> None:
     from typing import get_args
 
+    from langop_infra.config.tool import SchemaSyncSpec
     from langop_infra.mcp import SUPPORTED_PROTOCOL_VERSIONS
     from langop_infra.mcp.options import PROTOCOLS
-    from langop_infra.spec.tool import SchemaSyncSpec
 
     assert ("auto", *sorted(SUPPORTED_PROTOCOL_VERSIONS, reverse=True)) == PROTOCOLS
     # The spec spells the list out for type checkers; it must stay the client's.

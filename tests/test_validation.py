@@ -1,5 +1,6 @@
-"""Whole-document validation (``langop_infra.spec.validation``): Secret references, warnings,
-problems reported once, and pydantic's errors turned into messages with the expected form."""
+"""Whole-document validation (``langop_infra.config.checks.validation``): Secret references,
+warnings, problems reported once, and pydantic's errors turned into messages with the expected
+form."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from langop_infra.config.checks.advice import agent_warnings, cluster_warnings
+from langop_infra.config.checks.validation import parse_agent, parse_cluster, parse_tool
+from langop_infra.config.pod import Resources
 from langop_infra.core.errors import Problem, SpecError
-from langop_infra.spec.advice import agent_warnings, cluster_warnings
-from langop_infra.spec.pod import Resources
-from langop_infra.spec.validation import parse_agent, parse_cluster, parse_tool
 
 TOOL = {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"}
 AGENT = {"name": "helper", "image": "ghcr.io/acme/helper:2.0.0"}

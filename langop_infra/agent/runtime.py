@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from langop_infra._errors import LangopError
 from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
 from langop_infra.agent.registry import (
     AgentServers,
@@ -34,7 +35,6 @@ from langop_infra.agent.registry import (
     connect_tool_registry,
     unique_server,
 )
-from langop_infra.mcp.errors import LangopError
 
 __all__ = [
     "AGENT_CONFIG_PATH",
@@ -56,7 +56,8 @@ DEFAULT_MCP_PATH = "/mcp"
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 TRANSPORTS = ("http", "url", "stdio")
-# Keys of the agent's config.yaml (build/contract.py, build/agent_models.py) and servers.json.
+# Keys of the agent's config.yaml (manifests/contract.py, manifests/agent_models.py) and
+# servers.json.
 CONFIG_KEYS = frozenset(
     {
         "tools",

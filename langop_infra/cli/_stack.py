@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langop_infra.mcp.errors import LangopError
+from langop_infra._errors import LangopError
 
 if TYPE_CHECKING:
     from langop_infra.core.errors import SpecError

@@ -3,7 +3,7 @@
 Workloads any address on the internet may reach (``0.0.0.0/0`` or ``::/0`` ingress) come
 first, as edges from ``(internet)``. Then, for every agent: the tools, models (any other
 Deployment: a model gateway) it may open a connection to, on their container ports, decided by
-:class:`langop_infra.testing.reachability.Network` over the rendered policies; its sidecar
+:class:`langop_infra.netpol.Network` over the rendered policies; its sidecar
 tools (over localhost, always); and its external MCP servers and webhook tools. A policy
 cannot name a hostname: an IP literal is checked as is; for a host name the evaluator is asked
 about an address outside every CIDR the policies list (open egress reaches it) and about each
@@ -78,7 +78,7 @@ def _graph(args: argparse.Namespace) -> int:
 
 def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
     from langop_infra.core import yaml_io
-    from langop_infra.testing.reachability import IPAddress, Network, Pod
+    from langop_infra.netpol import IPAddress, Network, Pod
 
     network = Network([m for m in manifests if m.get("kind") == "NetworkPolicy"])
     # Registration order varies between runs: sort, so that the graph is stable.

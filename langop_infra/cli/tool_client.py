@@ -96,7 +96,7 @@ def oauth(args: argparse.Namespace) -> Any:
         return None
     secret, key = _client_secret(args), _private_key(args)
     if args.oauth_issuer:
-        from langop_infra.spec.fields import issuer_allowed  # pydantic: only when used
+        from langop_infra.config.fields import issuer_allowed  # pydantic: only when used
 
         if not issuer_allowed(args.oauth_issuer):
             raise UsageError(

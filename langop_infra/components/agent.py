@@ -7,9 +7,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.build import contract, policies
-from langop_infra.build.agent_objects import AgentObjects, agent_env, agent_objects
-from langop_infra.build.pod_settings import disruption_budget_spec
 from langop_infra.components import inputs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
 from langop_infra.components.args import LanguageAgentArgs
@@ -26,9 +23,12 @@ from langop_infra.components.k8s import (
     with_pod_annotations,
     workload_secret,
 )
+from langop_infra.config import names
+from langop_infra.config.agent import AgentSpec
 from langop_infra.core import pacing
-from langop_infra.spec import names
-from langop_infra.spec.agent import AgentSpec
+from langop_infra.manifests import contract, policies
+from langop_infra.manifests.agent_objects import AgentObjects, agent_env, agent_objects
+from langop_infra.manifests.pod_settings import disruption_budget_spec
 from langop_infra.sync.provider import ToolSchemaSync
 
 if TYPE_CHECKING:

@@ -8,24 +8,24 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.build import contract
 from langop_infra.components import inputs
 from langop_infra.components.k8s import (
     built_components,
     component_error,
     find_component,
 )
+from langop_infra.config.agent import AgentSpec, passthrough_model
+from langop_infra.config.checks.admission import deploy_problems
+from langop_infra.config.checks.advice import agent_warnings, passthrough_warning
+from langop_infra.config.checks.http_tool_checks import http_tool_problems
+from langop_infra.config.checks.image_pins import workload_unpinned_images
+from langop_infra.config.checks.references import sidecar_problems
+from langop_infra.config.checks.validation import parse_agent
+from langop_infra.config.cluster import Defaults
+from langop_infra.config.http_tool import HttpToolSpec, with_http_tools
+from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.core.errors import Problem, SpecError, did_you_mean
-from langop_infra.spec.admission import deploy_problems
-from langop_infra.spec.advice import agent_warnings, passthrough_warning
-from langop_infra.spec.agent import AgentSpec, passthrough_model
-from langop_infra.spec.cluster import Defaults
-from langop_infra.spec.http_tool import HttpToolSpec, with_http_tools
-from langop_infra.spec.http_tool_checks import http_tool_problems
-from langop_infra.spec.image_pins import workload_unpinned_images
-from langop_infra.spec.model import ModelSpec, PersonaSpec
-from langop_infra.spec.references import sidecar_problems
-from langop_infra.spec.validation import parse_agent
+from langop_infra.manifests import contract
 
 # A tool an agent may reach: its target, and its component when this program built it.
 ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]

@@ -1,8 +1,8 @@
-"""The components' input TypedDicts: GENERATED from the specs by ``python -m
-langop_infra.spec.generate``; do not edit (tests/test_typed_contract.py checks it is current).
+"""The components' input TypedDicts: GENERATED from the specs by ``python
+tools/generate_args.py``; do not edit (tests/test_typed_contract.py checks it is current).
 
 Each field's type, whether it is required and its description come from the pydantic spec of
-the same name; see :mod:`langop_infra.spec.generate` for the rules.
+the same name; see ``tools/generate_args.py`` for the rules.
 """
 
 from typing import TYPE_CHECKING, Any, Literal, Union
@@ -13,7 +13,7 @@ from typing_extensions import NotRequired, TypedDict
 if TYPE_CHECKING:
     from langop_infra.components.model import LanguageModel
     from langop_infra.components.tool import LanguageTool
-    from langop_infra.spec.model import PersonaSpec
+    from langop_infra.config.model import PersonaSpec
 
 if TYPE_CHECKING:
     AccessModes = Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]

@@ -8,7 +8,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.build import contract, pods, policies
 from langop_infra.components import inputs
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.agent_plan import AgentPlan, ToolIndex
@@ -25,22 +24,23 @@ from langop_infra.components.k8s import (
 )
 from langop_infra.components.model import LanguageModel, ModelPlan, register_gateway
 from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
-from langop_infra.core.errors import SpecError
-from langop_infra.spec import names
-from langop_infra.spec.advice import passthrough_warnings
-from langop_infra.spec.agent import AgentSpec, model_refs
-from langop_infra.spec.cluster import ClusterSpec
-from langop_infra.spec.collisions import secret_namespaces
-from langop_infra.spec.egress_check import egress_findings
-from langop_infra.spec.http_tool import with_http_tools
-from langop_infra.spec.image_pins import unpinned_images
-from langop_infra.spec.references import (
+from langop_infra.config import names
+from langop_infra.config.agent import AgentSpec, model_refs
+from langop_infra.config.checks.advice import passthrough_warnings
+from langop_infra.config.checks.collisions import secret_namespaces
+from langop_infra.config.checks.egress_check import egress_findings
+from langop_infra.config.checks.image_pins import unpinned_images
+from langop_infra.config.checks.references import (
     cluster_namespaces,
     external_reference_problems,
     external_sidecar_problems,
 )
-from langop_infra.spec.sync_path_check import sync_path_findings
-from langop_infra.spec.validation import parse_cluster
+from langop_infra.config.checks.sync_path_check import sync_path_findings
+from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.cluster import ClusterSpec
+from langop_infra.config.http_tool import with_http_tools
+from langop_infra.core.errors import SpecError
+from langop_infra.manifests import contract, pods, policies
 
 if TYPE_CHECKING:
     ClusterInput = LanguageClusterArgs | ClusterSpec | None

@@ -23,7 +23,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.build import contract
 from langop_infra.components.args import HttpToolArgs
 from langop_infra.components.k8s import (
     aliased,
@@ -33,10 +32,11 @@ from langop_infra.components.k8s import (
     register_component,
     type_token,
 )
+from langop_infra.config.checks.validation import parse_http_tool
+from langop_infra.config.http_tool import HttpToolSpec, as_webhook_tool
+from langop_infra.config.names import http_tool_config_map_name
 from langop_infra.core import pacing
-from langop_infra.spec.http_tool import HttpToolSpec, as_webhook_tool
-from langop_infra.spec.names import http_tool_config_map_name
-from langop_infra.spec.validation import parse_http_tool
+from langop_infra.manifests import contract
 
 HTTP_TOOL_LABEL = "langop.io/http-tool"
 PROBE_TIMEOUT_SECONDS = 5.0

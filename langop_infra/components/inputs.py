@@ -15,8 +15,8 @@ from typing import Any, TypeVar, cast
 
 import pulumi
 
+from langop_infra.config.structure import structural_keys
 from langop_infra.core.errors import Problem, SpecError, construction_site, loc_path
-from langop_infra.spec.structure import structural_keys
 
 S = TypeVar("S")
 R = TypeVar("R")

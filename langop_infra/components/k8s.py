@@ -11,9 +11,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi.runtime import settings as runtime_settings
 
-from langop_infra.build.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
 from langop_infra.components import inputs
 from langop_infra.core.errors import Problem, SpecError
+from langop_infra.manifests.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
 
 
 def object_meta(

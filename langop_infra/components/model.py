@@ -13,8 +13,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.build import contract, gateway, gateway_policies
-from langop_infra.build.agent_models import model_endpoint
 from langop_infra.components import inputs
 from langop_infra.components.args import LanguageModelArgs
 from langop_infra.components.base import PlannedComponent
@@ -26,10 +24,12 @@ from langop_infra.components.k8s import (
     type_token,
     with_pod_annotations,
 )
+from langop_infra.config.checks.validation import parse_model
+from langop_infra.config.cluster import Defaults, gateway_defaults
+from langop_infra.config.model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
 from langop_infra.core.errors import Problem, SpecError
-from langop_infra.spec.cluster import Defaults, gateway_defaults
-from langop_infra.spec.model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
-from langop_infra.spec.validation import parse_model
+from langop_infra.manifests import contract, gateway, gateway_policies
+from langop_infra.manifests.agent_models import model_endpoint
 
 # A persona is plain data: no Kubernetes object of its own.
 LanguagePersona = PersonaSpec

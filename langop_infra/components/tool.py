@@ -8,7 +8,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.build import contract, pods
 from langop_infra.components import inputs
 from langop_infra.components.args import LanguageToolArgs
 from langop_infra.components.base import PlannedComponent
@@ -26,17 +25,18 @@ from langop_infra.components.k8s import (
     with_pod_annotations,
     workload_secret,
 )
+from langop_infra.config import names
+from langop_infra.config.checks.admission import deploy_problems, parse_quantity
+from langop_infra.config.checks.advice import header_warnings
+from langop_infra.config.checks.image_pins import workload_unpinned_images
+from langop_infra.config.checks.secret_refs import sync_secret_refs
+from langop_infra.config.checks.sync_path_check import sync_path_verdict
+from langop_infra.config.checks.validation import parse_tool
+from langop_infra.config.cluster import Defaults
+from langop_infra.config.tool import ToolSpec
 from langop_infra.core import pacing
 from langop_infra.core.errors import Problem, SpecError
-from langop_infra.spec import names
-from langop_infra.spec.admission import deploy_problems, parse_quantity
-from langop_infra.spec.advice import header_warnings
-from langop_infra.spec.cluster import Defaults
-from langop_infra.spec.image_pins import workload_unpinned_images
-from langop_infra.spec.secret_refs import sync_secret_refs
-from langop_infra.spec.sync_path_check import sync_path_verdict
-from langop_infra.spec.tool import ToolSpec
-from langop_infra.spec.validation import parse_tool
+from langop_infra.manifests import contract, pods
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
 
 SecretValues = Mapping[str, Mapping[str, Any]]

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
-from langop_infra.mcp.errors import LangopError
+from langop_infra._errors import LangopError
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import yaml
 
-from langop_infra.mcp.errors import LangopError
+from langop_infra._errors import LangopError
 
 LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

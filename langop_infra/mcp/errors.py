@@ -24,14 +24,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from langop_infra._errors import LangopError
+
 # The one mark that stands for a secret wherever one is left out: rendered manifests,
 # outputs, scrubbed error messages. Here, at the bottom layer, so the MCP client uses it too.
 REDACTED = "[secret]"
-
-
-class LangopError(Exception):
-    """Root of every exception langop-infra raises on purpose. It lives here, at the bottom
-    of the package, so that the standalone MCP client can derive from it too."""
 
 
 class MCPClientError(LangopError):

@@ -18,10 +18,10 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra.config.checks.advice import is_credential_env, is_credential_header
 from langop_infra.core import yaml_io
+from langop_infra.netpol import Network, Pod
 from langop_infra.policy.pod_security import containers, pod_templates, restricted_violations
-from langop_infra.spec.advice import is_credential_env, is_credential_header
-from langop_infra.testing.reachability import Network, Pod
 
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 SYNC_TYPE = "pulumi-python:dynamic:Resource"

@@ -25,8 +25,11 @@ from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
 
-from langop_infra.build.contract import ToolTarget
 from langop_infra.components.cluster import LanguageCluster
+from langop_infra.config.checks.advice import cluster_warnings
+from langop_infra.config.checks.references import external_reference_problems
+from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.cluster import ClusterSpec, ExportedToolTarget, ToolsFrom
 from langop_infra.core.errors import (
     Problem,
     SpecError,
@@ -36,11 +39,8 @@ from langop_infra.core.errors import (
     stack_wording,
 )
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.manifests.contract import ToolTarget
 from langop_infra.mcp.errors import REDACTED
-from langop_infra.spec.advice import cluster_warnings
-from langop_infra.spec.cluster import ClusterSpec, ExportedToolTarget, ToolsFrom
-from langop_infra.spec.references import external_reference_problems
-from langop_infra.spec.validation import parse_cluster
 
 PROJECT = "langop-infra"
 # Read by the program itself, not part of the cluster document.

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from langop_infra._errors import LangopError
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import one_line
 from langop_infra.core.redact import redact, secret_strings
-from langop_infra.mcp.errors import LangopError
 from langop_infra.sync.compare import (
     MAX_NESTING,
     SchemaComparison,

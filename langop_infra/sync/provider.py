@@ -27,8 +27,8 @@ import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
+from langop_infra.config.fields import canonical_mcp_path
 from langop_infra.core.redact import redact, scrub_values, secret_strings
-from langop_infra.spec.fields import canonical_mcp_path
 from langop_infra.sync.compare import SchemaTooDeep, schema_hash
 from langop_infra.sync.kube_proxy import (
     KubeAccess,

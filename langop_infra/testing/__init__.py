@@ -3,8 +3,9 @@ secret canaries.
 
 - ``langop_infra.testing.Mocks`` (``langop_infra.testing.mocks``): ``pulumi.runtime.Mocks``
   that answer as the kubernetes provider and schema sync would (docs/testing.md).
-- ``langop_infra.testing.reachability``: may pod A reach pod B on port P, given the
-  NetworkPolicies a render produced.
+- ``Network``, ``Pod``, ``IPAddress``, ``Verdict`` and ``may_reach``, re-exported from
+  ``langop_infra.netpol`` (product code: the policy pack and ``graph`` use it too): may pod A
+  reach pod B on port P, given the NetworkPolicies a render produced.
 - ``langop_infra.testing.secrets``: the values a program registered as secrets.
 """
 
@@ -12,14 +13,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Mocks"]
+from langop_infra.netpol import IPAddress, Network, Pod, Verdict, may_reach
+
+__all__ = ["IPAddress", "Mocks", "Network", "Pod", "Verdict", "may_reach"]
 
 if TYPE_CHECKING:
     from langop_infra.testing.mocks import Mocks
 
 
 def __getattr__(name: str) -> Any:
-    # Imported on use: reachability alone needs neither pulumi nor the components.
+    # Imported on use: the evaluator alone needs neither pulumi nor the components.
     if name == "Mocks":
         from langop_infra.testing.mocks import Mocks
 

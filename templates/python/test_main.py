@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pulumi
 
+from langop_infra.netpol import Network, Pod
 from langop_infra.testing import Mocks
-from langop_infra.testing.reachability import Network, Pod
 
 HERE = Path(__file__).parent
 NAMESPACE = "apps-dev"  # this test's `langop-infra:namespace`

@@ -1,0 +1,120 @@
+"""HttpTool (STOA's ``Tool``, seed 004): an HTTP tool of a namespace that agents reference.
+
+An HttpTool carries what an agent needs to call it (:class:`HttpToolFields`, shared with inline
+``webhookTools``) plus the seed's catalogue fields. An agent's ``httpTools: [{name,
+namespace}]`` resolves to the tool, which then reaches the agent exactly as an inline webhook
+tool does (:func:`resolved_webhook_tools`): same config.yaml entry, same ``secretKeyRef`` env
+var, same egress check, same executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
+
+from langop_infra.config.agent import AgentSpec, HttpToolFields, WebhookToolSpec, json_schema_input
+from langop_infra.config.fields import (
+    AnnotationMap,
+    DnsLabel,
+    HttpUrl,
+    LabelMap,
+    SecretKeyRef,
+    Spec,
+)
+
+__all__ = [
+    "ApiRef",
+    "HttpToolSpec",
+    "http_tool_secret_refs",
+    "resolved_webhook_tools",
+    "with_http_tools",
+]
+
+
+class ApiRef(Spec):
+    """The API the tool comes from (seed 004's ``apiRef``)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=253)] = Field(
+        description="The source API's name."
+    )
+    version: str | None = Field(default=None, description="The API's version, e.g. v2.")
+    operation_id: str | None = Field(default=None, description="The OpenAPI operationId.")
+
+
+class HttpToolSpec(HttpToolFields):
+    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+
+    name: DnsLabel = Field(description="Unique in its namespace; the tool's name for the LLM.")
+    namespace: DnsLabel | None = Field(default=None, description="Unset: the stack's namespace.")
+    labels: LabelMap = Field(default={}, description="Extra labels on the tool's ConfigMap.")
+    annotations: AnnotationMap = Field(
+        default={}, description="Annotations on the tool's ConfigMap."
+    )
+    display_name: Annotated[str, Field(min_length=1, max_length=64)] = Field(
+        description="Human-readable name (1-64 characters)."
+    )
+    description: Annotated[str, Field(min_length=1, max_length=1024)] = Field(
+        description="What the tool does, for the LLM (1-1024 characters)."
+    )
+    endpoint: HttpUrl | None = Field(
+        default=None, description="The http(s) URL agents call; unset: phase Pending, not callable."
+    )
+    input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = Field(
+        default={}, description="JSON Schema draft-07 the arguments are checked against."
+    )
+    tags: list[Annotated[str, Field(min_length=1, max_length=63)]] = Field(
+        default=[], description="Categorisation tags."
+    )
+    version: Annotated[str, Field(min_length=1, max_length=64)] = Field(
+        default="1.0.0", description="The tool's version."
+    )
+    api_ref: ApiRef | None = Field(
+        default=None, description="The source API: {name, version, operationId}."
+    )
+    probe: bool = Field(
+        default=False,
+        description="At deploy, send one request to the endpoint (no arguments, no credential) "
+        "and set phase Error when it cannot be reached.",
+    )
+
+
+def as_webhook_tool(tool: HttpToolSpec) -> WebhookToolSpec:
+    """The tool as an agent calls it: the same fields an inline webhook tool has."""
+    shared = {name: getattr(tool, name) for name in HttpToolFields.model_fields}
+    return WebhookToolSpec.model_construct(name=tool.name, url=tool.endpoint, **shared)
+
+
+def resolved_webhook_tools(
+    http_tools: Sequence[HttpToolSpec], agent: AgentSpec, namespace: str
+) -> list[WebhookToolSpec]:
+    """The enabled HttpTools ``agent`` references (its namespace is ``namespace``), as
+    webhook tools; a disabled or endpoint-less tool is left out."""
+    by_key = {(t.namespace or namespace, t.name): t for t in http_tools}
+    found: list[WebhookToolSpec] = []
+    own = agent.namespace or namespace
+    for ref in agent.http_tools:
+        tool = by_key.get((ref.namespace or own, ref.name))
+        if tool is not None and tool.enabled and tool.endpoint is not None:
+            found.append(as_webhook_tool(tool))
+    return found
+
+
+def with_http_tools(
+    http_tools: Sequence[HttpToolSpec], agent: AgentSpec, namespace: str
+) -> AgentSpec:
+    """``agent`` with the HttpTools it references added to its ``webhookTools``."""
+    resolved = resolved_webhook_tools(http_tools, agent, namespace)
+    if not resolved:
+        return agent
+    return agent.model_copy(update={"webhook_tools": [*agent.webhook_tools, *resolved]})
+
+
+def http_tool_secret_refs(
+    http_tools: Sequence[HttpToolSpec], index: Sequence[int]
+) -> Iterator[tuple[str, SecretKeyRef]]:
+    """Each HttpTool's credential reference, with its path."""
+    for i, tool in zip(index, http_tools, strict=True):
+        if tool.authentication.secret_ref is not None:
+            yield f"httpTools[{i}].authentication.secretRef", tool.authentication.secret_ref
