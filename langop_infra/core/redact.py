@@ -38,8 +38,11 @@ _BIDI_CHARS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\
 _JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}\u2028\u2029]")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]+@")
 _QUERY_VALUE = re.compile(r"([?&][^=\s&#?]+=)[^&\s#'\"]+")
-# A scheme followed by a token, but not an auth-param list (`Bearer error="invalid_token"`).
-_AUTH_TOKEN = re.compile(r"(?i)\b(bearer|basic)(\s+)(?![A-Za-z_-]+=)[A-Za-z0-9._~+/-]{4,}=*")
+# A scheme followed by a token, but not an auth-param list (`Bearer error="invalid_token"`):
+# a name, `=` and a value; base64 padding (`dXNlcjpwYXNz==`) is a token.
+_AUTH_TOKEN = re.compile(
+    r"(?i)\b(bearer|basic)(\s+)(?![A-Za-z_-]+=[^=\s,;])[A-Za-z0-9._~+/-]{4,}=*"
+)
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 _KEY_VALUE = re.compile(
     r"(?i)\b(access_token|refresh_token|id_token|client_secret|api[_-]?key|apikey|token|"

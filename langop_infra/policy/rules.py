@@ -23,7 +23,7 @@ from langop_infra.core import yaml_io
 from langop_infra.netpol import Network, Pod
 from langop_infra.policy.pod_security import containers, pod_templates, restricted_violations
 
-DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+DIGEST = re.compile(r"@sha256:[0-9a-f]{64}\Z")  # \Z: `$` would let a trailing newline by
 SYNC_TYPE = "pulumi-python:dynamic:Resource"
 AGENT_LABELS = {"app.kubernetes.io/component": "agent"}
 TOOL_LABELS = {"app.kubernetes.io/component": "tool"}

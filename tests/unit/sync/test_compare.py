@@ -1,4 +1,6 @@
-"""Schema comparison: every breaking and compatible case, paths, summaries, hashes, properties."""
+"""``langop_infra.sync.compare``: every breaking and compatible case, paths, summaries, hashes,
+properties. The survivor of #37's mutation run is here: an integer widened to a number is
+compatible for an input (callers still send integers) and breaking for an output."""
 
 from __future__ import annotations
 
@@ -359,6 +361,59 @@ def test_input_type_widened_is_compatible_even_written_as_pydantic_optional() ->
     assert "default added" in messages
 
 
+def test_integer_widened_to_number_is_compatible_for_an_input() -> None:
+    old = search(obj({"limit": {"type": "integer"}}))
+    new = search(obj({"limit": {"type": "number"}}))
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(
+        change,
+        "compatible",
+        "search.input.limit",
+        "input field 'limit' type widened from integer to number",
+    )
+
+
+def test_number_narrowed_to_integer_is_breaking_for_an_input() -> None:
+    old = search(obj({"limit": {"type": ["number", "null"]}}))
+    new = search(obj({"limit": {"type": "integer"}}))
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(
+        change,
+        "breaking",
+        "search.input.limit",
+        "input field 'limit' type narrowed from [null, number] to integer",
+    )
+
+
+def test_integer_widened_to_number_is_breaking_for_an_output() -> None:
+    old = search(output_schema=obj({"n": {"type": "integer"}}))
+    new = search(output_schema=obj({"n": {"type": "number"}}))
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(
+        change,
+        "breaking",
+        "search.output.n",
+        "output field 'n' type widened from integer to number",
+    )
+
+
+def test_a_type_removed_means_any_type_and_is_a_widening() -> None:
+    old = search(obj({"n": {"type": "integer"}}))
+    new = search(obj({"n": {}}))
+
+    change = only(compare_tools([old], [new]))
+
+    assert_change(
+        change, "compatible", "search.input.n", "input field 'n' type widened from integer to any"
+    )
+
+
 # -- direction: outputs are judged the other way round ------------------------------------
 
 
@@ -623,7 +678,7 @@ tool_lists = st.dictionaries(
 ).map(lambda by_name: [{"name": name, **body} for name, body in by_name.items()])
 
 
-@settings(max_examples=100, deadline=None, database=None)
+@settings(deadline=None, database=None)  # examples: tests/unit/conftest.py's profile
 @given(tools=tool_lists, data=st.data())
 def test_a_list_compared_with_itself_reports_nothing(tools: list[Any], data: st.DataObject) -> None:
     shuffled = [reordered(t) for t in data.draw(st.permutations(copy.deepcopy(tools)))]
@@ -634,7 +689,7 @@ def test_a_list_compared_with_itself_reports_nothing(tools: list[Any], data: st.
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None, database=None)
+@settings(deadline=None, database=None)  # examples: tests/unit/conftest.py's profile
 @given(old=tool_lists, new=tool_lists)
 def test_removed_one_way_is_added_the_other_way(old: list[Any], new: list[Any]) -> None:
     forward, backward = compare_tools(old, new), compare_tools(new, old)

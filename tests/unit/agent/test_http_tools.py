@@ -1,0 +1,496 @@
+"""``langop_infra.agent.http_tools``: reading webhookTools, the token bucket, and the caller
+against a real Starlette app through httpx's in-process ``ASGITransport`` (the same app the
+agent would reach over TCP; tests/mcp/test_http_tools.py drives it over loopback)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from langop_infra.agent import http_tools as h
+
+# --- load_http_tools --------------------------------------------------------------------------
+
+
+def test_load_reads_every_field_and_takes_the_credential_from_env() -> None:
+    document = {
+        "webhookTools": [
+            {
+                "name": "weather",
+                "url": "https://w.example/api",
+                "method": "get",
+                "description": "the weather",
+                "inputSchema": '{"type": "object", "required": ["city"]}',
+                "timeoutSeconds": 5,
+                "authentication": {"type": "apiKey", "headerName": "X-Key", "valueFromEnv": "K"},
+                "rateLimit": {"requestsPerMinute": 30, "burst": 2},
+            }
+        ]
+    }
+    tools, failures = h.load_http_tools(document, {"K": "k3y-v4lue"})
+    assert failures == []
+    assert tools == [
+        h.HttpToolEntry(
+            name="weather",
+            url="https://w.example/api",
+            method="GET",
+            description="the weather",
+            input_schema={"type": "object", "required": ["city"]},
+            timeout=5.0,
+            auth_type="apiKey",
+            header_name="X-Key",
+            credential_env="K",
+            credential="k3y-v4lue",
+            requests_per_minute=30,
+            burst=2,
+        )
+    ]
+    assert "k3y-v4lue" not in repr(tools[0])
+    assert tools[0].definition() == {
+        "name": "weather",
+        "description": "the weather",
+        "inputSchema": {"type": "object", "required": ["city"]},
+    }
+
+
+def test_load_defaults() -> None:
+    (tool,), failures = h.load_http_tools({"webhookTools": [{"name": "t", "url": "http://x"}]}, {})
+    assert failures == []
+    assert tool == h.HttpToolEntry(name="t", url="http://x")
+    assert (tool.method, tool.timeout, tool.auth_type, tool.header_name) == (
+        "POST",
+        30.0,
+        "none",
+        "Authorization",
+    )
+    assert tool.credential is None
+    assert tool.definition()["inputSchema"] == {"type": "object"}
+    assert h.load_http_tools({}, {}) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ({"url": "http://x"}, "webhookTools[0]: needs a name and a url"),
+        ({"name": "t"}, "webhookTools[0]: needs a name and a url"),
+        (
+            {"name": "t", "url": "http://x", "method": "TRACE"},
+            "webhookTools[0].method: must be one of GET, POST, PUT, PATCH, DELETE",
+        ),
+        (
+            {"name": "t", "url": "http://x", "inputSchema": "{not json"},
+            "webhookTools[0].inputSchema: not a JSON object",
+        ),
+        (
+            {"name": "t", "url": "http://x", "inputSchema": "[1]"},
+            "webhookTools[0].inputSchema: not a JSON object",
+        ),
+        (
+            {"name": "t", "url": "http://x", "inputSchema": {"type": 5}},
+            "webhookTools[0].inputSchema: not valid JSON Schema draft-07: "
+            "5 is not valid under any of the given schemas",
+        ),
+        (
+            {"name": "t", "url": "http://x", "authentication": {"type": "magic"}},
+            "webhookTools[0].authentication.type: "
+            "must be one of none, bearer, basic, apiKey, oauth2",
+        ),
+        (
+            {"name": "t", "url": "http://x", "authentication": {"type": "bearer"}},
+            "webhookTools[0].authentication: the credential's env var (none) is not set",
+        ),
+        (
+            {
+                "name": "t",
+                "url": "http://x",
+                "authentication": {"type": "bearer", "valueFromEnv": "NOPE"},
+            },
+            "webhookTools[0].authentication: the credential's env var NOPE is not set",
+        ),
+        (
+            {"name": "t", "url": "http://x", "timeoutSeconds": 0},
+            "webhookTools[0].timeoutSeconds: must be a positive number of seconds",
+        ),
+        (
+            {"name": "t", "url": "http://x", "timeoutSeconds": True},
+            "webhookTools[0].timeoutSeconds: must be a positive number of seconds",
+        ),
+        (
+            {"name": "t", "url": "http://x", "timeoutSeconds": "5"},
+            "webhookTools[0].timeoutSeconds: must be a positive number of seconds",
+        ),
+    ],
+)
+def test_an_unusable_entry_is_reported_by_name_and_the_others_stay(
+    entry: dict[str, Any], problem: str
+) -> None:
+    good = {"name": "ok", "url": "http://ok"}
+    tools, failures = h.load_http_tools({"webhookTools": [entry, good]}, {})
+    assert [t.name for t in tools] == ["ok"]
+    assert failures == [(entry.get("name") or "webhookTools[0]", problem)]
+
+
+def test_webhook_tools_that_is_no_list_or_holds_no_object() -> None:
+    assert h.load_http_tools({"webhookTools": {"a": 1}}, {}) == (
+        [],
+        [("webhookTools", "webhookTools: must be a list")],
+    )
+    assert h.load_http_tools({"webhookTools": ["x"]}, {}) == (
+        [],
+        [("webhookTools[0]", "webhookTools[0]: needs a name and a url")],
+    )
+
+
+# --- TokenBucket ------------------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_token_bucket_spends_its_burst_then_waits_for_the_rate() -> None:
+    clock = Clock()
+    bucket = h.TokenBucket(60, 2, clock=clock)  # one token a second
+    assert bucket.reserve(0) == 0.0
+    assert bucket.reserve(0) == 0.0
+    assert bucket.reserve(0.5) is None  # a full second away: nothing is taken
+    assert bucket.reserve(1.0) == pytest.approx(1.0)
+    assert bucket.reserve(5.0) == pytest.approx(2.0)  # reserved behind the previous one
+    clock.now += 10
+    assert bucket.tokens == pytest.approx(-2.0)
+    assert bucket.reserve(0) == 0.0
+    assert bucket.tokens == pytest.approx(1.0)  # refilled to its capacity of 2, one taken
+
+
+def test_token_bucket_rate_is_per_minute() -> None:
+    clock = Clock()
+    bucket = h.TokenBucket(30, 1, clock=clock)
+    assert bucket.rate == 0.5
+    assert (bucket.capacity, bucket.tokens) == (1.0, 1.0)
+    assert bucket.reserve(0) == 0.0
+    assert bucket.reserve(10) == pytest.approx(2.0)
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def test_query_renders_scalars_lists_and_objects() -> None:
+    assert h._query(
+        {"b": True, "f": False, "l": ["a", 1, {"x": 1}], "o": {"k": [1, 2]}, "n": None, "i": 3}
+    ) == {"b": "true", "f": "false", "l": ["a", "1", '{"x": 1}'], "o": '{"k":[1,2]}', "i": 3}
+
+
+def test_json_object_only_for_json_objects() -> None:
+    assert h._json_object('{"a": 1}', "application/json") == {"a": 1}
+    assert h._json_object('{"a": 1}', "text/plain") is None
+    assert h._json_object("[1]", "application/json") is None
+    assert h._json_object("nope", "application/json") is None
+
+
+def test_oauth_settings() -> None:
+    assert h._oauth_settings(' {"tokenUrl": "u"}') == {"tokenUrl": "u"}
+    assert h._oauth_settings("ready-token") is None
+    assert h._oauth_settings("{broken") is None
+
+
+def test_fetches_tokens_only_for_oauth2_with_settings() -> None:
+    settings = json.dumps({"tokenUrl": "u", "clientId": "c", "clientSecret": "s"})
+    assert h._fetches_tokens(h.HttpToolEntry("t", "u", auth_type="oauth2", credential=settings))
+    assert not h._fetches_tokens(h.HttpToolEntry("t", "u", auth_type="oauth2", credential="tok"))
+    assert not h._fetches_tokens(h.HttpToolEntry("t", "u", auth_type="bearer", credential=settings))
+
+
+def test_invalid_arguments_names_paths_and_stops_at_five() -> None:
+    schema = {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "integer"} for i in range(7)}
+        | {"o": {"type": "object", "properties": {"x": {"type": "string"}}}},
+    }
+    tool = h.HttpToolEntry("t", "u", input_schema=schema)
+    assert h._invalid_arguments(tool, {"o": {"x": 1}}) == "o/x: 1 is not of type 'string'"
+    assert h._invalid_arguments(tool, {}) == ""
+    many = h._invalid_arguments(tool, {f"p{i}": "s" for i in range(7)})
+    assert many.count(": 's' is not of type 'integer'") == 5
+    assert h._invalid_arguments(h.HttpToolEntry("t", "u", input_schema={"type": "object"}), []) == (  # type: ignore[arg-type]
+        "(root): [] is not of type 'object'"
+    )
+
+
+def test_error_result() -> None:
+    result = h.error_result("boom")
+    assert result.is_error is True
+    assert result.content == [{"type": "text", "text": "boom"}]
+
+
+# --- the caller -------------------------------------------------------------------------------
+
+
+class Upstream:
+    """A Starlette app that records what it was sent and answers as told."""
+
+    def __init__(self) -> None:
+        self.seen: list[dict[str, Any]] = []
+        self.token_requests: list[dict[str, Any]] = []
+        self.refuse_tokens: set[str] = set()
+        self.issued = 0
+        self.app = Starlette(
+            routes=[
+                Route("/tool", self.tool, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+                Route("/text", self.text, methods=["POST"]),
+                Route("/fail", self.fail, methods=["POST"]),
+                Route("/big", self.big, methods=["POST"]),
+                Route("/token", self.token, methods=["POST"]),
+                Route("/badtoken", self.badtoken, methods=["POST"]),
+                Route("/slow", self.slow, methods=["POST"]),
+            ]
+        )
+
+    async def tool(self, request: Request) -> Response:
+        body = (await request.body()).decode()
+        self.seen.append(
+            {
+                "method": request.method,
+                "query": str(request.url.query),
+                "body": body,
+                "headers": dict(request.headers),
+            }
+        )
+        auth = request.headers.get("authorization", "")
+        if auth.removeprefix("Bearer ") in self.refuse_tokens:
+            return PlainTextResponse("expired", status_code=401)
+        return JSONResponse({"ok": True, "method": request.method})
+
+    async def text(self, request: Request) -> Response:
+        return PlainTextResponse("plain answer")
+
+    async def fail(self, request: Request) -> Response:
+        return PlainTextResponse("x" * 3000, status_code=503)
+
+    async def big(self, request: Request) -> Response:
+        return PlainTextResponse("y" * 200)
+
+    async def slow(self, request: Request) -> Response:
+        await asyncio.sleep(30)
+        return PlainTextResponse("late")
+
+    async def token(self, request: Request) -> Response:
+        form = dict((await request.form()).items())
+        self.token_requests.append({"form": form, "auth": request.headers.get("authorization")})
+        self.issued += 1
+        return JSONResponse({"access_token": f"tok-{self.issued}", "expires_in": 3600})
+
+    async def badtoken(self, request: Request) -> Response:
+        return JSONResponse({"error": "invalid_client"}, status_code=401)
+
+
+def run(
+    upstream: Upstream, tools: list[h.HttpToolEntry], calls: list[tuple[str, Any]], **kw: Any
+) -> list[Any]:
+    async def go() -> list[Any]:
+        caller = h.HttpToolCaller(tools, transport=httpx.ASGITransport(app=upstream.app), **kw)
+        try:
+            return [await caller.call(name, args) for name, args in calls]
+        finally:
+            await caller.aclose()
+
+    return asyncio.run(go())
+
+
+def text_of(result: Any) -> str:
+    return result.content[0]["text"]
+
+
+def test_post_sends_json_and_reads_structured_content() -> None:
+    up = Upstream()
+    (result,) = run(up, [h.HttpToolEntry("t", "http://up/tool")], [("t", {"a": 1})])
+    assert result.is_error is False
+    assert result.structured_content == {"ok": True, "method": "POST"}
+    assert json.loads(up.seen[0]["body"]) == {"a": 1}
+    assert up.seen[0]["headers"]["accept"] == "application/json"
+    assert "authorization" not in up.seen[0]["headers"]
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_get_and_delete_send_a_query(method: str) -> None:
+    up = Upstream()
+    run(up, [h.HttpToolEntry("t", "http://up/tool", method=method)], [("t", {"q": "x y", "n": 2})])
+    assert up.seen[0]["query"] == "q=x+y&n=2"
+    assert up.seen[0]["body"] == ""
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH"])
+def test_put_and_patch_send_a_body(method: str) -> None:
+    up = Upstream()
+    run(up, [h.HttpToolEntry("t", "http://up/tool", method=method)], [("t", {"q": 1})])
+    assert (up.seen[0]["query"], json.loads(up.seen[0]["body"])) == ("", {"q": 1})
+
+
+def test_text_answers_have_no_structured_content() -> None:
+    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://up/text")], [("t", None)])
+    assert (text_of(result), result.structured_content, result.is_error) == (
+        "plain answer",
+        None,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("auth_type", "credential", "header", "sent"),
+    [
+        ("bearer", "abcd", "authorization", "Bearer abcd"),
+        ("apiKey", "k3y", "authorization", "k3y"),
+        ("basic", "user:pw", "authorization", "Basic " + base64.b64encode(b"user:pw").decode()),
+        ("oauth2", "ready-token", "authorization", "Bearer ready-token"),
+    ],
+)
+def test_credentials_by_type(auth_type: str, credential: str, header: str, sent: str) -> None:
+    up = Upstream()
+    tool = h.HttpToolEntry("t", "http://up/tool", auth_type=auth_type, credential=credential)
+    (result,) = run(up, [tool], [("t", {})])
+    assert result.is_error is False
+    assert up.seen[0]["headers"][header] == sent
+
+
+def test_a_custom_header_name_carries_bearer_and_api_keys() -> None:
+    up = Upstream()
+    tools = [
+        h.HttpToolEntry(
+            "b", "http://up/tool", auth_type="bearer", header_name="X-Auth", credential="abcd"
+        ),
+        h.HttpToolEntry(
+            "k", "http://up/tool", auth_type="apiKey", header_name="X-Key", credential="k3y"
+        ),
+    ]
+    run(up, tools, [("b", {}), ("k", {})])
+    assert up.seen[0]["headers"]["x-auth"] == "Bearer abcd"
+    assert up.seen[1]["headers"]["x-key"] == "k3y"
+
+
+def test_basic_without_a_colon_is_an_error_naming_the_variable() -> None:
+    tool = h.HttpToolEntry(
+        "t", "http://up/tool", auth_type="basic", credential_env="CRED", credential="nocolon"
+    )
+    (result,) = run(Upstream(), [tool], [("t", {})])
+    assert result.is_error
+    assert (
+        text_of(result) == "tool t: basic authentication: the value of CRED must be user:password"
+    )
+
+
+def test_oauth2_fetches_one_token_caches_it_and_renews_once_on_401() -> None:
+    up = Upstream()
+    settings = json.dumps(
+        {"tokenUrl": "http://up/token", "clientId": "c i", "clientSecret": "s&c", "scope": "read"}
+    )
+    tool = h.HttpToolEntry("t", "http://up/tool", auth_type="oauth2", credential=settings)
+
+    async def go() -> tuple[list[Any], int]:
+        caller = h.HttpToolCaller([tool], transport=httpx.ASGITransport(app=up.app))
+        first = await caller.call("t", {})
+        second = await caller.call("t", {})
+        up.refuse_tokens.add("tok-1")
+        third = await caller.call("t", {})
+        await caller.aclose()
+        return [first, second, third], caller.token_fetches
+
+    results, fetches = asyncio.run(go())
+    assert [r.is_error for r in results] == [False, False, False]
+    assert fetches == 2
+    assert [s["headers"]["authorization"] for s in up.seen] == [
+        "Bearer tok-1",
+        "Bearer tok-1",
+        "Bearer tok-1",
+        "Bearer tok-2",
+    ]
+    assert up.token_requests[0]["form"] == {
+        "grant_type": "client_credentials",
+        "client_id": "c i",
+        "scope": "read",
+    }
+    assert up.token_requests[0]["auth"] == "Basic " + base64.b64encode(b"c%20i:s%26c").decode()
+
+
+def test_oauth2_settings_missing_fields_and_a_refusing_token_endpoint() -> None:
+    partial = h.HttpToolEntry(
+        "p",
+        "http://up/tool",
+        auth_type="oauth2",
+        credential_env="OA",
+        credential='{"tokenUrl": "http://up/token"}',
+    )
+    refused = h.HttpToolEntry(
+        "r",
+        "http://up/tool",
+        auth_type="oauth2",
+        credential=json.dumps(
+            {"tokenUrl": "http://up/badtoken", "clientId": "c", "clientSecret": "s"}
+        ),
+    )
+    first, second = run(Upstream(), [partial, refused], [("p", {}), ("r", {})])
+    assert text_of(first) == "tool p: oauth2: the JSON in OA lacks clientId, clientSecret"
+    assert text_of(second) == (
+        "tool r: oauth2: the token endpoint answered HTTP 401 (invalid_client) "
+        "without an access_token"
+    )
+
+
+def test_unknown_tool_invalid_arguments_and_http_errors_are_results() -> None:
+    schema = {"type": "object", "required": ["city"]}
+    tools = [
+        h.HttpToolEntry("t", "http://up/tool", input_schema=schema),
+        h.HttpToolEntry("f", "http://up/fail"),
+    ]
+    unknown, invalid, failed = run(Upstream(), tools, [("nope", {}), ("t", {}), ("f", {})])
+    assert text_of(unknown) == "no HTTP tool named 'nope'"
+    assert text_of(invalid) == "tool t: invalid arguments: (root): 'city' is a required property"
+    assert text_of(failed) == "tool f: HTTP 503 Service Unavailable: " + "x" * 2000
+    assert unknown.is_error and invalid.is_error and failed.is_error
+
+
+def test_a_response_over_the_cap_is_refused() -> None:
+    (result,) = run(
+        Upstream(), [h.HttpToolEntry("t", "http://up/big")], [("t", {})], max_response_bytes=199
+    )
+    assert text_of(result) == (
+        "tool t: the response is larger than 199 bytes; ask for less (filters, paging)"
+    )
+    (fits,) = run(
+        Upstream(), [h.HttpToolEntry("t", "http://up/big")], [("t", {})], max_response_bytes=200
+    )
+    assert text_of(fits) == "y" * 200
+
+
+def test_a_connection_failure_is_a_result() -> None:
+    async def go() -> Any:
+        caller = h.HttpToolCaller([h.HttpToolEntry("t", "http://127.0.0.1:9/x", timeout=5)])
+        try:
+            return await caller.call("t", {})
+        finally:
+            await caller.aclose()
+
+    result = asyncio.run(go())
+    assert result.is_error
+    assert text_of(result).startswith("tool t: request failed: ConnectError: ")
+
+
+def test_the_rate_limit_refuses_a_call_it_cannot_serve_within_the_timeout() -> None:
+    tool = h.HttpToolEntry("t", "http://up/tool", timeout=1, requests_per_minute=1, burst=1)
+    first, second = run(Upstream(), [tool], [("t", {}), ("t", {})])
+    assert first.is_error is False
+    assert text_of(second) == (
+        "tool t: rate limit of 1 requests a minute (burst 1) reached; no request slot within "
+        "its 1s timeout: try again later"
+    )

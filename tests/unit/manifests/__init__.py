@@ -1,0 +1,1 @@
+"""Unit tests that mirror the package: tests/unit/<layer>/test_<module>.py."""
