@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -436,6 +437,21 @@ def slow_server_app(delay: float, tool: str = "late") -> Starlette:
         return types.ListToolsResult(tools=[types.Tool(name=tool, input_schema={"type": "object"})])
 
     return Server("slow", version="1.0.0", on_list_tools=list_tools).streamable_http_app()
+
+
+def gathering_server_app(barrier: threading.Barrier, tool: str) -> Starlette:
+    """An official-SDK low-level server whose tools/list handler answers only once
+    ``barrier``'s other parties (other servers' handlers) have all arrived too: a client
+    that lists them one at a time never gets past the first (``BrokenBarrierError`` when the
+    barrier's own timeout, a hang guard, runs out)."""
+
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        await anyio.to_thread.run_sync(barrier.wait)
+        return types.ListToolsResult(tools=[types.Tool(name=tool, input_schema={"type": "object"})])
+
+    return Server("gathering", version="1.0.0", on_list_tools=list_tools).streamable_http_app()
 
 
 def oversized_server() -> MCPServer:

@@ -7,7 +7,6 @@ Two LanguageClusters are rendered under the mock engine, their NetworkPolicies a
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -299,14 +298,13 @@ def test_policy_count_is_linear_for_50_tools_and_200_agents() -> None:
             },
         )
 
-    started = time.perf_counter()
     run = run_program(program)
-    elapsed = time.perf_counter() - started
     policies = run.by_type(NETWORK_POLICY)
-    # One ingress and one egress policy per tool and per agent, one default deny.
+    # One ingress and one egress policy per tool and per agent, one default deny: linear in
+    # tools + agents, never tools x agents (1,000 here). The time it takes is measured by hand
+    # in benchmarks/render_overhead.py, never asserted here.
     assert len(policies) == 2 * (tools + agents) + 1 == 501
     assert len({p.name for p in policies}) == len(policies)
-    assert elapsed < 30, f"rendering 50 tools x 200 agents took {elapsed:.1f}s"
 
 
 # --- LanguageCluster --------------------------------------------------------------------------

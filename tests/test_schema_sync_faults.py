@@ -3,7 +3,8 @@
 Each fault is met three ways, as ``pulumi up`` meets it (``tests/support/provider_host.py``):
 a create (no previous state), an update over a previous good sync (its schemas must
 survive), and a create with ``required: True`` (the same reason fails the step). Every
-outcome is phase ``Error`` with a one-line ``last_error`` naming the fault, in time. Real
+outcome is phase ``Error`` with a one-line ``last_error`` naming the fault (a slow server's names
+the timeout that ended it; how long that took is never asserted). Real
 official-SDK servers produce the faults where they can (server down, slow handler, bearer
 auth, an oversized tool, paginations that loop or repeat); ``faultservers.SyncFaults``
 stands in for the rest. The last test checks that a failed sync leaves the stack's other
@@ -14,8 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,6 @@ from tests import faultservers
 from tests.support.loopback import free_port, serve
 from tests.support.provider_host import EngineHost, ProviderFailure, Secret
 
-MARGIN = 1.5  # seconds allowed beyond the input timeout
 SERVICE = "memory"
 RESOURCE_ID = f"apps/{SERVICE}"
 KEPT = SyncOutputs.LISTING  # what a failed sync keeps from the last good one
@@ -49,12 +48,6 @@ def sync_inputs(base: str, path: str = "/mcp", **extra: Any) -> dict[str, Any]:
         "required": False,
         **extra,
     }
-
-
-def timed(call: Callable[[], Any]) -> tuple[Any, float]:
-    started = time.monotonic()
-    value = call()
-    return value, time.monotonic() - started
 
 
 # -- servers ------------------------------------------------------------------------------------
@@ -261,13 +254,12 @@ def assert_reason(text: str, fault: Fault) -> None:
         assert re.search(pattern, text), f"{pattern!r} not in {text!r}"
 
 
-def assert_error_outputs(outs: dict[str, Any], fault: Fault, seconds: float) -> None:
+def assert_error_outputs(outs: dict[str, Any], fault: Fault) -> None:
     assert outs["phase"] == "Error", outs
     message = outs["last_error"]
     assert "\n" not in message and "\r" not in message
     assert 0 < len(message) <= 300, len(message)
     assert_reason(message, fault)
-    assert seconds < fault.timeout + MARGIN, f"took {seconds:.2f}s"
 
 
 @pytest.mark.slow
@@ -278,27 +270,25 @@ def test_fault_is_an_error_phase_with_its_reason(
     props = fault_inputs(request, fault)
 
     created = EngineHost(ToolSchemaSyncProvider())
-    step, seconds = timed(lambda: created.up(props))
+    step = created.up(props)
     assert (step, created.id) == ("create", RESOURCE_ID)
     outs = created.plain_outputs()
-    assert_error_outputs(outs, fault, seconds)
+    assert_error_outputs(outs, fault)
     assert outs["tool_schemas"] == [] and outs["schema_hash"] == ""
     assert outs["registered_at"] == "" and outs["endpoint"] == props["endpoint"]
     assert isinstance(created.outputs.get("headers"), Secret) == bool(fault.headers)
 
     updated = after(good)
-    step, seconds = timed(lambda: updated.up(props))
+    step = updated.up(props)
     assert step == "update"
     kept = updated.plain_outputs()
-    assert_error_outputs(kept, fault, seconds)
+    assert_error_outputs(kept, fault)
     before = good.plain_outputs()
     assert {k: kept[k] for k in KEPT} == {k: without_nulls(before[k]) for k in KEPT}
     assert kept["schema_hash"] == schema_hash(before["tool_schemas"])
 
-    started = time.monotonic()
     with pytest.raises(ProviderFailure) as caught:
         EngineHost(ToolSchemaSyncProvider()).up({**props, "required": True})
-    assert time.monotonic() - started < fault.timeout + MARGIN
     raised = failure_line(caught.value)
     assert_reason(raised, fault)
     prefix = f"schema sync of {SERVICE} failed: "

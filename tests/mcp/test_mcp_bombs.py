@@ -14,7 +14,6 @@ import re
 import resource
 import subprocess
 import sys
-import time
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -99,10 +98,8 @@ async def test_undecodable_bodies_are_errors(encoding: str, body: bytes, said: s
 async def test_a_bomb_stops_at_the_cap_and_says_what_was_sent(served: tuple[str, Any]) -> None:
     url, app = served
     options = ClientOptions(max_response_bytes=1 << 20, connect_retries=0, timeout=5)
-    started = time.monotonic()
     with pytest.raises(ResponseTooLarge) as caught:
         await fetch_tool_listing(url, options)
-    assert time.monotonic() - started < 3
     message = str(caught.value)
     assert re.search(r"sent more than 1048576 bytes for (server/discover|initialize)", message)
     assert "decoded, from a compressed body (Content-Encoding: " in message
@@ -171,21 +168,17 @@ def test_cli_against_a_gigabyte_bomb_stays_under_150_mb(served: tuple[str, Any])
 
 
 PROVIDER = (
-    "import json, time\n"
+    "import json\n"
     "from langop_infra.sync.provider import list_tools, sync_schema\n"
     "inputs = {'endpoint': sys.argv[1], 'mcp_path': '/mcp', 'access': 'direct',\n"
     "          'service': 'bomb', 'namespace': 'n', 'timeout': 10}\n"
-    "started = time.monotonic()\n"
     "out = sync_schema(inputs)\n"
-    "up = time.monotonic() - started\n"
-    "started = time.monotonic()\n"
     "try:\n"
     "    list_tools(inputs, timeout=5.0)\n"
     "    probe = 'no error'\n"
     "except Exception as exc:\n"
     "    probe = str(exc)\n"
-    "print(json.dumps({'phase': out['phase'], 'error': out['last_error'], 'up': up,\n"
-    "                  'probe': probe, 'preview': time.monotonic() - started}))\n"
+    "print(json.dumps({'phase': out['phase'], 'error': out['last_error'], 'probe': probe}))\n"
     "peak()\n"
 )
 
@@ -200,7 +193,6 @@ def test_provider_against_a_gigabyte_bomb_stays_under_150_mb(served: tuple[str, 
     assert report["phase"] == "Error"
     assert re.search(r"sent more than 8388608 bytes for (server/discover|init)", report["error"])
     assert "sent more than 8388608 bytes" in report["probe"]
-    assert report["up"] < 5 and report["preview"] < 5
     assert _peak(done.stderr) < RSS_LIMIT
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -14,11 +13,10 @@ pytestmark = pytest.mark.anyio
 
 @pytest.mark.parametrize("scope", [timeout_after, timeout_after_compat])
 async def test_expiry_raises_timeout_error(scope: object) -> None:
-    started = time.monotonic()
+    # The sleep would end without an error: TimeoutError means the scope cut it short.
     with pytest.raises(TimeoutError):
         async with scope(0.05):  # type: ignore[operator]
-            await asyncio.sleep(5)
-    assert time.monotonic() - started < 1
+            await asyncio.sleep(30)
 
 
 @pytest.mark.parametrize("scope", [timeout_after, timeout_after_compat])

@@ -4,7 +4,6 @@ servers.json verbatim, ``${VAR}`` in args, outputSchema checks, LLM tool names."
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,11 +124,10 @@ async def test_one_hanging_server_does_not_hold_the_registry(
 ) -> None:
     url, app = hanging
     servers = [ServerEntry("stuck", url), ServerEntry("notes", json_url)]
-    start = time.monotonic()
     registry = await connect_tool_registry(servers, FAST, wait="first")
-    ready = time.monotonic() - start
     try:
-        assert ready < 3.0  # the hanging server's own timeout is 5 s
+        # Ready while the hanging server's initialize is still unanswered (below: it is still
+        # "connecting" and sent one request): the registry did not wait for it.
         added = await registry.call_tool("notes__add", {"a": 1, "b": 2})
         assert added.content == [{"type": "text", "text": "3"}]
         states = {s.name: s.state for s in registry.servers()}

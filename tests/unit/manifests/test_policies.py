@@ -288,9 +288,9 @@ def test_agent_policies_cross_namespace_and_restricted() -> None:
         egressTo=[{"cidr": "10.0.0.0/8"}],
     )
     targets = [
-        ToolTarget("memory", "tools", port=9000),
         ToolTarget("local", "agents"),
         ToolTarget("side", "other", deployment_mode="sidecar"),
+        ToolTarget("memory", "tools", port=9000),
     ]
     made = p.agent_policies(spec, "agents", targets, "restricted")
     assert [(name, ns) for name, ns, _ in made] == [
@@ -299,6 +299,6 @@ def test_agent_policies_cross_namespace_and_restricted() -> None:
         ("bot-egress", "agents"),
     ]
     assert made[0][2] == p.agent_ingress_spec("bot", spec.ports, spec.allow_from)
-    assert made[1][2] == p.cross_namespace_spec(targets[0], "agents", "bot")
+    assert made[1][2] == p.cross_namespace_spec(targets[2], "agents", "bot")
     assert made[2][2] == p.agent_egress_spec("bot", targets, spec.egress_to)
     assert made[2][2]["egress"][-1] == {"to": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}

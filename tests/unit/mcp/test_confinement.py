@@ -155,3 +155,21 @@ def test_shown_drops_user_query_and_fragment() -> None:
     assert c.shown("https://u:p@h:1/a/b?x=1#y") == "https://h:1/a/b"
     assert c.shown(httpx.URL("https://u@h/a")) == "https://h/a"
     assert c.shown("https://h/a") == "https://h/a"
+
+
+def test_a_path_that_starts_with_an_empty_segment_is_outside() -> None:
+    assert c.outside_reason("https://h//x", "https://h/") == "its path has an empty segment ('//')"
+
+
+def test_the_default_port_of_the_scheme_is_the_one_compared() -> None:
+    assert c.outside_reason("http://h/p/x", "http://h:81/p/") == (
+        "it is on another scheme, host or port"
+    )
+    assert c.outside_reason("https://h/p/x", "https://h:444/p/") == (
+        "it is on another scheme, host or port"
+    )
+
+
+def test_the_query_is_not_part_of_the_path() -> None:
+    assert c.outside_reason(PREFIX + "mcp?next=/../x", PREFIX) is None
+    assert c.outside_reason("https://h/p/y", "https://h/p/?x") is None
