@@ -9,6 +9,7 @@ import pytest
 
 from langop_infra.offline.mock_engine import run_program
 from tests.support.manifests import Rendered, validate_manifests
+from tests.support.side_envs import missing_environment_lines
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -24,6 +25,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if bench:
         config.hook.pytest_deselected(items=bench)
         items[:] = [item for item in items if item.get_closest_marker("bench") is None]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """End a run that skipped tests for want of a side environment with one line per missing
+    environment, naming the command that builds it (tests/support/side_envs.py)."""
+    reasons = [
+        str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        for report in terminalreporter.stats.get("skipped", [])
+    ]
+    lines = missing_environment_lines(reasons)
+    if lines:
+        terminalreporter.section("side environments")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture

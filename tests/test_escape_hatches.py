@@ -362,7 +362,8 @@ def test_the_stacks_and_the_package_schema_describe_the_fields() -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(
-    not (REPO / ".venv-checkov" / "bin" / "checkov").exists(), reason="checkov not installed"
+    not (REPO / ".venv-checkov" / "bin" / "checkov").exists(),
+    reason="checkov is not installed in .venv-checkov",
 )
 def test_the_fixture_passes_checkov(tmp_path: Path) -> None:
     for name in ("Pulumi.yaml", "__main__.py"):

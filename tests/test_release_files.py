@@ -62,8 +62,9 @@ def test_the_pydantic_floor_has_validate_by_name() -> None:
 
 
 def peer_packages() -> dict[str, str]:
-    """What .ci/run installs into each peer's own virtualenv: package name → virtualenv."""
-    ci = (ROOT / ".ci" / "run").read_text()
+    """What .ci/side-envs (which .ci/run calls) installs into each peer's own virtualenv:
+    package name → virtualenv."""
+    ci = (ROOT / ".ci" / "side-envs").read_text()
     found = re.findall(r"(\.venv-[\w-]+)/bin/python -m pip install .*?'([A-Za-z0-9_.-]+)", ci)
     return {re.split(r"[\[=<>]", package)[0].lower(): venv for venv, package in found}
 

@@ -31,6 +31,9 @@ def test_the_same_issuer(pinned: str, issuers: list[str]) -> None:
         ("https://as.example/t1", ["https://as.example:8443/t1"]),
         ("https://as.example/t1", ["https://AS.example/t1"]),
         ("https://as.example", ["https://as.example.evil"]),
+        # only slashes are forgiven at the end, nothing else
+        ("https://as.example/tX", ["https://as.example/t"]),
+        ("https://as.example/t", ["https://as.example/tX"]),
     ],
 )
 def test_another_issuer(pinned: str, issuers: list[str]) -> None:
