@@ -13,7 +13,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from langop_infra.agent import http_tools as h
@@ -255,8 +255,16 @@ class Upstream:
                 Route("/token", self.token, methods=["POST"]),
                 Route("/badtoken", self.badtoken, methods=["POST"]),
                 Route("/slow", self.slow, methods=["POST"]),
+                Route("/chunks", self.chunks, methods=["POST"]),
+                Route("/latin1", self.latin1, methods=["POST"]),
+                Route("/broken-utf8", self.broken_utf8, methods=["POST"]),
+                Route("/untyped", self.untyped, methods=["POST"]),
+                Route("/token-lifetime", self.token_lifetime, methods=["POST"]),
+                Route("/token-empty", self.token_empty, methods=["POST"]),
+                Route("/token-down", self.token_down, methods=["POST"]),
             ]
         )
+        self.lifetime: Any = 20  # below the 30 s margin: each token is renewed at once
 
     async def tool(self, request: Request) -> Response:
         body = (await request.body()).decode()
@@ -283,8 +291,38 @@ class Upstream:
         return PlainTextResponse("y" * 200)
 
     async def slow(self, request: Request) -> Response:
-        await asyncio.sleep(30)
+        await asyncio.sleep(0.6)  # always after the 0.2 s timeout of the test that calls it
         return PlainTextResponse("late")
+
+    async def chunks(self, request: Request) -> Response:
+        async def parts() -> Any:
+            for part in (b"a" * 60, b"b" * 60, b"c" * 60):
+                yield part
+
+        return StreamingResponse(parts(), media_type="text/plain")
+
+    async def latin1(self, request: Request) -> Response:
+        return Response(b"caf\xe9", media_type="text/plain; charset=latin-1")
+
+    async def broken_utf8(self, request: Request) -> Response:
+        return Response(b"ok \xff", media_type="text/plain; charset=utf-8")
+
+    async def untyped(self, request: Request) -> Response:
+        return Response(b'{"a": 1}')
+
+    async def token_lifetime(self, request: Request) -> Response:
+        self.token_requests.append({"accept": request.headers.get("accept")})
+        self.issued += 1
+        answer: dict[str, Any] = {"access_token": f"tok-{self.issued}"}
+        if self.lifetime is not None:
+            answer["expires_in"] = self.lifetime
+        return JSONResponse(answer)
+
+    async def token_empty(self, request: Request) -> Response:
+        return JSONResponse({})
+
+    async def token_down(self, request: Request) -> Response:
+        return PlainTextResponse("down", status_code=500)
 
     async def token(self, request: Request) -> Response:
         form = dict((await request.form()).items())
@@ -494,3 +532,130 @@ def test_the_rate_limit_refuses_a_call_it_cannot_serve_within_the_timeout() -> N
         "tool t: rate limit of 1 requests a minute (burst 1) reached; no request slot within "
         "its 1s timeout: try again later"
     )
+
+
+# --- what the mutation run showed untested ----------------------------------------------------
+
+
+def test_a_timeout_under_a_second_is_accepted() -> None:
+    entry = {"name": "t", "url": "http://x", "timeoutSeconds": 0.5}
+    (tool,), failures = h.load_http_tools({"webhookTools": [entry]}, {})
+    assert (tool.timeout, failures) == (0.5, [])
+
+
+def test_a_rate_limit_without_burst_allows_one_call_at_a_time() -> None:
+    tool = h.HttpToolEntry("t", "http://up/tool", timeout=1, requests_per_minute=1)
+    first, second = run(Upstream(), [tool], [("t", {}), ("t", {})])
+    assert first.is_error is False
+    assert text_of(second).startswith("tool t: rate limit of 1 requests a minute (burst None)")
+
+
+def test_token_bucket_with_a_part_token_over_one_does_not_wait() -> None:
+    clock = Clock()
+    bucket = h.TokenBucket(60, 2, clock=clock)
+    assert [bucket.reserve(0), bucket.reserve(0)] == [0.0, 0.0]
+    clock.now += 1.5
+    assert bucket.reserve(0) == 0.0
+
+
+def test_a_bearer_credential_that_looks_like_json_is_sent_as_it_is() -> None:
+    up = Upstream()
+    credential = '{"tokenUrl": "http://up/token", "clientId": "c", "clientSecret": "s"}'
+    tool = h.HttpToolEntry("t", "http://up/tool", auth_type="bearer", credential=credential)
+    (result,) = run(up, [tool], [("t", {})])
+    assert result.is_error is False
+    assert up.seen[0]["headers"]["authorization"] == f"Bearer {credential}"
+    assert up.token_requests == []
+
+
+def test_get_carries_the_credential_too() -> None:
+    up = Upstream()
+    tool = h.HttpToolEntry(
+        "t", "http://up/tool", method="GET", auth_type="bearer", credential="abcd"
+    )
+    run(up, [tool], [("t", {"q": 1})])
+    assert up.seen[0]["headers"]["authorization"] == "Bearer abcd"
+    assert up.seen[0]["headers"]["accept"] == "application/json"
+
+
+def oauth_tool(url: str) -> h.HttpToolEntry:
+    settings = json.dumps({"tokenUrl": url, "clientId": "c", "clientSecret": "s"})
+    return h.HttpToolEntry("t", "http://up/tool", auth_type="oauth2", credential=settings)
+
+
+def fetches(up: Upstream, tool: h.HttpToolEntry, calls: int) -> int:
+    async def go() -> int:
+        caller = h.HttpToolCaller([tool], transport=httpx.ASGITransport(app=up.app))
+        for _ in range(calls):
+            assert (await caller.call("t", {})).is_error is False
+        await caller.aclose()
+        return caller.token_fetches
+
+    return asyncio.run(go())
+
+
+def test_a_token_living_less_than_the_margin_is_renewed_for_every_call() -> None:
+    up = Upstream()
+    assert fetches(up, oauth_tool("http://up/token-lifetime"), 2) == 2
+    assert up.token_requests[0]["accept"] == "application/json"
+
+
+def test_a_token_without_expires_in_is_kept_for_an_hour() -> None:
+    up = Upstream()
+    up.lifetime = None
+    assert fetches(up, oauth_tool("http://up/token-lifetime"), 2) == 1
+    up.lifetime = "soon"  # not a number: an hour too
+    assert fetches(up, oauth_tool("http://up/token-lifetime"), 2) == 1
+
+
+def test_a_token_answer_without_an_access_token_is_an_error() -> None:
+    (empty,) = run(Upstream(), [oauth_tool("http://up/token-empty")], [("t", {})])
+    (down,) = run(Upstream(), [oauth_tool("http://up/token-down")], [("t", {})])
+    assert text_of(empty) == (
+        "tool t: oauth2: the token endpoint answered HTTP 200 without an access_token"
+    )
+    assert text_of(down) == (
+        "tool t: oauth2: the token endpoint answered HTTP 500 without an access_token"
+    )
+
+
+def test_the_retry_after_a_refused_token_sends_the_arguments_again() -> None:
+    up = Upstream()
+    up.refuse_tokens.add("tok-1")
+    settings = json.dumps({"tokenUrl": "http://up/token", "clientId": "c", "clientSecret": "s"})
+    tool = h.HttpToolEntry("t", "http://up/tool", auth_type="oauth2", credential=settings)
+    (result,) = run(up, [tool], [("t", {"q": 1})])
+    assert result.is_error is False
+    assert [json.loads(s["body"]) for s in up.seen] == [{"q": 1}, {"q": 1}]
+
+
+def test_a_body_in_chunks_is_joined_and_capped_in_total() -> None:
+    tool = h.HttpToolEntry("t", "http://up/chunks")
+    (whole,) = run(Upstream(), [tool], [("t", {})])
+    assert whole.content == [{"type": "text", "text": "a" * 60 + "b" * 60 + "c" * 60}]
+    (capped,) = run(Upstream(), [tool], [("t", {})], max_response_bytes=100)
+    assert text_of(capped) == (
+        "tool t: the response is larger than 100 bytes; ask for less (filters, paging)"
+    )
+
+
+def test_the_body_is_read_in_its_declared_charset_and_bad_bytes_replaced() -> None:
+    tools = [
+        h.HttpToolEntry("a", "http://up/latin1"),
+        h.HttpToolEntry("b", "http://up/broken-utf8"),
+    ]
+    latin, broken = run(Upstream(), tools, [("a", {}), ("b", {})])
+    assert text_of(latin) == "café"
+    assert text_of(broken) == "ok \ufffd"
+
+
+def test_an_answer_without_a_content_type_has_no_structured_content() -> None:
+    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://up/untyped")], [("t", {})])
+    assert (result.is_error, result.structured_content) == (False, None)
+    assert result.content == [{"type": "text", "text": '{"a": 1}'}]
+
+
+def test_a_tool_slower_than_its_timeout_is_an_error() -> None:
+    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://up/slow", timeout=0.2)], [("t", {})])
+    assert result.is_error
+    assert result.content == [{"type": "text", "text": "tool t: no answer within its 0.2s timeout"}]

@@ -397,3 +397,149 @@ def test_truthy() -> None:
     assert r._truthy(True) and r._truthy("TRUE") and r._truthy("true")
     assert not r._truthy(False) and not r._truthy("yes") and not r._truthy(None)
     assert not r._truthy(1)
+
+
+# --- what the mutation run showed untested ----------------------------------------------------
+
+
+def namespace(name: str, labels: dict[str, str] | None = None) -> r.Resource:
+    props: dict[str, Any] = {"metadata": {"name": name, **({"labels": labels} if labels else {})}}
+    return r.Resource("kubernetes:core/v1:Namespace", f"urn:ns:{name}", name, props)
+
+
+def only_from_namespaces(labels: dict[str, str]) -> r.Resource:
+    """db's ingress: port 8080 from namespaces with ``labels`` only."""
+    spec = {
+        "podSelector": {"matchLabels": {"app": "db"}},
+        "policyTypes": ["Ingress"],
+        "ingress": [{"from": [{"namespaceSelector": {"matchLabels": labels}}]}],
+    }
+    return policy("db-in", "data", spec)
+
+
+def test_namespace_labels_decide_a_namespace_selector() -> None:
+    resources = [
+        agent("bot", "agents", []),
+        listening("db", "data"),
+        only_from_namespaces({"team": "bots"}),
+    ]
+    labelled = [*resources, namespace("agents", {"team": "bots"}), namespace("data")]
+    assert r.agent_egress(labelled, require_restricted=False) == [
+        r.Finding(
+            "urn:agents:bot",
+            "agent agents/bot may reach data/db on port 8080, which it does not declare",
+        )
+    ]
+    unlabelled = [*resources, namespace("agents"), namespace("data")]
+    assert r.agent_egress(unlabelled, require_restricted=False) == []
+
+
+def test_findings_carry_the_urn_of_the_resource_at_fault() -> None:
+    res = deployment("x", containers=[{"name": "main", "image": "i" + DIGEST}])
+    assert {f.urn for f in r.unrestricted_pods([res])} == {"urn:apps:x"}
+    assert [f.urn for f in r.unselected_pods([res])] == ["urn:apps:x"]
+    env = [{"name": "API_KEY", "value": "abcd"}]
+    assert [
+        f.urn for f in r.literal_credentials([deployment("y", containers=[container(env=env)])])
+    ] == ["urn:apps:y"]
+    assert [
+        f.urn
+        for f in r.literal_credentials(
+            [config_map({"config.yaml": "headers: [{name: Authorization, value: x}]"})]
+        )
+    ] == ["urn:cm:cm"]
+    assert [
+        f.urn for f in r.agent_egress([agent("bot", "agents", [])], require_restricted=True)
+    ] == ["urn:agents:bot"]
+
+
+def test_a_config_map_without_a_namespace_is_named_so() -> None:
+    nameless = r.Resource(
+        "kubernetes:core/v1:ConfigMap",
+        "u",
+        "cm",
+        {"metadata": {"name": "cm"}, "data": {"TOKEN": "v"}},
+    )
+    assert messages(r.literal_credentials([nameless])) == [
+        "ConfigMap /cm: key TOKEN holds a literal credential"
+    ]
+
+
+def test_every_credential_header_of_a_config_document_is_found() -> None:
+    document = "a: [{name: Authorization, value: x}]\nb: {headers: [{name: Cookie, value: y}]}\n"
+    assert sorted(messages(r.literal_credentials([config_map({"c.yaml": document})]))) == [
+        "ConfigMap apps/cm: c.yaml .a[0] (Authorization) is a credential header with a literal "
+        "value; send it from a Secret (valueFrom.secretKeyRef)",
+        "ConfigMap apps/cm: c.yaml .b.headers[0] (Cookie) is a credential header with a literal "
+        "value; send it from a Secret (valueFrom.secretKeyRef)",
+    ]
+
+
+def test_a_service_without_a_name_is_keyed_by_an_empty_name() -> None:
+    nameless = r.Resource(
+        "kubernetes:core/v1:Service",
+        "u",
+        "s",
+        {"metadata": {"namespace": "n1"}, "spec": {"selector": {"app": "a"}}},
+    )
+    resources = [deployment("a", "n1", {"app": "a"}), nameless]
+    assert r._service_backends(resources, r.workloads(resources)) == {("n1", ""): {("n1", "a")}}
+
+
+def test_a_declared_host_that_is_no_service_is_ignored() -> None:
+    env = [{"name": "MCP_SERVERS", "value": "http://nowhere:1/mcp,http://db/mcp"}]
+    resources = [
+        agent("bot", "data", env),
+        listening("db", "data"),
+        service("db", "data", {"app": "db"}),
+    ]
+    assert r.agent_egress(resources, require_restricted=False) == []
+
+
+def test_a_bare_service_name_is_looked_up_in_the_agents_namespace() -> None:
+    env = [{"name": "MODEL_ENDPOINT", "value": "http://db:8080"}]
+    resources = [
+        agent("bot", "agents", env),
+        listening("db", "agents"),
+        service("db", "agents", {"app": "db"}),
+    ]
+    assert r.agent_egress(resources, require_restricted=False) == []
+
+
+def test_open_agents_share_a_verdict_only_when_the_peer_labels_agree() -> None:
+    """db admits pods labelled app=a1 only: a1 may reach it, a2 (same namespace, open egress
+    too, another app label) may not, though a1's verdict was reached first."""
+    spec = {
+        "podSelector": {"matchLabels": {"app": "db"}},
+        "policyTypes": ["Ingress"],
+        "ingress": [{"from": [{"podSelector": {"matchLabels": {"app": "a1"}}}]}],
+    }
+    resources = [
+        agent("a1", "data", []),
+        agent("a2", "data", []),
+        listening("db", "data"),
+        policy("db-in", "data", spec),
+    ]
+    assert messages(r.agent_egress(resources, require_restricted=False)) == [
+        "agent data/a1 may reach data/db on port 8080, which it does not declare"
+    ]
+
+
+def test_isolated_agents_never_share_a_verdict() -> None:
+    """a1's egress is open to every pod, a2's to none: a2 reaches nothing although a1 does."""
+    open_all = {
+        "podSelector": {"matchLabels": {"app": "a1"}},
+        "policyTypes": ["Egress"],
+        "egress": [{}],
+    }
+    shut = {"podSelector": {"matchLabels": {"app": "a2"}}, "policyTypes": ["Egress"], "egress": []}
+    resources = [
+        agent("a1", "agents", []),
+        agent("a2", "agents", []),
+        listening("db", "data"),
+        policy("a1-out", "agents", open_all),
+        policy("a2-out", "agents", shut),
+    ]
+    assert messages(r.agent_egress(resources, require_restricted=True)) == [
+        "agent agents/a1 may reach data/db on port 8080, which it does not declare"
+    ]

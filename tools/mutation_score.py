@@ -1,0 +1,70 @@
+"""The mutation score of each security-critical module, from mutmut's results in mutants/.
+
+Run by hand after the runs docs/testing.md#mutation-testing lists (``pip install -e
+'.[mutation]'``); prints one line per module: mutants, killed, survived, score. ``--survivors``
+lists the surviving mutants too (``mutmut show NAME`` shows one).
+
+    venv/bin/python tools/mutation_score.py [--survivors]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from mutmut.stats import status_by_exit_code
+
+ROOT = Path(__file__).resolve().parents[1]
+KILLED = {"killed", "timeout", "caught by type check"}
+NOT_COUNTED = {"not checked", "skipped"}
+# name on the report -> (results file, which mutants of it count)
+MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "core/redact": ("langop_infra/core/redact.py", lambda _: True),
+    "mcp/confinement": ("langop_infra/mcp/confinement.py", lambda _: True),
+    "config/fields": ("langop_infra/config/fields.py", lambda _: True),
+    "manifests/policies": ("langop_infra/manifests/policies.py", lambda _: True),
+    "policy/rules": ("langop_infra/policy/rules.py", lambda _: True),
+    "sync/compare": ("langop_infra/sync/compare.py", lambda _: True),
+    "agent/http_tools": ("langop_infra/agent/http_tools.py", lambda _: True),
+    # The OAuth issuer pin: the comparison, and the check before a secret or key is used.
+    "OAuth issuer pin (discovery.same_issuer)": (
+        "langop_infra/mcp/oauth/discovery.py",
+        lambda name: ".x_same_issuer__" in name,
+    ),
+    "OAuth issuer pin (flow.OAuth2Auth._check_pin)": (
+        "langop_infra/mcp/oauth/flow.py",
+        lambda name: "ǁ_check_pin__" in name,
+    ),
+}
+
+
+def statuses(source: str, wanted: Callable[[str], bool]) -> dict[str, str]:
+    meta = ROOT / "mutants" / f"{source}.meta"
+    if not meta.exists():
+        return {}
+    codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
+    return {name: status_by_exit_code[code] for name, code in codes.items() if wanted(name)}
+
+
+def main(argv: list[str]) -> int:
+    show = "--survivors" in argv
+    print(f"{'module':48} {'mutants':>8} {'killed':>7} {'survived':>9} {'score':>7}")
+    for label, (source, wanted) in MODULES.items():
+        found = statuses(source, wanted)
+        counted = {n: s for n, s in found.items() if s not in NOT_COUNTED}
+        killed = sum(s in KILLED for s in counted.values())
+        left = sorted(n for n, s in counted.items() if s not in KILLED)
+        score = f"{100 * killed / len(counted):.1f}%" if counted else "-"
+        unchecked = len(found) - len(counted)
+        note = f"  ({unchecked} not checked)" if unchecked else ""
+        print(f"{label:48} {len(counted):>8} {killed:>7} {len(left):>9} {score:>7}{note}")
+        if show:
+            for name in left:
+                print(f"    {name} ({counted[name]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
