@@ -705,3 +705,222 @@ def test_removed_one_way_is_added_the_other_way(old: list[Any], new: list[Any]) 
         forward.changes, key=lambda c: (c.tool, c.path, c.kind, c.message)
     )
     json.dumps([dataclasses.asdict(c) for c in forward.changes])  # changes are plain data
+
+
+# -- what the mutation run showed untested -------------------------------------------------
+
+
+def diff(old: Any, new: Any, *, output: bool = False, **defs: Any) -> list[tuple[str, str, str]]:
+    """(kind, path, message) of every change between two versions of field ``f``."""
+
+    def schema(field: Any) -> dict[str, Any]:
+        return obj({"f": field}, **({"$defs": defs} if defs else {}))
+
+    pair = [
+        search(output_schema=schema(side)) if output else search(input_schema=schema(side))
+        for side in (old, new)
+    ]
+    return [(c.kind, c.path, c.message) for c in compare_tools([pair[0]], [pair[1]]).changes]
+
+
+F = "search.input.f"
+# what a change of a tool's definition that callers cannot see gives
+NO_EFFECT = [
+    (
+        "compatible",
+        "search",
+        "definition changed without effect on callers (list order or unused $defs)",
+    )
+]
+
+
+def test_bound_messages_show_both_values_or_unset() -> None:
+    assert diff({"maxLength": 5}, {}) == [
+        ("compatible", F, "input field 'f' maxLength removed (5 -> unset)")
+    ]
+    assert diff({}, {"minimum": 1}) == [
+        ("breaking", F, "input field 'f' minimum added (unset -> 1)")
+    ]
+    assert diff({"maxLength": 5}, {"maxLength": 3}) == [
+        ("breaking", F, "input field 'f' maxLength changed (5 -> 3)")
+    ]
+
+
+def test_a_boolean_bound_is_no_number() -> None:
+    assert diff({"maximum": True}, {"maximum": 5}) == [
+        ("breaking", F, "input field 'f' maximum changed (compared as an opaque value)")
+    ]
+
+
+def test_enum_values_shown_are_eight_then_a_count() -> None:
+    assert diff({"enum": [0]}, {"enum": list(range(9))}) == [
+        ("compatible", F, "input field 'f' enum widened: added 1, 2, 3, 4, 5, 6, 7, 8")
+    ]
+    assert diff({"enum": [0]}, {"enum": list(range(10))}) == [
+        ("compatible", F, "input field 'f' enum widened: added 1, 2, 3, 4, 5, 6, 7, 8 and 1 more")
+    ]
+    assert diff({"enum": [0]}, {"enum": list(range(11))}) == [
+        ("compatible", F, "input field 'f' enum widened: added 1, 10, 2, 3, 4, 5, 6, 7 and 2 more")
+    ]
+
+
+def test_enum_added_removed_and_not_a_list() -> None:
+    assert diff({}, {"enum": ["a", "b"]}) == [
+        ("breaking", F, 'input field \'f\' enum added: only "a", "b"')
+    ]
+    assert diff({"enum": ["a"]}, {}) == [
+        ("compatible", F, "input field 'f' enum removed: any value allowed")
+    ]
+    assert diff({"enum": "a"}, {"enum": "b"}) == [
+        ("breaking", F, "input field 'f' enum changed (compared as an opaque value)")
+    ]
+
+
+def test_const_is_a_one_value_enum() -> None:
+    assert diff({"const": "a"}, {"const": "b"}) == [
+        ("breaking", F, "input field 'f' const narrowed: removed \"a\""),
+        ("compatible", F, "input field 'f' const widened: added \"b\""),
+    ]
+    assert diff({}, {"const": "a"}) == [("breaking", F, "input field 'f' const added: only \"a\"")]
+    assert diff({"const": ["a"]}, {"const": ["b"]}) == [
+        ("breaking", F, "input field 'f' const narrowed: removed [\"a\"]"),
+        ("compatible", F, "input field 'f' const widened: added [\"b\"]"),
+    ]
+
+
+def test_an_invalid_type_is_compared_as_an_opaque_value() -> None:
+    opaque = [("breaking", F, "input field 'f' type changed (compared as an opaque value)")]
+    assert diff({"type": 5}, {"type": 6}) == opaque
+    assert diff({"type": "string"}, {"type": 5}) == opaque
+    assert diff({"type": 5}, {"type": "string"}) == opaque
+    # the same invalid type on both sides is no change; what is below it is still compared
+    assert diff({"type": 5, "enum": ["a"]}, {"type": 5, "enum": ["a", "b"]}) == [
+        ("compatible", F, "input field 'f' enum widened: added \"b\"")
+    ]
+    assert diff({"type": 5, "enum": ["a"]}, {"type": 6, "enum": ["a", "b"]}) == [
+        ("breaking", F, "input field 'f' type changed (compared as an opaque value)"),
+        ("compatible", F, "input field 'f' enum widened: added \"b\""),
+    ]
+
+
+def test_an_unrelated_type_hides_what_is_below_it() -> None:
+    assert diff({"type": "string", "enum": ["a"]}, {"type": "integer", "enum": [1]}) == [
+        ("breaking", F, "input field 'f' type changed from string to integer")
+    ]
+
+
+def test_a_union_of_plain_types_with_titles_and_descriptions_is_a_type_list() -> None:
+    union = {
+        "anyOf": [
+            {"type": "string", "title": "S", "description": "text"},
+            {"type": "integer", "title": "I"},
+            {"type": "boolean", "description": "flag"},
+        ]
+    }
+    assert diff(union, {"type": ["boolean", "integer", "string"]}) == NO_EFFECT
+
+
+def test_a_union_of_x_and_null_keeps_what_x_says() -> None:
+    old = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}
+    new = {"anyOf": [{"type": "string", "minLength": 2}, {"type": "null"}]}
+    assert diff(old, new) == [("breaking", F, "input field 'f' minLength changed (1 -> 2)")]
+
+
+def test_json_pointer_escapes_and_array_indexes_are_followed() -> None:
+    defs = {"a/b": {"type": "string"}, "a~b": {"type": "integer"}, "list": [{}, {"type": "null"}]}
+    for ref, kind in [
+        ("#/$defs/a~1b", "string"),
+        ("#/$defs/a~0b", "integer"),
+        ("#/$defs/list/1", "null"),
+    ]:
+        assert diff({"$ref": ref}, {"type": kind}, **defs) == NO_EFFECT, ref
+        assert diff({"$ref": ref}, {"type": "object"}, **defs) == [
+            ("breaking", F, f"input field 'f' type changed from {kind} to object")
+        ], ref
+
+
+@pytest.mark.parametrize("ref", ["#/$defs/list/2", "#/$defs/list/x", "#/$defs/a/0", "x/$defs/a"])
+def test_a_pointer_that_leads_nowhere_cannot_be_resolved(ref: str) -> None:
+    defs = {"list": [{}, {}], "a": {"type": "string"}}
+    assert diff({"$ref": ref}, {"type": "object"}, **defs) == [
+        (
+            "breaking",
+            F,
+            f"input field 'f' $ref {ref!r}, which cannot be resolved, changed (compared as an "
+            "opaque value)",
+        )
+    ]
+
+
+def test_a_changed_definition_behind_a_ref_in_an_opaque_keyword_is_seen() -> None:
+    field = {"allOf": [{"properties": {"x": {"$ref": "#/$defs/A"}}}]}
+    old = search(input_schema={**obj({"f": field}), "$defs": {"A": {"minLength": 1}}})
+    new = search(input_schema={**obj({"f": field}), "$defs": {"A": {"maxLength": 1}}})
+    assert [(c.kind, c.path, c.message) for c in compare_tools([old], [new]).changes] == [
+        ("breaking", F, "input field 'f' keyword 'allOf' changed (compared as an opaque value)")
+    ]
+
+
+def test_a_ref_on_one_side_equal_once_expanded_is_no_change() -> None:
+    defs = {"A": {"type": "string"}}
+    assert diff({"allOf": [{"$ref": "#/$defs/A"}]}, {"allOf": [{"type": "string"}]}, **defs) == (
+        NO_EFFECT
+    )
+    assert diff({"allOf": [{"type": "string"}]}, {"allOf": [{"$ref": "#/$defs/A"}]}, **defs) == (
+        NO_EFFECT
+    )
+
+
+def test_a_fan_out_of_refs_is_compared_within_a_budget() -> None:
+    """2^30 paths through 30 definitions: expanding them all would never end."""
+    defs = {f"D{i}": {"allOf": [{"$ref": f"#/$defs/D{i + 1}"}] * 2} for i in range(30)}
+    defs["D30"] = {"type": "string"}
+    old = {"allOf": [{"$ref": "#/$defs/D0"}]}
+    new = {"allOf": [{"$ref": "#/$defs/D0"}], "title": "x"}
+    assert diff(old, new, **defs) == [("compatible", F, "input field 'f' title added")]
+
+
+def test_annotation_hints_set_to_null_count_as_changes() -> None:
+    old = search(annotations={"readOnlyHint": None, "idempotentHint": True})
+    new = search(annotations={"idempotentHint": False, "destructiveHint": None})
+    (change,) = compare_tools([old], [new]).changes
+    assert change.message == "annotations changed: destructiveHint, idempotentHint, readOnlyHint"
+
+
+def test_a_metadata_key_removed_says_removed() -> None:
+    old, new = search(title="Search"), search()
+    (change,) = compare_tools([old], [new]).changes
+    assert (change.kind, change.path, change.message) == (
+        "compatible",
+        "search.title",
+        "title removed",
+    )
+
+
+def test_a_field_name_starting_with_x_is_named_whole() -> None:
+    old = search(obj({"Xray": {"type": "string"}}))
+    new = search(obj({"Xray": {"type": "integer"}}))
+    (change,) = compare_tools([old], [new]).changes
+    assert change.message == "input field 'Xray' type changed from string to integer"
+
+
+def test_a_change_at_the_root_names_the_schema() -> None:
+    old, new = search(obj({})), search(obj({}, additionalProperties=False))
+    (change,) = compare_tools([old], [new]).changes
+    assert (change.path, change.message) == (
+        "search.input",
+        "input schema additionalProperties turned false: fewer unlisted fields allowed",
+    )
+
+
+def test_schemas_nested_deeper_than_48_levels_are_compared_as_opaque_values() -> None:
+    def nested(depth: int, leaf: Any) -> Any:
+        return leaf if depth == 0 else obj({"p": nested(depth - 1, leaf)})
+
+    old = search(nested(60, {"type": "string"}))
+    new = search(nested(60, {"type": "integer"}))
+    (change,) = compare_tools([old], [new]).changes
+    assert change.path == "search.input" + ".p" * 49
+    assert change.message.endswith(
+        "schema nested over 48 levels deep changed (compared as an opaque value)"
+    )
