@@ -924,3 +924,118 @@ def test_schemas_nested_deeper_than_48_levels_are_compared_as_opaque_values() ->
     assert change.message.endswith(
         "schema nested over 48 levels deep changed (compared as an opaque value)"
     )
+
+
+ARRAY, NUMBER, STRING, OBJECT = ({"type": t} for t in ("array", "number", "string", "object"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kinds", "field", "message"),
+    [
+        ({**ARRAY, "uniqueItems": True}, ARRAY, "cb", "f", "uniqueItems removed (true -> unset)"),
+        (ARRAY, {**ARRAY, "uniqueItems": True}, "bc", "f", "uniqueItems added (unset -> true)"),
+        (
+            {**ARRAY, "uniqueItems": True},
+            {**ARRAY, "uniqueItems": False},
+            "cb",
+            "f",
+            "uniqueItems changed (true -> false)",
+        ),
+        (
+            {**ARRAY, "uniqueItems": "yes"},
+            {**ARRAY, "uniqueItems": True},
+            "bb",
+            "f",
+            "uniqueItems changed (compared as an opaque value)",
+        ),
+        (NUMBER, {**NUMBER, "minimum": 0}, "bc", "f", "minimum added (unset -> 0)"),
+        ({**NUMBER, "maximum": 9}, NUMBER, "cb", "f", "maximum removed (9 -> unset)"),
+        (
+            {**NUMBER, "minimum": 0},
+            {**NUMBER, "minimum": -1},
+            "cb",
+            "f",
+            "minimum changed (0 -> -1)",
+        ),
+        (
+            {**NUMBER, "maximum": 9},
+            {**NUMBER, "maximum": 10},
+            "cb",
+            "f",
+            "maximum changed (9 -> 10)",
+        ),
+        ({**NUMBER, "maximum": 9}, {**NUMBER, "maximum": 8}, "bc", "f", "maximum changed (9 -> 8)"),
+        (STRING, {**STRING, "pattern": "^a"}, "bc", "f", 'pattern added (unset -> "^a")'),
+        ({**STRING, "pattern": "^a"}, STRING, "cb", "f", 'pattern removed ("^a" -> unset)'),
+        (
+            {**STRING, "pattern": "^a"},
+            {**STRING, "pattern": "^b"},
+            "bb",
+            "f",
+            'pattern changed ("^a" -> "^b")',
+        ),
+        (
+            OBJECT,
+            {**OBJECT, "additionalProperties": {"type": "string"}},
+            "bc",
+            "f",
+            "additionalProperties restricted to a schema: fewer unlisted fields allowed",
+        ),
+        (
+            {**OBJECT, "additionalProperties": {"type": "string"}},
+            OBJECT,
+            "cb",
+            "f",
+            "additionalProperties turned true: more unlisted fields allowed",
+        ),
+        (
+            {**OBJECT, "additionalProperties": False},
+            {**OBJECT, "additionalProperties": {"type": "string"}},
+            "cb",
+            "f",
+            "additionalProperties relaxed to a schema: more unlisted fields allowed",
+        ),
+        (
+            {**OBJECT, "additionalProperties": {"type": "string"}},
+            {**OBJECT, "additionalProperties": {"type": "integer"}},
+            "bb",
+            "f.*",
+            "type changed from string to integer",
+        ),
+        (
+            {**OBJECT, "additionalProperties": "x"},
+            {**OBJECT, "additionalProperties": "y"},
+            "bb",
+            "f",
+            "additionalProperties changed (compared as an opaque value)",
+        ),
+        (
+            {**OBJECT, "additionalProperties": "x"},
+            {**OBJECT, "additionalProperties": False},
+            "bb",
+            "f",
+            "additionalProperties changed (compared as an opaque value)",
+        ),
+    ],
+)
+def test_bounds_restrictions_unique_items_and_additional_properties_both_ways(
+    old: Any, new: Any, kinds: str, field: str, message: str
+) -> None:
+    kind = {"b": "breaking", "c": "compatible"}
+    for direction, code in zip(("input", "output"), kinds, strict=True):
+        assert diff(old, new, output=direction == "output") == [
+            (kind[code], f"search.{direction}.{field}", f"{direction} field '{field}' {message}")
+        ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({**ARRAY, "uniqueItems": False}, ARRAY),
+        ({**NUMBER, "minimum": 1}, {**NUMBER, "minimum": 1.0}),
+        (OBJECT, {**OBJECT, "additionalProperties": True}),
+    ],
+)
+def test_spellings_of_the_same_bound_are_no_change(old: Any, new: Any) -> None:
+    assert diff(old, new) == NO_EFFECT
+    assert diff(old, new, output=True) == NO_EFFECT
