@@ -1039,3 +1039,138 @@ def test_bounds_restrictions_unique_items_and_additional_properties_both_ways(
 def test_spellings_of_the_same_bound_are_no_change(old: Any, new: Any) -> None:
     assert diff(old, new) == NO_EFFECT
     assert diff(old, new, output=True) == NO_EFFECT
+
+
+def test_a_change_without_effect_names_the_tool() -> None:
+    old, new = search(obj({"f": {"type": "string"}})), search(obj({"f": {"anyOf": [STRING]}}))
+    assert compare_tools([old], [new]).changes == (
+        SchemaChange(
+            "search",
+            "search",
+            "compatible",
+            "definition changed without effect on callers (list order or unused $defs)",
+        ),
+    )
+
+
+def test_no_input_schema_is_any_object() -> None:
+    with_schema = tool("t", {"type": "object"})
+    without = {k: v for k, v in with_schema.items() if k != "inputSchema"}
+    assert [c.message for c in compare_tools([with_schema], [without]).changes] == [
+        "definition changed without effect on callers (list order or unused $defs)"
+    ]
+    assert [c.message for c in compare_tools([without], [with_schema]).changes] == [
+        "definition changed without effect on callers (list order or unused $defs)"
+    ]
+
+
+def test_output_schema_added_and_removed_messages() -> None:
+    bare = {k: v for k, v in search().items() if k != "outputSchema"}
+    assert [(c.kind, c.path, c.message) for c in compare_tools([bare], [search()]).changes] == [
+        ("compatible", "search.output", "output schema added")
+    ]
+    assert [(c.kind, c.path, c.message) for c in compare_tools([search()], [bare]).changes] == [
+        (
+            "breaking",
+            "search.output",
+            "output schema removed: structured output is no longer promised",
+        )
+    ]
+
+
+def test_one_of_of_plain_types_is_a_type_list_too() -> None:
+    assert diff({"oneOf": [STRING, {"type": "integer"}]}, {"type": ["integer", "string"]}) == (
+        NO_EFFECT
+    )
+
+
+def test_a_union_next_to_a_type_is_left_as_it_is() -> None:
+    old = {"type": "string", "anyOf": [STRING]}
+    new = {"type": "string", "anyOf": [STRING, {"type": "null"}]}
+    assert diff(old, new) == [
+        ("breaking", F, "input field 'f' keyword 'anyOf' changed (compared as an opaque value)")
+    ]
+
+
+@pytest.mark.parametrize("null_first", [False, True])
+def test_x_or_null_reads_as_x_with_null_added_to_its_types(null_first: bool) -> None:
+    def union(x: dict[str, Any]) -> dict[str, Any]:
+        options = [x, {"type": "null"}]
+        return {"anyOf": options[::-1] if null_first else options}
+
+    x = {"type": ["integer", "string"], "minLength": 1}
+    assert diff(union(x), {"type": ["integer", "null", "string"], "minLength": 1}) == NO_EFFECT
+    assert diff(union(x), union({**x, "minLength": 2})) == [
+        ("breaking", F, "input field 'f' minLength changed (1 -> 2)")
+    ]
+
+
+def test_x_or_null_follows_refs_in_its_options() -> None:
+    defs = {"A": {"type": "string", "minLength": 1}, "B": {"type": "string", "minLength": 2}}
+    old = {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}
+    new = {"anyOf": [{"$ref": "#/$defs/B"}, {"type": "null"}]}
+    assert diff(old, new, **defs) == [("breaking", F, "input field 'f' minLength changed (1 -> 2)")]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}],  # two non-plain
+        [{"minLength": 1}, {"type": "null"}],  # x has no type
+        [5, {"type": "null"}],  # an option that is no schema
+        [{"type": 5, "minLength": 1}, {"type": "null"}],  # x's type is invalid
+    ],
+)
+def test_other_unions_are_compared_as_opaque_values(options: list[Any]) -> None:
+    changed = [*options, {"type": "boolean", "title": "B"}]
+    assert diff({"anyOf": options}, {"anyOf": changed}) == [
+        ("breaking", F, "input field 'f' keyword 'anyOf' changed (compared as an opaque value)")
+    ]
+
+
+def test_tuple_items_are_opaque_and_items_added_are_compared_with_any() -> None:
+    tuple_form = {**ARRAY, "items": [STRING]}
+    assert diff(tuple_form, {**ARRAY, "items": [NUMBER]}) == [
+        ("breaking", F, "input field 'f' items (tuple form) changed (compared as an opaque value)")
+    ]
+    assert diff(tuple_form, {**ARRAY, "items": STRING}) == [
+        ("breaking", F, "input field 'f' items (tuple form) changed (compared as an opaque value)")
+    ]
+    assert diff(ARRAY, {**ARRAY, "items": STRING}) == [
+        ("breaking", "search.input.f[]", "input field 'f[]' type narrowed from any to string")
+    ]
+    assert diff({**ARRAY, "items": STRING}, ARRAY) == [
+        ("compatible", "search.input.f[]", "input field 'f[]' type widened from string to any")
+    ]
+
+
+def test_documentation_keywords_and_extensions_are_compatible() -> None:
+    assert diff({**STRING, "description": "a"}, STRING) == [
+        ("compatible", F, "input field 'f' description removed")
+    ]
+    assert diff({**STRING, "description": "a"}, {**STRING, "description": "b"}) == [
+        ("compatible", F, "input field 'f' description changed")
+    ]
+    assert diff({**STRING, "default": 1}, {**STRING, "default": 2}) == [
+        ("compatible", F, "input field 'f' default changed (1 -> 2)")
+    ]
+    assert diff(STRING, {**STRING, "default": "x"}) == [
+        ("compatible", F, "input field 'f' default added (unset -> \"x\")")
+    ]
+    assert diff(STRING, {**STRING, "x-note": 1}) == [
+        ("compatible", F, "input field 'f' x-note added")
+    ]
+    assert diff(STRING, {**STRING, "X-note": 1}) == [
+        ("breaking", F, "input field 'f' keyword 'X-note' changed (compared as an opaque value)")
+    ]
+
+
+def test_an_unresolvable_ref_on_the_new_side_is_named() -> None:
+    assert diff(STRING, {"$ref": "#/$defs/gone"}) == [
+        (
+            "breaking",
+            F,
+            "input field 'f' $ref '#/$defs/gone', which cannot be resolved, changed (compared as "
+            "an opaque value)",
+        )
+    ]
