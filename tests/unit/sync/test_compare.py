@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from langop_infra.sync.compare import (
     SchemaChange,
     SchemaComparison,
+    SchemaTooDeep,
     canonical_json,
+    check_nesting,
     compare_tools,
     schema_hash,
 )
@@ -1174,3 +1176,132 @@ def test_an_unresolvable_ref_on_the_new_side_is_named() -> None:
             "an opaque value)",
         )
     ]
+
+
+def test_properties_or_required_that_are_not_json_are_opaque() -> None:
+    old, new = obj({"a": STRING}), {**obj({}), "properties": ["a"]}
+    assert [(c.path, c.message) for c in compare_tools([search(old)], [search(new)]).changes] == [
+        ("search.input", "input schema properties changed (compared as an opaque value)")
+    ]
+    old, new = obj({"a": STRING}, ["a"]), {**obj({"a": STRING}), "required": "a"}
+    assert [(c.path, c.message) for c in compare_tools([search(old)], [search(new)]).changes] == [
+        ("search.input", "input schema required changed (compared as an opaque value)")
+    ]
+
+
+def test_fields_added_as_required_or_optional_or_to_an_output() -> None:
+    old, new = obj({}), obj({"a": STRING, "b": STRING}, ["a"])
+    assert [(c.kind, c.message) for c in compare_tools([search(old)], [search(new)]).changes] == [
+        ("breaking", "input field 'a' added as required"),
+        ("compatible", "input field 'b' added as optional"),
+    ]
+    changes = compare_tools([search(output_schema=old)], [search(output_schema=new)]).changes
+    assert [(c.kind, c.message) for c in changes] == [
+        ("compatible", "output field 'a' added"),
+        ("compatible", "output field 'b' added"),
+    ]
+
+
+def nested_lists(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_check_nesting_counts_levels_from_one_and_names_the_limit() -> None:
+    check_nesting(nested_lists(3), 3)
+    with pytest.raises(SchemaTooDeep) as caught:
+        check_nesting(nested_lists(4), 3)
+    assert str(caught.value) == (
+        "a tool schema is nested more than 3 levels deep; refusing to hash or compare it (no "
+        "real tool needs that many: the server is broken or hostile)"
+    )
+    check_nesting(nested_lists(128))
+    with pytest.raises(SchemaTooDeep):
+        check_nesting(nested_lists(129))
+    with pytest.raises(SchemaTooDeep):  # a scalar met first does not end the walk
+        check_nesting([nested_lists(200), 1])
+
+
+def deep_tool(depth: int) -> dict[str, Any]:
+    return {"name": "deep", "inputSchema": {"x": nested_lists(depth)}}
+
+
+def test_hash_and_compare_refuse_the_same_depth() -> None:
+    deepest = next(d for d in range(130, 110, -1) if _hashes(deep_tool(d)))
+    assert compare_tools([deep_tool(deepest)], [deep_tool(deepest)]).changes == ()
+    for refuse in (
+        lambda: schema_hash([deep_tool(deepest + 1)]),
+        lambda: compare_tools([deep_tool(deepest + 1)], []),
+        lambda: compare_tools([], [deep_tool(deepest + 1)]),
+        lambda: canonical_json(nested_lists(129)),
+    ):
+        with pytest.raises(SchemaTooDeep):
+            refuse()
+
+
+def _hashes(value: Any) -> bool:
+    try:
+        schema_hash([value])
+    except SchemaTooDeep:
+        return False
+    return True
+
+
+def test_refs_that_are_no_string_loop_or_chain_too_long() -> None:
+    chain = {f"C{i}": {"$ref": f"#/$defs/C{i + 1}"} for i in range(40)}
+    chain["C40"] = STRING
+    defs = {"Self": {"$ref": "#/$defs/Self"}, "A": {"$ref": "#/$defs/B"}, "B": STRING, **chain}
+    message = "input field 'f' $ref {!r}, which {}, changed (compared as an opaque value)"
+    assert diff({"$ref": 5}, NUMBER, **defs) == [
+        ("breaking", F, message.format(5, "is not a string"))
+    ]
+    assert diff({"$ref": "#/$defs/Self"}, NUMBER, **defs) == [
+        ("breaking", F, message.format("#/$defs/Self", "is recursive"))
+    ]
+    assert diff({"$ref": "#/$defs/C0"}, NUMBER, **defs) == [
+        ("breaking", F, message.format("#/$defs/C32", "cannot be resolved"))
+    ]
+    # two hops are followed
+    assert diff({"$ref": "#/$defs/A"}, NUMBER, **defs) == [
+        ("breaking", F, "input field 'f' type changed from string to number")
+    ]
+
+
+def test_true_is_the_schema_that_allows_anything() -> None:
+    assert diff(True, {}) == NO_EFFECT
+    assert diff({"$ref": "#/$defs/T"}, {}, T=True) == NO_EFFECT
+
+
+def test_schema_hash_orders_by_name_then_content() -> None:
+    b_tool, a_tool = {"name": "b", "a": 1}, {"name": "a", "z": 1}
+    expected = hashlib.sha256(canonical_json([a_tool, b_tool]).encode()).hexdigest()
+    assert schema_hash([b_tool, a_tool]) == expected
+    nameless, upper = {"x": 1}, {"name": "A"}
+    expected = hashlib.sha256(canonical_json([nameless, upper]).encode()).hexdigest()
+    assert schema_hash([upper, nameless]) == expected
+    twin1, twin2 = {"name": "t", "v": 2}, {"name": "t", "v": 1}
+    assert schema_hash([twin1, twin2]) == schema_hash([twin2, twin1])
+    expected = hashlib.sha256(canonical_json([twin2, twin1]).encode()).hexdigest()
+    assert schema_hash([twin1, twin2]) == expected
+
+
+def test_of_two_tools_with_one_name_the_first_in_canonical_order_is_used() -> None:
+    first, second = tool("t", obj({"a": STRING})), tool("t", obj({"b": STRING}))
+    assert compare_tools([second, first], [first]).changes == ()
+    assert compare_tools([first], [second, first]).changes == ()
+
+
+def test_a_tool_list_that_is_a_string_or_an_object_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"^expected a list of tool objects, got str$"):
+        compare_tools("tools", [])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^expected a list of tool objects, got dict$"):
+        compare_tools([], {"name": "t"})  # type: ignore[arg-type]
+
+
+def test_values_json_cannot_hold_are_told_apart_by_repr() -> None:
+    from langop_infra.sync import compare
+
+    assert compare._key({1}) != compare._key({2})
+    assert compare._key({1}) == compare._key({1})
