@@ -2,9 +2,10 @@
 
 Run by hand after the runs docs/testing.md#mutation-testing lists (``pip install -e
 '.[mutation]'``); prints one line per module: mutants, killed, survived, score. ``--survivors``
-lists the surviving mutants too (``mutmut show NAME`` shows one).
+lists the surviving mutants too (``mutmut show NAME`` shows one); ``--markdown`` prints the
+table docs/testing.md shows.
 
-    venv/bin/python tools/mutation_score.py [--survivors]
+    venv/bin/python tools/mutation_score.py [--survivors | --markdown]
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ def statuses(source: str, wanted: Callable[[str], bool]) -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     show = "--survivors" in argv
-    print(f"{'module':48} {'mutants':>8} {'killed':>7} {'survived':>9} {'score':>7}")
+    markdown = "--markdown" in argv
+    if markdown:
+        print("| module | mutants | killed | survived | score |\n|---|---:|---:|---:|---:|")
+    else:
+        print(f"{'module':48} {'mutants':>8} {'killed':>7} {'survived':>9} {'score':>7}")
     for label, (source, wanted) in MODULES.items():
         found = statuses(source, wanted)
         counted = {n: s for n, s in found.items() if s not in NOT_COUNTED}
@@ -59,6 +64,9 @@ def main(argv: list[str]) -> int:
         score = f"{100 * killed / len(counted):.1f}%" if counted else "-"
         unchecked = len(found) - len(counted)
         note = f"  ({unchecked} not checked)" if unchecked else ""
+        if markdown:
+            print(f"| `{label}` | {len(counted)} | {killed} | {len(left)} | {score} |")
+            continue
         print(f"{label:48} {len(counted):>8} {killed:>7} {len(left):>9} {score:>7}{note}")
         if show:
             for name in left:
