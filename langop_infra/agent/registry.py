@@ -15,6 +15,7 @@ relists it. The configuration side (config.yaml, ``MCP_SERVERS``, servers.json) 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -46,6 +47,8 @@ from langop_infra.mcp.errors import MCPError, TransportError
 from langop_infra.mcp.http import display_url, origin
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
+
+_CREDENTIAL_NAME = re.compile(r"(?i)key|token|secret|pass|auth|credential|cookie|session")
 
 __all__ = [
     "AgentServers",
@@ -91,6 +94,15 @@ class ToolRegistry:
     ) -> None:
         self.sessions = dict(sessions)
         self.http = http or HttpToolCaller()
+        # The one scrubber (the HTTP tools'): it learns each server's headers, env and the
+        # client options' headers and OAuth secrets too, so no tool result, failure or
+        # status repeats what the agent sent.
+        self.scrubber = self.http.scrubber
+        self.scrubber.add(
+            options.headers,
+            [[entry.headers, credential_env(entry.env)] for entry in (entries or {}).values()],
+            _held_secrets(options),
+        )
         self.counts: dict[str, ToolCounts] = {}
         self._warnings = list(warnings)
         self._naming_warnings: list[str] = []  # redone whenever the tools are renamed
@@ -166,8 +178,18 @@ class ToolRegistry:
                 result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
             else:
                 result = checked_output(tool.name, tool.definition, result)
+            result = self._scrubbed(result)
         counts.errors += result.is_error
         return result
+
+    def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
+        """``result`` without any credential the agent sent (a server may echo them)."""
+        self.scrubber.add(_held_secrets(self._options))  # tokens fetched since the last call
+        return replace(
+            result,
+            content=self.scrubber.value(result.content),
+            structured_content=self.scrubber.value(result.structured_content),
+        )
 
     async def _call(
         self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
@@ -248,6 +270,7 @@ class ToolRegistry:
         self._status[server] = ServerStatus(server, "connecting", entry.transport)
         outcome = await _connect(entry, self._options, self._warnings)
         if isinstance(outcome, ServerFailure):
+            outcome = replace(outcome, message=self.scrubber.line(outcome.message, 2000))
             self._server_failures[server] = outcome
             self._status[server] = ServerStatus(
                 server, "failed", entry.transport, 0, f"{outcome.message} [{outcome.kind}]"
@@ -341,6 +364,18 @@ class ToolRegistry:
         await self.aclose()
 
 
+
+
+def _held_secrets(options: ClientOptions) -> list[str]:
+    """The client secret and tokens an OAuth ``auth`` holds (none for other auths)."""
+    held: Any = getattr(options.auth, "held_secrets", None)
+    return list(held()) if callable(held) else []
+
+
+def credential_env(env: Mapping[str, str]) -> list[str]:
+    """The values of a stdio server's env whose names say they are credentials (KEY, TOKEN,
+    SECRET, PASS, AUTH, CREDENTIAL): scrubbing ``LOG_LEVEL=info`` would garble results."""
+    return [value for key, value in env.items() if _CREDENTIAL_NAME.search(key)]
 
 
 def _error_result(text: str) -> ToolCallResult:
@@ -447,6 +482,10 @@ async def _connect(
         if session is not None:
             await session.aclose()
         return ServerFailure(entry.name, exc.kind, str(exc))
+    except Exception as exc:  # a bug of ours or a library's: the server failed, not the agent
+        if session is not None:
+            await session.aclose()
+        return ServerFailure(entry.name, "error", f"{type(exc).__name__}: {exc}")
     except BaseException:
         if session is not None:
             await session.aclose()

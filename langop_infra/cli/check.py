@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
+from langop_infra import _json
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
 
 
@@ -72,7 +73,7 @@ def _policy_config(path: Path | None) -> dict[str, Any] | None:
     if path is None:
         return None
     try:
-        config = json.loads(path.read_text())
+        config = _json.read(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise CommandError(f"--policy-config {path}: {exc}") from None
     if not isinstance(config, dict):

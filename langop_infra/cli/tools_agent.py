@@ -21,6 +21,8 @@ import sys
 import unicodedata
 from typing import Any, cast
 
+from langop_infra import _json
+
 FORMATS = ("openai", "anthropic")
 
 
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace, options: Any) -> int:
         if len(target) != 2:
             return _usage("tools call --agent-config FILE needs exactly one tool NAME")
         try:
-            arguments = json.loads(args.arguments) if args.arguments else {}
+            arguments = _json.read(args.arguments) if args.arguments else {}
         except json.JSONDecodeError as exc:
             return _usage(f"--arguments is not JSON: {exc.msg} at column {exc.colno}")
         if not isinstance(arguments, dict):

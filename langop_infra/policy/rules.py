@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
+from langop_infra import _json
 from langop_infra.config.checks.advice import is_credential_env, is_credential_header
 from langop_infra.core import yaml_io
 from langop_infra.netpol import Network, Pod
@@ -293,7 +294,7 @@ def _declared_hosts(agent: Workload) -> set[str]:
         for name in ENDPOINT_ENV:
             hosts |= {_host(url) for url in str(env.get(name) or "").split(",") if url.strip()}
         try:
-            servers = json.loads(env.get(JSON_SERVERS_ENV) or "[]")
+            servers = _json.read(env.get(JSON_SERVERS_ENV) or "[]")
         except json.JSONDecodeError:
             servers = []
         hosts |= {_host(s.get("url", "")) for s in servers if isinstance(s, Mapping)}
