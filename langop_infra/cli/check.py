@@ -74,7 +74,7 @@ def _policy_config(path: Path | None) -> dict[str, Any] | None:
         return None
     try:
         config = _json.read(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # not JSON, or over the reader's limits
         raise CommandError(f"--policy-config {path}: {exc}") from None
     if not isinstance(config, dict):
         raise CommandError(f"--policy-config {path}: expected a JSON object of policy names")
