@@ -22,7 +22,7 @@ from starlette.routing import Route
 from langop_infra.agent.http_tools import HttpToolCaller, HttpToolEntry, load_http_tools
 from langop_infra.agent.runtime import AgentServers, ServerEntry, connect_tool_registry
 from langop_infra.cli.main import main
-from langop_infra.core.redact import MARK, Scrubber, redact
+from langop_infra.core.redact import MARK, Scrubber, redact, secret_strings
 from langop_infra.mcp import ClientOptions, Session
 from langop_infra.mcp.oauth.tokens import basic_authorization
 from langop_infra.mcp.stdio import INHERITED_ENV, child_environment
@@ -146,7 +146,7 @@ def test_cut_off_echoes_go_in_values_as_in_lines() -> None:
     assert Scrubber([header]).text("ordinary words stay") == "ordinary words stay"
 
 
-def test_a_sync_stores_no_cut_off_echo(tmp_path: Path) -> None:
+def test_a_sync_stores_no_cut_off_echo() -> None:
     from dataclasses import dataclass
 
     @dataclass
@@ -156,7 +156,7 @@ def test_a_sync_stores_no_cut_off_echo(tmp_path: Path) -> None:
         protocol_version: str
 
     listing = Listing([{"name": "t", "description": f"hi {TOKEN[:20]}"}], {}, "2025-11-25")
-    stored = scrubbed_listing(listing, Scrubber([f"Bearer {TOKEN}"]).forms)
+    stored = scrubbed_listing(listing, secret_strings([f"Bearer {TOKEN}"]))
     assert TOKEN[:8] not in json.dumps(stored.tools)
 
 
