@@ -87,4 +87,6 @@ def test_the_limits_are_the_json_rpc_decoders() -> None:
     with pytest.raises(MalformedResponse, match="more than 100 levels"):
         jsonrpc.decode("[" * 15_000, source="s")
     with pytest.raises(MalformedResponse, match="more than 100 levels"):
-        jsonrpc.decode('{"jsonrpc":"2.0","id":1,"result":' + "[" * 150 + "]" * 150 + "}", source="s")
+        jsonrpc.decode(
+            '{"jsonrpc":"2.0","id":1,"result":' + "[" * 150 + "]" * 150 + "}", source="s"
+        )

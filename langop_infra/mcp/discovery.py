@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.mcp.errors import HTTPStatusError, TransportError
 from langop_infra.mcp.http import HTTPConnection, display_url
 from langop_infra.mcp.options import ClientOptions

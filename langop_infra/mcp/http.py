@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.mcp import confinement
 from langop_infra.mcp.decoding import ACCEPT_ENCODING, bound_decoding, encoding_note
 from langop_infra.mcp.errors import (

@@ -6,7 +6,7 @@ import asyncio
 import json
 from typing import Any, cast
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.mcp.errors import InvalidInput, JSONRPCError, MalformedResponse, MCPError
 
 Message = dict[str, Any]

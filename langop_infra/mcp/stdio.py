@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
 from langop_infra.mcp.jsonrpc import Message, PendingRequests

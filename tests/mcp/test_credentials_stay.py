@@ -195,8 +195,17 @@ async def test_a_control_byte_inside_a_credential_is_refused_unquoted() -> None:
     assert name == "t" and "K holds a control character" in message
     assert leaks(message, TOKEN) == []
     # built by hand, the entry is checked when called, again without the value
-    caller = HttpToolCaller([HttpToolEntry("h", "http://127.0.0.1:9/x", auth_type="bearer",
-                                           credential=f"{TOKEN}\x00", credential_env="E")])
+    caller = HttpToolCaller(
+        [
+            HttpToolEntry(
+                "h",
+                "http://127.0.0.1:9/x",
+                auth_type="bearer",
+                credential=f"{TOKEN}\x00",
+                credential_env="E",
+            )
+        ]
+    )
     result = await caller.call("h", {})
     assert result.is_error and leaks(text_of(result), TOKEN) == []
     assert "E holds a control character" in text_of(result)
@@ -207,9 +216,7 @@ async def test_a_401_echo_never_reaches_the_model(
     hostile: tuple[str, Hostile], auth_type: str
 ) -> None:
     credential = f"user:{PASSWORD}" if auth_type == "basic" else TOKEN
-    entry = HttpToolEntry(
-        "t", f"{hostile[0]}/echo401", auth_type=auth_type, credential=credential
-    )
+    entry = HttpToolEntry("t", f"{hostile[0]}/echo401", auth_type=auth_type, credential=credential)
     async with await connect_tool_registry(AgentServers([], http_tools=[entry])) as registry:
         result = await registry.call_tool("t", {})
     assert result.is_error
@@ -220,10 +227,14 @@ async def test_a_401_echo_never_reaches_the_model(
 async def test_a_token_endpoint_echoing_the_basic_header_never_reaches_the_model(
     hostile: tuple[str, Hostile],
 ) -> None:
-    settings = {"tokenUrl": f"{hostile[0]}/token", "clientId": CLIENT_ID,
-                "clientSecret": CLIENT_SECRET}
-    entry = HttpToolEntry("t", f"{hostile[0]}/echo401", auth_type="oauth2",
-                          credential=json.dumps(settings))
+    settings = {
+        "tokenUrl": f"{hostile[0]}/token",
+        "clientId": CLIENT_ID,
+        "clientSecret": CLIENT_SECRET,
+    }
+    entry = HttpToolEntry(
+        "t", f"{hostile[0]}/echo401", auth_type="oauth2", credential=json.dumps(settings)
+    )
     caller = HttpToolCaller([entry])
     result = await caller.call("t", {})
     await caller.aclose()
@@ -235,8 +246,11 @@ async def test_a_token_endpoint_echoing_the_basic_header_never_reaches_the_model
 def test_a_plain_http_token_url_is_refused_but_on_loopback() -> None:
     def failures(url: str) -> list[tuple[str, str]]:
         value = json.dumps({"tokenUrl": url, "clientId": "a", "clientSecret": CLIENT_SECRET})
-        spec = {"name": "t", "url": "https://api.example.com/x",
-                "authentication": {"type": "oauth2", "valueFromEnv": "O"}}
+        spec = {
+            "name": "t",
+            "url": "https://api.example.com/x",
+            "authentication": {"type": "oauth2", "valueFromEnv": "O"},
+        }
         return load_http_tools({"webhookTools": [spec]}, {"O": value})[1]
 
     [(_, message)] = failures("http://auth.example.com/token")
@@ -249,10 +263,14 @@ async def test_a_tool_that_always_answers_401_gets_each_post_once_and_few_tokens
     hostile: tuple[str, Hostile],
 ) -> None:
     server = hostile[1]
-    settings = {"tokenUrl": f"{hostile[0]}/good-token", "clientId": CLIENT_ID,
-                "clientSecret": CLIENT_SECRET}
-    entry = HttpToolEntry("t", f"{hostile[0]}/always401", auth_type="oauth2",
-                          credential=json.dumps(settings))
+    settings = {
+        "tokenUrl": f"{hostile[0]}/good-token",
+        "clientId": CLIENT_ID,
+        "clientSecret": CLIENT_SECRET,
+    }
+    entry = HttpToolEntry(
+        "t", f"{hostile[0]}/always401", auth_type="oauth2", credential=json.dumps(settings)
+    )
     caller = HttpToolCaller([entry])
     server.seen.clear()
     results = [await caller.call("t", {"n": n}) for n in range(5)]
@@ -264,14 +282,23 @@ async def test_a_tool_that_always_answers_401_gets_each_post_once_and_few_tokens
     # one token, one replacement; then the backoff holds the refused one
     assert caller.token_fetches == 2
     # a GET is idempotent: resent once with the replacement token
-    get = HttpToolEntry("g", f"{hostile[0]}/always401", method="GET", auth_type="oauth2",
-                        credential=json.dumps(settings))
+    get = HttpToolEntry(
+        "g",
+        f"{hostile[0]}/always401",
+        method="GET",
+        auth_type="oauth2",
+        credential=json.dumps(settings),
+    )
     caller = HttpToolCaller([get])
     server.seen.clear()
     await caller.call("g", {})
     await caller.aclose()
-    assert [path for _, path, _ in server.seen] == ["/good-token", "/always401",
-                                                    "/good-token", "/always401"]
+    assert [path for _, path, _ in server.seen] == [
+        "/good-token",
+        "/always401",
+        "/good-token",
+        "/always401",
+    ]
 
 
 async def test_get_keeps_the_configured_query_and_refuses_overrides(
@@ -282,17 +309,26 @@ async def test_get_keeps_the_configured_query_and_refuses_overrides(
     kept = await caller.call("q", {"city": "Oslo"})
     override = await caller.call("q", {"apikey": "mine"})
     await caller.aclose()
-    assert kept.structured_content == {"query": [["apikey", "fixed"], ["v", "2"],
-                                                 ["city", "Oslo"]]}
+    assert kept.structured_content == {"query": [["apikey", "fixed"], ["v", "2"], ["city", "Oslo"]]}
     assert override.is_error and "apikey: set by the tool's URL" in text_of(override)
     assert [q for _, p, q in hostile[1].seen if p == "/query"][-1:]  # only the first went
 
 
-@pytest.mark.parametrize("limit", [{"requestsPerMinute": 0}, {"requestsPerMinute": -5},
-                                   {"requestsPerMinute": "ten"}, {"burst": 0}, "fast"])
+@pytest.mark.parametrize(
+    "limit",
+    [
+        {"requestsPerMinute": 0},
+        {"requestsPerMinute": -5},
+        {"requestsPerMinute": "ten"},
+        {"burst": 0},
+        "fast",
+    ],
+)
 async def test_a_hand_edited_rate_limit_is_refused_not_unlimited(limit: Any) -> None:
     spec = {"name": "t", "url": "http://127.0.0.1:9/x", "rateLimit": limit}
-    tools, failures = load_http_tools({"webhookTools": [spec, {"name": "u", "url": "http://x/"}]}, {})
+    tools, failures = load_http_tools(
+        {"webhookTools": [spec, {"name": "u", "url": "http://x/"}]}, {}
+    )
     assert [t.name for t in tools] == ["u"]  # the other tools stay usable
     [(name, message)] = failures
     assert name == "t" and "rateLimit" in message
@@ -309,8 +345,17 @@ async def test_a_deep_json_body_is_an_error_result_not_an_exception(
     await caller.aclose()
     assert result.is_error is False and result.structured_content is None  # text, not JSON
     settings = {"tokenUrl": f"{hostile[0]}/deep", "clientId": "a", "clientSecret": "b" * 8}
-    caller = HttpToolCaller([HttpToolEntry("o", f"{hostile[0]}/query", method="GET",
-                                           auth_type="oauth2", credential=json.dumps(settings))])
+    caller = HttpToolCaller(
+        [
+            HttpToolEntry(
+                "o",
+                f"{hostile[0]}/query",
+                method="GET",
+                auth_type="oauth2",
+                credential=json.dumps(settings),
+            )
+        ]
+    )
     result = await caller.call("o", {})
     await caller.aclose()
     assert result.is_error and "token endpoint answered HTTP 200" in text_of(result)
@@ -356,8 +401,11 @@ def test_tools_call_agent_config_prints_no_credential(
 ) -> None:
     document = {
         "webhookTools": [
-            {"name": "t", "url": f"{hostile[0]}/echo401",
-             "authentication": {"type": "bearer", "valueFromEnv": "AGENT_T"}}
+            {
+                "name": "t",
+                "url": f"{hostile[0]}/echo401",
+                "authentication": {"type": "bearer", "valueFromEnv": "AGENT_T"},
+            }
         ]
     }
     config = tmp_path / "config.yaml"

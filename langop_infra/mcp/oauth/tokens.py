@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import httpx
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.mcp.http import display_url
 from langop_infra.mcp.oauth.discovery import AuthorizationServer, is_loopback
 from langop_infra.mcp.oauth.errors import OAuthError, scrub
