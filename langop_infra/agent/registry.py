@@ -18,7 +18,7 @@ import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -369,7 +369,8 @@ class ToolRegistry:
 def _held_secrets(options: ClientOptions) -> list[str]:
     """The client secret and tokens an OAuth ``auth`` holds (none for other auths)."""
     held: Any = getattr(options.auth, "held_secrets", None)
-    return list(held()) if callable(held) else []
+    values: Any = held() if callable(held) else []
+    return [str(value) for value in cast("list[Any]", values)]
 
 
 def credential_env(env: Mapping[str, str]) -> list[str]:

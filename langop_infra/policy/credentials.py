@@ -187,10 +187,10 @@ def _parsed(key: str, text: str) -> Any:
     if key.endswith(".env") or ":" not in text:
         return None
     try:
-        document = yaml_io.load(text)
+        document: Any = yaml_io.load(text)
     except yaml_io.YAMLError:
         return None
-    return document if isinstance(document, (dict, list)) else None
+    return cast("Any", document) if isinstance(document, (dict, list)) else None
 
 
 def in_binary(key: str, encoded: Any) -> Iterator[tuple[str, str]]:

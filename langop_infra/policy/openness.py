@@ -48,7 +48,9 @@ def openings(spec: Mapping[str, Any]) -> Iterator[str]:
             continue
         for index, rule in enumerate(cast("list[Any]", rules)):
             path = f"{direction}[{index}]"
-            peers: Any = rule.get(peers_key) if isinstance(rule, Mapping) else None
+            empty: Mapping[str, Any] = {}
+            fields = cast("Mapping[str, Any]", rule) if isinstance(rule, Mapping) else empty
+            peers: Any = fields.get(peers_key)
             if not peers:
                 yield f"{path} has no {peers_key}: it admits every peer"
                 continue
