@@ -180,7 +180,8 @@ class _Collector:
             self._fail(name, f"{where}.transport: must be one of {', '.join(TRANSPORTS)}")
             return
         try:
-            url = _expand_url(where, str(fields.get("url") or ""), self._declared(where, fields, env))
+            declared = self._declared(where, fields, env)
+            url = _expand_url(where, str(fields.get("url") or ""), declared)
             headers = self._headers(where, fields.get("headers") or [], env)
             command, child_env = self._command(where, fields, env)
         except _Unset as unset:
