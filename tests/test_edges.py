@@ -1,0 +1,52 @@
+"""The edges of the stack config (#36 §5): what validate refuses or warns about before
+anything is deployed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.core.errors import SpecError
+
+AUTH = {
+    "clientId": "deployer",
+    "issuer": "https://auth.example.com",
+    "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
+}
+
+
+def cluster(**sync: Any) -> dict[str, Any]:
+    return {
+        "namespace": "research",
+        "secrets": {"sync-oauth": {"secret": "s3cret-canary"}},
+        "tools": [
+            {
+                "name": "memory",
+                "image": "ghcr.io/acme/memory:1",
+                "schemaSync": {"auth": AUTH, **sync},
+            }
+        ],
+    }
+
+
+@pytest.mark.parametrize("sync", [{}, {"access": "auto"}, {"access": "apiserver-proxy"}])
+def test_sync_auth_through_the_api_server_proxy_is_refused_and_says_why(
+    sync: dict[str, Any],
+) -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_cluster(cluster(**sync))
+    [problem] = [p for p in caught.value.problems if p.path == "tools[0].schemaSync.auth"]
+    assert "syncs through the API server proxy" in problem.message
+    assert "Authorization header carries the kubeconfig's credential" in problem.message
+    assert "schemaSync.access: direct" in problem.message
+    assert "s3cret-canary" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "sync",
+    [{"access": "direct"}, {"access": "auto", "syncUrl": "https://memory.example.com/mcp"}],
+)
+def test_sync_auth_on_a_direct_path_is_fine(sync: dict[str, Any]) -> None:
+    assert parse_cluster(cluster(**sync)).tools[0].schema_sync.auth is not None
