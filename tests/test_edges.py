@@ -50,3 +50,24 @@ def test_sync_auth_through_the_api_server_proxy_is_refused_and_says_why(
 )
 def test_sync_auth_on_a_direct_path_is_fine(sync: dict[str, Any]) -> None:
     assert parse_cluster(cluster(**sync)).tools[0].schema_sync.auth is not None
+
+
+def test_a_stack_url_variable_is_declared_for_the_agent_that_expands_it() -> None:
+    """The stack's own ``${VAR}`` in an MCP server URL still works: config.yaml declares it
+    in the entry's env, the only place the agent takes URL variables from."""
+    from langop_infra.agent.runtime import load_agent_servers
+    from langop_infra.config.checks.validation import parse_agent
+    from langop_infra.manifests.contract import agent_config
+
+    agent = parse_agent(
+        {
+            "name": "helper",
+            "image": "ghcr.io/acme/helper:1",
+            "env": {"TEAM_HOST": "tools.example.com"},
+            "mcpServers": [{"name": "team", "url": "https://${TEAM_HOST}/mcp?region=${R:-eu}"}],
+        }
+    )
+    document = agent_config(agent, [])
+    assert document["mcpServers"][0]["env"] == {"R": "${R:-eu}", "TEAM_HOST": "${TEAM_HOST}"}
+    loaded = load_agent_servers(document, env={"TEAM_HOST": "tools.example.com"})
+    assert [s.url for s in loaded.servers] == ["https://tools.example.com/mcp?region=eu"]
