@@ -71,3 +71,60 @@ def test_a_stack_url_variable_is_declared_for_the_agent_that_expands_it() -> Non
     assert document["mcpServers"][0]["env"] == {"R": "${R:-eu}", "TEAM_HOST": "${TEAM_HOST}"}
     loaded = load_agent_servers(document, env={"TEAM_HOST": "tools.example.com"})
     assert [s.url for s in loaded.servers] == ["https://tools.example.com/mcp?region=eu"]
+
+
+def risky_cluster() -> dict[str, Any]:
+    return {
+        "namespace": "research",
+        "models": [
+            {
+                "name": "local",
+                "provider": "openai-compatible",
+                "modelName": "llama",
+                "endpoint": "http://169.254.169.254/latest/v1?api_key=sk-canary-1",
+            }
+        ],
+        "agents": [
+            {
+                "name": "helper",
+                "image": "ghcr.io/acme/helper:1",
+                "mcpServers": [
+                    {"name": "k8s", "url": "https://kubernetes.default.svc/api/v1/mcp"},
+                    {"name": "q", "url": "https://tools.example.com/mcp?token=tok-canary-2&x=1"},
+                ],
+                "webhookTools": [
+                    {
+                        "name": "weather",
+                        "url": "https://api.example.com/w?appid=1&key=key-canary-3",
+                        "description": "Weather",
+                    },
+                    {"name": "meta", "url": "http://[fe80::1]/x", "description": "Link-local"},
+                ],
+            }
+        ],
+    }
+
+
+def test_validate_warns_on_query_credentials_and_risky_hosts_without_quoting_values() -> None:
+    from langop_infra.config.checks.advice import cluster_warnings
+
+    warnings = {
+        (w.path, w.kind): w.message for w in cluster_warnings(parse_cluster(risky_cluster()))
+    }
+    query = {path for path, kind in warnings if kind == "langop_query_credential"}
+    risky = {path for path, kind in warnings if kind == "langop_risky_endpoint"}
+    assert query == {
+        "models[0].endpoint",
+        "agents[0].mcpServers[1].url",
+        "agents[0].webhookTools[0].url",
+    }
+    assert risky == {
+        "models[0].endpoint",
+        "agents[0].mcpServers[0].url",
+        "agents[0].webhookTools[1].url",
+    }
+    text = " ".join(warnings.values())
+    assert "canary" not in text
+    assert "apiKey: {secretKeyRef" in warnings[("models[0].endpoint", "langop_query_credential")]
+    assert "metadata service" in warnings[("models[0].endpoint", "langop_risky_endpoint")]
+    assert "API server" in warnings[("agents[0].mcpServers[0].url", "langop_risky_endpoint")]

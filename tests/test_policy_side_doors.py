@@ -278,3 +278,43 @@ def test_references_and_placeholders_are_not_credentials() -> None:
     assert credentials.judge("LOG_LEVEL", "debug") is None
     assert credentials.judge("MODEL_ENDPOINT", "http://gateway.research.svc:8000/v1") is None
     assert credentials.judge("TOKEN", "x" * 12) == "named like a credential"
+
+
+# -- endpoints ------------------------------------------------------------------------------------
+
+
+def risky_agent() -> None:
+    env = {"MODEL_ENDPOINT": "http://169.254.169.254/latest/v1", "LOG_LEVEL": "info"}
+    k8s.apps.v1.Deployment(
+        "agent",
+        metadata={"name": "agent", **META},
+        spec={"selector": {"matchLabels": {"app": "app"}}, "template": pod(env)},
+    )
+    config = {"mcpServers": [{"name": "k", "url": f"https://tools.example.com/mcp?token={CANARY}"}]}
+    k8s.core.v1.ConfigMap(
+        "agent-config",
+        metadata={"name": "agent-config", **META},
+        data={"config.yaml": json.dumps(config)},
+    )
+
+
+def test_risky_endpoints_are_advisory_and_can_be_made_mandatory() -> None:
+    def program() -> None:
+        clean()
+        risky_agent()
+
+    run = run_program(program)
+    found = [(v.policy, v.level, v.message) for v in check(run, "prod")]
+    endpoints = [f for f in found if f[0] == "langop-endpoints"]
+    assert [level for _, level, _ in endpoints] == ["advisory", "advisory"]
+    messages = sorted(m for _, _, m in endpoints)
+    assert messages == [
+        "ConfigMap plain/agent-config: config.yaml: https://tools.example.com/mcp: the query "
+        "parameter(s) token look like a credential; send it from a Secret (a header or the "
+        "field's secretKeyRef)",
+        "plain/agent: container app env MODEL_ENDPOINT: http://169.254.169.254/latest/v1: "
+        "169.254.169.254 is a cloud metadata service, which hands out the node's credentials",
+    ]
+    strict = check(run, "prod", {"langop-endpoints": "mandatory"})
+    assert {v.level for v in strict if v.policy == "langop-endpoints"} == {"mandatory"}
+    assert not [v for v in strict if CANARY in v.message]

@@ -27,6 +27,7 @@ from pulumi_policy import (
 )
 
 from langop_infra.policy import rules
+from langop_infra.policy.endpoints import risky_endpoints
 from langop_infra.policy.openness import open_network_policies
 from langop_infra.policy.rules import Finding, Resource
 
@@ -161,6 +162,14 @@ def policies() -> list[StackValidationPolicy]:
             "Every pod is selected by some NetworkPolicy of its namespace.",
             EnforcementLevel.MANDATORY,
             lambda found, _: rules.unselected_pods(found),
+        ),
+        _policy(
+            "langop-endpoints",
+            "No agent or gateway URL points at a cloud metadata service, a link-local address "
+            "or the Kubernetes API server, or carries a credential in its query; advisory "
+            "unless configured mandatory.",
+            EnforcementLevel.ADVISORY,
+            lambda found, _: risky_endpoints(found),
         ),
         _policy(
             "langop-schema-sync",
