@@ -71,6 +71,8 @@ def test_depth_at_the_limit_and_brackets_in_strings_are_fine() -> None:
     assert _json.read(tricky) == json.loads(tricky)
     assert _json.read("[" * 99 + '"x"' + "]" * 99)
     assert _json.read('"\\u00e9"'.encode("utf-16")) == "é"  # bytes as json.loads takes them
+    siblings = "[" + ",".join(["[[]]"] * 300) + "]"  # 601 brackets, 3 levels
+    assert len(_json.read(siblings)) == 300
 
 
 def test_too_large_is_refused_before_parsing() -> None:

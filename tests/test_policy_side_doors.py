@@ -126,12 +126,18 @@ def test_closed_rules_do_not_trip() -> None:
     assert judged(closed) == []
 
 
-def test_an_empty_peer_is_open() -> None:
+def test_an_empty_peer_or_peer_list_is_open_and_a_selector_with_expressions_is_not() -> None:
     from langop_infra.policy.openness import openings
 
     assert list(openings({"ingress": [{"from": [{}]}]})) == [
         "ingress[0].from[0] is empty: it admits every peer"
     ]
+    assert list(openings({"egress": [{"to": [], "ports": [{"port": 443}]}]})) == [
+        "egress[0] has no to: it admits every peer"
+    ]
+    team = {"matchExpressions": [{"key": "team", "operator": "Exists"}]}
+    assert list(openings({"ingress": [{"from": [{"namespaceSelector": team}]}]})) == []
+    assert list(openings({"ingress": [{"from": [{"namespaceSelector": {"matchLabels": {}}}]}]}))
 
 
 # -- pod templates found by shape -----------------------------------------------------------------
@@ -165,9 +171,28 @@ def privileged_custom_resource() -> None:
     )
 
 
+def privileged_cron_job() -> None:
+    k8s.batch.v1.CronJob(
+        "cron",
+        metadata={"name": "cron", **META},
+        spec={
+            "schedule": "@daily",
+            "jobTemplate": {
+                "spec": {
+                    "template": {
+                        **pod(privileged=True),
+                        "spec": {**pod(privileged=True)["spec"], "restartPolicy": "Never"},
+                    }
+                }
+            },
+        },
+    )
+
+
 @pytest.mark.parametrize(
     ("make", "kind"),
     [
+        (privileged_cron_job, "cron"),
         (privileged_replication_controller, "rc"),
         (privileged_pod_template, "pt"),
         (privileged_patch, "patch"),
@@ -230,6 +255,11 @@ PEM = (
         ({}, {"TOKEN": base64.b64encode(CANARY.encode()).decode()}, "binaryData.TOKEN"),
         (
             {},
+            {"API_TOKEN": base64.b64encode(b"\xff\xfe\x00\x01bin").decode()},
+            "binaryData.API_TOKEN",
+        ),
+        (
+            {},
             {"creds.env": base64.b64encode(f"DB_PASSWORD={CANARY}".encode()).decode()},
             "binaryData.creds.env line 1 (DB_PASSWORD)",
         ),
@@ -269,6 +299,19 @@ def test_a_literal_credential_header_trips(header: str) -> None:
         "credential header with a literal value; send it from a Secret (valueFrom.secretKeyRef)",
         f"ConfigMap plain/leaky: config.yaml.tools.headers.{header} holds a literal credential "
         "(named like a credential); send it from a Secret (valueFrom.secretKeyRef)",
+    ]
+
+
+def test_names_and_header_maps() -> None:
+    for name in ("OPENAI_KEY", "tls.key", "GITHUB_PAT", "DB_PASS", "SLACK_WEBHOOK_URL"):
+        assert credentials.credential_name(name), name
+    for name in ("LOG_LEVEL", "KEYBOARD", "MODEL_ENDPOINT", "PATH"):
+        assert not credentials.credential_name(name), name
+    # a header name only a header could be: judged as one inside a headers map only
+    assert credentials.judge("X-Session", "abc123abc123") is None
+    document = {"headers": {"X-Session": "abc123abc123"}, "env": {"X-Session": "abc123abc123"}}
+    assert list(credentials.in_document(document)) == [
+        (".headers.X-Session", "named like a credential")
     ]
 
 

@@ -124,8 +124,10 @@ def test_the_scrubber_knows_the_encodings_the_process_built() -> None:
     for prefix in ("", "x", "xy", "a-longer-client-id"):  # every base64 alignment
         echoed = base64.b64encode(f"{prefix}:{CLIENT_SECRET}".encode()).decode()
         scrubbed = scrubber.text(echoed)
-        # what is left encodes the prefix and at most the secret's first and last byte
-        assert MARK in scrubbed and len(scrubbed.replace(MARK, "")) <= len(prefix) * 4 // 3 + 8
+        # what is left encodes the prefix (and the ':'), then at most 3 characters mixing the
+        # secret's last bits with the padding
+        left = len(scrubbed.replace(MARK, ""))
+        assert MARK in scrubbed and left <= -(-4 * (len(prefix) + 1) // 3) + 3, (prefix, left)
     for text in (basic, plain):
         assert MARK in scrubber.text(f"echo {text} end"), text
     odd = "s3cr t+/x:y ü 100%"  # a form body carries it percent- or plus-encoded
@@ -459,3 +461,19 @@ def test_a_url_expands_only_the_variables_its_entry_declares() -> None:
     [failure] = loaded.failures
     assert failure.name == "sneaky" and TOKEN not in str(failure)
     assert "servers[0].url: ${OPENAI_API_KEY} is not declared in this server's env" in str(failure)
+
+
+async def test_an_mcp_server_echoing_its_credential_is_scrubbed_by_the_registry() -> None:
+    """A real SDK server over stdio that returns the credential its declared env gave it."""
+    entry = ServerEntry(
+        "envy",
+        "",
+        transport="stdio",
+        command=(sys.executable, str(ENV_SERVER)),
+        env={"API_TOKEN": TOKEN, "MODE": "plain"},
+    )
+    async with await connect_tool_registry([entry]) as registry:
+        echoed = await registry.call_tool("envy__variable", {"name": "API_TOKEN"})
+        plain = await registry.call_tool("envy__variable", {"name": "MODE"})
+    assert leaks(text_of(echoed), TOKEN) == [] and MARK in text_of(echoed)
+    assert "MODE=plain" in text_of(plain)  # a value not named like a credential is data
