@@ -370,7 +370,7 @@ class HttpToolCaller:
         self.token_fetches += 1
         # RFC 6749 §2.3.1: form-urlencoded before base64 (httpx's auth= is not)
         authorization = basic_authorization(client_id, secret)
-        self.scrubber.add(authorization)
+        self.scrubber.add(authorization)  # per tool: one value
         response = await self._client.post(
             str(settings["tokenUrl"]),
             data=form,
@@ -389,7 +389,7 @@ class HttpToolCaller:
                 + (f" ({str(error)[:60]})" if error else "")
                 + " without an access_token"
             )
-        self.scrubber.add(token)
+        self.scrubber.learn(token)
         return Token(token, lifetime(reply))
 
     @property

@@ -184,7 +184,7 @@ class ToolRegistry:
 
     def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
         """``result`` without any credential the agent sent (a server may echo them)."""
-        self.scrubber.add(_held_secrets(self._options))  # tokens fetched since the last call
+        self.scrubber.learn(_held_secrets(self._options))  # tokens fetched since the last call
         return replace(
             result,
             content=self.scrubber.value(result.content),

@@ -27,6 +27,7 @@ MARK = REDACTED
 LIMIT = 300
 MIN_SECRET = 4  # shorter values would redact ordinary words
 MIN_PREFIX = 8  # a cut-off echo this long of a secret is redacted too
+MAX_LEARNED = 64  # short-lived credentials (tokens) a Scrubber remembers
 
 # Terminal escapes and bidi overrides: a server's text must not repaint a CI log or a preview.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -82,17 +83,35 @@ class Scrubber:
     :meth:`line` is for a message (also credential-shaped text, folded and bounded),
     :meth:`text` for one string kept as it is but for the secrets, :meth:`value` for a
     JSON-like value (keys too).
+
+    :meth:`add` keeps what it is given for good (configured credentials); :meth:`learn`
+    keeps the last :data:`MAX_LEARNED` only (access tokens a long-lived agent fetches every
+    hour), so scrubbing costs the same after a month as after a day.
     """
 
     def __init__(self, *sources: Any) -> None:
+        self._kept: set[str] = set()
+        self._learned: dict[str, set[str]] = {}  # secret -> its forms, oldest first
         self.forms: list[str] = []
         self.add(*sources)
 
     def add(self, *sources: Any) -> None:
-        """Learn more credentials (e.g. a token fetched later)."""
-        found = set(self.forms)
+        """Know more credentials for good."""
         for secret in secret_strings(*sources):
-            found |= _forms(secret)
+            self._kept |= _forms(secret)
+        self._index()
+
+    def learn(self, *sources: Any) -> None:
+        """Know more short-lived credentials; the oldest beyond :data:`MAX_LEARNED` go."""
+        for secret in secret_strings(*sources):
+            self._learned.pop(secret, None)
+            self._learned[secret] = _forms(secret)
+        while len(self._learned) > MAX_LEARNED:
+            del self._learned[next(iter(self._learned))]
+        self._index()
+
+    def _index(self) -> None:
+        found = set(self._kept).union(*self._learned.values())
         self.forms = sorted(found, key=len, reverse=True)
 
     def text(self, text: str) -> str:

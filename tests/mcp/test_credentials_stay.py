@@ -477,3 +477,17 @@ async def test_an_mcp_server_echoing_its_credential_is_scrubbed_by_the_registry(
         plain = await registry.call_tool("envy__variable", {"name": "MODE"})
     assert leaks(text_of(echoed), TOKEN) == [] and MARK in text_of(echoed)
     assert "MODE=plain" in text_of(plain)  # a value not named like a credential is data
+
+
+def test_learned_tokens_are_bounded_and_configured_credentials_kept() -> None:
+    from langop_infra.core.redact import MAX_LEARNED
+
+    scrubber = Scrubber([PASSWORD])
+    tokens = [f"{n:04d}-token-abcdefghijkl" for n in range(MAX_LEARNED + 10)]
+    for token in tokens:
+        scrubber.learn(token)
+    assert scrubber.text(tokens[-1]) == MARK and scrubber.text(PASSWORD) == MARK
+    assert scrubber.text(tokens[0]) == tokens[0]  # the oldest went
+    scrubber.learn(tokens[-MAX_LEARNED])  # learning again makes it the newest
+    scrubber.learn("new0-token-abcdefghijkl")
+    assert scrubber.text(tokens[-MAX_LEARNED]) == MARK
