@@ -23,6 +23,7 @@ from typing_extensions import Self
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
+    ConcreteHttpUrl,
     DnsLabel,
     HeaderName,
     HeaderSpec,
@@ -243,7 +244,7 @@ class WebhookToolSpec(HttpToolFields):
     name: Annotated[str, Field(pattern=TOOL_NAME.pattern)] = Field(
         description="The tool's name as the LLM sees it."
     )
-    url: HttpUrl = Field(
+    url: ConcreteHttpUrl = Field(
         validation_alias=AliasChoices("url", "endpoint"),
         description="The endpoint (alias endpoint, as in an HttpTool).",
     )
