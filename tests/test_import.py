@@ -100,8 +100,11 @@ def test_toolhive_stdio_secret_is_referenced_and_its_command_asked_for(capsys) -
 
 def test_kagent_agent_with_its_remote_server_round_trip(render, capsys) -> None:
     config, notes = imported(
-        capsys, "kagent-server-everything-agent.yaml", "kagent-server-everything-remote-mcpserver.yaml",
-        "kagent-architecture-modelconfig.yaml", extra=("--agent-image", AGENT_IMAGE),
+        capsys,
+        "kagent-server-everything-agent.yaml",
+        "kagent-server-everything-remote-mcpserver.yaml",
+        "kagent-architecture-modelconfig.yaml",
+        extra=("--agent-image", AGENT_IMAGE),
     )
     agent = config["langop-infra:agents"][0]
     assert agent["mcpServers"] == [{"name": "server-everything",

@@ -87,6 +87,11 @@ class LocalObjectRef(Spec):
     """Name of the object."""
 
 
+def command_list(value: Any) -> Any:
+    """``"npx"`` as ``["npx"]``: the executable alone, its arguments go in ``args``."""
+    return [value] if isinstance(value, str) else value
+
+
 def local_object_ref(value: Any) -> Any:
     """``imagePullSecrets`` entries: ``name`` or ``{name}``."""
     return {"name": value} if isinstance(value, str) else value
@@ -423,8 +428,9 @@ class WorkloadSpec(PodSettings):
     """Container image, e.g. ghcr.io/org/tool:1.2.3."""
     replicas: Int = Field(default=1, ge=0, le=1000)
     """Number of pods."""
-    command: list[str] | None = None
-    """Container command, replacing the image's entrypoint."""
+    command: Annotated[list[str] | None, BeforeValidator(command_list)] = None
+    """Container command, replacing the image's entrypoint: a list, or one executable as a
+    string with its arguments in args (seed 002's servers.json writes it so)."""
     args: list[str] | None = None
     """Container arguments."""
     env: EnvMap = {}
