@@ -906,7 +906,7 @@ class ToolArgs(TypedDict):
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: NotRequired[list[str]]
     """Container arguments."""
     env: NotRequired[dict[str, str]]
@@ -1027,7 +1027,7 @@ class AgentArgs(TypedDict):
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: NotRequired[list[str]]
     """Container arguments."""
     env: NotRequired[dict[str, str]]
@@ -1091,7 +1091,7 @@ class AgentArgs(TypedDict):
 
 
 class HttpToolEntryArgs(TypedDict):
-    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+    """An HTTP tool of a namespace (seed 004's Tool): flattened, or the manifest itself."""
 
     description: str
     """What the tool does, for the LLM (1-1024 characters)."""
@@ -1213,7 +1213,7 @@ class LanguageToolArgs(TypedDict):
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Container arguments."""
     env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
@@ -1306,7 +1306,7 @@ class LanguageAgentArgs(TypedDict):
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Container arguments."""
     env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]

@@ -89,8 +89,7 @@ def flattened_entries(items: Any) -> Any:
 
 
 class HttpToolSpec(HttpToolFields):
-    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds. An
-    entry may be the Tool manifest itself (metadata plus spec) or flattened."""
+    """An HTTP tool of a namespace (seed 004's Tool): flattened, or the manifest itself."""
 
     @model_validator(mode="before")
     @classmethod

@@ -429,8 +429,7 @@ class WorkloadSpec(PodSettings):
     replicas: Int = Field(default=1, ge=0, le=1000)
     """Number of pods."""
     command: Annotated[list[str] | None, BeforeValidator(command_list)] = None
-    """Container command, replacing the image's entrypoint: a list, or one executable as a
-    string with its arguments in args (seed 002's servers.json writes it so)."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: list[str] | None = None
     """Container arguments."""
     env: EnvMap = {}
