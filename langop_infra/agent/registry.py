@@ -300,7 +300,8 @@ class ToolRegistry:
         order += [name for name in self._listed if name not in order]
         listed = {name: self._listed[name] for name in order}
         found: list[str] = []
-        tools = naming_rules.register(listed, self._naming, found)
+        overrides = {name: entry.overrides for name, entry in self._entries.items()}
+        tools = naming_rules.register(listed, self._naming, found, overrides)
         self.tools = naming_rules.with_http(tools, self.http, self._naming, found)
         self._naming_warnings = found
 

@@ -965,6 +965,15 @@ class ToolArgs(TypedDict):
     """The Service's type (ClusterIP, NodePort, LoadBalancer), annotations and labels (service mode); unset: ClusterIP."""
 
 
+class ToolOverrideArgs(TypedDict):
+    """How the agent is shown one tool of a reference (ToolHive's ``toolsOverride``)."""
+
+    name: NotRequired[str]
+    """The name the agent's LLM sees (letters, digits, _ and -, at most 64: what OpenAI and Anthropic accept); calls map back to the tool's own name."""
+    description: NotRequired[str]
+    """The description the LLM sees instead of the tool's."""
+
+
 class ToolRefArgs(TypedDict):
     """A reference from an agent to a LanguageTool."""
 
@@ -980,6 +989,8 @@ class ToolRefArgs(TypedDict):
     """Only these of the tool's tools are offered to the agent (config.yaml allowedTools; the agent's registry enforces it, schema sync reports unknown names). Unset: all of them."""
     headers: NotRequired[list[HeaderArgs]]
     """Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>."""
+    overrides: NotRequired[dict[str, ToolOverrideArgs]]
+    """{<tool>: {name, description}}: the agent's registry offers the tool under this name and description and maps calls back; schema sync sees the original."""
 
 
 class ModelRefArgs(TypedDict):
@@ -1537,6 +1548,7 @@ __all__ = [
     "TcpSocketProbeArgs",
     "TolerationArgs",
     "ToolArgs",
+    "ToolOverrideArgs",
     "ToolRefArgs",
     "TopologySpreadArgs",
     "VolumeArgs",

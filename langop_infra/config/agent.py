@@ -62,6 +62,38 @@ ModelId = Annotated[
 ]
 
 
+class ToolOverride(Spec):
+    """How the agent is shown one tool of a reference (ToolHive's ``toolsOverride``)."""
+
+    name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None = Field(
+        default=None,
+        description="The name the agent's LLM sees (letters, digits, _ and -, at most 64: "
+        "what OpenAI and Anthropic accept); calls map back to the tool's own name.",
+    )
+    description: Annotated[str, Field(min_length=1, max_length=4096)] | None = Field(
+        default=None, description="The description the LLM sees instead of the tool's."
+    )
+
+
+def override_clashes(allowed: list[str] | None, overrides: Mapping[str, ToolOverride]) -> str:
+    """Why ``overrides`` cannot stand (two tools under one name, a renamed tool outside
+    ``allowed``), or ``""``."""
+    shown: dict[str, str] = {}
+    for tool, override in overrides.items():
+        new = override.name or tool
+        if new in shown:
+            return f"{tool!r} and {shown[new]!r} would both be offered as {new!r}; rename one"
+        shown[new] = tool
+    if allowed is not None:
+        outside = sorted(set(overrides) - set(allowed))
+        if outside:
+            return f"{outside} are overridden but not in allowedTools; add them or drop them"
+        for name in allowed:
+            if name not in overrides and shown.get(name, name) != name:
+                return f"{shown[name]!r} would be offered as {name!r}, which another tool is"
+    return ""
+
+
 class ToolRef(Spec):
     """A reference from an agent to a LanguageTool."""
 
@@ -84,12 +116,25 @@ class ToolRef(Spec):
         "reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>.",
     )
 
+    overrides: dict[Annotated[str, Field(min_length=1, max_length=128)], ToolOverride] = Field(
+        default={},
+        description="{<tool>: {name, description}}: the agent's registry offers the tool under "
+        "this name and description and maps calls back; schema sync sees the original.",
+    )
+
     @field_validator("allowed_tools")
     @classmethod
     def _no_repeats(cls, value: list[str] | None) -> list[str] | None:
         if value is not None and len(set(value)) != len(value):
             raise invalid("allowed_tools", "allowedTools names a tool twice; list each once")
         return value
+
+    @model_validator(mode="after")
+    def _overrides_apart(self) -> ToolRef:
+        clash = override_clashes(self.allowed_tools, self.overrides)
+        if clash:
+            raise invalid("tool_override", f"overrides: {clash}")
+        return self
 
 
 class McpServerSpec(Spec):

@@ -284,6 +284,10 @@ def agent_config(
         ref = refs.get(target.name)
         if ref is not None and ref.allowed_tools is not None:
             entry["allowedTools"] = list(ref.allowed_tools)
+        if ref is not None and ref.overrides:
+            entry["overrides"] = {
+                tool: o.model_dump(exclude_none=True) for tool, o in ref.overrides.items()
+            }
         if ref is not None and ref.headers:
             entry["headers"] = [
                 header_document(h, tool_header_env_name(ref.name, h.name)) for h in ref.headers
