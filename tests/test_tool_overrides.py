@@ -20,6 +20,7 @@ from tests.support.loopback import serve
 from tests.support.manifests import Rendered
 from tests.test_tool_scoping import two_tool_server
 
+UNSAFE = "does not match the allowed pattern ^[a-zA-Z0-9_-]{1,64}$"
 FAST = ClientOptions(timeout=5, deadline=10, connect_retries=0)
 RENAME = {"remember": {"name": "store_note", "description": "Keep a note for later."}}
 
@@ -57,8 +58,8 @@ def test_the_tools_own_objects_do_not_change() -> None:
 @pytest.mark.parametrize(
     ("ref", "expected"),
     [
-        ({"overrides": {"remember": {"name": "store note"}}}, "does not match the allowed pattern ^[a-zA-Z0-9_-]{1,64}$"),
-        ({"overrides": {"remember": {"name": "x" * 65}}}, "does not match the allowed pattern ^[a-zA-Z0-9_-]{1,64}$"),
+        ({"overrides": {"remember": {"name": "store note"}}}, UNSAFE),
+        ({"overrides": {"remember": {"name": "x" * 65}}}, UNSAFE),
         ({"overrides": {"remember": {"name": "keep"}, "recall": {"name": "keep"}}},
          "'recall' and 'remember' would both be offered as 'keep'"),
         ({"allowedTools": ["recall"], "overrides": {"remember": {"name": "keep"}}},
