@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     TolerationEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
     TolerationOperator = Literal["Exists", "Equal"]
     ToolType = Literal["mcp"]
+    TracesSampler = Literal["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"]
     Transport = Literal["http", "stdio"]
     WebhookAuthType = Literal["none", "bearer", "basic", "apiKey", "oauth2"]
     WebhookToolMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -71,6 +72,7 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     TolerationEffect = str
     TolerationOperator = str
     ToolType = str
+    TracesSampler = str
     Transport = str
     WebhookAuthType = str
     WebhookToolMethod = str
@@ -839,6 +841,10 @@ class ObservabilityDefaultsArgs(TypedDict):
 
     otlp_endpoint: NotRequired[str]
     """OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."""
+    traces_sampler: NotRequired[TracesSampler]
+    """OTEL_TRACES_SAMPLER of agents and tools. One of: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio."""
+    traces_sampler_arg: NotRequired[str]
+    """OTEL_TRACES_SAMPLER_ARG, e.g. 0.25 for a ratio sampler."""
 
 
 class DefaultsArgs(TypedDict):

@@ -340,9 +340,10 @@ def language_persona(m: Manifest, out: Imported) -> None:
 
 
 def language_cluster(m: Manifest, out: Imported) -> None:
-    # Upstream's AGENT_CLUSTER_NAME is the cluster's name; here it is partOf.
+    # Current upstream's LanguageCluster is cluster-scoped and named after the namespace it
+    # manages (agents read the one named after theirs); older ones were namespaced.
     out.part_of = m.name
-    out.cluster_namespace = m.namespace
+    out.cluster_namespace = m.namespace or m.name
     leftovers(
         out,
         m,
