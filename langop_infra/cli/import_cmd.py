@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import CommandError, run_command
@@ -59,10 +59,14 @@ def _manifests(names: list[str]) -> list[Any]:
             first = str(exc).splitlines()[0] if str(exc) else "cannot be parsed"
             raise CommandError(f"{label}: not valid YAML: {first}") from None
         for document in documents:
-            if isinstance(document, dict) and document.get("kind") == "List":
-                documents.extend(document.get("items") or [])  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-            elif isinstance(document, dict):
-                found.append(Manifest(document, label))  # pyright: ignore[reportUnknownArgumentType]
+            if not isinstance(document, dict):
+                continue
+            fields = cast("dict[str, Any]", document)
+            if fields.get("kind") == "List":  # `kubectl get -o yaml` wraps objects in a List
+                items = fields.get("items")
+                documents.extend(cast("list[Any]", items) if isinstance(items, list) else [])
+            else:
+                found.append(Manifest(fields, label))
     return found
 
 

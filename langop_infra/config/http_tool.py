@@ -52,9 +52,11 @@ METADATA_KEYS = ("name", "namespace", "labels", "annotations")
 def flatten_manifest(value: Any) -> Any:
     """Seed 004's Tool manifest as written (``apiVersion``, ``kind``, ``metadata``, ``spec``,
     and ``status``, which is what STOA observed and is dropped) as the flattened entry."""
-    if not isinstance(value, dict) or not ({"metadata", "spec"} & set(value)):  # pyright: ignore[reportUnknownArgumentType]
+    if not isinstance(value, dict):
         return value
-    document: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    document = cast("dict[str, Any]", value)
+    if not ({"metadata", "spec"} & set(document)):
+        return document
     extra = sorted(set(document) - MANIFEST_KEYS)
     if extra:
         raise invalid(

@@ -40,10 +40,12 @@ class Imported:
     entries: dict[str, list[Json]] = field(default_factory=lambda: {s: [] for s in SECTIONS})
     part_of: str | None = None
     cluster_namespace: str | None = None
-    external_secrets: list[str] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
+    external_secrets: list[str] = field(default_factory=list[str])
+    notes: list[Note] = field(default_factory=list[Note])
     # kagent's RemoteMCPServers by (namespace, name): agents that reference one get its URL.
-    remote_servers: dict[tuple[str | None, str], Json] = field(default_factory=dict)
+    remote_servers: dict[tuple[str | None, str], Json] = field(
+        default_factory=dict[tuple[str | None, str], Json]
+    )
     agent_image: str | None = None
 
     def add(self, section: str, entry: Json) -> None:

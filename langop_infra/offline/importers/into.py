@@ -25,30 +25,29 @@ class IntoError(LangopError):
     """The stack file cannot take the import (unreadable, or not a stack file)."""
 
 
-def _yaml() -> YAML:
-    rt = YAML(typ="rt")
+def _yaml() -> Any:
+    """ruamel.yaml's round-trip loader and dumper (the library ships no type hints)."""
+    rt: Any = YAML(typ="rt")
     rt.preserve_quotes = True
     rt.width = 4096
     rt.indent(mapping=2, sequence=4, offset=2)
     return rt
 
 
-def _key(config: CommentedMap, short: str) -> str:
+def _key(config: dict[str, Any], short: str) -> str:
     """The spelling the file uses for ``short`` (full ``langop-infra:`` key by default)."""
     full = f"{PREFIX}:{short}"
     return short if short in config and full not in config else full
 
 
 def _same(a: Any, b: Any) -> bool:
-    return (
-        isinstance(a, dict)
-        and isinstance(b, dict)
-        and a.get("name") == b.get("name")  # pyright: ignore[reportUnknownMemberType]
-        and a.get("namespace") == b.get("namespace")  # pyright: ignore[reportUnknownMemberType]
-    )
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return False
+    left, right = cast("dict[str, Any]", a), cast("dict[str, Any]", b)
+    return all(left.get(k) == right.get(k) for k in ("name", "namespace"))
 
 
-def _merge_list(config: CommentedMap, key: str, new: list[Any]) -> None:
+def _merge_list(config: dict[str, Any], key: str, new: list[Any]) -> None:
     existing = config.get(key)
     if not isinstance(existing, list):
         config[key] = CommentedSeq(new)
@@ -62,10 +61,10 @@ def _merge_list(config: CommentedMap, key: str, new: list[Any]) -> None:
             seq[at] = entry
 
 
-def _load(path: Path) -> tuple[YAML, CommentedMap]:
+def _load(path: Path) -> tuple[Any, dict[str, Any]]:
     rt = _yaml()
     try:
-        data = rt.load(path.read_text(encoding="utf-8")) if path.exists() else None
+        data: Any = rt.load(path.read_text(encoding="utf-8")) if path.exists() else None
     except (OSError, UnicodeDecodeError) as exc:
         raise IntoError(f"{path}: cannot read: {exc}") from None
     except Exception as exc:  # ruamel's parser errors share no public base with a message
@@ -74,21 +73,24 @@ def _load(path: Path) -> tuple[YAML, CommentedMap]:
         data = CommentedMap()
     if not isinstance(data, CommentedMap):
         raise IntoError(f"{path}: expected a stack file (a mapping with config:)")
-    if data.get("config") is None:
-        data["config"] = CommentedMap()
-    if not isinstance(data["config"], CommentedMap):
+    document = cast("dict[str, Any]", data)
+    if document.get("config") is None:
+        document["config"] = CommentedMap()
+    if not isinstance(document["config"], CommentedMap):
         raise IntoError(f"{path}: config: expected a mapping of config keys")
-    return rt, data
+    return rt, document
 
 
 def merged_stack_file(path: Path, out: Imported, namespace: str | None = None) -> str:
     """The text of ``path`` with ``out`` merged in (``path`` itself is not written)."""
     rt, data = _load(path)
-    config = cast("CommentedMap", data["config"])
-    ns_key = _key(config, "namespace")
-    imported = stack_config(out, namespace or config.get(ns_key))
+    config = cast("dict[str, Any]", data["config"])
+    existing_ns = config.get(_key(config, "namespace"))
+    imported = stack_config(out, namespace or (str(existing_ns) if existing_ns else None))
     created = config.get(_key(config, "secrets"))
-    own_secrets = set(cast("dict[str, Any]", created)) if isinstance(created, dict) else set()
+    own_secrets: set[str] = (
+        {str(k) for k in cast("dict[Any, Any]", created)} if isinstance(created, dict) else set()
+    )
     scalar: Callable[[str], bool] = lambda short: short in ("namespace", "partOf")  # noqa: E731
     for full, value in imported.items():
         short = full.removeprefix(f"{PREFIX}:")
@@ -98,7 +100,7 @@ def merged_stack_file(path: Path, out: Imported, namespace: str | None = None) -
                 config[key] = value
         elif short == "externalSecrets":
             wanted = [n for n in value if n not in own_secrets]
-            have = config.get(key)
+            have: Any = config.get(key)
             listed = list(cast("list[Any]", have)) if isinstance(have, list) else []
             if wanted:
                 _merge_list(config, key, [n for n in wanted if n not in listed])

@@ -304,7 +304,7 @@ def language_model(m: Manifest, out: Imported) -> None:
 
 def language_persona(m: Manifest, out: Imported) -> None:
     spec = m.spec
-    entry = {"name": m.name}
+    entry: Json = {"name": m.name}
     for key in ("tone", "personality", "expertise"):
         entry[key] = spec.get(key)
     prompt = spec.get("systemPrompt")
