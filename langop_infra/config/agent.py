@@ -46,6 +46,7 @@ from langop_infra.config.fields import (
 from langop_infra.config.model import ModelRef, PersonaSpec
 from langop_infra.config.names import header_env_name, tool_header_env_name
 from langop_infra.config.network import PeerSpec
+from langop_infra.config.tool_overrides import ToolOverride, override_clashes
 from langop_infra.config.volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
@@ -60,38 +61,6 @@ ModelId = Annotated[
         description="A model id such as 'llama3.2', 'gpt-4o-mini' or 'ollama/llama3.2:8b'.",
     ),
 ]
-
-
-class ToolOverride(Spec):
-    """How the agent is shown one tool of a reference (ToolHive's ``toolsOverride``)."""
-
-    name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None = Field(
-        default=None,
-        description="The name the agent's LLM sees (letters, digits, _ and -, at most 64: "
-        "what OpenAI and Anthropic accept); calls map back to the tool's own name.",
-    )
-    description: Annotated[str, Field(min_length=1, max_length=4096)] | None = Field(
-        default=None, description="The description the LLM sees instead of the tool's."
-    )
-
-
-def override_clashes(allowed: list[str] | None, overrides: Mapping[str, ToolOverride]) -> str:
-    """Why ``overrides`` cannot stand (two tools under one name, a renamed tool outside
-    ``allowed``), or ``""``."""
-    shown: dict[str, str] = {}
-    for tool, override in overrides.items():
-        new = override.name or tool
-        if new in shown:
-            return f"{tool!r} and {shown[new]!r} would both be offered as {new!r}; rename one"
-        shown[new] = tool
-    if allowed is not None:
-        outside = sorted(set(overrides) - set(allowed))
-        if outside:
-            return f"{outside} are overridden but not in allowedTools; add them or drop them"
-        for name in allowed:
-            if name not in overrides and shown.get(name, name) != name:
-                return f"{shown[name]!r} would be offered as {name!r}, which another tool is"
-    return ""
 
 
 class ToolRef(Spec):
