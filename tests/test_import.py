@@ -211,3 +211,18 @@ def test_json_output_carries_the_notes(capsys) -> None:
         {"name": "helpful-assistant", "tone": "professional"}]
     fields = [n["field"] for n in report["notes"]]
     assert fields == ["spec.systemPrompt", "spec.displayName", "spec.description", "spec.language"]
+
+
+def test_a_secret_in_the_input_is_never_copied(capsys, tmp_path) -> None:
+    canary = "canary-6f1d2c-not-to-be-copied"
+    mixed = tmp_path / "with-secret.yaml"
+    mixed.write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: payment-api-token}\n"
+        f"stringData: {{token: {canary}}}\n---\n"
+        + (FIXTURES / "seed004-examples.yaml").read_text()
+    )
+    for output in ("yaml", "json"):
+        assert main(["import", str(mixed), "-o", output]) == 0
+        captured = capsys.readouterr()
+        assert canary not in captured.out + captured.err
+        assert "v1 Secret is not a kind import reads" in captured.out + captured.err
