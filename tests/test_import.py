@@ -226,3 +226,23 @@ def test_a_secret_in_the_input_is_never_copied(capsys, tmp_path) -> None:
         captured = capsys.readouterr()
         assert canary not in captured.out + captured.err
         assert "v1 Secret is not a kind import reads" in captured.out + captured.err
+
+
+def test_stdin_is_read_with_a_dash(capsys, monkeypatch) -> None:
+    import io
+    import sys
+
+    text = (FIXTURES / "seed000-deployment-pattern.yaml").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert main(["import", "-"]) == 0
+    config = yaml.safe_load(capsys.readouterr().out)["config"]
+    assert config["langop-infra:tools"] == [
+        {"name": "mem0-memory", "image": "myregistry/mem0-mcp:latest", "port": 8080}]
+
+
+def test_a_kagent_agent_whose_model_config_is_missing_is_noted(capsys) -> None:
+    _, notes = imported(capsys, "kagent-server-everything-agent.yaml",
+                        "kagent-server-everything-remote-mcpserver.yaml",
+                        extra=("--agent-image", AGENT_IMAGE))
+    assert any("ModelConfig 'default-model-config' was not among the imported files" in n
+               for n in notes)

@@ -48,7 +48,7 @@ SYSTEMS = {
     toolhive.GROUP: "ToolHive",
 }
 # Read first: what other kinds refer to.
-_FIRST = {(kagent.GROUP, "RemoteMCPServer")}
+_FIRST = {(kagent.GROUP, "RemoteMCPServer"), (kagent.GROUP, "ModelConfig")}
 PREFIX = "langop-infra"
 
 

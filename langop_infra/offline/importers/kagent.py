@@ -259,6 +259,14 @@ def agent(m: Manifest, out: Imported) -> None:
         )
     entry["instructions"] = declarative.get("systemMessage")
     entry["model"] = declarative.get("modelConfig")
+    if entry["model"] and not any(e["name"] == entry["model"] for e in out.entries["models"]):
+        note(
+            out,
+            m,
+            "spec.declarative.modelConfig",
+            f"ModelConfig {entry['model']!r} was not among the imported files",
+            "import it in the same run, or declare the model",
+        )
     _tool_refs(out, m, [mapping(t) for t in items(declarative.get("tools"))], entry)
     entry["replicas"] = deployment.get("replicas")
     entry["command"] = [byo["cmd"]] if byo.get("cmd") else None

@@ -25,6 +25,8 @@ from langop_infra.offline.importers._common import (
 
 GROUP = "langop.io"
 _DEPLOYMENT_KEYS = {"env", "resources"}
+# Kept as written: the stack entry spells them as the Kubernetes container and pod do.
+_CARRIED_DEPLOYMENT_KEYS = ("replicas", "command", "args", "imagePullPolicy", "nodeSelector")
 
 
 def _deployment(out: Imported, m: Manifest, entry: Json) -> None:
@@ -38,11 +40,14 @@ def _deployment(out: Imported, m: Manifest, entry: Json) -> None:
     )
     entry["env"], entry["secretEnv"] = env_map(out, m, env_source, path)
     entry["resources"] = resources(deployment.get("resources") or spec.get("resources"))
+    for key in _CARRIED_DEPLOYMENT_KEYS:
+        if key in deployment:
+            entry[key] = deployment[key]
     leftovers(
         out,
         m,
         deployment,
-        _DEPLOYMENT_KEYS,
+        _DEPLOYMENT_KEYS | set(_CARRIED_DEPLOYMENT_KEYS),
         {},
         prefix="spec.deployment",
     )
