@@ -173,6 +173,18 @@ def test_commands_given_a_manifest_name_import(command, capsys, tmp_path) -> Non
     assert "namespace" not in err.split("not a stack file")[0]
 
 
+def test_validate_json_names_the_kind_of_problem(capsys, tmp_path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: langop-infra\nruntime: python\n")
+    manifest = FIXTURES / "seed004-examples.yaml"  # three documents
+    code = main(["validate", "--project-dir", str(tmp_path), "--config", str(manifest), "-o",
+                 "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 2 and report["valid"] is False
+    [problem] = report["problems"]
+    assert problem["kind"] == "langop_manifest_not_stack"
+    assert "Tool (STOA)" in problem["message"]
+
+
 def test_into_keeps_comments_and_other_keys(capsys, tmp_path) -> None:
     stack = tmp_path / "Pulumi.dev.yaml"
     stack.write_text(

@@ -164,7 +164,7 @@ def _refuse_manifests(path: Path, raw: bytes) -> None:
             f"`langop-infra import {shown(path)}` (add --into stacks/Pulumi.<env>.yaml to "
             "merge it into a stack file)"
         )
-        raise SpecError([Problem(str(path), message, "manifest_not_stack")])
+        raise SpecError([Problem(str(path), message, "langop_manifest_not_stack")])
 
 
 def _yaml_problem(path: Path, exc: Exception) -> Problem:
