@@ -11,6 +11,7 @@ from pydantic import (
     BeforeValidator,
     Field,
     PlainValidator,
+    WithJsonSchema,
     model_validator,
 )
 from typing_extensions import Self
@@ -429,7 +430,13 @@ class WorkloadSpec(PodSettings):
     """Container image, e.g. ghcr.io/org/tool:1.2.3."""
     replicas: Int = Field(default=1, ge=0, le=1000)
     """Number of pods."""
-    command: Annotated[list[str] | None, BeforeValidator(command_list)] = None
+    command: Annotated[
+        list[str] | None,
+        BeforeValidator(command_list),
+        # The schema editors read admits the one-string form the validator accepts.
+        WithJsonSchema({"anyOf": [{"items": {"type": "string"}, "type": "array"},
+                                  {"type": "string"}, {"type": "null"}]}),
+    ] = None
     """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: list[str] | None = None
     """Container arguments."""
