@@ -171,3 +171,21 @@ def test_tools_call_json_prints_json_on_an_error(capsys) -> None:
     assert document["error"]["code"] == -32603
     assert document["error"]["data"] == SEED_ERROR_DATA
     assert "langop-infra tools: error:" in captured.err
+
+
+def test_the_editor_schema_admits_what_validation_admits() -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[1] / "schemas" /
+                         "stack-config.schema.json").read_text())
+    validator = jsonschema.Draft7Validator(schema)
+    manifest = {"config": {"langop-infra:namespace": "tenant-acme",
+                           "langop-infra:httpTools": [COMPLETE]}}
+    command = {"config": {"langop-infra:namespace": "n", "langop-infra:tools": [
+        {"name": "e", "image": "ghcr.io/acme/mcp:1", "transport": "stdio", "command": "npx",
+         "args": ["-y", "@modelcontextprotocol/server-everything"]}]}}
+    assert [e.message for e in validator.iter_errors(manifest)] == []
+    assert [e.message for e in validator.iter_errors(command)] == []
+    stray = {"config": {"langop-infra:namespace": "n", "langop-infra:httpTools": [
+        {**COMPLETE, "extra": 1}]}}
+    assert list(validator.iter_errors(stray)) != []
