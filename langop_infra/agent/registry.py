@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 import httpx
 
@@ -35,6 +34,7 @@ from langop_infra.agent.lifecycle import (
 )
 from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
 from langop_infra.agent.output_check import checked_output
+from langop_infra.agent.result_scrub import registry_scrubber, scrubbed_result
 from langop_infra.agent.servers import (
     AgentServers,
     ServerEntry,
@@ -48,8 +48,6 @@ from langop_infra.mcp.errors import JSONRPCError, MCPError, TransportError
 from langop_infra.mcp.http import display_url, origin
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
-
-_CREDENTIAL_NAME = re.compile(r"(?i)key|token|secret|pass|auth|credential|cookie|session")
 
 __all__ = [
     "AgentServers",
@@ -95,15 +93,8 @@ class ToolRegistry:
     ) -> None:
         self.sessions = dict(sessions)
         self.http = http or HttpToolCaller()
-        # The one scrubber (the HTTP tools'): it learns each server's headers, env and the
-        # client options' headers and OAuth secrets too, so no tool result, failure or
-        # status repeats what the agent sent.
-        self.scrubber = self.http.scrubber
-        self.scrubber.add(
-            options.headers,
-            [[entry.headers, credential_env(entry.env)] for entry in (entries or {}).values()],
-            _held_secrets(options),
-        )
+        # The one scrubber (the HTTP tools'), which learns what the servers are sent too.
+        self.scrubber = registry_scrubber(self.http.scrubber, options, (entries or {}).values())
         self.counts: dict[str, ToolCounts] = {}
         self._warnings = list(warnings)
         self._naming_warnings: list[str] = []  # redone whenever the tools are renamed
@@ -185,12 +176,7 @@ class ToolRegistry:
 
     def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
         """``result`` without any credential the agent sent (a server may echo them)."""
-        self.scrubber.learn(_held_secrets(self._options))  # tokens fetched since the last call
-        return replace(
-            result,
-            content=self.scrubber.value(result.content),
-            structured_content=self.scrubber.value(result.structured_content),
-        )
+        return scrubbed_result(self.scrubber, self._options, result)
 
     async def _call(
         self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
@@ -366,19 +352,6 @@ class ToolRegistry:
         await self.aclose()
 
 
-
-
-def _held_secrets(options: ClientOptions) -> list[str]:
-    """The client secret and tokens an OAuth ``auth`` holds (none for other auths)."""
-    held: Any = getattr(options.auth, "held_secrets", None)
-    values: Any = held() if callable(held) else []
-    return [str(value) for value in cast("list[Any]", values)]
-
-
-def credential_env(env: Mapping[str, str]) -> list[str]:
-    """The values of a stdio server's env whose names say they are credentials (KEY, TOKEN,
-    SECRET, PASS, AUTH, CREDENTIAL): scrubbing ``LOG_LEVEL=info`` would garble results."""
-    return [value for key, value in env.items() if _CREDENTIAL_NAME.search(key)]
 
 
 def _error_result(text: str) -> ToolCallResult:
