@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from langop_infra.agent import http_tools as h
+from langop_infra.agent.http_tool_auth import oauth_settings
 
 # --- load_http_tools --------------------------------------------------------------------------
 
@@ -201,9 +202,9 @@ def test_json_object_only_for_json_objects() -> None:
 
 
 def test_oauth_settings() -> None:
-    assert h._oauth_settings(' {"tokenUrl": "u"}') == {"tokenUrl": "u"}
-    assert h._oauth_settings("ready-token") is None
-    assert h._oauth_settings("{broken") is None
+    assert oauth_settings(' {"tokenUrl": "u"}') == {"tokenUrl": "u"}
+    assert oauth_settings("ready-token") is None
+    assert oauth_settings("{broken") is None
 
 
 def test_fetches_tokens_only_for_oauth2_with_settings() -> None:
@@ -353,7 +354,7 @@ def text_of(result: Any) -> str:
 
 def test_post_sends_json_and_reads_structured_content() -> None:
     up = Upstream()
-    (result,) = run(up, [h.HttpToolEntry("t", "http://up/tool")], [("t", {"a": 1})])
+    (result,) = run(up, [h.HttpToolEntry("t", "http://127.0.0.1/tool")], [("t", {"a": 1})])
     assert result.is_error is False
     assert result.structured_content == {"ok": True, "method": "POST"}
     assert json.loads(up.seen[0]["body"]) == {"a": 1}
@@ -364,7 +365,11 @@ def test_post_sends_json_and_reads_structured_content() -> None:
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
 def test_get_and_delete_send_a_query(method: str) -> None:
     up = Upstream()
-    run(up, [h.HttpToolEntry("t", "http://up/tool", method=method)], [("t", {"q": "x y", "n": 2})])
+    run(
+        up,
+        [h.HttpToolEntry("t", "http://127.0.0.1/tool", method=method)],
+        [("t", {"q": "x y", "n": 2})],
+    )
     assert up.seen[0]["query"] == "q=x+y&n=2"
     assert up.seen[0]["body"] == ""
 
@@ -372,12 +377,12 @@ def test_get_and_delete_send_a_query(method: str) -> None:
 @pytest.mark.parametrize("method", ["PUT", "PATCH"])
 def test_put_and_patch_send_a_body(method: str) -> None:
     up = Upstream()
-    run(up, [h.HttpToolEntry("t", "http://up/tool", method=method)], [("t", {"q": 1})])
+    run(up, [h.HttpToolEntry("t", "http://127.0.0.1/tool", method=method)], [("t", {"q": 1})])
     assert (up.seen[0]["query"], json.loads(up.seen[0]["body"])) == ("", {"q": 1})
 
 
 def test_text_answers_have_no_structured_content() -> None:
-    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://up/text")], [("t", None)])
+    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://127.0.0.1/text")], [("t", None)])
     assert (text_of(result), result.structured_content, result.is_error) == (
         "plain answer",
         None,
@@ -396,7 +401,7 @@ def test_text_answers_have_no_structured_content() -> None:
 )
 def test_credentials_by_type(auth_type: str, credential: str, header: str, sent: str) -> None:
     up = Upstream()
-    tool = h.HttpToolEntry("t", "http://up/tool", auth_type=auth_type, credential=credential)
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/tool", auth_type=auth_type, credential=credential)
     (result,) = run(up, [tool], [("t", {})])
     assert result.is_error is False
     assert up.seen[0]["headers"][header] == sent
@@ -406,10 +411,14 @@ def test_a_custom_header_name_carries_bearer_and_api_keys() -> None:
     up = Upstream()
     tools = [
         h.HttpToolEntry(
-            "b", "http://up/tool", auth_type="bearer", header_name="X-Auth", credential="abcd"
+            "b",
+            "http://127.0.0.1/tool",
+            auth_type="bearer",
+            header_name="X-Auth",
+            credential="abcd",
         ),
         h.HttpToolEntry(
-            "k", "http://up/tool", auth_type="apiKey", header_name="X-Key", credential="k3y"
+            "k", "http://127.0.0.1/tool", auth_type="apiKey", header_name="X-Key", credential="k3y"
         ),
     ]
     run(up, tools, [("b", {}), ("k", {})])
@@ -419,7 +428,7 @@ def test_a_custom_header_name_carries_bearer_and_api_keys() -> None:
 
 def test_basic_without_a_colon_is_an_error_naming_the_variable() -> None:
     tool = h.HttpToolEntry(
-        "t", "http://up/tool", auth_type="basic", credential_env="CRED", credential="nocolon"
+        "t", "http://127.0.0.1/tool", auth_type="basic", credential_env="CRED", credential="nocolon"
     )
     (result,) = run(Upstream(), [tool], [("t", {})])
     assert result.is_error
@@ -428,31 +437,29 @@ def test_basic_without_a_colon_is_an_error_naming_the_variable() -> None:
     )
 
 
-def test_oauth2_fetches_one_token_caches_it_and_renews_once_on_401() -> None:
+def test_oauth2_fetches_one_token_and_caches_it() -> None:
+    """(How a token the tool refuses is replaced is TokenKeeper's: tests/mcp/test_http_tools.py.)"""
     up = Upstream()
     settings = json.dumps(
-        {"tokenUrl": "http://up/token", "clientId": "c i", "clientSecret": "s&c", "scope": "read"}
+        {
+            "tokenUrl": "http://127.0.0.1/token",
+            "clientId": "c i",
+            "clientSecret": "s&c",
+            "scope": "read",
+        }
     )
-    tool = h.HttpToolEntry("t", "http://up/tool", auth_type="oauth2", credential=settings)
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/tool", auth_type="oauth2", credential=settings)
 
     async def go() -> tuple[list[Any], int]:
         caller = h.HttpToolCaller([tool], transport=httpx.ASGITransport(app=up.app))
-        first = await caller.call("t", {})
-        second = await caller.call("t", {})
-        up.refuse_tokens.add("tok-1")
-        third = await caller.call("t", {})
+        results = [await caller.call("t", {}), await caller.call("t", {})]
         await caller.aclose()
-        return [first, second, third], caller.token_fetches
+        return results, caller.token_fetches
 
     results, fetches = asyncio.run(go())
-    assert [r.is_error for r in results] == [False, False, False]
-    assert fetches == 2
-    assert [s["headers"]["authorization"] for s in up.seen] == [
-        "Bearer tok-1",
-        "Bearer tok-1",
-        "Bearer tok-1",
-        "Bearer tok-2",
-    ]
+    assert [r.is_error for r in results] == [False, False]
+    assert fetches == 1
+    assert [s["headers"]["authorization"] for s in up.seen] == ["Bearer tok-1", "Bearer tok-1"]
     assert up.token_requests[0]["form"] == {
         "grant_type": "client_credentials",
         "client_id": "c i",
@@ -464,17 +471,17 @@ def test_oauth2_fetches_one_token_caches_it_and_renews_once_on_401() -> None:
 def test_oauth2_settings_missing_fields_and_a_refusing_token_endpoint() -> None:
     partial = h.HttpToolEntry(
         "p",
-        "http://up/tool",
+        "http://127.0.0.1/tool",
         auth_type="oauth2",
         credential_env="OA",
-        credential='{"tokenUrl": "http://up/token"}',
+        credential='{"tokenUrl": "http://127.0.0.1/token"}',
     )
     refused = h.HttpToolEntry(
         "r",
-        "http://up/tool",
+        "http://127.0.0.1/tool",
         auth_type="oauth2",
         credential=json.dumps(
-            {"tokenUrl": "http://up/badtoken", "clientId": "c", "clientSecret": "s"}
+            {"tokenUrl": "http://127.0.0.1/badtoken", "clientId": "c", "clientSecret": "s"}
         ),
     )
     first, second = run(Upstream(), [partial, refused], [("p", {}), ("r", {})])
@@ -488,8 +495,8 @@ def test_oauth2_settings_missing_fields_and_a_refusing_token_endpoint() -> None:
 def test_unknown_tool_invalid_arguments_and_http_errors_are_results() -> None:
     schema = {"type": "object", "required": ["city"]}
     tools = [
-        h.HttpToolEntry("t", "http://up/tool", input_schema=schema),
-        h.HttpToolEntry("f", "http://up/fail"),
+        h.HttpToolEntry("t", "http://127.0.0.1/tool", input_schema=schema),
+        h.HttpToolEntry("f", "http://127.0.0.1/fail"),
     ]
     unknown, invalid, failed = run(Upstream(), tools, [("nope", {}), ("t", {}), ("f", {})])
     assert text_of(unknown) == "no HTTP tool named 'nope'"
@@ -500,13 +507,19 @@ def test_unknown_tool_invalid_arguments_and_http_errors_are_results() -> None:
 
 def test_a_response_over_the_cap_is_refused() -> None:
     (result,) = run(
-        Upstream(), [h.HttpToolEntry("t", "http://up/big")], [("t", {})], max_response_bytes=199
+        Upstream(),
+        [h.HttpToolEntry("t", "http://127.0.0.1/big")],
+        [("t", {})],
+        max_response_bytes=199,
     )
     assert text_of(result) == (
         "tool t: the response is larger than 199 bytes; ask for less (filters, paging)"
     )
     (fits,) = run(
-        Upstream(), [h.HttpToolEntry("t", "http://up/big")], [("t", {})], max_response_bytes=200
+        Upstream(),
+        [h.HttpToolEntry("t", "http://127.0.0.1/big")],
+        [("t", {})],
+        max_response_bytes=200,
     )
     assert text_of(fits) == "y" * 200
 
@@ -525,7 +538,7 @@ def test_a_connection_failure_is_a_result() -> None:
 
 
 def test_the_rate_limit_refuses_a_call_it_cannot_serve_within_the_timeout() -> None:
-    tool = h.HttpToolEntry("t", "http://up/tool", timeout=1, requests_per_minute=1, burst=1)
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/tool", timeout=1, requests_per_minute=1, burst=1)
     first, second = run(Upstream(), [tool], [("t", {}), ("t", {})])
     assert first.is_error is False
     assert text_of(second) == (
@@ -544,7 +557,7 @@ def test_a_timeout_under_a_second_is_accepted() -> None:
 
 
 def test_a_rate_limit_without_burst_allows_one_call_at_a_time() -> None:
-    tool = h.HttpToolEntry("t", "http://up/tool", timeout=1, requests_per_minute=1)
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/tool", timeout=1, requests_per_minute=1)
     first, second = run(Upstream(), [tool], [("t", {}), ("t", {})])
     assert first.is_error is False
     assert text_of(second).startswith("tool t: rate limit of 1 requests a minute (burst None)")
@@ -560,8 +573,8 @@ def test_token_bucket_with_a_part_token_over_one_does_not_wait() -> None:
 
 def test_a_bearer_credential_that_looks_like_json_is_sent_as_it_is() -> None:
     up = Upstream()
-    credential = '{"tokenUrl": "http://up/token", "clientId": "c", "clientSecret": "s"}'
-    tool = h.HttpToolEntry("t", "http://up/tool", auth_type="bearer", credential=credential)
+    credential = '{"tokenUrl": "http://127.0.0.1/token", "clientId": "c", "clientSecret": "s"}'
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/tool", auth_type="bearer", credential=credential)
     (result,) = run(up, [tool], [("t", {})])
     assert result.is_error is False
     assert up.seen[0]["headers"]["authorization"] == f"Bearer {credential}"
@@ -571,7 +584,7 @@ def test_a_bearer_credential_that_looks_like_json_is_sent_as_it_is() -> None:
 def test_get_carries_the_credential_too() -> None:
     up = Upstream()
     tool = h.HttpToolEntry(
-        "t", "http://up/tool", method="GET", auth_type="bearer", credential="abcd"
+        "t", "http://127.0.0.1/tool", method="GET", auth_type="bearer", credential="abcd"
     )
     run(up, [tool], [("t", {"q": 1})])
     assert up.seen[0]["headers"]["authorization"] == "Bearer abcd"
@@ -580,7 +593,7 @@ def test_get_carries_the_credential_too() -> None:
 
 def oauth_tool(url: str) -> h.HttpToolEntry:
     settings = json.dumps({"tokenUrl": url, "clientId": "c", "clientSecret": "s"})
-    return h.HttpToolEntry("t", "http://up/tool", auth_type="oauth2", credential=settings)
+    return h.HttpToolEntry("t", "http://127.0.0.1/tool", auth_type="oauth2", credential=settings)
 
 
 def fetches(up: Upstream, tool: h.HttpToolEntry, calls: int) -> int:
@@ -596,21 +609,21 @@ def fetches(up: Upstream, tool: h.HttpToolEntry, calls: int) -> int:
 
 def test_a_token_living_less_than_the_margin_is_renewed_for_every_call() -> None:
     up = Upstream()
-    assert fetches(up, oauth_tool("http://up/token-lifetime"), 2) == 2
+    assert fetches(up, oauth_tool("http://127.0.0.1/token-lifetime"), 2) == 2
     assert up.token_requests[0]["accept"] == "application/json"
 
 
 def test_a_token_without_expires_in_is_kept_for_an_hour() -> None:
     up = Upstream()
     up.lifetime = None
-    assert fetches(up, oauth_tool("http://up/token-lifetime"), 2) == 1
+    assert fetches(up, oauth_tool("http://127.0.0.1/token-lifetime"), 2) == 1
     up.lifetime = "soon"  # not a number: an hour too
-    assert fetches(up, oauth_tool("http://up/token-lifetime"), 2) == 1
+    assert fetches(up, oauth_tool("http://127.0.0.1/token-lifetime"), 2) == 1
 
 
 def test_a_token_answer_without_an_access_token_is_an_error() -> None:
-    (empty,) = run(Upstream(), [oauth_tool("http://up/token-empty")], [("t", {})])
-    (down,) = run(Upstream(), [oauth_tool("http://up/token-down")], [("t", {})])
+    (empty,) = run(Upstream(), [oauth_tool("http://127.0.0.1/token-empty")], [("t", {})])
+    (down,) = run(Upstream(), [oauth_tool("http://127.0.0.1/token-down")], [("t", {})])
     assert text_of(empty) == (
         "tool t: oauth2: the token endpoint answered HTTP 200 without an access_token"
     )
@@ -619,18 +632,8 @@ def test_a_token_answer_without_an_access_token_is_an_error() -> None:
     )
 
 
-def test_the_retry_after_a_refused_token_sends_the_arguments_again() -> None:
-    up = Upstream()
-    up.refuse_tokens.add("tok-1")
-    settings = json.dumps({"tokenUrl": "http://up/token", "clientId": "c", "clientSecret": "s"})
-    tool = h.HttpToolEntry("t", "http://up/tool", auth_type="oauth2", credential=settings)
-    (result,) = run(up, [tool], [("t", {"q": 1})])
-    assert result.is_error is False
-    assert [json.loads(s["body"]) for s in up.seen] == [{"q": 1}, {"q": 1}]
-
-
 def test_a_body_in_chunks_is_joined_and_capped_in_total() -> None:
-    tool = h.HttpToolEntry("t", "http://up/chunks")
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/chunks")
     (whole,) = run(Upstream(), [tool], [("t", {})])
     assert whole.content == [{"type": "text", "text": "a" * 60 + "b" * 60 + "c" * 60}]
     (capped,) = run(Upstream(), [tool], [("t", {})], max_response_bytes=100)
@@ -641,8 +644,8 @@ def test_a_body_in_chunks_is_joined_and_capped_in_total() -> None:
 
 def test_the_body_is_read_in_its_declared_charset_and_bad_bytes_replaced() -> None:
     tools = [
-        h.HttpToolEntry("a", "http://up/latin1"),
-        h.HttpToolEntry("b", "http://up/broken-utf8"),
+        h.HttpToolEntry("a", "http://127.0.0.1/latin1"),
+        h.HttpToolEntry("b", "http://127.0.0.1/broken-utf8"),
     ]
     latin, broken = run(Upstream(), tools, [("a", {}), ("b", {})])
     assert text_of(latin) == "café"
@@ -650,12 +653,14 @@ def test_the_body_is_read_in_its_declared_charset_and_bad_bytes_replaced() -> No
 
 
 def test_an_answer_without_a_content_type_has_no_structured_content() -> None:
-    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://up/untyped")], [("t", {})])
+    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://127.0.0.1/untyped")], [("t", {})])
     assert (result.is_error, result.structured_content) == (False, None)
     assert result.content == [{"type": "text", "text": '{"a": 1}'}]
 
 
 def test_a_tool_slower_than_its_timeout_is_an_error() -> None:
-    (result,) = run(Upstream(), [h.HttpToolEntry("t", "http://up/slow", timeout=0.2)], [("t", {})])
+    (result,) = run(
+        Upstream(), [h.HttpToolEntry("t", "http://127.0.0.1/slow", timeout=0.2)], [("t", {})]
+    )
     assert result.is_error
     assert result.content == [{"type": "text", "text": "tool t: no answer within its 0.2s timeout"}]

@@ -188,8 +188,8 @@ def test_a_run_of_seven_or_a_run_that_is_no_prefix_is_kept() -> None:
 
 
 def test_only_secrets_of_eight_or_more_characters_have_their_prefixes_redacted() -> None:
-    assert r._truncated_echoes("echo abcdefgh...", ["abcdefgh"]) == f"echo {MARK}..."
-    assert r._truncated_echoes("echo abcdefg...", ["abcdefg"]) == "echo abcdefg..."
+    assert r._cut_off_echoes("echo abcdefgh...", ["abcdefghij"]) == f"echo {MARK}..."
+    assert r._cut_off_echoes("echo abcdefg...", ["abcdefghij"]) == "echo abcdefg..."
     assert r.redact("echo abcdefgh", ["abcdefghi"]) == f"echo {MARK}"
 
 
@@ -198,27 +198,27 @@ def test_a_prefix_ending_in_dots_keeps_its_dots() -> None:
 
 
 def test_only_dots_are_taken_off_the_end_of_a_run() -> None:
-    assert r._truncated_echoes("abcdefghX", ["abcdefghXYZ"]) == MARK
-    assert r._truncated_echoes("abcdefghX", ["abcdefghY"]) == "abcdefghX"
+    assert r._cut_off_echoes("abcdefghX", ["abcdefghXYZ"]) == MARK
+    assert r._cut_off_echoes("abcdefghX", ["abcdefghY"]) == f"{MARK}X"
 
 
 def test_truncated_echoes_without_secrets_changes_nothing() -> None:
-    assert r._truncated_echoes("abcdefghij", []) == "abcdefghij"
-    assert r._truncated_echoes("abcdefghij", ["abc"]) == "abcdefghij"
+    assert r._cut_off_echoes("abcdefghij", []) == "abcdefghij"
+    assert r.Scrubber(["abc"]).text("abcdefghij") == "abcdefghij"
 
 
-# --- scrub_values -----------------------------------------------------------------------------
+# --- Scrubber.value (was scrub_values) ---------------------------------------------------
 
 
 def test_secrets_echoed_as_dictionary_keys_are_scrubbed() -> None:
     schema = {"properties": {"tok-5e0c2b7d": {"type": "string"}}, "required": ["tok-5e0c2b7d"]}
-    scrubbed = r.scrub_values(schema, ["tok-5e0c2b7d"])
+    scrubbed = r.Scrubber(["tok-5e0c2b7d"]).value(schema)
     assert scrubbed == {"properties": {MARK: {"type": "string"}}, "required": [MARK]}
 
 
 def test_scrub_values_walks_strings_lists_tuples_and_keeps_other_values() -> None:
     value = {"a": ["x wxyz y", ("wxyz",)], "n": 3, "b": True, "none": None, 7: "wxyzwxyz"}
-    assert r.scrub_values(value, ["wxyz"]) == {
+    assert r.Scrubber(["wxyz"]).value(value) == {
         "a": [f"x {MARK} y", [MARK]],
         "n": 3,
         "b": True,
@@ -229,11 +229,11 @@ def test_scrub_values_walks_strings_lists_tuples_and_keeps_other_values() -> Non
 
 def test_scrub_values_with_only_short_secrets_returns_the_value_itself() -> None:
     value = {"k": "abc"}
-    assert r.scrub_values(value, ["abc", ""]) is value
+    assert r.Scrubber(["abc", ""]).value(value) is value
 
 
 def test_scrub_values_replaces_every_secret_in_a_string() -> None:
-    assert r.scrub_values("one-1111 two-2222", ["one-1111", "two-2222"]) == f"{MARK} {MARK}"
+    assert r.Scrubber(["one-1111", "two-2222"]).value("one-1111 two-2222") == f"{MARK} {MARK}"
 
 
 # --- escape and json_text ---------------------------------------------------------------------
