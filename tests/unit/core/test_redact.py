@@ -4,6 +4,7 @@ credential (nothing), function by function. The survivors of #37's mutation run 
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -261,3 +262,91 @@ def test_json_text_keeps_unicode_escapes_what_a_terminal_acts_on_and_still_parse
     assert json.loads(text) == document
     assert text.startswith('{\n  "name"')
     assert r.json_text({"a": 1}, indent=None) == '{"a": 1}'
+
+
+# --- Scrubber: the forms a secret was sent in, learned tokens, cut-off echoes -----------------
+
+LONG = "p@ss w/rd+long"  # every encoding changes it
+
+
+def test_a_secret_is_found_in_every_form_it_may_have_been_sent_in() -> None:
+    from urllib.parse import quote, quote_plus
+
+    scrub = r.Scrubber([LONG])
+    assert scrub.text(f"<{LONG}>") == f"<{MARK}>"
+    assert scrub.text(f"<{quote(LONG, safe='')}>") == f"<{MARK}>"
+    assert scrub.text(f"<{quote_plus(LONG)}>") == f"<{MARK}>"
+    assert scrub.text("<p@ss  w/rd+long>".replace("  ", " ")) == f"<{MARK}>"
+    for prefix in ("", "a:", "ab:", "abc:"):  # every base64 alignment
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            sent = encode((prefix + LONG).encode()).decode()
+            assert MARK in scrub.text(sent), (prefix, encode)
+        quoted = base64.b64encode((prefix + quote(LONG, safe="")).encode()).decode()
+        assert MARK in scrub.text(quoted), prefix
+
+
+def test_short_secrets_have_no_base64_forms_and_tiny_forms_are_dropped() -> None:
+    assert set(r.Scrubber(["ab cd"]).forms) == {"ab cd", "ab%20cd", "ab+cd"}
+    assert r.Scrubber(["abc"]).forms == []
+    assert r._forms("abcdefg") == {"abcdefg"}
+    assert len(r._forms("abcdefgh")) > 1  # eight characters: base64 forms too
+
+
+def test_base64_cores_are_what_every_prefix_and_suffix_leave_untouched() -> None:
+    raw = b"abcdefghijkl"
+    cores = r._base64_cores(raw)
+    assert sorted(len(c) for c in cores) == [15, 15, 16]
+    for core in cores:
+        hits = [
+            core in base64.b64encode(prefix + raw + suffix).decode()
+            for prefix in (b"", b"x", b"xy", b"xyz")
+            for suffix in (b"", b"!", b"!!")
+        ]
+        assert hits.count(True) >= 3, core  # its own alignment, with any suffix
+    assert "YWJjZGVmZ2hpamts" in cores
+    assert r._base64_cores(b"abcde") == set()
+
+
+def test_the_longest_form_goes_first() -> None:
+    assert r.Scrubber(["abcd", "abcdwxyz"]).text("abcdwxyz") == MARK
+
+
+def test_learned_tokens_are_bounded_and_kept_ones_stay() -> None:
+    scrub = r.Scrubber(["kept-secret-1"])
+    scrub.learn("0000-token")
+    for i in range(1, 64):
+        scrub.learn(f"{i:04d}-token")
+    scrub.learn("0000-token")  # learned again: the newest now
+    scrub.learn("0064-token")
+    assert scrub.text("0000-token") == MARK
+    assert scrub.text("0001-token") == "0001-token"  # the oldest went
+    assert scrub.text("0064-token") == MARK
+    assert scrub.text("kept-secret-1") == MARK
+    assert r.MAX_LEARNED == 64
+    scrub.add({"h": "Bearer added-later"})
+    assert scrub.text("added-later") == MARK
+
+
+def test_scrubber_value_scrubs_keys_and_returns_what_it_cannot_change() -> None:
+    empty = {"k": "v"}
+    assert r.Scrubber().value(empty) is empty
+    assert r.Scrubber(["secret-1"]).value({"secret-1": ["x secret-1", 3]}) == {
+        MARK: [f"x {MARK}", 3]
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "forms", "expected"),
+    [
+        ("x abcdefghij y abcdefgh", ["abcdefghijkl"], f"x {MARK} y {MARK}"),
+        ("abcdefghiX", ["abcdefghij"], f"{MARK}X"),
+        ("abcdefghijk", ["abcdefghij"], f"{MARK}k"),
+        ("abcdefghijkl", ["abcdefghij", "cdefghijkl"], f"{MARK}{MARK}"),
+        ("abcdefghijkl", ["abcdefghijkl", "cdefghij"], MARK),
+        ("ab abcdefg ab", ["abcdefghij"], "ab abcdefg ab"),
+        ("", ["abcdefghij"], ""),
+        ("zzabcdefgh", ["abcdefghij"], f"zz{MARK}"),
+    ],
+)
+def test_cut_off_echoes(text: str, forms: list[str], expected: str) -> None:
+    assert r._cut_off_echoes(text, forms) == expected
