@@ -543,3 +543,48 @@ def test_isolated_agents_never_share_a_verdict() -> None:
     assert messages(r.agent_egress(resources, require_restricted=True)) == [
         "agent agents/a1 may reach data/db on port 8080, which it does not declare"
     ]
+
+
+def test_credentials_inside_config_map_text_and_binary_data_are_found() -> None:
+    cm = config_map(
+        {
+            "app.env": "DB_PASSWORD=hunter2hunter2\nLOG=debug\n",
+            "settings.json": '{"token": "abcd1234efgh5678"}',
+        }
+    )
+    assert messages(r.literal_credentials([cm])) == [
+        "ConfigMap apps/cm: app.env line 1 (DB_PASSWORD) holds a literal credential (named like "
+        "a credential); send it from a Secret (valueFrom.secretKeyRef)",
+        "ConfigMap apps/cm: settings.json.token holds a literal credential (named like a "
+        "credential); send it from a Secret (valueFrom.secretKeyRef)",
+    ]
+    import base64
+
+    props = {
+        "metadata": {"name": "b", "namespace": "apps"},
+        "binaryData": {"creds.yaml": base64.b64encode(b"password: hunter2hunter2").decode()},
+    }
+    binary = r.Resource("kubernetes:core/v1:ConfigMap", "urn:b", "b", props)
+    assert r.literal_credentials([binary]) == [
+        r.Finding(
+            "urn:b",
+            "ConfigMap apps/b: binaryData.creds.yaml.password holds a literal credential (named "
+            "like a credential); send it from a Secret (valueFrom.secretKeyRef)",
+        )
+    ]
+
+
+def test_an_env_value_shaped_like_a_credential_is_found_whatever_its_name() -> None:
+    env = [
+        {"name": "AGENT_CONFIG", "value": '{"apiKey": "sk-live-1234567890abcdef"}'},
+        {"name": "LIST", "value": "[1, 2]"},
+        {"name": "PLAIN", "value": "hello"},
+    ]
+    found = r.literal_credentials([deployment("x", containers=[container(env=env)])])
+    assert found == [
+        r.Finding(
+            "urn:apps:x",
+            "apps/x: container main env AGENT_CONFIG is a literal credential; use "
+            "valueFrom.secretKeyRef",
+        )
+    ]
