@@ -266,6 +266,8 @@ class Upstream:
             ]
         )
         self.lifetime: Any = 20  # below the 30 s margin: each token is renewed at once
+        self.challenge = False  # a 401 says invalid_token (RFC 6750)
+        self.app.add_route("/echo", self.echo, methods=["POST"])
 
     async def tool(self, request: Request) -> Response:
         body = (await request.body()).decode()
@@ -279,7 +281,10 @@ class Upstream:
         )
         auth = request.headers.get("authorization", "")
         if auth.removeprefix("Bearer ") in self.refuse_tokens:
-            return PlainTextResponse("expired", status_code=401)
+            challenge = (
+                {"www-authenticate": 'Bearer error="invalid_token"'} if self.challenge else {}
+            )
+            return PlainTextResponse("expired", status_code=401, headers=challenge)
         return JSONResponse({"ok": True, "method": request.method})
 
     async def text(self, request: Request) -> Response:
@@ -290,6 +295,11 @@ class Upstream:
 
     async def big(self, request: Request) -> Response:
         return PlainTextResponse("y" * 200)
+
+    async def echo(self, request: Request) -> Response:
+        """Answers with what it was sent: the credential, as some servers do in errors."""
+        body = (await request.body()).decode()
+        return PlainTextResponse(f"{request.headers.get('authorization', '')} {body}")
 
     async def slow(self, request: Request) -> Response:
         await asyncio.sleep(0.6)  # always after the 0.2 s timeout of the test that calls it
@@ -664,3 +674,83 @@ def test_a_tool_slower_than_its_timeout_is_an_error() -> None:
     )
     assert result.is_error
     assert result.content == [{"type": "text", "text": "tool t: no answer within its 0.2s timeout"}]
+
+
+def oauth_on(url: str, method: str = "POST") -> h.HttpToolEntry:
+    settings = json.dumps(
+        {"tokenUrl": "http://127.0.0.1/token", "clientId": "c", "clientSecret": "client-s3cret"}
+    )
+    return h.HttpToolEntry("t", url, method=method, auth_type="oauth2", credential=settings)
+
+
+def twice_refusing_the_first_token(up: Upstream, tool: h.HttpToolEntry) -> list[Any]:
+    async def go() -> list[Any]:
+        caller = h.HttpToolCaller([tool], transport=httpx.ASGITransport(app=up.app))
+        first = await caller.call("t", {"q": 1})
+        up.refuse_tokens.add("tok-1")
+        second = await caller.call("t", {"q": 1})
+        await caller.aclose()
+        return [first, second]
+
+    return asyncio.run(go())
+
+
+def test_a_refused_token_is_replaced_and_an_idempotent_call_sent_again() -> None:
+    up = Upstream()
+    first, second = twice_refusing_the_first_token(up, oauth_on("http://127.0.0.1/tool", "GET"))
+    assert (first.is_error, second.is_error) == (False, False)
+    assert [(s["headers"]["authorization"], s["query"]) for s in up.seen] == [
+        ("Bearer tok-1", "q=1"),
+        ("Bearer tok-1", "q=1"),
+        ("Bearer tok-2", "q=1"),
+    ]
+
+
+def test_a_post_is_sent_again_only_when_the_challenge_says_invalid_token() -> None:
+    up = Upstream()
+    _, refused = twice_refusing_the_first_token(up, oauth_on("http://127.0.0.1/tool"))
+    assert text_of(refused) == "tool t: HTTP 401 Unauthorized: expired"
+    assert len(up.seen) == 2
+    up = Upstream()
+    up.challenge = True
+    _, again = twice_refusing_the_first_token(up, oauth_on("http://127.0.0.1/tool"))
+    assert again.is_error is False
+    assert [json.loads(s["body"]) for s in up.seen] == [{"q": 1}] * 3
+    assert up.seen[-1]["headers"]["authorization"] == "Bearer tok-2"
+
+
+@pytest.mark.parametrize(
+    ("auth_type", "credential", "kept"),
+    [
+        ("bearer", "bearer-t0ken-1", "Bearer [secret] {}"),
+        ("apiKey", "api-k3y-value", "[secret] {}"),
+        ("basic", "user:pa55word-x", "Basic [secret] {}"),
+    ],
+)
+def test_what_a_tool_echoes_of_its_credential_is_replaced(
+    auth_type: str, credential: str, kept: str
+) -> None:
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/echo", auth_type=auth_type, credential=credential)
+    (result,) = run(Upstream(), [tool], [("t", {})])
+    assert result.is_error is False
+    assert text_of(result) == kept
+    assert credential not in text_of(result)
+
+
+def test_an_oauth_client_secret_echoed_is_replaced_too() -> None:
+    tool = oauth_on("http://127.0.0.1/echo")
+    (result,) = run(Upstream(), [tool], [("t", {"note": "client-s3cret"})])
+    assert text_of(result) == 'Bearer [secret] {"note":"[secret]"}'  # the token too
+
+
+def test_an_argument_may_not_override_the_query_of_the_configured_url() -> None:
+    tool = h.HttpToolEntry("t", "http://127.0.0.1/tool?apikey=k&v=1", method="GET")
+    up = Upstream()
+    (result,) = run(up, [tool], [("t", {"apikey": "other", "q": 2})])
+    assert text_of(result) == (
+        "tool t: invalid arguments: apikey: set by the tool's URL; arguments cannot override them"
+    )
+    assert up.seen == []
+    (fine,) = run(up, [tool], [("t", {"q": 2})])
+    assert fine.is_error is False
+    assert up.seen[0]["query"] == "apikey=k&v=1&q=2"
