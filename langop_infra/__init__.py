@@ -22,7 +22,7 @@ _EXPORTS = {
     "LanguageModel": "langop_infra.components.model",
     "LanguagePersona": "langop_infra.components.model",
     "LanguageToolArgs": "langop_infra.components.args",
-    "LanguageAgentArgs": "langop_infra.components.args",
+    "LanguageAgentArgs": "langop_infra.components.agent_args",
     "LanguageModelArgs": "langop_infra.components.args",
     "LanguageClusterArgs": "langop_infra.components.args",
     "LangopError": "langop_infra._errors",
@@ -69,8 +69,8 @@ __all__ = [
 if TYPE_CHECKING:
     from langop_infra._errors import LangopError
     from langop_infra.components.agent import LanguageAgent
+    from langop_infra.components.agent_args import LanguageAgentArgs
     from langop_infra.components.args import (
-        LanguageAgentArgs,
         LanguageClusterArgs,
         LanguageModelArgs,
         LanguageToolArgs,

@@ -8,8 +8,8 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.components import inputs
+from langop_infra.components.agent_args import LanguageAgentArgs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
-from langop_infra.components.args import LanguageAgentArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,

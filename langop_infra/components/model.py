@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.components import inputs
-from langop_infra.components.args import LanguageModelArgs
+from langop_infra.components.args import LanguageModelArgs, ModelRefArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,
@@ -122,6 +122,16 @@ class LanguageModel(PlannedComponent):
         url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), plan.namespace)
         self.endpoint = pulumi.Output.from_input(url)
         self.register_outputs({"endpoint": self.endpoint})
+
+
+if TYPE_CHECKING:
+    # A LanguageModel, or a reference to one.
+    ModelEntry = ModelRefArgs | LanguageModel
+    # A LanguageModel or its name.
+    ModelName = str | LanguageModel
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    ModelEntry = ModelRefArgs
+    ModelName = str
 
 
 @dataclasses.dataclass

@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.components import inputs
-from langop_infra.components.args import LanguageToolArgs
+from langop_infra.components.args import LanguageToolArgs, ToolRefArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,
@@ -470,3 +470,10 @@ class LanguageTool(PlannedComponent):
     def ready_dependencies(self) -> list[pulumi.Resource]:
         """What an agent that requires this tool waits for: its workload, then its schema."""
         return [r for r in (self.deployment, self.service, self.schema_sync) if r is not None]
+
+
+if TYPE_CHECKING:
+    # A LanguageTool, or a reference to one.
+    ToolEntry = ToolRefArgs | LanguageTool
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    ToolEntry = ToolRefArgs

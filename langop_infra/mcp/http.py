@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from langop_infra.mcp import confinement
+import langop_infra.mcp.confinement as confinement
 from langop_infra.mcp.decoding import ACCEPT_ENCODING, bound_decoding, encoding_note
 from langop_infra.mcp.errors import (
     ConfinementError,

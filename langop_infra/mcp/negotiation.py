@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from langop_infra.mcp import jsonrpc, modern
+import langop_infra.mcp.jsonrpc as jsonrpc
+import langop_infra.mcp.modern as modern
 from langop_infra.mcp.errors import (
     HTTPStatusError,
     JSONRPCError,
