@@ -261,3 +261,23 @@ def test_the_error_root_imports_nothing() -> None:
     from langop_infra.mcp import errors
 
     assert LangopError is _errors.LangopError is errors.LangopError
+
+
+CORE_FILES = sorted((PACKAGE / "core").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=[p.name for p in CORE_FILES])
+def test_core_imports_nothing_of_the_package_but_the_error_root(path: Path) -> None:
+    """What core/__init__ says: core/ is beneath everything, the MCP client included."""
+    outside = {t for t in imported(path) if top(t) not in ("core", "_errors")}
+    assert outside == set(), f"core/{path.name} imports {sorted(outside)}"
+
+
+def test_the_redaction_mark_is_one_string_everywhere() -> None:
+    from langop_infra import _errors
+    from langop_infra.core import redact
+    from langop_infra.mcp import errors
+    from langop_infra.offline import formats
+
+    assert _errors.REDACTED == "[secret]"
+    assert errors.REDACTED is redact.MARK is formats.REDACTED is _errors.REDACTED

@@ -1,4 +1,4 @@
-"""The upstream language-operator's contract: seed 000's discovery request, verbatim, against
+"""The upstream language-operator's contract: its discovery request, verbatim, against
 the example memory tool; and the agent env matched against upstream's ``buildAgentEnv``
 (``src/controllers/languageagent_config.go`` at commit
 6705e7df2c17356f769830ff767e5188fa42d88e) and ``resolveModels``."""
@@ -20,7 +20,8 @@ from tests.support.loopback import serve
 
 SERVER_FILE = Path(__file__).resolve().parents[1] / "examples" / "memory_tool" / "server.py"
 
-# Seed 000, "Tool Listing": the request and the response, byte for byte.
+# language-operator's LanguageTool contract, "Tool Listing": the request and the response,
+# byte for byte.
 SEED_REQUEST = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}'
 SEED_RESPONSE = """
 {

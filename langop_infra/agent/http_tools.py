@@ -6,7 +6,7 @@ the env var its ``valueFromEnv`` names. :class:`HttpToolCaller` calls a tool: it
 arguments against ``inputSchema`` (JSON Schema draft-07), waits for the tool's token bucket,
 adds the credential, sends the arguments (the query for GET and DELETE, a JSON body
 otherwise) and reads at most ``max_response_bytes`` within the tool's timeout. Every failure
-is an ``is_error`` result the LLM can read (seed 003's rule), never an exception.
+is an ``is_error`` result the LLM can read (AgentLab's rule), never an exception.
 
 Credentials, by ``authentication.type``:
 
@@ -317,7 +317,7 @@ class HttpToolCaller:
         ``refused`` one again (the tool answered 401 to it)."""
         settings = _oauth_settings(tool.credential or "")
         if settings is None:
-            return tool.credential or ""  # a ready access token (the seed's access_token key)
+            return tool.credential or ""  # a ready access token (STOA's access_token key)
         lock = self._token_locks.setdefault(tool.name, asyncio.Lock())
         async with lock:  # concurrent calls share one token request
             cached = self._tokens.get(tool.name)

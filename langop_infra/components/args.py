@@ -656,7 +656,7 @@ class McpServerArgs(TypedDict):
     timeout: NotRequired[Duration]
     """Per-request timeout (unset: the agent's default)."""
     transport: NotRequired[McpServerTransport]
-    """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (seed 002). One of: http, url. Default: "http"."""
+    """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (language-operator's MCP client). One of: http, url. Default: "http"."""
     auto_connect: NotRequired[bool]
     """false: the agent connects only when asked (registry.connect). Default: true."""
 
@@ -787,7 +787,7 @@ class ModelRateLimitsArgs(TypedDict):
 
 
 class ApiRefArgs(TypedDict):
-    """The API the tool comes from (seed 004's ``apiRef``)."""
+    """The API the tool comes from (STOA's ``apiRef``)."""
 
     name: str
     """The source API's name."""
@@ -1086,7 +1086,7 @@ class AgentArgs(TypedDict):
 
 
 class HttpToolEntryArgs(TypedDict):
-    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+    """An HTTP tool of a namespace (STOA's Tool): its fields, defaults and bounds."""
 
     description: str
     """What the tool does, for the LLM (1-1024 characters)."""
@@ -1341,7 +1341,7 @@ class LanguageClusterArgs(TypedDict):
     agents: NotRequired[list[AgentArgs]]
     """The agents."""
     http_tools: NotRequired[list[HttpToolEntryArgs]]
-    """HTTP tools (seed 004's Tool) agents reference by name in httpTools."""
+    """HTTP tools (STOA's Tool) agents reference by name in httpTools."""
     models: NotRequired[list[ModelArgs]]
     """The models; those through the gateway share it."""
     personas: NotRequired[list[PersonaArgs]]

@@ -39,7 +39,7 @@ from langop_infra.config.checks.sync_path_check import sync_path_findings
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.http_tool import with_http_tools
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.manifests import contract, pods, policies
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import pulumi_kubernetes as k8s
 from pulumi.runtime import settings as runtime_settings
 
 from langop_infra.components import inputs
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
 
 

@@ -27,7 +27,7 @@ from langop_infra.components.k8s import (
 from langop_infra.config.checks.validation import parse_model
 from langop_infra.config.cluster import Defaults, gateway_defaults
 from langop_infra.config.model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import contract, gateway, gateway_policies
 from langop_infra.manifests.agent_models import model_endpoint
 

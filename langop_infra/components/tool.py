@@ -35,7 +35,7 @@ from langop_infra.config.checks.validation import parse_tool
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core import pacing
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import contract, pods
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
 

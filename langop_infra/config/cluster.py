@@ -130,7 +130,7 @@ class ClusterSpec(Spec):
     """The agents."""
     http_tools: list[HttpToolSpec] = Field(
         default=[],
-        description="HTTP tools (seed 004's Tool) agents reference by name in httpTools.",
+        description="HTTP tools (STOA's Tool) agents reference by name in httpTools.",
     )
     models: list[ModelSpec] = []
     """The models; those through the gateway share it."""

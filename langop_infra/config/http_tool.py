@@ -1,7 +1,7 @@
-"""HttpTool (STOA's ``Tool``, seed 004): an HTTP tool of a namespace that agents reference.
+"""HttpTool (STOA's ``Tool``): an HTTP tool of a namespace that agents reference.
 
 An HttpTool carries what an agent needs to call it (:class:`HttpToolFields`, shared with inline
-``webhookTools``) plus the seed's catalogue fields. An agent's ``httpTools: [{name,
+``webhookTools``) plus STOA's catalogue fields. An agent's ``httpTools: [{name,
 namespace}]`` resolves to the tool, which then reaches the agent exactly as an inline webhook
 tool does (:func:`resolved_webhook_tools`): same config.yaml entry, same ``secretKeyRef`` env
 var, same egress check, same executor.
@@ -34,7 +34,7 @@ __all__ = [
 
 
 class ApiRef(Spec):
-    """The API the tool comes from (seed 004's ``apiRef``)."""
+    """The API the tool comes from (STOA's ``apiRef``)."""
 
     name: Annotated[str, Field(min_length=1, max_length=253)] = Field(
         description="The source API's name."
@@ -44,7 +44,7 @@ class ApiRef(Spec):
 
 
 class HttpToolSpec(HttpToolFields):
-    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+    """An HTTP tool of a namespace (STOA's Tool): its fields, defaults and bounds."""
 
     name: DnsLabel = Field(description="Unique in its namespace; the tool's name for the LLM.")
     namespace: DnsLabel | None = Field(default=None, description="Unset: the stack's namespace.")

@@ -19,8 +19,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
-from langop_infra.core.errors import one_line
-from langop_infra.mcp.errors import REDACTED
+from langop_infra._errors import REDACTED
+from langop_infra.core.text import one_line
 
 MARK = REDACTED
 LIMIT = 300

@@ -28,6 +28,7 @@ from langop_infra.manifests.policies import (
     peer_manifest,
     tcp,
 )
+from langop_infra.mcp.ports import effective_port
 
 
 def egress_rule(rule: EgressRule) -> dict[str, Any]:
@@ -52,7 +53,7 @@ def collector_egress_rules(otlp_endpoint: str | None) -> list[dict[str, Any]]:
         return []
     url = urlsplit(otlp_endpoint)
     host = url.hostname or ""
-    port = url.port or (443 if url.scheme == "https" else 80)
+    port = effective_port(url.scheme, url.port, 80)
     try:
         address = ipaddress.ip_address(host)
     except ValueError:

@@ -179,7 +179,8 @@ class Negotiation:
                 ) from None
             if exc.code != jsonrpc.METHOD_NOT_FOUND:
                 raise
-            # The seeds' simple servers implement tools/* only: go on without a handshake.
+            # language-operator's simple tool servers implement tools/* only: go on without
+            # a handshake.
             self.protocol_version = "unknown"
             self._initialized = True
             return

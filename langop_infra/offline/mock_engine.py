@@ -22,9 +22,9 @@ from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from langop_infra._errors import REDACTED
 from langop_infra.core import pacing
 from langop_infra.core.gc_tuning import tuned_for_run
-from langop_infra.mcp.errors import REDACTED
 
 # How a value the engine learns only at `pulumi up` shows in a render, as `[secret]` does.
 UNKNOWN_MARKER = "[unknown]"

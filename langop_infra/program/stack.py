@@ -15,7 +15,6 @@ service tool, sorted by namespace and name. Fields are only ever added to it.
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
@@ -25,22 +24,17 @@ from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
 
+from langop_infra._errors import REDACTED
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.references import external_reference_problems
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec, ExportedToolTarget, ToolsFrom
-from langop_infra.core.errors import (
-    Problem,
-    SpecError,
-    join_path,
-    loc_path,
-    problems_from,
-    stack_wording,
-)
+from langop_infra.config.pydantic_errors import problems_from, stack_wording
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.core.problems import Problem, SpecError, join_path, loc_path
+from langop_infra.core.text import closest
 from langop_infra.manifests.contract import ToolTarget
-from langop_infra.mcp.errors import REDACTED
 
 PROJECT = "langop-infra"
 # Read by the program itself, not part of the cluster document.
@@ -178,10 +172,10 @@ def _unknown_key_problems(project: str) -> list[Problem]:
     for full_key in _all_config_keys():
         namespace, _, key = full_key.rpartition(":")
         if full_key.startswith(prefix) and key not in KEYS:
-            close = difflib.get_close_matches(key, KEYS, n=1)
-            hint = f"did you mean {prefix}{close[0]}?" if close else f"known: {', '.join(KEYS)}"
+            close = closest(key, KEYS)
+            hint = f"did you mean {prefix}{close}?" if close else f"known: {', '.join(KEYS)}"
             problems.append(Problem(full_key, f"unknown config key; {hint}", UNKNOWN_KEY))
-        elif namespace != project and difflib.get_close_matches(namespace, [project], cutoff=0.8):
+        elif namespace != project and closest(namespace, [project]):
             problems.append(
                 Problem(
                     full_key,

@@ -43,8 +43,9 @@ from langop_infra.config.names import (
     webhook_auth_env_name,
 )
 from langop_infra.config.pod import WorkloadSpec
+from langop_infra.config.pydantic_errors import problems_from
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import Problem, SpecError, join_path, problems_from
+from langop_infra.core.problems import Problem, SpecError, join_path
 
 
 def _all_models(root: type[BaseModel]) -> list[type[BaseModel]]:
