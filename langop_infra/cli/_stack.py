@@ -78,6 +78,7 @@ def run_stack(
                 stack=stack,
                 config_file=args.config,
                 keep_ciphertext=keep_ciphertext,
+                project=project,
             )
     except Exception as caught:
         # The failed run's other Output tasks end here, not in a finaliser during a later

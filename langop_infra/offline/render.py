@@ -222,13 +222,15 @@ def render_stack(
     stack: str | None = None,
     config_file: str | Path | None = None,
     keep_ciphertext: bool = False,
+    project: Project | None = None,
 ) -> ProgramRun:
     """Run the project's program for a stack under the mock engine.
 
-    The project is found in ``project_dir`` or its parents; a stack must be named (``stack``
-    or ``config_file``). Raises :class:`SpecError` for an unusable stack file.
+    The project is found in ``project_dir`` or its parents, unless the caller found it
+    already (``project``: a render discovers it once); a stack must be named (``stack`` or
+    ``config_file``). Raises :class:`SpecError` for an unusable stack file.
     """
-    project = Project.find(project_dir)
+    project = project if project is not None else Project.find(project_dir)
     stack, path = choose_stack(project, stack, config_file)
     data = load_stack_file(path)
     problems = check_secure_values(data, path, stack)
