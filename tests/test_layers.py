@@ -281,3 +281,45 @@ def test_the_redaction_mark_is_one_string_everywhere() -> None:
 
     assert _errors.REDACTED == "[secret]"
     assert errors.REDACTED is redact.MARK is formats.REDACTED is _errors.REDACTED
+
+
+# The public modules: what __all__ and the user docs (python-api.md, api.md, mcp-client.md,
+# agent-contract.md, policy.md) name, the entry points (the CLI's main; program/stack and
+# program/package that Pulumi.yaml's program and provider/ run; policy/pack that
+# policy-pack/ runs) and the path Pulumi state names (sync/provider, schema_sync). Every
+# other module is private by name (issue 37): /work/scratch/privatize.py makes it so.
+PUBLIC_MODULES = {
+    "netpol",
+    "schema_sync",
+    "sync/provider",
+    "cli/main",
+    "program/stack",
+    "program/package",
+    "policy/pack",
+    "policy/offline",
+    "components/tool",
+    "components/agent",
+    "components/model",
+    "components/cluster",
+    "components/args",
+    "components/agent_args",
+    "config/tool",
+    "config/agent",
+    "config/cluster",
+    "core/problems",
+    "testing/secrets",
+    "agent/runtime",
+    "agent/http_tools",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="privatize.py not yet applied")
+def test_internals_are_private_by_name() -> None:
+    modules = {
+        p.relative_to(PACKAGE).with_suffix("").as_posix()
+        for p in PACKAGE.rglob("*.py")
+        if p.name not in ("__init__.py", "__main__.py")
+    }
+    assert modules >= PUBLIC_MODULES, sorted(PUBLIC_MODULES - modules)
+    public = {m for m in modules if not m.rpartition("/")[2].startswith("_")}
+    assert sorted(public - PUBLIC_MODULES) == []
