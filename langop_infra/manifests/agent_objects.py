@@ -11,6 +11,7 @@ from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.manifests import contract, pods, policies, workspace
 from langop_infra.manifests.agent_models import agent_model_parts, override_warnings
 from langop_infra.manifests.gateway_policies import with_model_egress
+from langop_infra.manifests.k8s_types import PolicyEntry
 from langop_infra.manifests.pod_settings import autoscaler_spec, disruption_budget_spec
 
 
@@ -20,7 +21,7 @@ class AgentObjects:
 
     config_text: str
     deployment: dict[str, Any]
-    policies: list[tuple[str, str, dict[str, Any]]]
+    policies: list[PolicyEntry]
     warnings: list[str] = field(default_factory=list[str])
     service: dict[str, Any] | None = None
     workspace_claim: dict[str, Any] | None = None
