@@ -84,3 +84,43 @@ class NetworkPolicyDict(TypedDict):
 
 # A policy to register: (name, namespace, spec).
 PolicyEntry = tuple[str, str, NetworkPolicySpecDict]
+
+
+class PodDisruptionBudgetSpecDict(TypedDict):
+    """A PodDisruptionBudget's spec: one of ``maxUnavailable`` or ``minAvailable``."""
+
+    maxUnavailable: NotRequired[int | str]
+    minAvailable: NotRequired[int | str]
+    selector: LabelSelectorDict
+
+
+class CrossVersionObjectReferenceDict(TypedDict):
+    """The workload an autoscaler scales."""
+
+    apiVersion: str
+    kind: str
+    name: str
+
+
+class MetricTargetDict(TypedDict):
+    type: Literal["Utilization"]
+    averageUtilization: int
+
+
+class ResourceMetricSourceDict(TypedDict):
+    name: Literal["cpu", "memory"]
+    target: MetricTargetDict
+
+
+class MetricSpecDict(TypedDict):
+    type: Literal["Resource"]
+    resource: ResourceMetricSourceDict
+
+
+class HorizontalPodAutoscalerSpecDict(TypedDict):
+    """An autoscaling/v2 HorizontalPodAutoscaler's spec."""
+
+    scaleTargetRef: CrossVersionObjectReferenceDict
+    minReplicas: int
+    maxReplicas: int
+    metrics: list[MetricSpecDict]
