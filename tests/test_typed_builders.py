@@ -18,7 +18,7 @@ PACKAGE = ROOT / "langop_infra"
 # ``Any`` per 1,000 lines of langop_infra/: the MCP SDK's figure is about 22 (the goal); the
 # ratchet is today's, so the figure only goes down.
 GOAL = 22.0
-RATCHET = 37.4
+RATCHET = 37.1
 
 
 def any_per_thousand_lines() -> float:
@@ -54,7 +54,7 @@ def test_policy_builders_give_the_api_keys() -> None:
 def test_strict_pyright_checks_the_keys_a_caller_reads(tmp_path: Path) -> None:
     program = tmp_path / "reads.py"
     program.write_text(
-        "from langop_infra.manifests import policies\n"
+        f"import {policies.__name__} as policies\n"
         "spec = policies.tool_ingress_spec('memory', 'apps', 8080)\n"
         "types = spec['policyTypes']\n"
         "port: int = spec.get('ingress', [])[0]['ports'][0]['port']\n"
