@@ -77,7 +77,7 @@ class LanguageAgentArgs(TypedDict):
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Container arguments."""
     env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
