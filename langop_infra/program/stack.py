@@ -22,7 +22,7 @@ from pulumi.runtime.config import CONFIG, get_config, get_config_env, is_config_
 from pulumi.runtime.stack import wait_for_rpcs
 from pydantic import ValidationError
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra._errors import REDACTED
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.checks.advice import cluster_warnings
