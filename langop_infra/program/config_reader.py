@@ -11,7 +11,7 @@ import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.references import external_reference_problems
@@ -44,8 +44,7 @@ assert set(EXPECTED) == set(KEYS), "each config key needs its EXPECTED phrase"
 # plain objects, so it is refused with a pointer to `secrets`.
 SECRET_KEYS = ("secrets",)
 SECURE_MESSAGE = (
-    "holds a secure value; keep secrets under {prefix}secrets and reference them with "
-    "secretKeyRef"
+    "holds a secure value; keep secrets under {prefix}secrets and reference them with secretKeyRef"
 )
 SECURE = "langop_secure_value"  # the kinds of this module's own problems
 UNKNOWN_KEY = "langop_unknown_config_key"
@@ -136,9 +135,7 @@ def read_cluster_document(
                 marked += [join_path(key, spot) for spot in spots]
                 document[key] = raw
                 continue
-            problems.append(
-                Problem(full_key, SECURE_MESSAGE.format(prefix=prefix), SECURE)
-            )
+            problems.append(Problem(full_key, SECURE_MESSAGE.format(prefix=prefix), SECURE))
             refused.append(key)
             continue
         try:
@@ -188,9 +185,11 @@ def _secure_spots(value: Any, loc: tuple[int | str, ...] = ()) -> list[str]:
     if isinstance(value, str):
         return [loc_path(loc)] if value == REDACTED else []
     if isinstance(value, dict):
-        return [s for k, v in value.items() for s in _secure_spots(v, (*loc, str(k)))]
+        items = cast("dict[Any, Any]", value).items()
+        return [s for k, v in items for s in _secure_spots(v, (*loc, str(k)))]
     if isinstance(value, list):
-        return [s for i, v in enumerate(value) for s in _secure_spots(v, (*loc, i))]
+        listed = cast("list[Any]", value)
+        return [s for i, v in enumerate(listed) for s in _secure_spots(v, (*loc, i))]
     return []
 
 
@@ -242,9 +241,14 @@ def _raw_values(source: ConfigSource, prefix: str, keys: list[str]) -> dict[str,
     values: dict[str, Any] = {}
     for key in keys:
         text = source.get(prefix + key)
+        if key in ("namespace", "partOf"):
+            values[key] = text
+            continue
+        if text is None:
+            continue
         try:
-            values[key] = json.loads(text) if key not in ("namespace", "partOf") else text
-        except (TypeError, ValueError):
+            values[key] = json.loads(text)
+        except ValueError:
             continue
     return values
 
