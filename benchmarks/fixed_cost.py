@@ -19,6 +19,7 @@ under the mock engine (``LANGOP_INFRA_VALIDATE_RUN=1``, what validate did before
 and ``diff`` of the dev render against itself.
 
     python benchmarks/fixed_cost.py            # ~3 minutes
+    python benchmarks/fixed_cost.py --profile  # where the fixed cost goes, step by step
     python benchmarks/fixed_cost.py --quick    # seconds; the test suite's smoke test
 """
 
@@ -154,6 +155,65 @@ def per_command(runs: int) -> list[dict[str, Any]]:
     ]
 
 
+# Where a command's fixed cost goes: what each step imports or does, in the order render
+# takes them, as CPU time in one child process (--profile).
+PROFILE_STEPS = (
+    ("the CLI and its parser", "import langop_infra.cli.main"),
+    ("pydantic (BaseModel)", "from pydantic import BaseModel"),
+    ("PyYAML with libyaml", "import yaml"),
+    ("the config models", "import langop_infra.config.cluster, langop_infra.config.http_tool"),
+    ("document checks", "import langop_infra.config.checks.validation"),
+    ("validate's own modules", "import langop_infra.offline.validate"),
+    ("jsonschema (agents' output schemas)", "import jsonschema"),
+    ("validate --stack dev, once imported", "VALIDATE"),
+    ("pulumi SDK (grpc, protobuf)", "import pulumi, pulumi.runtime"),
+    ("pulumi-kubernetes (core, apps, networking v1)", "K8S"),
+    ("the mock engine", "import langop_infra.offline.mock_engine"),
+    ("components and schema sync", "import langop_infra.components.cluster"),
+    ("the stack program", "import langop_infra.program.stack"),
+    ("render --stack dev, once imported", "RENDER"),
+)
+PROFILE_CHILD = """
+import contextlib, io, sys, time
+steps = {steps!r}
+repo = {repo!r}
+out = []
+for name, code in steps:
+    started = time.process_time()
+    if code == "VALIDATE":
+        from langop_infra.cli.main import main
+        main(["validate", "--stack", "dev", "--project-dir", repo])
+    elif code == "RENDER":
+        with contextlib.redirect_stdout(io.StringIO()):
+            main(["render", "--stack", "dev", "--project-dir", repo])
+    elif code == "K8S":
+        import pulumi_kubernetes as k8s
+        k8s.core.v1.Namespace, k8s.apps.v1.Deployment, k8s.networking.v1.NetworkPolicy
+    else:
+        exec(code)
+    out.append(time.process_time() - started)
+print(out)
+"""
+
+
+def import_profile(runs: int) -> list[dict[str, Any]]:
+    """CPU seconds of each step of :data:`PROFILE_STEPS`, medians of ``runs`` children."""
+    import ast
+    import subprocess
+
+    code = PROFILE_CHILD.format(steps=PROFILE_STEPS, repo=str(_common.REPO))
+    found: list[list[float]] = []
+    for _ in range(runs + 1):  # the first writes bytecode
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        found.append(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
+    return [
+        {"step": name, "cpu_s": _common.median([run[i] for run in found[1:]])}
+        for i, (name, _) in enumerate(PROFILE_STEPS)
+    ]
+
+
 def _clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("LANGOP_INFRA_VALIDATE")}
 
@@ -197,11 +257,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one pair each, a 5x20 render")
     parser.add_argument("--pairs", type=int, help="override the number of validate pairs")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument(
+        "--profile", action="store_true", help="only where the fixed cost goes, step by step"
+    )
     args = parser.parse_args(argv)
     # As installed, a package has its bytecode: children write and reuse it (this machine's
     # PYTHONDONTWRITEBYTECODE=1 would make every run compile langop_infra from source).
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     plan = QUICK if args.quick else FULL
+    if args.profile:
+        steps = import_profile(plan["command_runs"])
+        _common.print_machine()
+        print("\nwhere render's fixed cost goes, in one child process (CPU s, medians)")
+        rows = [[s["step"], s["cpu_s"]] for s in steps]
+        _common.print_table(["step", "CPU s"], [*rows, ["total", sum(s["cpu_s"] for s in steps)]])
+        _common.write_json(args.json, {"benchmark": "fixed_cost --profile", "steps": steps})
+        return 0
     pairs = args.pairs or plan["pairs"]
     data: dict[str, Any] = {
         "benchmark": "fixed_cost",
