@@ -112,3 +112,29 @@ def test_parse_cost_quick(tmp_path: Path) -> None:
     [validate] = data["linearity"]
     assert (validate["command"], validate["small"], validate["large"]) == ("validate", 20, 200)
     assert validate["small_cpu_s"] > 0 and validate["growth"] > 0
+
+
+def test_fixed_cost_profile_quick(tmp_path: Path) -> None:
+    out = tmp_path / "profile.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "fixed_cost.py"),
+            "--profile",
+            "--quick",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    steps = {s["step"]: s["cpu_s"] for s in json.loads(out.read_text())["steps"]}
+    assert "where render's fixed cost goes" in done.stdout
+    assert (
+        steps["the config models"] > 0
+        and steps["pulumi-kubernetes (core, apps, networking v1)"] > 0
+    )
+    assert steps["render --stack dev, once imported"] > 0
