@@ -5,7 +5,7 @@ whether validate and render stay linear in the number of tools.
 64 MiB lock under 1 GB and 30 s). For each kind and size, a generated file is read in a child
 process by the function the command uses (``sync.lock.load_lock``,
 ``offline.manifest_diff.load_render``, ``offline.project.load_stack_file``). The child reports
-its resident memory before reading (imports done) and its peak after (``ru_maxrss``); the
+its resident memory before reading (imports done) and its peak after (``VmHWM``); the
 difference over the file's size is the cost per byte. CPU time is the child's own around the
 read. Files: a lock of tools with realistic input schemas (YAML, and JSON for the largest
 size), a render stream of Deployments and ConfigMaps, a stack file of tools.
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ TARGETS = {"bytes_per_byte": 10.0, "lock_64_rss_mib": 1024, "lock_64_s": 30.0, "
 # Stack files are refused over 4 MiB or 200,000 values (yaml_io's limits): 1 MiB of tools
 # is about 80,000 values.
 STACK_MIB = 1
+PYTHON = [sys.executable]  # the children's interpreter (--python)
 
 
 def lock_text(size: int, fmt: str) -> str:
@@ -119,22 +119,27 @@ def stack_text(size: int) -> str:
 def child(kind: str, path: Path) -> int:
     """Read ``path`` as ``kind``; print resident MiB before, peak after, and CPU seconds."""
     from langop_infra.offline.manifest_diff import load_render
-    from langop_infra.offline.project import load_stack_file
     from langop_infra.sync.lock import load_lock
 
+    try:
+        from langop_infra.offline.project import load_stack_file
+    except ImportError:  # --python of a version from before offline.project
+        from langop_infra.offline.render import load_stack_file  # type: ignore[attr-defined,no-redef]  # pyright: ignore[reportAttributeAccessIssue]
+
     readers = {"lock": load_lock, "render": load_render, "stack": load_stack_file}
-    before = _resident_kib()
+    before = _status_kib("VmRSS")
     started = time.process_time()
     read = readers[kind](path)
     cpu = time.process_time() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # VmHWM, not ru_maxrss: that one keeps the parent's size from before the exec.
+    peak = _status_kib("VmHWM")
     print(json.dumps({"before_kib": before, "peak_kib": peak, "cpu_s": cpu, "items": len(read)}))
     return 0
 
 
-def _resident_kib() -> int:
+def _status_kib(field: str) -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
     return 0
 
@@ -152,7 +157,7 @@ def measure(kind: str, fmt: str, size_mib: int, tmp: Path) -> dict[str, Any]:
 
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, __file__, "--child", kind, str(path)],
+        [PYTHON[0], __file__, "--child", kind, str(path)],
         capture_output=True,
         text=True,
         check=False,
@@ -218,11 +223,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="1 MiB files, 20 and 200 tools")
     parser.add_argument("--render", action="store_true", help="also render at both sizes")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument(
+        "--python",
+        help="read the files with this interpreter's langop-infra (e.g. another checkout's "
+        "venv/bin/python), to compare versions; linearity is left out",
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return child(args.child[0], Path(args.child[1]))
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: with bytecode
+    if args.python:
+        PYTHON[0] = args.python
     plan = QUICK if args.quick else FULL
     parsing = []
     with tempfile.TemporaryDirectory(prefix="langop-bench-") as tmp:
@@ -235,8 +247,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(p), file=sys.stderr)
     data: dict[str, Any] = {
         "benchmark": "parse_cost",
+        "python": PYTHON[0],
         "parsing": parsing,
-        "linearity": linearity(plan["tools"], plan["runs"], args.render),
+        "linearity": [] if args.python else linearity(plan["tools"], plan["runs"], args.render),
     }
     top = max(p["mib"] for p in parsing if p["kind"] == "lock")
     largest = [p for p in parsing if p["kind"] == "lock" and p["mib"] >= top * 0.9]
@@ -266,7 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         ],
     ]
     _common.print_machine()
-    print("\nreading a file in a child process (memory: peak minus resident before the read)")
+    print(
+        f"\nreading a file in a child process ({PYTHON[0]}); memory: peak minus resident "
+        "before the read"
+    )
     _common.print_table(
         ["file", "format", "MiB", "CPU s", "wall s", "peak RSS MiB", "grown MiB", "B per byte"],
         [

@@ -30,6 +30,7 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _INT_TAG = "tag:yaml.org,2002:int"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SHARED_MAX = 64  # strings up to this length are shared between equal values
+_CACHED = 4096  # entries each cache holds before it starts again: its cost stays constant
 
 
 class Unsupported(Exception):
@@ -120,6 +121,8 @@ class Builder:
             return self._resolve(value, implicit)
         known = self.tags.get((value, implicit))
         if known is None:
+            if len(self.tags) >= _CACHED:
+                self.tags.clear()
             known = self.tags[(value, implicit)] = self._resolve(value, implicit)
         return known
 
@@ -132,6 +135,8 @@ class Builder:
         tag = self.last_tag = self._tag(event)
         if tag == _STR_TAG:
             if len(value) <= _SHARED_MAX:
+                if len(self.shared) >= _CACHED:
+                    self.shared.clear()
                 value = self.shared.setdefault(value, value)
             return self._anchored(event.anchor, value)
         if tag == _MERGE_TAG:
