@@ -8,11 +8,11 @@ reads a stack file's config through :class:`StackFileConfig`. Both go through
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
+from langop_infra import _json
 from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.references import external_reference_problems
 from langop_infra.config.checks.validation import parse_cluster
@@ -98,12 +98,13 @@ def get_bool(source: ConfigSource, full_key: str) -> bool | None:
 
 
 def get_object(source: ConfigSource, full_key: str) -> Any:
-    """``pulumi.Config.get_object``: the value as JSON, or None when unset."""
+    """``pulumi.Config.get_object``: the value as JSON (within ``_json``'s limits, above any a
+    stack file can reach), or None when unset."""
     value = source.get(full_key)
     if value is None:
         return None
     try:
-        return json.loads(value)
+        return _json.read(value)
     except Exception:
         raise ConfigTypeError(full_key) from None
 
@@ -247,7 +248,7 @@ def _raw_values(source: ConfigSource, prefix: str, keys: list[str]) -> dict[str,
         if text is None:
             continue
         try:
-            values[key] = json.loads(text)
+            values[key] = _json.read(text)
         except ValueError:
             continue
     return values
