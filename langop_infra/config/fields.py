@@ -22,8 +22,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from langop_infra.config.invalid import invalid as invalid
 from langop_infra.config.docstrings import describe_fields
+from langop_infra.config.invalid import invalid as invalid
 from langop_infra.config.names import RESERVED_MOUNTS
 from langop_infra.config.urls import concrete_http_url, http_url
 
