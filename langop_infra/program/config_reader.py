@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 from langop_infra import _json
+from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.references import external_reference_problems
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec
+from langop_infra.config.http_tool import HttpToolSpec
+from langop_infra.config.model import ModelSpec, PersonaSpec
+from langop_infra.config.tool import ToolSpec
 from langop_infra.core.errors import Problem, SpecError, join_path, loc_path, stack_wording
 from langop_infra.mcp.errors import REDACTED
 
@@ -224,9 +228,17 @@ def _unknown_key_problems(source: ConfigSource, project: str) -> list[Problem]:
     return problems
 
 
+def _build_items_first() -> None:
+    """Build the item models' schemas before the cluster's, which then reuses them: each is
+    built once (the models build on first use, ``defer_build``)."""
+    for model in (ToolSpec, AgentSpec, ModelSpec, PersonaSpec, HttpToolSpec, ClusterSpec):
+        model.model_rebuild()
+
+
 def _document_problems(
     document: dict[str, Any], external: list[tuple[str, str]]
 ) -> tuple[ClusterSpec | None, list[Problem]]:
+    _build_items_first()
     try:
         spec = parse_cluster(document)
     except SpecError as exc:

@@ -258,13 +258,6 @@ def parse_model(data: Any, path: str = "") -> ModelSpec:
     return spec
 
 
-def _build_items_first() -> None:
-    """Build the item models' schemas before the cluster's, which then reuses them: each is
-    built once (the models build on first use, ``defer_build``)."""
-    for model in (ToolSpec, AgentSpec, ModelSpec, PersonaSpec, HttpToolSpec, ClusterSpec):
-        model.model_rebuild()
-
-
 def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     """Validate a whole cluster document; every problem of every tool and agent at once.
 
@@ -281,7 +274,6 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
-    _build_items_first()
     listed = ("tools", "agents", "models", "personas", "httpTools", "http_tools")
     head = {k: v for k, v in data.items() if k not in listed}
     cluster, problems = _validate(ClusterSpec, head, path)
