@@ -222,8 +222,11 @@ class ToolRegistry:
             self._warnings.append(f"{server}: the stdio server exited; restarted it ({done + 1})")
             return fresh
 
-    async def connect(self, server: str) -> ServerStatus:
-        """Connect ``server`` (a configured name) now and register its tools."""
+    async def connect(self, server: str | ServerEntry) -> ServerStatus:
+        """Connect ``server`` now and register its tools: a configured name, or a new
+        server's settings (seed 002's ``Connect(config)``), which join the configuration."""
+        if isinstance(server, ServerEntry):
+            server = self._configure(server)
         if server not in self._entries:
             known = ", ".join(self._entries) or "none"
             raise KeyError(f"no server named {server!r}; the servers are: {known}")
@@ -233,6 +236,18 @@ class ToolRegistry:
         elif server not in self.sessions:
             await self._join(server)
         return self._status[server]
+
+    def _configure(self, entry: ServerEntry) -> str:
+        known = self._entries.get(entry.name)
+        if known is not None and known != entry and entry.name in self.sessions:
+            raise ValueError(
+                f"a server named {entry.name!r} is connected with other settings: "
+                "disconnect it first, or give the new one another name"
+            )
+        self._entries[entry.name] = entry
+        if entry.name not in self.sessions:
+            self._status[entry.name] = ServerStatus(entry.name, "disconnected", entry.transport)
+        return entry.name
 
     def start(self, server: str) -> None:
         """Connect ``server`` in the background; its tools appear when it answers."""
@@ -303,12 +318,18 @@ class ToolRegistry:
         self.tools = naming_rules.with_http(tools, self.http, self._naming, found)
         self._naming_warnings = found
 
-    async def refresh(self, server: str) -> None:
-        """List ``server``'s tools again and rename the registry's tools to match."""
+    async def refresh(self, server: str) -> list[dict[str, Any]]:
+        """List ``server``'s tools again, rename the registry's tools to match, and return
+        that server's tools as :meth:`definitions` gives them (under registry names)."""
         listed = offered(self._entries.get(server), await self.sessions[server].list_tools())
         self._listed[server] = listed
         self._reregister()
         self._status[server] = self._connected_status(server)
+        return [
+            {**tool.definition, "name": tool.name}
+            for tool in self.tools.values()
+            if tool.server == server
+        ]
 
     def _watch(self, server: str, session: Session) -> None:
         def notified(message: Mapping[str, Any]) -> None:
