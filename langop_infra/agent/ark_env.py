@@ -75,8 +75,11 @@ def ark_sections(document: Mapping[str, Any], env: Mapping[str, str]) -> ArkSect
             else:
                 entries.append(spec)  # reported by the config reader, with its index
         found.sections["mcpServers"] = entries
-    named = {env_token(str(s.get("name", ""))) for s in found.sections.get("mcpServers", [])
-             if isinstance(s, dict)}
+    named = {
+        env_token(str(cast("dict[str, Any]", spec).get("name", "")))
+        for spec in found.sections.get("mcpServers", [])
+        if isinstance(spec, dict)
+    }
     for variable in sorted(env):
         if variable.startswith(HEADER_ENV_PREFIX) and "_HEADER_" in variable:
             server = variable[len(HEADER_ENV_PREFIX):].split("_HEADER_")[0]
