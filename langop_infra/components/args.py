@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     ModelRefRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summarization"]
     PortProtocol = Literal["TCP", "UDP", "SCTP"]
     Provider = Literal["openai", "anthropic", "azure", "bedrock", "vertex", "openai-compatible", "ollama", "custom"]
+    Runtime = Literal["image", "builtin"]
     SchemaSyncAccess = Literal["auto", "direct", "apiserver-proxy"]
     SchemaSyncProtocol = Literal["auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
     SeccompProfile = Literal["RuntimeDefault", "Unconfined"]
@@ -61,6 +62,7 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     ModelRefRole = str
     PortProtocol = str
     Provider = str
+    Runtime = str
     SchemaSyncAccess = str
     SchemaSyncProtocol = str
     SeccompProfile = str
@@ -707,6 +709,8 @@ class WebhookToolArgs(TypedDict):
     """The tool's name as the LLM sees it."""
     url: str
     """The endpoint (alias endpoint, as in an HttpTool)."""
+    endpoint: NotRequired[str]
+    """Alias of url."""
 
 
 class HttpToolRefArgs(TypedDict):
@@ -1022,8 +1026,8 @@ class AgentArgs(TypedDict):
     """Kubernetes name of the workload's objects."""
     namespace: NotRequired[str]
     """Unset: the cluster's namespace."""
-    image: str
-    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    image: NotRequired[str]
+    """Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime is builtin). Default: ""."""
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
@@ -1086,8 +1090,12 @@ class AgentArgs(TypedDict):
     """LanguageModels of the namespace, in order."""
     instructions: NotRequired[str]
     """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
+    system_prompt: NotRequired[str]
+    """Alias of instructions."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
+    runtime: NotRequired[Runtime]
+    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
 
 
 class HttpToolEntryArgs(TypedDict):
@@ -1301,8 +1309,8 @@ class LanguageAgentArgs(TypedDict):
     """Seconds a pod gets to stop."""
     namespace: NotRequired[str]
     """Unset: the cluster's namespace."""
-    image: pulumi.Input[str]
-    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    image: NotRequired[pulumi.Input[str]]
+    """Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime is builtin). Default: ""."""
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
@@ -1365,8 +1373,12 @@ class LanguageAgentArgs(TypedDict):
     """LanguageModels of the namespace, in order."""
     instructions: NotRequired[pulumi.Input[str]]
     """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
+    system_prompt: NotRequired[pulumi.Input[str]]
+    """Alias of instructions."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
+    runtime: NotRequired[pulumi.Input[Runtime]]
+    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
     part_of: NotRequired[str]
     """app.kubernetes.io/part-of (default: the namespace)."""
     defaults: NotRequired[DefaultsArgs]

@@ -48,6 +48,9 @@ from langop_infra.config.network import PeerSpec
 from langop_infra.config.volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
+# `runtime: builtin`: the package's own agent (images/agent/Dockerfile; docs/runtime.md).
+BUILTIN_AGENT_IMAGE = "ghcr.io/langop/langop-agent:0.1.0"
+BUILTIN_AGENT_COMMAND = ("python", "-m", "langop_infra.agent", "serve")
 WEBHOOK_ONLY_KEYS = frozenset({"url", "method", "inputSchema", "input_schema", "description"})
 
 ModelId = Annotated[
@@ -376,12 +379,47 @@ class AgentSpec(PodExtensionsSpec):
     )
     instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
         default=None,
-        validation_alias=AliasChoices("instructions", "systemPrompt"),
+        validation_alias=AliasChoices("instructions", "systemPrompt", "system_prompt"),
         description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
     )
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         default=None, description="A persona's name under personas, or the persona itself."
     )
+    runtime: Literal["image", "builtin"] = Field(
+        default="image",
+        description="image: run the agent image given; builtin: the package's own agent "
+        f"(image {BUILTIN_AGENT_IMAGE} unless image is given; command "
+        f"{' '.join(BUILTIN_AGENT_COMMAND)} unless command is given).",
+    )
+    image: Image = Field(
+        default="",
+        description="Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime "
+        "is builtin).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _builtin_runtime(cls, data: Any) -> Any:
+        """``runtime: builtin`` fills in the built-in agent's image and command."""
+        if not isinstance(data, Mapping):
+            return cast("object", data)
+        fields = dict(cast("Mapping[str, Any]", data))
+        if fields.get("runtime") != "builtin":
+            return fields
+        fields.setdefault("image", BUILTIN_AGENT_IMAGE)
+        if fields.get("command") is None and fields.get("args") is None:
+            fields["command"] = list(BUILTIN_AGENT_COMMAND)
+        return fields
+
+    @model_validator(mode="after")
+    def _needs_image(self) -> Self:
+        if not self.image:
+            raise invalid(
+                "agent_image",
+                "an agent needs an image: give image, or runtime: builtin for the package's "
+                "own agent",
+            )
+        return self
 
     @model_validator(mode="before")
     @classmethod

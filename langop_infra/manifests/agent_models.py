@@ -112,6 +112,8 @@ def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]
         EnvVar("AGENT_UUID", value=agent_uuid(namespace, agent.name)),
         EnvVar("AGENT_CLUSTER_NAME", value=part_of),
         EnvVar("AGENT_CLUSTER_UUID", value=cluster_uuid(part_of)),
+        # ark's config.Load reads POD_NAME (its default is the hostname)
+        EnvVar("POD_NAME", field_path="metadata.name"),
     ]
 
 

@@ -337,8 +337,11 @@ class EnvVar:
     value: str | None = None
     secret_name: str | None = None
     secret_key: str | None = None
+    field_path: str | None = None  # the downward API: metadata.name, metadata.namespace
 
     def manifest(self) -> dict[str, Any]:
+        if self.field_path is not None:
+            return {"name": self.name, "valueFrom": {"fieldRef": {"fieldPath": self.field_path}}}
         if self.secret_name is None:
             return {"name": self.name, "value": self.value}
         return {

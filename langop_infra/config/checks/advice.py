@@ -87,7 +87,34 @@ def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
             ref.headers, join_path(path, f"tools[{j}]"), "a ConfigMap and env"
         )
     warnings += unset_variable_warnings(agent, path)
+    warnings += ark_prompt_warnings(agent, path)
     return warnings
+
+
+def ark_prompt_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """An agent written for ark (``mcpServers`` or webhook tools, which only ark's runtime
+    reads from env) without ``systemPrompt``: ark's runtime requires ``AGENT_SYSTEM_PROMPT``
+    and exits."""
+    if agent.instructions or agent.runtime == "builtin":
+        return []
+    used = [
+        key
+        for key, given in (
+            ("mcpServers", agent.mcp_servers),
+            ("webhookTools", agent.webhook_tools),
+        )
+        if given
+    ]
+    if not used:
+        return []
+    return [
+        Problem(
+            join_path(path, "systemPrompt"),
+            f"the agent uses ark's fields ({', '.join(used)}) but has no systemPrompt: ark's "
+            "runtime requires AGENT_SYSTEM_PROMPT and exits without it; set systemPrompt "
+            "(or instructions)",
+        )
+    ]
 
 
 def _expanded(agent: AgentSpec) -> Iterator[tuple[str, str]]:
