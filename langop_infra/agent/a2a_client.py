@@ -37,9 +37,15 @@ class PeerReply:
 class PeerClient:
     """Asks the agent's peers, by name."""
 
-    def __init__(self, peers: Sequence[Peer], timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        peers: Sequence[Peer],
+        timeout: float = 120.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.peers = {peer.name: peer for peer in peers}
         self.timeout = timeout
+        self._transport = transport  # e.g. one that resolves names differently (tests)
 
     async def send(self, peer: str, text: str, context_id: str | None = None) -> PeerReply:
         """``message/send`` ``text`` to ``peer``; its reply (text and data parts)."""
@@ -47,7 +53,9 @@ class PeerClient:
         if found is None:
             known = ", ".join(self.peers) or "none"
             raise A2AClientError(f"no A2A peer named {peer!r}; the peers are: {known}")
-        async with httpx.AsyncClient(headers=dict(found.headers), timeout=self.timeout) as http:
+        async with httpx.AsyncClient(
+            headers=dict(found.headers), timeout=self.timeout, transport=self._transport
+        ) as http:
             card_url = found.card_url or found.url.rstrip("/") + CARD_PATH
             try:
                 response = await http.get(card_url)

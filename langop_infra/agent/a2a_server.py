@@ -60,16 +60,40 @@ def read_card(path: Path) -> bytes:
     return data
 
 
-def a2a_routes(card: bytes, path: str, loop: Callable[[], AgentLoop]) -> list[BaseRoute]:
-    """The card route and the JSON-RPC route (A2A 1.0 and 0.3's ``message/send``)."""
+def minimal_card(name: str, url: str) -> dict[str, Any]:
+    """The card served when none is mounted: the agent's name, its JSON-RPC URL (as the
+    request reached it), A2A 0.3's ``message/send``, text in and out."""
+    return {
+        "name": name,
+        "description": f"The {name} agent (langop-infra's built-in runtime)",
+        "url": url,
+        "protocolVersion": "0.3.0",
+        "preferredTransport": "JSONRPC",
+        "version": "1",
+        "capabilities": {"streaming": False},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain", "application/json"],
+        "skills": [],
+    }
+
+
+def a2a_routes(
+    card: bytes | None, path: str, loop: Callable[[], AgentLoop], name: str = "agent"
+) -> list[BaseRoute]:
+    """The card route (the mounted card, else :func:`minimal_card`) and the JSON-RPC route
+    (A2A 1.0 and 0.3's ``message/send``)."""
+    document = json.loads(card) if card is not None else minimal_card(name, f"http://{name}{path}")
     handler = DefaultRequestHandler(
         agent_executor=LoopExecutor(loop),
         task_store=InMemoryTaskStore(),
-        agent_card=parse_agent_card(json.loads(card)),
+        agent_card=parse_agent_card(document),
     )
 
-    async def agent_card(_request: Request) -> Response:
-        return Response(card, media_type="application/json")
+    async def agent_card(request: Request) -> Response:
+        if card is not None:
+            return Response(card, media_type="application/json")
+        base = str(request.base_url).rstrip("/")
+        return JSONResponse(minimal_card(name, base + path))
 
     return [
         Route(CARD_PATH, agent_card, methods=["GET"]),

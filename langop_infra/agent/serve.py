@@ -126,7 +126,9 @@ def serve_forever(env: Mapping[str, str]) -> None:
     from langop_infra.agent.a2a_server import a2a_routes, build_app, read_card, service_routes
 
     settings = load_settings(env)
-    card = read_card(settings.card_path)
+    card = read_card(settings.card_path) if settings.card_path.is_file() else None
+    if card is None:
+        logger.warning("no agent card at %s: serving a minimal one", settings.card_path)
     holder: dict[str, Runtime] = {}
 
     @asynccontextmanager
@@ -139,7 +141,7 @@ def serve_forever(env: Mapping[str, str]) -> None:
 
     routes = [
         *service_routes(lambda: holder["runtime"].metrics, lambda: holder["runtime"].not_ready()),
-        *a2a_routes(card, settings.path, lambda: holder["runtime"].loop),
+        *a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name),
     ]
     uvicorn.run(build_app(routes, lifespan), host=env.get("A2A_HOST", "0.0.0.0"),
                 port=settings.port, log_level="warning")
