@@ -46,9 +46,15 @@ class Runtime:
     metrics: RuntimeMetrics
 
     def not_ready(self) -> list[str]:
-        """Each required tool that is not connected (``/readyz`` is ready when empty)."""
+        """Each required tool that is not connected (``/readyz`` is ready when empty); one
+        that failed is connected again in the background, so the probe that asks next finds
+        it once the tool is up."""
         states = {status.name: status.state for status in self.registry.servers()}
-        return [n for n in self.settings.required_tools if states.get(n) != "connected"]
+        missing = [n for n in self.settings.required_tools if states.get(n) != "connected"]
+        for name in missing:
+            if states.get(name) == "failed":
+                self.registry.start(name)
+        return missing
 
     async def aclose(self) -> None:
         await self.registry.aclose()

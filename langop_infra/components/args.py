@@ -1096,6 +1096,8 @@ class AgentArgs(TypedDict):
     """A persona's name under personas, or the persona itself."""
     runtime: NotRequired[Runtime]
     """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
+    max_iterations: NotRequired[int]
+    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
 
 
 class HttpToolEntryArgs(TypedDict):
@@ -1379,6 +1381,8 @@ class LanguageAgentArgs(TypedDict):
     """A persona's name under personas, or the persona itself."""
     runtime: NotRequired[pulumi.Input[Runtime]]
     """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
+    max_iterations: NotRequired[pulumi.Input[int]]
+    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
     part_of: NotRequired[str]
     """app.kubernetes.io/part-of (default: the namespace)."""
     defaults: NotRequired[DefaultsArgs]

@@ -391,6 +391,13 @@ class AgentSpec(PodExtensionsSpec):
         f"(image {BUILTIN_AGENT_IMAGE} unless image is given; command "
         f"{' '.join(BUILTIN_AGENT_COMMAND)} unless command is given).",
     )
+    max_iterations: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="The built-in runtime's bound on model calls per turn (config.yaml "
+        "agent.maxIterations; unset: 10).",
+    )
     image: Image = Field(
         default="",
         description="Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime "

@@ -196,6 +196,8 @@ def agent_model_config(
     No secret: a direct model's key is named by the env var holding it (``apiKeyFromEnv``).
     """
     doc: dict[str, Any] = {"agent": {"name": agent.name, "namespace": namespace}}
+    if agent.max_iterations is not None:
+        doc["agent"]["maxIterations"] = agent.max_iterations
     if targets:
         models: dict[str, Any] = {}
         for t in targets:

@@ -282,6 +282,8 @@ def agent_config(
         if target.mcp_path != DEFAULT_MCP_PATH:
             entry["mcpPath"] = target.mcp_path
         ref = refs.get(target.name)
+        if ref is not None and ref.required:  # the built-in runtime's /readyz waits for it
+            entry["required"] = True
         if ref is not None and ref.allowed_tools is not None:
             entry["allowedTools"] = list(ref.allowed_tools)
         if ref is not None and ref.headers:

@@ -1,0 +1,128 @@
+"""``python -m langop_infra.agent serve`` as a process and in-process: the probes, the
+fallback card, JSON-RPC ``message/send`` on the wire, readiness that waits for a required
+tool, bad settings (exit 2), and scheduled mode's failures (exit 1 with a JSON line)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from langop_infra.agent.serve import main, run_scheduled
+from langop_infra.agent.settings import load_settings
+from tests.fake_openai import FakeOpenAI
+from tests.support.agent_parts import tool_app
+from tests.support.kubelet import loopback_ip
+from tests.support.loopback import free_port, serve
+from tests.test_toolkit import CalculatorTool
+
+
+def agent_env(root: Path, model_url: str, **extra: str) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "LANGOP_PATH_ROOT": str(root), "MODEL_ENDPOINT": model_url,
+            "LLM_MODEL": "m1,m2", "AGENT_NAME": "helper", **extra}
+
+
+def write_config(root: Path, document: dict[str, Any]) -> None:
+    path = root / "etc" / "agent" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(document))
+
+
+def test_settings_read_the_rendered_contract(tmp_path: Path) -> None:
+    write_config(tmp_path, {"agent": {"name": "helper", "maxIterations": 4},
+                            "tools": {"memory": {"endpoint": "http://m", "required": True},
+                                      "files": {"endpoint": "http://f"}}})
+    env = agent_env(tmp_path, "http://gw:8000/", AGENT_SYSTEM_PROMPT="Be brief.",
+                    AGENT_PERSONA="Tone: calm.", MODEL_API_KEY="sk-1")
+    settings = load_settings(env)
+    assert (settings.model_endpoint, settings.model, settings.api_key) == (
+        "http://gw:8000", "m1", "sk-1")
+    assert settings.system_prompt == "Be brief.\n\nTone: calm."
+    assert (settings.max_iterations, settings.required_tools) == (4, ("memory",))
+    assert settings.card_path == tmp_path / "etc/agent/a2a/agent-card.json"
+    assert "sk-1" not in repr(settings)
+
+
+def test_bad_settings_exit_2_naming_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve"], {"AGENT_MODE": "scheduled"}) == 2
+    assert capsys.readouterr().err.startswith(
+        "langop-agent: error: the agent has no model: MODEL_ENDPOINT and LLM_MODEL")
+    assert main(["serve"], {"MODEL_ENDPOINT": "http://x", "LLM_MODEL": "m",
+                            "AGENT_MAX_ITERATIONS": "0"}) == 2
+    assert "AGENT_MAX_ITERATIONS='0': must be at least 1" in capsys.readouterr().err
+
+
+def test_scheduled_without_input_or_model_fails_with_a_json_line(tmp_path: Path) -> None:
+    out = io.StringIO()
+    env = agent_env(tmp_path, f"http://127.0.0.1:{free_port()}", AGENT_MODE="scheduled")
+    assert asyncio.run(run_scheduled(env, out)) == 1
+    assert json.loads(out.getvalue())["error"] == (
+        "AGENT_MODE=scheduled needs AGENT_INPUT (the prompt)")
+    out = io.StringIO()
+    assert asyncio.run(run_scheduled({**env, "AGENT_INPUT": "hi"}, out)) == 1
+    (line,) = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert line["type"] == "answer" and "cannot be reached" in line["error"]
+
+
+@pytest.mark.slow
+def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
+    tool_port, ip, port = free_port(), loopback_ip(), 8080
+    write_config(tmp_path, {"tools": {"calc": {"endpoint": f"http://127.0.0.1:{tool_port}",
+                                               "protocol": "mcp", "required": True}}})
+    fake = FakeOpenAI()
+    with serve(fake.app()) as model_url:
+        env = agent_env(tmp_path, model_url, A2A_HOST=ip, A2A_PORT=str(port))
+        process = subprocess.Popen([sys.executable, "-m", "langop_infra.agent", "serve"],
+                                   env=env, stderr=(tmp_path / "log").open("wb"))
+        base = f"http://{ip}:{port}"
+        try:
+            health = _wait(f"{base}/healthz", process, tmp_path)
+            not_ready = httpx.get(f"{base}/readyz")
+            card = httpx.get(f"{base}/.well-known/agent-card.json").json()
+            sent = httpx.post(f"{base}/", timeout=30, json={
+                "jsonrpc": "2.0", "id": 1, "method": "message/send",
+                "params": {"message": {"role": "user", "messageId": "m-1",
+                                       "parts": [{"kind": "text", "text": "hi"}]}}}).json()
+            with serve(tool_app(CalculatorTool()), port=tool_port):
+                ready = _poll(f"{base}/readyz")
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+    assert health.json() == {"status": "ok"}
+    assert (not_ready.status_code, not_ready.json()) == (
+        503, {"status": "not ready", "waiting_for": ["calc"]})
+    assert (card["name"], card["url"], card["protocolVersion"]) == ("helper", f"{base}/", "0.3.0")
+    parts = sent["result"]["parts"]
+    assert parts[0] == {"kind": "text", "text": "hello from m1"}
+    assert parts[1]["data"]["steps"] == [] and parts[1]["data"]["error"] is None
+    assert ready == {"status": "ready"}
+    assert fake.models_asked() == ["m1"]
+
+
+def _wait(url: str, process: subprocess.Popen[bytes], root: Path) -> httpx.Response:
+    for _ in range(300):
+        if process.poll() is not None:
+            raise AssertionError((root / "log").read_text())
+        try:
+            return httpx.get(url, timeout=2)
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never answered: {(root / 'log').read_text()}")
+
+
+def _poll(url: str) -> Any:
+    for _ in range(100):
+        answer = httpx.get(url, timeout=5)
+        if answer.status_code == 200:
+            return answer.json()
+        time.sleep(0.1)
+    return answer.json()
