@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from langop_infra.components.agent import LanguageAgent
-from langop_infra.config.agent import BUILTIN_AGENT_COMMAND, BUILTIN_AGENT_IMAGE, AgentSpec
+from langop_infra.config.agent import AgentSpec
+from langop_infra.config.builtin import BUILTIN_AGENT_COMMAND, BUILTIN_AGENT_IMAGE
 from langop_infra.config.checks.advice import agent_warnings
 from tests.test_bad_input import PREFIX, render_cli, stack_text, write_stack
 from tests.test_models import cluster_doc
@@ -69,11 +70,11 @@ def test_system_prompt_is_a_python_keyword(render: Any) -> None:
 
 
 def test_validate_warns_about_an_ark_agent_without_system_prompt() -> None:
-    base: dict[str, Any] = {"name": "ark", "image": "x:1",
+    base: dict[str, Any] = {"name": "ark", "image": "x:1", "model": "llama3.2",
                             "mcpServers": [{"name": "s", "url": "http://s"}]}
     warnings = [str(w) for w in agent_warnings(AgentSpec.model_validate(base), "agents[0]")]
     assert warnings == [
-        "agents[0].systemPrompt: the agent uses ark's fields (mcpServers) but has no "
+        "agents[0].systemPrompt: the agent uses ark's fields (model, mcpServers) but has no "
         "systemPrompt: ark's runtime requires AGENT_SYSTEM_PROMPT and exits without it; set "
         "systemPrompt (or instructions)"
     ]
@@ -81,3 +82,5 @@ def test_validate_warns_about_an_ark_agent_without_system_prompt() -> None:
     assert agent_warnings(AgentSpec.model_validate(prompted), "agents[0]") == []
     builtin = copy.deepcopy(base) | {"runtime": "builtin"}
     assert agent_warnings(AgentSpec.model_validate(builtin), "agents[0]") == []
+    without_model = {k: v for k, v in base.items() if k != "model"}
+    assert agent_warnings(AgentSpec.model_validate(without_model), "agents[0]") == []

@@ -20,6 +20,7 @@ from pydantic import (
 )
 from typing_extensions import Self
 
+from langop_infra.config import builtin
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
@@ -48,9 +49,6 @@ from langop_infra.config.network import PeerSpec
 from langop_infra.config.volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
-# `runtime: builtin`: the package's own agent (images/agent/Dockerfile; docs/runtime.md).
-BUILTIN_AGENT_IMAGE = "ghcr.io/langop/langop-agent:0.1.0"
-BUILTIN_AGENT_COMMAND = ("python", "-m", "langop_infra.agent", "serve")
 WEBHOOK_ONLY_KEYS = frozenset({"url", "method", "inputSchema", "input_schema", "description"})
 
 ModelId = Annotated[
@@ -385,47 +383,18 @@ class AgentSpec(PodExtensionsSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         default=None, description="A persona's name under personas, or the persona itself."
     )
-    runtime: Literal["image", "builtin"] = Field(
-        default="image",
-        description="image: run the agent image given; builtin: the package's own agent "
-        f"(image {BUILTIN_AGENT_IMAGE} unless image is given; command "
-        f"{' '.join(BUILTIN_AGENT_COMMAND)} unless command is given).",
-    )
-    max_iterations: int | None = Field(
-        default=None,
-        ge=1,
-        le=1000,
-        description="The built-in runtime's bound on model calls per turn (config.yaml "
-        "agent.maxIterations; unset: 10).",
-    )
-    image: Image = Field(
-        default="",
-        description="Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime "
-        "is builtin).",
-    )
+    runtime: builtin.RuntimeKind = builtin.runtime_field()
+    max_iterations: int | None = builtin.max_iterations_field()
+    image: Image = builtin.image_field()
 
     @model_validator(mode="before")
     @classmethod
     def _builtin_runtime(cls, data: Any) -> Any:
-        """``runtime: builtin`` fills in the built-in agent's image and command."""
-        if not isinstance(data, Mapping):
-            return cast("object", data)
-        fields = dict(cast("Mapping[str, Any]", data))
-        if fields.get("runtime") != "builtin":
-            return fields
-        fields.setdefault("image", BUILTIN_AGENT_IMAGE)
-        if fields.get("command") is None and fields.get("args") is None:
-            fields["command"] = list(BUILTIN_AGENT_COMMAND)
-        return fields
+        return builtin.builtin_defaults(data)
 
     @model_validator(mode="after")
     def _needs_image(self) -> Self:
-        if not self.image:
-            raise invalid(
-                "agent_image",
-                "an agent needs an image: give image, or runtime: builtin for the package's "
-                "own agent",
-            )
+        builtin.require_image(self.image)
         return self
 
     @model_validator(mode="before")
