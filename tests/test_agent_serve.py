@@ -126,3 +126,41 @@ def _poll(url: str) -> Any:
             return answer.json()
         time.sleep(0.1)
     return answer.json()
+
+
+def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path) -> None:
+    """The A2A client on a2a-sdk against this runtime's A2A routes (in-process, on loopback),
+    the peer's header from its env variable; a secret header never shows in a repr."""
+    from langop_infra.agent.a2a_client import A2AClientError, PeerClient
+    from langop_infra.agent.a2a_server import a2a_routes, build_app
+    from langop_infra.agent.loop import AgentLoop
+    from langop_infra.agent.metrics import RuntimeMetrics
+    from langop_infra.agent.model_client import ChatModel
+    from langop_infra.agent.settings import load_peers
+    from tests.support.agent_parts import Recorder
+
+    class NoTools:
+        def llm_definitions(self, format: Any) -> tuple[list[Any], dict[str, str]]:
+            return [], {}
+
+        async def call_tool(self, name: str, arguments: Any = None) -> Any:
+            raise AssertionError("no tool is called")
+
+    fake, metrics = FakeOpenAI(), RuntimeMetrics()
+    with serve(fake.app()) as model_url:
+        loop = AgentLoop(ChatModel(model_url, "peer-model", None, 10, metrics), NoTools(),
+                         metrics)
+        recorder = Recorder(build_app(a2a_routes(None, "/rpc", lambda: loop, "reviewer")))
+        with serve(recorder) as peer_url:
+            peers = load_peers({
+                "A2A_PEERS": json.dumps([{"name": "reviewer", "url": f"{peer_url}/rpc"}]),
+                "A2A_PEER_REVIEWER_HEADER_AUTHORIZATION": "Bearer peer-canary",
+            })
+            reply = asyncio.run(PeerClient(peers, timeout=30).send("reviewer", "check this"))
+            with pytest.raises(A2AClientError, match="no A2A peer named 'nobody'"):
+                asyncio.run(PeerClient(peers).send("nobody", "hi"))
+    assert reply.text == "hello from peer-model"
+    assert reply.data[0]["answer"] == "hello from peer-model"
+    assert len(recorder.requests) == 2  # the card, then message/send
+    assert all(r["authorization"] == "Bearer peer-canary" for r in recorder.requests)
+    assert "peer-canary" not in repr(peers)

@@ -21,6 +21,13 @@ from langop_infra.agent.settings import Peer
 __all__ = ["A2AClientError", "PeerClient", "PeerReply"]
 
 
+def _origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url`` (a peer's card lives at its origin)."""
+    parts = httpx.URL(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.host}{port}"
+
+
 class A2AClientError(LangopError):
     """A peer could not be asked: unknown name, unreachable, or an unreadable answer."""
 
@@ -56,7 +63,7 @@ class PeerClient:
         async with httpx.AsyncClient(
             headers=dict(found.headers), timeout=self.timeout, transport=self._transport
         ) as http:
-            card_url = found.card_url or found.url.rstrip("/") + CARD_PATH
+            card_url = found.card_url or _origin(found.url) + CARD_PATH
             try:
                 response = await http.get(card_url)
                 response.raise_for_status()

@@ -73,7 +73,9 @@ def minimal_card(name: str, url: str) -> dict[str, Any]:
         "capabilities": {"streaming": False},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain", "application/json"],
-        "skills": [],
+        # A2A 1.0 wants a skill with a tag
+        "skills": [{"id": "answer", "name": "Answer", "description": "Answers a question, "
+                    "using the agent's tools", "tags": ["general"]}],
     }
 
 

@@ -18,6 +18,7 @@ import httpx
 
 from langop_infra._errors import LangopError
 from langop_infra.agent.metrics import RuntimeMetrics
+from langop_infra.mcp.http import display_url
 
 __all__ = ["ChatModel", "ModelError", "ModelReply", "RequestedCall"]
 
@@ -59,6 +60,7 @@ class ChatModel:
         client: httpx.AsyncClient | None = None,
     ) -> None:
         self.url = endpoint.rstrip("/") + "/chat/completions"
+        self.shown = display_url(self.url)  # no credentials in a URL reach a message
         self.model = model
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or httpx.AsyncClient(timeout=timeout, follow_redirects=False)
@@ -86,11 +88,11 @@ class ChatModel:
             response = await self._client.post(self.url, json=body, headers=self._headers)
         except httpx.HTTPError as exc:
             raise ModelError(
-                f"the model at {self.url} cannot be reached: {type(exc).__name__}: {exc}"
+                f"the model at {self.shown} cannot be reached: {type(exc).__name__}: {exc}"
             ) from None
         if response.status_code >= 400:
             raise ModelError(
-                f"the model at {self.url} answered HTTP {response.status_code}: "
+                f"the model at {self.shown} answered HTTP {response.status_code}: "
                 f"{_excerpt(response.text)}"
             )
         if len(response.content) > MAX_RESPONSE_BYTES:

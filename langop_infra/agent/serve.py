@@ -68,7 +68,9 @@ def agent_servers(settings: RuntimeSettings, env: Mapping[str, str]) -> AgentSer
     endpoint = env.get("AGENT_MEMORY_ENDPOINT")
     name = settings.memory_tool or "memory"
     if endpoint and name not in {s.name for s in servers.servers}:
-        servers.servers.append(ServerEntry(name, endpoint, source="AGENT_MEMORY_ENDPOINT"))
+        servers.servers.append(ServerEntry(
+            name, endpoint, dict(settings.memory_headers), source="AGENT_MEMORY_ENDPOINT"
+        ))
     for failure in servers.failures:
         logger.warning("tool server unusable: %s", failure)
     for warning in servers.warnings:

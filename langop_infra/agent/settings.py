@@ -37,7 +37,7 @@ class Peer:
     name: str
     url: str
     card_url: str = ""
-    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class RuntimeSettings:
     mode: str = "serve"
     input: str = ""
     memory_tool: str | None = None
+    memory_headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
     required_tools: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()
     agent_name: str = "agent"
@@ -110,11 +111,21 @@ def _env_token(text: str) -> str:
     return env_token(text)
 
 
+def prefixed_headers(env: Mapping[str, str], prefix: str) -> dict[str, str]:
+    """``{header: value}`` of every ``<prefix><HEADER>`` variable (``X_API_KEY`` ->
+    ``X-Api-Key``)."""
+    from langop_infra.agent.ark_env import header_name
+
+    return {
+        header_name(key[len(prefix):]): value
+        for key, value in env.items()
+        if key.startswith(prefix) and len(key) > len(prefix)
+    }
+
+
 def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     """``A2A_PEERS`` (JSON ``[{"name", "url", "cardUrl"}]``) with each peer's headers from
     ``A2A_PEER_<PEER>_HEADER_<HEADER>``."""
-    from langop_infra.agent.ark_env import header_name
-
     raw = env.get("A2A_PEERS", "").strip()
     if not raw:
         return ()
@@ -129,12 +140,7 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
         spec = cast("dict[str, Any]", item) if isinstance(item, dict) else {}
         if not isinstance(spec.get("name"), str) or not isinstance(spec.get("url"), str):
             raise SettingsError(f"A2A_PEERS[{index}]: needs a name and a url")
-        prefix = f"A2A_PEER_{_env_token(spec['name'])}_HEADER_"
-        headers = {
-            header_name(key[len(prefix):]): value
-            for key, value in env.items()
-            if key.startswith(prefix) and len(key) > len(prefix)
-        }
+        headers = prefixed_headers(env, f"A2A_PEER_{_env_token(spec['name'])}_HEADER_")
         peers.append(Peer(spec["name"], spec["url"], str(spec.get("cardUrl") or ""), headers))
     return tuple(peers)
 
@@ -156,6 +162,8 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
     if env.get("AGENT_PERSONA"):
         prompt = f"{prompt}\n\n{env['AGENT_PERSONA']}".strip()
     iterations = env.get("AGENT_MAX_ITERATIONS") or agent.get("maxIterations")
+    a2a: Any = config.get("a2a") or {}
+    a2a = cast("dict[str, Any]", a2a) if isinstance(a2a, dict) else {}
     tools: Any = config.get("tools") or {}
     required = tuple(
         str(name) for name, spec in cast("dict[str, Any]", tools).items()
@@ -175,13 +183,16 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         history_messages=int(_number(env, "AGENT_HISTORY_MESSAGES", DEFAULT_HISTORY_MESSAGES, 2)),
         tool_timeout=_number(env, "AGENT_TOOL_TIMEOUT_SECONDS", 30.0, 0.001),
         model_timeout=_number(env, "AGENT_TIMEOUT_SECONDS", 120.0, 0.001),
-        port=int(_number(env, "A2A_PORT", 8080)),
-        path="/" + env.get("A2A_PATH", "/").lstrip("/"),
-        card_path=container_path(env.get("A2A_AGENT_CARD") or DEFAULT_CARD, env),
+        port=int(_number(env, "A2A_PORT", float(a2a.get("port") or 8080))),
+        path="/" + (env.get("A2A_PATH") or str(a2a.get("path") or "/")).lstrip("/"),
+        card_path=container_path(
+            env.get("A2A_AGENT_CARD") or str(a2a.get("cardPath") or DEFAULT_CARD), env
+        ),
         config_path=config_path,
         mode=env.get("AGENT_MODE", "serve") or "serve",
         input=env.get("AGENT_INPUT", ""),
         memory_tool=str(memory_tool) if memory_tool else None,
+        memory_headers=prefixed_headers(env, "AGENT_MEMORY_HEADER_"),
         required_tools=required,
         peers=load_peers(env),
         agent_name=env.get("AGENT_NAME", "agent"),

@@ -189,19 +189,27 @@ class Pod:
         for mount in container.get("volumeMounts") or []:
             target = self.root / mount["mountPath"].lstrip("/")
             volume = volumes[mount["name"]]
-            kind = "ConfigMap" if "configMap" in volume else "Secret" if "secret" in volume else ""
-            if not kind:  # emptyDir, persistentVolumeClaim: an empty directory
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            source = volume["configMap"] if kind == "ConfigMap" else volume["secret"]
-            data = self._object_data(kind, source.get("name") or source.get("secretName"))
-            items = source.get("items") or [{"key": k, "path": k} for k in data]
-            if mount.get("subPath"):  # one file of the volume at the mount path itself
-                items = [{**i, "path": ""} for i in items if i["path"] == mount["subPath"]]
-            for item in items:
-                path = target / item["path"] if item["path"] else target
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(self.cluster.resolve(data[item["key"]], self.ip))
+            sources = volume["projected"]["sources"] if "projected" in volume else [volume]
+            target.mkdir(parents=True, exist_ok=True)  # emptyDir, a claim: an empty directory
+            for source in sources:
+                if "configMap" in source or "secret" in source:
+                    self._write_source(source, mount, target)
+
+    def _write_source(self, volume: Mapping[str, Any], mount: Mapping[str, Any],
+                      target: Path) -> None:
+        """One ConfigMap or Secret (a volume, or a projected volume's source) at ``target``."""
+        kind = "ConfigMap" if "configMap" in volume else "Secret"
+        source = volume["configMap"] if kind == "ConfigMap" else volume["secret"]
+        data = self._object_data(kind, source.get("name") or source.get("secretName"))
+        items = source.get("items") or [{"key": k, "path": k} for k in data]
+        if mount.get("subPath"):  # one file of the volume at the mount path itself
+            items = [{**i, "path": ""} for i in items if i["path"] == mount["subPath"]]
+            if target.is_dir():
+                target.rmdir()
+        for item in items:
+            path = target / item["path"] if item["path"] else target
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(self.cluster.resolve(data[item["key"]], self.ip))
 
     def start(
         self,
