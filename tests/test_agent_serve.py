@@ -164,3 +164,13 @@ def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path)
     assert len(recorder.requests) == 2  # the card, then message/send
     assert all(r["authorization"] == "Bearer peer-canary" for r in recorder.requests)
     assert "peer-canary" not in repr(peers)
+
+
+def test_pulumi_and_the_a2a_runtime_share_a_process() -> None:
+    """a2a-sdk's gRPC parts and Pulumi's SDK define the same protobuf symbol; the runtime
+    keeps the gRPC parts out, so a test run (or a program) may import both, in either order."""
+    for first, second in (("pulumi.provider", "langop_infra.agent.a2a_client"),
+                          ("langop_infra.agent.a2a_server", "pulumi.provider")):
+        code = f"import {first}; import {second}; import langop_infra.agent.a2a_server"
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr[-2000:]

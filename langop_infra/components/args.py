@@ -1068,6 +1068,10 @@ class AgentArgs(TypedDict):
     """Run before the workload's containers, with its security context."""
     service_account: NotRequired[ServiceAccountArgs]
     """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    runtime: NotRequired[Runtime]
+    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
+    max_iterations: NotRequired[int]
+    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
     tools: NotRequired[list[ToolRefArgs]]
     """LanguageTool references; ark's inline webhook tools may sit here too."""
     mcp_servers: NotRequired[list[McpServerArgs]]
@@ -1094,10 +1098,6 @@ class AgentArgs(TypedDict):
     """Alias of instructions."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
-    runtime: NotRequired[Runtime]
-    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
-    max_iterations: NotRequired[int]
-    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
 
 
 class HttpToolEntryArgs(TypedDict):
@@ -1353,6 +1353,10 @@ class LanguageAgentArgs(TypedDict):
     """Run before the workload's containers, with its security context."""
     service_account: NotRequired[ServiceAccountArgs]
     """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    runtime: NotRequired[pulumi.Input[Runtime]]
+    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
+    max_iterations: NotRequired[pulumi.Input[int]]
+    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
     tools: NotRequired[list[ToolEntry]]
     """LanguageTool references; ark's inline webhook tools may sit here too."""
     mcp_servers: NotRequired[pulumi.Input[list[McpServerArgs]]]
@@ -1379,10 +1383,6 @@ class LanguageAgentArgs(TypedDict):
     """Alias of instructions."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
-    runtime: NotRequired[pulumi.Input[Runtime]]
-    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
-    max_iterations: NotRequired[pulumi.Input[int]]
-    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
     part_of: NotRequired[str]
     """app.kubernetes.io/part-of (default: the namespace)."""
     defaults: NotRequired[DefaultsArgs]

@@ -345,7 +345,7 @@ def persona_ref(value: Any) -> Any:
     )
 
 
-class AgentSpec(PodExtensionsSpec):
+class AgentSpec(builtin.BuiltinRuntime, PodExtensionsSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = Field(
@@ -383,19 +383,6 @@ class AgentSpec(PodExtensionsSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         default=None, description="A persona's name under personas, or the persona itself."
     )
-    runtime: builtin.RuntimeKind = builtin.runtime_field()
-    max_iterations: int | None = builtin.max_iterations_field()
-    image: Image = builtin.image_field()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _builtin_runtime(cls, data: Any) -> Any:
-        return builtin.builtin_defaults(data)
-
-    @model_validator(mode="after")
-    def _needs_image(self) -> Self:
-        builtin.require_image(self.image)
-        return self
 
     @model_validator(mode="before")
     @classmethod

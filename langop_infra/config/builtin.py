@@ -7,13 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
-from pydantic import Field
+from pydantic import Field, model_validator
+from typing_extensions import Self
 
-from langop_infra.config.fields import invalid
+from langop_infra.config.fields import Image, Spec, invalid
 
 __all__ = [
     "BUILTIN_AGENT_COMMAND",
     "BUILTIN_AGENT_IMAGE",
+    "BuiltinRuntime",
     "RuntimeKind",
     "builtin_defaults",
     "image_field",
@@ -74,3 +76,21 @@ def require_image(image: str) -> None:
             "an agent needs an image: give image, or runtime: builtin for the package's own "
             "agent",
         )
+
+
+class BuiltinRuntime(Spec):
+    """An agent's ``runtime``, ``maxIterations`` and ``image`` (required unless builtin)."""
+
+    runtime: RuntimeKind = runtime_field()
+    max_iterations: int | None = max_iterations_field()
+    image: Image = image_field()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _builtin_runtime(cls, data: Any) -> Any:
+        return builtin_defaults(data)
+
+    @model_validator(mode="after")
+    def _needs_image(self) -> Self:
+        require_image(self.image)
+        return self
