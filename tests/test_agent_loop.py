@@ -217,3 +217,35 @@ async def test_tool_calls_go_to_memory_and_come_back_in_a_first_turn(
     assert all(c["metadata"]["is_tool_call"] is True for c in contents)
     system = fake.requests[-1]["body"]["messages"][0]["content"]
     assert "## Recalled context" in system and '"tool_name": "geo__population"' in system
+
+
+async def test_chat_with_tools_runs_tool_kit_tools_in_process() -> None:
+    """Seed 003's ``chat_with_tools(messages, tools, max_iterations)`` with its built-in
+    ``get_current_datetime`` and a tool answering ``success: false``."""
+    from langop_infra.agent.local_tools import chat_with_tools
+    from langop_infra.toolkit import MCPToolRegistry
+
+    registry = MCPToolRegistry()
+    registry.register(PopulationTool())
+
+    def script(body: dict[str, Any]) -> dict[str, Any]:
+        results = tool_results(body)
+        if not results:
+            return call("get_current_datetime", format="date", timezone="Asia/Tokyo")
+        if len(results) == 1:
+            return call("population", city="Atlantis")
+        return {"role": "assistant", "content": f"{results[0]['datetime']} / {results[1]}"}
+
+    fake = FakeOpenAI(script=script)
+    with serve(fake.app()) as url:
+        messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
+                    {"role": "user", "content": "What is the date in Tokyo?"}]
+        response, steps, results = await chat_with_tools(
+            messages, registry, 5, model=model_at(url, RuntimeMetrics())
+        )
+    assert [s.tool_name for s in steps] == ["get_current_datetime", "population"]
+    assert [r.success for r in results] == [True, False]
+    assert results[1].error == "unknown city 'Atlantis'"
+    assert response.endswith(" / unknown city 'Atlantis'")
+    sent = fake.requests[0]["body"]["messages"]
+    assert [m["content"] for m in sent[1:]] == ["hello", "hi", "What is the date in Tokyo?"]

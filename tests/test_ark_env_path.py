@@ -134,3 +134,36 @@ async def test_connect_takes_a_new_server_and_refresh_returns_its_tools(
         with pytest.raises(ValueError, match="disconnect it first"):
             await registry.connect(ServerEntry("kit", f"{url}/other"))
         assert [s.name for s in registry.servers()] == ["kit"]
+
+
+def _success_false_server() -> Any:
+    """An official-SDK low-level server whose tool answers seed 003's ``success: false``
+    without setting ``isError`` (as AgentLab's own API did)."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        tool = types.Tool(name="lookup", input_schema={"type": "object"})
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        value = {"success": False, "error": "not found"}
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(value))],
+            structured_content=value,
+        )
+
+    return Server("legacy", version="1", on_list_tools=list_tools,
+                  on_call_tool=call_tool).streamable_http_app(
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+
+
+async def test_success_false_counts_as_an_error() -> None:
+    with serve(_success_false_server()) as url:
+        async with await connect_tool_registry([ServerEntry("legacy", f"{url}/mcp")],
+                                               FAST) as registry:
+            result = await registry.call_tool("legacy__lookup", {})
+            counts = registry.counts["legacy__lookup"]
+    assert result.is_error is False  # as the server said
+    assert (counts.invocations, counts.errors) == (1, 1)

@@ -23,6 +23,7 @@ from typing import Any, Protocol, cast
 from langop_infra.agent.memory import Memory
 from langop_infra.agent.metrics import RuntimeMetrics
 from langop_infra.agent.model_client import ModelError, ModelReply, RequestedCall
+from langop_infra.agent.registry import failed
 from langop_infra.mcp.session import ToolCallResult
 from langop_infra.toolkit.models import AgentStep, ToolCall, ToolResult
 
@@ -95,6 +96,10 @@ class AgentLoop:
         self.tool_timeout = tool_timeout
         self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+
+    def seed(self, conversation: str, messages: list[dict[str, Any]]) -> None:
+        """Start ``conversation`` with earlier ``messages`` (user and assistant turns)."""
+        self._remember(conversation, [m for m in messages if m.get("role") != "system"])
 
     def history(self, conversation: str) -> list[dict[str, Any]]:
         return list(self._histories.get(conversation, []))
@@ -188,8 +193,8 @@ class AgentLoop:
                     if isinstance(structured, dict)
                     else {"text": text}
                 )
-                if called.is_error:
-                    problem = text or f"tool {name} failed"
+                if failed(called):
+                    problem = str(data.get("error") or text or f"tool {name} failed")
                 else:
                     self.metrics.tool_seconds.labels(name).observe(time.perf_counter() - started)
                     return ToolResult(name, True, dict(data), call_id=call_id,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -166,7 +166,8 @@ class ToolRegistry:
                 result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
             else:
                 result = checked_output(tool.name, tool.definition, result)
-        counts.errors += result.is_error
+        # seed 003's tools answer {"success": false, ...}: an error, even without isError
+        counts.errors += result.is_error or failed(result)
         return result
 
     async def _call(
@@ -362,6 +363,14 @@ class ToolRegistry:
         await self.aclose()
 
 
+
+
+def failed(result: ToolCallResult) -> bool:
+    """Whether a result reports failure: ``isError``, or seed 003's ``success: false``."""
+    structured: Any = result.structured_content
+    if result.is_error or not isinstance(structured, dict):
+        return result.is_error
+    return cast("dict[str, Any]", structured).get("success") is False
 
 
 def _error_result(text: str) -> ToolCallResult:
