@@ -23,7 +23,7 @@ from typing import Any, Protocol, cast
 from langop_infra.agent.memory import Memory
 from langop_infra.agent.metrics import RuntimeMetrics
 from langop_infra.agent.model_client import ModelError, ModelReply, RequestedCall
-from langop_infra.agent.registry import failed
+from langop_infra.agent.output_check import failed
 from langop_infra.mcp.session import ToolCallResult
 from langop_infra.toolkit.models import AgentStep, ToolCall, ToolResult
 
