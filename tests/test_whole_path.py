@@ -183,15 +183,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 def test_a_question_over_a2a_uses_two_tools_with_their_credentials(world: World) -> None:
     pod = world.agent()
     world.cluster.add_service("researcher", NAMESPACE, pod.ip)
+    env = {e["name"]: e.get("value", "") for e in pod.container()["env"]}
+    port, path = env.get("A2A_PORT", "8080"), env.get("A2A_PATH", "/")
+    service = f"http://researcher.{NAMESPACE}.svc.cluster.local:{port}"
     try:
         process = world.start_agent(pod)
-        wait_http(f"http://{pod.ip}:8080/readyz", process, pod)
-        card_url = f"http://researcher.{NAMESPACE}.svc.cluster.local:8080/.well-known/agent-card.json"
-        peer = Peer("researcher", f"http://researcher.{NAMESPACE}.svc.cluster.local:8080/",
-                    card_url)
+        wait_http(f"http://{pod.ip}:{port}/readyz", process, pod)
+        peer = Peer("researcher", service + path, f"{service}/.well-known/agent-card.json")
         client = PeerClient([peer], timeout=60, transport=world.cluster.transport())
         reply = asyncio.run(client.send("researcher", QUESTION))
-        metrics = httpx.get(f"http://{pod.ip}:8080/metrics", timeout=5).text
+        metrics = httpx.get(f"http://{pod.ip}:{port}/metrics", timeout=5).text
     finally:
         pod.stop()
     assert reply.text == "Ticket SUP-1234 is resolved.", pod.log()[-3000:]
