@@ -34,12 +34,14 @@ from langop_infra.agent.lifecycle import (
 )
 from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
 from langop_infra.agent.output_check import checked_output, failed
+from langop_infra.agent.result_scrub import registry_scrubber, scrubbed_result
 from langop_infra.agent.servers import (
     AgentServers,
     ServerEntry,
     ServerFailure,
     ToolCounts,
     offered,
+    refuse_other_settings,
     unique_server,
 )
 from langop_infra.mcp.discovery import discover_endpoint
@@ -92,6 +94,8 @@ class ToolRegistry:
     ) -> None:
         self.sessions = dict(sessions)
         self.http = http or HttpToolCaller()
+        # The one scrubber (the HTTP tools'), which learns what the servers are sent too.
+        self.scrubber = registry_scrubber(self.http.scrubber, options, (entries or {}).values())
         self.counts: dict[str, ToolCounts] = {}
         self._warnings = list(warnings)
         self._naming_warnings: list[str] = []  # redone whenever the tools are renamed
@@ -167,9 +171,14 @@ class ToolRegistry:
                 result = _mcp_error_result(name, exc)
             else:
                 result = checked_output(tool.name, tool.definition, result)
+            result = self._scrubbed(result)
         # seed 003's tools answer {"success": false, ...}: an error, even without isError
         counts.errors += result.is_error or failed(result)
         return result
+
+    def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
+        """``result`` without any credential the agent sent (a server may echo them)."""
+        return scrubbed_result(self.scrubber, self._options, result)
 
     async def _call(
         self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
@@ -228,7 +237,11 @@ class ToolRegistry:
         """Connect ``server`` now and register its tools: a configured name, or a new
         server's settings (seed 002's ``Connect(config)``), which join the configuration."""
         if isinstance(server, ServerEntry):
-            server = self._configure(server)
+            refuse_other_settings(server, self._entries, self.sessions)
+            self._entries[server.name] = server
+            if server.name not in self.sessions:
+                self._status[server.name] = ServerStatus(server.name, "disconnected")
+            server = server.name
         if server not in self._entries:
             known = ", ".join(self._entries) or "none"
             raise KeyError(f"no server named {server!r}; the servers are: {known}")
@@ -238,18 +251,6 @@ class ToolRegistry:
         elif server not in self.sessions:
             await self._join(server)
         return self._status[server]
-
-    def _configure(self, entry: ServerEntry) -> str:
-        known = self._entries.get(entry.name)
-        if known is not None and known != entry and entry.name in self.sessions:
-            raise ValueError(
-                f"a server named {entry.name!r} is connected with other settings: "
-                "disconnect it first, or give the new one another name"
-            )
-        self._entries[entry.name] = entry
-        if entry.name not in self.sessions:
-            self._status[entry.name] = ServerStatus(entry.name, "disconnected", entry.transport)
-        return entry.name
 
     def start(self, server: str) -> None:
         """Connect ``server`` in the background; its tools appear when it answers."""
@@ -265,6 +266,7 @@ class ToolRegistry:
         self._status[server] = ServerStatus(server, "connecting", entry.transport)
         outcome = await _connect(entry, self._options, self._warnings)
         if isinstance(outcome, ServerFailure):
+            outcome = replace(outcome, message=self.scrubber.line(outcome.message, 2000))
             self._server_failures[server] = outcome
             self._status[server] = ServerStatus(
                 server, "failed", entry.transport, 0, f"{outcome.message} [{outcome.kind}]"
@@ -328,11 +330,7 @@ class ToolRegistry:
         self._listed[server] = listed
         self._reregister()
         self._status[server] = self._connected_status(server)
-        return [
-            {**tool.definition, "name": tool.name}
-            for tool in self.tools.values()
-            if tool.server == server
-        ]
+        return [{**t.definition, "name": t.name} for t in self.tools.values() if t.server == server]
 
     def _watch(self, server: str, session: Session) -> None:
         def notified(message: Mapping[str, Any]) -> None:
@@ -490,6 +488,10 @@ async def _connect(
         if session is not None:
             await session.aclose()
         return ServerFailure(entry.name, exc.kind, str(exc))
+    except Exception as exc:  # a bug of ours or a library's: the server failed, not the agent
+        if session is not None:
+            await session.aclose()
+        return ServerFailure(entry.name, "error", f"{type(exc).__name__}: {exc}")
     except BaseException:
         if session is not None:
             await session.aclose()

@@ -20,6 +20,7 @@ from pydantic import (
 )
 from typing_extensions import Self
 
+from langop_infra import _json
 from langop_infra.config import builtin
 from langop_infra.config.fields import (
     SECRET_KEY,
@@ -173,7 +174,7 @@ def json_schema_input(value: Any) -> Any:
         return cast("type[BaseModel]", value).model_json_schema()
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = _json.read(value)
         except json.JSONDecodeError as exc:
             raise invalid(
                 "json_schema_input",
