@@ -12,7 +12,7 @@ import yaml
 
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.mock_engine import ProgramRun, Registration, run_program
 from langop_infra.testing.secrets import secret_leaves
 
@@ -29,7 +29,12 @@ EXPECTED_MCP_SERVERS = (
 )
 EXPECTED_CONFIG = {
     "tools": {
-        "search": {"endpoint": "http://search.ai.svc.cluster.local:8080", "protocol": "mcp"},
+        # required: the built-in runtime's /readyz waits for it
+        "search": {
+            "endpoint": "http://search.ai.svc.cluster.local:8080",
+            "protocol": "mcp",
+            "required": True,
+        },
         "fetch": {"endpoint": "http://fetch.ai.svc.cluster.local:9000", "protocol": "mcp"},
         "files": {"endpoint": "http://localhost:8090", "protocol": "mcp"},
     },

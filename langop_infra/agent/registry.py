@@ -1,7 +1,8 @@
 """The agent's tool registry: every MCP server and HTTP tool of an agent, under one roof.
 
 :func:`connect_tool_registry` connects to every server in the background and names each tool
-``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (seed 002). The registry is usable as
+``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (language-operator's MCP client).
+The registry is usable as
 soon as a server is ready (``wait="first"``); a slow server joins when it answers, or fails
 on its own timeout. :meth:`ToolRegistry.connect` and :meth:`~ToolRegistry.disconnect` add and
 remove one server (its tools with it); :meth:`~ToolRegistry.servers` reports each one's
@@ -33,7 +34,7 @@ from langop_infra.agent.lifecycle import (
     restart_delay,
 )
 from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
-from langop_infra.agent.output_check import checked_output
+from langop_infra.agent.output_check import checked_output, failed
 from langop_infra.agent.result_scrub import registry_scrubber, scrubbed_result
 from langop_infra.agent.servers import (
     AgentServers,
@@ -41,6 +42,7 @@ from langop_infra.agent.servers import (
     ServerFailure,
     ToolCounts,
     offered,
+    refuse_other_settings,
     unique_server,
 )
 from langop_infra.mcp.discovery import discover_endpoint
@@ -171,7 +173,8 @@ class ToolRegistry:
             else:
                 result = checked_output(tool.name, tool.definition, result)
             result = self._scrubbed(result)
-        counts.errors += result.is_error
+        # seed 003's tools answer {"success": false, ...}: an error, even without isError
+        counts.errors += result.is_error or failed(result)
         return result
 
     def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
@@ -198,7 +201,7 @@ class ToolRegistry:
 
     async def _restart(self, server: str) -> Session:
         """Start a crashed stdio server again, after a backoff that grows with each restart
-        in a row (seed 002's auto-reconnect); give up after ``max_restarts``."""
+        in a row (language-operator's auto-reconnect); give up after ``max_restarts``."""
         entry, old = self._entries.get(server), self.sessions[server]
         if entry is None or entry.transport != "stdio":
             return old
@@ -231,8 +234,15 @@ class ToolRegistry:
             self._warnings.append(f"{server}: the stdio server exited; restarted it ({done + 1})")
             return fresh
 
-    async def connect(self, server: str) -> ServerStatus:
-        """Connect ``server`` (a configured name) now and register its tools."""
+    async def connect(self, server: str | ServerEntry) -> ServerStatus:
+        """Connect ``server`` now and register its tools: a configured name, or a new
+        server's settings (seed 002's ``Connect(config)``), which join the configuration."""
+        if isinstance(server, ServerEntry):
+            refuse_other_settings(server, self._entries, self.sessions)
+            self._entries[server.name] = server
+            if server.name not in self.sessions:
+                self._status[server.name] = ServerStatus(server.name, "disconnected")
+            server = server.name
         if server not in self._entries:
             known = ", ".join(self._entries) or "none"
             raise KeyError(f"no server named {server!r}; the servers are: {known}")
@@ -271,7 +281,7 @@ class ToolRegistry:
         self._status[server] = self._connected_status(server)
 
     async def disconnect(self, server: str) -> ServerStatus:
-        """Close ``server`` and unregister its tools (seed 002's lifecycle, steps 6-8)."""
+        """Close ``server`` and unregister its tools (language-operator's lifecycle, steps 6-8)."""
         pending = self._connecting.pop(server, None)
         if pending is not None:
             pending.cancel()
@@ -314,12 +324,14 @@ class ToolRegistry:
         self.tools = naming_rules.with_http(tools, self.http, self._naming, found)
         self._naming_warnings = found
 
-    async def refresh(self, server: str) -> None:
-        """List ``server``'s tools again and rename the registry's tools to match."""
+    async def refresh(self, server: str) -> list[dict[str, Any]]:
+        """List ``server``'s tools again, rename the registry's tools to match, and return
+        that server's tools as :meth:`definitions` gives them (under registry names)."""
         listed = offered(self._entries.get(server), await self.sessions[server].list_tools())
         self._listed[server] = listed
         self._reregister()
         self._status[server] = self._connected_status(server)
+        return [{**t.definition, "name": t.name} for t in self.tools.values() if t.server == server]
 
     def _watch(self, server: str, session: Session) -> None:
         def notified(message: Mapping[str, Any]) -> None:
@@ -363,7 +375,8 @@ MAX_ERROR_DATA = 4096  # characters of a JSON-RPC error's data shown to the LLM
 
 def _mcp_error_result(name: str, exc: MCPError) -> ToolCallResult:
     """The failure as an error result; a JSON-RPC error keeps its ``code``, ``message`` and
-    ``data`` (seed 000: ``{"reason": "connection refused"}``), in the text and structured."""
+    ``data`` (language-operator's LanguageTool contract: ``{"reason": "connection
+    refused"}``), in the text and structured."""
     result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
     if not isinstance(exc, JSONRPCError):
         return result

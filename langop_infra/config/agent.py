@@ -20,7 +20,8 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from langop_infra import _json
+import langop_infra._json as _json
+from langop_infra.config import builtin
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
@@ -121,7 +122,7 @@ class McpServerSpec(Spec):
     transport: Literal["http", "url"] = Field(
         default="http",
         description="http: url is the MCP endpoint; url: url is a well-known document the "
-        "agent discovers the endpoint from (seed 002).",
+        "agent discovers the endpoint from (language-operator's MCP client).",
     )
     auto_connect: bool = Field(
         default=True, description="false: the agent connects only when asked (registry.connect)."
@@ -360,7 +361,7 @@ def persona_ref(value: Any) -> Any:
     )
 
 
-class AgentSpec(PodExtensionsSpec):
+class AgentSpec(builtin.BuiltinRuntime, PodExtensionsSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = Field(
@@ -392,7 +393,7 @@ class AgentSpec(PodExtensionsSpec):
     )
     instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
         default=None,
-        validation_alias=AliasChoices("instructions", "systemPrompt"),
+        validation_alias=AliasChoices("instructions", "systemPrompt", "system_prompt"),
         description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
     )
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(

@@ -26,6 +26,7 @@ from langop_infra.config.model import (
 from langop_infra.manifests.contract import EnvVar, access_label, checksum, compact_json, otel_env
 from langop_infra.manifests.gateway import GATEWAY_NAME, api_key_env_name, gateway_endpoint
 from langop_infra.manifests.gateway_policies import agent_model_egress_rules
+from langop_infra.manifests.k8s_types import NetworkPolicyEgressRuleDict
 
 # Every AGENT_UUID is uuid5(this, "<namespace>/<name>"): stable across renders and clusters.
 AGENT_UUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io")
@@ -113,6 +114,8 @@ def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]
         # Upstream reads the LanguageCluster named after the agent's namespace.
         EnvVar("AGENT_CLUSTER_NAME", value=namespace),
         EnvVar("AGENT_CLUSTER_UUID", value=cluster_uuid(namespace)),
+        # ark's config.Load reads POD_NAME (its default is the hostname)
+        EnvVar("POD_NAME", field_path="metadata.name"),
     ]
 
 
@@ -200,6 +203,8 @@ def agent_model_config(
     No secret: a direct model's key is named by the env var holding it (``apiKeyFromEnv``).
     """
     doc: dict[str, Any] = {"agent": {"name": agent.name, "namespace": namespace}}
+    if agent.max_iterations is not None:
+        doc["agent"]["maxIterations"] = agent.max_iterations
     if targets:
         models: dict[str, Any] = {}
         for t in targets:
@@ -244,7 +249,7 @@ class AgentModelParts:
     config: dict[str, Any]
     annotations: dict[str, str]
     pod_labels: dict[str, str]
-    egress_rules: list[dict[str, Any]]
+    egress_rules: list[NetworkPolicyEgressRuleDict]
 
 
 def agent_model_parts(
