@@ -14,6 +14,7 @@ from langop_infra.components.k8s import (
     component_error,
     find_component,
 )
+from langop_infra.components.peers import resolve_features
 from langop_infra.config.agent import AgentSpec, passthrough_model
 from langop_infra.config.checks.admission import deploy_problems
 from langop_infra.config.checks.advice import agent_warnings, passthrough_warning
@@ -26,6 +27,7 @@ from langop_infra.config.http_tool import HttpToolSpec, with_http_tools
 from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.core.errors import Problem, SpecError, did_you_mean
 from langop_infra.manifests import contract
+from langop_infra.manifests.agent_features import NO_FEATURES, AgentFeatures
 
 # A tool an agent may reach: its target, and its component when this program built it.
 ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
@@ -47,6 +49,8 @@ class AgentPlan:
     persona: PersonaSpec | None = None
     # False while the image is an Output not resolved yet: its labels wait for it.
     image_known: bool = True
+    #: A2A peers and memory.
+    features: AgentFeatures = NO_FEATURES
 
     @property
     def namespace(self) -> str:
@@ -226,6 +230,9 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
             return resolve_http_tools(agent, given_http)
 
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        agent, features, memory_tools = resolve_features(agent)
+        given = {**given, **{(t.target.namespace, t.target.name): (t.target, t) for t in
+                             memory_tools}}
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)
@@ -242,6 +249,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         tools,
         models=models,
         image_known=not isinstance(data.get("image"), pulumi.Output),
+        features=features,
     )
     return plan, final
 

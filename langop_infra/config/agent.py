@@ -20,6 +20,7 @@ from pydantic import (
 )
 from typing_extensions import Self
 
+from langop_infra.config.a2a import A2ASpec, AgentPeerRef, a2a_conflicts
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
@@ -42,9 +43,11 @@ from langop_infra.config.fields import (
     invalid,
     not_reserved_mount,
 )
+from langop_infra.config.memory import MemoryRef
 from langop_infra.config.model import ModelRef, PersonaSpec
-from langop_infra.config.names import header_env_name, tool_header_env_name
+from langop_infra.config.names import header_env_name, peer_header_env_name, tool_header_env_name
 from langop_infra.config.network import PeerSpec
+from langop_infra.config.schedule import ScheduleSpec, scheduled_conflicts
 from langop_infra.config.volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
@@ -382,6 +385,32 @@ class AgentSpec(PodExtensionsSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         default=None, description="A persona's name under personas, or the persona itself."
     )
+    a2a: A2ASpec | None = Field(
+        default=None, description="Serve A2A: a Service port named a2a and an agent card."
+    )
+    agents: list[AgentPeerRef] = Field(
+        default=[],
+        description="A2A peers this agent calls: {name, namespace} (an agent of the stack) "
+        "or {name, url, headers} (a remote one).",
+    )
+    memory: MemoryRef | None = Field(
+        default=None, description="A LanguageMemory of the stack the agent uses: {name}."
+    )
+    schedule: ScheduleSpec | None = Field(
+        default=None,
+        description="Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a "
+        "Deployment.",
+    )
+
+    @field_validator("a2a")
+    @classmethod
+    def _a2a_port(cls, value: A2ASpec | None, info: ValidationInfo) -> A2ASpec | None:
+        return a2a_conflicts(value, info.data.get("ports") or [])
+
+    @field_validator("schedule")
+    @classmethod
+    def _scheduled(cls, value: ScheduleSpec | None, info: ValidationInfo) -> ScheduleSpec | None:
+        return scheduled_conflicts(value, info.data)
 
     @model_validator(mode="before")
     @classmethod
@@ -455,6 +484,9 @@ def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
             for j, header in enumerate(ref.headers):
                 env = tool_header_env_name(ref.name, header.name)
                 yield f"tools[{i}].headers[{j}]", env, header
+    for i, peer in enumerate(agent.agents):
+        for j, header in enumerate(peer.headers):
+            yield f"agents[{i}].headers[{j}]", peer_header_env_name(peer.name, header.name), header
 
 
 def shorthand_model(value: str, models: Mapping[str, Any] | None) -> str | None:

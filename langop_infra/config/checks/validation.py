@@ -23,6 +23,7 @@ from langop_infra.config.checks.namespace_checks import (
     egress_to_problems,
     namespace_wide_problems,
 )
+from langop_infra.config.checks.peer_checks import memory_problems, peer_problems
 from langop_infra.config.checks.references import (
     cluster_namespaces,
     dangling_problems,
@@ -475,6 +476,9 @@ def cluster_problems(
         if not isinstance(values, Mapping) or not values
     ]
     problems += namespace_wide_problems(cluster, path, tool_index, agent_index)
+    indexed_agents = list(zip(agent_index, cluster.agents, strict=True))
+    problems += peer_problems(indexed_agents, ns, path)
+    problems += memory_problems(cluster, indexed_agents, path)
     http_index = http_index if http_index is not None else list(range(len(cluster.http_tools)))
     problems += http_tool_problems(
         cluster.http_tools,
