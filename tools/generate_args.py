@@ -32,6 +32,7 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.fields import SecretSource, Spec, secret_env_value, secret_text
 from langop_infra.config.http_tool import HttpToolSpec
+from langop_infra.config.memory import MemorySpec
 from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.config.pod import count_or_percent
 from langop_infra.config.structure import STRUCTURAL_FIELDS
@@ -132,6 +133,12 @@ COMPONENTS = (
         "The inputs of a LanguageModel; the same fields as a stack file's ``models:`` entry.",
         drop=("name",),
         extra={"namespace": ("str", "Namespace of the agents that use it (default: default).")},
+    ),
+    Component(
+        "LanguageMemoryArgs",
+        MemorySpec,
+        "The inputs of a LanguageMemory; the same fields as a stack file's ``memories:`` entry.",
+        drop=("name",),
     ),
     Component(
         "HttpToolArgs",
