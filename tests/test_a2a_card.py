@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 from a2a.types import a2a_pb2
+from a2a.utils.errors import InvalidParamsError
+from a2a.utils.proto_utils import validate_proto_required_fields
 from google.protobuf import json_format
+from pydantic import ValidationError
 
 from langop_infra.config.agent import AgentSpec
 from langop_infra.manifests.a2a import agent_card, card_json
@@ -37,9 +40,11 @@ def card_of(a2a: dict[str, Any], **fields: Any) -> dict[str, Any]:
 def parsed(card: dict[str, Any]) -> Any:
     message = a2a_pb2.AgentCard()
     json_format.ParseDict(card, message)  # unknown fields and wrong types raise ParseError
+    validate_proto_required_fields(message)  # the SDK's own check of REQUIRED fields
     return message
 
 
+SKILL = {"id": "plan", "name": "Plan", "description": "Plans.", "tags": ["planning"]}
 FULL = {
     "port": 9000,
     "path": "/a2a",
@@ -59,7 +64,12 @@ FULL = {
             "inputModes": ["text/plain"],
             "outputModes": ["application/json"],
         },
-        {"id": "summarise", "name": "Summarise", "description": "Summarises a text."},
+        {
+            "id": "summarise",
+            "name": "Summarise",
+            "description": "Summarises a text.",
+            "tags": ["summary"],
+        },
     ],
     "securitySchemes": [
         {"name": "bearer", "type": "bearer", "bearerFormat": "JWT"},
@@ -91,7 +101,7 @@ def test_a_full_card_parses_into_the_sdk_agent_card() -> None:
 
 
 def test_the_smallest_card_has_every_required_field() -> None:
-    card = parsed(card_of({}, instructions="You plan research.\nBe brief."))
+    card = parsed(card_of({"skills": [SKILL]}, instructions="You plan research.\nBe brief."))
     assert card.name == "planner"
     assert card.description == "You plan research."
     assert card.version == "1.0.0"
@@ -99,11 +109,29 @@ def test_the_smallest_card_has_every_required_field() -> None:
     assert list(card.default_input_modes) == ["text/plain"]
     assert list(card.default_output_modes) == ["text/plain"]
     assert card.HasField("capabilities")
+    assert [s.id for s in card.skills] == ["plan"]
+
+
+def test_an_a2a_agent_needs_a_skill_with_a_tag() -> None:
+    """What the SDK requires is refused at the edge, at its field."""
+    with pytest.raises(ValidationError, match="a2a.skills"):
+        card_of({})
+    with pytest.raises(ValidationError, match="tags"):
+        card_of({"skills": [{**SKILL, "tags": []}]})
+
+
+def test_the_sdk_refuses_a_card_without_a_required_field() -> None:
+    """The required-field check has teeth too: a skill without tags is refused (which is
+    why A2ASkill.tags needs one)."""
+    card = card_of(FULL)
+    del card["skills"][1]["tags"]
+    with pytest.raises(InvalidParamsError):
+        parsed(card)
 
 
 def test_the_sdk_refuses_what_is_not_a_v1_card() -> None:
     """The check has teeth: a v0.3 card (url at the top level) does not parse."""
-    card = card_of({})
+    card = card_of({"skills": [SKILL]})
     card["url"] = card["supportedInterfaces"][0]["url"]
     with pytest.raises(json_format.ParseError, match="url"):
         parsed(card)

@@ -11,6 +11,7 @@ from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.core.errors import SpecError
 
 PIN = "@sha256:" + "a" * 64
+A2A = {"skills": [{"id": "s", "name": "S", "description": "Does s.", "tags": ["s"]}]}
 SCHEDULE = {"cron": "*/15 * * * *", "input": "Check the queue"}
 
 
@@ -25,11 +26,11 @@ def problems(*agents: dict[str, Any], **cluster: Any) -> dict[str, str]:
 
 
 def test_an_agent_calling_itself_is_refused() -> None:
-    found = problems(agent("a", a2a={}, agents=[{"name": "a"}]))
+    found = problems(agent("a", a2a=A2A, agents=[{"name": "a"}]))
     assert list(found) == ["agents[0].agents[0].name"]
     assert "references itself" in found["agents[0].agents[0].name"]
     # by its own namespace written out, too
-    found = problems(agent("a", a2a={}, agents=[{"name": "a", "namespace": "apps"}]))
+    found = problems(agent("a", a2a=A2A, agents=[{"name": "a", "namespace": "apps"}]))
     assert "references itself" in found["agents[0].agents[0].name"]
 
 
@@ -52,8 +53,8 @@ def test_a_cycle_between_two_peers_is_allowed() -> None:
         {
             "namespace": "apps",
             "agents": [
-                agent("a", a2a={}, agents=[{"name": "b"}]),
-                agent("b", a2a={}, agents=[{"name": "a"}]),
+                agent("a", a2a=A2A, agents=[{"name": "b"}]),
+                agent("b", a2a=A2A, agents=[{"name": "a"}]),
             ],
         }
     )
@@ -65,7 +66,7 @@ def test_a_cycle_between_two_peers_is_allowed() -> None:
     [
         ("replicas", 2),
         ("autoscaling", {"maxReplicas": 3}),
-        ("a2a", {}),
+        ("a2a", A2A),
         ("ports", [{"name": "http", "port": 8000}]),
     ],
 )
@@ -94,7 +95,7 @@ def test_a_bad_cron_or_time_zone_is_refused(schedule: dict[str, Any], words: str
 
 
 def test_the_a2a_port_may_not_take_a_declared_port() -> None:
-    found = problems(agent("a", ports=[{"name": "http", "port": 8080}], a2a={}))
+    found = problems(agent("a", ports=[{"name": "http", "port": 8080}], a2a=A2A))
     assert "a2a conflicts with ports entry 'http' (8080)" in found["agents[0].a2a"]
 
 

@@ -16,6 +16,7 @@ from langop_infra.offline.mock_engine import run_program
 from tests.support.manifests import validate_manifests
 
 PIN = "@sha256:" + "a" * 64
+WRITE = {"id": "write", "name": "Write", "description": "Writes prose.", "tags": ["writing"]}
 SEARCH = {"name": "search", "image": "ghcr.io/acme/search:1" + PIN}
 
 
@@ -47,7 +48,7 @@ def document(egress: str = "restricted") -> dict[str, Any]:
                 "name": "writer",
                 "namespace": "docs",
                 "image": "ghcr.io/acme/writer:1" + PIN,
-                "a2a": {"port": 9000, "path": "/a2a"},
+                "a2a": {"port": 9000, "path": "/a2a", "skills": [WRITE]},
                 # a cycle: peers may call each other
                 "agents": [{"name": "planner", "namespace": "apps"}],
             },

@@ -444,14 +444,16 @@ def test_tool_egress_restricted_with_namespace_peers(rich) -> None:
 
 
 def pod_templates(manifests: list[dict[str, Any]]) -> list[Pod]:
+    """The pods of every Deployment, and of every CronJob's Jobs (scheduled agents)."""
     return [
         Pod(
             m["metadata"]["namespace"],
-            m["spec"]["template"]["metadata"]["labels"],
+            (m["spec"]["template"] if m["kind"] == "Deployment" else
+             m["spec"]["jobTemplate"]["spec"]["template"])["metadata"]["labels"],
             m["metadata"]["name"],
         )
         for m in manifests
-        if m["kind"] == "Deployment"
+        if m["kind"] in ("Deployment", "CronJob")
     ]
 
 

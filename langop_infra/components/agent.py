@@ -9,7 +9,11 @@ from typing_extensions import Unpack
 
 from langop_infra.components import inputs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
-from langop_infra.components.agent_workload import register_card, register_workload
+from langop_infra.components.agent_workload import (
+    register_card,
+    register_card_syncs,
+    register_workload,
+)
 from langop_infra.components.args import LanguageAgentArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
@@ -139,6 +143,9 @@ class LanguageAgent(PlannedComponent):
             for target in targets
             if target.sidecar_container is not None and target.sync_inputs is not None
         ]
+        self.card_syncs = register_card_syncs(
+            key, self, plan.features.peers, plan.defaults.schema_sync_access, opts
+        )
         self.config_yaml = pulumi.Output.from_input(config_text)
         style = plan.defaults.endpoint_style
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))

@@ -1,19 +1,27 @@
-"""An agent's workload (a Deployment, or a CronJob for a scheduled agent) and its A2A card
-ConfigMap: registration only, from the specs ``manifests`` built."""
+"""An agent's workload (a Deployment, or a CronJob for a scheduled agent), its A2A card
+ConfigMap and its peers' card syncs: registration only, from the specs ``manifests`` built."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from langop_infra.components import inputs
-from langop_infra.components.k8s import object_meta
+from langop_infra.components.k8s import (
+    child_options,
+    find_component,
+    kubernetes_access,
+    object_meta,
+)
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.names import A2A_CARD_FILE, a2a_card_config_map_name
 from langop_infra.config.schedule import ScheduleSpec
+from langop_infra.manifests.a2a import PeerTarget
 from langop_infra.manifests.cronjob import cronjob_spec
+from langop_infra.sync.card_sync import AgentCardSync
 
 
 def register_workload(
@@ -56,3 +64,39 @@ def register_card(
         data={A2A_CARD_FILE: inputs.part(objects, lambda o: o.card_text)},
         opts=opts,
     )
+
+
+def register_card_syncs(
+    key: str,
+    parent: pulumi.Resource,
+    peers: Sequence[PeerTarget],
+    access: str,
+    opts: pulumi.ResourceOptions | None,
+) -> list[AgentCardSync]:
+    """One AgentCardSync per in-cluster peer, after the peer's workload when it was built
+    first (peers may call each other, so the other one of a pair starts unordered, and its
+    first sync may find the peer not ready: phase Error, then Synced on the next ``up``)."""
+    context, kubeconfig = kubernetes_access(opts)
+    made: list[AgentCardSync] = []
+    for peer in peers:
+        if peer.agent is None or peer.namespace is None:
+            continue
+        callee = find_component("LanguageAgent", peer.namespace, peer.agent)
+        after = [callee.deployment] if callee is not None and callee.deployment else []
+        inputs = {
+            "endpoint": peer.card_url,
+            "access": access,
+            "namespace": peer.namespace,
+            "service": peer.agent,
+            "port": peer.port,
+            "timeout": 10.0,
+            "required": False,
+            "kube_context": context,
+            "kubeconfig": kubeconfig,
+        }
+        made.append(
+            AgentCardSync(
+                f"{key}/{peer.name}-card", inputs, opts=child_options(parent, opts, after)
+            )
+        )
+    return made

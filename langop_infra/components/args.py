@@ -761,8 +761,8 @@ class A2ASkillArgs(TypedDict):
     """Human-readable name."""
     description: str
     """What the skill does, for callers and their LLMs."""
-    tags: NotRequired[list[str]]
-    """Keywords."""
+    tags: list[str]
+    """Keywords, at least one (A2A v1.0 requires them)."""
     examples: NotRequired[list[str]]
     """Example prompts."""
     input_modes: NotRequired[list[str]]
@@ -797,8 +797,8 @@ class A2AArgs(TypedDict):
     """The card's description (unset: from instructions or name)."""
     version: NotRequired[str]
     """The agent's version in its card. Default: "1.0.0"."""
-    skills: NotRequired[list[A2ASkillArgs]]
-    """The skills the card advertises."""
+    skills: list[A2ASkillArgs]
+    """The skills the card advertises, at least one (A2A v1.0 requires one)."""
     default_input_modes: NotRequired[list[str]]
     """Media types the agent accepts."""
     default_output_modes: NotRequired[list[str]]

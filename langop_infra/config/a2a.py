@@ -32,8 +32,8 @@ class A2ASkill(Spec):
     """Human-readable name."""
     description: Annotated[str, Field(min_length=1, max_length=4096)]
     """What the skill does, for callers and their LLMs."""
-    tags: list[Annotated[str, Field(min_length=1, max_length=64)]] = []
-    """Keywords."""
+    tags: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(min_length=1)]
+    """Keywords, at least one (A2A v1.0 requires them)."""
     examples: list[Annotated[str, Field(min_length=1, max_length=1024)]] = []
     """Example prompts."""
     input_modes: list[MediaType] = []
@@ -70,8 +70,8 @@ class A2ASpec(Spec):
     )
     version: Annotated[str, Field(min_length=1, max_length=64)] = "1.0.0"
     """The agent's version in its card."""
-    skills: list[A2ASkill] = []
-    """The skills the card advertises."""
+    skills: Annotated[list[A2ASkill], Field(min_length=1)]
+    """The skills the card advertises, at least one (A2A v1.0 requires one)."""
     default_input_modes: list[MediaType] = ["text/plain"]
     """Media types the agent accepts."""
     default_output_modes: list[MediaType] = ["text/plain"]
