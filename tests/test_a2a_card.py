@@ -114,7 +114,7 @@ def test_the_smallest_card_has_every_required_field() -> None:
 
 def test_an_a2a_agent_needs_a_skill_with_a_tag() -> None:
     """What the SDK requires is refused at the edge, at its field."""
-    with pytest.raises(ValidationError, match="a2a.skills"):
+    with pytest.raises(ValidationError, match=r"a2a\.skills"):
         card_of({})
     with pytest.raises(ValidationError, match="tags"):
         card_of({"skills": [{**SKILL, "tags": []}]})
