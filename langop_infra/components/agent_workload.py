@@ -4,7 +4,7 @@ ConfigMap and its peers' card syncs: registration only, from the specs ``manifes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -41,7 +41,7 @@ def register_workload(
 
 def _cron_spec(schedule: ScheduleSpec, deployment: Any) -> Any:
     if isinstance(deployment, pulumi.Output):
-        resolved: pulumi.Output[dict[str, Any]] = deployment
+        resolved = cast("pulumi.Output[dict[str, Any]]", deployment)
         return resolved.apply(lambda spec: cronjob_spec(schedule, spec))
     return cronjob_spec(schedule, deployment)
 

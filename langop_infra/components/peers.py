@@ -26,7 +26,7 @@ def resolve_features(agent: AgentSpec) -> tuple[AgentSpec, AgentFeatures, list[A
         built = find_component("LanguageAgent", *key)
         if built is not None:
             known[key] = built.spec
-    indexed = [(0, agent), *((1, spec) for key, spec in known.items() if spec is not agent)]
+    indexed = [(0, agent), *((1, spec) for spec in known.values() if spec is not agent)]
     problems = [
         Problem(p.path.removeprefix("agents[0]."), p.message, p.kind)
         for p in peer_problems(indexed, namespace)

@@ -65,7 +65,8 @@ def with_managed_memories(cluster: ClusterSpec) -> ClusterSpec:
         agents.append(agent)
     tools = [*cluster.tools, *(managed_tool(m, home) for m in managed)]
     updated = cluster.model_copy(update={"tools": tools, "agents": agents})
-    updated._validated = True
+    # Validated already: a second parse would take the memories' tools for clashes.
+    updated._validated = True  # pyright: ignore[reportPrivateUsage]
     return updated
 
 

@@ -143,9 +143,11 @@ def card_skills(card: Mapping[str, Any]) -> list[dict[str, Any]]:
         raise CardError("the agent card has no skills list")
     out: list[dict[str, Any]] = []
     for skill in cast("list[Any]", skills):
-        if not isinstance(skill, Mapping) or not isinstance(skill.get("id"), str):
-            raise CardError("a skill of the agent card has no string id")
+        if not isinstance(skill, Mapping):
+            raise CardError("a skill of the agent card is not an object")
         entry = cast("Mapping[str, Any]", skill)
+        if not isinstance(entry.get("id"), str):
+            raise CardError("a skill of the agent card has no string id")
         tags = entry.get("tags")
         out.append(
             {
@@ -183,7 +185,8 @@ def sync_card(
     inputs = plain(dict(inputs))
     before: Mapping[str, Any] = plain(dict(previous or {}))
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    old_ids = [str(s) for s in before.get("skill_ids") or []]
+    held: list[Any] = before.get("skill_ids") or []
+    old_ids = [str(s) for s in held]
     try:
         card = fetch_card(inputs)
         skills = card_skills(card)
