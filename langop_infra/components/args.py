@@ -1214,7 +1214,7 @@ class AgentArgs(TypedDict):
     a2a: NotRequired[A2AArgs]
     """Serve A2A: a Service port named a2a and an agent card."""
     agents: NotRequired[list[AgentPeerRefArgs]]
-    """A2A peers this agent calls: {name, namespace} (an agent of the stack) or {name, url, headers} (a remote one)."""
+    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
     memory: NotRequired[MemoryRefArgs]
     """A LanguageMemory of the stack the agent uses: {name}."""
     schedule: NotRequired[ScheduleArgs]
@@ -1524,7 +1524,7 @@ class LanguageAgentArgs(TypedDict):
     a2a: NotRequired[A2AArgs]
     """Serve A2A: a Service port named a2a and an agent card."""
     agents: NotRequired[pulumi.Input[list[AgentPeerRefArgs]]]
-    """A2A peers this agent calls: {name, namespace} (an agent of the stack) or {name, url, headers} (a remote one)."""
+    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
     memory: NotRequired[MemoryRefArgs]
     """A LanguageMemory of the stack the agent uses: {name}."""
     schedule: NotRequired[ScheduleArgs]

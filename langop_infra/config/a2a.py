@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from typing_extensions import Self
 
 from langop_infra.config.fields import (
@@ -141,10 +141,11 @@ class AgentPeerRef(Spec):
         return self.url is not None
 
 
-def a2a_conflicts(value: Any, ports: Sequence[Any]) -> Any:
-    """``a2a`` whose port or name ``a2a`` is taken by one of ``ports``: refused."""
+def a2a_conflicts(value: Any, info: ValidationInfo) -> Any:
+    """An agent's ``a2a`` whose port or name ``a2a`` one of its ``ports`` takes: refused."""
     if value is None:
         return value
+    ports: Sequence[Any] = info.data.get("ports") or []
     for port in ports:
         if port.port == value.port or port.name == "a2a":
             raise invalid(

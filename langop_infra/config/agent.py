@@ -385,32 +385,16 @@ class AgentSpec(PodExtensionsSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         default=None, description="A persona's name under personas, or the persona itself."
     )
-    a2a: A2ASpec | None = Field(
-        default=None, description="Serve A2A: a Service port named a2a and an agent card."
-    )
-    agents: list[AgentPeerRef] = Field(
-        default=[],
-        description="A2A peers this agent calls: {name, namespace} (an agent of the stack) "
-        "or {name, url, headers} (a remote one).",
-    )
-    memory: MemoryRef | None = Field(
-        default=None, description="A LanguageMemory of the stack the agent uses: {name}."
-    )
-    schedule: ScheduleSpec | None = Field(
-        default=None,
-        description="Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a "
-        "Deployment.",
-    )
-
-    @field_validator("a2a")
-    @classmethod
-    def _a2a_port(cls, value: A2ASpec | None, info: ValidationInfo) -> A2ASpec | None:
-        return a2a_conflicts(value, info.data.get("ports") or [])
-
-    @field_validator("schedule")
-    @classmethod
-    def _scheduled(cls, value: ScheduleSpec | None, info: ValidationInfo) -> ScheduleSpec | None:
-        return scheduled_conflicts(value, info.data)
+    a2a: A2ASpec | None = None
+    """Serve A2A: a Service port named a2a and an agent card."""
+    agents: list[AgentPeerRef] = []
+    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
+    memory: MemoryRef | None = None
+    """A LanguageMemory of the stack the agent uses: {name}."""
+    schedule: ScheduleSpec | None = None
+    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
+    _a2a_port = field_validator("a2a")(a2a_conflicts)
+    _scheduled = field_validator("schedule")(scheduled_conflicts)
 
     @model_validator(mode="before")
     @classmethod

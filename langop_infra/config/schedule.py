@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationInfo
 
 from langop_infra.config.fields import Int, Spec, invalid
 
@@ -73,11 +73,12 @@ class ScheduleSpec(Spec):
     """Failed runs kept."""
 
 
-def scheduled_conflicts(value: ScheduleSpec | None, fields: Mapping[str, Any]) -> Any:
-    """``schedule`` beside what only a long-running (Deployment) agent has: refused, naming
-    the field. ``fields`` are the agent's fields validated before ``schedule``."""
+def scheduled_conflicts(value: ScheduleSpec | None, info: ValidationInfo) -> Any:
+    """An agent's ``schedule`` beside what only a long-running (Deployment) agent has:
+    refused, naming the field (``info.data``: the fields validated before ``schedule``)."""
     if value is None:
         return value
+    fields: Mapping[str, Any] = info.data
     conflicts = [
         ("replicas", fields.get("replicas", 1) != 1, "each run is one pod"),
         ("autoscaling", fields.get("autoscaling") is not None, "a run is not scaled"),
