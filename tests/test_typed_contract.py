@@ -71,6 +71,7 @@ def test_the_analyzer_sees_the_real_required_inputs(analyzed: Any) -> None:
         "LanguageModel": ["modelName", "provider"],
         "LanguageCluster": ["namespace"],
         "HttpTool": ["description", "displayName"],
+        "LanguageMemory": [],
     }
 
 

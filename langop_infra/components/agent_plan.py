@@ -231,8 +231,8 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
 
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
         agent, features, memory_tools = resolve_features(agent)
-        for tool in memory_tools:
-            given[(tool.target.namespace, tool.target.name)] = (tool.target, tool)
+        memory_index = {(t.target.namespace, t.target.name): (t.target, t) for t in memory_tools}
+        given = {**given, **memory_index}
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)

@@ -2,8 +2,6 @@
 000's ``remember``/``recall``) as a LanguageTool with a persistent volume; ``external``
 records where one runs (Ark's Memory). Agents name it in ``memory: {name}``."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import pulumi
