@@ -214,3 +214,53 @@ def test_each_caller_reaches_exactly_its_callees_and_tools(rendered: list[dict[s
             if target != source and network.allows(pod, by_name[target], port)
         }
         assert reached == expected[source], source
+
+
+def test_standalone_components_resolve_peers_and_memory_built_earlier() -> None:
+    from langop_infra import LanguageAgent, LanguageMemory
+
+    def program() -> None:
+        LanguageMemory("notes", namespace="apps")
+        LanguageAgent(
+            "writer", namespace="docs", image="ghcr.io/acme/w:1" + PIN, a2a={"skills": [WRITE]}
+        )
+        LanguageAgent(
+            "planner",
+            namespace="apps",
+            image="ghcr.io/acme/p:1" + PIN,
+            memory={"name": "notes"},
+            agents=[{"name": "writer", "namespace": "docs"}],
+        )
+
+    manifests = run_program(program).manifests()
+    validate_manifests(manifests)
+    planner = find(manifests, "Deployment", "planner", "apps")["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in planner["containers"][0]["env"]}
+    assert env["AGENT_MEMORY_ENDPOINT"] == "http://notes.apps.svc.cluster.local:8080"
+    assert env["MCP_SERVERS"] == "http://notes.apps.svc.cluster.local:8080"
+    assert json.loads(env["A2A_PEERS"])[0]["url"] == "http://writer.docs.svc.cluster.local:8080/"
+    network = Network([m for m in manifests if m["kind"] == "NetworkPolicy"])
+    by_name = pods(manifests)
+    assert network.allows(by_name["planner"], by_name["writer"], 8080)
+    assert network.allows(by_name["planner"], by_name["notes"], 8080)
+    assert not network.allows(by_name["writer"], by_name["planner"], 8080)
+
+
+def test_a_standalone_agent_naming_an_agent_without_a2a_is_refused() -> None:
+    from langop_infra import LanguageAgent
+    from langop_infra.core.errors import SpecError
+
+    def program() -> None:
+        LanguageAgent("writer", namespace="docs", image="ghcr.io/acme/w:1" + PIN)
+        LanguageAgent(
+            "planner",
+            namespace="apps",
+            image="ghcr.io/acme/p:1" + PIN,
+            agents=[{"name": "writer", "namespace": "docs"}],
+        )
+
+    with pytest.raises(SpecError) as caught:
+        run_program(program)
+    (problem,) = caught.value.problems
+    assert problem.path == "agents[0].name"
+    assert "does not serve A2A" in problem.message
