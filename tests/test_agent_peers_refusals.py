@@ -127,3 +127,21 @@ def test_an_external_memory_needs_its_address_and_no_managed_fields() -> None:
     )
     assert "needs address" in found["memories[0]"]
     assert "size are for type managed" in found["memories[1]"]
+
+
+def test_a_schedule_from_an_output_is_refused_before_registration() -> None:
+    """Schedule, A2A, peers and memory decide which objects exist: never an Output."""
+    import pulumi
+
+    from langop_infra import LanguageAgent
+    from langop_infra.offline.mock_engine import run_program
+
+    def program() -> None:
+        schedule = {"cron": pulumi.Output.from_input("0 1 * * *"), "input": "x"}
+        LanguageAgent("a", image="ghcr.io/acme/a:1" + PIN, schedule=schedule)
+
+    with pytest.raises(SpecError) as caught:
+        run_program(program)
+    (problem,) = caught.value.problems
+    assert problem.path == "schedule.cron"
+    assert "must be known when the program runs" in problem.message

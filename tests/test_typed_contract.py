@@ -161,6 +161,7 @@ def test_field_lists_are_derived_from_the_specs() -> None:
         "deploymentMode",
         "tools",
         "persistence",
+        *("a2a", "agents", "memory", "schedule"),
     } == inputs.STRUCTURAL
     assert (
         *(info.alias for info in ClusterSpec.model_fields.values()),
