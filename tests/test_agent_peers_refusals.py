@@ -111,6 +111,8 @@ def test_memory_references_and_names() -> None:
     assert "no memory 'notes' in namespace 'apps'" in found["agents[0].memory.name"]
     assert "runs as a LanguageTool of that name" in found["memories[0].name"]
     assert "duplicate memory name 'kb'" in found["memories[1].name"]
+    found = problems(agent("scribe"), memories=[{"name": "scribe"}])
+    assert "and agents has one in namespace 'apps'" in found["memories[0].name"]
 
 
 def test_an_external_memory_needs_its_address_and_no_managed_fields() -> None:

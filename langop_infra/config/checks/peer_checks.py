@@ -71,6 +71,7 @@ def memory_problems(
     ns = cluster.namespace
     problems: list[Problem] = []
     tools = {(t.namespace or ns, t.name) for t in cluster.tools}
+    workloads = {(a.namespace or ns, a.name) for _, a in agents}
     memories: dict[tuple[str, str], int] = {}
     for i, memory in enumerate(cluster.memories):
         key = (memory.namespace or ns, memory.name)
@@ -78,10 +79,12 @@ def memory_problems(
         if key in memories:
             text = f"duplicate memory name {memory.name!r} (first at memories[{memories[key]}])"
             problems.append(Problem(where, text, "langop_duplicate_name"))
-        elif memory.type == "managed" and key in tools:
+        elif memory.type == "managed" and (key in tools or key in workloads):
+            kind = "tools" if key in tools else "agents"
             text = (
-                f"managed memory {memory.name!r} runs as a LanguageTool of that name, and tools "
-                f"has one in namespace {key[0]!r}; rename one of them"
+                f"managed memory {memory.name!r} runs as a LanguageTool of that name (its "
+                f"Deployment and Service), and {kind} has one in namespace {key[0]!r}; rename "
+                "one of them"
             )
             problems.append(Problem(where, text, "langop_name_clash"))
         memories.setdefault(key, i)
