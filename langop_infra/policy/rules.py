@@ -345,7 +345,10 @@ def schema_sync(
     syncs = {
         (str(r.props.get("namespace")), str(r.props.get("service"))): r
         for r in resources
-        if r.type == SYNC_TYPE and "endpoint" in r.props and "service" in r.props
+        if r.type == SYNC_TYPE
+        and "endpoint" in r.props
+        and "service" in r.props
+        and "card_path" not in r.props  # an A2A peer's card sync, not a tool's
     }
     every = workloads(resources)
     waited_for = {

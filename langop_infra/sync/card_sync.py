@@ -36,7 +36,11 @@ from langop_infra.sync.kube_proxy import (
 )
 from langop_infra.sync.provider import has_unknown, plain, proxy_access
 
+# ``card_path`` is always set: it tells a card sync from a schema sync, which share the
+# dynamic resource type (``langop-infra schemas``, the mocks and the policy pack look for it).
+CARD_PATH_INPUT = "card_path"
 INPUTS = (
+    CARD_PATH_INPUT,
     "endpoint",
     "access",
     "namespace",
@@ -275,6 +279,7 @@ class AgentCardSync(dyn.Resource):
         self, name: str, inputs: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
     ) -> None:
         props: dict[str, Any] = {key: inputs.get(key) for key in INPUTS}
+        props[CARD_PATH_INPUT] = CARD_PATH
         if props.get("kubeconfig"):
             props["kubeconfig"] = pulumi.Output.secret(props["kubeconfig"])
         props.update(dict.fromkeys(OUTPUTS))
