@@ -1523,7 +1523,7 @@ class LanguageAgentArgs(TypedDict):
     """A persona's name under personas, or the persona itself."""
     a2a: NotRequired[A2AArgs]
     """Serve A2A: a Service port named a2a and an agent card."""
-    agents: NotRequired[pulumi.Input[list[AgentPeerRefArgs]]]
+    agents: NotRequired[list[AgentPeerRefArgs]]
     """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
     memory: NotRequired[MemoryRefArgs]
     """A LanguageMemory of the stack the agent uses: {name}."""

@@ -385,7 +385,7 @@ class AgentSpec(PodExtensionsSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         default=None, description="A persona's name under personas, or the persona itself."
     )
-    a2a: A2ASpec | None = None
+    a2a: A2ASpec | None = Field(default=None, alias="a2a")  # to_camel would say a2A
     """Serve A2A: a Service port named a2a and an agent card."""
     agents: list[AgentPeerRef] = []
     """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
