@@ -5,6 +5,7 @@ records where one runs (Ark's Memory). Agents name it in ``memory: {name}``."""
 from typing import Any
 
 import pulumi
+from pydantic import ValidationError
 from typing_extensions import Unpack
 
 from langop_infra.components.args import LanguageMemoryArgs
@@ -24,8 +25,6 @@ from langop_infra.manifests.memory import managed_tool
 
 def parse_memory(name: str, args: Any, fields: dict[str, Any]) -> MemorySpec:
     """The memory's spec from ``args`` (a mapping or a MemorySpec) and keyword fields."""
-    from pydantic import ValidationError
-
     if isinstance(args, MemorySpec) and not fields:
         return args
     data = args.model_dump() if isinstance(args, MemorySpec) else dict(args or {})

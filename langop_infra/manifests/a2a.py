@@ -18,7 +18,6 @@ from langop_infra.config.names import (
     A2A_CARD_FILE,
     a2a_card_config_map_name,
     config_map_name,
-    peer_header_env_name,
 )
 from langop_infra.manifests.contract import EnvVar, agent_selector, compact_json, tool_endpoint
 
@@ -196,10 +195,6 @@ def a2a_config(agent: AgentSpec, namespace: str, peers: Sequence[PeerTarget]) ->
             entries[peer.name] = entry
         doc["agents"] = entries
     return doc
-
-
-def peer_header_envs(peer: PeerTarget) -> list[str]:
-    return [peer_header_env_name(peer.name, h.name) for h in peer.headers]
 
 
 def caller_label(callee: str) -> str:
