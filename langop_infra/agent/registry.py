@@ -15,6 +15,7 @@ relists it. The configuration side (config.yaml, ``MCP_SERVERS``, servers.json) 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -42,7 +43,7 @@ from langop_infra.agent.servers import (
     unique_server,
 )
 from langop_infra.mcp.discovery import discover_endpoint
-from langop_infra.mcp.errors import MCPError, TransportError
+from langop_infra.mcp.errors import JSONRPCError, MCPError, TransportError
 from langop_infra.mcp.http import display_url, origin
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
@@ -163,7 +164,7 @@ class ToolRegistry:
             try:
                 result = await self._call(tool, arguments)
             except MCPError as exc:
-                result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+                result = _mcp_error_result(name, exc)
             else:
                 result = checked_output(tool.name, tool.definition, result)
         counts.errors += result.is_error
@@ -299,7 +300,8 @@ class ToolRegistry:
         order += [name for name in self._listed if name not in order]
         listed = {name: self._listed[name] for name in order}
         found: list[str] = []
-        tools = naming_rules.register(listed, self._naming, found)
+        overrides = {name: entry.overrides for name, entry in self._entries.items()}
+        tools = naming_rules.register(listed, self._naming, found, overrides)
         self.tools = naming_rules.with_http(tools, self.http, self._naming, found)
         self._naming_warnings = found
 
@@ -345,6 +347,25 @@ class ToolRegistry:
 
 def _error_result(text: str) -> ToolCallResult:
     return ToolCallResult(content=[{"type": "text", "text": text}], is_error=True)
+
+
+MAX_ERROR_DATA = 4096  # characters of a JSON-RPC error's data shown to the LLM
+
+
+def _mcp_error_result(name: str, exc: MCPError) -> ToolCallResult:
+    """The failure as an error result; a JSON-RPC error keeps its ``code``, ``message`` and
+    ``data`` (seed 000: ``{"reason": "connection refused"}``), in the text and structured."""
+    result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+    if not isinstance(exc, JSONRPCError):
+        return result
+    error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        error["data"] = exc.data
+        shown = json.dumps(exc.data, ensure_ascii=False, default=str)
+        if len(shown) > MAX_ERROR_DATA:
+            shown = shown[:MAX_ERROR_DATA] + "... (cut)"
+        result.content.append({"type": "text", "text": f"error data: {shown}"})
+    return replace(result, structured_content={"error": error})
 
 
 def _names(tools: Mapping[str, RegisteredTool], shown: int = 20) -> str:

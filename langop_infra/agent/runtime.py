@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from langop_infra._errors import LangopError
 from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
+from langop_infra.agent.naming import tool_overrides
 from langop_infra.agent.registry import (
     AgentServers,
     Naming,
@@ -158,9 +159,16 @@ class _Collector:
         except _Unset as unset:
             self._fail(name, str(unset))
             return
+        overrides = tool_overrides(fields.get("overrides"))
+        if overrides is None:
+            self._fail(
+                name, f"tools.{name}.overrides: must map tool names to {{name, description}}"
+            )
+            return
         url = join_mcp_path(fields["endpoint"], str(fields.get("mcpPath") or DEFAULT_MCP_PATH))
         entry = ServerEntry(name, url, headers, source="config.yaml tools")
-        self._add(replace(entry, allowed_tools=None if allowed is None else tuple(allowed)))
+        allowed_tools = None if allowed is None else tuple(allowed)
+        self._add(replace(entry, allowed_tools=allowed_tools, overrides=overrides))
 
     def add_external(
         self, index: int, spec: Any, env: Mapping[str, str], key: str = "mcpServers"

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     TolerationEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
     TolerationOperator = Literal["Exists", "Equal"]
     ToolType = Literal["mcp"]
+    TracesSampler = Literal["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"]
     Transport = Literal["http", "stdio"]
     WebhookAuthType = Literal["none", "bearer", "basic", "apiKey", "oauth2"]
     WebhookToolMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -77,6 +78,7 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     TolerationEffect = str
     TolerationOperator = str
     ToolType = str
+    TracesSampler = str
     Transport = str
     WebhookAuthType = str
     WebhookToolMethod = str
@@ -655,103 +657,6 @@ class ServiceSettingsArgs(TypedDict):
     """Extra labels on the Service."""
 
 
-class McpServerArgs(TypedDict):
-    """An external MCP server (ark style), reached at ``url`` with optional headers."""
-
-    name: str
-    """Name the agent knows the server by."""
-    url: str
-    """The server's MCP endpoint."""
-    headers: NotRequired[list[HeaderArgs]]
-    """HTTP headers sent with each request."""
-    timeout: NotRequired[Duration]
-    """Per-request timeout (unset: the agent's default)."""
-    transport: NotRequired[McpServerTransport]
-    """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (seed 002). One of: http, url. Default: "http"."""
-    auto_connect: NotRequired[bool]
-    """false: the agent connects only when asked (registry.connect). Default: true."""
-
-
-class WebhookAuthArgs(TypedDict):
-    """How an HTTP tool authenticates; the credential reaches the agent only as a ``secretKeyRef`` env var (``AGENT_WEBHOOK_<TOOL>_AUTH``)."""
-
-    type: NotRequired[WebhookAuthType]
-    """bearer: '<headerName>: Bearer <value>'; basic: the value is user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a client-credentials token, or a ready access token. One of: none, bearer, basic, apiKey, oauth2. Default: "none"."""
-    secret_ref: NotRequired[SecretKeyRefArgs]
-    """The Secret key holding the credential (same namespace as the agent)."""
-    header_name: NotRequired[str]
-    """The header that carries the credential. Default: "Authorization"."""
-
-
-class RateLimitArgs(TypedDict):
-    """A token bucket per agent pod: a call waits up to the timeout for a token."""
-
-    requests_per_minute: int
-    """Refill rate (1-10000)."""
-    burst: int
-    """Bucket size: calls allowed at once (1-1000)."""
-
-
-class WebhookToolArgs(TypedDict):
-    """An inline HTTP tool (ark inline tool): the agent calls ``url`` directly."""
-
-    description: NotRequired[str]
-    """What the tool does, for the LLM. Default: ""."""
-    method: NotRequired[WebhookToolMethod]
-    """GET and DELETE send the arguments as the query; others as JSON. One of: GET, POST, PUT, PATCH, DELETE. Default: "POST"."""
-    input_schema: NotRequired[dict[str, Any]]
-    """JSON Schema draft-07 the arguments are checked against: an object, or a JSON string (ark's form, passed on as written)."""
-    timeout: NotRequired[Duration]
-    """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
-    authentication: NotRequired[WebhookAuthArgs]
-    """The credential, if any."""
-    rate_limit: NotRequired[RateLimitArgs]
-    """Unset: no limit."""
-    enabled: NotRequired[bool]
-    """false: agents are not given the tool. Default: true."""
-    name: str
-    """The tool's name as the LLM sees it."""
-    url: str
-    """The endpoint (alias endpoint, as in an HttpTool)."""
-
-
-class HttpToolRefArgs(TypedDict):
-    """A reference from an agent to an HttpTool (``httpTools:``) of the stack."""
-
-    name: str
-    """The HttpTool's name."""
-    namespace: NotRequired[str]
-    """Unset: the agent's namespace."""
-
-
-class WorkspaceArgs(TypedDict):
-    """A persistent workspace: PVC ``<agent>-workspace``, seeded once with files that do not exist yet (an agent's edits survive restarts)."""
-
-    size: NotRequired[str]
-    """Size of the claim. Default: "1Gi"."""
-    storage_class_name: NotRequired[str]
-    """StorageClass of the claim (unset: the cluster's default)."""
-    access_modes: NotRequired[list[AccessModes]]
-    """Access modes of the claim; several pods need ReadWriteMany. One of: ReadWriteOnce, ReadWriteMany, ReadWriteOncePod, ReadOnlyMany."""
-    mount_path: NotRequired[str]
-    """Unset: the agent's workspacePath."""
-    initial_files: NotRequired[dict[str, str]]
-    """Files written once into an empty workspace: {name: content}."""
-    seed_config_map: NotRequired[str]
-    """A ConfigMap whose keys are copied once into the workspace."""
-    seed_image: NotRequired[str]
-    """The seeding init container's image (needs sh, cp). Default: "docker.io/library/busybox:1.36.1@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"."""
-
-
-class AgentPortArgs(TypedDict):
-    """A port the agent listens on, published by ClusterIP Service ``<agent>``."""
-
-    name: str
-    """An IANA service name: at most 15 lower-case letters, digits and '-'."""
-    port: int
-    """Port number, 1-65535."""
-
-
 class A2ASkillArgs(TypedDict):
     """One skill of the agent card (A2A ``AgentSkill``)."""
 
@@ -860,6 +765,103 @@ class ScheduleArgs(TypedDict):
     """Failed runs kept. Default: 1."""
 
 
+class McpServerArgs(TypedDict):
+    """An external MCP server (ark style), reached at ``url`` with optional headers."""
+
+    name: str
+    """Name the agent knows the server by."""
+    url: str
+    """The server's MCP endpoint."""
+    headers: NotRequired[list[HeaderArgs]]
+    """HTTP headers sent with each request."""
+    timeout: NotRequired[Duration]
+    """Per-request timeout (unset: the agent's default)."""
+    transport: NotRequired[McpServerTransport]
+    """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (seed 002). One of: http, url. Default: "http"."""
+    auto_connect: NotRequired[bool]
+    """false: the agent connects only when asked (registry.connect). Default: true."""
+
+
+class WebhookAuthArgs(TypedDict):
+    """How an HTTP tool authenticates; the credential reaches the agent only as a ``secretKeyRef`` env var (``AGENT_WEBHOOK_<TOOL>_AUTH``)."""
+
+    type: NotRequired[WebhookAuthType]
+    """bearer: '<headerName>: Bearer <value>'; basic: the value is user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a client-credentials token, or a ready access token. One of: none, bearer, basic, apiKey, oauth2. Default: "none"."""
+    secret_ref: NotRequired[SecretKeyRefArgs]
+    """The Secret key holding the credential (same namespace as the agent)."""
+    header_name: NotRequired[str]
+    """The header that carries the credential. Default: "Authorization"."""
+
+
+class RateLimitArgs(TypedDict):
+    """A token bucket per agent pod: a call waits up to the timeout for a token."""
+
+    requests_per_minute: int
+    """Refill rate (1-10000)."""
+    burst: int
+    """Bucket size: calls allowed at once (1-1000)."""
+
+
+class WebhookToolArgs(TypedDict):
+    """An inline HTTP tool (ark inline tool): the agent calls ``url`` directly."""
+
+    description: NotRequired[str]
+    """What the tool does, for the LLM. Default: ""."""
+    method: NotRequired[WebhookToolMethod]
+    """GET and DELETE send the arguments as the query; others as JSON. One of: GET, POST, PUT, PATCH, DELETE. Default: "POST"."""
+    input_schema: NotRequired[dict[str, Any]]
+    """JSON Schema draft-07 the arguments are checked against: an object, or a JSON string (ark's form, passed on as written)."""
+    timeout: NotRequired[Duration]
+    """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
+    authentication: NotRequired[WebhookAuthArgs]
+    """The credential, if any."""
+    rate_limit: NotRequired[RateLimitArgs]
+    """Unset: no limit."""
+    enabled: NotRequired[bool]
+    """false: agents are not given the tool. Default: true."""
+    name: str
+    """The tool's name as the LLM sees it."""
+    url: str
+    """The endpoint (alias endpoint, as in an HttpTool)."""
+
+
+class HttpToolRefArgs(TypedDict):
+    """A reference from an agent to an HttpTool (``httpTools:``) of the stack."""
+
+    name: str
+    """The HttpTool's name."""
+    namespace: NotRequired[str]
+    """Unset: the agent's namespace."""
+
+
+class WorkspaceArgs(TypedDict):
+    """A persistent workspace: PVC ``<agent>-workspace``, seeded once with files that do not exist yet (an agent's edits survive restarts)."""
+
+    size: NotRequired[str]
+    """Size of the claim. Default: "1Gi"."""
+    storage_class_name: NotRequired[str]
+    """StorageClass of the claim (unset: the cluster's default)."""
+    access_modes: NotRequired[list[AccessModes]]
+    """Access modes of the claim; several pods need ReadWriteMany. One of: ReadWriteOnce, ReadWriteMany, ReadWriteOncePod, ReadOnlyMany."""
+    mount_path: NotRequired[str]
+    """Unset: the agent's workspacePath."""
+    initial_files: NotRequired[dict[str, str]]
+    """Files written once into an empty workspace: {name: content}."""
+    seed_config_map: NotRequired[str]
+    """A ConfigMap whose keys are copied once into the workspace."""
+    seed_image: NotRequired[str]
+    """The seeding init container's image (needs sh, cp). Default: "docker.io/library/busybox:1.36.1@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"."""
+
+
+class AgentPortArgs(TypedDict):
+    """A port the agent listens on, published by ClusterIP Service ``<agent>``."""
+
+    name: str
+    """An IANA service name: at most 15 lower-case letters, digits and '-'."""
+    port: int
+    """Port number, 1-65535."""
+
+
 class ApiKeyRefArgs(TypedDict):
     """A key of an existing Secret in the namespace; ``key`` defaults to ``api-key``."""
 
@@ -962,6 +964,10 @@ class ObservabilityDefaultsArgs(TypedDict):
 
     otlp_endpoint: NotRequired[str]
     """OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."""
+    traces_sampler: NotRequired[TracesSampler]
+    """OTEL_TRACES_SAMPLER of agents and tools. One of: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio."""
+    traces_sampler_arg: NotRequired[str]
+    """OTEL_TRACES_SAMPLER_ARG, e.g. 0.25 for a ratio sampler."""
 
 
 class DefaultsArgs(TypedDict):
@@ -1029,7 +1035,7 @@ class ToolArgs(TypedDict):
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: NotRequired[list[str]]
     """Container arguments."""
     env: NotRequired[dict[str, str]]
@@ -1088,6 +1094,15 @@ class ToolArgs(TypedDict):
     """The Service's type (ClusterIP, NodePort, LoadBalancer), annotations and labels (service mode); unset: ClusterIP."""
 
 
+class ToolOverrideArgs(TypedDict):
+    """How the agent is shown one tool of a reference (ToolHive's ``toolsOverride``)."""
+
+    name: NotRequired[str]
+    """The name the agent's LLM sees (letters, digits, _ and -, at most 64: what OpenAI and Anthropic accept); calls map back to the tool's own name."""
+    description: NotRequired[str]
+    """The description the LLM sees instead of the tool's."""
+
+
 class ToolRefArgs(TypedDict):
     """A reference from an agent to a LanguageTool."""
 
@@ -1103,6 +1118,8 @@ class ToolRefArgs(TypedDict):
     """Only these of the tool's tools are offered to the agent (config.yaml allowedTools; the agent's registry enforces it, schema sync reports unknown names). Unset: all of them."""
     headers: NotRequired[list[HeaderArgs]]
     """Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>."""
+    overrides: NotRequired[dict[str, ToolOverrideArgs]]
+    """{<tool>: {name, description}}: the agent's registry offers the tool under this name and description and maps calls back; schema sync sees the original."""
 
 
 class ModelRefArgs(TypedDict):
@@ -1119,6 +1136,14 @@ class ModelRefArgs(TypedDict):
 class AgentArgs(TypedDict):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
+    a2a: NotRequired[A2AArgs]
+    """Serve A2A: a Service port named a2a and an agent card."""
+    agents: NotRequired[list[AgentPeerRefArgs]]
+    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
+    memory: NotRequired[MemoryRefArgs]
+    """A LanguageMemory of the stack the agent uses: {name}."""
+    schedule: NotRequired[ScheduleArgs]
+    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
     image_pull_secrets: NotRequired[list[LocalObjectRefArgs]]
     """Secrets to pull the image with: names or {name}."""
     env_from: NotRequired[list[EnvFromSourceArgs]]
@@ -1150,7 +1175,7 @@ class AgentArgs(TypedDict):
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: NotRequired[list[str]]
     """Container arguments."""
     env: NotRequired[dict[str, str]]
@@ -1211,18 +1236,10 @@ class AgentArgs(TypedDict):
     """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
-    a2a: NotRequired[A2AArgs]
-    """Serve A2A: a Service port named a2a and an agent card."""
-    agents: NotRequired[list[AgentPeerRefArgs]]
-    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
-    memory: NotRequired[MemoryRefArgs]
-    """A LanguageMemory of the stack the agent uses: {name}."""
-    schedule: NotRequired[ScheduleArgs]
-    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
 
 
 class HttpToolEntryArgs(TypedDict):
-    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+    """An HTTP tool of a namespace (seed 004's Tool): flattened, or the manifest itself."""
 
     description: str
     """What the tool does, for the LLM (1-1024 characters)."""
@@ -1367,7 +1384,7 @@ class LanguageToolArgs(TypedDict):
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Container arguments."""
     env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
@@ -1431,6 +1448,14 @@ class LanguageToolArgs(TypedDict):
 class LanguageAgentArgs(TypedDict):
     """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
 
+    a2a: NotRequired[A2AArgs]
+    """Serve A2A: a Service port named a2a and an agent card."""
+    agents: NotRequired[list[AgentPeerRefArgs]]
+    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
+    memory: NotRequired[MemoryRefArgs]
+    """A LanguageMemory of the stack the agent uses: {name}."""
+    schedule: NotRequired[ScheduleArgs]
+    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
     image_pull_secrets: NotRequired[pulumi.Input[list[LocalObjectRefArgs]]]
     """Secrets to pull the image with: names or {name}."""
     env_from: NotRequired[pulumi.Input[list[EnvFromSourceArgs]]]
@@ -1460,7 +1485,7 @@ class LanguageAgentArgs(TypedDict):
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Container arguments."""
     env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
@@ -1521,14 +1546,6 @@ class LanguageAgentArgs(TypedDict):
     """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
-    a2a: NotRequired[A2AArgs]
-    """Serve A2A: a Service port named a2a and an agent card."""
-    agents: NotRequired[list[AgentPeerRefArgs]]
-    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
-    memory: NotRequired[MemoryRefArgs]
-    """A LanguageMemory of the stack the agent uses: {name}."""
-    schedule: NotRequired[ScheduleArgs]
-    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
     part_of: NotRequired[str]
     """app.kubernetes.io/part-of (default: the namespace)."""
     defaults: NotRequired[DefaultsArgs]
@@ -1731,6 +1748,7 @@ __all__ = [
     "TcpSocketProbeArgs",
     "TolerationArgs",
     "ToolArgs",
+    "ToolOverrideArgs",
     "ToolRefArgs",
     "TopologySpreadArgs",
     "VolumeArgs",

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from typing_extensions import Self
 
 from langop_infra.config.fields import (
@@ -139,18 +138,3 @@ class AgentPeerRef(Spec):
     @property
     def remote(self) -> bool:
         return self.url is not None
-
-
-def a2a_conflicts(value: Any, info: ValidationInfo) -> Any:
-    """An agent's ``a2a`` whose port or name ``a2a`` one of its ``ports`` takes: refused."""
-    if value is None:
-        return value
-    ports: Sequence[Any] = info.data.get("ports") or []
-    for port in ports:
-        if port.port == value.port or port.name == "a2a":
-            raise invalid(
-                "a2a_port",
-                f"a2a conflicts with ports entry {port.name!r} ({port.port}): the A2A port is "
-                "published as Service port 'a2a'; pick another a2a.port, or rename that port",
-            )
-    return value

@@ -20,10 +20,11 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from langop_infra.config.a2a import A2ASpec, AgentPeerRef, a2a_conflicts
+from langop_infra.config.agent_features import AgentFeatureFields, peer_headers
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
+    ConcreteHttpUrl,
     DnsLabel,
     HeaderName,
     HeaderSpec,
@@ -43,11 +44,10 @@ from langop_infra.config.fields import (
     invalid,
     not_reserved_mount,
 )
-from langop_infra.config.memory import MemoryRef
 from langop_infra.config.model import ModelRef, PersonaSpec
-from langop_infra.config.names import header_env_name, peer_header_env_name, tool_header_env_name
+from langop_infra.config.names import header_env_name, tool_header_env_name
 from langop_infra.config.network import PeerSpec
-from langop_infra.config.schedule import ScheduleSpec, scheduled_conflicts
+from langop_infra.config.tool_overrides import ToolOverride, override_clashes
 from langop_infra.config.volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
@@ -86,12 +86,25 @@ class ToolRef(Spec):
         "reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>.",
     )
 
+    overrides: dict[Annotated[str, Field(min_length=1, max_length=128)], ToolOverride] = Field(
+        default={},
+        description="{<tool>: {name, description}}: the agent's registry offers the tool under "
+        "this name and description and maps calls back; schema sync sees the original.",
+    )
+
     @field_validator("allowed_tools")
     @classmethod
     def _no_repeats(cls, value: list[str] | None) -> list[str] | None:
         if value is not None and len(set(value)) != len(value):
             raise invalid("allowed_tools", "allowedTools names a tool twice; list each once")
         return value
+
+    @model_validator(mode="after")
+    def _overrides_apart(self) -> ToolRef:
+        clash = override_clashes(self.allowed_tools, self.overrides)
+        if clash:
+            raise invalid("tool_override", f"overrides: {clash}")
+        return self
 
 
 class McpServerSpec(Spec):
@@ -246,7 +259,7 @@ class WebhookToolSpec(HttpToolFields):
     name: Annotated[str, Field(pattern=TOOL_NAME.pattern)] = Field(
         description="The tool's name as the LLM sees it."
     )
-    url: HttpUrl = Field(
+    url: ConcreteHttpUrl = Field(
         validation_alias=AliasChoices("url", "endpoint"),
         description="The endpoint (alias endpoint, as in an HttpTool).",
     )
@@ -347,7 +360,7 @@ def persona_ref(value: Any) -> Any:
     )
 
 
-class AgentSpec(PodExtensionsSpec):
+class AgentSpec(PodExtensionsSpec, AgentFeatureFields):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = Field(
@@ -385,16 +398,6 @@ class AgentSpec(PodExtensionsSpec):
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(
         default=None, description="A persona's name under personas, or the persona itself."
     )
-    a2a: A2ASpec | None = Field(default=None, alias="a2a")  # to_camel would say a2A
-    """Serve A2A: a Service port named a2a and an agent card."""
-    agents: list[AgentPeerRef] = []
-    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
-    memory: MemoryRef | None = None
-    """A LanguageMemory of the stack the agent uses: {name}."""
-    schedule: ScheduleSpec | None = None
-    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
-    _a2a_port = field_validator("a2a")(a2a_conflicts)
-    _scheduled = field_validator("schedule")(scheduled_conflicts)
 
     @model_validator(mode="before")
     @classmethod
@@ -468,9 +471,7 @@ def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
             for j, header in enumerate(ref.headers):
                 env = tool_header_env_name(ref.name, header.name)
                 yield f"tools[{i}].headers[{j}]", env, header
-    for i, peer in enumerate(agent.agents):
-        for j, header in enumerate(peer.headers):
-            yield f"agents[{i}].headers[{j}]", peer_header_env_name(peer.name, header.name), header
+    yield from peer_headers(agent)
 
 
 def shorthand_model(value: str, models: Mapping[str, Any] | None) -> str | None:

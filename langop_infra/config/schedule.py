@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo
+from pydantic import AfterValidator, Field
 
 from langop_infra.config.fields import Int, Spec, invalid
 
@@ -71,25 +70,3 @@ class ScheduleSpec(Spec):
     """Finished runs kept."""
     failed_jobs_history_limit: Int = Field(default=1, ge=0, le=100)
     """Failed runs kept."""
-
-
-def scheduled_conflicts(value: ScheduleSpec | None, info: ValidationInfo) -> Any:
-    """An agent's ``schedule`` beside what only a long-running (Deployment) agent has:
-    refused, naming the field (``info.data``: the fields validated before ``schedule``)."""
-    if value is None:
-        return value
-    fields: Mapping[str, Any] = info.data
-    conflicts = [
-        ("replicas", fields.get("replicas", 1) != 1, "each run is one pod"),
-        ("autoscaling", fields.get("autoscaling") is not None, "a run is not scaled"),
-        ("a2a", fields.get("a2a") is not None, "nothing listens between runs"),
-        ("ports", bool(fields.get("ports")), "nothing listens between runs"),
-    ]
-    for field, present, why in conflicts:
-        if present:
-            raise invalid(
-                "schedule_conflict",
-                f"schedule conflicts with {field}: a scheduled agent runs as a CronJob and "
-                f"{why}; remove {field}, or remove schedule to run a Deployment",
-            )
-    return value

@@ -284,6 +284,10 @@ def agent_config(
         ref = refs.get(target.name)
         if ref is not None and ref.allowed_tools is not None:
             entry["allowedTools"] = list(ref.allowed_tools)
+        if ref is not None and ref.overrides:
+            entry["overrides"] = {
+                tool: o.model_dump(exclude_none=True) for tool, o in ref.overrides.items()
+            }
         if ref is not None and ref.headers:
             entry["headers"] = [
                 header_document(h, tool_header_env_name(ref.name, h.name)) for h in ref.headers
@@ -412,12 +416,18 @@ def _seconds(value: float) -> int | float:
 
 
 def otel_env(
-    otlp_endpoint: str | None, service: str, namespace: str, workload: str
+    otlp_endpoint: str | None,
+    service: str,
+    namespace: str,
+    workload: str,
+    sampler: tuple[str | None, str | None] = (None, None),
 ) -> list[EnvVar]:
-    """``OTEL_*`` of one workload (``defaults.observability``), or nothing without an endpoint."""
+    """``OTEL_*`` of one workload (``defaults.observability``), or nothing without an
+    endpoint; ``sampler`` is ``(OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG)``, each passed
+    when set, as upstream's ``buildAgentEnv`` passes them."""
     if otlp_endpoint is None:
         return []
-    return [
+    env = [
         EnvVar("OTEL_EXPORTER_OTLP_ENDPOINT", value=otlp_endpoint),
         EnvVar("OTEL_SERVICE_NAME", value=service),
         EnvVar(
@@ -425,3 +435,8 @@ def otel_env(
             value=f"k8s.namespace.name={namespace},k8s.deployment.name={workload}",
         ),
     ]
+    names = ("OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG")
+    for name, value in zip(names, sampler, strict=True):
+        if value is not None:
+            env.append(EnvVar(name, value=value))
+    return env

@@ -334,6 +334,7 @@ def main() -> LanguageCluster:
                     "lastError": t.last_error,
                     "registeredAt": t.registered_at,
                     "lastSyncedAt": t.last_synced_at,
+                    "conditions": t.conditions,
                 }
                 for name, t in cluster.http_tools.items()
             },

@@ -1,5 +1,6 @@
-"""Rules across a document's agents and memories: A2A peers resolve to agents of the stack
-that serve A2A (never the caller itself), and ``memory`` names a declared memory."""
+"""Rules across fields, agents and memories: a scheduled agent has nothing only a Deployment
+has, the A2A port is its own, A2A peers resolve to agents of the stack that serve A2A (never
+the caller itself), and ``memory`` names a declared memory."""
 
 from __future__ import annotations
 
@@ -8,6 +9,41 @@ from collections.abc import Sequence
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.core.errors import Problem, join_path
+
+
+def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """``schedule`` beside what only a long-running (Deployment) agent has, and an A2A port
+    that one of ``ports`` takes: each at its field, naming the conflict and the fix."""
+    problems: list[Problem] = []
+    if agent.a2a is not None:
+        for port in agent.ports:
+            if port.port == agent.a2a.port or port.name == "a2a":
+                text = (
+                    f"a2a conflicts with ports entry {port.name!r} ({port.port}): the A2A port "
+                    "is published as Service port 'a2a'; pick another a2a.port, or rename "
+                    "that port"
+                )
+                problems.append(Problem(join_path(path, "a2a"), text, "langop_a2a_port"))
+    if agent.schedule is None:
+        return problems
+    conflicts = [
+        (
+            "replicas",
+            "replicas" in agent.model_fields_set and agent.replicas != 1,
+            "each run is one pod",
+        ),
+        ("autoscaling", agent.autoscaling is not None, "a run is not scaled"),
+        ("a2a", agent.a2a is not None, "nothing listens between runs"),
+        ("ports", bool(agent.ports), "nothing listens between runs"),
+    ]
+    for field, present, why in conflicts:
+        if present:
+            text = (
+                f"schedule conflicts with {field}: a scheduled agent runs as a CronJob and "
+                f"{why}; remove {field}, or remove schedule to run a Deployment"
+            )
+            problems.append(Problem(join_path(path, "schedule"), text, "langop_schedule_conflict"))
+    return problems
 
 
 def peer_problems(
