@@ -480,9 +480,8 @@ def cluster_problems(
         if not isinstance(values, Mapping) or not values
     ]
     problems += namespace_wide_problems(cluster, path, tool_index, agent_index)
-    indexed_agents = list(zip(agent_index, cluster.agents, strict=True))
-    problems += peer_problems(indexed_agents, ns, path)
-    problems += memory_problems(cluster, indexed_agents, path)
+    indexed = list(zip(agent_index, cluster.agents, strict=True))
+    problems += peer_problems(indexed, ns, path) + memory_problems(cluster, indexed, path)
     http_index = http_index if http_index is not None else list(range(len(cluster.http_tools)))
     problems += http_tool_problems(
         cluster.http_tools,
