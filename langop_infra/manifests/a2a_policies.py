@@ -1,7 +1,8 @@
 """NetworkPolicies of the A2A graph, as plain data, shaped like the tool policies:
 
 - a callee admits, on its A2A port, pods of its namespace carrying its caller label
-  (``a2a.langop.io/<callee>: "true"``, set on every same-namespace caller);
+  (``a2a.langop.io/<callee>: "true"``, set on every same-namespace caller), and
+  ``defaults.schemaSyncFrom`` (card sync goes through the API server's service proxy);
 - a caller of an agent in another namespace brings one policy into that namespace admitting
   exactly itself (``<callee>.a2a-from.<caller namespace>.<caller>``);
 - a restricted caller's egress policy gains its in-cluster peers' A2A ports.
@@ -14,24 +15,32 @@ from typing import Any
 
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.names import a2a_cross_namespace_name, a2a_ingress_name, agent_egress_name
+from langop_infra.config.network import NetworkPeer
 from langop_infra.manifests.a2a import PeerTarget, caller_label
 from langop_infra.manifests.contract import agent_selector
-from langop_infra.manifests.policies import in_namespace, tcp
+from langop_infra.manifests.policies import in_namespace, peer_manifest, tcp
 
 Policy = tuple[str, str, dict[str, Any]]
 
 
-def a2a_policies(agent: AgentSpec, namespace: str, peers: Sequence[PeerTarget]) -> list[Policy]:
-    """``(name, namespace, spec)`` of the agent's A2A ingress (when it serves A2A) and of the
-    ingress it needs into each peer of another namespace."""
+def a2a_policies(
+    agent: AgentSpec,
+    namespace: str,
+    peers: Sequence[PeerTarget],
+    sync_from: Sequence[NetworkPeer] = (),
+) -> list[Policy]:
+    """``(name, namespace, spec)`` of the agent's A2A ingress (when it serves A2A: its
+    callers, and ``schemaSyncFrom``, where card sync comes from) and of the ingress it needs
+    into each peer of another namespace."""
     made: list[Policy] = []
     if agent.a2a is not None:
+        callers = [in_namespace(namespace, {caller_label(agent.name): "true"})]
         spec = {
             "podSelector": {"matchLabels": agent_selector(agent.name)},
             "policyTypes": ["Ingress"],
             "ingress": [
                 {
-                    "from": [in_namespace(namespace, {caller_label(agent.name): "true"})],
+                    "from": [*callers, *(peer_manifest(p) for p in sync_from)],
                     "ports": [tcp(agent.a2a.port)],
                 }
             ],

@@ -9,6 +9,7 @@ from typing import Any
 
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.memory import MemorySpec
+from langop_infra.config.network import NetworkPeer
 from langop_infra.manifests import a2a, cronjob, memory
 from langop_infra.manifests.a2a_policies import Policy, a2a_policies, with_peer_egress
 from langop_infra.manifests.contract import EndpointStyle, EnvVar, ToolTarget
@@ -76,8 +77,12 @@ def feature_service(service: dict[str, Any] | None, agent: AgentSpec) -> dict[st
 
 
 def feature_policies(
-    made: Sequence[Policy], agent: AgentSpec, namespace: str, features: AgentFeatures
+    made: Sequence[Policy],
+    agent: AgentSpec,
+    namespace: str,
+    features: AgentFeatures,
+    sync_from: Sequence[NetworkPeer] = (),
 ) -> list[Policy]:
     """The agent's policies, its egress widened to its peers, then its A2A policies."""
     out = with_peer_egress(made, agent.name, features.peers)
-    return [*out, *a2a_policies(agent, namespace, features.peers)]
+    return [*out, *a2a_policies(agent, namespace, features.peers, sync_from)]

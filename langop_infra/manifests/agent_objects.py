@@ -120,7 +120,7 @@ def agent_objects(
     synced = [t.port for t in targets if t.sidecar_container is not None and t.sync_inputs]
     made = policies.with_sync_ingress(made, agent.name, defaults.schema_sync_from, synced)
     made = with_model_egress(made, agent.name, extra.egress_rules)
-    made = feature_policies(made, agent, namespace, features)
+    made = feature_policies(made, agent, namespace, features, defaults.schema_sync_from)
     warnings = override_warnings(agent.name, extra.overridden)
     return AgentObjects(
         config_text,
