@@ -34,6 +34,7 @@ from langop_infra.agent.lifecycle import (
 )
 from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
 from langop_infra.agent.output_check import checked_output
+from langop_infra.agent.result_scrub import registry_scrubber, scrubbed_result
 from langop_infra.agent.servers import (
     AgentServers,
     ServerEntry,
@@ -92,6 +93,8 @@ class ToolRegistry:
     ) -> None:
         self.sessions = dict(sessions)
         self.http = http or HttpToolCaller()
+        # The one scrubber (the HTTP tools'), which learns what the servers are sent too.
+        self.scrubber = registry_scrubber(self.http.scrubber, options, (entries or {}).values())
         self.counts: dict[str, ToolCounts] = {}
         self._warnings = list(warnings)
         self._naming_warnings: list[str] = []  # redone whenever the tools are renamed
@@ -167,8 +170,13 @@ class ToolRegistry:
                 result = _mcp_error_result(name, exc)
             else:
                 result = checked_output(tool.name, tool.definition, result)
+            result = self._scrubbed(result)
         counts.errors += result.is_error
         return result
+
+    def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
+        """``result`` without any credential the agent sent (a server may echo them)."""
+        return scrubbed_result(self.scrubber, self._options, result)
 
     async def _call(
         self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
@@ -249,6 +257,7 @@ class ToolRegistry:
         self._status[server] = ServerStatus(server, "connecting", entry.transport)
         outcome = await _connect(entry, self._options, self._warnings)
         if isinstance(outcome, ServerFailure):
+            outcome = replace(outcome, message=self.scrubber.line(outcome.message, 2000))
             self._server_failures[server] = outcome
             self._status[server] = ServerStatus(
                 server, "failed", entry.transport, 0, f"{outcome.message} [{outcome.kind}]"
@@ -468,6 +477,10 @@ async def _connect(
         if session is not None:
             await session.aclose()
         return ServerFailure(entry.name, exc.kind, str(exc))
+    except Exception as exc:  # a bug of ours or a library's: the server failed, not the agent
+        if session is not None:
+            await session.aclose()
+        return ServerFailure(entry.name, "error", f"{type(exc).__name__}: {exc}")
     except BaseException:
         if session is not None:
             await session.aclose()

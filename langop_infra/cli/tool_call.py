@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from langop_infra import _json
 from langop_infra.cli.tool_client import (
     UsageError,
     fail,
@@ -52,7 +52,7 @@ def call_form(
 def parse_arguments(text: str, what: str = "--arguments") -> dict[str, Any]:
     """``--arguments`` (or a stdin line): a JSON object."""
     try:
-        value = json.loads(text)
+        value = _json.read(text)
     except ValueError as exc:
         raise UsageError(f"{what} is not JSON ({exc}); give an object, e.g. '{{}}'") from None
     if not isinstance(value, dict):

@@ -20,6 +20,7 @@ from pydantic import (
 )
 from typing_extensions import Self
 
+from langop_infra import _json
 from langop_infra.config.agent_features import AgentFeatureFields, peer_headers
 from langop_infra.config.fields import (
     SECRET_KEY,
@@ -173,7 +174,7 @@ def json_schema_input(value: Any) -> Any:
         return cast("type[BaseModel]", value).model_json_schema()
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = _json.read(value)
         except json.JSONDecodeError as exc:
             raise invalid(
                 "json_schema_input",
@@ -461,8 +462,7 @@ class AgentSpec(PodExtensionsSpec, AgentFeatureFields):
 
 
 def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
-    """Every header the agent sends, with its path and the env var that carries it: its
-    external MCP servers' (ark) and its enabled tool references'."""
+    """Every header sent, its path and env var: MCP servers', tool references', A2A peers'."""
     for i, server in enumerate(agent.mcp_servers):
         for j, header in enumerate(server.headers):
             yield f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name), header

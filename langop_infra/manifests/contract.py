@@ -36,6 +36,9 @@ ACCESS_LABEL_PREFIX = "access.langop.io/"
 CONFIG_CHECKSUM_ANNOTATION = "langop.io/config-checksum"
 SECRET_VERSIONS_ANNOTATION = "langop.io/secret-versions"
 
+# ``${VAR}`` and ``${VAR:-default}``, as the agent runtime expands them.
+URL_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}")
+
 
 @dataclass(frozen=True)
 class ToolTarget:
@@ -303,6 +306,9 @@ def agent_config(
             entry["autoConnect"] = False
         if server.timeout is not None:
             entry["timeoutSeconds"] = _seconds(server.timeout)
+        named = {m.group(1): m.group(0) for m in URL_VARIABLE.finditer(server.url)}
+        if named:  # the agent expands in a URL only the variables its entry declares
+            entry["env"] = dict(sorted(named.items()))
         if server.headers:
             entry["headers"] = [
                 header_document(h, header_env_name(server.name, h.name)) for h in server.headers
