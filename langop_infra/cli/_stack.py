@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from langop_infra._errors import LangopError
 
 if TYPE_CHECKING:
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
     from langop_infra.offline.mock_engine import ProgramRun
 
 PROGRESS_AFTER = 2.0  # seconds; LANGOP_INFRA_PROGRESS_AFTER overrides it
@@ -52,13 +52,15 @@ def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = False) -> ProgramRun:
+def run_stack(
+    args: argparse.Namespace, command: str, *, keep_ciphertext: bool = False
+) -> ProgramRun:
     """Render the stack the arguments name, with a progress line on a slow render.
 
     Raises :class:`CommandError`: exit 2 for a stack or config problem, exit 1 for an
     exception in the user's program (its own frames first, framework frames left out).
     """
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
     from langop_infra.offline.mock_engine import close_event_loop
     from langop_infra.offline.render import Project, choose_stack, render_stack
 
@@ -76,6 +78,7 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
                 stack=stack,
                 config_file=args.config,
                 keep_ciphertext=keep_ciphertext,
+                project=project,
             )
     except Exception as caught:
         # The failed run's other Output tasks end here, not in a finaliser during a later
@@ -99,7 +102,7 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
 def _spec_error(exc: BaseException) -> SpecError | None:
     """The SpecError behind ``exc``: a value that resolved during the run and failed its
     checks reaches us wrapped in the engine's ValueErrors."""
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
 
     seen: set[int] = set()
     found: BaseException | None = exc

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from langop_infra.cli._output import add_output_argument, dump, emit
-from langop_infra.cli._stack import CommandError, add_stack_arguments, render
+from langop_infra.cli._stack import CommandError, add_stack_arguments, run_stack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        result = render(args, "validate")
+        result = run_stack(args, "validate")
     except CommandError as exc:
         if not args.output:
             print(f"langop-infra validate: error: {exc}", file=sys.stderr)

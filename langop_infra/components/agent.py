@@ -8,13 +8,13 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.components import inputs
+from langop_infra.components.agent_args import LanguageAgentArgs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
 from langop_infra.components.agent_workload import (
     register_card,
     register_card_syncs,
     register_workload,
 )
-from langop_infra.components.args import LanguageAgentArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,
@@ -34,6 +34,7 @@ from langop_infra.core import pacing
 from langop_infra.manifests import contract, policies
 from langop_infra.manifests.a2a_policies import a2a_policies
 from langop_infra.manifests.agent_objects import AgentObjects, agent_env, agent_objects
+from langop_infra.manifests.k8s_types import NetworkPolicySpecDict
 from langop_infra.manifests.pod_settings import disruption_budget_spec
 from langop_infra.sync.provider import ToolSchemaSync
 
@@ -252,7 +253,7 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     return pulumi.Output.all(spec, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
 
 
-def _policy_spec(index: int) -> Callable[[AgentObjects], dict[str, Any]]:
+def _policy_spec(index: int) -> Callable[[AgentObjects], NetworkPolicySpecDict]:
     return lambda objects: objects.policies[index][2]
 
 

@@ -7,7 +7,6 @@ resources are recorded but never contacted.
 
 from __future__ import annotations
 
-import difflib
 import json
 import runpy
 import sys
@@ -17,9 +16,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from langop_infra.core import yaml_io
-from langop_infra.core.errors import Problem, SpecError
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.core.streams import stdout_to_stderr
+from langop_infra.core.text import did_you_mean
 from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.locate import shown
 from langop_infra.offline.mock_engine import (
@@ -118,8 +118,7 @@ def choose_stack(
         )
     path = project.stack_file(stack)
     if not path.is_file():
-        close = difflib.get_close_matches(stack, known, n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]!r}? " if close else ""
+        hint = did_you_mean(stack, known, then="")
         message = f"no config for stack {stack!r}; {hint}(stacks here: {listed}); create this file"
         raise SpecError([Problem(str(path), message)])
     return stack, path
@@ -246,13 +245,15 @@ def render_stack(
     stack: str | None = None,
     config_file: str | Path | None = None,
     keep_ciphertext: bool = False,
+    project: Project | None = None,
 ) -> ProgramRun:
     """Run the project's program for a stack under the mock engine.
 
-    The project is found in ``project_dir`` or its parents; a stack must be named (``stack``
-    or ``config_file``). Raises :class:`SpecError` for an unusable stack file.
+    The project is found in ``project_dir`` or its parents, unless the caller found it
+    already (``project``: a render discovers it once); a stack must be named (``stack`` or
+    ``config_file``). Raises :class:`SpecError` for an unusable stack file.
     """
-    project = Project.find(project_dir)
+    project = project if project is not None else Project.find(project_dir)
     stack, path = choose_stack(project, stack, config_file)
     data = load_stack_file(path)
     problems = check_secure_values(data, path, stack)

@@ -15,32 +15,27 @@ service tool, sorted by namespace and name. Fields are only ever added to it.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 import pulumi
 from pulumi.runtime.config import CONFIG, get_config, get_config_env, is_config_secret
 from pulumi.runtime.stack import wait_for_rpcs
-from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
 
 from langop_infra import _json
+from langop_infra._errors import REDACTED
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.checks.advice import cluster_warnings
+from langop_infra.config.checks.checked import IMAGES_WARNED
 from langop_infra.config.checks.references import external_reference_problems
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec, ExportedToolTarget, ToolsFrom
-from langop_infra.core.errors import (
-    Problem,
-    SpecError,
-    join_path,
-    loc_path,
-    problems_from,
-    stack_wording,
-)
+from langop_infra.config.pydantic_errors import problems_from, stack_wording
+from langop_infra.core import pulumi_sdk
 from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.core.problems import Problem, SpecError, join_path, loc_path
+from langop_infra.core.text import closest
 from langop_infra.manifests.contract import ToolTarget
-from langop_infra.mcp.errors import REDACTED
 
 PROJECT = "langop-infra"
 # Read by the program itself, not part of the cluster document.
@@ -179,10 +174,10 @@ def _unknown_key_problems(project: str) -> list[Problem]:
     for full_key in _all_config_keys():
         namespace, _, key = full_key.rpartition(":")
         if full_key.startswith(prefix) and key not in KEYS:
-            close = difflib.get_close_matches(key, KEYS, n=1)
-            hint = f"did you mean {prefix}{close[0]}?" if close else f"known: {', '.join(KEYS)}"
+            close = closest(key, KEYS)
+            hint = f"did you mean {prefix}{close}?" if close else f"known: {', '.join(KEYS)}"
             problems.append(Problem(full_key, f"unknown config key; {hint}", UNKNOWN_KEY))
-        elif namespace != project and difflib.get_close_matches(namespace, [project], cutoff=0.8):
+        elif namespace != project and closest(namespace, [project]):
             problems.append(
                 Problem(
                     full_key,
@@ -261,7 +256,7 @@ def stack_tool_targets(source: ToolsFrom) -> list[ToolTarget]:
     The values must be known to build this stack's agents, so the program waits for them
     (a StackReference is read during preview too)."""
     reference = pulumi.StackReference(f"toolsFrom:{source.stack}", source.stack)
-    details = _sync_await(reference.get_output_details(TOOL_TARGETS_OUTPUT))
+    details = pulumi_sdk.sync_await(reference.get_output_details(TOOL_TARGETS_OUTPUT))
     where = f"{PROJECT}:toolsFrom[{source.stack}]"
     value = details.value if details.value is not None else details.secret_value
     if not isinstance(value, list):
@@ -303,7 +298,7 @@ def main() -> LanguageCluster:
     spec = read_cluster_config(external=[(t.namespace, t.name) for t in external])
     for warning in config_warnings(spec):
         pulumi.log.warn(str(warning))
-    spec._images_warned = True  # under their config keys, just now
+    IMAGES_WARNED.add(spec)  # under their config keys, just now
     cluster = LanguageCluster(spec.namespace, spec, external_targets=external)
     pulumi.export("namespace", cluster.namespace)
     pulumi.export(
@@ -349,4 +344,4 @@ def main() -> LanguageCluster:
 def _finish_registrations() -> None:
     """Let the SDK finish registering before ``main()`` returns, while the collector is still
     tuned: serializing every resource's inputs, much of a run's work, comes after the body."""
-    _sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))
+    pulumi_sdk.sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))

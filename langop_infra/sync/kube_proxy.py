@@ -27,7 +27,7 @@ from langop_infra import _json
 from langop_infra._errors import LangopError
 from langop_infra.config.fields import DNS_LABEL, DNS_SUBDOMAIN, canonical_mcp_path
 from langop_infra.core import yaml_io
-from langop_infra.core.errors import one_line
+from langop_infra.core.text import one_line
 
 KubeAccess = tuple[str, dict[str, str], dict[str, Any]]
 INLINE_KUBECONFIG = ("apiVersion", "{", "kind")
