@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 
 PIN = "@sha256:" + "a" * 64
 A2A = {"skills": [{"id": "s", "name": "S", "description": "Does s.", "tags": ["s"]}]}

@@ -248,7 +248,7 @@ def test_standalone_components_resolve_peers_and_memory_built_earlier() -> None:
 
 def test_a_standalone_agent_naming_an_agent_without_a2a_is_refused() -> None:
     from langop_infra import LanguageAgent
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
 
     def program() -> None:
         LanguageAgent("writer", namespace="docs", image="ghcr.io/acme/w:1" + PIN)

@@ -361,7 +361,7 @@ def _imports(text: str, defined: set[str]) -> str:
     """The import lines for the names ``text``'s annotations use: the component-typed aliases
     from their components, the rest from ``args.py`` (``defined`` holds its names)."""
     annotations = "\n".join(line for line in text.splitlines() if not line.strip().startswith('"'))
-    used = set(re.findall(r"\b([A-Z][A-Za-z]+)\b", annotations))
+    used = set(re.findall(r"\b([A-Z][A-Za-z0-9]+)\b", annotations))  # A2AArgs too
     modules: dict[str, list[str]] = {}
     for n in sorted(used):
         module = COMPONENT_ALIASES.get(n) or ("args" if n in defined else None)

@@ -9,6 +9,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from langop_infra.components.args import (
+    A2AArgs,
     AffinityArgs,
     AgentPeerRefArgs,
     AgentPortArgs,

@@ -18,7 +18,8 @@ from langop_infra.components.k8s import (
 )
 from langop_infra.components.tool import LanguageTool
 from langop_infra.config.memory import MemorySpec
-from langop_infra.core.errors import SpecError, problems_from
+from langop_infra.config.pydantic_errors import problems_from
+from langop_infra.core.problems import SpecError
 from langop_infra.manifests import contract
 from langop_infra.manifests.memory import managed_tool
 

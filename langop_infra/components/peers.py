@@ -7,8 +7,8 @@ from typing import Any
 
 from langop_infra.components.k8s import find_component
 from langop_infra.config.agent import AgentSpec, ToolRef
-from langop_infra.config.checks.peer_checks import peer_problems
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.config.checks.peer_checks import mode_problems, peer_problems
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import contract
 from langop_infra.manifests.a2a import peer_targets
 from langop_infra.manifests.agent_features import AgentFeatures
@@ -27,7 +27,8 @@ def resolve_features(agent: AgentSpec) -> tuple[AgentSpec, AgentFeatures, list[A
         if built is not None:
             known[key] = built.spec
     indexed = [(0, agent), *((1, spec) for spec in known.values() if spec is not agent)]
-    problems = [
+    problems = mode_problems(agent)
+    problems += [
         Problem(p.path.removeprefix("agents[0]."), p.message, p.kind)
         for p in peer_problems(indexed, namespace)
         if p.path.startswith("agents[0].")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langop_infra.config.agent import AgentSpec, ToolRef
+from langop_infra.config.checks.checked import VALIDATED
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.memory import MEMORY_DATA_PATH, MemorySpec
 from langop_infra.config.names import memory_header_env_name
@@ -66,7 +67,7 @@ def with_managed_memories(cluster: ClusterSpec) -> ClusterSpec:
     tools = [*cluster.tools, *(managed_tool(m, home) for m in managed)]
     updated = cluster.model_copy(update={"tools": tools, "agents": agents})
     # Validated already: a second parse would take the memories' tools for clashes.
-    updated._validated = True  # pyright: ignore[reportPrivateUsage]
+    VALIDATED.add(updated)
     return updated
 
 

@@ -8,7 +8,18 @@ from collections.abc import Sequence
 
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
+
+
+def agent_feature_problems(
+    cluster: ClusterSpec, agent_index: Sequence[int], path: str = ""
+) -> list[Problem]:
+    """Every rule of this module over a document's agents (``agent_index``: their indexes
+    in the document's list) and memories."""
+    indexed = list(zip(agent_index, cluster.agents, strict=True))
+    problems = [p for i, a in indexed for p in mode_problems(a, join_path(path, f"agents[{i}]"))]
+    problems += peer_problems(indexed, cluster.namespace, path)
+    return problems + memory_problems(cluster, indexed, path)
 
 
 def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:

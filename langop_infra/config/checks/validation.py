@@ -24,7 +24,7 @@ from langop_infra.config.checks.namespace_checks import (
     egress_to_problems,
     namespace_wide_problems,
 )
-from langop_infra.config.checks.peer_checks import memory_problems, mode_problems, peer_problems
+from langop_infra.config.checks.peer_checks import agent_feature_problems
 from langop_infra.config.checks.references import (
     cluster_namespaces,
     dangling_problems,
@@ -188,7 +188,6 @@ def workload_problems(spec: WorkloadSpec, path: str = "") -> list[Problem]:
 def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = None) -> list[Problem]:
     """Checks across one agent's lists: duplicates and env-name clashes."""
     problems = workload_problems(agent, path)
-    problems += mode_problems(agent, path)
     problems += reference_problems(list(enumerate(agent.tools)), agent.namespace or namespace, path)
     problems += _duplicates(
         ((f"mcpServers[{i}].name", s.name) for i, s in enumerate(agent.mcp_servers)),
@@ -482,8 +481,7 @@ def cluster_problems(
         if not isinstance(values, Mapping) or not values
     ]
     problems += namespace_wide_problems(cluster, path, tool_index, agent_index)
-    indexed = list(zip(agent_index, cluster.agents, strict=True))
-    problems += peer_problems(indexed, ns, path) + memory_problems(cluster, indexed, path)
+    problems += agent_feature_problems(cluster, agent_index, path)
     http_index = http_index if http_index is not None else list(range(len(cluster.http_tools)))
     problems += http_tool_problems(
         cluster.http_tools,
