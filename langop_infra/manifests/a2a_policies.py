@@ -11,16 +11,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.names import a2a_cross_namespace_name, a2a_ingress_name, agent_egress_name
 from langop_infra.config.network import NetworkPeer
 from langop_infra.manifests.a2a import PeerTarget, caller_label
 from langop_infra.manifests.contract import agent_selector
+from langop_infra.manifests.k8s_types import (
+    NetworkPolicyEgressRuleDict,
+    NetworkPolicyPeerDict,
+    NetworkPolicySpecDict,
+    PolicyEntry,
+)
 from langop_infra.manifests.policies import in_namespace, peer_manifest, tcp
 
-Policy = tuple[str, str, dict[str, Any]]
+Policy = PolicyEntry
+
+
+def _ingress(selected: str, peers: list[NetworkPolicyPeerDict], port: int) -> NetworkPolicySpecDict:
+    return {
+        "podSelector": {"matchLabels": agent_selector(selected)},
+        "policyTypes": ["Ingress"],
+        "ingress": [{"from": peers, "ports": [tcp(port)]}],
+    }
 
 
 def a2a_policies(
@@ -35,35 +48,18 @@ def a2a_policies(
     made: list[Policy] = []
     if agent.a2a is not None:
         callers = [in_namespace(namespace, {caller_label(agent.name): "true"})]
-        spec = {
-            "podSelector": {"matchLabels": agent_selector(agent.name)},
-            "policyTypes": ["Ingress"],
-            "ingress": [
-                {
-                    "from": [*callers, *(peer_manifest(p) for p in sync_from)],
-                    "ports": [tcp(agent.a2a.port)],
-                }
-            ],
-        }
+        callers += [peer_manifest(p) for p in sync_from]
+        spec = _ingress(agent.name, callers, agent.a2a.port)
         made.append((a2a_ingress_name(agent.name), namespace, spec))
     for peer in peers:
         if peer.agent is None or peer.namespace is None or peer.port is None:
             continue
         if peer.namespace == namespace:
             continue
-        spec = {
-            "podSelector": {"matchLabels": agent_selector(peer.agent)},
-            "policyTypes": ["Ingress"],
-            "ingress": [
-                {
-                    "from": [in_namespace(namespace, agent_selector(agent.name))],
-                    "ports": [tcp(peer.port)],
-                }
-            ],
-        }
-        made.append(
-            (a2a_cross_namespace_name(peer.agent, namespace, agent.name), peer.namespace, spec)
-        )
+        caller = [in_namespace(namespace, agent_selector(agent.name))]
+        spec = _ingress(peer.agent, caller, peer.port)
+        name = a2a_cross_namespace_name(peer.agent, namespace, agent.name)
+        made.append((name, peer.namespace, spec))
     return made
 
 
@@ -71,7 +67,7 @@ def with_peer_egress(
     made: Sequence[Policy], agent: str, peers: Sequence[PeerTarget]
 ) -> list[Policy]:
     """The agent's policies with its in-cluster peers added to its egress policy, if any."""
-    rules = [
+    rules: list[NetworkPolicyEgressRuleDict] = [
         {"to": [in_namespace(p.namespace, agent_selector(p.agent))], "ports": [tcp(p.port)]}
         for p in peers
         if p.agent is not None and p.namespace is not None and p.port is not None
@@ -81,6 +77,7 @@ def with_peer_egress(
     out: list[Policy] = []
     for name, where, spec in made:
         if name == agent_egress_name(agent):
-            spec = {**spec, "egress": [*spec["egress"], *rules]}
+            spec = spec.copy()
+            spec["egress"] = [*spec.get("egress", []), *rules]
         out.append((name, where, spec))
     return out
