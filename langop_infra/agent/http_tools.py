@@ -44,7 +44,7 @@ import httpx
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import SchemaError
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.agent.http_tool_auth import (
     CredentialProblem,
     Token,

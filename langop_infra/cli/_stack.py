@@ -60,9 +60,9 @@ def run_stack(
     Raises :class:`CommandError`: exit 2 for a stack or config problem, exit 1 for an
     exception in the user's program (its own frames first, framework frames left out).
     """
-    from langop_infra.core.problems import SpecError
     from langop_infra.offline.mock_engine import close_event_loop
-    from langop_infra.offline.render import Project, choose_stack, render_stack
+    from langop_infra.offline.project import Project, choose_stack
+    from langop_infra.offline.render import render_stack
 
     project_dir = Path(args.project_dir)
     path = None
@@ -84,19 +84,45 @@ def run_stack(
         # The failed run's other Output tasks end here, not in a finaliser during a later
         # compile of this process (CPython 3.11 then reports an AST recursion mismatch).
         gc.collect()
-        exc = _spec_error(caught)
-        if exc is None:
-            raise CommandError(program_error(caught, project_dir), code=1) from None
-        if path is not None:
-            from langop_infra.offline.locate import located
-
-            exc = SpecError(located(exc.problems, path), subject=exc.subject, where=exc.where)
-        component = {"component": exc.subject} if exc.subject != "configuration" else {}
-        component.update({"builtAt": exc.where} if exc.where else {})
-        problems = tuple({**p.as_dict(), **component} for p in exc.problems)
-        raise CommandError(str(exc), problems=problems) from None
+        raise _command_error(caught, project_dir, path) from None
     finally:
         close_event_loop()
+
+
+def stack_file_warnings(args: argparse.Namespace) -> list[str] | None:
+    """What :func:`render` would warn of, found without running the program when the
+    project runs the package's own stack program (``offline.validate``); ``None`` when
+    only a run can tell. Raises :class:`CommandError` as :func:`render` does."""
+    from langop_infra.offline.project import Project, choose_stack
+    from langop_infra.offline.validate import validate_stack_file
+
+    project_dir = Path(args.project_dir)
+    path = None
+    try:
+        project = Project.find(project_dir)
+        project_dir = project.directory
+        stack, path = choose_stack(project, args.stack, args.config)
+        args.stack_name, args.stack_source = stack, _shown(path, project.directory)
+        return validate_stack_file(project.directory, stack=stack, config_file=args.config)
+    except Exception as caught:
+        raise _command_error(caught, project_dir, path) from None
+
+
+def _command_error(caught: Exception, project_dir: Path, path: Path | None) -> CommandError:
+    """The CommandError for what a stack's run raised: its problems, located in ``path``."""
+    from langop_infra.core.problems import SpecError
+
+    exc = _spec_error(caught)
+    if exc is None:
+        return CommandError(program_error(caught, project_dir), code=1)
+    if path is not None:
+        from langop_infra.offline.locate import located
+
+        exc = SpecError(located(exc.problems, path), subject=exc.subject, where=exc.where)
+    component = {"component": exc.subject} if exc.subject != "configuration" else {}
+    component.update({"builtAt": exc.where} if exc.where else {})
+    problems = tuple({**p.as_dict(), **component} for p in exc.problems)
+    return CommandError(str(exc), problems=problems)
 
 
 def _spec_error(exc: BaseException) -> SpecError | None:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.cli._stack import CommandError, add_stack_arguments, run_command, run_stack
 
 

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from langop_infra import _json
+import langop_infra._json as _json
 
 DISCOVERY_REQUEST: dict[str, Any] = {
     "jsonrpc": "2.0",

@@ -18,7 +18,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
 import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
@@ -83,6 +82,8 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
 def probe(url: str, timeout: float = PROBE_TIMEOUT_SECONDS) -> str:
     """ "" when ``url`` answers (any HTTP status: the host serves), else why not. OPTIONS
     carries no arguments and no credential, so it cannot act on anything."""
+    import httpx  # only when probing: a render imports no HTTP client
+
     try:
         httpx.request("OPTIONS", url, timeout=timeout, follow_redirects=False)
     except httpx.HTTPError as exc:

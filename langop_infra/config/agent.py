@@ -20,7 +20,7 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.config.agent_features import AgentFeatureFields, peer_headers
 from langop_infra.config.fields import (
     SECRET_KEY,

@@ -12,7 +12,7 @@ from typing import cast
 
 import yaml
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.core import yaml_io
 from langop_infra.core.problems import Problem
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.config.fields import DNS_LABEL, DNS_SUBDOMAIN, canonical_mcp_path
 from langop_infra.core import yaml_io
