@@ -14,6 +14,7 @@ from langop_infra.components.k8s import (
     component_error,
     find_component,
 )
+from langop_infra.components.peers import resolve_features
 from langop_infra.config.agent import AgentSpec, passthrough_model
 from langop_infra.config.checks.admission import deploy_problems
 from langop_infra.config.checks.advice import agent_warnings, passthrough_warning
@@ -27,6 +28,7 @@ from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.core.text import did_you_mean
 from langop_infra.manifests import contract
+from langop_infra.manifests.agent_features import NO_FEATURES, AgentFeatures
 
 # A tool an agent may reach: its target, and its component when this program built it.
 ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
@@ -48,6 +50,8 @@ class AgentPlan:
     persona: PersonaSpec | None = None
     # False while the image is an Output not resolved yet: its labels wait for it.
     image_known: bool = True
+    #: A2A peers and memory.
+    features: AgentFeatures = NO_FEATURES
 
     @property
     def namespace(self) -> str:
@@ -227,6 +231,9 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
             return resolve_http_tools(agent, given_http)
 
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        agent, features, memory_tools = resolve_features(agent)
+        memory_index = {(t.target.namespace, t.target.name): (t.target, t) for t in memory_tools}
+        given = {**given, **memory_index}
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)
@@ -243,6 +250,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         tools,
         models=models,
         image_known=not isinstance(data.get("image"), pulumi.Output),
+        features=features,
     )
     return plan, final
 

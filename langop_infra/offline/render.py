@@ -42,6 +42,7 @@ KIND_ORDER = {
     "PersistentVolumeClaim": 3,
     "Service": 4,
     "Deployment": 5,
+    "CronJob": 5,  # a scheduled agent's workload, beside the Deployments
     "NetworkPolicy": 6,
 }
 
