@@ -61,10 +61,15 @@ def agent_document(
     data.setdefault("name", name)
     given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
     refs: list[Any] = []
+    inputs.refuse_whole_lists(data, AgentSpec, f"LanguageAgent {data.get('name')!r}")
     _refuse_single_tool(data.get("tools"), f"LanguageAgent {data.get('name')!r}")
     items: list[Any] = data.get("tools") or []
     for item in items:
-        target = getattr(item, "target", item)
+        # An Output item stays as it is: resolve() refuses it with its path (tools decide
+        # which policies exist), where getattr would lift ``target`` into another Output.
+        target: Any = item
+        if not isinstance(item, pulumi.Output):
+            target = getattr(item, "target", item)
         if isinstance(target, contract.ToolTarget):
             given[(target.namespace, target.name)] = (target, None if item is target else item)
             refs.append({"name": target.name, "namespace": target.namespace})

@@ -15,6 +15,11 @@ from typing import Any, TypeVar, cast
 
 import pulumi
 
+from langop_infra.components.secret_routing import (
+    guarded,
+    route_header_values,
+    secret_capable,
+)
 from langop_infra.config.structure import structural_keys
 from langop_infra.core.errors import Problem, SpecError, construction_site, loc_path
 
@@ -61,9 +66,51 @@ def merged_input(args: Any, fields: Mapping[str, Any], spec: type[Any]) -> dict[
         else dict(args or {})
     )
     data.update(fields)
+    data = route_header_values(data)
     if "container_args" in data:
         data["args"] = data.pop("container_args")
-    return data
+    # ``labels=None`` is how Python says "not given" for a field whose default is no None.
+    return {k: v for k, v in data.items() if v is not None or not _none_means_unset(spec, k)}
+
+
+def _none_means_unset(spec: type[Any], key: str) -> bool:
+    fields: Mapping[str, Any] = getattr(spec, "model_fields", {})
+    field = fields.get(key) or next(
+        (f for f in fields.values() if getattr(f, "alias", None) == key), None
+    )
+    if field is None:
+        return False
+    return field.default_factory is not None or field.default not in (None, Ellipsis)
+
+
+def refuse_whole_lists(data: Mapping[str, Any], spec: type[Any], subject: str) -> None:
+    """A field that takes a list, given as one Output: a field error (which objects exist
+    follows from the list), with the fix."""
+    fields: Mapping[str, Any] = getattr(spec, "model_fields", {})
+    problems = [
+        Problem(
+            key,
+            "expected a list, got an Output; pass a list here (its items' own values may be "
+            "Outputs, e.g. a url), since the list decides which objects and policies exist",
+        )
+        for key, value in data.items()
+        if isinstance(value, pulumi.Output) and _is_list_field(fields, key)
+    ]
+    if problems:
+        raise SpecError(problems, subject=subject)
+
+
+def _is_list_field(fields: Mapping[str, Any], key: str) -> bool:
+    field = fields.get(key) or next(
+        (f for f in fields.values() if getattr(f, "alias", None) == key), None
+    )
+    if field is None:
+        return key in {"tools", "mcp_servers", "http_tools", "models"}
+    annotation = field.annotation
+    origins = {getattr(annotation, "__origin__", None)} | {
+        getattr(a, "__origin__", None) for a in getattr(annotation, "__args__", ())
+    }
+    return bool(origins & {list, tuple}) or annotation in (list, tuple)
 
 
 def output_leaves(data: Any, path: Path = ()) -> Iterator[Leaf]:
@@ -136,7 +183,10 @@ def resolve(
         _EVERY if (alt := _alternative(stand_in, parse, spec, path)) is None else build(parse(alt))
         for path, _ in deferred
     )
-    outputs = tuple(out for _, out in deferred)
+    outputs = tuple(
+        out if secret_capable(path) else guarded(out, path, subject, where)
+        for path, out in deferred
+    )
     return spec, Pending(build(spec), variants, outputs, rebuild)
 
 

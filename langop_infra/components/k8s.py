@@ -11,31 +11,58 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi.runtime import settings as runtime_settings
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, secret_routing
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.manifests.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
+
+# Labels or annotations: a mapping (its values may be Outputs), or an Output of one while a
+# value the user gave is not known yet (see inputs.part).
+Meta = Mapping[str, Any] | pulumi.Output[Any]
 
 
 def object_meta(
     name: str,
     namespace: str | None,
-    labels: Mapping[str, str],
-    annotations: Mapping[str, str] | None = None,
+    labels: Meta,
+    annotations: Meta | None = None,
 ) -> k8s.meta.v1.ObjectMetaArgsDict:
-    meta: k8s.meta.v1.ObjectMetaArgsDict = {"name": name, "labels": dict(labels)}
+    meta: k8s.meta.v1.ObjectMetaArgsDict = {"name": name, "labels": _copied(labels)}
     if namespace is not None:
         meta["namespace"] = namespace
-    if annotations:
-        meta["annotations"] = dict(annotations)
+    if isinstance(annotations, pulumi.Output) or annotations:
+        meta["annotations"] = _copied(annotations)
     return meta
+
+
+def _copied(values: Meta) -> Any:
+    if isinstance(values, pulumi.Output):
+        return values
+    return dict(values)
+
+
+def merged_meta(*parts: Meta | None) -> Meta:
+    """Labels or annotations merged left to right (later wins), an Output when one of the
+    parts is one."""
+    given = [p for p in parts if p is not None]
+    if any(isinstance(p, pulumi.Output) for p in given):
+        return pulumi.Output.all(*given).apply(_merge_all)
+    return _merge_all(given)
+
+
+def _merge_all(parts: Sequence[Any]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for part in parts:
+        merged.update(cast("Mapping[str, Any]", part or {}))
+    return merged
 
 
 def service_account(
     key: str,
     workload: Any,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     opts: pulumi.ResourceOptions,
+    annotations: Meta | None = None,
 ) -> k8s.core.v1.ServiceAccount | None:
     """ServiceAccount ``<workload>`` when its spec says ``serviceAccount: {create: true}``,
     with the given annotations (cloud workload identity); its token is never auto-mounted,
@@ -45,7 +72,12 @@ def service_account(
         return None
     return k8s.core.v1.ServiceAccount(
         f"{key}-sa",
-        metadata=object_meta(workload.name, namespace, labels, account.annotations),
+        metadata=object_meta(
+            workload.name,
+            namespace,
+            labels,
+            account.annotations if annotations is None else annotations,
+        ),
         automount_service_account_token=False,
         opts=opts,
     )
@@ -56,7 +88,7 @@ def opaque_secret(
     *,
     name: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     values: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
 ) -> k8s.core.v1.Secret:
@@ -73,7 +105,7 @@ def opaque_secret(
 def network_policy(
     name: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     spec: Any,
     opts: pulumi.ResourceOptions,
 ) -> k8s.networking.v1.NetworkPolicy:
@@ -87,7 +119,7 @@ def scaling_objects(
     key: str,
     name: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     objects: Any,
     *,
     budget: bool | pulumi.Output[bool],
@@ -130,19 +162,20 @@ def workload_secret(
     key: str,
     workload: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     owned: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
+    routed: Mapping[str, pulumi.Output[Any]] | None = None,
 ) -> k8s.core.v1.Secret | None:
-    """Secret ``<workload>-env`` holding a workload's literal secrets, or None without any."""
-    if not owned:
+    """Secret ``<workload>-env`` holding a workload's literal secrets and the env values
+    routed to it (see :mod:`secret_routing`), or None without any."""
+    if not owned and not routed:
         return None
-    return opaque_secret(
+    return k8s.core.v1.Secret(
         f"{key}-env",
-        name=workload_secret_name(workload),
-        namespace=namespace,
-        labels=labels,
-        values=owned,
+        metadata=object_meta(workload_secret_name(workload), namespace, labels),
+        type="Opaque",
+        string_data=secret_routing.secret_data(owned, routed or {}),
         opts=opts,
     )
 

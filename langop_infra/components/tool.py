@@ -8,14 +8,16 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, secret_routing
 from langop_infra.components.args import LanguageToolArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
+    Meta,
     aliased,
     child_options,
     component_error,
     kubernetes_access,
+    merged_meta,
     network_policy,
     object_meta,
     register_component,
@@ -37,6 +39,7 @@ from langop_infra.config.tool import ToolSpec
 from langop_infra.core import pacing
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.manifests import contract, pods
+from langop_infra.manifests.contract import workload_secret_name
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
 
 SecretValues = Mapping[str, Mapping[str, Any]]
@@ -59,14 +62,19 @@ class ToolPlan:
     sync_auth: dict[str, Any] | None = None
     # ``{"<namespace>/<agent>": [names]}``: referencing agents' allowedTools, which schema
     # sync checks against the tool's listing.
-    allowed_tools: Mapping[str, list[str]] = dataclasses.field(
-        default_factory=dict[str, list[str]]
-    )
+    allowed_tools: Mapping[str, list[str]] = dataclasses.field(default_factory=dict[str, list[str]])
     # False while the image is an Output not resolved yet: its labels wait for it.
     image_known: bool = True
     # The tool's target with its real values (port, MCP path) when an Output feeds them:
     # ``spec`` holds stand-ins for those. None: ``spec`` is the whole truth.
     pending_target: inputs.Pending | None = None
+    # The spec with the user's real values where ``spec`` holds stand-ins: labels and
+    # annotations are read from it, never from ``spec``. None: ``spec`` is the whole truth.
+    pending_spec: inputs.Pending | None = None
+
+    def spec_part(self, pick: Callable[[ToolSpec], Any]) -> Any:
+        """``pick`` of the tool's spec as the user wrote it: known now, or Outputs of it."""
+        return pick(self.spec) if self.pending_spec is None else self.pending_spec.pick(pick)
 
     @property
     def namespace(self) -> str:
@@ -186,6 +194,7 @@ def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, 
     """One mapping from the ``args`` given (a mapping or a ToolSpec) and keyword fields."""
     data = inputs.merged_input(args, fields, ToolSpec)
     data.setdefault("name", name)
+    inputs.refuse_whole_lists(data, ToolSpec, f"LanguageTool {data.get('name')!r}")
     return data
 
 
@@ -209,15 +218,18 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
             tool, defaults, _namespace(tool), part_of or _namespace(tool), image_known=image_known
         )
 
-    def build_with_target(tool: ToolSpec) -> tuple[pods.ToolObjects, contract.ToolTarget]:
-        return build(tool), contract.ToolTarget.of(tool, _namespace(tool))
+    def build_with_target(
+        tool: ToolSpec,
+    ) -> tuple[pods.ToolObjects, contract.ToolTarget, ToolSpec]:
+        return build(tool), contract.ToolTarget.of(tool, _namespace(tool)), tool
 
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
         tool, built = inputs.resolve(data, parse, build_with_target, _structure, subject)
-    pending_target = None
+    pending_target = pending_spec = None
     if isinstance(built, inputs.Pending):
         objects, pending_target = built.map(lambda b: b[0]), built.map(lambda b: b[1])
+        pending_spec = built.map(lambda b: b[2])
     else:
         objects = built[0]
     warnings = header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state")
@@ -234,8 +246,24 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         sync_headers(tool, {}),
         image_known=image_known,
         pending_target=pending_target,
+        pending_spec=pending_spec,
     )
     return plan, objects
+
+
+def _service_labels(tool: ToolSpec) -> dict[str, str]:
+    return dict(tool.service.labels) if tool.service else {}
+
+
+def _annotations(tool: ToolSpec) -> dict[str, str]:
+    return dict(tool.annotations)
+
+
+def _account_annotations(plan: ToolPlan) -> Any:
+    account = plan.spec.service_account
+    if account is None:
+        return None
+    return plan.spec_part(lambda t: t.service_account.annotations if t.service_account else {})
 
 
 def _namespace(tool: ToolSpec) -> str:
@@ -332,9 +360,18 @@ class LanguageTool(PlannedComponent):
         key = f"{namespace}/{tool.name}"
         self.spec = tool
         self.target_known = plan.target_known
-        labels = contract.tool_labels(tool, plan.part_of, image_known=plan.image_known)
+        labels = plan.spec_part(
+            lambda t: contract.tool_labels(t, plan.part_of, image_known=plan.image_known)
+        )
         owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
-        self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
+        deployment, routed = (
+            secret_routing.route_env(
+                inputs.part(objects, lambda o: o.deployment), workload_secret_name(tool.name)
+            )
+            if tool.deployment_mode == "service"
+            else (None, {})
+        )
+        self.secret = workload_secret(key, tool.name, namespace, labels, owned, child, routed)
         self.persistent_volume_claim = None
         if tool.persistence is not None and tool.deployment_mode == "service":
             self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
@@ -348,7 +385,7 @@ class LanguageTool(PlannedComponent):
         if tool.deployment_mode == "sidecar":
             self.sidecar_container = inputs.whole(objects, lambda o: o.container)
         else:
-            self._register_service(key, plan, labels, objects, child)
+            self._register_service(key, plan, labels, objects, deployment, child)
         self.target = dataclasses.replace(
             contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
         )
@@ -360,17 +397,19 @@ class LanguageTool(PlannedComponent):
         self,
         key: str,
         plan: ToolPlan,
-        labels: dict[str, str],
+        labels: Meta,
         objects: Any,
+        deployment: Any,
         child: pulumi.ResourceOptions,
     ) -> None:
         tool, namespace = plan.spec, plan.namespace
-        deployment = inputs.part(objects, lambda o: o.deployment)
         secrets = [self.secret] if self.secret else []
-        self.service_account = service_account(key, tool, namespace, labels, child)
+        self.service_account = service_account(
+            key, tool, namespace, labels, child, _account_annotations(plan)
+        )
         self.deployment = k8s.apps.v1.Deployment(
             key,
-            metadata=object_meta(tool.name, namespace, labels, tool.annotations),
+            metadata=object_meta(tool.name, namespace, labels, plan.spec_part(_annotations)),
             spec=with_pod_annotations(deployment, secrets),
             opts=pulumi.ResourceOptions.merge(
                 child, pulumi.ResourceOptions(depends_on=[self.service_account])
@@ -378,15 +417,14 @@ class LanguageTool(PlannedComponent):
             if self.service_account
             else child,
         )
-        settings = tool.service
         self.service = k8s.core.v1.Service(
             key,
             # The recommended labels win over the user's: selectors and tools rely on them.
             metadata=object_meta(
                 tool.name,
                 namespace,
-                {**(settings.labels if settings else {}), **labels},
-                settings.annotations if settings else None,
+                merged_meta(plan.spec_part(_service_labels), labels),
+                plan.spec_part(lambda t: t.service.annotations if t.service else None),
             ),
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,
