@@ -101,13 +101,17 @@ def _spec_error(exc: BaseException) -> SpecError | None:
     checks reaches us wrapped in the engine's ValueErrors."""
     from langop_infra.core.errors import SpecError
 
+    # Both links: the SDK's `raise exn from cause` can make an exception its own cause.
     seen: set[int] = set()
-    found: BaseException | None = exc
-    while found is not None and id(found) not in seen:
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        found = todo.pop(0)
+        if found is None or id(found) in seen:
+            continue
         if isinstance(found, SpecError):
             return found
         seen.add(id(found))
-        found = found.__cause__ or found.__context__
+        todo += [found.__cause__, found.__context__]
     return None
 
 
