@@ -106,7 +106,8 @@ def test_a_secret_env_output_goes_into_the_secret_and_the_spec_stays_readable(
     code, docs, out, err = render(
         tmp_path,
         'LanguageTool("memory", image=IMAGE, namespace="apps", '
-        f'env={{"TOKEN": pulumi.Output.secret("{CANARY}"), "MODE": pulumi.Output.from_input("fast")}})',
+        f'env={{"TOKEN": pulumi.Output.secret("{CANARY}"), '
+        '"MODE": pulumi.Output.from_input("fast")})',
     )
     assert code == 0, err
     assert CANARY not in out + err

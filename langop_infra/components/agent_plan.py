@@ -246,7 +246,8 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         targets,
         tools,
         models=models,
-        image_known=not isinstance(data.get("image"), pulumi.Output),
+        # The image's labels are built from the real image as it resolves (inputs.Pending).
+        image_known=True,
     )
     return plan, final
 

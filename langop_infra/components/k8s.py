@@ -165,23 +165,39 @@ def workload_secret(
     labels: Meta,
     owned: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
-    routed: Mapping[str, pulumi.Output[Any]] | None = None,
-) -> k8s.core.v1.Secret | None:
+    routed: Sequence[pulumi.Output[Any]] = (),
+) -> Any:
     """Secret ``<workload>-env`` holding a workload's literal secrets and the env values
-    routed to it (see :mod:`secret_routing`), or None without any."""
+    routed to it (see :mod:`secret_routing`), or None without any.
+
+    With no literal secret, whether it exists depends on whether a routed env value turns
+    out to be a secret: it is then an Output of the Secret (or of None), registered when
+    that is known, as a PodDisruptionBudget waits for ``replicas``.
+    """
     if not owned and not routed:
         return None
-    return k8s.core.v1.Secret(
-        f"{key}-env",
-        metadata=object_meta(workload_secret_name(workload), namespace, labels),
-        type="Opaque",
-        string_data=secret_routing.secret_data(owned, routed or {}),
-        opts=opts,
+
+    def secret(_: Any = None) -> k8s.core.v1.Secret:
+        return k8s.core.v1.Secret(
+            f"{key}-env",
+            metadata=object_meta(workload_secret_name(workload), namespace, labels),
+            type="Opaque",
+            string_data=secret_routing.secret_data(owned, routed),
+            opts=opts,
+        )
+
+    if owned:
+        return secret()
+    # Whether one is a secret is no secret: the Deployment reading the Secret's version
+    # must not become secret as a whole.
+    needed = pulumi.Output.all(
+        *[pulumi.Output.unsecret(r.apply(lambda pair: pair[1] is not None)) for r in routed]
     )
+    return needed.apply(lambda flags: secret() if any(flags) else None)
 
 
 def pod_annotations(
-    annotations: Mapping[str, str], secrets: Sequence[k8s.core.v1.Secret]
+    annotations: Meta, secrets: Sequence[Any]
 ) -> pulumi.Input[dict[str, str]]:
     """Pod-template annotations, plus the managed Secrets' resource versions.
 
@@ -190,17 +206,31 @@ def pod_annotations(
     readable in previews (Pulumi would otherwise mark the whole spec secret).
     """
     if not secrets:
-        return dict(annotations)
-    versions = [
-        s.metadata.apply(lambda m: f"{_name(m)}@{_version(m)}" if _version(m) else "")
-        for s in secrets
-    ]
+        return annotations if isinstance(annotations, pulumi.Output) else dict(annotations)
+    versions = [_version_of(s) for s in secrets]
 
-    def merge(parts: list[str]) -> dict[str, str]:
-        joined = ",".join(sorted(p for p in parts if p))
-        return {**annotations, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(annotations)
+    def merge(parts: list[Any]) -> dict[str, str]:
+        given = cast("Mapping[str, str]", parts[0] or {})
+        joined = ",".join(sorted(p for p in parts[1:] if p))
+        return {**given, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(given)
 
-    return pulumi.Output.all(*versions).apply(merge)
+    if isinstance(annotations, pulumi.Output):
+        return pulumi.Output.all(annotations, *versions).apply(merge)
+    # A plain mapping stays one: an unknown value in it leaves the others known.
+    return pulumi.Output.all(*versions).apply(lambda parts: merge([annotations, *parts]))
+
+
+def _version_of(secret: Any) -> Any:
+    """``<name>@<resourceVersion>`` of a Secret, or of an Output of one (or of None)."""
+    if secret is None:
+        return ""
+    if isinstance(secret, pulumi.Output):
+        return cast("pulumi.Output[Any]", secret).apply(_version_of)
+    def tag(meta: Any) -> str:
+        version = _version(meta)
+        return f"{_name(meta)}@{version}" if version else ""
+
+    return secret.metadata.apply(tag)
 
 
 def _version(meta: Any) -> str | None:
@@ -238,7 +268,7 @@ def child_options(
     return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
 
 
-def with_pod_annotations(deployment: Any, secrets: Sequence[k8s.core.v1.Secret]) -> Any:
+def with_pod_annotations(deployment: Any, secrets: Sequence[Any]) -> Any:
     """A Deployment spec whose pod template also carries the managed Secrets' versions
     (see :func:`pod_annotations`), so a changed Secret rolls the pods. The annotations stay
     an Output inside a plain spec, so a preview shows the rest of it."""

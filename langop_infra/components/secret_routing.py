@@ -84,14 +84,14 @@ def _as_secret(header: Any) -> Any:
     return header
 
 
-def route_env(spec: Any, secret_name: str) -> tuple[Any, dict[str, pulumi.Output[Any]]]:
+def route_env(spec: Any, secret_name: str) -> tuple[Any, list[pulumi.Output[Any]]]:
     """A Deployment spec whose env values given as Outputs read ``secret_name`` when they
-    are secrets; and the values that Secret must hold (an Output each, None when not a
-    secret)."""
+    are secrets; and what that Secret must hold of them (an Output each of ``(name,
+    value)``, the value None when not a secret)."""
     pod = _pod_spec(spec)
     if pod is None:
-        return spec, {}
-    routed: dict[str, pulumi.Output[Any]] = {}
+        return spec, []
+    routed: list[pulumi.Output[Any]] = []
     containers: list[Any] = []
     for container in cast("list[Any]", pod["containers"]):
         env = container.get("env") if isinstance(container, dict) else None
@@ -101,10 +101,12 @@ def route_env(spec: Any, secret_name: str) -> tuple[Any, dict[str, pulumi.Output
         entries: list[Any] = []
         for entry in cast("list[Any]", env):
             if isinstance(entry, dict) and isinstance(entry.get("value"), pulumi.Output):
-                name = str(cast("dict[str, Any]", entry)["name"])
+                name = cast("dict[str, Any]", entry)["name"]
                 value = cast("pulumi.Output[Any]", entry["value"])
                 flag = secretness(value)
-                routed[name] = flag.apply(lambda secret, v=value: v if secret else None)
+                routed.append(
+                    pulumi.Output.all(name, flag.apply(lambda s, v=value: v if s else None))
+                )
                 entries.append(_routed_entry(name, value, flag, secret_name))
             else:
                 entries.append(entry)
@@ -115,14 +117,18 @@ def route_env(spec: Any, secret_name: str) -> tuple[Any, dict[str, pulumi.Output
 
 
 def _routed_entry(
-    name: str, value: pulumi.Output[Any], flag: pulumi.Output[bool], secret_name: str
+    name: Any, value: pulumi.Output[Any], flag: pulumi.Output[bool], secret_name: str
 ) -> dict[str, Any]:
-    ref = {"secretKeyRef": {"name": secret_name, "key": name}}
+    def ref(key: Any) -> dict[str, Any]:
+        return {"secretKeyRef": {"name": secret_name, "key": key}}
+
     return {
         "name": name,
         # Not the secret: the value only when it is not one (then unsecret is a no-op).
         "value": flag.apply(lambda secret: None if secret else pulumi.Output.unsecret(value)),
-        "valueFrom": flag.apply(lambda secret: ref if secret else None),
+        "valueFrom": flag.apply(
+            lambda secret: pulumi.Output.from_input(name).apply(ref) if secret else None
+        ),
     }
 
 
@@ -137,18 +143,16 @@ def _pod_spec(spec: Any) -> dict[str, Any] | None:
 
 
 def secret_data(
-    owned: Mapping[str, Any], routed: Mapping[str, pulumi.Output[Any]]
+    owned: Mapping[str, Any], routed: Sequence[pulumi.Output[Any]]
 ) -> pulumi.Input[Mapping[str, Any]]:
     """A Secret's ``stringData``: every owned value and each routed one that is a secret,
     all of it a Pulumi secret."""
     if not routed:
         return {key: pulumi.Output.secret(value) for key, value in owned.items()}
-    keys = list(routed)
 
     def merge(values: Sequence[Any]) -> dict[str, Any]:
-        extra = {k: v for k, v in zip(keys, values[1:], strict=True) if v is not None}
+        extra = {name: v for name, v in values[1:] if v is not None}
         return {**extra, **values[0]}
 
     given = pulumi.Output.from_input(dict(owned))
-    resolved = pulumi.Output.all(given, *[routed[k] for k in keys]).apply(merge)
-    return pulumi.Output.secret(resolved)
+    return pulumi.Output.secret(pulumi.Output.all(given, *routed).apply(merge))

@@ -204,7 +204,8 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     data = tool_document(name, args, fields)
     part_of = data.pop("part_of", None) or data.pop("partOf", None)
     defaults = Defaults.model_validate(data.pop("defaults", None) or {})
-    image_known = not isinstance(data.get("image"), pulumi.Output)
+    # The image's labels are built from the real image as it resolves (inputs.Pending).
+    image_known = True
 
     def parse(document: Any) -> ToolSpec:
         tool = parse_tool(document)
@@ -369,7 +370,7 @@ class LanguageTool(PlannedComponent):
                 inputs.part(objects, lambda o: o.deployment), workload_secret_name(tool.name)
             )
             if tool.deployment_mode == "service"
-            else (None, {})
+            else (None, [])
         )
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child, routed)
         self.persistent_volume_claim = None
