@@ -51,7 +51,7 @@ def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:
         meta: Any = m.get("metadata") or {}
         labels: Any = meta.get("labels") or {}
         # Labels known only at `pulumi up` render as "[unknown]".
-        known: dict[str, Any] = labels if isinstance(labels, dict) else {}
+        known: dict[str, Any] = cast("dict[str, Any]", labels) if isinstance(labels, dict) else {}
         component = known.get("app.kubernetes.io/component")
         if m.get("kind") != "Deployment" or component != "agent":
             continue
