@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-MODULE = '''
+MODULE = """
 import pulumi
 import pytest
 
@@ -52,7 +52,7 @@ def test_{tag}_sees_its_own_listing(langop_mocks):
         assert (phase, names) == ("Registered", ["recall_{tag}"])
 
     return pulumi.Output.all(memory.phase, memory.tool_names).apply(check)
-'''
+"""
 
 
 def project(tmp_path: Path) -> Path:

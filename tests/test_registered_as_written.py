@@ -246,3 +246,22 @@ def test_an_output_item_of_tools_is_a_field_error(tmp_path: Path) -> None:
     assert code == 2
     assert "internal error" not in err
     assert "  - tools[0]: must be known when the program runs, not an Output" in err
+
+
+def test_a_computed_output_stays_unknown_in_outputs_and_render(tmp_path: Path) -> None:
+    """``ns.metadata.uid`` is the API server's: unknown offline, never None; a string field
+    takes it."""
+    project = make_project(
+        tmp_path / "p",
+        HEAD + 'pulumi.export("uid", ns.metadata.uid)\n'
+        'pulumi.export("name", ns.metadata.name)\n'
+        'LanguageTool("memory", image=IMAGE, namespace="apps", env={"UID": ns.metadata.uid})\n',
+    )
+    code, out, err = run_cli(project, "outputs", "--stack", "dev", "--output", "json")
+    assert code == 0, err
+    assert json.loads(out) == {"uid": "[unknown]", "name": "apps"}
+    code, out, err = run_cli(project, "render", "--stack", "dev")
+    assert code == 0, err
+    [deployment] = [d for d in yaml.safe_load_all(out) if d and d["kind"] == "Deployment"]
+    env = {e["name"]: e for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["UID"] == {"name": "UID", "value": "[unknown]"}

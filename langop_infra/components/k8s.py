@@ -226,11 +226,13 @@ def _version_of(secret: Any) -> Any:
         return ""
     if isinstance(secret, pulumi.Output):
         return cast("pulumi.Output[Any]", secret).apply(_version_of)
-    def tag(meta: Any) -> str:
-        version = _version(meta)
-        return f"{_name(meta)}@{version}" if version else ""
+    def tag(parts: list[Any]) -> str:
+        name, version = parts
+        return f"{name}@{version}" if version else ""
 
-    return secret.metadata.apply(tag)
+    # Field by field: the API server's other metadata (uid) is unknown at preview.
+    meta = secret.metadata
+    return pulumi.Output.all(meta.name, meta.resource_version).apply(tag)
 
 
 def _version(meta: Any) -> str | None:

@@ -44,7 +44,9 @@ def langop_mocks_fixture(request: pytest.FixtureRequest) -> Iterator[Mocks]:
 
     marker = request.node.get_closest_marker(MARKER)
     options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
-    mocks = Mocks(schemas=options.pop("schemas", None), server_info=options.pop("server_info", None))
+    mocks = Mocks(
+        schemas=options.pop("schemas", None), server_info=options.pop("server_info", None)
+    )
     pulumi.runtime.set_mocks(
         mocks,
         project=options.pop("project", "project"),
