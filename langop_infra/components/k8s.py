@@ -235,26 +235,6 @@ def _version_of(secret: Any) -> Any:
     return pulumi.Output.all(meta.name, meta.resource_version).apply(tag)
 
 
-def _version(meta: Any) -> str | None:
-    if meta is None:
-        return None
-    if hasattr(meta, "resource_version"):
-        # An SDK output type: its camelCase .get() logs a warning on every call.
-        return meta.resource_version
-    if isinstance(meta, Mapping):
-        fields = cast("Mapping[str, Any]", meta)
-        version = fields.get("resource_version")
-        # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
-        return version or (fields.get("resourceVersion") if "resourceVersion" in fields else None)
-    return getattr(meta, "resource_version", None)
-
-
-def _name(meta: Any) -> str:
-    if isinstance(meta, Mapping):
-        return str(cast("Mapping[str, object]", meta).get("name", ""))
-    return str(getattr(meta, "name", ""))
-
-
 def child_options(
     parent: pulumi.Resource,
     opts: pulumi.ResourceOptions | None,
