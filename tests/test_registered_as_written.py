@@ -265,3 +265,13 @@ def test_a_computed_output_stays_unknown_in_outputs_and_render(tmp_path: Path) -
     [deployment] = [d for d in yaml.safe_load_all(out) if d and d["kind"] == "Deployment"]
     env = {e["name"]: e for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert env["UID"] == {"name": "UID", "value": "[unknown]"}
+
+
+def test_render_takes_the_old_json_flag_with_a_warning(tmp_path: Path) -> None:
+    """docs/cli.md: ``--json`` (= ``-o json``) still works for this release."""
+    project = make_project(tmp_path / "p", HEAD + 'LanguageTool("memory", image=IMAGE)\n')
+    code, out, err = run_cli(project, "render", "--stack", "dev", "--json")
+    assert code == 0, err
+    assert '"kind": "Deployment"' in out
+    assert "--json is deprecated" in err
+    assert run_cli(project, "render", "--stack", "dev", "-o", "json")[1] == out
