@@ -50,6 +50,15 @@ def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
         default=Path("."),
         help="where to look for Pulumi.yaml, then in parent folders (default: .)",
     )
+    parser.add_argument(
+        "--environment-values",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="the values of an ESC environment the stack imports: the output of "
+        "`pulumi env open <env> --format json` (repeatable; later files win)",
+    )
 
 
 def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = False) -> ProgramRun:
@@ -70,12 +79,15 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
         stack, path = choose_stack(project, args.stack, args.config)
         # Which stack and file the output came from, for the render's banner.
         args.stack_name, args.stack_source = stack, _shown(path, project.directory)
+        environment_values: list[Path] = getattr(args, "environment_values", None) or []
+        _warn_unread_environments(command, stack, path, environment_values)
         with _progress(f"langop-infra {command}: rendering stack {stack}..."):
             return render_stack(
                 project.directory,
                 stack=stack,
                 config_file=args.config,
                 keep_ciphertext=keep_ciphertext,
+                environment_values=environment_values,
             )
     except Exception as caught:
         # The failed run's other Output tasks end here, not in a finaliser during a later
@@ -94,6 +106,27 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
         raise CommandError(str(exc), problems=problems) from None
     finally:
         close_event_loop()
+
+
+def _warn_unread_environments(
+    command: str, stack: str, path: Path, environment_values: list[Path]
+) -> None:
+    """One warning, before anything else, for a stack importing ESC environments whose
+    values were not given."""
+    from langop_infra.offline.esc import imported_environments, unread_warning
+    from langop_infra.offline.render import load_stack_file
+
+    if environment_values or not path.is_file():
+        return
+    try:
+        environments = imported_environments(load_stack_file(path))
+    except Exception:  # an unreadable stack file: the render reports it
+        return
+    if environments:
+        print(
+            f"langop-infra {command}: warning: {unread_warning(stack, environments)}",
+            file=sys.stderr,
+        )
 
 
 def _spec_error(exc: BaseException) -> SpecError | None:

@@ -11,7 +11,7 @@ import difflib
 import json
 import runpy
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -20,6 +20,7 @@ from langop_infra.core import yaml_io
 from langop_infra.core.errors import Problem, SpecError
 from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.core.streams import stdout_to_stderr
+from langop_infra.offline.esc import environment_config
 from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.locate import shown
 from langop_infra.offline.mock_engine import (
@@ -223,8 +224,13 @@ def render_stack(
     stack: str | None = None,
     config_file: str | Path | None = None,
     keep_ciphertext: bool = False,
+    environment_values: Sequence[Path] = (),
 ) -> ProgramRun:
     """Run the project's program for a stack under the mock engine.
+
+    ``environment_values``: outputs of ``pulumi env open <env> --format json`` for the ESC
+    environments the stack imports; their ``pulumiConfig`` is merged under the stack's own
+    config (see :mod:`langop_infra.offline.esc`).
 
     The project is found in ``project_dir`` or its parents; a stack must be named (``stack``
     or ``config_file``). Raises :class:`SpecError` for an unusable stack file.
@@ -236,6 +242,8 @@ def render_stack(
     if problems:
         raise SpecError(problems)
     config, secret_keys = stack_config(project, path, data, keep_ciphertext=keep_ciphertext)
+    # As `pulumi up` merges them: the stack file's own keys win over its environments'.
+    config = {**environment_config(environment_values, project.name), **config}
     if not project.main.is_file():
         raise SpecError([Problem(str(project.main), "the project's program is missing")])
 
