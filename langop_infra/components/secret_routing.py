@@ -77,11 +77,19 @@ def route_header_values(data: Any) -> Any:
 
 
 def _as_secret(header: Any) -> Any:
-    if isinstance(header, Mapping) and isinstance(header.get("value"), pulumi.Output):
-        entry = dict(cast("Mapping[str, Any]", header))
+    fields = _mapping(header)
+    if fields is not None and isinstance(fields.get("value"), pulumi.Output):
+        entry = dict(fields)
         entry["secret"] = entry.pop("value")
         return entry
     return header
+
+
+def _mapping(value: Any) -> dict[str, Any] | None:
+    """``value`` as a typed mapping, or None when it is not one."""
+    if isinstance(value, Mapping):
+        return dict(cast("Mapping[str, Any]", value))
+    return None
 
 
 def route_env(spec: Any, secret_name: str) -> tuple[Any, list[pulumi.Output[Any]]]:
@@ -94,15 +102,17 @@ def route_env(spec: Any, secret_name: str) -> tuple[Any, list[pulumi.Output[Any]
     routed: list[pulumi.Output[Any]] = []
     containers: list[Any] = []
     for container in cast("list[Any]", pod["containers"]):
-        env = container.get("env") if isinstance(container, dict) else None
+        fields = _mapping(container)
+        env = fields.get("env") if fields is not None else None
         if not isinstance(env, list):
             containers.append(container)
             continue
         entries: list[Any] = []
         for entry in cast("list[Any]", env):
-            if isinstance(entry, dict) and isinstance(entry.get("value"), pulumi.Output):
-                name = cast("dict[str, Any]", entry)["name"]
-                value = cast("pulumi.Output[Any]", entry["value"])
+            item = _mapping(entry)
+            if item is not None and isinstance(item.get("value"), pulumi.Output):
+                name = item["name"]
+                value = cast("pulumi.Output[Any]", item["value"])
                 flag = secretness(value)
                 routed.append(
                     pulumi.Output.all(name, flag.apply(lambda s, v=value: v if s else None))
@@ -135,11 +145,11 @@ def _routed_entry(
 def _pod_spec(spec: Any) -> dict[str, Any] | None:
     if not isinstance(spec, dict):
         return None
-    template = cast("dict[str, Any]", spec).get("template")
-    pod = template.get("spec") if isinstance(template, dict) else None
-    if not isinstance(pod, dict) or not isinstance(pod.get("containers"), list):
+    template = _mapping(cast("dict[str, Any]", spec).get("template"))
+    pod = _mapping(template.get("spec")) if template is not None else None
+    if pod is None or not isinstance(pod.get("containers"), list):
         return None
-    return cast("dict[str, Any]", pod)
+    return pod
 
 
 def secret_data(
