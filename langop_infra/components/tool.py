@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs, secret_routing
+from langop_infra.components import inputs, secret_routing, user_meta
 from langop_infra.components.args import LanguageToolArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
@@ -68,8 +68,7 @@ class ToolPlan:
     # The tool's target with its real values (port, MCP path) when an Output feeds them:
     # ``spec`` holds stand-ins for those. None: ``spec`` is the whole truth.
     pending_target: inputs.Pending | None = None
-    # The spec with the user's real values where ``spec`` holds stand-ins: labels and
-    # annotations are read from it, never from ``spec``. None: ``spec`` is the whole truth.
+    # The spec with the user's values where ``spec`` holds stand-ins (labels are read here).
     pending_spec: inputs.Pending | None = None
 
     def spec_part(self, pick: Callable[[ToolSpec], Any]) -> Any:
@@ -219,9 +218,7 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
             tool, defaults, _namespace(tool), part_of or _namespace(tool), image_known=image_known
         )
 
-    def build_with_target(
-        tool: ToolSpec,
-    ) -> tuple[pods.ToolObjects, contract.ToolTarget, ToolSpec]:
+    def build_with_target(tool: ToolSpec) -> tuple[Any, contract.ToolTarget, ToolSpec]:
         return build(tool), contract.ToolTarget.of(tool, _namespace(tool)), tool
 
     subject = f"LanguageTool {data.get('name')!r}"
@@ -250,21 +247,6 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         pending_spec=pending_spec,
     )
     return plan, objects
-
-
-def _service_labels(tool: ToolSpec) -> dict[str, str]:
-    return dict(tool.service.labels) if tool.service else {}
-
-
-def _annotations(tool: ToolSpec) -> dict[str, str]:
-    return dict(tool.annotations)
-
-
-def _account_annotations(plan: ToolPlan) -> Any:
-    account = plan.spec.service_account
-    if account is None:
-        return None
-    return plan.spec_part(lambda t: t.service_account.annotations if t.service_account else {})
 
 
 def _namespace(tool: ToolSpec) -> str:
@@ -405,12 +387,13 @@ class LanguageTool(PlannedComponent):
     ) -> None:
         tool, namespace = plan.spec, plan.namespace
         secrets = [self.secret] if self.secret else []
-        self.service_account = service_account(
-            key, tool, namespace, labels, child, _account_annotations(plan)
-        )
+        account = user_meta.account_annotations(tool, plan.spec_part)
+        self.service_account = service_account(key, tool, namespace, labels, child, account)
         self.deployment = k8s.apps.v1.Deployment(
             key,
-            metadata=object_meta(tool.name, namespace, labels, plan.spec_part(_annotations)),
+            metadata=object_meta(
+                tool.name, namespace, labels, plan.spec_part(user_meta.workload_annotations)
+            ),
             spec=with_pod_annotations(deployment, secrets),
             opts=pulumi.ResourceOptions.merge(
                 child, pulumi.ResourceOptions(depends_on=[self.service_account])
@@ -424,8 +407,8 @@ class LanguageTool(PlannedComponent):
             metadata=object_meta(
                 tool.name,
                 namespace,
-                merged_meta(plan.spec_part(_service_labels), labels),
-                plan.spec_part(lambda t: t.service.annotations if t.service else None),
+                merged_meta(plan.spec_part(user_meta.service_labels), labels),
+                plan.spec_part(user_meta.service_annotations),
             ),
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,
