@@ -10,7 +10,7 @@ import pytest
 from langop_infra import LanguageCluster, LanguageTool, SpecError
 from langop_infra.components import agent_plan as agent_module
 from langop_infra.components import tool as tool_module
-from langop_infra.config import namespace_checks, validation
+from langop_infra.config.checks import namespace_checks, validation
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 
 DOCUMENT: dict[str, Any] = {

@@ -80,7 +80,8 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
     assert {"displayName", "description", "endpoint", "authentication", "rateLimit"} <= set(
         http_tool["inputProperties"]
     )
-    assert set(http_tool["properties"]) == {"phase", "lastError", "registeredAt", "lastSyncedAt"}
+    assert set(http_tool["properties"]) == {
+        "phase", "lastError", "registeredAt", "lastSyncedAt", "conditions"}
     model = resources["langop-infra:index:LanguageModel"]
     assert {"provider", "modelName", "endpoint", "apiKey", "fallbacks"} <= set(
         model["inputProperties"]

@@ -91,7 +91,12 @@ def test_agent_init_container_runs_as_the_main_container_with_the_config() -> No
     assert init["securityContext"] == main["securityContext"]
     assert init["resources"] == main["resources"]
     assert init["imagePullPolicy"] == "Always"
-    assert init["env"] == [{"name": "LOG_LEVEL", "value": "info"}]
+    # The agent's env first, as upstream's reconcileDeployment gives it, then its own.
+    assert init["env"] == [
+        *(e for e in main["env"] if e["name"] != "LOG_LEVEL"),
+        {"name": "LOG_LEVEL", "value": "info"},
+    ]
+    assert "AGENT_NAME" in [e["name"] for e in init["env"]]
     assert init["volumeMounts"] == [
         {"name": "tmp", "mountPath": "/tmp"},
         {"name": "config", "mountPath": "/etc/agent", "readOnly": True},

@@ -22,8 +22,9 @@ from langop_infra.program.stack import main
 from tests.support.loopback import free_port, serve
 from tests.support.manifests import Rendered, validate_manifests
 
-# Seed 004's "Complete Example", verbatim (metadata and spec), with its status left out:
-# status is what the component reports, not what a user writes.
+# Seed 004's "Complete Example" (metadata and spec), with its status left out (status is
+# what the component reports, not what a user writes) and its placeholder endpoint
+# (`https://api.<YOUR_DOMAIN>/...`, refused: tests/test_seed_documents.py) given a real domain.
 SEED_EXAMPLE = yaml.safe_load(
     """
 apiVersion: gostoa.dev/v1alpha1
@@ -38,7 +39,7 @@ metadata:
 spec:
   displayName: Create Payment
   description: Create a new payment transaction
-  endpoint: https://api.<YOUR_DOMAIN>/acme/payment-api/v2/payments
+  endpoint: https://api.acme.example/acme/payment-api/v2/payments
   method: POST
   version: "2.0.0"
   tags:
@@ -481,8 +482,8 @@ def test_restricted_egress_must_admit_the_tools_host() -> None:
     )
     assert [str(p) for p in egress_findings(cluster)] == [
         "agents[0].httpTools.payment-create: cannot verify that restricted egress admits "
-        "api.<your_domain> port 443: a NetworkPolicy matches addresses, not names; add host: "
-        "api.<your_domain> to the egressTo entry whose cidr covers it",
+        "api.acme.example port 443: a NetworkPolicy matches addresses, not names; add host: "
+        "api.acme.example to the egressTo entry whose cidr covers it",
         "agents[0].httpTools.by-ip: restricted egress does not admit 10.0.0.7 port 8443; add "
         "egressTo {cidr: 10.0.0.7/32, ports: [{port: 8443}]}",
     ]

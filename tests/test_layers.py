@@ -17,6 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 # listed here fails the test: place it on purpose.
 LAYERS: list[tuple[str, set[str]]] = [
     ("the error root", {"_errors"}),
+    # The one bounded JSON reader: imports only the error root, so mcp/ may use it too.
+    ("the JSON reader", {"_json"}),
     ("core", {"core"}),
     ("the NetworkPolicy evaluator", {"netpol"}),
     ("stack config and document checks", {"config"}),
@@ -163,8 +165,9 @@ def test_imports_follow_the_layers(path: Path) -> None:
     for target in sorted(imported(path)):
         there = top(target)
         if here == MCP:
-            assert there in (MCP, "_errors"), (
-                f"{module_name(path)} imports {target}: mcp/ stands alone (but for _errors)"
+            assert there in (MCP, "_errors", "_json"), (
+                f"{module_name(path)} imports {target}: mcp/ stands alone (but for _errors "
+                "and the JSON reader)"
             )
             continue
         if there == MCP:
@@ -261,3 +264,8 @@ def test_the_error_root_imports_nothing() -> None:
     from langop_infra.mcp import errors
 
     assert LangopError is _errors.LangopError is errors.LangopError
+
+
+def test_the_json_reader_imports_only_the_error_root() -> None:
+    """mcp/ may import it, so it must pull nothing else of ours in."""
+    assert imported(PACKAGE / "_json.py") == {"langop_infra._errors"}

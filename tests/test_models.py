@@ -179,7 +179,7 @@ def test_agent_gets_identity_models_instructions_and_persona(base_render: Any) -
     env = env_of(base_render, "support")
     assert env["AGENT_NAME"] == "support"
     assert env["AGENT_NAMESPACE"] == "apps"
-    assert env["AGENT_CLUSTER_NAME"] == "shop"
+    assert env["AGENT_CLUSTER_NAME"] == "apps"  # upstream: the cluster named after the namespace
     assert env["AGENT_UUID"] == str(
         uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io"), "apps/support")
     )

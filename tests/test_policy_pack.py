@@ -80,7 +80,9 @@ def test_the_pack_describes_its_policies_to_the_engine() -> None:
         "langop-no-literal-credentials",
         "langop-images-pinned",
         "langop-restricted-pods",
+        "langop-network-policies-closed",
         "langop-pods-selected",
+        "langop-endpoints",
         "langop-schema-sync",
     }
     assert all(p.description for p in info.policies)

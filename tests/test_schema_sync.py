@@ -270,6 +270,7 @@ def test_oauth_client_secret_reaches_the_sync_as_a_secret_only() -> None:
                 "name": "memory",
                 "image": "m:1",
                 "schemaSync": {
+                    "access": "direct",  # auth never passes the API server proxy
                     "auth": {
                         "clientId": "sync-client",
                         "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
@@ -302,6 +303,7 @@ def test_oauth_on_a_standalone_tool_is_refused_before_registration() -> None:
                 "memory",
                 image="m:1",
                 schema_sync={
+                    "access": "direct",  # auth never passes the API server proxy
                     "auth": {
                         "clientId": "c",
                         "clientSecret": {"secretKeyRef": {"name": "oauth", "key": "secret"}},

@@ -491,7 +491,8 @@ def oauth_stack(tmp_path: Path, issuer: str, **sync: Any) -> Path:
             {
                 "name": "memory",
                 "image": "ghcr.io/acme/memory-mcp:main",
-                "schemaSync": {"timeout": "5s", "auth": auth, **sync},
+                # auth never passes the API server proxy: direct, as validate demands
+                "schemaSync": {"timeout": "5s", "access": "direct", "auth": auth, **sync},
             }
         ],
     }

@@ -53,6 +53,7 @@ def cluster_document() -> dict[str, Any]:
                             "valueFrom": {"secretKeyRef": {"name": "shared", "key": "token"}},
                         },
                     ],
+                    "access": "direct",  # auth never passes the API server proxy
                     "auth": {
                         "clientId": "deployer",
                         "issuer": "https://auth.example.com",

@@ -247,8 +247,8 @@ def test_spec_error_keeps_one_of_each_path_and_message() -> None:
         (
             {"tools": ["memory"]},
             "tools[0]",
-            "expected a list of {name, namespace, enabled, required, allowedTools, headers}; "
-            "this item is a string",
+            # seven fields: the required one is named, the others elided
+            "expected a list of {name, …}; this item is a string",
         ),
         ({"resources": [1]}, "resources", "expected a mapping {requests, limits}, got a list"),
         ({"labels": "team=x"}, "labels", "expected a mapping of names to strings, got a string"),

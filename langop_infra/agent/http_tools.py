@@ -15,9 +15,19 @@ Credentials, by ``authentication.type``:
 - ``apiKey``: the raw value in ``headerName``;
 - ``oauth2``: the value is JSON ``{"tokenUrl", "clientId", "clientSecret", "scope"?}``: a
   client-credentials token is fetched (client authentication ``client_secret_basic``, id and
-  secret form-urlencoded as RFC 6749 §2.3.1 demands) and cached until shortly before it
-  expires; a tool that answers 401 to a cached token gets one fresh token and one retry. A
-  value that is not a JSON object is used as a ready access token (``Bearer``).
+  secret form-urlencoded as RFC 6749 §2.3.1 demands) from an https ``tokenUrl`` (plain
+  http only on loopback) and cached until shortly before it expires. A token the tool
+  refuses with 401 is replaced (a refused replacement only after a backoff:
+  :mod:`langop_infra.agent.http_tool_auth`) and the request is sent once more if it is
+  idempotent or the challenge says ``invalid_token``. A value that is not a JSON object is
+  used as a ready access token (``Bearer``).
+
+A credential's trailing CR/LF is trimmed; any other control character makes the tool
+unusable, with a message that names the env var and never the value. Every result (and
+every error) passes the one :class:`~langop_infra.core.redact.Scrubber`, which knows each
+credential sent, as sent and as encoded: nothing the tool echoes of them reaches the model.
+GET and DELETE keep the query of the configured URL; an argument naming one of its
+parameters is refused.
 """
 
 from __future__ import annotations
@@ -34,6 +44,20 @@ import httpx
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import SchemaError
 
+from langop_infra import _json
+from langop_infra.agent.http_tool_auth import (
+    CredentialProblem,
+    Token,
+    TokenKeeper,
+    checked_credential,
+    header_value,
+    lifetime,
+    may_resend,
+    oauth_settings,
+    token_url_problem,
+)
+from langop_infra.agent.rate_limit import RateLimitProblem, TokenBucket, rate_limit
+from langop_infra.core.redact import Scrubber
 from langop_infra.mcp.oauth.tokens import basic_authorization
 from langop_infra.mcp.session import ToolCallResult
 
@@ -49,8 +73,7 @@ DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024
 AUTH_TYPES = ("none", "bearer", "basic", "apiKey", "oauth2")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 QUERY_METHODS = ("GET", "DELETE")
-# A cached OAuth token is renewed this long before it expires (clock skew, request time).
-TOKEN_MARGIN_SECONDS = 30.0
+ERROR_TEXT_LIMIT = 2000  # characters of an error result (a refusing tool's body, cut)
 
 
 @dataclass(frozen=True)
@@ -112,8 +135,8 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
     schema: Any = fields.get("inputSchema") or {}
     if isinstance(schema, str):  # ark's form, which config.yaml and env carry
         try:
-            schema = json.loads(schema)
-        except (json.JSONDecodeError, RecursionError):
+            schema = _json.read(schema)
+        except ValueError:
             raise _Unusable(f"{where}.inputSchema: not a JSON object") from None
     if not isinstance(schema, dict):
         raise _Unusable(f"{where}.inputSchema: not a JSON object")
@@ -135,8 +158,14 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
                 f"{where}.authentication: the credential's env var {variable or '(none)'} "
                 "is not set"
             )
-        credential = env[variable]
-    limit: Any = fields.get("rateLimit") or {}
+        try:
+            credential = checked_credential(where, auth_type, env[variable], variable)
+        except CredentialProblem as exc:
+            raise _Unusable(str(exc)) from None
+    try:
+        per_minute, burst = rate_limit(where, fields.get("rateLimit"))
+    except RateLimitProblem as exc:
+        raise _Unusable(str(exc)) from None
     timeout = fields.get("timeoutSeconds", 30)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise _Unusable(f"{where}.timeoutSeconds: must be a positive number of seconds")
@@ -151,45 +180,15 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
         header_name=str(auth.get("headerName") or "Authorization"),
         credential_env=variable,
         credential=credential,
-        requests_per_minute=limit.get("requestsPerMinute"),
-        burst=limit.get("burst"),
+        requests_per_minute=per_minute,
+        burst=burst,
     )
 
 
-class TokenBucket:
-    """``burst`` tokens, refilled at ``per_minute`` a minute; a caller reserves the next one.
-
-    :meth:`reserve` answers how long to wait for a token, or ``None`` when that is longer
-    than the caller may wait (then nothing is taken). Reserving ahead keeps concurrent
-    callers in order without a lock held across the wait.
-    """
-
-    def __init__(self, per_minute: float, burst: int, clock: Any = time.monotonic) -> None:
-        self.rate = per_minute / 60.0
-        self.capacity = float(burst)
-        self.tokens = float(burst)
-        self._clock = clock
-        self._updated = clock()
-
-    def reserve(self, max_wait: float) -> float | None:
-        now = self._clock()
-        self.tokens = min(self.capacity, self.tokens + (now - self._updated) * self.rate)
-        self._updated = now
-        wait = 0.0 if self.tokens >= 1 else (1 - self.tokens) / self.rate
-        if wait > max_wait:
-            return None
-        self.tokens -= 1
-        return wait
-
-
-@dataclass
-class _Token:
-    value: str
-    expires: float
-
 
 class HttpToolCaller:
-    """Calls HTTP tools; one token bucket and one cached OAuth token per tool."""
+    """Calls HTTP tools; one token bucket and one cached OAuth token per tool, and one
+    :class:`~langop_infra.core.redact.Scrubber` for everything returned."""
 
     def __init__(
         self,
@@ -207,17 +206,31 @@ class HttpToolCaller:
             for tool in tools
             if tool.requests_per_minute
         }
-        self._tokens: dict[str, _Token] = {}
-        self._token_locks: dict[str, asyncio.Lock] = {}
+        self._keeper = TokenKeeper()
+        self.scrubber = Scrubber([_sent_secrets(tool) for tool in tools])
         self.token_fetches = 0  # OAuth token requests made (the cache's witness)
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> ToolCallResult:
-        """Call tool ``name``; any failure is an ``is_error`` result naming the tool."""
+        """Call tool ``name``; any failure is an ``is_error`` result naming the tool. What
+        the result holds of a credential sent is replaced by a mark."""
+        try:
+            result = await self._call(name, dict(arguments or {}))
+        except Exception as exc:  # the contract: a result, never an exception
+            result = error_result(f"tool {name}: failed: {type(exc).__name__}: {exc}")
+        if result.is_error:
+            text = " ".join(str(b.get("text", "")) for b in result.content)
+            return error_result(self.scrubber.text(text))
+        return ToolCallResult(
+            content=self.scrubber.value(result.content),
+            is_error=False,
+            structured_content=self.scrubber.value(result.structured_content),
+        )
+
+    async def _call(self, name: str, arguments: dict[str, Any]) -> ToolCallResult:
         tool = self.tools.get(name)
         if tool is None:
             return error_result(f"no HTTP tool named {name!r}")
-        arguments = dict(arguments or {})
-        problem = _invalid_arguments(tool, arguments)
+        problem = _invalid_arguments(tool, arguments) or _query_overrides(tool, arguments)
         if problem:
             return error_result(f"tool {name}: invalid arguments: {problem}")
         deadline = time.monotonic() + tool.timeout
@@ -246,13 +259,9 @@ class HttpToolCaller:
         headers = await self._auth_headers(tool)
         response = await self._open(tool, arguments, headers)
         if response.status_code == 401 and _fetches_tokens(tool):
-            # The tool refused a token we fetched (revoked, or expired before its
-            # expires_in): drop it, fetch one fresh token and send once more. A second 401
-            # is the tool's answer: no loop.
-            await response.aclose()
-            refused = headers[tool.header_name].removeprefix("Bearer ")
-            headers = {tool.header_name: f"Bearer {await self._oauth_token(tool, refused)}"}
-            response = await self._open(tool, arguments, headers)
+            response = await self._refused(tool, arguments, headers, response)
+        if response.status_code != 401 and _fetches_tokens(tool):
+            self._keeper.worked(tool.name)
         try:
             body = await self._read_capped(response)
         finally:
@@ -261,21 +270,41 @@ class HttpToolCaller:
         if not response.is_success:
             return error_result(
                 f"tool {tool.name}: HTTP {response.status_code} {response.reason_phrase}: "
-                f"{text[:2000]}"
+                f"{text[:ERROR_TEXT_LIMIT]}"
             )
         structured = _json_object(text, response.headers.get("content-type", ""))
         return ToolCallResult(
             content=[{"type": "text", "text": text}], is_error=False, structured_content=structured
         )
 
+    async def _refused(
+        self,
+        tool: HttpToolEntry,
+        arguments: dict[str, Any],
+        headers: dict[str, str],
+        response: httpx.Response,
+    ) -> httpx.Response:
+        """The tool refused a token we fetched (revoked, or expired before its expires_in):
+        replace it (:class:`TokenKeeper` bounds how often) and send once more where that is
+        safe (:func:`may_resend`). A second 401 is the tool's answer: no loop."""
+        refused = headers[tool.header_name].removeprefix("Bearer ")
+        settings = oauth_settings(tool.credential or "") or {}
+        fresh = await self._keeper.replace(
+            tool.name, refused, lambda: self._fetch_token(tool, settings)
+        )
+        if fresh is None or not may_resend(tool.method, response):
+            return response
+        await response.aclose()
+        return await self._open(tool, arguments, {tool.header_name: f"Bearer {fresh}"})
+
     async def _open(
         self, tool: HttpToolEntry, arguments: dict[str, Any], auth: dict[str, str]
     ) -> httpx.Response:
         headers = {"Accept": "application/json", **auth}
         if tool.method in QUERY_METHODS:
-            request = self._client.build_request(
-                tool.method, tool.url, params=_query(arguments), headers=headers
-            )
+            # Merged into the configured URL's query: httpx's params= would replace it.
+            url = httpx.URL(tool.url).copy_merge_params(_query(arguments))
+            request = self._client.build_request(tool.method, url, headers=headers)
         else:
             request = self._client.build_request(
                 tool.method, tool.url, json=arguments, headers=headers
@@ -296,9 +325,14 @@ class HttpToolCaller:
         return b"".join(chunks)
 
     async def _auth_headers(self, tool: HttpToolEntry) -> dict[str, str]:
-        value = tool.credential or ""
         if tool.auth_type == "none":
             return {}
+        value = tool.credential or ""
+        if oauth_settings(value) is None:
+            try:  # load_http_tools checked it; an entry built by hand is checked here
+                value = header_value(value, tool.name, tool.credential_env)
+            except CredentialProblem as exc:
+                raise _CallFailed(str(exc)) from None
         if tool.auth_type == "bearer":
             return {tool.header_name: f"Bearer {value}"}
         if tool.auth_type == "apiKey":
@@ -312,47 +346,38 @@ class HttpToolCaller:
             return {"Authorization": "Basic " + base64.b64encode(value.encode()).decode()}
         return {tool.header_name: f"Bearer {await self._oauth_token(tool)}"}
 
-    async def _oauth_token(self, tool: HttpToolEntry, refused: str | None = None) -> str:
-        """The tool's access token: cached until shortly before it expires, and never the
-        ``refused`` one again (the tool answered 401 to it)."""
-        settings = _oauth_settings(tool.credential or "")
-        if settings is None:
-            return tool.credential or ""  # a ready access token (the seed's access_token key)
-        lock = self._token_locks.setdefault(tool.name, asyncio.Lock())
-        async with lock:  # concurrent calls share one token request
-            cached = self._tokens.get(tool.name)
-            if (
-                cached is not None
-                and cached.value != refused  # else a concurrent call already replaced it
-                and time.monotonic() < cached.expires
-            ):
-                return cached.value
-            self._tokens[tool.name] = await self._fetch_token(tool, settings)
-            return self._tokens[tool.name].value
+    async def _oauth_token(self, tool: HttpToolEntry) -> str:
+        """The tool's access token: cached until shortly before it expires."""
+        settings = oauth_settings(tool.credential or "")
+        if settings is None:  # a ready access token (the seed's access_token key)
+            return header_value(tool.credential or "", tool.name, tool.credential_env)
+        return await self._keeper.token(tool.name, lambda: self._fetch_token(tool, settings))
 
-    async def _fetch_token(self, tool: HttpToolEntry, settings: Mapping[str, str]) -> _Token:
+    async def _fetch_token(self, tool: HttpToolEntry, settings: Mapping[str, Any]) -> Token:
         missing = [k for k in ("tokenUrl", "clientId", "clientSecret") if not settings.get(k)]
         if missing:
             raise _CallFailed(
                 f"oauth2: the JSON in {tool.credential_env} lacks {', '.join(missing)}"
             )
+        problem = token_url_problem(str(settings["tokenUrl"]))
+        if problem:
+            raise _CallFailed(problem)
         client_id, secret = str(settings["clientId"]), str(settings["clientSecret"])
         # client_id in the body too: some servers (the MCP SDK's) look the client up there.
         form = {"grant_type": "client_credentials", "client_id": client_id}
         if settings.get("scope"):
             form["scope"] = str(settings["scope"])
         self.token_fetches += 1
+        # RFC 6749 §2.3.1: form-urlencoded before base64 (httpx's auth= is not)
+        authorization = basic_authorization(client_id, secret)
+        self.scrubber.add(authorization)  # per tool: one value
         response = await self._client.post(
             str(settings["tokenUrl"]),
             data=form,
-            headers={
-                "Accept": "application/json",
-                # RFC 6749 §2.3.1: form-urlencoded before base64 (httpx's auth= is not)
-                "Authorization": basic_authorization(client_id, secret),
-            },
+            headers={"Accept": "application/json", "Authorization": authorization},
         )
         try:
-            answer = response.json()
+            answer = _json.read(response.content)
         except ValueError:
             answer = {}
         reply: dict[str, Any] = cast("dict[str, Any]", answer) if isinstance(answer, dict) else {}
@@ -361,12 +386,11 @@ class HttpToolCaller:
             error = reply.get("error")
             raise _CallFailed(
                 f"oauth2: the token endpoint answered HTTP {response.status_code}"
-                + (f" ({error})" if error else "")
+                + (f" ({str(error)[:60]})" if error else "")
                 + " without an access_token"
             )
-        given = reply.get("expires_in")
-        lifetime = float(given) if isinstance(given, (int, float)) else 3600.0
-        return _Token(token, time.monotonic() + max(lifetime - TOKEN_MARGIN_SECONDS, 0.0))
+        self.scrubber.learn(token)
+        return Token(token, lifetime(reply))
 
     @property
     def _client(self) -> httpx.AsyncClient:
@@ -417,22 +441,37 @@ def _json_object(text: str, content_type: str) -> dict[str, Any] | None:
     if "json" not in content_type:
         return None
     try:
-        value = json.loads(text)
+        value = _json.read(text)
     except ValueError:
         return None
     return cast("dict[str, Any]", value) if isinstance(value, dict) else None
 
 
+def _query_overrides(tool: HttpToolEntry, arguments: Mapping[str, Any]) -> str:
+    """The arguments of a GET or DELETE that name a parameter of the configured URL's query
+    (its ``apikey``, say): the model may add to that query, never change it."""
+    if tool.method not in QUERY_METHODS:
+        return ""
+    configured = {key for key, _ in httpx.URL(tool.url).params.multi_items()}
+    clash = sorted(configured & set(arguments))
+    if not clash:
+        return ""
+    return f"{', '.join(clash)}: set by the tool's URL; arguments cannot override them"
+
+
+def _sent_secrets(tool: HttpToolEntry) -> list[str]:
+    """What calling ``tool`` may send of its credential: the value, an oauth2 document's
+    client secret, and a basic credential's password."""
+    value = tool.credential or ""
+    found = [value]
+    settings = oauth_settings(value) if tool.auth_type == "oauth2" else None
+    if settings is not None:
+        found.append(str(settings.get("clientSecret") or ""))
+    elif tool.auth_type == "basic":
+        found.append(value.partition(":")[2])
+    return [item for item in found if item]
+
+
 def _fetches_tokens(tool: HttpToolEntry) -> bool:
     """Whether the tool's token comes from a token endpoint (not a ready access token)."""
-    return tool.auth_type == "oauth2" and _oauth_settings(tool.credential or "") is not None
-
-
-def _oauth_settings(value: str) -> dict[str, Any] | None:
-    if not value.lstrip().startswith("{"):
-        return None
-    try:
-        settings = json.loads(value)
-    except ValueError:
-        return None
-    return cast("dict[str, Any]", settings) if isinstance(settings, dict) else None
+    return tool.auth_type == "oauth2" and oauth_settings(tool.credential or "") is not None

@@ -13,7 +13,7 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langop_infra.agent.http_tools import HttpToolCaller
 
@@ -41,20 +41,79 @@ def _unique(name: str, taken: Iterable[str]) -> str:
     return next(f"{name}_{n}" for n in itertools.count(2) if f"{name}_{n}" not in taken)
 
 
+Overrides = Mapping[str, Mapping[str, str]]
+
+
+def tool_overrides(value: object) -> dict[str, dict[str, str]] | None:
+    """A config.yaml tool entry's ``overrides`` (``{tool: {name, description}}``; absent:
+    none), or None when it is malformed or a name is not LLM-safe."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        return None
+    found: dict[str, dict[str, str]] = {}
+    for tool, override in cast("dict[object, object]", value).items():
+        if not isinstance(tool, str) or not isinstance(override, dict):
+            return None
+        fields = cast("dict[object, object]", override)
+        kept = {str(k): v for k, v in fields.items() if k in ("name", "description")}
+        if not all(isinstance(v, str) and v for v in kept.values()):
+            return None
+        if "name" in kept and not LLM_NAME.match(str(kept["name"])):
+            return None
+        found[tool] = {k: str(v) for k, v in kept.items()}
+    return found
+
+
+def _shown(
+    server: str,
+    definition: dict[str, Any],
+    overrides: Overrides,
+    taken: set[str],
+    warnings: list[str],
+) -> dict[str, Any]:
+    """``definition`` as the agent is shown it: renamed and described as its reference's
+    overrides say, unless the new name is one the server's other tools already have."""
+    override = overrides.get(definition["name"])
+    if not override:
+        return definition
+    new = override.get("name", definition["name"])
+    if new != definition["name"] and new in taken:
+        warnings.append(
+            f"{server}'s tool {definition['name']!r} cannot be offered as {new!r}: "
+            "another of its tools is; kept its own name"
+        )
+        new = definition["name"]
+    shown = {**definition, "name": new}
+    if "description" in override:
+        shown["description"] = override["description"]
+    return shown
+
+
 def register(
-    listed: Mapping[str, Sequence[dict[str, Any]]], naming: Naming, warnings: list[str]
+    listed: Mapping[str, Sequence[dict[str, Any]]],
+    naming: Naming,
+    warnings: list[str],
+    overrides: Mapping[str, Overrides] | None = None,
 ) -> dict[str, RegisteredTool]:
-    """Registry names for every server's tools, in server order, without collisions."""
+    """Registry names for every server's tools, in server order, without collisions; a
+    tool with an override is offered under its new name and description, and called by its
+    own (``RegisteredTool.tool_name``)."""
     tools: dict[str, RegisteredTool] = {}
     for server, definitions in listed.items():
         seen: set[str] = set()
+        renames = (overrides or {}).get(server, {})
+        offered = {d["name"] for d in definitions if d["name"] not in renames}
         for definition in definitions:
             tool_name = definition["name"]
             if tool_name in seen:
                 warnings.append(f"{server} lists tool {tool_name!r} twice; kept the first")
                 continue
             seen.add(tool_name)
-            name = f"{server}__{tool_name}" if naming == "ark" else f"mcp:{server}:{tool_name}"
+            definition = _shown(server, definition, renames, offered, warnings)
+            offered.add(definition["name"])
+            shown = definition["name"]
+            name = f"{server}__{shown}" if naming == "ark" else f"mcp:{server}:{shown}"
             if name in tools:
                 unique = _unique(name, tools)
                 warnings.append(

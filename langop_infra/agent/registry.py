@@ -15,6 +15,7 @@ relists it. The configuration side (config.yaml, ``MCP_SERVERS``, servers.json) 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -33,6 +34,7 @@ from langop_infra.agent.lifecycle import (
 )
 from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
 from langop_infra.agent.output_check import checked_output
+from langop_infra.agent.result_scrub import registry_scrubber, scrubbed_result
 from langop_infra.agent.servers import (
     AgentServers,
     ServerEntry,
@@ -42,7 +44,7 @@ from langop_infra.agent.servers import (
     unique_server,
 )
 from langop_infra.mcp.discovery import discover_endpoint
-from langop_infra.mcp.errors import MCPError, TransportError
+from langop_infra.mcp.errors import JSONRPCError, MCPError, TransportError
 from langop_infra.mcp.http import display_url, origin
 from langop_infra.mcp.options import ClientOptions
 from langop_infra.mcp.session import DEFAULT_OPTIONS, Session, ToolCallResult
@@ -91,6 +93,8 @@ class ToolRegistry:
     ) -> None:
         self.sessions = dict(sessions)
         self.http = http or HttpToolCaller()
+        # The one scrubber (the HTTP tools'), which learns what the servers are sent too.
+        self.scrubber = registry_scrubber(self.http.scrubber, options, (entries or {}).values())
         self.counts: dict[str, ToolCounts] = {}
         self._warnings = list(warnings)
         self._naming_warnings: list[str] = []  # redone whenever the tools are renamed
@@ -163,11 +167,16 @@ class ToolRegistry:
             try:
                 result = await self._call(tool, arguments)
             except MCPError as exc:
-                result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+                result = _mcp_error_result(name, exc)
             else:
                 result = checked_output(tool.name, tool.definition, result)
+            result = self._scrubbed(result)
         counts.errors += result.is_error
         return result
+
+    def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
+        """``result`` without any credential the agent sent (a server may echo them)."""
+        return scrubbed_result(self.scrubber, self._options, result)
 
     async def _call(
         self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
@@ -248,6 +257,7 @@ class ToolRegistry:
         self._status[server] = ServerStatus(server, "connecting", entry.transport)
         outcome = await _connect(entry, self._options, self._warnings)
         if isinstance(outcome, ServerFailure):
+            outcome = replace(outcome, message=self.scrubber.line(outcome.message, 2000))
             self._server_failures[server] = outcome
             self._status[server] = ServerStatus(
                 server, "failed", entry.transport, 0, f"{outcome.message} [{outcome.kind}]"
@@ -299,7 +309,8 @@ class ToolRegistry:
         order += [name for name in self._listed if name not in order]
         listed = {name: self._listed[name] for name in order}
         found: list[str] = []
-        tools = naming_rules.register(listed, self._naming, found)
+        overrides = {name: entry.overrides for name, entry in self._entries.items()}
+        tools = naming_rules.register(listed, self._naming, found, overrides)
         self.tools = naming_rules.with_http(tools, self.http, self._naming, found)
         self._naming_warnings = found
 
@@ -345,6 +356,25 @@ class ToolRegistry:
 
 def _error_result(text: str) -> ToolCallResult:
     return ToolCallResult(content=[{"type": "text", "text": text}], is_error=True)
+
+
+MAX_ERROR_DATA = 4096  # characters of a JSON-RPC error's data shown to the LLM
+
+
+def _mcp_error_result(name: str, exc: MCPError) -> ToolCallResult:
+    """The failure as an error result; a JSON-RPC error keeps its ``code``, ``message`` and
+    ``data`` (seed 000: ``{"reason": "connection refused"}``), in the text and structured."""
+    result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
+    if not isinstance(exc, JSONRPCError):
+        return result
+    error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        error["data"] = exc.data
+        shown = json.dumps(exc.data, ensure_ascii=False, default=str)
+        if len(shown) > MAX_ERROR_DATA:
+            shown = shown[:MAX_ERROR_DATA] + "... (cut)"
+        result.content.append({"type": "text", "text": f"error data: {shown}"})
+    return replace(result, structured_content={"error": error})
 
 
 def _names(tools: Mapping[str, RegisteredTool], shown: int = 20) -> str:
@@ -447,6 +477,10 @@ async def _connect(
         if session is not None:
             await session.aclose()
         return ServerFailure(entry.name, exc.kind, str(exc))
+    except Exception as exc:  # a bug of ours or a library's: the server failed, not the agent
+        if session is not None:
+            await session.aclose()
+        return ServerFailure(entry.name, "error", f"{type(exc).__name__}: {exc}")
     except BaseException:
         if session is not None:
             await session.aclose()

@@ -8,7 +8,9 @@ re-exported here) connects to them all. A server that cannot be used is reported
 
 ``mcpServers`` entries are ``http`` (the default), ``url`` (the endpoint is discovered from
 a well-known URL) or ``stdio`` (``command``, ``args``, ``env``); ``${VAR}`` and
-``${VAR:-default}`` expand in URLs, headers and ``env``. ``webhookTools`` are the agent's
+``${VAR:-default}`` expand from the agent's environment in headers, ``args`` and ``env``,
+and in a URL only from the entry's own ``env``: a URL names no variable its config does not
+declare. ``webhookTools`` are the agent's
 HTTP tools (:mod:`langop_infra.agent.http_tools`), registered beside the MCP tools.
 """
 
@@ -25,6 +27,7 @@ from urllib.parse import urlsplit
 
 from langop_infra._errors import LangopError
 from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
+from langop_infra.agent.naming import tool_overrides
 from langop_infra.agent.registry import (
     AgentServers,
     Naming,
@@ -158,9 +161,16 @@ class _Collector:
         except _Unset as unset:
             self._fail(name, str(unset))
             return
+        overrides = tool_overrides(fields.get("overrides"))
+        if overrides is None:
+            self._fail(
+                name, f"tools.{name}.overrides: must map tool names to {{name, description}}"
+            )
+            return
         url = join_mcp_path(fields["endpoint"], str(fields.get("mcpPath") or DEFAULT_MCP_PATH))
         entry = ServerEntry(name, url, headers, source="config.yaml tools")
-        self._add(replace(entry, allowed_tools=None if allowed is None else tuple(allowed)))
+        allowed_tools = None if allowed is None else tuple(allowed)
+        self._add(replace(entry, allowed_tools=allowed_tools, overrides=overrides))
 
     def add_external(
         self, index: int, spec: Any, env: Mapping[str, str], key: str = "mcpServers"
@@ -178,7 +188,8 @@ class _Collector:
             self._fail(name, f"{where}.transport: must be one of {', '.join(TRANSPORTS)}")
             return
         try:
-            url = expand_env(str(fields.get("url") or ""), env)
+            declared = self._declared(where, fields, env)
+            url = _expand_url(where, str(fields.get("url") or ""), declared)
             headers = self._headers(where, fields.get("headers") or [], env)
             command, child_env = self._command(where, fields, env)
         except _Unset as unset:
@@ -234,16 +245,24 @@ class _Collector:
                 raise _Unset(
                     f"{where}.args[{position}]: ${{{exc.args[0]}}} is not set in the environment"
                 ) from None
-        child_env: dict[str, str] = {}
+        return (str(spec["command"]), *expanded), _Collector._declared(where, spec, env)
+
+    @staticmethod
+    def _declared(where: str, spec: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+        """The entry's ``env``, expanded from the agent's: what a stdio child gets, and the
+        only variables its URL may name."""
+        declared: dict[str, str] = {}
         given_env: Any = spec.get("env") or {}
-        for key, value in given_env.items():
+        if not isinstance(given_env, Mapping):
+            raise _Unset(f"{where}.env: must be a mapping of names to values")
+        for key, value in cast("Mapping[Any, Any]", given_env).items():
             try:
-                child_env[str(key)] = expand_env(str(value), env)
+                declared[str(key)] = expand_env(str(value), env)
             except KeyError as exc:
                 raise _Unset(
                     f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
                 ) from None
-        return (str(spec["command"]), *expanded), child_env
+        return declared
 
     def add_endpoint(self, endpoint: str) -> None:
         if _origin(endpoint) in self._origins:
@@ -268,6 +287,18 @@ def join_mcp_path(endpoint: str, path: str) -> str:
     if urlsplit(base).path.rstrip("/").endswith(path.rstrip("/")):
         return base
     return base + path
+
+
+def _expand_url(where: str, url: str, declared: Mapping[str, str]) -> str:
+    """``url`` with ``${VAR}`` taken from the entry's own ``env`` only: a URL must not pick
+    up any variable of the agent (``?k=${OPENAI_API_KEY}`` would send the key)."""
+    try:
+        return expand_env(url, declared)
+    except KeyError as exc:
+        raise _Unset(
+            f"{where}.url: ${{{exc.args[0]}}} is not declared in this server's env; a URL "
+            f"expands only the variables its entry declares (env: {{{exc.args[0]}: ...}})"
+        ) from None
 
 
 class _Unset(Exception):

@@ -31,6 +31,10 @@ class ServerEntry:
     env: Mapping[str, str] = field(default_factory=dict[str, str])
     # A tool reference's allowedTools: only these are offered; None offers every tool.
     allowed_tools: tuple[str, ...] | None = None
+    # A tool reference's overrides: {tool: {"name": ..., "description": ...}}.
+    overrides: Mapping[str, Mapping[str, str]] = field(
+        default_factory=dict[str, Mapping[str, str]]
+    )
     auto_connect: bool = True  # false: listed by servers(), connected only by connect()
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
+from langop_infra import _json
 from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
 
 
@@ -72,8 +73,8 @@ def _policy_config(path: Path | None) -> dict[str, Any] | None:
     if path is None:
         return None
     try:
-        config = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        config = _json.read(path.read_text())
+    except (OSError, ValueError) as exc:  # not JSON, or over the reader's limits
         raise CommandError(f"--policy-config {path}: {exc}") from None
     if not isinstance(config, dict):
         raise CommandError(f"--policy-config {path}: expected a JSON object of policy names")

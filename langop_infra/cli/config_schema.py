@@ -27,6 +27,22 @@ SECURE = {
 }
 
 
+TOOL_MANIFEST: dict[str, Any] = {
+    "type": "object",
+    "description": "seed 004's Tool manifest: metadata (name, namespace, labels, annotations) "
+    "and spec as an HttpTool entry has them; status is ignored.",
+    "required": ["metadata", "spec"],
+    "properties": {
+        "apiVersion": {"type": "string", "pattern": "^gostoa\\.dev/"},
+        "kind": {"const": "Tool"},
+        "metadata": {"type": "object", "required": ["name"]},
+        "spec": {"type": "object"},
+        "status": {"type": "object"},
+    },
+    "additionalProperties": False,
+}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
 
@@ -71,6 +87,10 @@ def stack_file_schema() -> dict[str, Any]:
     agent = definitions["AgentSpec"]["properties"]
     agent["tools"]["items"] = {
         "anyOf": [{"$ref": "#/$defs/ToolRef"}, {"$ref": "#/$defs/WebhookToolSpec"}]
+    }
+    # seed 004's Tool manifest as written is an httpTools entry too (flatten_manifest).
+    cluster["properties"]["httpTools"]["items"] = {
+        "anyOf": [{"$ref": "#/$defs/HttpToolSpec"}, TOOL_MANIFEST]
     }
     # ark's name for instructions, a validation alias pydantic leaves out of the schema.
     agent["systemPrompt"] = {**agent["instructions"], "description": "Alias of instructions."}

@@ -58,6 +58,10 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "list an MCP server's tools, or call one (streamable HTTP, legacy SSE or stdio)",
         "0 ok, 1 error, 2 usage",
     ),
+    "import": Subcommand(
+        "convert language-operator, ark, STOA, kagent and ToolHive manifests to stack config",
+        "0 ok, 2 a file cannot be read or holds no manifest import reads, or usage",
+    ),
     "schemas": Subcommand(
         "sync every tool's schema and check it against a lock file",
         "0 ok or compatible changes only, 1 breaking change (any with --strict) or "
@@ -67,8 +71,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 COMMON_EXIT = "130 interrupted (Ctrl-C), 141 the output pipe was closed (e.g. | head)"
 
 
+# Subcommands whose name is not a valid module name.
+MODULES = {"import": "import_cmd"}
+
+
 def module_name(command: str) -> str:
-    return f"langop_infra.cli.{command.replace('-', '_')}"
+    return f"langop_infra.cli.{MODULES.get(command, command.replace('-', '_'))}"
 
 
 def build_parser(argv: Sequence[str], *, every: bool = False) -> argparse.ArgumentParser:

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from langop_infra import _json
 from langop_infra.cli.tool_client import (
     UsageError,
     fail,
@@ -52,7 +52,7 @@ def call_form(
 def parse_arguments(text: str, what: str = "--arguments") -> dict[str, Any]:
     """``--arguments`` (or a stdin line): a JSON object."""
     try:
-        value = json.loads(text)
+        value = _json.read(text)
     except ValueError as exc:
         raise UsageError(f"{what} is not JSON ({exc}); give an object, e.g. '{{}}'") from None
     if not isinstance(value, dict):
@@ -81,6 +81,8 @@ def run_call(
         log_in_first(args, target)
         result = asyncio.run(call_within_deadline(target, tool, arguments, options(args, headers)))
     except MCPError as exc:
+        if args.output == "json":  # JSON on stdout in every case, the one-line error on stderr
+            print(scrubbed_json(failure_document(exc), secrets))
         return fail(exc, secrets)
     document = {
         "content": result.content,
@@ -95,6 +97,19 @@ def run_call(
     if result.is_error:
         return fail(Exception(f"tool {tool} reported an error (isError)"), secrets)
     return 0
+
+
+def failure_document(exc: Exception) -> dict[str, Any]:
+    """A failed call as ``-o json`` prints it: the result shape, ``isError`` true, and the
+    error (a JSON-RPC error's ``code``, ``message`` and ``data`` as the server sent them)."""
+    from langop_infra.mcp.errors import JSONRPCError
+
+    error: dict[str, Any] = {"kind": getattr(exc, "kind", type(exc).__name__), "text": str(exc)}
+    if isinstance(exc, JSONRPCError):
+        error.update({"code": exc.code, "message": exc.message})
+        if exc.data is not None:
+            error["data"] = exc.data
+    return {"content": [], "isError": True, "structuredContent": None, "error": error}
 
 
 async def call_within_deadline(

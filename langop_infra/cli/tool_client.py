@@ -197,9 +197,9 @@ def fail(exc: Exception, secrets: list[str]) -> int:
 
 def scrub(value: Any, secrets: list[str]) -> Any:
     """``value`` with every credential this run sent replaced by a marker."""
-    from langop_infra.core.redact import scrub_values
+    from langop_infra.core.redact import Scrubber
 
-    return scrub_values(value, secrets)
+    return Scrubber(secrets).value(value)
 
 
 def scrubbed_json(document: Any, secrets: list[str], indent: int | None = 2) -> str:

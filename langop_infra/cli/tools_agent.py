@@ -21,6 +21,8 @@ import sys
 import unicodedata
 from typing import Any, cast
 
+from langop_infra import _json
+
 FORMATS = ("openai", "anthropic")
 
 
@@ -58,9 +60,11 @@ def run(args: argparse.Namespace, options: Any) -> int:
         if len(target) != 2:
             return _usage("tools call --agent-config FILE needs exactly one tool NAME")
         try:
-            arguments = json.loads(args.arguments) if args.arguments else {}
+            arguments = _json.read(args.arguments) if args.arguments else {}
         except json.JSONDecodeError as exc:
             return _usage(f"--arguments is not JSON: {exc.msg} at column {exc.colno}")
+        except ValueError as exc:  # over the JSON reader's size or depth limit
+            return _usage(f"--arguments: {exc}")
         if not isinstance(arguments, dict):
             return _usage("--arguments must be a JSON object")
     elif target:
@@ -83,19 +87,24 @@ async def _call(
     from langop_infra.agent.runtime import connect_tool_registry
 
     async with await connect_tool_registry(servers, options, naming=args.naming) as registry:
+        # The registry's scrubber knows every credential the run sent (the flags' headers,
+        # each server's, the HTTP tools'): nothing printed repeats one (docs/cli.md).
+        scrubber = registry.scrubber
         for failure in registry.failures:
-            _skipped(failure)
+            _skipped(failure, scrubber)
         result = await registry.call_tool(name, arguments)
-    if args.output == "json":
-        document = {
+    document = scrubber.value(
+        {
             "content": result.content,
             "isError": result.is_error,
             "structuredContent": result.structured_content,
         }
+    )
+    if args.output == "json":
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         stream = sys.stderr if result.is_error else sys.stdout
-        for block in result.content:
+        for block in document["content"]:
             text = block.get("text") if block.get("type") == "text" else None
             print(_clean(text) if isinstance(text, str) else json.dumps(block), file=stream)
     return 1 if result.is_error else 0
@@ -106,9 +115,10 @@ async def _definitions(servers: Any, options: Any, args: argparse.Namespace) -> 
 
     async with await connect_tool_registry(servers, options, naming=args.naming) as registry:
         for failure in registry.failures:
-            _skipped(failure)
+            _skipped(failure, registry.scrubber)
         tools, names = registry.llm_definitions(args.format)
-    print(json.dumps({"tools": tools, "names": names}, indent=2, ensure_ascii=False))
+        document = registry.scrubber.value({"tools": tools, "names": names})
+    print(json.dumps(document, indent=2, ensure_ascii=False))
     return 0
 
 
@@ -123,11 +133,9 @@ def _clean(text: str) -> str:
     )
 
 
-def _skipped(failure: Any) -> None:
-    print(
-        _clean(f"skipped server {failure.name} ({failure.kind}): {failure.message}"),
-        file=sys.stderr,
-    )
+def _skipped(failure: Any, scrubber: Any) -> None:
+    line = f"skipped server {failure.name} ({failure.kind}): {failure.message}"
+    print(_clean(scrubber.line(line, 2000)), file=sys.stderr)
 
 
 def _usage(message: str) -> int:

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from langop_infra import _json
+
 SEED_DISCOVERY: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 MISSING_TOOL = "langop-contract-check-no-such-tool"
 
@@ -85,7 +87,7 @@ async def _health(client: Any, url: str) -> Check:
     if response.status_code != 200:
         return Check(name, False, f"HTTP {response.status_code}; the contract wants 200")
     try:
-        body = response.json()
+        body = _json.read(response.content)
     except ValueError:
         return Check(name, False, f"200 but not JSON: {response.text[:80]!r}")
     if not isinstance(body, dict) or cast("dict[str, Any]", body).get("status") != "ok":
@@ -161,7 +163,7 @@ def _message(text: str, kind: str, request_id: Any) -> dict[str, Any] | None:
         candidates = [line[5:] for line in text.splitlines() if line.startswith("data:")]
     for candidate in candidates:
         try:
-            value = json.loads(candidate)
+            value = _json.read(candidate)
         except ValueError:
             continue
         if isinstance(value, dict) and cast("dict[str, Any]", value).get("id") == request_id:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     TolerationEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
     TolerationOperator = Literal["Exists", "Equal"]
     ToolType = Literal["mcp"]
+    TracesSampler = Literal["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"]
     Transport = Literal["http", "stdio"]
     WebhookAuthType = Literal["none", "bearer", "basic", "apiKey", "oauth2"]
     WebhookToolMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -71,6 +72,7 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     TolerationEffect = str
     TolerationOperator = str
     ToolType = str
+    TracesSampler = str
     Transport = str
     WebhookAuthType = str
     WebhookToolMethod = str
@@ -839,6 +841,10 @@ class ObservabilityDefaultsArgs(TypedDict):
 
     otlp_endpoint: NotRequired[str]
     """OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."""
+    traces_sampler: NotRequired[TracesSampler]
+    """OTEL_TRACES_SAMPLER of agents and tools. One of: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio."""
+    traces_sampler_arg: NotRequired[str]
+    """OTEL_TRACES_SAMPLER_ARG, e.g. 0.25 for a ratio sampler."""
 
 
 class DefaultsArgs(TypedDict):
@@ -906,7 +912,7 @@ class ToolArgs(TypedDict):
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: NotRequired[list[str]]
     """Container arguments."""
     env: NotRequired[dict[str, str]]
@@ -965,6 +971,15 @@ class ToolArgs(TypedDict):
     """The Service's type (ClusterIP, NodePort, LoadBalancer), annotations and labels (service mode); unset: ClusterIP."""
 
 
+class ToolOverrideArgs(TypedDict):
+    """How the agent is shown one tool of a reference (ToolHive's ``toolsOverride``)."""
+
+    name: NotRequired[str]
+    """The name the agent's LLM sees (letters, digits, _ and -, at most 64: what OpenAI and Anthropic accept); calls map back to the tool's own name."""
+    description: NotRequired[str]
+    """The description the LLM sees instead of the tool's."""
+
+
 class ToolRefArgs(TypedDict):
     """A reference from an agent to a LanguageTool."""
 
@@ -980,6 +995,8 @@ class ToolRefArgs(TypedDict):
     """Only these of the tool's tools are offered to the agent (config.yaml allowedTools; the agent's registry enforces it, schema sync reports unknown names). Unset: all of them."""
     headers: NotRequired[list[HeaderArgs]]
     """Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>."""
+    overrides: NotRequired[dict[str, ToolOverrideArgs]]
+    """{<tool>: {name, description}}: the agent's registry offers the tool under this name and description and maps calls back; schema sync sees the original."""
 
 
 class ModelRefArgs(TypedDict):
@@ -1027,7 +1044,7 @@ class AgentArgs(TypedDict):
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: NotRequired[list[str]]
     """Container arguments."""
     env: NotRequired[dict[str, str]]
@@ -1091,7 +1108,7 @@ class AgentArgs(TypedDict):
 
 
 class HttpToolEntryArgs(TypedDict):
-    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+    """An HTTP tool of a namespace (seed 004's Tool): flattened, or the manifest itself."""
 
     description: str
     """What the tool does, for the LLM (1-1024 characters)."""
@@ -1213,7 +1230,7 @@ class LanguageToolArgs(TypedDict):
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Container arguments."""
     env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
@@ -1306,7 +1323,7 @@ class LanguageAgentArgs(TypedDict):
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint."""
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Container arguments."""
     env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
@@ -1537,6 +1554,7 @@ __all__ = [
     "TcpSocketProbeArgs",
     "TolerationArgs",
     "ToolArgs",
+    "ToolOverrideArgs",
     "ToolRefArgs",
     "TopologySpreadArgs",
     "VolumeArgs",

@@ -104,6 +104,28 @@ def phase_of(spec: HttpToolSpec, probe_error: str) -> str:
     return "Error" if probe_error else "Registered"
 
 
+_CONDITION = {
+    "Registered": ("True", "agents given this tool can call it"),
+    "Pending": ("False", "no endpoint yet: agents are not given the tool"),
+    "Disabled": ("False", "enabled is false: agents are not given the tool"),
+}
+
+
+def conditions_of(phase: str, error: str, at: str) -> list[dict[str, str]]:
+    """The phase as one Kubernetes condition (``metav1.Condition``'s fields): type Ready,
+    status True only when Registered, reason the phase, the message why."""
+    status, message = _CONDITION.get(phase, ("False", error))
+    return [
+        {
+            "type": "Ready",
+            "status": status,
+            "reason": phase,
+            "message": message,
+            "lastTransitionTime": at,
+        }
+    ]
+
+
 class HttpTool(pulumi.ComponentResource):
     """An HTTP tool agents of any namespace reference by ``httpTools: [{name, namespace}]``."""
 
@@ -115,6 +137,9 @@ class HttpTool(pulumi.ComponentResource):
     """When the tool's ConfigMap was created (RFC 3339); empty in a preview."""
     last_synced_at: pulumi.Output[str]
     """When this deploy wrote the tool (RFC 3339); empty in a preview."""
+    conditions: pulumi.Output[list[dict[str, str]]]
+    """The phase in Kubernetes form: ``[{type: Ready, status, reason, message,
+    lastTransitionTime}]``."""
 
     def __init__(
         self,
@@ -163,8 +188,12 @@ class HttpTool(pulumi.ComponentResource):
         )
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.last_synced_at = pulumi.Output.from_input(now if deploying else "")
+        self.conditions = pulumi.Output.from_input(
+            conditions_of(phase_of(spec, error), error, now if deploying else "")
+        )
         self.register_outputs(
             {
+                "conditions": self.conditions,
                 "phase": self.phase,
                 "last_error": self.last_error,
                 "registered_at": self.registered_at,

@@ -20,9 +20,11 @@ from pydantic import (
 )
 from typing_extensions import Self
 
+from langop_infra import _json
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
+    ConcreteHttpUrl,
     DnsLabel,
     HeaderName,
     HeaderSpec,
@@ -45,6 +47,7 @@ from langop_infra.config.fields import (
 from langop_infra.config.model import ModelRef, PersonaSpec
 from langop_infra.config.names import header_env_name, tool_header_env_name
 from langop_infra.config.network import PeerSpec
+from langop_infra.config.tool_overrides import ToolOverride, override_clashes
 from langop_infra.config.volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
@@ -83,12 +86,25 @@ class ToolRef(Spec):
         "reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>.",
     )
 
+    overrides: dict[Annotated[str, Field(min_length=1, max_length=128)], ToolOverride] = Field(
+        default={},
+        description="{<tool>: {name, description}}: the agent's registry offers the tool under "
+        "this name and description and maps calls back; schema sync sees the original.",
+    )
+
     @field_validator("allowed_tools")
     @classmethod
     def _no_repeats(cls, value: list[str] | None) -> list[str] | None:
         if value is not None and len(set(value)) != len(value):
             raise invalid("allowed_tools", "allowedTools names a tool twice; list each once")
         return value
+
+    @model_validator(mode="after")
+    def _overrides_apart(self) -> ToolRef:
+        clash = override_clashes(self.allowed_tools, self.overrides)
+        if clash:
+            raise invalid("tool_override", f"overrides: {clash}")
+        return self
 
 
 class McpServerSpec(Spec):
@@ -157,7 +173,7 @@ def json_schema_input(value: Any) -> Any:
         return cast("type[BaseModel]", value).model_json_schema()
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = _json.read(value)
         except json.JSONDecodeError as exc:
             raise invalid(
                 "json_schema_input",
@@ -243,7 +259,7 @@ class WebhookToolSpec(HttpToolFields):
     name: Annotated[str, Field(pattern=TOOL_NAME.pattern)] = Field(
         description="The tool's name as the LLM sees it."
     )
-    url: HttpUrl = Field(
+    url: ConcreteHttpUrl = Field(
         validation_alias=AliasChoices("url", "endpoint"),
         description="The endpoint (alias endpoint, as in an HttpTool).",
     )

@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Annotated, Any, Literal, TypeVar, cast
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -21,19 +21,10 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
-from typing_extensions import LiteralString
 
+from langop_infra.config.invalid import invalid as invalid
 from langop_infra.config.names import RESERVED_MOUNTS
-
-
-def invalid(kind: str, message: str) -> PydanticCustomError:
-    """A validation error with a type slug (``langop_<kind>``) and a message that says what to
-    do; pydantic reports it as given, without a "Value error" preamble."""
-    # pydantic types both as LiteralString (a guard against formatting user text); these are
-    # the package's own words, and no context is given, so nothing is formatted into them.
-    return PydanticCustomError(cast(LiteralString, f"langop_{kind}"), cast(LiteralString, message))
-
+from langop_infra.config.urls import concrete_http_url, http_url
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -122,22 +113,6 @@ def canonical_mcp_path(value: str) -> str:
         return char if char in UNRESERVED else match.group(0).upper()
 
     return PERCENT_ESCAPE.sub(escape, value)
-
-
-def http_url(value: str) -> str:
-    if not re.fullmatch(r"https?://[^\s/?#]+[^\s]*", value):
-        raise invalid(
-            "http_url", f"{value!r} is not an http(s) URL: write it as https://host[:port]/path"
-        )
-    authority = value.split("://", 1)[1].split("/", 1)[0]
-    if "@" in authority:
-        # The URL lands in a ConfigMap and env literals; credentials there would leak.
-        raise invalid(
-            "http_url",
-            "the URL carries a user or password; remove them and send credentials in a "
-            "header from a Secret",
-        )
-    return value
 
 
 def parse_duration(value: Any) -> float:
@@ -343,6 +318,7 @@ def is_secret_value(value: Any) -> bool:
 DnsLabel = Annotated[str, AfterValidator(dns_label)]
 HttpPath = Annotated[str, AfterValidator(http_path)]
 HttpUrl = Annotated[str, AfterValidator(http_url)]
+ConcreteHttpUrl = Annotated[str, AfterValidator(http_url), AfterValidator(concrete_http_url)]
 
 
 def issuer_allowed(url: str) -> bool:

@@ -10,18 +10,20 @@ var, same egress check, same executor.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from langop_infra.config.agent import AgentSpec, HttpToolFields, WebhookToolSpec, json_schema_input
 from langop_infra.config.fields import (
     AnnotationMap,
+    ConcreteHttpUrl,
     DnsLabel,
-    HttpUrl,
     LabelMap,
     SecretKeyRef,
     Spec,
+    invalid,
 )
 
 __all__ = [
@@ -43,8 +45,58 @@ class ApiRef(Spec):
     operation_id: str | None = Field(default=None, description="The OpenAPI operationId.")
 
 
+MANIFEST_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+METADATA_KEYS = ("name", "namespace", "labels", "annotations")
+
+
+def flatten_manifest(value: Any) -> Any:
+    """Seed 004's Tool manifest as written (``apiVersion``, ``kind``, ``metadata``, ``spec``,
+    and ``status``, which is what STOA observed and is dropped) as the flattened entry."""
+    if not isinstance(value, dict):
+        return value
+    document = cast("dict[str, Any]", value)
+    if not ({"metadata", "spec"} & set(document)):
+        return document
+    extra = sorted(set(document) - MANIFEST_KEYS)
+    if extra:
+        raise invalid(
+            "http_tool_manifest",
+            f"a Tool manifest has apiVersion, kind, metadata, spec and status; {extra} are "
+            "not among them: move them under spec, or write the entry flattened",
+        )
+    api = str(document.get("apiVersion", "gostoa.dev/v1alpha1"))
+    if api.partition("/")[0] != "gostoa.dev" or document.get("kind", "Tool") != "Tool":
+        raise invalid(
+            "http_tool_manifest",
+            f"{api} {document.get('kind')} is not seed 004's Tool (gostoa.dev/v1alpha1 Tool); "
+            "convert other manifests with `langop-infra import`",
+        )
+    metadata: dict[str, Any] = document.get("metadata") or {}
+    spec: dict[str, Any] = document.get("spec") or {}
+    return {**{k: metadata[k] for k in METADATA_KEYS if k in metadata}, **spec}
+
+
+def flattened_entries(items: Any) -> Any:
+    """``httpTools`` entries with the manifest ones flattened (a bad manifest is left as
+    written: validating it reports why)."""
+    if not isinstance(items, list):
+        return items
+    found: list[Any] = []
+    for item in cast("list[Any]", items):
+        try:
+            found.append(flatten_manifest(item))
+        except PydanticCustomError:
+            found.append(item)
+    return found
+
+
 class HttpToolSpec(HttpToolFields):
-    """An HTTP tool of a namespace (seed 004's Tool): its fields, defaults and bounds."""
+    """An HTTP tool of a namespace (seed 004's Tool): flattened, or the manifest itself."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _manifest_form(cls, value: Any) -> Any:
+        return flatten_manifest(value)
 
     name: DnsLabel = Field(description="Unique in its namespace; the tool's name for the LLM.")
     namespace: DnsLabel | None = Field(default=None, description="Unset: the stack's namespace.")
@@ -58,7 +110,7 @@ class HttpToolSpec(HttpToolFields):
     description: Annotated[str, Field(min_length=1, max_length=1024)] = Field(
         description="What the tool does, for the LLM (1-1024 characters)."
     )
-    endpoint: HttpUrl | None = Field(
+    endpoint: ConcreteHttpUrl | None = Field(
         default=None, description="The http(s) URL agents call; unset: phase Pending, not callable."
     )
     input_schema: Annotated[dict[str, Any], BeforeValidator(json_schema_input)] = Field(

@@ -247,6 +247,16 @@ class ObservabilityDefaults(Spec):
     otlp_endpoint: HttpUrl | None = Field(
         default=None, description="OTEL_EXPORTER_OTLP_ENDPOINT of agents, tools and the gateway."
     )
+    traces_sampler: (
+        Literal[
+            "always_on", "always_off", "traceidratio", "parentbased_always_on",
+            "parentbased_always_off", "parentbased_traceidratio",
+        ]
+        | None
+    ) = Field(default=None, description="OTEL_TRACES_SAMPLER of agents and tools.")
+    traces_sampler_arg: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
+        default=None, description="OTEL_TRACES_SAMPLER_ARG, e.g. 0.25 for a ratio sampler."
+    )
 
 
 def via_gateway(model: ModelSpec, gateway: ModelGatewayDefaults) -> bool:

@@ -11,6 +11,7 @@ from pydantic import (
     BeforeValidator,
     Field,
     PlainValidator,
+    WithJsonSchema,
     model_validator,
 )
 from typing_extensions import Self
@@ -85,6 +86,12 @@ class LocalObjectRef(Spec):
 
     name: Annotated[str, AfterValidator(dns_subdomain)]
     """Name of the object."""
+
+
+def command_list(value: Any) -> Any:
+    """``"npx"`` as ``["npx"]``: the executable alone, its arguments go in ``args`` (seed
+    002). A string with spaces is left to fail as a string: it is a command line to split."""
+    return [value] if isinstance(value, str) and value and not value.split()[1:] else value
 
 
 def local_object_ref(value: Any) -> Any:
@@ -423,8 +430,14 @@ class WorkloadSpec(PodSettings):
     """Container image, e.g. ghcr.io/org/tool:1.2.3."""
     replicas: Int = Field(default=1, ge=0, le=1000)
     """Number of pods."""
-    command: list[str] | None = None
-    """Container command, replacing the image's entrypoint."""
+    command: Annotated[
+        list[str] | None,
+        BeforeValidator(command_list),
+        # The schema editors read admits the one-string form the validator accepts.
+        WithJsonSchema({"anyOf": [{"items": {"type": "string"}, "type": "array"},
+                                  {"type": "string"}, {"type": "null"}]}),
+    ] = None
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: list[str] | None = None
     """Container arguments."""
     env: EnvMap = {}

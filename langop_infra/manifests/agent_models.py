@@ -99,10 +99,10 @@ def persona_text(persona: PersonaSpec) -> str:
     return "\n".join(lines)
 
 
-def cluster_uuid(part_of: str) -> str:
+def cluster_uuid(cluster: str) -> str:
     """``AGENT_CLUSTER_UUID``: upstream gives the LanguageCluster's Kubernetes UID; with no
-    such object, a UUID stable for the cluster's name."""
-    return str(uuid.uuid5(AGENT_UUID_NAMESPACE, f"cluster/{part_of}"))
+    such object, a UUID stable for the cluster's name (its namespace)."""
+    return str(uuid.uuid5(AGENT_UUID_NAMESPACE, f"cluster/{cluster}"))
 
 
 def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]:
@@ -110,8 +110,9 @@ def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]
         EnvVar("AGENT_NAME", value=agent.name),
         EnvVar("AGENT_NAMESPACE", value=namespace),
         EnvVar("AGENT_UUID", value=agent_uuid(namespace, agent.name)),
-        EnvVar("AGENT_CLUSTER_NAME", value=part_of),
-        EnvVar("AGENT_CLUSTER_UUID", value=cluster_uuid(part_of)),
+        # Upstream reads the LanguageCluster named after the agent's namespace.
+        EnvVar("AGENT_CLUSTER_NAME", value=namespace),
+        EnvVar("AGENT_CLUSTER_UUID", value=cluster_uuid(namespace)),
     ]
 
 
@@ -172,7 +173,12 @@ def agent_model_env(
     if persona is not None and (text := persona_text(persona)):
         env.append(EnvVar("AGENT_PERSONA", value=text))
     otlp = observability.otlp_endpoint if observability is not None else None
-    env += otel_env(otlp, f"agent-{agent.name}", namespace, agent.name)
+    sampler = (
+        (observability.traces_sampler, observability.traces_sampler_arg)
+        if observability is not None
+        else (None, None)
+    )
+    env += otel_env(otlp, f"agent-{agent.name}", namespace, agent.name, sampler)
     return env
 
 

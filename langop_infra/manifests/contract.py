@@ -36,6 +36,9 @@ ACCESS_LABEL_PREFIX = "access.langop.io/"
 CONFIG_CHECKSUM_ANNOTATION = "langop.io/config-checksum"
 SECRET_VERSIONS_ANNOTATION = "langop.io/secret-versions"
 
+# ``${VAR}`` and ``${VAR:-default}``, as the agent runtime expands them.
+URL_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}")
+
 
 @dataclass(frozen=True)
 class ToolTarget:
@@ -284,6 +287,10 @@ def agent_config(
         ref = refs.get(target.name)
         if ref is not None and ref.allowed_tools is not None:
             entry["allowedTools"] = list(ref.allowed_tools)
+        if ref is not None and ref.overrides:
+            entry["overrides"] = {
+                tool: o.model_dump(exclude_none=True) for tool, o in ref.overrides.items()
+            }
         if ref is not None and ref.headers:
             entry["headers"] = [
                 header_document(h, tool_header_env_name(ref.name, h.name)) for h in ref.headers
@@ -299,6 +306,9 @@ def agent_config(
             entry["autoConnect"] = False
         if server.timeout is not None:
             entry["timeoutSeconds"] = _seconds(server.timeout)
+        named = {m.group(1): m.group(0) for m in URL_VARIABLE.finditer(server.url)}
+        if named:  # the agent expands in a URL only the variables its entry declares
+            entry["env"] = dict(sorted(named.items()))
         if server.headers:
             entry["headers"] = [
                 header_document(h, header_env_name(server.name, h.name)) for h in server.headers
@@ -412,12 +422,18 @@ def _seconds(value: float) -> int | float:
 
 
 def otel_env(
-    otlp_endpoint: str | None, service: str, namespace: str, workload: str
+    otlp_endpoint: str | None,
+    service: str,
+    namespace: str,
+    workload: str,
+    sampler: tuple[str | None, str | None] = (None, None),
 ) -> list[EnvVar]:
-    """``OTEL_*`` of one workload (``defaults.observability``), or nothing without an endpoint."""
+    """``OTEL_*`` of one workload (``defaults.observability``), or nothing without an
+    endpoint; ``sampler`` is ``(OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG)``, each passed
+    when set, as upstream's ``buildAgentEnv`` passes them."""
     if otlp_endpoint is None:
         return []
-    return [
+    env = [
         EnvVar("OTEL_EXPORTER_OTLP_ENDPOINT", value=otlp_endpoint),
         EnvVar("OTEL_SERVICE_NAME", value=service),
         EnvVar(
@@ -425,3 +441,8 @@ def otel_env(
             value=f"k8s.namespace.name={namespace},k8s.deployment.name={workload}",
         ),
     ]
+    names = ("OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG")
+    for name, value in zip(names, sampler, strict=True):
+        if value is not None:
+            env.append(EnvVar(name, value=value))
+    return env

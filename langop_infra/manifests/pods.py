@@ -171,17 +171,21 @@ def init_containers(
     defaults: Defaults,
     security: Security,
     generated: Sequence[dict[str, Any]] = (),
+    inherited_env: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """The user's ``initContainers``: the main container's security context (so the
     restricted standard holds), its resources unless they set their own, a ``/tmp`` and the
-    ``generated`` mounts (an agent's config.yaml, which a config adapter reads)."""
+    ``generated`` mounts (an agent's config.yaml, which a config adapter reads); first in
+    their env, ``inherited_env`` (an agent's contract env, as upstream's
+    ``reconcileDeployment`` gives its init containers), less the names they set themselves."""
     out: list[dict[str, Any]] = []
     for init in getattr(spec, "init_containers", ()):
         resources = overlay(defaults.resources, init.resources or spec.resources)
+        own = [{"name": k, "value": v} for k, v in init.env.items()]
         member: dict[str, Any] = {
             "name": init.name,
             "image": init.image,
-            "env": [{"name": k, "value": v} for k, v in init.env.items()],
+            "env": [*(e for e in inherited_env if e["name"] not in init.env), *own],
             "resources": resources_manifest(resources),
             "securityContext": container_security_context(security),
             "volumeMounts": [
@@ -258,11 +262,13 @@ def tool_objects(
     Output not resolved yet (``image_known=False``), the same whichever value it takes."""
     labels = contract.tool_labels(tool, part_of, image_known=image_known)
     env, _ = contract.workload_env(tool.name, tool.env, tool.secret_env)
-    otlp = defaults.observability.otlp_endpoint if defaults.observability else None
+    seen = defaults.observability
+    otlp = seen.otlp_endpoint if seen else None
+    sampler = (seen.traces_sampler, seen.traces_sampler_arg) if seen else (None, None)
     user = set(tool.env) | set(tool.secret_env)
     env += [
         v
-        for v in contract.otel_env(otlp, f"tool-{tool.name}", namespace, tool.name)
+        for v in contract.otel_env(otlp, f"tool-{tool.name}", namespace, tool.name, sampler)
         if v.name not in user
     ]
     claim = tool_claim(tool)
@@ -400,7 +406,7 @@ def agent_pod(
     )
     # The seed first, so the user's init containers and the sidecars find the workspace seeded.
     init = [seed] if seed is not None else []
-    init += init_containers(agent, defaults, security, [mounts[0]])
+    init += init_containers(agent, defaults, security, [mounts[0]], main.get("env", ()))
     if defaults.sidecar_style == "native":
         pod = pod_spec(agent, containers=[main], volumes=volumes, security=security)
         init += joined

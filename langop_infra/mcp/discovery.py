@@ -8,12 +8,12 @@ Best effort, as there is no single standard yet: GET the URL (or, for a bare ori
 
 from __future__ import annotations
 
-import json
 from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
 
+import langop_infra._json as _json
 from langop_infra.mcp.errors import HTTPStatusError, TransportError
 from langop_infra.mcp.http import HTTPConnection, display_url
 from langop_infra.mcp.options import ClientOptions
@@ -70,7 +70,7 @@ async def _fetch(http: HTTPConnection, url: str) -> tuple[Any, int]:
     finally:
         await response.aclose()
     try:
-        return json.loads(body), status
+        return _json.read(body), status
     except ValueError:
         return None, status
 

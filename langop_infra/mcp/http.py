@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import html
-import json
 import re
 import ssl
 from collections.abc import AsyncIterator, Mapping
@@ -21,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+import langop_infra._json as _json
 from langop_infra.mcp import confinement
 from langop_infra.mcp.decoding import ACCEPT_ENCODING, bound_decoding, encoding_note
 from langop_infra.mcp.errors import (
@@ -346,7 +346,7 @@ def kubernetes_status(body: bytes, content_type: str, limit: int = 240) -> str:
     if "json" not in content_type:
         return ""
     try:
-        payload = _json_object(json.loads(body.decode("utf-8", "replace")))
+        payload = _json_object(_json.read(body.decode("utf-8", "replace")))
     except ValueError:
         return ""
     if payload.get("kind") != "Status":
@@ -365,7 +365,7 @@ def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
     text = body.decode("utf-8", "replace")
     if "json" in content_type:
         try:
-            payload = json.loads(text)
+            payload = _json.read(text)
             reply = _json_object(payload)
             error = reply.get("error")
             detail = _json_object(error)

@@ -6,14 +6,14 @@ import asyncio
 import json
 from typing import Any, cast
 
+import langop_infra._json as _json
 from langop_infra.mcp.errors import InvalidInput, JSONRPCError, MalformedResponse, MCPError
 
 Message = dict[str, Any]
 
 METHOD_NOT_FOUND = -32601
-# Levels of objects and arrays a message may nest. The official SDK fails near 200 levels;
-# a tool schema needs a few dozen, and callers recurse over what they receive.
-MAX_DEPTH = 100
+# Levels of objects and arrays a message may nest: the package's one JSON reader's limit.
+MAX_DEPTH = _json.MAX_DEPTH
 
 
 def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> Message:
@@ -49,8 +49,9 @@ def decode(data: bytes | str, *, source: str) -> list[Message]:
     Raises :class:`MalformedResponse` naming ``source`` when it is not JSON or not objects.
     """
     try:
-        payload = json.loads(data)
-    except RecursionError:
+        # The transport caps the size (ClientOptions.max_response_bytes); depth is ours.
+        payload = _json.read(data, max_bytes=max(len(data), _json.MAX_BYTES))
+    except _json.JSONTooDeep:
         raise too_deep(source) from None
     except ValueError:
         raise MalformedResponse(
@@ -58,8 +59,6 @@ def decode(data: bytes | str, *, source: str) -> list[Message]:
             "it is not an MCP endpoint or it is broken; check the URL and the server's logs",
             target=source,
         ) from None
-    if nested_deeper_than(payload, MAX_DEPTH):
-        raise too_deep(source)
     messages = cast("list[object]", payload) if isinstance(payload, list) else [payload]
     if not messages or not all(isinstance(m, dict) for m in messages):
         raise MalformedResponse(
@@ -68,24 +67,6 @@ def decode(data: bytes | str, *, source: str) -> list[Message]:
             target=source,
         )
     return cast("list[Message]", messages)
-
-
-def nested_deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests objects and arrays over ``limit`` levels (an explicit stack,
-    so checking never recurses)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = cast("dict[Any, Any]", node).values()
-        elif isinstance(node, list):
-            children = cast("list[Any]", node)
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
 
 
 def too_deep(source: str) -> MalformedResponse:

@@ -94,8 +94,9 @@ class Session(Negotiation):
     Use it as ``async with Session(url, options) as session:``; entering negotiates.
     ``transport`` injects an ``httpx.AsyncBaseTransport`` (e.g. ``httpx.ASGITransport``) or
     a ready :class:`Transport`; ``on_notification`` receives the server's notifications
-    (``notifications/tools/list_changed``, ...); ``env`` is added to a stdio server's
-    environment.
+    (``notifications/tools/list_changed``, ...); a stdio server's environment is ``HOME``,
+    ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM`` and ``USER`` of ours plus ``env``
+    (:func:`langop_infra.mcp.stdio.child_environment`).
     """
 
     def __init__(

@@ -8,19 +8,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
+import langop_infra._json as _json
 from langop_infra.mcp import jsonrpc
 from langop_infra.mcp.errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
 from langop_infra.mcp.jsonrpc import Message, PendingRequests
 from langop_infra.mcp.options import ClientOptions
 
 _STDERR_KEEP = 8 * 1024
+# What a child inherits of our environment, as the official MCP SDK passes (POSIX): the
+# agent's own keys (OPENAI_API_KEY, the gateway's master key) stay with the agent.
+INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 _EXIT_WAIT = 1.0  # seconds for each step of shutdown: EOF on stdin, then SIGTERM, then SIGKILL
+
+
+def child_environment(
+    env: Mapping[str, str] | None, parent: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """A stdio child's environment: :data:`INHERITED_ENV` of ``parent`` (ours by default),
+    shell functions (values starting ``()``) left out, then the declared ``env``."""
+    parent = os.environ if parent is None else parent
+    inherited = {
+        key: parent[key]
+        for key in INHERITED_ENV
+        if key in parent and not parent[key].startswith("()")
+    }
+    return {**inherited, **(env or {})}
 
 
 class StdioTransport:
@@ -49,12 +66,13 @@ class StdioTransport:
         options: ClientOptions,
         env: Mapping[str, str] | None = None,
     ) -> StdioTransport:
-        """Spawn ``command`` (``env`` added to ours); :class:`ServerUnreachable` if it fails."""
+        """Spawn ``command`` with :func:`child_environment`; :class:`ServerUnreachable` if
+        it fails."""
         label = shlex.join(command)
         try:
             process = await asyncio.create_subprocess_exec(
                 *command,
-                env={**os.environ, **env} if env else None,
+                env=child_environment(env),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -121,12 +139,12 @@ class StdioTransport:
                 if not line.strip():
                     continue
                 try:
-                    payload = json.loads(line)
-                except (ValueError, RecursionError):
-                    continue  # log lines on stdout break the protocol; skip, don't die
-                if jsonrpc.nested_deeper_than(payload, jsonrpc.MAX_DEPTH):
+                    payload = _json.read(line, max_bytes=max(len(line), _json.MAX_BYTES))
+                except _json.JSONTooDeep:
                     self._pending.fail_all(jsonrpc.too_deep(self.label))
                     return
+                except ValueError:
+                    continue  # log lines on stdout break the protocol; skip, don't die
                 batch = cast("list[object]", payload) if isinstance(payload, list) else [payload]
                 for item in batch:
                     if not isinstance(item, dict):

@@ -4,7 +4,6 @@ key, from the YAML nodes' marks (the program reads config as JSON strings, which
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 from collections.abc import Sequence
@@ -13,6 +12,7 @@ from typing import cast
 
 import yaml
 
+from langop_infra import _json
 from langop_infra.core import yaml_io
 from langop_infra.core.errors import Problem
 
@@ -34,7 +34,7 @@ def path_steps(path: str) -> list[str | int] | None:
         if step is None:
             return None
         name, index, quoted = step.groups()
-        steps.append(int(index) if index is not None else json.loads(quoted) if quoted else name)
+        steps.append(int(index) if index is not None else _json.read(quoted) if quoted else name)
         rest = rest[step.end() :]
     return steps
 

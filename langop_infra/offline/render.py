@@ -129,7 +129,9 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     """A Pulumi project or stack file, within the limits of :func:`yaml_io.load_config`:
     UTF-8, no duplicate keys, bounded size, depth and alias expansion."""
     try:
-        data: Any = yaml_io.load_config(path.read_bytes()) or {}
+        raw = path.read_bytes()
+        _refuse_manifests(path, raw)
+        data: Any = yaml_io.load_config(raw) or {}
     except yaml_io.ConfigYAMLError as exc:
         if exc.line is None:
             raise SpecError([Problem(str(path), str(exc))]) from None
@@ -144,6 +146,26 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise SpecError([Problem(str(path), "expected a mapping at the top level")])
     return cast("dict[str, Any]", data)
+
+
+def _refuse_manifests(path: Path, raw: bytes) -> None:
+    """A Kubernetes manifest of a system ``import`` reads is not a stack file: say so, and
+    name the command that converts it (instead of "namespace: required")."""
+    from langop_infra.offline.importers import manifest_kind
+
+    try:
+        documents = yaml_io.load_config_all(raw)
+    except yaml_io.YAMLError:
+        return  # load_config reports it, at its line
+    kinds = [k for k in map(manifest_kind, documents) if k]
+    if kinds:
+        listed = ", ".join(dict.fromkeys(kinds))
+        message = (
+            f"this is a Kubernetes manifest ({listed}), not a stack file: convert it with "
+            f"`langop-infra import {shown(path)}` (add --into stacks/Pulumi.<env>.yaml to "
+            "merge it into a stack file)"
+        )
+        raise SpecError([Problem(str(path), message, "langop_manifest_not_stack")])
 
 
 def _yaml_problem(path: Path, exc: Exception) -> Problem:

@@ -27,6 +27,8 @@ from pulumi_policy import (
 )
 
 from langop_infra.policy import rules
+from langop_infra.policy.endpoints import risky_endpoints
+from langop_infra.policy.openness import open_network_policies
 from langop_infra.policy.rules import Finding, Resource
 
 PACK_NAME = "langop-infra"
@@ -105,6 +107,10 @@ def _egress(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Findin
     )
 
 
+def _open_policies(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Finding]:
+    return open_network_policies(found) if _in_strict_stack(config) else []
+
+
 def _images(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Finding]:
     return rules.unpinned_images(found) if _in_strict_stack(config) else []
 
@@ -143,10 +149,27 @@ def policies() -> list[StackValidationPolicy]:
             lambda found, _: rules.unrestricted_pods(found),
         ),
         _policy(
+            "langop-network-policies-closed",
+            "In the stacks named by configuration (prod by default), no NetworkPolicy admits "
+            "every peer: no rule without from/to, no empty peer, no 0.0.0.0/0 or ::/0, no "
+            "namespaceSelector {} alone.",
+            EnforcementLevel.MANDATORY,
+            _open_policies,
+            {"stacks": _STACKS},
+        ),
+        _policy(
             "langop-pods-selected",
             "Every pod is selected by some NetworkPolicy of its namespace.",
             EnforcementLevel.MANDATORY,
             lambda found, _: rules.unselected_pods(found),
+        ),
+        _policy(
+            "langop-endpoints",
+            "No agent or gateway URL points at a cloud metadata service, a link-local address "
+            "or the Kubernetes API server, or carries a credential in its query; advisory "
+            "unless configured mandatory.",
+            EnforcementLevel.ADVISORY,
+            lambda found, _: risky_endpoints(found),
         ),
         _policy(
             "langop-schema-sync",

@@ -26,21 +26,39 @@ Rule = Callable[[PodTemplate], list[str]]
 
 
 def pod_templates(manifests: Iterable[PodTemplate]) -> dict[str, PodTemplate]:
-    """``{"<Kind>/<namespace>/<name>": pod template}`` of every workload among ``manifests``."""
-    found = {}
+    """``{"<Kind>/<namespace>/<name>": pod template}`` of every object among ``manifests``
+    that carries one, found by shape, not by kind: a mapping whose ``spec.containers`` is a
+    list (``spec.template``, ``spec.jobTemplate.spec.template``, a PodTemplate's
+    ``template``, a ``*Patch``, a ReplicationController, any custom resource). A second
+    template in one object is keyed with its path."""
+    found: dict[str, PodTemplate] = {}
     for manifest in manifests:
         kind = manifest.get("kind")
         meta = manifest.get("metadata") or {}
         key = f"{kind}/{meta.get('namespace', '')}/{meta.get('name')}"
-        if kind == "Pod":
-            found[key] = manifest
-        elif kind in POD_KINDS:
-            template: Any = manifest
-            for step in POD_KINDS[kind]:
-                template = (template or {}).get(step)
-            if template:
-                found[key] = template
+        for path, template in _templates_by_shape(manifest):
+            found[key if key not in found else f"{key}{path}"] = template
     return found
+
+
+def _templates_by_shape(manifest: PodTemplate, max_depth: int = 12) -> Iterator[tuple[str, Any]]:
+    """``(path, mapping)`` of each mapping in ``manifest`` whose ``spec.containers`` is a
+    list, outermost first; an explicit stack, at most ``max_depth`` levels down."""
+    stack: list[tuple[str, Any, int]] = [("", manifest, 0)]
+    while stack:
+        path, node, depth = stack.pop(0)
+        if isinstance(node, Mapping):
+            spec: Any = node.get("spec")
+            if isinstance(spec, Mapping) and isinstance(spec.get("containers"), list):
+                yield path, node
+                continue  # a pod's own fields hold no further pod
+            children: list[tuple[str, Any]] = [(f"{path}.{k}", v) for k, v in node.items()]
+        elif isinstance(node, list):
+            children = [(f"{path}[{i}]", v) for i, v in enumerate(node)]
+        else:
+            continue
+        if depth < max_depth:
+            stack += [(p, v, depth + 1) for p, v in children if isinstance(v, (Mapping, list))]
 
 
 def containers(pod: PodTemplate) -> Iterator[dict[str, Any]]:

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from langop_infra.config.checks.advice import is_credential_env, is_credential_header
-from langop_infra.core import yaml_io
+from langop_infra import _json
+from langop_infra.config.checks.advice import is_credential_env
 from langop_infra.netpol import Network, Pod
+from langop_infra.policy import credentials
 from langop_infra.policy.pod_security import containers, pod_templates, restricted_violations
 
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
@@ -166,24 +167,34 @@ def unpinned_images(resources: Sequence[Resource]) -> list[Finding]:
 
 
 def literal_credentials(resources: Sequence[Resource]) -> list[Finding]:
-    """No credential-like header or env value appears as a literal in a pod template, a
-    ConfigMap or an agent's config.yaml."""
+    """No credential literal, by name or by shape (:mod:`langop_infra.policy.credentials`),
+    in a pod template's env (JSON env values too), a ConfigMap (keys, values, the entries of
+    JSON, YAML and ``.env`` text, ``binaryData``) or the headers any of those carry."""
     findings: list[Finding] = []
     for w in workloads(resources):
         for c in containers(w.pod):
             for env in c.get("env") or []:
-                if "value" in env and env.get("value") and is_credential_env(env["name"]):
-                    findings.append(
-                        Finding(
-                            w.resource.urn,
-                            f"{w.namespace}/{w.name}: container {c.get('name')} env "
-                            f"{env['name']} is a literal credential; use valueFrom.secretKeyRef",
-                        )
-                    )
+                findings += _env_credentials(w, c, env)
     for resource in sorted(resources, key=lambda r: r.urn):
         if resource.kind == "ConfigMap":
             findings += _config_map_credentials(resource)
     return findings
+
+
+def _env_credentials(w: Workload, container: Mapping[str, Any], env: Any) -> list[Finding]:
+    name, value = str(env.get("name") or ""), env.get("value")
+    where = f"{w.namespace}/{w.name}: container {container.get('name')} env {name}"
+    if (is_credential_env(name) and value) or credentials.judge(name, value):
+        return [
+            Finding(w.resource.urn, f"{where} is a literal credential; use valueFrom.secretKeyRef")
+        ]
+    if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
+        return [
+            Finding(w.resource.urn, f"{where}: {path} holds a literal credential ({reason}); "
+                    "send it from a Secret (valueFrom.secretKeyRef)")
+            for path, reason in credentials.in_text("", value)
+        ]
+    return []
 
 
 def _config_map_credentials(resource: Resource) -> list[Finding]:
@@ -193,33 +204,26 @@ def _config_map_credentials(resource: Resource) -> list[Finding]:
     for key, value in (resource.props.get("data") or {}).items():
         if is_credential_env(key) and value:
             findings.append(Finding(resource.urn, f"{where}: key {key} holds a literal credential"))
-        elif key.endswith((".yaml", ".yml")):
-            for path in _literal_credential_headers(value):
-                findings.append(
-                    Finding(
-                        resource.urn,
-                        f"{where}: {key} {path} is a credential header with a literal value; "
-                        "send it from a Secret (valueFrom.secretKeyRef)",
-                    )
-                )
+            continue
+        for path, reason in credentials.in_text(key, str(value or "")):
+            findings.append(Finding(resource.urn, _config_map_message(where, key, path, reason)))
+    for key, value in (resource.props.get("binaryData") or {}).items():
+        for path, reason in credentials.in_binary(key, value):
+            findings.append(Finding(resource.urn, _config_map_message(where, key, path, reason)))
     return findings
 
 
-def _literal_credential_headers(text: str) -> Iterator[str]:
-    try:
-        document = yaml_io.load(text)
-    except yaml_io.YAMLError:
-        return
-    stack: list[tuple[str, Any]] = [("", document)]
-    while stack:
-        path, node = stack.pop()
-        if isinstance(node, Mapping):
-            name = node.get("name")
-            if isinstance(name, str) and node.get("value") and is_credential_header(name):
-                yield f"{path} ({name})"
-            stack += [(f"{path}.{k}", v) for k, v in node.items()]
-        elif isinstance(node, list):
-            stack += [(f"{path}[{i}]", v) for i, v in enumerate(node)]
+def _config_map_message(where: str, key: str, path: str, reason: str) -> str:
+    pair = re.search(r" \(([^)]+)\)$", path)
+    if pair and path.startswith(f"{key}.") and credentials.credential_header(pair.group(1)):
+        return (
+            f"{where}: {key} {path[len(key):]} is a credential header with a literal value; "
+            "send it from a Secret (valueFrom.secretKeyRef)"
+        )
+    return (
+        f"{where}: {path} holds a literal credential ({reason}); send it from a Secret "
+        "(valueFrom.secretKeyRef)"
+    )
 
 
 # --- egress -------------------------------------------------------------------------------------
@@ -293,7 +297,7 @@ def _declared_hosts(agent: Workload) -> set[str]:
         for name in ENDPOINT_ENV:
             hosts |= {_host(url) for url in str(env.get(name) or "").split(",") if url.strip()}
         try:
-            servers = json.loads(env.get(JSON_SERVERS_ENV) or "[]")
+            servers = _json.read(env.get(JSON_SERVERS_ENV) or "[]")
         except json.JSONDecodeError:
             servers = []
         hosts |= {_host(s.get("url", "")) for s in servers if isinstance(s, Mapping)}

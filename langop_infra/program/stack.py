@@ -16,7 +16,6 @@ service tool, sorted by namespace and name. Fields are only ever added to it.
 from __future__ import annotations
 
 import difflib
-import json
 from typing import Any
 
 import pulumi
@@ -25,6 +24,7 @@ from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
 
+from langop_infra import _json
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.references import external_reference_problems
@@ -212,7 +212,7 @@ def _raw_values(prefix: str, keys: list[str]) -> dict[str, Any]:
     for key in keys:
         text = get_config(prefix + key)
         try:
-            values[key] = json.loads(text) if key not in ("namespace", "partOf") else text
+            values[key] = _json.read(text) if key not in ("namespace", "partOf") else text
         except (TypeError, ValueError):
             continue
     return values
@@ -333,6 +333,7 @@ def main() -> LanguageCluster:
                     "lastError": t.last_error,
                     "registeredAt": t.registered_at,
                     "lastSyncedAt": t.last_synced_at,
+                    "conditions": t.conditions,
                 }
                 for name, t in cluster.http_tools.items()
             },

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
+from langop_infra import _json
 from langop_infra._errors import LangopError
 from langop_infra.config.fields import DNS_LABEL, DNS_SUBDOMAIN, canonical_mcp_path
 from langop_infra.core import yaml_io
@@ -252,7 +253,8 @@ def ready_pod(
             f"credentials; {SIDECAR_RBAC} in namespace {ns}"
         )
     try:
-        items: Any = reply.json().get("items") or []
+        # A namespace's pod list may outgrow a message: 64 MiB, the depth bounded as ever.
+        items: Any = _json.read(reply.content, max_bytes=64 << 20).get("items") or []
     except (ValueError, AttributeError):
         raise ProxyError(f"listing pods at {url} gave no pod list") from None
     ready = sorted(name for name in map(_ready_name, items) if name)

@@ -28,7 +28,7 @@ from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
 from langop_infra.config.fields import canonical_mcp_path
-from langop_infra.core.redact import redact, scrub_values, secret_strings
+from langop_infra.core.redact import Scrubber, redact, secret_strings
 from langop_infra.sync.compare import SchemaTooDeep, schema_hash
 from langop_infra.sync.kube_proxy import (
     KubeAccess,
@@ -247,11 +247,12 @@ def sent_secrets(options: Any, extra: Sequence[str] = ()) -> list[str]:
 def scrubbed_listing(listing: Any, secrets: list[str]) -> Any:
     """``listing`` with ``secrets`` replaced by a marker in its tools, server info and
     version: a server that echoes its token into a description must not put it in state."""
+    scrubber = Scrubber(secrets)
     return dataclasses.replace(
         listing,
-        tools=scrub_values(listing.tools, secrets),
-        server_info=scrub_values(listing.server_info, secrets),
-        protocol_version=scrub_values(listing.protocol_version, secrets),
+        tools=scrubber.value(listing.tools),
+        server_info=scrubber.value(listing.server_info),
+        protocol_version=scrubber.value(listing.protocol_version),
     )
 
 

@@ -271,7 +271,12 @@ def test_urls_headers_and_stdio_env_expand_variables() -> None:
                 "args": ["-m", "server"],
                 "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "MODE": "${MODE:-ro}"},
             },
-            {"name": "found", "transport": "url", "url": "https://${DOMAIN}/.well-known/mcp"},
+            {
+                "name": "found",
+                "transport": "url",
+                "url": "https://${DOMAIN}/.well-known/mcp",
+                "env": {"DOMAIN": "${DOMAIN}"},  # a URL expands only what its entry declares
+            },
             {"name": "odd", "transport": "carrier-pigeon", "url": "http://x"},
         ]
     }

@@ -312,7 +312,7 @@ async def test_oauth2_client_credentials_token_is_cached_until_expiry(
     assert basic_credentials(token_request.headers["authorization"]) == (OAUTH_ID, OAUTH_SECRET)
 
     recorder.token_lifetime = 10  # shorter than the renewal margin: renewed on every call
-    caller._tokens.clear()
+    caller._keeper._tokens.clear()
     await caller.call("pay", {})
     await caller.call("pay", {})
     assert recorder.tokens_issued == 3

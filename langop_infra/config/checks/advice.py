@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from langop_infra.config.agent import AgentSpec, passthrough_model
+from langop_infra.config.checks.endpoint_advice import endpoint_warnings
 from langop_infra.config.checks.image_pins import unpinned_images
 from langop_infra.config.checks.world_open import world_open_warnings
 from langop_infra.config.cluster import ClusterSpec
@@ -52,7 +53,7 @@ def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
         warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
     if not cluster.defaults.require_image_digests:
         warnings += unpinned_images(cluster, path)
-    return warnings + world_open_warnings(cluster, path)
+    return warnings + world_open_warnings(cluster, path) + endpoint_warnings(cluster, path)
 
 
 def passthrough_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:

@@ -18,7 +18,7 @@ from langop_infra.config.checks.secret_refs import (
     secret_refs,
     sync_secret_refs,
 )
-from langop_infra.config.checks.sync_path_check import sync_path_findings
+from langop_infra.config.checks.sync_path_check import sync_auth_problem, sync_path_findings
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.fields import SecretKeyRef
 from langop_infra.config.pod import Resources, WorkloadSpec
@@ -83,6 +83,9 @@ def namespace_wide_problems(
                 )
             )
     for i, tool in zip(tool_index, cluster.tools, strict=True):
+        auth_problem = sync_auth_problem(tool, defaults)
+        if auth_problem:
+            problems.append(Problem(join_path(path, f"tools[{i}].schemaSync.auth"), auth_problem))
         for where, ref in sync_secret_refs(tool):
             if ref.name not in cluster.secrets:
                 problems.append(

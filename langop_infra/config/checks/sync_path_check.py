@@ -43,6 +43,33 @@ def sync_path_verdict(tool: ToolSpec, defaults: Defaults) -> str | None:
     )
 
 
+def through_proxy(tool: ToolSpec, defaults: Defaults) -> str | None:
+    """The access mode when the tool's schema sync goes through the API server's proxy."""
+    sync = tool.schema_sync
+    access = sync.access or defaults.schema_sync_access
+    if access == "direct" or (access == "auto" and sync.sync_url is not None):
+        return None
+    return access
+
+
+def sync_auth_problem(tool: ToolSpec, defaults: Defaults) -> str | None:
+    """Why ``schemaSync.auth`` cannot work for ``tool``, or None. Through the API server's
+    proxy the request's ``Authorization`` header is the kubeconfig's credential, which the
+    API server takes for itself: the OAuth token can never reach the tool, and the sync
+    would fail with an error that blames the tool."""
+    sync = tool.schema_sync
+    access = through_proxy(tool, defaults) if sync.enabled and sync.auth else None
+    if access is None:
+        return None
+    return (
+        f"schemaSync.auth needs the tool's own Authorization header, but tool {tool.name!r} "
+        f"syncs through the API server proxy (access {access}), whose Authorization header "
+        "carries the kubeconfig's credential for the API server; set schemaSync.access: "
+        "direct (with a syncUrl if the runner of pulumi up cannot reach the in-cluster "
+        "endpoint), or drop schemaSync.auth"
+    )
+
+
 def sync_path_findings(
     cluster: ClusterSpec, path: str = "", tool_index: Sequence[int] | None = None
 ) -> list[Problem]:

@@ -35,7 +35,7 @@ from langop_infra.config.checks.secret_refs import (
 )
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.fields import Spec
-from langop_infra.config.http_tool import HttpToolSpec
+from langop_infra.config.http_tool import HttpToolSpec, flattened_entries
 from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.config.names import (
     RESERVED_AGENT_ENV,
@@ -88,7 +88,7 @@ class _Invalid:
 
 # Fields that checks across items compare: when invalid, they become an _Invalid, not their
 # default (a bad port is not port 8080, which another sidecar may use).
-_COMPARED = ("port", "deployment_mode", "egress")
+_COMPARED = ("port", "deployment_mode", "egress", "endpoint")
 # Fields without which an item cannot be told apart: no partial item without them.
 _IDENTITY = ("name", "namespace")
 
@@ -285,8 +285,11 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     problems += found
     personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
     problems += found
-    raw_http = data.get("httpTools", data.get("http_tools"))
-    http_tools, found = _validate_list(HttpToolSpec, raw_http, join_path(path, "httpTools"))
+    raw_http = flattened_entries(data.get("httpTools", data.get("http_tools")))
+    # Partial: a tool with one bad field still has its Secret and references checked.
+    http_tools, found = _validate_list(
+        HttpToolSpec, raw_http, join_path(path, "httpTools"), True
+    )
     problems += found
     raw_namespace = data.get("namespace")
     namespace = raw_namespace if isinstance(raw_namespace, str) else ""

@@ -7,7 +7,6 @@ latter's fallback when a server publishes no protected resource metadata).
 from __future__ import annotations
 
 import ipaddress
-import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+import langop_infra._json as _json
 from langop_infra.mcp.http import display_url
 from langop_infra.mcp.oauth.errors import OAuthError
 
@@ -169,7 +169,7 @@ async def fetch_json(client: httpx.AsyncClient, url: str, what: str) -> dict[str
             target=display_url(url),
         ) from None
     try:
-        document = json.loads(body)
+        document = _json.read(body)
     except ValueError:
         return None
     return cast("dict[str, Any]", document) if isinstance(document, dict) else None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import secrets
 import time
 import uuid
@@ -14,6 +13,7 @@ from urllib.parse import quote
 
 import httpx
 
+import langop_infra._json as _json
 from langop_infra.mcp.http import display_url
 from langop_infra.mcp.oauth.discovery import AuthorizationServer, is_loopback
 from langop_infra.mcp.oauth.errors import OAuthError, scrub
@@ -231,7 +231,7 @@ async def _post(
             target=shown,
         ) from None
     try:
-        payload = json.loads(body)
+        payload = _json.read(body)
     except ValueError:
         payload = None
     reply = cast("dict[str, Any]", payload) if isinstance(payload, dict) else None

@@ -1,0 +1,81 @@
+"""The one JSON reader of langop-infra: bounded in size and depth, never a ``RecursionError``.
+
+``json.loads`` recurses once per level of nesting: 15 KB of ``[`` raise ``RecursionError``,
+which no ``except ValueError`` catches. Every document we read (an HTTP body, a token
+response, a CLI argument, a policy config) goes through :func:`read`, which refuses a text
+over ``max_bytes`` or nested over ``max_depth`` levels *before* parsing, with a
+:class:`JSONLimitError`. That error is a ``ValueError`` (so "not JSON" handling covers it)
+and a :class:`~langop_infra._errors.LangopError`.
+
+The limits are the JSON-RPC decoder's (:mod:`langop_infra.mcp.jsonrpc` uses this reader
+too). This module imports only the error root, so the standalone MCP client may use it;
+``tests/test_json_reader.py`` fails if any other ``json.load``/``json.loads`` appears in
+the package.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from langop_infra._errors import LangopError
+
+# Levels of objects and arrays a document may nest. The official MCP SDK fails near 200
+# levels; a tool schema needs a few dozen, and callers recurse over what they read.
+MAX_DEPTH = 100
+# The most a document may hold: ClientOptions.max_response_bytes' default.
+MAX_BYTES = 8 * 1024 * 1024
+
+# A JSON string (escapes included), or one bracket: strings are skipped whole, so a bracket
+# inside one is not counted.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+
+
+class JSONLimitError(LangopError, ValueError):
+    """A JSON text over the reader's size or depth limit (never parsed)."""
+
+
+class JSONTooDeep(JSONLimitError):
+    """Nested deeper than the limit."""
+
+
+class JSONTooLarge(JSONLimitError):
+    """Larger than the limit."""
+
+
+def read(
+    data: str | bytes | bytearray,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_bytes: int = MAX_BYTES,
+) -> Any:
+    """``data`` parsed as JSON; :class:`JSONLimitError` over the limits, ``ValueError``
+    (``json.JSONDecodeError``, ``UnicodeDecodeError``) when it is not JSON."""
+    if len(data) > max_bytes:
+        raise JSONTooLarge(f"the JSON is larger than {max_bytes} bytes ({len(data)})")
+    if isinstance(data, (bytes, bytearray)):
+        data = bytes(data)
+        text = data.decode(json.detect_encoding(data), "surrogatepass")
+    else:
+        text = data
+    if depth_over(text, max_depth):
+        raise JSONTooDeep(f"the JSON nests more than {max_depth} levels of objects and arrays")
+    return json.loads(text)
+
+
+def depth_over(text: str, limit: int) -> bool:
+    """Whether ``text`` opens more than ``limit`` objects and arrays at once (a linear scan,
+    no recursion; brackets inside strings do not count)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False  # cannot nest deeper than it has brackets
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token == "[" or token == "{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif token == "]" or token == "}":
+            depth -= 1
+    return False

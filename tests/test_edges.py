@@ -1,0 +1,130 @@
+"""The edges of the stack config (#36 §5): what validate refuses or warns about before
+anything is deployed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.core.errors import SpecError
+
+AUTH = {
+    "clientId": "deployer",
+    "issuer": "https://auth.example.com",
+    "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
+}
+
+
+def cluster(**sync: Any) -> dict[str, Any]:
+    return {
+        "namespace": "research",
+        "secrets": {"sync-oauth": {"secret": "s3cret-canary"}},
+        "tools": [
+            {
+                "name": "memory",
+                "image": "ghcr.io/acme/memory:1",
+                "schemaSync": {"auth": AUTH, **sync},
+            }
+        ],
+    }
+
+
+@pytest.mark.parametrize("sync", [{}, {"access": "auto"}, {"access": "apiserver-proxy"}])
+def test_sync_auth_through_the_api_server_proxy_is_refused_and_says_why(
+    sync: dict[str, Any],
+) -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_cluster(cluster(**sync))
+    [problem] = [p for p in caught.value.problems if p.path == "tools[0].schemaSync.auth"]
+    assert "syncs through the API server proxy" in problem.message
+    assert "Authorization header carries the kubeconfig's credential" in problem.message
+    assert "schemaSync.access: direct" in problem.message
+    assert "s3cret-canary" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "sync",
+    [{"access": "direct"}, {"access": "auto", "syncUrl": "https://memory.example.com/mcp"}],
+)
+def test_sync_auth_on_a_direct_path_is_fine(sync: dict[str, Any]) -> None:
+    assert parse_cluster(cluster(**sync)).tools[0].schema_sync.auth is not None
+
+
+def test_a_stack_url_variable_is_declared_for_the_agent_that_expands_it() -> None:
+    """The stack's own ``${VAR}`` in an MCP server URL still works: config.yaml declares it
+    in the entry's env, the only place the agent takes URL variables from."""
+    from langop_infra.agent.runtime import load_agent_servers
+    from langop_infra.config.checks.validation import parse_agent
+    from langop_infra.manifests.contract import agent_config
+
+    agent = parse_agent(
+        {
+            "name": "helper",
+            "image": "ghcr.io/acme/helper:1",
+            "env": {"TEAM_HOST": "tools.example.com"},
+            "mcpServers": [{"name": "team", "url": "https://${TEAM_HOST}/mcp?region=${R:-eu}"}],
+        }
+    )
+    document = agent_config(agent, [])
+    assert document["mcpServers"][0]["env"] == {"R": "${R:-eu}", "TEAM_HOST": "${TEAM_HOST}"}
+    loaded = load_agent_servers(document, env={"TEAM_HOST": "tools.example.com"})
+    assert [s.url for s in loaded.servers] == ["https://tools.example.com/mcp?region=eu"]
+
+
+def risky_cluster() -> dict[str, Any]:
+    return {
+        "namespace": "research",
+        "models": [
+            {
+                "name": "local",
+                "provider": "openai-compatible",
+                "modelName": "llama",
+                "endpoint": "http://169.254.169.254/latest/v1?api_key=sk-canary-1",
+            }
+        ],
+        "agents": [
+            {
+                "name": "helper",
+                "image": "ghcr.io/acme/helper:1",
+                "mcpServers": [
+                    {"name": "k8s", "url": "https://kubernetes.default.svc/api/v1/mcp"},
+                    {"name": "q", "url": "https://tools.example.com/mcp?token=tok-canary-2&x=1"},
+                ],
+                "webhookTools": [
+                    {
+                        "name": "weather",
+                        "url": "https://api.example.com/w?appid=1&key=key-canary-3",
+                        "description": "Weather",
+                    },
+                    {"name": "meta", "url": "http://[fe80::1]/x", "description": "Link-local"},
+                ],
+            }
+        ],
+    }
+
+
+def test_validate_warns_on_query_credentials_and_risky_hosts_without_quoting_values() -> None:
+    from langop_infra.config.checks.advice import cluster_warnings
+
+    warnings = {
+        (w.path, w.kind): w.message for w in cluster_warnings(parse_cluster(risky_cluster()))
+    }
+    query = {path for path, kind in warnings if kind == "langop_query_credential"}
+    risky = {path for path, kind in warnings if kind == "langop_risky_endpoint"}
+    assert query == {
+        "models[0].endpoint",
+        "agents[0].mcpServers[1].url",
+        "agents[0].webhookTools[0].url",
+    }
+    assert risky == {
+        "models[0].endpoint",
+        "agents[0].mcpServers[0].url",
+        "agents[0].webhookTools[1].url",
+    }
+    text = " ".join(warnings.values())
+    assert "canary" not in text
+    assert "apiKey: {secretKeyRef" in warnings[("models[0].endpoint", "langop_query_credential")]
+    assert "metadata service" in warnings[("models[0].endpoint", "langop_risky_endpoint")]
+    assert "API server" in warnings[("agents[0].mcpServers[0].url", "langop_risky_endpoint")]

@@ -1,0 +1,260 @@
+"""``langop-infra import``: the seeds' manifests and each replaced system's own examples
+(tests/fixtures/import/, sources in SOURCES.md), verbatim, imported and then rendered: the
+round trip gives the objects the manifests describe (names, env, ports, policies)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from langop_infra.cli.main import main
+from langop_infra.program.stack import main as stack_program
+from tests.support.manifests import Rendered
+
+FIXTURES = Path(__file__).parent / "fixtures" / "import"
+AGENT_IMAGE = "ghcr.io/acme/agent:1.0.0"
+
+
+def imported(capsys: pytest.CaptureFixture[str], *names: str, extra: tuple[str, ...] = ()
+             ) -> tuple[dict[str, Any], list[str]]:
+    files = [str(FIXTURES / n) for n in names]
+    code = main(["import", *files, *extra])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    notes = [line for line in captured.err.splitlines() if line.startswith("langop-infra import")]
+    return yaml.safe_load(captured.out)["config"], notes
+
+
+def rendered(render: Any, config: dict[str, Any]) -> Rendered:
+    flat = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+    return render(stack_program, config=flat)
+
+
+def env_of(container: dict[str, Any]) -> dict[str, Any]:
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container.get("env", [])}
+
+
+def test_seed_000_languagetool_round_trip(render, capsys) -> None:
+    config, notes = imported(capsys, "seed000-languagetool.yaml")
+    assert notes == []
+    out = rendered(render, config)
+    deployment = out.find("Deployment", "mem0-memory", "language-operator-myapp")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "myregistry/mem0-mcp:latest"
+    assert [p["containerPort"] for p in container["ports"]] == [8080]
+    service = out.find("Service", "mem0-memory", "language-operator-myapp")
+    assert service["spec"]["type"] == "ClusterIP"
+    assert [p["port"] for p in service["spec"]["ports"]] == [8080]
+    out.find("NetworkPolicy", "mem0-memory-ingress", "language-operator-myapp")
+
+
+def test_language_operator_simple_agent_round_trip(render, capsys) -> None:
+    names = [f"langop-simple-agent-{k}.yaml" for k in ("cluster", "tool", "model", "persona",
+                                                        "agent")]
+    config, notes = imported(capsys, *names)
+    assert config["langop-infra:partOf"] == "demo"
+    assert any("spec.egress[0].to.dns" in n for n in notes)
+    assert any("spec.executionMode" in n for n in notes)
+    out = rendered(render, config)
+    pod = out.find("Deployment", "demo-agent", "demo")["spec"]["template"]["spec"]
+    agent = pod["containers"][0]
+    env = env_of(agent)
+    # The sidecar tool joins the agent's pod on its port; the agent is told where.
+    sidecars = [c for c in pod.get("initContainers", []) + pod["containers"]
+                if c["image"] == "ghcr.io/language-operator/tool:latest"]
+    assert [p["containerPort"] for p in sidecars[0]["ports"]] == [80]
+    assert env["MCP_SERVERS"] == "http://localhost:80"
+    assert env["AGENT_CLUSTER_NAME"] == "demo"  # upstream: the LanguageCluster's name
+    assert env["AGENT_INSTRUCTIONS"].startswith("Your goal is to search")
+    assert env["AGENT_PERSONA"] == "Tone: professional."
+    assert env["MODEL_ENDPOINT"] == "http://gateway.demo.svc.cluster.local:8000"
+    # The model's CIDR egress rule is carried (it admits the gateway's calls to LM Studio).
+    assert config["langop-infra:models"][0]["egressTo"] == [
+        {"cidr": "192.168.68.0/24", "ports": [{"port": 1234, "protocol": "TCP"}]}]
+
+
+def test_toolhive_fetch_round_trip(render, capsys) -> None:
+    config, notes = imported(capsys, "toolhive-mcpserver_fetch.yaml")
+    assert notes == []
+    out = rendered(render, config)
+    container = out.find("Deployment", "fetch", "toolhive-system")["spec"]["template"]["spec"][
+        "containers"][0]
+    assert container["resources"] == {"requests": {"cpu": "50m", "memory": "64Mi"},
+                                      "limits": {"cpu": "100m", "memory": "128Mi"}}
+    assert [p["port"] for p in out.find("Service", "fetch", "toolhive-system")["spec"][
+        "ports"]] == [8080]
+
+
+def test_toolhive_stdio_secret_is_referenced_and_its_command_asked_for(capsys) -> None:
+    config, notes = imported(capsys, "toolhive-mcpserver_github.yaml")
+    tool = config["langop-infra:tools"][0]
+    assert tool["secretEnv"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": {
+        "secretKeyRef": {"name": "github-token", "key": "token"}}}
+    assert config["langop-infra:externalSecrets"] == ["github-token"]
+    assert any("spec.transport" in n and "set command" in n for n in notes)
+
+
+def test_kagent_agent_with_its_remote_server_round_trip(render, capsys) -> None:
+    config, notes = imported(
+        capsys,
+        "kagent-server-everything-agent.yaml",
+        "kagent-server-everything-remote-mcpserver.yaml",
+        "kagent-architecture-modelconfig.yaml",
+        extra=("--agent-image", AGENT_IMAGE),
+    )
+    agent = config["langop-infra:agents"][0]
+    assert agent["mcpServers"] == [{"name": "server-everything",
+                                    "url": "https://servereverything.dev/mcp", "timeout": "30s"}]
+    assert any("toolNames" in n for n in notes)
+    # The agent names kagent's default model config; the doc's ModelConfig is my-model.
+    agent["model"] = "my-model"
+    out = rendered(render, config)
+    env = env_of(out.find("Deployment", "server-everything-agent", "kagent")["spec"]["template"][
+        "spec"]["containers"][0])
+    assert json.loads(env["AGENT_MCP_SERVERS"]) == [
+        {"name": "server-everything", "url": "https://servereverything.dev/mcp"}]
+    assert env["AGENT_INSTRUCTIONS"].startswith("You are a helpful assistant")
+
+
+def test_kagent_model_config_references_its_secret(capsys) -> None:
+    config, _ = imported(capsys, "kagent-architecture-modelconfig.yaml")
+    model = config["langop-infra:models"][0]
+    assert model["apiKey"] == {"secretKeyRef": {"name": "my-api-key-secret", "key": "api-key"}}
+    assert model["configuration"] == {"temperature": 0.7, "maxTokens": 4096}
+
+
+def test_ark_reference_example_round_trip(render, capsys) -> None:
+    config, notes = imported(capsys, "ark-arkagent-reference.yaml",
+                             extra=("--agent-image", AGENT_IMAGE))
+    assert any("spec.limits.maxConcurrentTasks" in n for n in notes)
+    out = rendered(render, config)
+    deployment = out.find("Deployment", "research-agent", "default")
+    assert deployment["spec"]["replicas"] == 2
+    env = env_of(deployment["spec"]["template"]["spec"]["containers"][0])
+    assert env["AGENT_MODEL"] == "claude-sonnet-4-20250514"
+    assert env["AGENT_MAX_TOKENS"] == "8000" and env["AGENT_TIMEOUT_SECONDS"] == "120"
+    assert [t["name"] for t in json.loads(env["AGENT_WEBHOOK_TOOLS"])] == ["fetch_news"]
+    assert json.loads(env["AGENT_MCP_SERVERS"]) == [
+        {"name": "web-search", "url": "https://search.mcp.internal/sse"}]
+
+
+def test_seed_004_examples_round_trip(render, capsys) -> None:
+    config, _ = imported(capsys, "seed004-examples.yaml")
+    assert config["langop-infra:externalSecrets"] == ["salesforce-oauth", "openai-key"]
+    out = rendered(render, config)
+    for name, namespace in (("echo", "tenant-demo"), ("salesforce-query", "tenant-enterprise"),
+                            ("openai-completion", "tenant-ai")):
+        out.find("ConfigMap", f"{name}.http-tool", namespace)
+
+
+def test_seed_004_complete_example_drops_status_and_flags_the_placeholder(capsys) -> None:
+    config, notes = imported(capsys, "seed004-complete.yaml")
+    tool = config["langop-infra:httpTools"][0]
+    assert "status" not in tool
+    assert tool["authentication"]["secretRef"] == {"name": "payment-api-token", "key": "token"}
+    assert any(": status: " in n and "dropped" in n for n in notes)
+    assert any("spec.endpoint" in n and "placeholder" in n for n in notes)
+
+
+@pytest.mark.parametrize("command", ["validate", "render", "check"])
+def test_commands_given_a_manifest_name_import(command, capsys, tmp_path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: langop-infra\nruntime: python\n")
+    manifest = FIXTURES / "seed000-languagetool.yaml"
+    code = main([command, "--project-dir", str(tmp_path), "--config", str(manifest)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Kubernetes manifest (LanguageTool (language-operator)), not a stack file" in err
+    assert "convert it with `langop-infra import " in err
+    assert "seed000-languagetool.yaml` (add --into stacks/Pulumi.<env>.yaml" in err
+    assert "namespace" not in err.split("not a stack file")[0]
+
+
+def test_validate_json_names_the_kind_of_problem(capsys, tmp_path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: langop-infra\nruntime: python\n")
+    manifest = FIXTURES / "seed004-examples.yaml"  # three documents
+    code = main(["validate", "--project-dir", str(tmp_path), "--config", str(manifest), "-o",
+                 "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 2 and report["valid"] is False
+    [problem] = report["problems"]
+    assert problem["kind"] == "langop_manifest_not_stack"
+    assert "Tool (STOA)" in problem["message"]
+
+
+def test_into_keeps_comments_and_other_keys(capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(
+        "# the dev stack\nconfig:\n  kubernetes:context: dev  # our cluster\n"
+        "  langop-infra:namespace: apps\n  langop-infra:tools:\n"
+        "    - name: memory   # keep me\n      image: ghcr.io/acme/memory:1\n"
+    )
+    code = main(["import", str(FIXTURES / "seed000-deployment-pattern.yaml"), "--into",
+                 str(stack)])
+    assert code == 0, capsys.readouterr().err
+    text = stack.read_text()
+    assert text.startswith("# the dev stack\n")
+    assert "kubernetes:context: dev  # our cluster" in text
+    assert "- name: memory   # keep me" in text
+    config = yaml.safe_load(text)["config"]
+    assert config["langop-infra:namespace"] == "apps"
+    assert [t["name"] for t in config["langop-infra:tools"]] == ["memory", "mem0-memory"]
+    assert config["langop-infra:tools"][1]["namespace"] == "language-operator-myapp"
+    # Importing again replaces the entry instead of adding a second one.
+    assert main(["import", str(FIXTURES / "seed000-deployment-pattern.yaml"), "--into",
+                 str(stack)]) == 0
+    assert len(yaml.safe_load(stack.read_text())["config"]["langop-infra:tools"]) == 2
+
+
+def test_a_file_with_no_known_manifest_is_refused(capsys, tmp_path) -> None:
+    other = tmp_path / "deploy.yaml"
+    other.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n")
+    assert main(["import", str(other)]) == 2
+    assert "no manifest import reads" in capsys.readouterr().err
+
+
+def test_json_output_carries_the_notes(capsys) -> None:
+    assert main(["import", str(FIXTURES / "langop-simple-agent-persona.yaml"), "-o", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["config"]["langop-infra:personas"] == [
+        {"name": "helpful-assistant", "tone": "professional"}]
+    fields = [n["field"] for n in report["notes"]]
+    assert fields == ["spec.systemPrompt", "spec.displayName", "spec.description", "spec.language"]
+
+
+def test_a_secret_in_the_input_is_never_copied(capsys, tmp_path) -> None:
+    canary = "canary-6f1d2c-not-to-be-copied"
+    mixed = tmp_path / "with-secret.yaml"
+    mixed.write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: payment-api-token}\n"
+        f"stringData: {{token: {canary}}}\n---\n"
+        + (FIXTURES / "seed004-examples.yaml").read_text()
+    )
+    for output in ("yaml", "json"):
+        assert main(["import", str(mixed), "-o", output]) == 0
+        captured = capsys.readouterr()
+        assert canary not in captured.out + captured.err
+        assert "v1 Secret is not a kind import reads" in captured.out + captured.err
+
+
+def test_stdin_is_read_with_a_dash(capsys, monkeypatch) -> None:
+    import io
+    import sys
+
+    text = (FIXTURES / "seed000-deployment-pattern.yaml").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert main(["import", "-"]) == 0
+    config = yaml.safe_load(capsys.readouterr().out)["config"]
+    assert config["langop-infra:tools"] == [
+        {"name": "mem0-memory", "image": "myregistry/mem0-mcp:latest", "port": 8080}]
+
+
+def test_a_kagent_agent_whose_model_config_is_missing_is_noted(capsys) -> None:
+    _, notes = imported(capsys, "kagent-server-everything-agent.yaml",
+                        "kagent-server-everything-remote-mcpserver.yaml",
+                        extra=("--agent-image", AGENT_IMAGE))
+    assert any("ModelConfig 'default-model-config' was not among the imported files" in n
+               for n in notes)
