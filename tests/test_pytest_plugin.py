@@ -38,7 +38,9 @@ def test_{tag}_registers_its_own_objects(langop_mocks):
         assert service["metadata"]["labels"]["suite"] == TAG
         assert [r.name for r in langop_mocks.resources].count("apps/memory") == 2
 
-    return helper.deployment.id.apply(check)
+    # Once the objects it reads are registered (their ids resolve after registration).
+    ids = [helper.deployment.id, memory.deployment.id, memory.service.id]
+    return pulumi.Output.all(*ids).apply(check)
 
 
 @pytest.mark.langop_mocks(schemas={{"memory": [{{"name": "recall_{tag}",
