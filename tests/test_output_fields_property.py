@@ -309,6 +309,7 @@ def test_every_field_is_covered_or_said_why_not() -> None:
     max_examples=3,
     deadline=None,
     derandomize=True,
+    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(wrap=st.sampled_from(WRAPS), secret=st.booleans())
