@@ -8,7 +8,7 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, user_meta
 from langop_infra.components.k8s import (
     built_components,
     component_error,
@@ -237,7 +237,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
         warnings.append(passthrough_warning(model, "model"))
     for warning in warnings:
-        pulumi.log.warn(f"{subject}: {warning}")
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: {warning}"))
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     plan = AgentPlan(
         agent,

@@ -233,10 +233,10 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     warnings = header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state")
     warnings += workload_unpinned_images(tool)
     for warning in warnings:
-        pulumi.log.warn(f"{subject}: {warning}")
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: {warning}"))
     verdict = sync_path_verdict(tool, defaults)
     if verdict is not None and not defaults.strict_egress:
-        pulumi.log.warn(f"{subject}: schemaSync: {verdict}")
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: schemaSync: {verdict}"))
     plan = ToolPlan(
         tool,
         defaults,
