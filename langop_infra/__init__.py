@@ -22,12 +22,12 @@ _EXPORTS = {
     "LanguageModel": "langop_infra.components.model",
     "LanguagePersona": "langop_infra.components.model",
     "LanguageToolArgs": "langop_infra.components.args",
-    "LanguageAgentArgs": "langop_infra.components.args",
+    "LanguageAgentArgs": "langop_infra.components.agent_args",
     "LanguageModelArgs": "langop_infra.components.args",
     "LanguageClusterArgs": "langop_infra.components.args",
     "LangopError": "langop_infra._errors",
-    "SpecError": "langop_infra.core.errors",
-    "Problem": "langop_infra.core.errors",
+    "SpecError": "langop_infra.core.problems",
+    "Problem": "langop_infra.core.problems",
     "ToolSpec": "langop_infra.config.tool",
     "AgentSpec": "langop_infra.config.agent",
     "ModelSpec": "langop_infra.config.model",
@@ -69,8 +69,8 @@ __all__ = [
 if TYPE_CHECKING:
     from langop_infra._errors import LangopError
     from langop_infra.components.agent import LanguageAgent
+    from langop_infra.components.agent_args import LanguageAgentArgs
     from langop_infra.components.args import (
-        LanguageAgentArgs,
         LanguageClusterArgs,
         LanguageModelArgs,
         LanguageToolArgs,
@@ -84,7 +84,7 @@ if TYPE_CHECKING:
     from langop_infra.config.http_tool import HttpToolSpec
     from langop_infra.config.model import ModelSpec, PersonaSpec
     from langop_infra.config.tool import ToolSpec
-    from langop_infra.core.errors import Problem, SpecError
+    from langop_infra.core.problems import Problem, SpecError
     from langop_infra.manifests.contract import ToolTarget
     from langop_infra.netpol import Network, may_reach
     from langop_infra.testing.secrets import secret_leaves

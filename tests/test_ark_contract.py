@@ -1,4 +1,4 @@
-"""ark's agent contract: the ArkAgent examples of its MCP documentation (seed 001), verbatim,
+"""ark's agent contract: the ArkAgent examples of its MCP documentation (ark's ArkAgent), verbatim,
 read by a loader written from ark's own runtime.
 
 ``ark_config_load`` follows ``internal/agent/config/config.go`` of arkonis-dev/ark-operator
@@ -21,10 +21,10 @@ import yaml
 
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.agent import AgentSpec
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.mock_engine import run_program
 
-# The three spec examples of seed 001 (ark's "MCP Tools" page), byte for byte.
+# The three spec examples of ark's ArkAgent (ark's "MCP Tools" page), byte for byte.
 SEED_MCP_SERVERS = """\
 spec:
   model: llama3.2

@@ -80,3 +80,61 @@ def test_registry_connect_quick(tmp_path: Path) -> None:
     assert data["runs"] == 3 and data["fast_alone_ms"] > 0 and data["first_tool_ms"] > 0
     assert data["target_ms"] == pytest.approx(data["fast_alone_ms"] + 100, abs=0.02)
     assert data["machine"]["date_utc"]
+
+
+def test_fixed_cost_quick(tmp_path: Path) -> None:
+    stdout, data = run_quick("fixed_cost", tmp_path)
+    assert "python + pydantic + YAML" in stdout and "targets:" in stdout
+    validate = data["validate"]
+    assert validate["validate"]["cpu_s"] > 0 and validate["python + pydantic + YAML"]["cpu_s"] > 0
+    assert validate["ratio_cpu"] > 0 and validate["ratio_wall"] > 0
+    render = data["render"]
+    assert (render["tools"], render["agents"], render["objects"]) == (5, 20, OBJECTS)
+    assert render["ratio_cpu"] > 0 and data["help"]["help_median_s"] > 0
+    commands = [c["command"] for c in data["commands"]]
+    assert commands == [
+        "langop-infra --help",
+        "validate --stack dev",
+        "validate --stack dev (program run)",
+        "render --stack dev",
+        "diff dev.yaml dev.yaml",
+    ]
+    assert all(c["cpu_s"] > 0 and c["peak_rss_mib"] > 0 for c in data["commands"])
+    assert [name for name, *_ in data["verdicts"]][-1] == "--help s (wall)"
+
+
+def test_parse_cost_quick(tmp_path: Path) -> None:
+    stdout, data = run_quick("parse_cost", tmp_path)
+    assert "B per byte" in stdout and "targets:" in stdout
+    kinds = [(p["kind"], p["format"]) for p in data["parsing"]]
+    assert kinds == [("lock", "yaml"), ("render", "yaml"), ("stack", "yaml"), ("lock", "json")]
+    assert all(p["mib"] > 0.5 and p["bytes_per_byte"] >= 0 for p in data["parsing"])
+    [validate] = data["linearity"]
+    assert (validate["command"], validate["small"], validate["large"]) == ("validate", 20, 200)
+    assert validate["small_cpu_s"] > 0 and validate["growth"] > 0
+
+
+def test_fixed_cost_profile_quick(tmp_path: Path) -> None:
+    out = tmp_path / "profile.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "fixed_cost.py"),
+            "--profile",
+            "--quick",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    steps = {s["step"]: s["cpu_s"] for s in json.loads(out.read_text())["steps"]}
+    assert "where render's fixed cost goes" in done.stdout
+    assert (
+        steps["the config models"] > 0
+        and steps["pulumi-kubernetes (core, apps, networking v1)"] > 0
+    )
+    assert steps["render --stack dev, once imported"] > 0

@@ -141,3 +141,21 @@ def test_a_tool_of_another_namespace_not_handed_over_is_refused() -> None:
         run_program(lambda: LanguageCluster("apps", document))
     [problem] = caught.value.problems
     assert "pass its LanguageTool in external_tools" in problem.message
+
+
+def test_a_spec_carries_no_hidden_flag_and_a_changed_copy_is_checked_again() -> None:
+    from langop_infra.config.checks.checked import VALIDATED
+    from langop_infra.config.cluster import ClusterSpec
+
+    assert ClusterSpec.__private_attributes__ == {}
+    spec = validation.parse_cluster(copy.deepcopy(DOCUMENT))
+    assert spec in VALIDATED
+    changed = spec.model_copy(update={"namespace": "other"})
+    assert changed not in VALIDATED and spec.model_copy() not in VALIDATED
+    import gc
+    import weakref
+
+    alive = weakref.ref(spec)
+    del spec, changed
+    gc.collect()
+    assert alive() is None  # the set keeps nothing alive

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.diff_report import report
 from langop_infra.offline.manifest_diff import (
     FieldChange,

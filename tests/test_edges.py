@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 
 AUTH = {
     "clientId": "deployer",

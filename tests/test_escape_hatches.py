@@ -17,7 +17,7 @@ import pytest
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
 from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.offline.render import render_stack
 from tests.support.manifests import validate_manifests

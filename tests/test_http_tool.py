@@ -1,4 +1,4 @@
-"""HttpTool (seed 004's Tool): its fields, defaults, bounds and validation rules, the seed's
+"""HttpTool (STOA's Tool): its fields, defaults, bounds and validation rules, the seed's
 complete example as a stack entry, the ConfigMap, the agent wiring and the phases."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from starlette.routing import Route
 from langop_infra.components.http_tool import HttpTool
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.http_tool import HttpToolSpec
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.program.stack import main
 from tests.support.loopback import free_port, serve
 from tests.support.manifests import Rendered, validate_manifests
 
-# Seed 004's "Complete Example" (metadata and spec), with its status left out (status is
+# STOA's "Complete Example" (metadata and spec), with its status left out (status is
 # what the component reports, not what a user writes) and its placeholder endpoint
 # (`https://api.<YOUR_DOMAIN>/...`, refused: tests/test_seed_documents.py) given a real domain.
 SEED_EXAMPLE = yaml.safe_load(

@@ -16,7 +16,7 @@ from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.image_pins import is_pinned
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.model import DEFAULT_GATEWAY_IMAGE
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGEST = "@sha256:" + "ab" * 32

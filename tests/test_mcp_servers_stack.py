@@ -1,4 +1,5 @@
-"""Stack side of seed 002: ``mcpServers[]`` with ``transport: url`` and ``autoConnect``, as the
+"""Stack side of language-operator's MCP client: ``mcpServers[]`` with ``transport: url``
+and ``autoConnect``, as the
 agent runtime reads them back; ``${VAR}`` that nothing in the pod sets draws a warning."""
 
 from __future__ import annotations

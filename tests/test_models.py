@@ -17,7 +17,7 @@ from langop_infra.components.model import LanguageModel, LanguagePersona
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks.model_validation import fallback_cycles
 from langop_infra.config.model import ModelSpec
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Pod
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.offline.render import render_stack

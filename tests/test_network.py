@@ -17,7 +17,7 @@ import pytest
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.tool import LanguageTool
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Network, Pod
 from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
 from langop_infra.offline.render import dump_stream

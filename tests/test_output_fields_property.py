@@ -25,7 +25,7 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.config.http_tool import HttpToolSpec
 from langop_infra.config.model import ModelSpec
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.manifests.contract import SECRET_VERSIONS_ANNOTATION
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves

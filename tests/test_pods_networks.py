@@ -17,7 +17,7 @@ import yaml
 from langop_infra.agent.runtime import join_mcp_path, load_agent_servers
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.pod import PodSettings
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.manifests import contract
 from langop_infra.manifests.pod_settings import apply_pod_settings
 from langop_infra.manifests.workspace import SEED_SCRIPT

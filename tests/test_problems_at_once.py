@@ -10,7 +10,7 @@ import pytest
 
 from langop_infra.cli.main import main
 from langop_infra.config.checks.validation import parse_agent, parse_cluster
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGEST = "@sha256:" + "0" * 64
@@ -219,7 +219,7 @@ def test_nonsense_is_still_no_quantity(given: object, message: str) -> None:
 def test_a_value_of_the_wrong_type_is_worded_for_where_it_came_from(
     given: object, python: str, yaml: str
 ) -> None:
-    from langop_infra.core.errors import stack_wording
+    from langop_infra.config.pydantic_errors import stack_wording
 
     document = {"namespace": "apps", "tools": [{"name": "m", "image": given}]}
     with pytest.raises(SpecError) as exc:

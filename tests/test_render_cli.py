@@ -193,6 +193,20 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     assert first[1].count("\n---\n") == 20  # the banner, then 20 objects
 
 
+def test_a_render_discovers_the_project_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    found: list[Path] = []
+    real = Project.find.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Project], start: str | Path = ".") -> Project:
+        found.append(Path(start))
+        return real(cls, start)
+
+    monkeypatch.setattr(Project, "find", classmethod(counting))
+    code, out, _ = cli.__wrapped__("render", "--stack", "dev", "--project-dir", str(ROOT))
+    assert code == 0 and "kind: Deployment" in out
+    assert found == [ROOT]
+
+
 def test_integral_numbers_stay_integers() -> None:
     deployment = objects("prod", "Deployment")["docs-search"]
     assert type(deployment["spec"]["replicas"]) is int

@@ -422,8 +422,8 @@ def test_check_reports_removed_from_stack_as_breaking_and_new_as_compatible() ->
     report = check_lock(lock, {"fresh": SyncResult("fresh", listing)})
     assert [(c.name, c.status) for c in report.checks] == [("fresh", "new"), ("old", "removed")]
     assert report.is_breaking and report.exit_code() == 1
-    assert "old: in the lock but no longer in the stack: 1 breaking" in report.render()
-    assert "fresh: new, not in the lock: 0 breaking, 1 compatible" in report.render()
+    assert "old: in the lock but no longer in the stack: 1 breaking" in report.summary()
+    assert "fresh: new, not in the lock: 0 breaking, 1 compatible" in report.summary()
 
 
 def _write(path: Path, text: str) -> Path:

@@ -36,7 +36,7 @@ import yaml
 from langop_infra.cli.main import main as cli_main
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.mock_engine import (
     REDACTED,
     ProgramRun,

@@ -11,7 +11,7 @@ import pytest
 
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Network, Pod
 
 PIN = "@sha256:" + "8" * 64

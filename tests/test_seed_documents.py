@@ -1,6 +1,6 @@
-"""The seeds' own documents, verbatim: seed 004's Tool manifest as an ``httpTools`` entry,
-its placeholder endpoint refused, every problem in one pass, its ``conditions``; seed 002's
-``command`` string; seed 000's JSON-RPC error ``data`` reaching the agent and ``tools call
+"""The seeds' own documents, verbatim: STOA's Tool manifest as an ``httpTools`` entry,
+its placeholder endpoint refused, every problem in one pass, its ``conditions``; language-operator's
+``command`` string; language-operator's JSON-RPC error ``data`` reaching the agent and ``tools call
 -o json``."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from langop_infra.cli.main import main
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.http_tool import HttpToolSpec
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.mcp import ClientOptions
 from langop_infra.program.stack import main as stack_program
 from tests.support.loopback import serve
@@ -67,7 +67,7 @@ def test_another_kind_under_http_tools_is_refused_by_name() -> None:
     other = {"apiVersion": "kagent.dev/v1alpha2", "kind": "RemoteMCPServer",
              "metadata": {"name": "x"}, "spec": {"url": "https://x.example/mcp"}}
     [message] = problems({"namespace": "n", "httpTools": [other]})
-    assert "kagent.dev/v1alpha2 RemoteMCPServer is not seed 004's Tool" in message
+    assert "kagent.dev/v1alpha2 RemoteMCPServer is not STOA's Tool" in message
     assert "langop-infra import" in message
 
 
@@ -116,7 +116,7 @@ def test_conditions_sit_beside_the_phase(render) -> None:
 
 
 def test_a_stdio_command_may_be_a_string_with_args_beside_it() -> None:
-    # seed 002's servers.json: "command": "npx", "args": [...]
+    # language-operator's servers.json: "command": "npx", "args": [...]
     tool = ToolSpec.model_validate({"name": "everything", "image": "ghcr.io/acme/mcp:1",
                                     "transport": "stdio", "command": "npx",
                                     "args": ["-y", "@modelcontextprotocol/server-everything"]})
@@ -124,13 +124,13 @@ def test_a_stdio_command_may_be_a_string_with_args_beside_it() -> None:
     assert tool.args == ["-y", "@modelcontextprotocol/server-everything"]
 
 
-# --- seed 000's MCP error format ----------------------------------------------------------
+# --- language-operator's MCP error format ------------------------------------------------
 
 SEED_ERROR_DATA = {"reason": "connection refused"}
 
 
 def failing_memory_app() -> Any:
-    """An official-SDK low-level server whose tool answers seed 000's error response."""
+    """An official-SDK low-level server whose tool answers language-operator's error response."""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool(

@@ -30,7 +30,7 @@ from langop_infra.config.checks.validation import parse_agent, parse_cluster, pa
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.fields import Spec
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 
 FUZZ = settings(
     max_examples=200,

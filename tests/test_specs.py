@@ -12,7 +12,7 @@ from langop_infra.config.checks.validation import parse_agent, parse_cluster, pa
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.fields import SecretSource, parse_duration
 from langop_infra.config.pod import Resources, Security
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 
 MINIMAL_TOOL = {"name": "web-search", "image": "ghcr.io/acme/web-search:1.0.0"}
 MINIMAL_AGENT = {"name": "helper", "image": "ghcr.io/acme/agent:2.0.0"}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 from langop_infra.offline.render import render_stack
 from langop_infra.program.stack import KEYS, config_warnings, main, read_cluster_config

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from langop_infra.components.tool import LanguageTool
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
 

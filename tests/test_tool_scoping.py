@@ -17,7 +17,7 @@ from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.mcp import ClientOptions
 from langop_infra.offline.mock_engine import run_program
 from langop_infra.sync.provider import ToolSchemaSyncProvider

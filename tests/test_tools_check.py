@@ -1,4 +1,4 @@
-"""``langop-infra tools check URL``: the example memory tool passes seed 000's contract; a
+"""``langop-infra tools check URL``: the example memory tool passes language-operator's contract; a
 server that breaks it gets each failure named."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_the_example_tool_passes(memory_tool_url: str, capsys: pytest.CaptureFix
     assert code == 0, checks
     assert [(c["check"], c["passed"]) for c in checks] == [
         ("GET /health", True),
-        ("seed discovery (tools/list, no initialize)", True),
+        ("language-operator discovery (tools/list, no initialize)", True),
         ("tools/list (MCP session)", True),
         ("MCP error format (unknown tool)", True),
     ]
@@ -84,14 +84,14 @@ def test_a_broken_tool_gets_each_failure_named(capsys: pytest.CaptureFixture[str
     assert code == 1
     failed = {c["check"]: c["detail"] for c in checks if not c["passed"]}
     assert failed["GET /health"] == "200 but not JSON: 'OK'"
-    assert failed["seed discovery (tools/list, no initialize)"] == (
+    assert failed["language-operator discovery (tools/list, no initialize)"] == (
         "tool 'lookup' has no inputSchema object"
     )
     assert "HTTP 500" in failed["MCP error format (unknown tool)"]
     assert "want a JSON-RPC error, not HTTP 5xx" in failed["MCP error format (unknown tool)"]
     assert set(failed) == {
         "GET /health",
-        "seed discovery (tools/list, no initialize)",
+        "language-operator discovery (tools/list, no initialize)",
         "MCP error format (unknown tool)",
     }  # our client lists a tool without inputSchema: the session check passes
     assert "FAIL  200 but not JSON: 'OK'" in table

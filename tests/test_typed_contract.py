@@ -4,6 +4,7 @@ from them; cross-item rules run before anything is registered."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
@@ -17,8 +18,8 @@ from langop_infra import LanguageCluster, LanguageTool, SpecError
 from langop_infra.cli.config_schema import stack_file_schema
 from langop_infra.components import inputs
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.config.fields import Spec
-from langop_infra.config.pod import PodSettings
+from langop_infra.config.fields import Spec, parse_duration
+from langop_infra.config.pod import DisruptionBudget, PodSettings
 from langop_infra.config.tool import SIDECAR_POD_FIELDS, ToolSpec
 from langop_infra.offline.mock_engine import ProgramRun, run_program
 from langop_infra.program import stack
@@ -56,6 +57,8 @@ def _all_specs(base: type = Spec) -> Iterator[type[Spec]]:
 def test_the_committed_args_module_is_what_the_specs_generate() -> None:
     committed = (ROOT / "langop_infra/components/args.py").read_text()
     assert committed == generate.generate(), "run: python tools/generate_args.py"
+    agent = (ROOT / "langop_infra/components/agent_args.py").read_text()
+    assert agent == generate.generate_agent_args(), "run: python tools/generate_args.py"
     assert generate.main(["--check"]) == 0
 
 
@@ -101,6 +104,37 @@ def test_no_input_is_any_and_nested_shapes_are_type_definitions(analyzed: Any) -
     assert tool["egressTo"].items.ref == "#/types/langop-infra:index:EgressRuleArgs"
     assert set(types["EgressRuleArgs"].properties) >= {"cidr", "except", "ports", "namespace"}
     assert len(types) >= 50
+
+
+def test_a_duration_and_a_pod_count_have_one_type_in_every_language(analyzed: Any) -> None:
+    """The package schema cannot state "a string or a number", so Python's type is the same
+    string as every other language's (issue 37), and a string carries every value."""
+    types = analyzed["type_definitions"]
+    assert types["DisruptionBudgetArgs"].properties["maxUnavailable"].type.value == "string"
+    assert types["SchemaSyncArgs"].properties["timeout"].type.value == "string"
+    tree = ast.parse((ROOT / "langop_infra/components/args.py").read_text())
+    top = {
+        node.targets[0].id: ast.unparse(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+    }
+    assert top["Duration"] == "str" and top["CountOrPercent"] == "str"
+    nested = [
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.If)
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Assign)
+        for target in inner.targets
+        if isinstance(target, ast.Name)
+    ]
+    assert "Duration" not in nested and "CountOrPercent" not in nested
+    # The strings every language writes carry counts and seconds.
+    assert DisruptionBudget.model_validate({"minAvailable": "1"}).min_available == 1
+    assert DisruptionBudget.model_validate({"maxUnavailable": "50%"}).max_unavailable == "50%"
+    assert parse_duration("30") == 30.0 and parse_duration("1m") == 60.0
+    with pytest.raises(ValueError, match="neither a pod count"):
+        DisruptionBudget.model_validate({"minAvailable": "01"})
 
 
 def test_every_input_and_type_is_described(analyzed: Any) -> None:

@@ -1,4 +1,4 @@
-"""The upstream language-operator's contract: seed 000's discovery request, verbatim, against
+"""The upstream language-operator's contract: its discovery request, verbatim, against
 the example memory tool; and every row of docs/agent-contract.md's language-operator column
 checked against :func:`upstream_agent_env`, a loader written from upstream's source at
 commit 5aef8d685e660cc74517cc7f40570c086cc21824 (``src/controllers/languageagent_config.go``:
@@ -22,7 +22,8 @@ from tests.support.loopback import serve
 
 SERVER_FILE = Path(__file__).resolve().parents[1] / "examples" / "memory_tool" / "server.py"
 
-# Seed 000, "Tool Listing": the request and the response, byte for byte.
+# language-operator's LanguageTool contract, "Tool Listing": the request and the response,
+# byte for byte.
 SEED_REQUEST = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}'
 SEED_RESPONSE = """
 {
@@ -277,7 +278,8 @@ def test_the_rows_we_differ_on_differ_as_the_contract_says(helper_pod) -> None:
         uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io"), "cluster/shop"))
     # LLM_MODEL: our gateway's alias (the model's name), upstream's gateway's modelName.
     assert (env["LLM_MODEL"], upstream["LLM_MODEL"]) == ("claude", "claude-sonnet-4-5")
-    # MCP_SERVERS: seed 000's base endpoints by default; endpointStyle: path gives upstream's.
+    # MCP_SERVERS: language-operator's base endpoints by default; endpointStyle: path gives
+    # upstream's.
     assert [f"{u}/mcp" for u in env["MCP_SERVERS"].split(",")] == upstream[
         "MCP_SERVERS"].split(",")
     assert env["OTEL_RESOURCE_ATTRIBUTES"] == (

@@ -12,7 +12,7 @@ import pytest
 from langop_infra.config.checks.advice import agent_warnings, cluster_warnings
 from langop_infra.config.checks.validation import parse_agent, parse_cluster, parse_tool
 from langop_infra.config.pod import Resources
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.problems import Problem, SpecError
 
 TOOL = {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"}
 AGENT = {"name": "helper", "image": "ghcr.io/acme/helper:2.0.0"}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import types
 from dataclasses import dataclass, field
@@ -51,19 +52,6 @@ ALIASES: dict[str, tuple[str, str, str]] = {
         'Union[pulumi.Input[str], "SecretSourceArgs"]',
         "pulumi.Input[str]",
     ),
-    "Duration": ("A duration: '30s', '1m', '500ms', or seconds", "Union[str, float]", "str"),
-    "CountOrPercent": ("A pod count or a percentage such as '50%'", "Union[int, str]", "str"),
-    "ToolEntry": (
-        "A LanguageTool, or a reference to one",
-        'Union["ToolRefArgs", "LanguageTool"]',
-        "ToolRefArgs",
-    ),
-    "ModelEntry": (
-        "A LanguageModel, or a reference to one",
-        'Union["ModelRefArgs", "LanguageModel"]',
-        "ModelRefArgs",
-    ),
-    "ModelName": ("A LanguageModel or its name", 'Union[str, "LanguageModel"]', "str"),
     "PersonaEntry": (
         "A persona's name, or the persona itself",
         'Union[str, "PersonaArgs", "PersonaSpec"]',
@@ -71,6 +59,20 @@ ALIASES: dict[str, tuple[str, str, str]] = {
     ),
 }
 
+
+# One type in every language (the analyzer has no union, so Python gets no wider one): name ->
+# (doc, type). A Python program may still pass a number at run time; the type says a string.
+PLAIN: dict[str, tuple[str, str]] = {
+    "Duration": ("A duration: '30s', '1m', '500ms', or seconds such as '30'", "str"),
+    "CountOrPercent": ("A pod count such as '1' or a percentage such as '50%'", "str"),
+}
+
+# The component-typed aliases live with their components (``ToolEntry`` in components/tool.py,
+# ``ModelEntry`` and ``ModelName`` in components/model.py): args.py imports nothing of the
+# components, and the one Args that names them is written to its own module.
+COMPONENT_ALIASES = {"ToolEntry": "tool", "ModelEntry": "model", "ModelName": "model"}
+APART = "LanguageAgentArgs"  # written to AGENT_TARGET: its fields name component types
+AGENT_TARGET = TARGET.with_name("agent_args.py")
 
 # Nested types whose default name is a component's Args: spec name -> type name.
 NESTED_NAMES = {"HttpToolSpec": "HttpToolEntryArgs"}
@@ -288,14 +290,28 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
-    from langop_infra.components.model import LanguageModel
-    from langop_infra.components.tool import LanguageTool
     from langop_infra.config.model import PersonaSpec
 
 '''
 
+AGENT_HEADER = '''"""LanguageAgentArgs: GENERATED from the specs by ``python
+tools/generate_args.py``; do not edit (tests/test_typed_contract.py checks it is current).
 
-LATE = ("ToolEntry", "ModelEntry")  # their run-time forms are classes defined above them
+It lives apart from ``args.py`` because its tools and models may be components: the
+component-typed aliases live with their components, and ``args.py`` imports nothing of them.
+"""
+
+import pulumi
+from typing_extensions import NotRequired, TypedDict
+
+'''
+
+
+def _plain() -> str:
+    lines: list[str] = []
+    for n, (doc, tp) in PLAIN.items():
+        lines += [f"# {doc}.", f"{n} = {tp}"]
+    return "\n".join(lines)
 
 
 def _aliases(names: dict[str, tuple[str, str, str]], literals: dict[str, str]) -> str:
@@ -314,26 +330,55 @@ def _aliases(names: dict[str, tuple[str, str, str]], literals: dict[str, str]) -
     )
 
 
-def generate() -> str:
-    """The text of ``components/args.py``."""
+def _generate() -> tuple[str, str]:
     writer = Writer()
-    components = [writer.component(c) for c in COMPONENTS]
+    components = {c.name: writer.component(c) for c in COMPONENTS}
     writer.type_name(SecretSource)  # named by the SecretValue alias
     writer.type_name(Defaults)
     writer.type_name(PersonaSpec)
-    early = {n: a for n, a in ALIASES.items() if n not in LATE}
-    late = {n: a for n, a in ALIASES.items() if n in LATE}
+    apart = components.pop(APART)
     body = [
-        _aliases(early, writer.literals),
+        _plain(),
+        _aliases(ALIASES, writer.literals),
         *writer.classes.values(),
-        _aliases(late, {}),
-        *components,
+        *components.values(),
     ]
-    return HEADER + "\n\n\n".join(body) + "\n\n\n__all__ = " + _all(writer) + "\n"
+    names = sorted([*writer.classes, *components])
+    args = HEADER + "\n\n\n".join(body) + "\n\n\n__all__ = " + _all(names) + "\n"
+    defined = {*names, *writer.literals.values(), *ALIASES, *PLAIN}
+    agent = AGENT_HEADER + _imports(apart, defined) + "\n\n" + apart
+    return args, agent + f'\n\n\n__all__ = ["{APART}"]\n'
 
 
-def _all(writer: Writer) -> str:
-    names = sorted([*writer.classes, *(c.name for c in COMPONENTS)])
+def _imports(text: str, defined: set[str]) -> str:
+    """The import lines for the names ``text``'s annotations use: the component-typed aliases
+    from their components, the rest from ``args.py`` (``defined`` holds its names)."""
+    annotations = "\n".join(line for line in text.splitlines() if not line.strip().startswith('"'))
+    used = set(re.findall(r"\b([A-Z][A-Za-z]+)\b", annotations))
+    modules: dict[str, list[str]] = {}
+    for n in sorted(used):
+        module = COMPONENT_ALIASES.get(n) or ("args" if n in defined else None)
+        if module:
+            modules.setdefault(module, []).append(n)
+    return "".join(
+        f"from langop_infra.components.{module} import (\n"
+        + "".join(f"    {n},\n" for n in modules[module])
+        + ")\n"
+        for module in sorted(modules)
+    )
+
+
+def generate() -> str:
+    """The text of ``components/args.py``."""
+    return _generate()[0]
+
+
+def generate_agent_args() -> str:
+    """The text of ``components/agent_args.py``."""
+    return _generate()[1]
+
+
+def _all(names: list[str]) -> str:
     return "[\n" + "".join(f'    "{n}",\n' for n in names) + "]"
 
 
@@ -341,15 +386,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/generate_args.py")
     parser.add_argument("--check", action="store_true", help="fail if the file is stale")
     args = parser.parse_args(argv)
-    text = generate()
-    if args.check:
-        if TARGET.read_text() != text:
-            print(f"{TARGET} is stale: run python tools/generate_args.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
-    return 0
+    args_text, agent_text = _generate()
+    stale = 0
+    for target, text in ((TARGET, args_text), (AGENT_TARGET, agent_text)):
+        if args.check:
+            if not target.exists() or target.read_text() != text:
+                print(f"{target} is stale: run python tools/generate_args.py", file=sys.stderr)
+                stale = 1
+            continue
+        target.write_text(text)
+        print(f"wrote {target}")
+    return stale
 
 
 if __name__ == "__main__":

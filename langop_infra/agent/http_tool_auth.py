@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.mcp.oauth.discovery import is_loopback
 
 # A cached OAuth token is renewed this long before it expires (clock skew, request time).

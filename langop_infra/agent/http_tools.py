@@ -6,7 +6,7 @@ the env var its ``valueFromEnv`` names. :class:`HttpToolCaller` calls a tool: it
 arguments against ``inputSchema`` (JSON Schema draft-07), waits for the tool's token bucket,
 adds the credential, sends the arguments (the query for GET and DELETE, a JSON body
 otherwise) and reads at most ``max_response_bytes`` within the tool's timeout. Every failure
-is an ``is_error`` result the LLM can read (seed 003's rule), never an exception.
+is an ``is_error`` result the LLM can read (AgentLab's rule), never an exception.
 
 Credentials, by ``authentication.type``:
 
@@ -44,7 +44,7 @@ import httpx
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import SchemaError
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.agent.http_tool_auth import (
     CredentialProblem,
     Token,
@@ -349,7 +349,7 @@ class HttpToolCaller:
     async def _oauth_token(self, tool: HttpToolEntry) -> str:
         """The tool's access token: cached until shortly before it expires."""
         settings = oauth_settings(tool.credential or "")
-        if settings is None:  # a ready access token (the seed's access_token key)
+        if settings is None:  # a ready access token (STOA's access_token key)
             return header_value(tool.credential or "", tool.name, tool.credential_env)
         return await self._keeper.token(tool.name, lambda: self._fetch_token(tool, settings))
 

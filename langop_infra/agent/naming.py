@@ -1,7 +1,8 @@
 """Tool names in the agent's registry, and the names an LLM API accepts.
 
-Registry names are ``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (seed 002); HTTP
-tools are ``<tool>`` or ``http:<tool>``. OpenAI and Anthropic accept tool names matching
+Registry names are ``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>``
+(language-operator's MCP client); HTTP tools are ``<tool>`` or ``http:<tool>``. OpenAI and
+Anthropic accept tool names matching
 ``^[a-zA-Z0-9_-]{1,64}$`` only: :func:`llm_definitions` gives each tool such a name, unique,
 and the map back to the registry name.
 """

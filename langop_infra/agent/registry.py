@@ -1,7 +1,8 @@
 """The agent's tool registry: every MCP server and HTTP tool of an agent, under one roof.
 
 :func:`connect_tool_registry` connects to every server in the background and names each tool
-``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (seed 002). The registry is usable as
+``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (language-operator's MCP client).
+The registry is usable as
 soon as a server is ready (``wait="first"``); a slow server joins when it answers, or fails
 on its own timeout. :meth:`ToolRegistry.connect` and :meth:`~ToolRegistry.disconnect` add and
 remove one server (its tools with it); :meth:`~ToolRegistry.servers` reports each one's
@@ -198,7 +199,7 @@ class ToolRegistry:
 
     async def _restart(self, server: str) -> Session:
         """Start a crashed stdio server again, after a backoff that grows with each restart
-        in a row (seed 002's auto-reconnect); give up after ``max_restarts``."""
+        in a row (language-operator's auto-reconnect); give up after ``max_restarts``."""
         entry, old = self._entries.get(server), self.sessions[server]
         if entry is None or entry.transport != "stdio":
             return old
@@ -271,7 +272,7 @@ class ToolRegistry:
         self._status[server] = self._connected_status(server)
 
     async def disconnect(self, server: str) -> ServerStatus:
-        """Close ``server`` and unregister its tools (seed 002's lifecycle, steps 6-8)."""
+        """Close ``server`` and unregister its tools (language-operator's lifecycle, steps 6-8)."""
         pending = self._connecting.pop(server, None)
         if pending is not None:
             pending.cancel()
@@ -363,7 +364,8 @@ MAX_ERROR_DATA = 4096  # characters of a JSON-RPC error's data shown to the LLM
 
 def _mcp_error_result(name: str, exc: MCPError) -> ToolCallResult:
     """The failure as an error result; a JSON-RPC error keeps its ``code``, ``message`` and
-    ``data`` (seed 000: ``{"reason": "connection refused"}``), in the text and structured."""
+    ``data`` (language-operator's LanguageTool contract: ``{"reason": "connection
+    refused"}``), in the text and structured."""
     result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
     if not isinstance(exc, JSONRPCError):
         return result

@@ -38,6 +38,7 @@ from langop_infra.agent.registry import (
     connect_tool_registry,
     unique_server,
 )
+from langop_infra.mcp.ports import effective_port
 
 __all__ = [
     "AGENT_CONFIG_PATH",
@@ -116,7 +117,7 @@ def load_agent_servers(
         raise AgentConfigError("config.yaml: mcpServers must be a list of {name, url, headers}")
     for index, spec in enumerate(cast("list[Any]", servers)):
         found.add_external(index, spec, env)
-    # Seed 002's servers.json: {"servers": [{name, transport, command, args, env, url,
+    # language-operator's servers.json: {"servers": [{name, transport, command, args, env, url,
     # auto_connect}]}. A `servers` key that is not a list is an error, never 0 servers.
     listed = document.get("servers", [])
     if not isinstance(listed, list):
@@ -237,7 +238,7 @@ class _Collector:
         if not isinstance(args, list):
             raise _Unset(f"{where}.args: must be a list of strings")
         expanded: list[str] = []
-        # seed 002: ${VAR} expands in args too
+        # language-operator's MCP client: ${VAR} expands in args too
         for position, arg in enumerate(cast("list[object]", args)):
             try:
                 expanded.append(expand_env(str(arg), env))
@@ -368,7 +369,7 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return (
         parts.scheme,
         (parts.hostname or "").lower(),
-        port or {"https": 443}.get(parts.scheme, 80),
+        effective_port(parts.scheme, port, 80),
     )
 
 

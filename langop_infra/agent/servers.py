@@ -62,7 +62,7 @@ class AgentServers:
 
 @dataclass
 class ToolCounts:
-    """Calls of one tool since the registry started (seed 004's invocationCount, errorCount)."""
+    """Calls of one tool since the registry started (STOA's invocationCount, errorCount)."""
 
     invocations: int = 0
     errors: int = 0

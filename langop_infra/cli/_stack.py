@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from langop_infra._errors import LangopError
 
 if TYPE_CHECKING:
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
     from langop_infra.offline.mock_engine import ProgramRun
 
 PROGRESS_AFTER = 2.0  # seconds; LANGOP_INFRA_PROGRESS_AFTER overrides it
@@ -61,15 +61,17 @@ def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = False) -> ProgramRun:
+def run_stack(
+    args: argparse.Namespace, command: str, *, keep_ciphertext: bool = False
+) -> ProgramRun:
     """Render the stack the arguments name, with a progress line on a slow render.
 
     Raises :class:`CommandError`: exit 2 for a stack or config problem, exit 1 for an
     exception in the user's program (its own frames first, framework frames left out).
     """
-    from langop_infra.core.errors import SpecError
     from langop_infra.offline.mock_engine import close_event_loop
-    from langop_infra.offline.render import Project, choose_stack, render_stack
+    from langop_infra.offline.project import Project, choose_stack
+    from langop_infra.offline.render import render_stack
 
     project_dir = Path(args.project_dir)
     path = None
@@ -80,7 +82,7 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
         # Which stack and file the output came from, for the render's banner.
         args.stack_name, args.stack_source = stack, _shown(path, project.directory)
         environment_values: list[Path] = getattr(args, "environment_values", None) or []
-        _warn_unread_environments(command, stack, path, environment_values)
+        _warn_unread_environments(args, stack, path, command)
         with _progress(f"langop-infra {command}: rendering stack {stack}..."):
             return render_stack(
                 project.directory,
@@ -88,35 +90,29 @@ def render(args: argparse.Namespace, command: str, *, keep_ciphertext: bool = Fa
                 config_file=args.config,
                 keep_ciphertext=keep_ciphertext,
                 environment_values=environment_values,
+                project=project,
             )
     except Exception as caught:
         # The failed run's other Output tasks end here, not in a finaliser during a later
         # compile of this process (CPython 3.11 then reports an AST recursion mismatch).
         gc.collect()
-        exc = _spec_error(caught)
-        if exc is None:
-            raise CommandError(program_error(caught, project_dir), code=1) from None
-        if path is not None:
-            from langop_infra.offline.locate import located
-
-            exc = SpecError(located(exc.problems, path), subject=exc.subject, where=exc.where)
-        component = {"component": exc.subject} if exc.subject != "configuration" else {}
-        component.update({"builtAt": exc.where} if exc.where else {})
-        problems = tuple({**p.as_dict(), **component} for p in exc.problems)
-        raise CommandError(str(exc), problems=problems) from None
+        raise _command_error(caught, project_dir, path) from None
     finally:
         close_event_loop()
 
 
 def _warn_unread_environments(
-    command: str, stack: str, path: Path, environment_values: list[Path]
+    args: argparse.Namespace, stack: str, path: Path, command: str = "validate"
 ) -> None:
     """One warning, before anything else, for a stack importing ESC environments whose
-    values were not given."""
+    values were not given (once per command, whichever path it takes)."""
     from langop_infra.offline.esc import imported_environments, unread_warning
-    from langop_infra.offline.render import load_stack_file
+    from langop_infra.offline.project import load_stack_file
 
-    if environment_values or not path.is_file():
+    if getattr(args, "environment_values", None) or getattr(args, "esc_warned", False):
+        return
+    args.esc_warned = True
+    if not path.is_file():
         return
     try:
         environments = imported_environments(load_stack_file(path))
@@ -129,10 +125,49 @@ def _warn_unread_environments(
         )
 
 
+def stack_file_warnings(args: argparse.Namespace) -> list[str] | None:
+    """What :func:`render` would warn of, found without running the program when the
+    project runs the package's own stack program (``offline.validate``); ``None`` when
+    only a run can tell. Raises :class:`CommandError` as :func:`render` does."""
+    from langop_infra.offline.project import Project, choose_stack
+    from langop_infra.offline.validate import validate_stack_file
+
+    project_dir = Path(args.project_dir)
+    path = None
+    try:
+        project = Project.find(project_dir)
+        project_dir = project.directory
+        stack, path = choose_stack(project, args.stack, args.config)
+        args.stack_name, args.stack_source = stack, _shown(path, project.directory)
+        if getattr(args, "environment_values", None):
+            return None  # ESC values to merge: only a run of the program takes them
+        _warn_unread_environments(args, stack, path)
+        return validate_stack_file(project.directory, stack=stack, config_file=args.config)
+    except Exception as caught:
+        raise _command_error(caught, project_dir, path) from None
+
+
+def _command_error(caught: Exception, project_dir: Path, path: Path | None) -> CommandError:
+    """The CommandError for what a stack's run raised: its problems, located in ``path``."""
+    from langop_infra.core.problems import SpecError
+
+    exc = _spec_error(caught)
+    if exc is None:
+        return CommandError(program_error(caught, project_dir), code=1)
+    if path is not None:
+        from langop_infra.offline.locate import located
+
+        exc = SpecError(located(exc.problems, path), subject=exc.subject, where=exc.where)
+    component = {"component": exc.subject} if exc.subject != "configuration" else {}
+    component.update({"builtAt": exc.where} if exc.where else {})
+    problems = tuple({**p.as_dict(), **component} for p in exc.problems)
+    return CommandError(str(exc), problems=problems)
+
+
 def _spec_error(exc: BaseException) -> SpecError | None:
     """The SpecError behind ``exc``: a value that resolved during the run and failed its
     checks reaches us wrapped in the engine's ValueErrors."""
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
 
     # Both links: the SDK's `raise exn from cause` can make an exception its own cause.
     seen: set[int] = set()

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from langop_infra import _json
-from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
+import langop_infra._json as _json
+from langop_infra.cli._stack import CommandError, add_stack_arguments, run_command, run_stack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +47,7 @@ def _check(args: argparse.Namespace) -> int:
             "pip install 'langop-infra[policy]'"
         ) from None
     config = _policy_config(args.policy_config)
-    run = render(args, "check")
+    run = run_stack(args, "check")
     stack = args.stack or (args.config.stem.removeprefix("Pulumi.") if args.config else "")
     try:
         violations = check(run, stack, config)

@@ -29,7 +29,7 @@ SECURE = {
 
 TOOL_MANIFEST: dict[str, Any] = {
     "type": "object",
-    "description": "seed 004's Tool manifest: metadata (name, namespace, labels, annotations) "
+    "description": "STOA's Tool manifest: metadata (name, namespace, labels, annotations) "
     "and spec as an HttpTool entry has them; status is ignored.",
     "required": ["metadata", "spec"],
     "properties": {
@@ -88,7 +88,7 @@ def stack_file_schema() -> dict[str, Any]:
     agent["tools"]["items"] = {
         "anyOf": [{"$ref": "#/$defs/ToolRef"}, {"$ref": "#/$defs/WebhookToolSpec"}]
     }
-    # seed 004's Tool manifest as written is an httpTools entry too (flatten_manifest).
+    # STOA's Tool manifest as written is an httpTools entry too (flatten_manifest).
     cluster["properties"]["httpTools"]["items"] = {
         "anyOf": [{"$ref": "#/$defs/HttpToolSpec"}, TOOL_MANIFEST]
     }

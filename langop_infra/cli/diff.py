@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
     from langop_infra.offline.diff_report import report
     from langop_infra.offline.manifest_diff import diff_renders, load_render
 

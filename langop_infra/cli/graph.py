@@ -20,7 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from langop_infra.cli._output import add_output_argument, dump, emit
-from langop_infra.cli._stack import add_stack_arguments, render, run_command
+from langop_infra.cli._stack import add_stack_arguments, run_command, run_stack
+from langop_infra.mcp.ports import effective_port
 
 # Stand-ins for "some address on the internet"; the first outside every listed CIDR is used.
 PROBES = ("192.0.2.1", "198.51.100.1", "203.0.113.1", "100.64.0.1", "8.8.8.8")
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _graph(args: argparse.Namespace) -> int:
-    edges = reachability_edges(render(args, "graph").manifests())
+    edges = reachability_edges(run_stack(args, "graph").manifests())
     if not args.all:
         edges = [e for e in edges if e.allowed or e.kind == "external"]
     if args.output in ("json", "yaml"):
@@ -217,7 +218,7 @@ def _items(value: Any) -> Any:
 
 def _host_port(url: str) -> tuple[str, int]:
     parts = urlsplit(url)
-    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+    return parts.hostname or "", effective_port(parts.scheme, parts.port, 80)
 
 
 def text(edges: list[Edge]) -> str:

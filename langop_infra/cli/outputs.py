@@ -12,7 +12,7 @@ import argparse
 from typing import Any, cast
 
 from langop_infra.cli._output import add_output_argument, dump, emit
-from langop_infra.cli._stack import add_stack_arguments, render, run_command
+from langop_infra.cli._stack import add_stack_arguments, run_command, run_stack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _outputs(args: argparse.Namespace) -> int:
-    result = render(args, "outputs")
+    result = run_stack(args, "outputs")
     outputs = plain(result.outputs)
     env_names = agent_env_names(result.manifests())
     agents: Any = outputs.get("agents") or {}

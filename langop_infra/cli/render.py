@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from langop_infra.cli._output import DeprecatedOutput, add_output_argument, emit
-from langop_infra.cli._stack import CommandError, add_stack_arguments, render, run_command
+from langop_infra.cli._stack import CommandError, add_stack_arguments, run_command, run_stack
 
 
 class _DeprecatedOut(DeprecatedOutput):
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
     from langop_infra.offline.render import (
         dump_stream,
         fingerprinted_manifests,
@@ -88,7 +88,7 @@ def _render(args: argparse.Namespace) -> int:
             key = fingerprint_key(args.fingerprint_key_env)
         except ValueError as exc:
             raise CommandError(f"--fingerprint-key-env: {exc}") from None
-    result = render(args, "render", keep_ciphertext=key is not None)
+    result = run_stack(args, "render", keep_ciphertext=key is not None)
     for warning in result.warnings:
         print(f"langop-infra render: warning: {warning}", file=sys.stderr)
     manifests = result.manifests() if key is None else fingerprinted_manifests(result, key)

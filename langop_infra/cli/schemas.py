@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from langop_infra.core.errors import SpecError
+    from langop_infra.core.problems import SpecError
     from langop_infra.sync.lock import LockError, load_lock, lock_format
 
     try:
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output != "text":
         emit(dump(report_data(report, args.strict), args.output))
     else:
-        emit(_safe(report.render()))
+        emit(_safe(report.summary()))
     return report.exit_code(strict=args.strict)
 
 
@@ -117,7 +117,7 @@ def report_data(report: Any, strict: bool) -> dict[str, Any]:
             "name": check.name,
             "status": check.status,
             "breaking": check.is_breaking,
-            "changes": check.render().split("\n", 1)[0].split(": ", 1)[-1],
+            "changes": check.summary().split("\n", 1)[0].split(": ", 1)[-1],
             "error": check.error,
         }
         for check in report.checks

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.cli.tool_client import (
     UsageError,
     fail,

@@ -21,7 +21,7 @@ import sys
 import unicodedata
 from typing import Any, cast
 
-from langop_infra import _json
+import langop_infra._json as _json
 
 FORMATS = ("openai", "anthropic")
 

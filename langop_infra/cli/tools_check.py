@@ -1,11 +1,12 @@
-"""``langop-infra tools check URL``: a running tool against the LanguageTool contract (seed 000).
+"""``langop-infra tools check URL``: a running tool against language-operator's
+LanguageTool contract.
 
     langop-infra tools check http://localhost:8080          # MCP at /mcp, health at /health
 
 Four checks, each pass or FAIL with what was seen:
 
 1. ``GET /health`` answers 200 with the JSON ``{"status": "ok"}``;
-2. the seed's discovery request, exactly as the seed sends it (``POST /mcp``,
+2. language-operator's discovery request, exactly as language-operator sends it (``POST /mcp``,
    ``Content-Type: application/json``, ``{"jsonrpc": "2.0", "id": 1, "method":
    "tools/list", "params": {}}``, no ``initialize`` first) gets the tools, each with a name
    and an ``inputSchema`` object;
@@ -27,9 +28,14 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from langop_infra import _json
+import langop_infra._json as _json
 
-SEED_DISCOVERY: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+DISCOVERY_REQUEST: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/list",
+    "params": {},
+}
 MISSING_TOOL = "langop-contract-check-no-such-tool"
 
 
@@ -96,10 +102,10 @@ async def _health(client: Any, url: str) -> Check:
 
 
 async def _discovery(client: Any, url: str) -> Check:
-    name = "seed discovery (tools/list, no initialize)"
+    name = "language-operator discovery (tools/list, no initialize)"
     try:
         response = await client.post(
-            url, content=json.dumps(SEED_DISCOVERY), headers={"Content-Type": "application/json"}
+            url, content=json.dumps(DISCOVERY_REQUEST), headers={"Content-Type": "application/json"}
         )
     except Exception as exc:
         return Check(name, False, f"no answer: {type(exc).__name__}: {exc}")
@@ -107,11 +113,11 @@ async def _discovery(client: Any, url: str) -> Check:
         return Check(
             name,
             False,
-            f"HTTP {response.status_code}: {response.text[:120]!r}; a seed client sends "
+            f"HTTP {response.status_code}: {response.text[:120]!r}; language-operator sends "
             "tools/list without initialize (serve stateless)",
         )
     kind = response.headers.get("content-type", "").split(";")[0].strip()
-    message = _message(response.text, kind, SEED_DISCOVERY["id"])
+    message = _message(response.text, kind, DISCOVERY_REQUEST["id"])
     tools = (message or {}).get("result", {}).get("tools") if message else None
     if not isinstance(tools, list):
         return Check(name, False, f"no JSON-RPC result with tools in {response.text[:120]!r}")

@@ -5,17 +5,25 @@ literal value, go to stderr and do not change the exit code); otherwise every pr
 config path, and exit 2. ``-o json`` (or ``-o yaml``) prints ``{"valid": ..., "problems":
 [{"path", "message"}], "warnings": [...]}`` instead. ``--strict`` counts every warning as a
 problem (exit 2).
-The project's program runs under the mock engine, so checks made by the program itself count.
+A project whose program is the package's stack program is checked from its stack file alone,
+without importing Pulumi (``offline.validate``: the same reader and checks, the same report);
+any other program runs under the mock engine, so checks made by the program itself count.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from langop_infra.cli._output import add_output_argument, dump, emit
-from langop_infra.cli._stack import CommandError, add_stack_arguments, render
+from langop_infra.cli._stack import (
+    CommandError,
+    add_stack_arguments,
+    run_stack,
+    stack_file_warnings,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        result = render(args, "validate")
+        warnings = _warnings(args)
     except CommandError as exc:
         if not args.output:
             print(f"langop-infra validate: error: {exc}", file=sys.stderr)
@@ -44,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
         problems = exc.problems or ({"path": "", "message": str(exc), "kind": ""},)
         _print_report(args.output, False, problems)
         return exc.code
-    if args.strict and result.warnings:
-        problems = tuple(_as_problem(w) for w in result.warnings)
+    if args.strict and warnings:
+        problems = tuple(_as_problem(w) for w in warnings)
         if args.output:
             _print_report(args.output, False, problems)
         else:
@@ -53,15 +61,26 @@ def run(args: argparse.Namespace) -> int:
                 f"langop-infra validate: error: {len(problems)} warning(s) under --strict",
                 file=sys.stderr,
             )
-            for warning in result.warnings:
+            for warning in warnings:
                 print(f"  - {warning}", file=sys.stderr)
         return 2
     if args.output:
-        _print_report(args.output, True, (), result.warnings)
+        _print_report(args.output, True, (), warnings)
         return 0
-    for warning in result.warnings:
+    for warning in warnings:
         print(f"langop-infra validate: warning: {warning}", file=sys.stderr)
     return 0
+
+
+def _warnings(args: argparse.Namespace) -> list[str]:
+    """The stack's warnings; read from the stack file alone when the project runs the
+    package's stack program (no Pulumi imported), else from a run under the mock engine.
+    ``LANGOP_INFRA_VALIDATE_RUN=1`` always runs the program (the tests compare both)."""
+    if os.environ.get("LANGOP_INFRA_VALIDATE_RUN") != "1":
+        found = stack_file_warnings(args)
+        if found is not None:
+            return found
+    return run_stack(args, "validate").warnings
 
 
 def _print_report(

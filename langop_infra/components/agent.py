@@ -8,8 +8,8 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.components import inputs, secret_routing
+from langop_infra.components.agent_args import LanguageAgentArgs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
-from langop_infra.components.args import LanguageAgentArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     Meta,
@@ -29,6 +29,7 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.core import pacing
 from langop_infra.manifests import contract, policies
 from langop_infra.manifests.agent_objects import AgentObjects, agent_env, agent_objects
+from langop_infra.manifests.k8s_types import NetworkPolicySpecDict
 from langop_infra.manifests.pod_settings import disruption_budget_spec
 from langop_infra.sync.provider import ToolSchemaSync
 
@@ -247,7 +248,7 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     return pulumi.Output.all(spec, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
 
 
-def _policy_spec(index: int) -> Callable[[AgentObjects], dict[str, Any]]:
+def _policy_spec(index: int) -> Callable[[AgentObjects], NetworkPolicySpecDict]:
     return lambda objects: objects.policies[index][2]
 
 

@@ -24,7 +24,8 @@ from langop_infra.config.checks.validation import parse_agent
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.http_tool import HttpToolSpec, with_http_tools
 from langop_infra.config.model import ModelSpec, PersonaSpec
-from langop_infra.core.errors import Problem, SpecError, did_you_mean
+from langop_infra.core.problems import Problem, SpecError
+from langop_infra.core.text import did_you_mean
 from langop_infra.manifests import contract
 
 # A tool an agent may reach: its target, and its component when this program built it.

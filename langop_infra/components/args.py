@@ -11,9 +11,13 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
-    from langop_infra.components.model import LanguageModel
-    from langop_infra.components.tool import LanguageTool
     from langop_infra.config.model import PersonaSpec
+
+# A duration: '30s', '1m', '500ms', or seconds such as '30'.
+Duration = str
+# A pod count such as '1' or a percentage such as '50%'.
+CountOrPercent = str
+
 
 if TYPE_CHECKING:
     AccessModes = Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]
@@ -43,12 +47,6 @@ if TYPE_CHECKING:
     WhenUnsatisfiable = Literal["DoNotSchedule", "ScheduleAnyway"]
     # A secret: a string or a pulumi secret Output (kept in a Secret), or an existing Secret's key.
     SecretValue = Union[pulumi.Input[str], "SecretSourceArgs"]
-    # A duration: '30s', '1m', '500ms', or seconds.
-    Duration = Union[str, float]
-    # A pod count or a percentage such as '50%'.
-    CountOrPercent = Union[int, str]
-    # A LanguageModel or its name.
-    ModelName = Union[str, "LanguageModel"]
     # A persona's name, or the persona itself.
     PersonaEntry = Union[str, "PersonaArgs", "PersonaSpec"]
 else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
@@ -78,9 +76,6 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     WebhookToolMethod = str
     WhenUnsatisfiable = str
     SecretValue = pulumi.Input[str]
-    Duration = str
-    CountOrPercent = str
-    ModelName = str
     PersonaEntry = str
 
 
@@ -663,7 +658,7 @@ class McpServerArgs(TypedDict):
     timeout: NotRequired[Duration]
     """Per-request timeout (unset: the agent's default)."""
     transport: NotRequired[McpServerTransport]
-    """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (seed 002). One of: http, url. Default: "http"."""
+    """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (language-operator's MCP client). One of: http, url. Default: "http"."""
     auto_connect: NotRequired[bool]
     """false: the agent connects only when asked (registry.connect). Default: true."""
 
@@ -794,7 +789,7 @@ class ModelRateLimitsArgs(TypedDict):
 
 
 class ApiRefArgs(TypedDict):
-    """The API the tool comes from (seed 004's ``apiRef``)."""
+    """The API the tool comes from (STOA's ``apiRef``)."""
 
     name: str
     """The source API's name."""
@@ -1108,7 +1103,7 @@ class AgentArgs(TypedDict):
 
 
 class HttpToolEntryArgs(TypedDict):
-    """An HTTP tool of a namespace (seed 004's Tool): flattened, or the manifest itself."""
+    """An HTTP tool of a namespace (STOA's Tool): flattened, or the manifest itself."""
 
     description: str
     """What the tool does, for the LLM (1-1024 characters)."""
@@ -1186,16 +1181,6 @@ class PersonaArgs(TypedDict):
     """Who the agent is, on one line. Default: ""."""
     expertise: NotRequired[str]
     """What the agent knows, on one line. Default: ""."""
-
-
-if TYPE_CHECKING:
-    # A LanguageTool, or a reference to one.
-    ToolEntry = Union["ToolRefArgs", "LanguageTool"]
-    # A LanguageModel, or a reference to one.
-    ModelEntry = Union["ModelRefArgs", "LanguageModel"]
-else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
-    ToolEntry = ToolRefArgs
-    ModelEntry = ModelRefArgs
 
 
 class LanguageToolArgs(TypedDict):
@@ -1291,105 +1276,6 @@ class LanguageToolArgs(TypedDict):
     """Cluster-wide defaults (resources, security, egress...)."""
 
 
-class LanguageAgentArgs(TypedDict):
-    """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
-
-    image_pull_secrets: NotRequired[pulumi.Input[list[LocalObjectRefArgs]]]
-    """Secrets to pull the image with: names or {name}."""
-    env_from: NotRequired[pulumi.Input[list[EnvFromSourceArgs]]]
-    """Every key of Secrets or ConfigMaps as env vars."""
-    probes: NotRequired[ProbesArgs]
-    """Liveness, readiness and startup probes."""
-    node_selector: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
-    """Node labels the pods must run on."""
-    tolerations: NotRequired[pulumi.Input[list[TolerationArgs]]]
-    """Taints the pods tolerate."""
-    affinity: NotRequired[AffinityArgs]
-    """Node and pod (anti-)affinity."""
-    topology_spread_constraints: NotRequired[pulumi.Input[list[TopologySpreadArgs]]]
-    """How the pods spread (unset selector: the workload's own pods)."""
-    priority_class_name: NotRequired[pulumi.Input[str]]
-    """PriorityClass of the pods."""
-    pod_labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
-    """Extra labels on the pods only."""
-    pod_annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
-    """Extra annotations on the pods."""
-    termination_grace_period_seconds: NotRequired[pulumi.Input[int]]
-    """Seconds a pod gets to stop."""
-    namespace: NotRequired[str]
-    """Unset: the cluster's namespace."""
-    image: pulumi.Input[str]
-    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
-    replicas: NotRequired[pulumi.Input[int]]
-    """Number of pods. Default: 1."""
-    command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
-    container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
-    """Container arguments."""
-    env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
-    """Plain environment variables."""
-    secret_env: NotRequired[pulumi.Input[dict[str, SecretValue]]]
-    """Secret environment variables: a value (kept in Secret <name>-env) or {secretKeyRef: {name, key}}."""
-    resources: NotRequired[ResourcesArgs]
-    """Unset: the cluster default."""
-    labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
-    """Extra labels on every object."""
-    annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
-    """Extra annotations on the workload and its pods."""
-    image_pull_policy: NotRequired[pulumi.Input[ImagePullPolicy]]
-    """When the kubelet pulls the image (unset: the cluster default). One of: Always, IfNotPresent, Never."""
-    service_account_name: NotRequired[pulumi.Input[str]]
-    """ServiceAccount of the pods."""
-    automount_service_account_token: NotRequired[pulumi.Input[bool]]
-    """Mount the ServiceAccount token into the pods. Default: false."""
-    security: NotRequired[SecurityArgs]
-    """Unset: the cluster default."""
-    egress: NotRequired[pulumi.Input[Egress]]
-    """Unset: the cluster default (open). One of: open, restricted."""
-    egress_to: NotRequired[pulumi.Input[list[EgressRuleArgs]]]
-    """Where the pods may connect under egress restricted."""
-    disruption_budget: NotRequired[DisruptionBudgetArgs]
-    """Unset: maxUnavailable 1 when more than one pod runs."""
-    autoscaling: NotRequired[AutoscalingArgs]
-    """A HorizontalPodAutoscaler on CPU; the Deployment then sets no replicas."""
-    volumes: NotRequired[pulumi.Input[list[VolumeArgs]]]
-    """Extra pod volumes: configMap, secret, persistentVolumeClaim, emptyDir, projected (hostPath is refused)."""
-    volume_mounts: NotRequired[pulumi.Input[list[VolumeMountArgs]]]
-    """Mounts of those volumes into the main container."""
-    init_containers: NotRequired[pulumi.Input[list[InitContainerArgs]]]
-    """Run before the workload's containers, with its security context."""
-    service_account: NotRequired[ServiceAccountArgs]
-    """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
-    tools: NotRequired[list[ToolEntry]]
-    """LanguageTool references; ark's inline webhook tools may sit here too."""
-    mcp_servers: NotRequired[pulumi.Input[list[McpServerArgs]]]
-    """External MCP servers (ark style)."""
-    webhook_tools: NotRequired[pulumi.Input[list[WebhookToolArgs]]]
-    """Inline HTTP tools the agent calls directly."""
-    http_tools: NotRequired[pulumi.Input[list[HttpToolRefArgs]]]
-    """HttpTools of the stack the agent may call: {name, namespace}."""
-    workspace_path: NotRequired[pulumi.Input[str]]
-    """Where the workspace shared with sidecar tools is mounted. Default: "/workspace"."""
-    workspace: NotRequired[WorkspaceArgs]
-    """Unset: an emptyDir workspace."""
-    ports: NotRequired[pulumi.Input[list[AgentPortArgs]]]
-    """Ports the agent listens on, published by Service <agent>."""
-    allow_from: NotRequired[pulumi.Input[list[PeerArgs]]]
-    """Who may reach the agent's ports (nobody when empty)."""
-    model: NotRequired[ModelName]
-    """ark's shorthand, one model (role primary): a declared model's name or modelName, or any model id, passed on as AGENT_MODEL with a warning."""
-    models: NotRequired[list[ModelEntry]]
-    """LanguageModels of the namespace, in order."""
-    instructions: NotRequired[pulumi.Input[str]]
-    """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
-    persona: NotRequired[PersonaEntry]
-    """A persona's name under personas, or the persona itself."""
-    part_of: NotRequired[str]
-    """app.kubernetes.io/part-of (default: the namespace)."""
-    defaults: NotRequired[DefaultsArgs]
-    """Cluster-wide defaults (resources, security, egress...)."""
-
-
 class LanguageModelArgs(TypedDict):
     """The inputs of a LanguageModel; the same fields as a stack file's ``models:`` entry."""
 
@@ -1472,7 +1358,7 @@ class LanguageClusterArgs(TypedDict):
     agents: NotRequired[list[AgentArgs]]
     """The agents."""
     http_tools: NotRequired[list[HttpToolEntryArgs]]
-    """HTTP tools (seed 004's Tool) agents reference by name in httpTools."""
+    """HTTP tools (STOA's Tool) agents reference by name in httpTools."""
     models: NotRequired[list[ModelArgs]]
     """The models; those through the gateway share it."""
     personas: NotRequired[list[PersonaArgs]]
@@ -1509,7 +1395,6 @@ __all__ = [
     "InitContainerArgs",
     "KeyToPathArgs",
     "LabelSelectorArgs",
-    "LanguageAgentArgs",
     "LanguageClusterArgs",
     "LanguageModelArgs",
     "LanguageToolArgs",

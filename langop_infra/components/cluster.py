@@ -27,6 +27,7 @@ from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync
 from langop_infra.config import names
 from langop_infra.config.agent import AgentSpec, model_refs
 from langop_infra.config.checks.advice import passthrough_warnings
+from langop_infra.config.checks.checked import IMAGES_WARNED
 from langop_infra.config.checks.collisions import secret_namespaces
 from langop_infra.config.checks.egress_check import egress_findings
 from langop_infra.config.checks.image_pins import unpinned_images
@@ -39,7 +40,7 @@ from langop_infra.config.checks.sync_path_check import sync_path_findings
 from langop_infra.config.checks.validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.http_tool import with_http_tools
-from langop_infra.core.errors import SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.manifests import contract, pods, policies
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class LanguageCluster(pulumi.ComponentResource):
                 pulumi.log.warn(f"{finding.path}: {finding.message}")
         for finding in passthrough_warnings(cluster):
             pulumi.log.warn(f"{finding.path}: {finding.message}")
-        if not (cluster._images_warned or cluster.defaults.require_image_digests):
+        if not (cluster in IMAGES_WARNED or cluster.defaults.require_image_digests):
             for finding in unpinned_images(cluster):
                 pulumi.log.warn(f"{finding.path}: {finding.message}")
         ns = cluster.namespace

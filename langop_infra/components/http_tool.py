@@ -1,11 +1,11 @@
-"""HttpTool: an HTTP tool of a namespace (STOA's ``Tool``, seed 004) that agents reference.
+"""HttpTool: an HTTP tool of a namespace (STOA's ``Tool``) that agents reference.
 
 Its Kubernetes object is ConfigMap ``<name>.http-tool`` holding the tool's document
 (``tool.json``), labelled ``langop.io/http-tool``: the namespace's catalogue of HTTP tools.
 Agents that list it under ``httpTools`` get it in their config.yaml ``webhookTools`` and its
 credential as a ``secretKeyRef`` env var, exactly as an inline webhook tool.
 
-Outputs follow the seed's status: ``phase`` (Pending: no endpoint yet; Registered: callable;
+Outputs follow STOA's Tool status: ``phase`` (Pending: no endpoint yet; Registered: callable;
 Error: the deploy-time probe could not reach the endpoint; Disabled: ``enabled: false``),
 ``last_error``, ``registered_at`` (when the ConfigMap was created) and ``last_synced_at``
 (this deploy). The probe and the time stamp happen in ``pulumi up`` only, never in a preview
@@ -18,7 +18,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
 import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
@@ -54,7 +53,7 @@ class HttpToolPlan:
 
 def tool_document(spec: HttpToolSpec) -> dict[str, Any]:
     """What the ConfigMap holds: the document agents get, plus the catalogue fields. The
-    catalogue keeps ``inputSchema`` an object, as seed 004's Tool has it; agents get it as
+    catalogue keeps ``inputSchema`` an object, as STOA's Tool has it; agents get it as
     the JSON string ark's runtime reads."""
     doc = contract.webhook_tool_document(as_webhook_tool(spec))
     doc["inputSchema"] = dict(spec.input_schema)
@@ -89,6 +88,8 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
 def probe(url: str, timeout: float = PROBE_TIMEOUT_SECONDS) -> str:
     """ "" when ``url`` answers (any HTTP status: the host serves), else why not. OPTIONS
     carries no arguments and no credential, so it cannot act on anything."""
+    import httpx  # only when probing: a render imports no HTTP client
+
     try:
         httpx.request("OPTIONS", url, timeout=timeout, follow_redirects=False)
     except httpx.HTTPError as exc:
@@ -130,7 +131,7 @@ class HttpTool(pulumi.ComponentResource):
     """An HTTP tool agents of any namespace reference by ``httpTools: [{name, namespace}]``."""
 
     phase: pulumi.Output[str]
-    """Pending, Registered, Error or Disabled (seed 004's meanings)."""
+    """Pending, Registered, Error or Disabled (STOA's meanings)."""
     last_error: pulumi.Output[str]
     """Why the phase is Error; empty otherwise."""
     registered_at: pulumi.Output[str]

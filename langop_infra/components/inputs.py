@@ -21,7 +21,8 @@ from langop_infra.components.secret_routing import (
     secret_capable,
 )
 from langop_infra.config.structure import structural_keys
-from langop_infra.core.errors import Problem, SpecError, construction_site, loc_path
+from langop_infra.core.construction import construction_site
+from langop_infra.core.problems import Problem, SpecError, loc_path
 
 S = TypeVar("S")
 R = TypeVar("R")

@@ -9,10 +9,10 @@ from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi.runtime import settings as runtime_settings
 
 from langop_infra.components import inputs, secret_routing
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core import pulumi_sdk
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
 
 # Labels or annotations: a mapping (its values may be Outputs), or an Output of one while a
@@ -326,8 +326,7 @@ def built_components() -> dict[tuple[str, str, str], Any]:
     engine's, or one per ``@pulumi.runtime.test`` function) never see each other's."""
     root = pulumi.runtime.get_root_resource()
     key = root if root is not None else _OUTSIDE_A_PROGRAM
-    # The SDK's settings object (not typed as having it): renewed by each runtime test.
-    rpcs = getattr(runtime_settings.SETTINGS, "rpc_manager").rpcs  # noqa: B009
+    rpcs = pulumi_sdk.pending_rpcs()  # renewed by each runtime test
     entry = _BUILT.get(key)
     if entry is None or entry[0] is not rpcs:
         entry = _BUILT[key] = (rpcs, {})

@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.components import inputs
-from langop_infra.components.args import LanguageModelArgs
+from langop_infra.components.args import LanguageModelArgs, ModelRefArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     aliased,
@@ -27,7 +27,7 @@ from langop_infra.components.k8s import (
 from langop_infra.config.checks.validation import parse_model
 from langop_infra.config.cluster import Defaults, gateway_defaults
 from langop_infra.config.model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import contract, gateway, gateway_policies
 from langop_infra.manifests.agent_models import model_endpoint
 
@@ -130,6 +130,16 @@ class LanguageModel(PlannedComponent):
         url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), plan.namespace)
         self.endpoint = pulumi.Output.from_input(url)
         self.register_outputs({"endpoint": self.endpoint})
+
+
+if TYPE_CHECKING:
+    # A LanguageModel, or a reference to one.
+    ModelEntry = ModelRefArgs | LanguageModel
+    # A LanguageModel or its name.
+    ModelName = str | LanguageModel
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    ModelEntry = ModelRefArgs
+    ModelName = str
 
 
 @dataclasses.dataclass

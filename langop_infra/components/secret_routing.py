@@ -21,7 +21,7 @@ from typing import Any, cast
 
 import pulumi
 
-from langop_infra.core.errors import Problem, SpecError, loc_path
+from langop_infra.core.problems import Problem, SpecError, loc_path
 
 Path = tuple[int | str, ...]
 # Fields whose Outputs are routed into a Secret, or kept there as given.

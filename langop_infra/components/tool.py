@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
 from langop_infra.components import inputs, secret_routing, user_meta
-from langop_infra.components.args import LanguageToolArgs
+from langop_infra.components.args import LanguageToolArgs, ToolRefArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
     Meta,
@@ -37,7 +37,7 @@ from langop_infra.config.checks.validation import parse_tool
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core import pacing
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import contract, pods
 from langop_infra.manifests.contract import workload_secret_name
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
@@ -492,3 +492,10 @@ class LanguageTool(PlannedComponent):
     def ready_dependencies(self) -> list[pulumi.Resource]:
         """What an agent that requires this tool waits for: its workload, then its schema."""
         return [r for r in (self.deployment, self.service, self.schema_sync) if r is not None]
+
+
+if TYPE_CHECKING:
+    # A LanguageTool, or a reference to one.
+    ToolEntry = ToolRefArgs | LanguageTool
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    ToolEntry = ToolRefArgs

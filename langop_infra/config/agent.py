@@ -20,7 +20,7 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
@@ -121,7 +121,7 @@ class McpServerSpec(Spec):
     transport: Literal["http", "url"] = Field(
         default="http",
         description="http: url is the MCP endpoint; url: url is a well-known document the "
-        "agent discovers the endpoint from (seed 002).",
+        "agent discovers the endpoint from (language-operator's MCP client).",
     )
     auto_connect: bool = Field(
         default=True, description="false: the agent connects only when asked (registry.connect)."

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     Field,
-    PrivateAttr,
     field_validator,
 )
-from typing_extensions import Self
 
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.fields import (
@@ -130,7 +127,7 @@ class ClusterSpec(Spec):
     """The agents."""
     http_tools: list[HttpToolSpec] = Field(
         default=[],
-        description="HTTP tools (seed 004's Tool) agents reference by name in httpTools.",
+        description="HTTP tools (STOA's Tool) agents reference by name in httpTools.",
     )
     models: list[ModelSpec] = []
     """The models; those through the gateway share it."""
@@ -146,19 +143,6 @@ class ClusterSpec(Spec):
     external_secrets: list[Annotated[str, AfterValidator(dns_subdomain)]] = Field(
         default=[], description="Secrets made outside this program that secretKeyRefs may name."
     )
-
-    # Set by validation.parse_cluster on what it returns, so LanguageCluster does not check a
-    # document the stack program checked already. A copy with changes is checked again.
-    _validated: bool = PrivateAttr(False)
-    # Set by the stack program once it has warned of unpinned images under config keys, so
-    # that LanguageCluster does not warn of them again.
-    _images_warned: bool = PrivateAttr(False)
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        copied = super().model_copy(update=update, deep=deep)
-        if update:
-            copied._validated = False
-        return copied
 
 
 def gateway_defaults(defaults: Defaults) -> ModelGatewayDefaults:

@@ -1,7 +1,7 @@
-"""HttpTool (STOA's ``Tool``, seed 004): an HTTP tool of a namespace that agents reference.
+"""HttpTool (STOA's ``Tool``): an HTTP tool of a namespace that agents reference.
 
 An HttpTool carries what an agent needs to call it (:class:`HttpToolFields`, shared with inline
-``webhookTools``) plus the seed's catalogue fields. An agent's ``httpTools: [{name,
+``webhookTools``) plus STOA's catalogue fields. An agent's ``httpTools: [{name,
 namespace}]`` resolves to the tool, which then reaches the agent exactly as an inline webhook
 tool does (:func:`resolved_webhook_tools`): same config.yaml entry, same ``secretKeyRef`` env
 var, same egress check, same executor.
@@ -36,7 +36,7 @@ __all__ = [
 
 
 class ApiRef(Spec):
-    """The API the tool comes from (seed 004's ``apiRef``)."""
+    """The API the tool comes from (STOA's ``apiRef``)."""
 
     name: Annotated[str, Field(min_length=1, max_length=253)] = Field(
         description="The source API's name."
@@ -50,7 +50,7 @@ METADATA_KEYS = ("name", "namespace", "labels", "annotations")
 
 
 def flatten_manifest(value: Any) -> Any:
-    """Seed 004's Tool manifest as written (``apiVersion``, ``kind``, ``metadata``, ``spec``,
+    """STOA's Tool manifest as written (``apiVersion``, ``kind``, ``metadata``, ``spec``,
     and ``status``, which is what STOA observed and is dropped) as the flattened entry."""
     if not isinstance(value, dict):
         return value
@@ -68,7 +68,7 @@ def flatten_manifest(value: Any) -> Any:
     if api.partition("/")[0] != "gostoa.dev" or document.get("kind", "Tool") != "Tool":
         raise invalid(
             "http_tool_manifest",
-            f"{api} {document.get('kind')} is not seed 004's Tool (gostoa.dev/v1alpha1 Tool); "
+            f"{api} {document.get('kind')} is not STOA's Tool (gostoa.dev/v1alpha1 Tool); "
             "convert other manifests with `langop-infra import`",
         )
     metadata: dict[str, Any] = document.get("metadata") or {}
@@ -91,7 +91,7 @@ def flattened_entries(items: Any) -> Any:
 
 
 class HttpToolSpec(HttpToolFields):
-    """An HTTP tool of a namespace (seed 004's Tool): flattened, or the manifest itself."""
+    """An HTTP tool of a namespace (STOA's Tool): flattened, or the manifest itself."""
 
     @model_validator(mode="before")
     @classmethod

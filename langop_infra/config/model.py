@@ -58,7 +58,7 @@ def no_plain_secret(value: Any) -> Any:
     return value
 
 
-def one_line(value: str) -> str:
+def no_line_breaks(value: str) -> str:
     if any(c in value for c in "\r\n") or any(ord(c) < 32 and c != "\t" for c in value):
         raise invalid("one_line", "write it on one line: it becomes one line of AGENT_PERSONA")
     return value
@@ -188,13 +188,15 @@ class PersonaSpec(Spec):
 
     name: DnsLabel
     """The name agents use in persona."""
-    tone: Annotated[str, AfterValidator(one_line)] = Field(default="", max_length=MAX_PERSONA_FIELD)
+    tone: Annotated[str, AfterValidator(no_line_breaks)] = Field(
+        default="", max_length=MAX_PERSONA_FIELD
+    )
     """How the agent speaks, on one line."""
-    personality: Annotated[str, AfterValidator(one_line)] = Field(
+    personality: Annotated[str, AfterValidator(no_line_breaks)] = Field(
         default="", max_length=MAX_PERSONA_FIELD
     )
     """Who the agent is, on one line."""
-    expertise: Annotated[str, AfterValidator(one_line)] = Field(
+    expertise: Annotated[str, AfterValidator(no_line_breaks)] = Field(
         default="", max_length=MAX_PERSONA_FIELD
     )
     """What the agent knows, on one line."""

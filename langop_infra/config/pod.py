@@ -359,9 +359,12 @@ class PodSettings(Spec):
 
 
 def count_or_percent(value: Any) -> int | str:
-    """A pod count (``1``) or a percentage of the pods (``"50%"``)."""
+    """A pod count (``1``, or ``"1"`` as every language but Python must write it: the
+    package schema types it a string) or a percentage of the pods (``"50%"``)."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
+    if isinstance(value, str) and re.fullmatch(r"0|[1-9][0-9]{0,8}", value):
+        return int(value)
     if isinstance(value, str) and re.fullmatch(r"(100|[1-9]?[0-9])%", value):
         return value
     raise invalid(

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 from urllib.parse import quote, quote_plus
 
-from langop_infra.core.errors import one_line
-from langop_infra.mcp.errors import REDACTED
+from langop_infra._errors import REDACTED
+from langop_infra.core.text import one_line
 
 MARK = REDACTED
 LIMIT = 300

@@ -14,6 +14,7 @@ from typing import Any, cast
 import yaml
 
 from langop_infra._errors import LangopError
+from langop_infra.core import yaml_stream
 
 LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -100,6 +101,9 @@ def load_config(
             f"not UTF-8 text (byte {exc.start} is {data[exc.start : exc.start + 1]!r}); "
             "save the file as UTF-8"
         ) from None
+    built = _built(text, max_depth, max_values, single=True)
+    if built is not None:
+        return built[0] if built else None
     _check_depth(text, max_depth)
     node = cast("yaml.Node | None", yaml.compose(text, Loader=LOADER))  # pyright: ignore[reportUnknownMemberType]
     if node is None:
@@ -123,6 +127,9 @@ def load_config_all(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigYAMLError(f"not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    built = _built(text, max_depth, max_values, single=False)
+    if built is not None:
+        return built
     _check_depth(text, max_depth)
     composed = cast("Iterable[yaml.Node]", yaml.compose_all(text, Loader=LOADER))  # pyright: ignore[reportUnknownMemberType]
     nodes = list(composed)
@@ -130,6 +137,17 @@ def load_config_all(
     for node in nodes:
         budget -= _check_nodes(node, budget)
     return [_construct(node) for node in nodes]
+
+
+def _built(text: str, max_depth: int, max_values: int, *, single: bool) -> list[Any] | None:
+    """The documents built straight from the event stream (``yaml_stream``: a few bytes of
+    memory per input byte); None for the rare forms read through the node graph instead."""
+    builder = yaml_stream.Builder(LOADER, max_depth, max_values, ConfigYAMLError)
+    events = cast("Iterable[yaml.Event]", yaml.parse(text, Loader=LOADER))  # pyright: ignore[reportUnknownMemberType]
+    try:
+        return builder.documents(events, single)
+    except yaml_stream.Unsupported:
+        return None
 
 
 def _construct(node: yaml.Node) -> Any:

@@ -26,6 +26,7 @@ from langop_infra.config.model import (
 from langop_infra.manifests.contract import EnvVar, access_label, checksum, compact_json, otel_env
 from langop_infra.manifests.gateway import GATEWAY_NAME, api_key_env_name, gateway_endpoint
 from langop_infra.manifests.gateway_policies import agent_model_egress_rules
+from langop_infra.manifests.k8s_types import NetworkPolicyEgressRuleDict
 
 # Every AGENT_UUID is uuid5(this, "<namespace>/<name>"): stable across renders and clusters.
 AGENT_UUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io")
@@ -244,7 +245,7 @@ class AgentModelParts:
     config: dict[str, Any]
     annotations: dict[str, str]
     pod_labels: dict[str, str]
-    egress_rules: list[dict[str, Any]]
+    egress_rules: list[NetworkPolicyEgressRuleDict]
 
 
 def agent_model_parts(

@@ -11,6 +11,11 @@ from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.manifests import contract, pods, policies, workspace
 from langop_infra.manifests.agent_models import agent_model_parts, override_warnings
 from langop_infra.manifests.gateway_policies import with_model_egress
+from langop_infra.manifests.k8s_types import (
+    HorizontalPodAutoscalerSpecDict,
+    PodDisruptionBudgetSpecDict,
+    PolicyEntry,
+)
 from langop_infra.manifests.pod_settings import autoscaler_spec, disruption_budget_spec
 
 
@@ -20,13 +25,13 @@ class AgentObjects:
 
     config_text: str
     deployment: dict[str, Any]
-    policies: list[tuple[str, str, dict[str, Any]]]
+    policies: list[PolicyEntry]
     warnings: list[str] = field(default_factory=list[str])
     service: dict[str, Any] | None = None
     workspace_claim: dict[str, Any] | None = None
     workspace_seed: dict[str, str] | None = None
-    disruption_budget: dict[str, Any] | None = None
-    autoscaler: dict[str, Any] | None = None
+    disruption_budget: PodDisruptionBudgetSpecDict | None = None
+    autoscaler: HorizontalPodAutoscalerSpecDict | None = None
     #: The annotations of ServiceAccount ``<agent>`` when the spec asks to create it.
     service_account: dict[str, str] | None = None
 

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Sequence
-from typing import Any
 from urllib.parse import urlsplit
 
 from langop_infra.config.model import ModelSpec
 from langop_infra.config.network import EgressRule
 from langop_infra.manifests.contract import access_label
 from langop_infra.manifests.gateway import GATEWAY_NAME, GATEWAY_PORT, gateway_selector
+from langop_infra.manifests.k8s_types import (
+    IPBlockDict,
+    NetworkPolicyEgressRuleDict,
+    NetworkPolicyPeerDict,
+    NetworkPolicySpecDict,
+    PolicyEntry,
+)
 from langop_infra.manifests.policies import (
     DNS_NAMESPACE,
     DNS_POD_LABELS,
@@ -28,40 +34,43 @@ from langop_infra.manifests.policies import (
     peer_manifest,
     tcp,
 )
+from langop_infra.mcp.ports import effective_port
 
 
-def egress_rule(rule: EgressRule) -> dict[str, Any]:
+def egress_rule(rule: EgressRule) -> NetworkPolicyEgressRuleDict:
     """One ``egressTo`` entry (a CIDR, or pods by namespace and labels) as an egress rule."""
-    entry: dict[str, Any] = {"to": [peer_manifest(rule)]}
+    entry: NetworkPolicyEgressRuleDict = {"to": [peer_manifest(rule)]}
     if rule.ports:
         entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
     return entry
 
 
-def dns_egress_rule() -> dict[str, Any]:
+def dns_egress_rule() -> NetworkPolicyEgressRuleDict:
     return {
         "to": [in_namespace(DNS_NAMESPACE, DNS_POD_LABELS)],
         "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
     }
 
 
-def collector_egress_rules(otlp_endpoint: str | None) -> list[dict[str, Any]]:
+def collector_egress_rules(otlp_endpoint: str | None) -> list[NetworkPolicyEgressRuleDict]:
     """Egress to the OTLP collector: a Service URL ``<svc>.<ns>.svc[.cluster.local]`` admits
     that namespace on the URL's port, an IP URL that address; other hosts need ``egressTo``."""
     if otlp_endpoint is None:
         return []
     url = urlsplit(otlp_endpoint)
     host = url.hostname or ""
-    port = url.port or (443 if url.scheme == "https" else 80)
+    port = effective_port(url.scheme, url.port, 80)
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         parts = host.split(".")
         if len(parts) >= 3 and parts[2] == "svc" and parts[3:] in ([], ["cluster", "local"]):
-            peer = {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: parts[1]}}}
+            peer: NetworkPolicyPeerDict = {
+                "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: parts[1]}}
+            }
             return [{"to": [peer], "ports": [tcp(port)]}]
         return []
-    block = {"cidr": f"{address}/{address.max_prefixlen}"}
+    block: IPBlockDict = {"cidr": f"{address}/{address.max_prefixlen}"}
     return [{"to": [{"ipBlock": block}], "ports": [tcp(port)]}]
 
 
@@ -69,7 +78,7 @@ def gateway_ingress_name() -> str:
     return f"{GATEWAY_NAME}-ingress"
 
 
-def gateway_ingress_spec(namespace: str) -> dict[str, Any]:
+def gateway_ingress_spec(namespace: str) -> NetworkPolicySpecDict:
     """Ingress to the gateway on port 8000 from same-namespace agents with its access label."""
     return {
         "podSelector": {"matchLabels": gateway_selector()},
@@ -89,7 +98,7 @@ def gateway_egress_name() -> str:
 
 def gateway_egress_spec(
     models: Sequence[ModelSpec], otlp_endpoint: str | None = None
-) -> dict[str, Any]:
+) -> NetworkPolicySpecDict:
     """Egress of the gateway under ``egress: restricted``: DNS, each model's ``egressTo``,
     the OTLP collector."""
     rules = [dns_egress_rule()]
@@ -107,10 +116,10 @@ def agent_model_egress_rules(
     uses_gateway: bool,
     direct_models: Sequence[ModelSpec] = (),
     otlp_endpoint: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[NetworkPolicyEgressRuleDict]:
     """What a restricted agent's egress policy adds for its models: the gateway's port, the
     ``egressTo`` of models it calls directly, the OTLP collector."""
-    rules: list[dict[str, Any]] = []
+    rules: list[NetworkPolicyEgressRuleDict] = []
     if uses_gateway:
         peer = in_namespace(namespace, gateway_selector())
         rules.append({"to": [peer], "ports": [tcp(GATEWAY_PORT)]})
@@ -120,13 +129,14 @@ def agent_model_egress_rules(
 
 
 def with_model_egress(
-    made: Sequence[tuple[str, str, dict[str, Any]]], agent: str, rules: Sequence[dict[str, Any]]
-) -> list[tuple[str, str, dict[str, Any]]]:
+    made: Sequence[PolicyEntry], agent: str, rules: Sequence[NetworkPolicyEgressRuleDict]
+) -> list[PolicyEntry]:
     """An agent's ``(name, namespace, spec)`` policies with ``rules`` added to its restricted
     egress policy (there is none under open egress, and then nothing to add)."""
-    out: list[tuple[str, str, dict[str, Any]]] = []
+    out: list[PolicyEntry] = []
     for name, namespace, spec in made:
         if name == agent_egress_name(agent) and rules:
-            spec = {**spec, "egress": [*spec["egress"], *rules]}
+            spec = spec.copy()
+            spec["egress"] = [*spec.get("egress", []), *rules]
         out.append((name, namespace, spec))
     return out

@@ -11,6 +11,11 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from langop_infra.config.pod import Autoscaling, PodSettings, ProbeSpec, WorkloadSpec
+from langop_infra.manifests.k8s_types import (
+    HorizontalPodAutoscalerSpecDict,
+    LabelSelectorDict,
+    PodDisruptionBudgetSpecDict,
+)
 
 PROBE_FIELDS = {
     "liveness": "livenessProbe",
@@ -130,17 +135,22 @@ def pod_count(workload: WorkloadSpec) -> int:
 
 def disruption_budget_spec(
     workload: WorkloadSpec, selector: Mapping[str, str]
-) -> dict[str, Any] | None:
+) -> PodDisruptionBudgetSpecDict | None:
     """A PodDisruptionBudget for a workload that runs several pods (``maxUnavailable: 1``
     unless ``disruptionBudget`` says otherwise), or for any that sets ``disruptionBudget``."""
     budget = workload.disruption_budget
     if budget is None and pod_count(workload) <= 1:
         return None
-    limit = dump(budget) if budget is not None else {"maxUnavailable": 1}
-    return {**limit, "selector": {"matchLabels": dict(selector)}}
+    matching: LabelSelectorDict = {"matchLabels": dict(selector)}
+    if budget is None:
+        return {"maxUnavailable": 1, "selector": matching}
+    if budget.max_unavailable is not None:
+        return {"maxUnavailable": budget.max_unavailable, "selector": matching}
+    # The spec holds exactly one of the two (DisruptionBudget refuses both or neither).
+    return {"minAvailable": budget.min_available or 0, "selector": matching}
 
 
-def autoscaler_spec(name: str, autoscaling: Autoscaling) -> dict[str, Any]:
+def autoscaler_spec(name: str, autoscaling: Autoscaling) -> HorizontalPodAutoscalerSpecDict:
     """An autoscaling/v2 HorizontalPodAutoscaler spec scaling Deployment ``name`` on CPU."""
     return {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},

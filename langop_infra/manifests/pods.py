@@ -20,6 +20,11 @@ from langop_infra.config.tool import ToolSpec
 from langop_infra.config.volumes import PodExtensionsSpec
 from langop_infra.manifests import contract, policies, stdio_bridge, workspace
 from langop_infra.manifests.contract import EnvVar
+from langop_infra.manifests.k8s_types import (
+    HorizontalPodAutoscalerSpecDict,
+    NetworkPolicySpecDict,
+    PodDisruptionBudgetSpecDict,
+)
 from langop_infra.manifests.pod_settings import (
     apply_pod_settings,
     autoscaler_spec,
@@ -246,10 +251,10 @@ class ToolObjects:
     claim: tuple[str, dict[str, Any]] | None
     deployment: dict[str, Any] | None
     service: dict[str, Any] | None
-    ingress_policy: tuple[str, dict[str, Any]] | None
-    egress_policy: tuple[str, dict[str, Any]] | None = None
-    disruption_budget: dict[str, Any] | None = None
-    autoscaler: dict[str, Any] | None = None
+    ingress_policy: tuple[str, NetworkPolicySpecDict] | None
+    egress_policy: tuple[str, NetworkPolicySpecDict] | None = None
+    disruption_budget: PodDisruptionBudgetSpecDict | None = None
+    autoscaler: HorizontalPodAutoscalerSpecDict | None = None
     #: The annotations of ServiceAccount ``<tool>`` when the spec asks to create it.
     service_account: dict[str, str] | None = None
 

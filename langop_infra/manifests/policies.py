@@ -18,12 +18,21 @@ Objects grow with tools + agents + cross-namespace references, never tools times
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from langop_infra.config.agent import AgentPort, AgentSpec
 from langop_infra.config.names import agent_egress_name, agent_ingress_name, cross_namespace_name
 from langop_infra.config.network import EgressRule, NetworkPeer, PeerSpec
 from langop_infra.manifests.contract import ToolTarget, access_label, agent_selector, tool_selector
+from langop_infra.manifests.k8s_types import (
+    IPBlockDict,
+    NetworkPolicyDict,
+    NetworkPolicyEgressRuleDict,
+    NetworkPolicyIngressRuleDict,
+    NetworkPolicyPeerDict,
+    NetworkPolicyPortDict,
+    NetworkPolicySpecDict,
+    PolicyEntry,
+)
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DNS_NAMESPACE = "kube-system"
@@ -31,8 +40,8 @@ DNS_POD_LABELS = {"k8s-app": "kube-dns"}
 
 
 def network_policy(
-    name: str, namespace: str, labels: Mapping[str, str], spec: dict[str, Any]
-) -> dict[str, Any]:
+    name: str, namespace: str, labels: Mapping[str, str], spec: NetworkPolicySpecDict
+) -> NetworkPolicyDict:
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
@@ -41,7 +50,7 @@ def network_policy(
     }
 
 
-def in_namespace(namespace: str, pod_labels: Mapping[str, str]) -> dict[str, Any]:
+def in_namespace(namespace: str, pod_labels: Mapping[str, str]) -> NetworkPolicyPeerDict:
     """A peer: pods with these labels in exactly this namespace (one peer, so both must hold)."""
     return {
         "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: namespace}},
@@ -49,7 +58,7 @@ def in_namespace(namespace: str, pod_labels: Mapping[str, str]) -> dict[str, Any
     }
 
 
-def peer_manifest(peer: PeerSpec | NetworkPeer) -> dict[str, Any]:
+def peer_manifest(peer: PeerSpec | NetworkPeer) -> NetworkPolicyPeerDict:
     """One NetworkPolicy peer from either form a spec gives: ``{podSelector,
     namespaceSelector, ipBlock}`` (PeerSpec) or ``{cidr, except}`` / ``{namespace,
     podLabels}`` (NetworkPeer; podLabels alone means pods of the policy's own namespace)."""
@@ -64,8 +73,11 @@ def peer_manifest(peer: PeerSpec | NetworkPeer) -> dict[str, Any]:
         selector = peer.namespace_selector
         spaces = selector.match_labels if selector is not None else None
     if cidr is not None:
-        return {"ipBlock": {"cidr": cidr, **({"except": list(excepts)} if excepts else {})}}
-    out: dict[str, Any] = {}
+        ip_block: IPBlockDict = {"cidr": cidr}
+        if excepts:
+            ip_block["except"] = list(excepts)
+        return {"ipBlock": ip_block}
+    out: NetworkPolicyPeerDict = {}
     if pods is not None:
         out["podSelector"] = {"matchLabels": dict(pods)}
     if spaces is not None:
@@ -73,7 +85,7 @@ def peer_manifest(peer: PeerSpec | NetworkPeer) -> dict[str, Any]:
     return out
 
 
-def tcp(port: int) -> dict[str, Any]:
+def tcp(port: int) -> NetworkPolicyPortDict:
     return {"protocol": "TCP", "port": port}
 
 
@@ -83,7 +95,7 @@ def tool_ingress_spec(
     port: int,
     allow_from: Sequence[PeerSpec] = (),
     sync_from: Sequence[NetworkPeer] = (),
-) -> dict[str, Any]:
+) -> NetworkPolicySpecDict:
     """Ingress to the tool's pods on its port: same-namespace agents with its access label,
     the user's extra peers, and where schema sync comes from."""
     peers = [in_namespace(namespace, {access_label(tool): "true"})]
@@ -96,7 +108,9 @@ def tool_ingress_spec(
     }
 
 
-def cross_namespace_spec(target: ToolTarget, agent_namespace: str, agent: str) -> dict[str, Any]:
+def cross_namespace_spec(
+    target: ToolTarget, agent_namespace: str, agent: str
+) -> NetworkPolicySpecDict:
     """Ingress to a tool in another namespace from exactly one agent."""
     return {
         "podSelector": {"matchLabels": tool_selector(target.name)},
@@ -112,11 +126,11 @@ def cross_namespace_spec(target: ToolTarget, agent_namespace: str, agent: str) -
 
 def agent_ingress_spec(
     agent: str, ports: Sequence[AgentPort] = (), allow_from: Sequence[PeerSpec] = ()
-) -> dict[str, Any]:
+) -> NetworkPolicySpecDict:
     """Ingress into an agent's pods: nothing, or its ``allowFrom`` peers on its ``ports``.
     Sidecar tools listen on the pod's IP too, and only the agent, over localhost, may use
     them; agents are clients, so without ports nothing needs to reach them."""
-    rules: list[dict[str, Any]] = []
+    rules: list[NetworkPolicyIngressRuleDict] = []
     if ports and allow_from:
         rules.append(
             {"from": [peer_manifest(p) for p in allow_from], "ports": [tcp(p.port) for p in ports]}
@@ -129,27 +143,31 @@ def agent_ingress_spec(
 
 
 def with_sync_ingress(
-    made: Sequence[tuple[str, str, dict[str, Any]]],
+    made: Sequence[PolicyEntry],
     agent: str,
     peers: Sequence[NetworkPeer],
     ports: Sequence[int],
-) -> list[tuple[str, str, dict[str, Any]]]:
+) -> list[PolicyEntry]:
     """The agent's policies with ``schemaSyncFrom`` admitted to its synced sidecars' ports:
     schema sync reaches a sidecar through the agent's pods (the API server's pod proxy)."""
     if not peers or not ports:
         return list(made)
-    rule = {"from": [peer_manifest(p) for p in peers], "ports": [tcp(p) for p in ports]}
-    out: list[tuple[str, str, dict[str, Any]]] = []
+    rule: NetworkPolicyIngressRuleDict = {
+        "from": [peer_manifest(p) for p in peers],
+        "ports": [tcp(p) for p in ports],
+    }
+    out: list[PolicyEntry] = []
     for name, namespace, spec in made:
         if name == agent_ingress_name(agent):
-            spec = {**spec, "ingress": [*spec["ingress"], rule]}
+            spec = spec.copy()
+            spec["ingress"] = [*spec.get("ingress", []), rule]
         out.append((name, namespace, spec))
     return out
 
 
 def agent_egress_spec(
     agent: str, targets: Sequence[ToolTarget], egress_to: Sequence[EgressRule] = ()
-) -> dict[str, Any]:
+) -> NetworkPolicySpecDict:
     """Egress of a restricted agent: DNS, its service tools on their ports, ``egressTo``."""
     return egress_spec(agent_selector(agent), targets, egress_to)
 
@@ -158,9 +176,9 @@ def egress_spec(
     selector: Mapping[str, str],
     targets: Sequence[ToolTarget] = (),
     egress_to: Sequence[EgressRule] = (),
-) -> dict[str, Any]:
+) -> NetworkPolicySpecDict:
     """Egress of the pods ``selector`` picks: DNS, the service tools, ``egressTo``."""
-    rules: list[dict[str, Any]] = [
+    rules: list[NetworkPolicyEgressRuleDict] = [
         {
             "to": [in_namespace(DNS_NAMESPACE, DNS_POD_LABELS)],
             "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
@@ -175,7 +193,7 @@ def egress_spec(
                 }
             )
     for rule in egress_to:
-        entry: dict[str, Any] = {"to": [peer_manifest(rule)]}
+        entry: NetworkPolicyEgressRuleDict = {"to": [peer_manifest(rule)]}
         if rule.ports:
             entry["ports"] = [{"protocol": p.protocol, "port": p.port} for p in rule.ports]
         rules.append(entry)
@@ -186,7 +204,7 @@ def egress_spec(
     }
 
 
-def default_deny_spec() -> dict[str, Any]:
+def default_deny_spec() -> NetworkPolicySpecDict:
     """Every pod of the namespace isolated for ingress; the other policies open what is needed."""
     return {"podSelector": {}, "policyTypes": ["Ingress"]}
 
@@ -196,7 +214,7 @@ def agent_policies(
     namespace: str,
     targets: Sequence[ToolTarget],
     egress: str,
-) -> list[tuple[str, str, dict[str, Any]]]:
+) -> list[PolicyEntry]:
     """An agent's policies as ``(name, namespace, spec)``: its own ingress (its ports'
     ``allowFrom`` or nothing), ingress into each tool of another namespace, and restricted
     egress."""

@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 
 from langop_infra.mcp.errors import ConfinementError
+from langop_infra.mcp.ports import effective_port
 
 
 def prefix_problem(prefix: str) -> str | None:
@@ -35,7 +36,7 @@ def prefix_problem(prefix: str) -> str | None:
 
 
 def _port(url: httpx.URL) -> int | None:
-    return url.port or {"http": 80, "https": 443}.get(url.scheme)
+    return effective_port(url.scheme, url.port)
 
 
 def _path_problem(raw_path: str) -> str | None:

@@ -24,11 +24,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from langop_infra._errors import REDACTED as REDACTED  # re-exported: the client names it
 from langop_infra._errors import LangopError
-
-# The one mark that stands for a secret wherever one is left out: rendered manifests,
-# outputs, scrubbed error messages. Here, at the bottom layer, so the MCP client uses it too.
-REDACTED = "[secret]"
 
 
 class MCPClientError(LangopError):

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 import langop_infra._json as _json
-from langop_infra.mcp import confinement
+import langop_infra.mcp.confinement as confinement
 from langop_infra.mcp.decoding import ACCEPT_ENCODING, bound_decoding, encoding_note
 from langop_infra.mcp.errors import (
     ConfinementError,
@@ -33,6 +33,7 @@ from langop_infra.mcp.errors import (
     TransportError,
 )
 from langop_infra.mcp.options import ClientOptions
+from langop_infra.mcp.ports import effective_port
 from langop_infra.mcp.timeouts import timeout_after
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -53,7 +54,7 @@ def display_url(url: str | httpx.URL) -> str:
 
 def origin(url: httpx.URL) -> tuple[str, str, int | None]:
     """Scheme, host and effective port: what must match for a redirect to be followed."""
-    port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    port = effective_port(url.scheme, url.port)
     return url.scheme, url.host, port
 
 

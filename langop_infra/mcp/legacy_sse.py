@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 
 import httpx
 
-from langop_infra.mcp import confinement, jsonrpc
+import langop_infra.mcp.confinement as confinement
+import langop_infra.mcp.jsonrpc as jsonrpc
 from langop_infra.mcp.errors import ConfinementError, MCPError, MCPTimeout, TransportError
 from langop_infra.mcp.http import HTTPConnection, display_url, http_failure, origin, too_large
 from langop_infra.mcp.jsonrpc import Message, PendingRequests

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from langop_infra.mcp import jsonrpc, modern
+import langop_infra.mcp.jsonrpc as jsonrpc
+import langop_infra.mcp.modern as modern
 from langop_infra.mcp.errors import (
     HTTPStatusError,
     JSONRPCError,
@@ -178,7 +179,8 @@ class Negotiation:
                 ) from None
             if exc.code != jsonrpc.METHOD_NOT_FOUND:
                 raise
-            # The seeds' simple servers implement tools/* only: go on without a handshake.
+            # language-operator's simple tool servers implement tools/* only: go on without
+            # a handshake.
             self.protocol_version = "unknown"
             self._initialized = True
             return

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from langop_infra.mcp import modern
+import langop_infra.mcp.modern as modern
 
 if TYPE_CHECKING:
     import httpx

@@ -16,7 +16,8 @@ from typing import Any, Protocol, TypeVar, cast
 
 import httpx
 
-from langop_infra.mcp import jsonrpc, modern
+import langop_infra.mcp.jsonrpc as jsonrpc
+import langop_infra.mcp.modern as modern
 from langop_infra.mcp.errors import (
     HTTPStatusError,
     JSONRPCError,

@@ -13,6 +13,8 @@ import codecs
 import re
 from dataclasses import dataclass
 
+from langop_infra._errors import LangopError
+
 __all__ = ["EventTooLarge", "SSEDecoder", "ServerSentEvent"]
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -28,7 +30,7 @@ class ServerSentEvent:
     retry: int | None = None
 
 
-class EventTooLarge(Exception):
+class EventTooLarge(LangopError):
     """One event (or one unterminated line) grew past the decoder's ``max_event_size``."""
 
     def __init__(self, size: int, limit: int) -> None:

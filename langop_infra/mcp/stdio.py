@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 import langop_infra._json as _json
-from langop_infra.mcp import jsonrpc
+import langop_infra.mcp.jsonrpc as jsonrpc
 from langop_infra.mcp.errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
 from langop_infra.mcp.jsonrpc import Message, PendingRequests
 from langop_infra.mcp.options import ClientOptions

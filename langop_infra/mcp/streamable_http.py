@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from langop_infra.mcp import jsonrpc
+import langop_infra.mcp.jsonrpc as jsonrpc
 from langop_infra.mcp.errors import (
     ConfinementError,
     HTTPStatusError,

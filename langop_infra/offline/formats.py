@@ -1,6 +1,6 @@
 """Marks that ``render`` writes and ``diff`` reads, importable without Pulumi."""
 
-from langop_infra.mcp.errors import REDACTED  # the package's one redaction mark
+from langop_infra._errors import REDACTED  # the package's one redaction mark
 
 OUT_MARKER = ".langop-render"  # the file that makes a folder a render (render --out)
 

@@ -12,9 +12,9 @@ from typing import cast
 
 import yaml
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.core import yaml_io
-from langop_infra.core.errors import Problem
+from langop_infra.core.problems import Problem
 
 # One step of a path: `.name`, `[3]`, or a quoted key `["a b"]`.
 _STEP = re.compile(r'\.([^.\[]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from langop_infra.core import yaml_io
-from langop_infra.core.errors import Problem, SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.offline.formats import OUT_MARKER, REDACTED
 from langop_infra.offline.stack_secrets import FINGERPRINT
 

@@ -17,19 +17,17 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc, settings
-from pulumi.runtime import resource as sdk_resource
-from pulumi.runtime.proto import resource_pb2, source_pb2
+from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
-from langop_infra.core import pacing
+from langop_infra._errors import REDACTED
+from langop_infra.core import pacing, pulumi_sdk
 from langop_infra.core.gc_tuning import tuned_for_run
-from langop_infra.mcp.errors import REDACTED
 
 # How a value the engine learns only at `pulumi up` shows in a render, as `[secret]` does.
 UNKNOWN_MARKER = "[unknown]"
-SECRET_SIG = rpc._special_secret_sig
-SIG_KEY = rpc._special_sig_key
+SECRET_SIG = pulumi_sdk.SECRET_SIG
+SIG_KEY = pulumi_sdk.SIG_KEY
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
 STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
 UNKNOWN = rpc.UNKNOWN
@@ -234,7 +232,7 @@ class _CatchUp:
     def __call__(self) -> None:
         self.built += 1
         if self.built % self.every == 0:
-            _sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))
+            pulumi_sdk.sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))
 
 
 class _LogCapture(logging.Handler):
@@ -278,8 +276,8 @@ def run_program(
 
     # The caller's loop when there is one (Outputs made before the run live on it); one
     # otherwise, as asyncio.run() elsewhere (e.g. an MCP call) leaves none behind.
-    _ensure_event_loop()
-    settings.ROOT.set(None)
+    pulumi_sdk.ensure_event_loop()
+    pulumi_sdk.clear_root()
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
     mocks_ = _Mocks(dynamic_state, stack_outputs, preview)
     monitor = _RecordingMonitor(mocks_, run)
@@ -291,17 +289,15 @@ def run_program(
         logger=logger,
         monitor=monitor,
     )
-    sdk_settings: Any = settings.SETTINGS  # its run-time attributes are not in its type
-    sdk_settings.rpc_manager.clear()
-    sdk_settings.outputs.clear()
+    pulumi_sdk.clear_run_state()
 
     root = settings.get_root_resource()
     try:
-        with pacing.paced(_CatchUp(CATCH_UP_EVERY)), _without_stack_traces():
+        with pacing.paced(_CatchUp(CATCH_UP_EVERY)), pulumi_sdk.without_stack_traces():
             _run_with_loop_stopped(program)
         run.exports = dict(getattr(root, "outputs", {}) or {})
     finally:
-        settings.ROOT.set(None)
+        pulumi_sdk.clear_root()
         monitor.close()
     return run
 
@@ -328,31 +324,14 @@ def _run_with_loop_stopped(program: Callable[[], Any]) -> None:
         def finish() -> Any:
             return result
 
-    _sync_await(run_pulumi_func(finish))
-
-
-@contextlib.contextmanager
-def _without_stack_traces() -> Iterator[None]:
-    """Registrations carry an empty stack trace while the mock engine runs.
-
-    At every registration the SDK walks the whole Python stack, reading each frame's source
-    line, to tell the engine where the resource was made; the mock monitor never reads it.
-    The walk grows with the depth of the program's stack, and on a large render it is a
-    noticeable share of the CPU time.
-    """
-    saved = sdk_resource._get_stack_trace
-    sdk_resource._get_stack_trace = source_pb2.StackTrace
-    try:
-        yield
-    finally:
-        sdk_resource._get_stack_trace = saved
+    pulumi_sdk.sync_await(run_pulumi_func(finish))
 
 
 def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
     """Resolve on this thread's loop; on a private one if a command already closed it (the
     run's Outputs are settled, so any loop can read them)."""
     closed = False
-    with contextlib.suppress(RuntimeError):  # no loop at all: _sync_await makes one
+    with contextlib.suppress(RuntimeError):  # no loop at all: sync_await makes one
         closed = asyncio.get_event_loop().is_closed()
     if not closed:
         return {k: _resolve(v) for k, v in exports.items()}
@@ -369,10 +348,10 @@ def _resolve(value: Any) -> Any:
     """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``, one
     known only at `pulumi up` (a run as preview) :data:`UNKNOWN_MARKER`."""
     if isinstance(value, pulumi.Output):
-        if not _sync_await(value.is_known()):
+        if not pulumi_sdk.sync_await(value.is_known()):
             return UNKNOWN_MARKER
-        is_secret = _sync_await(value.is_secret())
-        inner = _resolve(_sync_await(value.future()))
+        is_secret = pulumi_sdk.sync_await(value.is_secret())
+        inner = _resolve(pulumi_sdk.sync_await(value.future()))
         return Secret(inner) if is_secret else inner
     if isinstance(value, dict):
         # dict.items, not value.items: pulumi's output types are dicts whose fields may be

@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
+from langop_infra._errors import LangopError
+
 Manifest = Mapping[str, Any]
 Match = Callable[[Mapping[str, str]], bool]
 
@@ -18,7 +20,7 @@ _EQUALITY = re.compile(rf"^({_KEY})\s*(==|=|!=)\s*({_VALUE})$")
 _EXISTS = re.compile(rf"^(!?)\s*({_KEY})$")
 
 
-class SelectionError(ValueError):
+class SelectionError(LangopError, ValueError):
     """A selector or ``--show-only`` that cannot be read, or matches nothing."""
 
 

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from langop_infra.core.errors import Problem
+from langop_infra.core.problems import Problem
 
 PBKDF2_ITERATIONS = 1_000_000  # what the Pulumi CLI uses for passphrase stacks
 _PASSPHRASE_VALUE = re.compile(r"v1:([A-Za-z0-9+/=]+):([A-Za-z0-9+/=]+)")

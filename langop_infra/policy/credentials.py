@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any, cast
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.core import yaml_io
 
 # Names: an env var or ConfigMap key, split on _ - . and checked word by word.

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.config.checks.endpoint_advice import endpoint_risk, query_credentials
 from langop_infra.core import yaml_io
 from langop_infra.policy.pod_security import containers

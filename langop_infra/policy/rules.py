@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra.config.checks.advice import is_credential_env
 from langop_infra.netpol import Network, Pod
 from langop_infra.policy import credentials

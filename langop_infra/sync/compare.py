@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, cast
 from urllib.parse import unquote
 
+from langop_infra._errors import LangopError
+
 ChangeKind = Literal["breaking", "compatible"]
 Direction = Literal["input", "output"]
 
@@ -95,7 +97,7 @@ class SchemaComparison:
         return "\n".join([head, *(f"  {c}" for c in (*self.breaking, *self.compatible))])
 
 
-class SchemaTooDeep(ValueError):
+class SchemaTooDeep(LangopError, ValueError):
     """A value nested deeper than :data:`MAX_NESTING`: refused before any recursion."""
 
 

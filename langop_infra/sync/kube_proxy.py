@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
-from langop_infra import _json
+import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.config.fields import DNS_LABEL, DNS_SUBDOMAIN, canonical_mcp_path
 from langop_infra.core import yaml_io
-from langop_infra.core.errors import one_line
+from langop_infra.core.text import one_line
 
 KubeAccess = tuple[str, dict[str, str], dict[str, Any]]
 INLINE_KUBECONFIG = ("apiVersion", "{", "kind")

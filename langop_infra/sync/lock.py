@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from langop_infra._errors import LangopError
 from langop_infra.core import yaml_io
-from langop_infra.core.errors import one_line
 from langop_infra.core.redact import redact, secret_strings
+from langop_infra.core.text import one_line
 from langop_infra.sync.compare import (
     MAX_NESTING,
     SchemaComparison,
@@ -382,7 +382,7 @@ class ToolCheck:
     def is_breaking(self) -> bool:
         return self.comparison.is_breaking
 
-    def render(self) -> str:
+    def summary(self) -> str:
         head, _, rest = self.comparison.summary().partition("\n")
         if self.status == "unreachable":
             text = "unreachable (error on stderr)"
@@ -421,7 +421,7 @@ class LockReport:
     def errors(self) -> list[str]:
         return [f"{c.name}: {c.error}" for c in self.unreachable]
 
-    def render(self) -> str:
+    def summary(self) -> str:
         counts = {
             status: sum(c.status == status for c in self.checks)
             for status in ("unchanged", "changed", "new", "removed", "unreachable")
@@ -435,7 +435,7 @@ class LockReport:
             if self.has_changes
             else "no changes"
         )
-        lines = [c.render() for c in self.checks]
+        lines = [c.summary() for c in self.checks]
         lines.append(f"{len(self.checks)} tool(s): {tally or 'none'}; {verdict}")
         return "\n".join(lines) + "\n"
 

@@ -1,4 +1,5 @@
-"""The registry against seed 002: background connection, connect/disconnect/servers(),
+"""The registry against language-operator's MCP client: background connection,
+connect/disconnect/servers(),
 servers.json verbatim, ``${VAR}`` in args, outputSchema checks, LLM tool names."""
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.anyio
 
 FAST = ClientOptions(timeout=5, deadline=10, connect_retries=0)
 
-# Seed 002's servers.json, verbatim.
+# language-operator's servers.json, verbatim.
 SEED_SERVERS_JSON = """
 {
   "servers": [

@@ -14,7 +14,7 @@ from langop_infra.config.fields import overlay
 from langop_infra.config.pod import Resources, Security, WorkloadSpec
 from langop_infra.config.tool import ToolSpec
 from langop_infra.config.volumes import PodExtensionsSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 
 def parse_quantity(text: str) -> float:

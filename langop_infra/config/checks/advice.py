@@ -15,7 +15,7 @@ from langop_infra.config.checks.world_open import world_open_warnings
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.fields import HeaderSpec
 from langop_infra.config.names import RESERVED_AGENT_ENV
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 # What the agent runtime expands (langop_infra.agent.runtime.expand_env); a default
 # (${VAR:-x}) makes an unset variable harmless.

@@ -18,7 +18,7 @@ from langop_infra.config.fields import SecretSource
 from langop_infra.config.http_tool import with_http_tools
 from langop_infra.config.pod import WorkloadSpec
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 Generated = tuple[str, str, str, str]  # kind, namespace, name, source path
 

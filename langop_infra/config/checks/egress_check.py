@@ -18,7 +18,8 @@ from langop_infra.config.cluster import ClusterSpec, gateway_defaults
 from langop_infra.config.http_tool import resolved_webhook_tools
 from langop_infra.config.model import via_gateway
 from langop_infra.config.network import EgressRule
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
+from langop_infra.mcp.ports import effective_port
 
 
 def _admits_port(rule: EgressRule, port: int) -> bool:
@@ -39,7 +40,7 @@ def url_verdict(url: str, rules: list[EgressRule]) -> str | None:
     """None when ``rules`` admit ``url``; otherwise why not, with the fix."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    port = effective_port(parts.scheme, parts.port, 80)
     try:
         address = ipaddress.ip_address(host)
     except ValueError:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 _CREDENTIAL_PARAM = re.compile(
     r"(?i)^(api[_-]?key|apikey|key|token|access[_-]?token|auth|authorization|secret|"

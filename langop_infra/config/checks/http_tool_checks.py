@@ -1,4 +1,4 @@
-"""Seed 004's validation rules for HttpTools across a document: unique per namespace, every
+"""STOA's validation rules for HttpTools across a document: unique per namespace, every
 agent reference resolves to a callable tool, the Secret a tool names exists."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.checks.secret_refs import did_you_mean
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.http_tool import HttpToolSpec, http_tool_secret_refs
 from langop_infra.config.names import webhook_auth_env_name
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
+from langop_infra.core.text import did_you_mean
 
 
 def declared_http_tools(raw: Any, namespace: str) -> set[tuple[str, str]]:
@@ -29,7 +29,7 @@ def declared_http_tools(raw: Any, namespace: str) -> set[tuple[str, str]]:
 
 
 def http_secret_problems(cluster: ClusterSpec, path: str, index: list[int]) -> list[Problem]:
-    """Seed 004: the Secret an HttpTool names must exist (under secrets or externalSecrets),
+    """STOA's Tool: the Secret an HttpTool names must exist (under secrets or externalSecrets),
     with the key."""
     known = {*cluster.secrets, *cluster.external_secrets}
     problems: list[Problem] = []
@@ -65,7 +65,7 @@ def http_tool_problems(
     agent_index: Sequence[int] | None = None,
     declared: set[tuple[str, str]] | None = None,
 ) -> list[Problem]:
-    """Seed 004's rules across the document: unique per namespace; every agent reference
+    """STOA's rules across the document: unique per namespace; every agent reference
     resolves to a callable tool, without clashing with the agent's inline tools."""
     http_index = list(http_index if http_index is not None else range(len(http_tools)))
     agent_index = list(agent_index if agent_index is not None else range(len(agents)))

@@ -13,7 +13,7 @@ from typing import Any
 
 from langop_infra.config.cluster import ClusterSpec, gateway_defaults
 from langop_infra.config.model import via_gateway
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 # A digest as the OCI image spec writes it: algorithm, then its hex.
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$|@sha512:[0-9a-f]{128}$")

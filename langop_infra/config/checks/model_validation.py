@@ -18,7 +18,8 @@ from langop_infra.config.model import (
     PersonaSpec,
     via_gateway,
 )
-from langop_infra.core.errors import Problem, did_you_mean, join_path
+from langop_infra.core.problems import Problem, join_path
+from langop_infra.core.text import did_you_mean
 
 
 def _known(names: Iterable[str]) -> str:

@@ -11,7 +11,7 @@ from langop_infra.config import names
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.tool import ToolSpec
 from langop_infra.config.volumes import PodExtensionsSpec, VolumeMountSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 # Volumes and init containers every pod of the package may already have (manifests/pods.py,
 # manifests/workspace.py): a user's of the same name would replace or clash with them.

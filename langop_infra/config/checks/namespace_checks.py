@@ -13,16 +13,13 @@ from langop_infra.config.checks.admission import (
 from langop_infra.config.checks.collisions import name_clashes
 from langop_infra.config.checks.egress_check import egress_findings
 from langop_infra.config.checks.image_pins import unpinned_images
-from langop_infra.config.checks.secret_refs import (
-    did_you_mean,
-    secret_refs,
-    sync_secret_refs,
-)
+from langop_infra.config.checks.secret_refs import secret_refs, sync_secret_refs
 from langop_infra.config.checks.sync_path_check import sync_auth_problem, sync_path_findings
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.fields import SecretKeyRef
 from langop_infra.config.pod import Resources, WorkloadSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
+from langop_infra.core.text import did_you_mean
 
 
 def egress_to_problems(workload: WorkloadSpec, defaults: Defaults, path: str) -> list[Problem]:
@@ -106,6 +103,6 @@ def sync_ref_problem(ref: SecretKeyRef, cluster: ClusterSpec) -> str:
         )
     return (
         f"secret {ref.name!r} key {ref.key!r} is not declared under secrets; "
-        f"{did_you_mean(ref.name, cluster.secrets)}schema sync can only send "
+        f"{did_you_mean(ref.name, cluster.secrets, then='')}schema sync can only send "
         "values this program holds"
     )

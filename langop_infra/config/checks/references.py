@@ -10,7 +10,8 @@ from langop_infra.config.agent import AgentSpec, ToolRef
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.fields import SecretSource
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import Problem, did_you_mean, join_path
+from langop_infra.core.problems import Problem, join_path
+from langop_infra.core.text import did_you_mean
 
 
 def reference_problems(

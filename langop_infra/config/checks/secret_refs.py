@@ -4,7 +4,6 @@ schema sync sends must be a value this program holds."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, cast
 
@@ -12,7 +11,8 @@ from langop_infra.config.agent import agent_headers
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.fields import SecretKeyRef, SecretSource
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
+from langop_infra.core.text import did_you_mean
 
 
 def secret_names(head: Mapping[str, Any]) -> set[str] | None:
@@ -61,11 +61,6 @@ def _strings(value: object) -> Iterator[str]:
             stack.extend(cast("Mapping[object, object]", item).values())
         elif isinstance(item, (list, tuple, set)):
             stack.extend(cast("Iterable[object]", item))
-
-
-def did_you_mean(name: str, known: Iterable[str], then: str = "") -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
-    return f"did you mean {close[0]!r}? {then}" if close else ""
 
 
 def undeclared_secret_problems(

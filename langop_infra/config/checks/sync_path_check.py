@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 
 def sync_path_verdict(tool: ToolSpec, defaults: Defaults) -> str | None:

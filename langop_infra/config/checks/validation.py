@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from langop_infra.config.agent import AgentSpec, ToolRef, agent_headers
+from langop_infra.config.checks.checked import VALIDATED
 from langop_infra.config.checks.http_tool_checks import (
     declared_http_tools,
     http_secret_problems,
@@ -43,8 +44,9 @@ from langop_infra.config.names import (
     webhook_auth_env_name,
 )
 from langop_infra.config.pod import WorkloadSpec
+from langop_infra.config.pydantic_errors import problems_from
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.errors import Problem, SpecError, join_path, problems_from
+from langop_infra.core.problems import Problem, SpecError, join_path
 
 
 def _all_models(root: type[BaseModel]) -> list[type[BaseModel]]:
@@ -265,12 +267,12 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     as declared, and an agent with a bad field still has its references checked.
     """
     if isinstance(data, ClusterSpec):
-        if data._validated:
+        if data in VALIDATED:
             return data
         problems = cluster_problems(data, path) + cluster_model_problems(data, path)
         if problems:
             raise SpecError(problems)
-        data._validated = True
+        VALIDATED.add(data)
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
@@ -336,7 +338,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     )
     if problems:
         raise SpecError(problems)
-    full._validated = True
+    VALIDATED.add(full)
     return full
 
 

@@ -8,7 +8,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.core.errors import Problem, join_path
+from langop_infra.core.problems import Problem, join_path
 
 KIND = "langop_world_open"
 

@@ -18,6 +18,7 @@ import httpx
 import langop_infra._json as _json
 from langop_infra.mcp.http import display_url
 from langop_infra.mcp.oauth.errors import OAuthError
+from langop_infra.mcp.ports import effective_port
 
 log = logging.getLogger("langop_infra.mcp.oauth")
 
@@ -91,11 +92,10 @@ def resource_allowed(server_url: str, resource: str) -> bool:
 def same_origin(one: str, other: str) -> bool:
     """Whether two URLs share scheme, host and port."""
     a, b = urlsplit(one), urlsplit(other)
-    ports = {"http": 80, "https": 443}
-    return (a.scheme.lower(), a.hostname, a.port or ports.get(a.scheme.lower())) == (
+    return (a.scheme.lower(), a.hostname, effective_port(a.scheme, a.port)) == (
         b.scheme.lower(),
         b.hostname,
-        b.port or ports.get(b.scheme.lower()),
+        effective_port(b.scheme, b.port),
     )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from langop_infra.mcp.errors import REDACTED, MCPClientError
+from langop_infra._errors import REDACTED
+from langop_infra.mcp.errors import MCPClientError
 
 
 class OAuthError(MCPClientError):

@@ -1,6 +1,6 @@
 """STOA (``gostoa.dev/v1alpha1``) Tool: an HTTP tool, which is an entry of ``httpTools``.
 
-Two shapes are read: seed 004's documented one (``authentication: {type, secretRef,
+Two shapes are read: STOA's documented one (``authentication: {type, secretRef,
 headerName}``, ``rateLimit: {requestsPerMinute, burst}``) and the chart's CRD
 (``charts/stoa-platform/crds/tools.gostoa.dev.yaml``: ``auth`` a string, ``rateLimit`` an
 expression such as ``100/min``)."""

@@ -1,141 +1,20 @@
-"""The package's validation error: every problem at once, each with its path and fix; and
-the translation of pydantic's errors into such problems."""
+"""pydantic's validation errors, rephrased as problems with a path and a fix: read against
+the config models (their fields, aliases and types), so it lives beside them."""
 
 from __future__ import annotations
 
 import contextlib
-import difflib
-import inspect
-import json
-import os
 import re
-import sysconfig
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
-from langop_infra._errors import LangopError
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One invalid value: where it is (``agents[1].tools[0].name``) and what to do."""
-
-    path: str
-    message: str
-    # What kind of problem, for machines: pydantic's type or ours (``langop_dns_label``).
-    kind: str = field(default="", compare=False)
-    # Where the offending key is in a stack file (1-based), when the problem came from one.
-    file: str = field(default="", compare=False)
-    line: int = field(default=0, compare=False)
-    column: int = field(default=0, compare=False)
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}:{self.column}: " if self.file and self.line else ""
-        return where + (f"{self.path}: {self.message}" if self.path else self.message)
-
-    def as_dict(self) -> dict[str, Any]:
-        """For ``-o json``: path, message, kind, and file/line/column when known."""
-        found: dict[str, Any] = {"path": self.path, "message": self.message, "kind": self.kind}
-        if self.file and self.line:
-            found.update(file=self.file, line=self.line, column=self.column)
-        return found
-
-
-class SpecError(LangopError, ValueError):
-    """Invalid configuration. Raised before any resource is registered.
-
-    ``problems`` lists every problem found, not only the first. A component's error
-    (``subject`` such as ``LanguageTool 'memory'``) also names ``where``: the file and line
-    of the user's code that built it (the first frame outside this package).
-    """
-
-    def __init__(
-        self,
-        problems: Iterable[Problem],
-        *,
-        subject: str = "configuration",
-        where: str | None = None,
-    ) -> None:
-        # Several checks may find one fault; the same path and message is reported once.
-        self.problems: tuple[Problem, ...] = tuple(dict.fromkeys(problems))
-        self.subject = subject
-        if where is None:
-            # A component's error (`LanguageTool 'memory'`): where the user's code built it.
-            where = construction_site() if _COMPONENT.match(subject) else ""
-        self.where = where
-        count = len(self.problems)
-        header = f"invalid {subject}: {count} problem{'s' if count != 1 else ''}"
-        header += f" (built at {where})" if where else ""
-        super().__init__("\n".join([header, *(f"  - {p}" for p in self.problems)]))
-
-
-_COMPONENT = re.compile(r"^[A-Z][A-Za-z]+ '")
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_LIBRARIES = tuple(
-    {os.path.abspath(sysconfig.get_paths()[k]) for k in ("stdlib", "purelib", "platlib")}
-)
-
-
-_CONTEXTLIB = os.path.abspath(contextlib.__file__)
-
-
-def construction_site() -> str:
-    """``file:line`` of the innermost caller outside this package, when that is the user's
-    code (not the standard library, an installed package, or the event loop)."""
-    here = inspect.currentframe()
-    frame = here.f_back if here is not None else None
-    while frame is not None:
-        file = os.path.abspath(frame.f_code.co_filename)
-        # contextlib runs our `with component_error(...)` blocks: part of our frames.
-        if not file.startswith(_PACKAGE + os.sep) and file != _CONTEXTLIB:
-            if frame.f_code.co_filename.startswith("<") or file.startswith(_LIBRARIES):
-                return ""
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-        frame = frame.f_back  # type: ignore[assignment]
-    return ""
-
-
-def did_you_mean(name: Any, known: Iterable[Any]) -> str:
-    """``did you mean 'memory'? Otherwise: `` for a near miss among ``known``, else ``""``."""
-    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
-    return f"did you mean {close[0]!r}? Otherwise: " if close else ""
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """``text`` folded onto one line of at most ``limit`` characters (for phases, CLI output)."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-def join_path(prefix: str, path: str) -> str:
-    """``join_path("tools[0]", "port") == "tools[0].port"``; indexes attach without a dot."""
-    if not prefix:
-        return path
-    if not path:
-        return prefix
-    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
-
-
-PLAIN_KEY = re.compile(r"[A-Za-z0-9_/:-]+(\.[A-Za-z0-9_/:-]+)*")
-
-
-def loc_path(loc: Iterable[int | str]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path = join_path(path, f"[{part}]")
-        elif PLAIN_KEY.fullmatch(part):
-            path = join_path(path, part)
-        else:
-            # Keys with spaces, brackets or line breaks are quoted, so a path stays one line.
-            path = join_path(path, f"[{json.dumps(part)}]")
-    return path
+from langop_infra.core.problems import Problem, join_path, loc_path
+from langop_infra.core.text import closest
 
 
 def _child(node: object, part: int | str) -> tuple[bool, object]:
@@ -295,8 +174,8 @@ def _rephrased(
     if kind in ("literal_error", "enum"):
         choices = [c.strip().strip("'") for c in re.split(r",| or ", str(ctx.get("expected", "")))]
         choices = [c for c in choices if c]
-        close = difflib.get_close_matches(str(given), choices, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else "; use one of them"
+        close = closest(given, choices)
+        hint = f"; did you mean {close!r}?" if close else "; use one of them"
         listed = ", ".join(repr(c) for c in choices)
         return f"{given!r} is not one of {listed}{hint}"
     if kind in ("string_too_short", "string_too_long"):
@@ -374,8 +253,7 @@ def _suggestion(
 ) -> str | None:
     """The field ``key`` was probably meant to be, spelt as the keys around it are."""
     if here is None:
-        close = difflib.get_close_matches(key, known_fields, n=1, cutoff=0.75)
-        return close[0] if close else None
+        return closest(key, known_fields)
     keys: Mapping[object, object] = (
         cast("Mapping[object, object]", siblings) if isinstance(siblings, Mapping) else {}
     )
@@ -385,8 +263,7 @@ def _suggestion(
     )
     names = [s if snake else c for s, c in here]
     same = [n for n in names if _squash(n) == _squash(key)]
-    close = same or difflib.get_close_matches(key, names, n=1, cutoff=0.75)
-    return close[0] if close else None
+    return same[0] if same else closest(key, names)
 
 
 def _kind_of(value: Any) -> str:

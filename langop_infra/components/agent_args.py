@@ -1,0 +1,147 @@
+"""LanguageAgentArgs: GENERATED from the specs by ``python
+tools/generate_args.py``; do not edit (tests/test_typed_contract.py checks it is current).
+
+It lives apart from ``args.py`` because its tools and models may be components: the
+component-typed aliases live with their components, and ``args.py`` imports nothing of them.
+"""
+
+import pulumi
+from typing_extensions import NotRequired, TypedDict
+
+from langop_infra.components.args import (
+    AffinityArgs,
+    AgentPortArgs,
+    AutoscalingArgs,
+    DefaultsArgs,
+    DisruptionBudgetArgs,
+    Egress,
+    EgressRuleArgs,
+    EnvFromSourceArgs,
+    HttpToolRefArgs,
+    ImagePullPolicy,
+    InitContainerArgs,
+    LocalObjectRefArgs,
+    McpServerArgs,
+    PeerArgs,
+    PersonaEntry,
+    ProbesArgs,
+    ResourcesArgs,
+    SecretValue,
+    SecurityArgs,
+    ServiceAccountArgs,
+    TolerationArgs,
+    TopologySpreadArgs,
+    VolumeArgs,
+    VolumeMountArgs,
+    WebhookToolArgs,
+    WorkspaceArgs,
+)
+from langop_infra.components.model import (
+    ModelEntry,
+    ModelName,
+)
+from langop_infra.components.tool import (
+    ToolEntry,
+)
+
+
+class LanguageAgentArgs(TypedDict):
+    """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
+
+    image_pull_secrets: NotRequired[pulumi.Input[list[LocalObjectRefArgs]]]
+    """Secrets to pull the image with: names or {name}."""
+    env_from: NotRequired[pulumi.Input[list[EnvFromSourceArgs]]]
+    """Every key of Secrets or ConfigMaps as env vars."""
+    probes: NotRequired[ProbesArgs]
+    """Liveness, readiness and startup probes."""
+    node_selector: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Node labels the pods must run on."""
+    tolerations: NotRequired[pulumi.Input[list[TolerationArgs]]]
+    """Taints the pods tolerate."""
+    affinity: NotRequired[AffinityArgs]
+    """Node and pod (anti-)affinity."""
+    topology_spread_constraints: NotRequired[pulumi.Input[list[TopologySpreadArgs]]]
+    """How the pods spread (unset selector: the workload's own pods)."""
+    priority_class_name: NotRequired[pulumi.Input[str]]
+    """PriorityClass of the pods."""
+    pod_labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra labels on the pods only."""
+    pod_annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra annotations on the pods."""
+    termination_grace_period_seconds: NotRequired[pulumi.Input[int]]
+    """Seconds a pod gets to stop."""
+    namespace: NotRequired[str]
+    """Unset: the cluster's namespace."""
+    image: pulumi.Input[str]
+    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    replicas: NotRequired[pulumi.Input[int]]
+    """Number of pods. Default: 1."""
+    command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
+    """Container command, replacing the image's entrypoint (a string: the executable alone)."""
+    container_args: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
+    """Container arguments."""
+    env: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Plain environment variables."""
+    secret_env: NotRequired[pulumi.Input[dict[str, SecretValue]]]
+    """Secret environment variables: a value (kept in Secret <name>-env) or {secretKeyRef: {name, key}}."""
+    resources: NotRequired[ResourcesArgs]
+    """Unset: the cluster default."""
+    labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra labels on every object."""
+    annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
+    """Extra annotations on the workload and its pods."""
+    image_pull_policy: NotRequired[pulumi.Input[ImagePullPolicy]]
+    """When the kubelet pulls the image (unset: the cluster default). One of: Always, IfNotPresent, Never."""
+    service_account_name: NotRequired[pulumi.Input[str]]
+    """ServiceAccount of the pods."""
+    automount_service_account_token: NotRequired[pulumi.Input[bool]]
+    """Mount the ServiceAccount token into the pods. Default: false."""
+    security: NotRequired[SecurityArgs]
+    """Unset: the cluster default."""
+    egress: NotRequired[pulumi.Input[Egress]]
+    """Unset: the cluster default (open). One of: open, restricted."""
+    egress_to: NotRequired[pulumi.Input[list[EgressRuleArgs]]]
+    """Where the pods may connect under egress restricted."""
+    disruption_budget: NotRequired[DisruptionBudgetArgs]
+    """Unset: maxUnavailable 1 when more than one pod runs."""
+    autoscaling: NotRequired[AutoscalingArgs]
+    """A HorizontalPodAutoscaler on CPU; the Deployment then sets no replicas."""
+    volumes: NotRequired[pulumi.Input[list[VolumeArgs]]]
+    """Extra pod volumes: configMap, secret, persistentVolumeClaim, emptyDir, projected (hostPath is refused)."""
+    volume_mounts: NotRequired[pulumi.Input[list[VolumeMountArgs]]]
+    """Mounts of those volumes into the main container."""
+    init_containers: NotRequired[pulumi.Input[list[InitContainerArgs]]]
+    """Run before the workload's containers, with its security context."""
+    service_account: NotRequired[ServiceAccountArgs]
+    """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    tools: NotRequired[list[ToolEntry]]
+    """LanguageTool references; ark's inline webhook tools may sit here too."""
+    mcp_servers: NotRequired[pulumi.Input[list[McpServerArgs]]]
+    """External MCP servers (ark style)."""
+    webhook_tools: NotRequired[pulumi.Input[list[WebhookToolArgs]]]
+    """Inline HTTP tools the agent calls directly."""
+    http_tools: NotRequired[pulumi.Input[list[HttpToolRefArgs]]]
+    """HttpTools of the stack the agent may call: {name, namespace}."""
+    workspace_path: NotRequired[pulumi.Input[str]]
+    """Where the workspace shared with sidecar tools is mounted. Default: "/workspace"."""
+    workspace: NotRequired[WorkspaceArgs]
+    """Unset: an emptyDir workspace."""
+    ports: NotRequired[pulumi.Input[list[AgentPortArgs]]]
+    """Ports the agent listens on, published by Service <agent>."""
+    allow_from: NotRequired[pulumi.Input[list[PeerArgs]]]
+    """Who may reach the agent's ports (nobody when empty)."""
+    model: NotRequired[ModelName]
+    """ark's shorthand, one model (role primary): a declared model's name or modelName, or any model id, passed on as AGENT_MODEL with a warning."""
+    models: NotRequired[list[ModelEntry]]
+    """LanguageModels of the namespace, in order."""
+    instructions: NotRequired[pulumi.Input[str]]
+    """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
+    persona: NotRequired[PersonaEntry]
+    """A persona's name under personas, or the persona itself."""
+    part_of: NotRequired[str]
+    """app.kubernetes.io/part-of (default: the namespace)."""
+    defaults: NotRequired[DefaultsArgs]
+    """Cluster-wide defaults (resources, security, egress...)."""
+
+
+__all__ = ["LanguageAgentArgs"]

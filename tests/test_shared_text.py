@@ -1,0 +1,110 @@
+"""One home for shared text and shapes (issue 37 §3): one "did you mean" with one cutoff,
+one map of default ports, every public exception under LangopError."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import langop_infra
+from langop_infra._errors import LangopError
+from langop_infra.core.text import CUTOFF, closest, did_you_mean, one_line
+from langop_infra.mcp.ports import DEFAULT_PORTS, effective_port
+
+PACKAGE = Path(langop_infra.__file__).parent
+
+
+@pytest.mark.parametrize(
+    ("name", "known", "expected"),
+    [
+        ("memry", ["memory", "model"], "memory"),
+        ("prdo", ["dev", "prod", "staging"], "prod"),  # two letters swapped
+        ("db-credentials", ["search-credentials"], None),  # ratio 0.75: not a typo
+        ("ticketin", {"ticketing", "search"}, "ticketing"),
+        ("x", [], None),
+        ("abc", ["acb", "bac"], "acb"),  # ties: the first in sorted order
+    ],
+)
+def test_closest_suggests_typos_only(name: str, known: list[str], expected: str | None) -> None:
+    assert closest(name, known) == expected
+
+
+def test_did_you_mean_words_the_suggestion() -> None:
+    assert CUTOFF == 0.8
+    assert did_you_mean("memry", ["memory"]) == "did you mean 'memory'? Otherwise: "
+    assert did_you_mean("memry", ["memory"], then="") == "did you mean 'memory'? "
+    assert did_you_mean("zzz", ["memory"]) == ""
+    assert one_line("a\n  b\tc") == "a b c"
+    assert one_line("x" * 20, limit=10) == "xxxxxxx..."
+
+
+def test_one_did_you_mean_and_one_port_map_in_the_package() -> None:
+    copies = {
+        str(p.relative_to(PACKAGE)): p.read_text()
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p.name != "args.py"
+    }
+    matchers = [f for f, text in copies.items() if "get_close_matches" in text]
+    assert matchers == ["core/text.py"]
+    port_maps = [f for f, text in copies.items() if re.search(r"\b443\b", text)]
+    assert port_maps == ["mcp/ports.py"]
+
+
+@pytest.mark.parametrize(
+    ("scheme", "port", "expected"),
+    [("https", None, 443), ("HTTP", None, 80), ("https", 8443, 8443), ("ftp", None, None)],
+)
+def test_effective_port(scheme: str, port: int | None, expected: int | None) -> None:
+    assert effective_port(scheme, port) == expected
+    assert effective_port("ftp", None, 80) == 80
+    assert DEFAULT_PORTS == {"http": 80, "https": 443}
+
+
+def _public_exceptions() -> list[type[BaseException]]:
+    found: list[type[BaseException]] = []
+    for info in pkgutil.walk_packages(langop_infra.__path__, "langop_infra."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, BaseException)
+                and value.__module__ == module.__name__
+                and not name.startswith("_")
+            ):
+                found.append(value)
+    return found
+
+
+def test_every_public_exception_is_under_the_root() -> None:
+    exceptions = _public_exceptions()
+    names = {e.__name__ for e in exceptions}
+    assert {"SchemaTooDeep", "SelectionError", "EventTooLarge", "SpecError"} <= names
+    outside = [f"{e.__module__}.{e.__name__}" for e in exceptions if not issubclass(e, LangopError)]
+    assert outside == []
+
+
+def test_user_facing_text_names_the_real_systems() -> None:
+    """No "seed 004" or "the seed's": users cannot know our source documents; the text names
+    language-operator, ark, STOA's Tool and AgentLab. (A workspace's seed files are another
+    word: seeding a volume with files.)"""
+    root = PACKAGE.parent
+    texts = [
+        *PACKAGE.rglob("*.py"),
+        *(root / "docs").rglob("*.md"),
+        root / "README.md",
+        root / "schemas" / "stack-config.schema.json",
+    ]
+    pattern = re.compile(r"\bseeds? ?\d{3}\b|\bthe seeds?'|\bseed (client|discovery)\b", re.I)
+    found = [
+        f"{p.relative_to(root)}: {m.group(0)}"
+        for p in texts
+        for m in pattern.finditer(p.read_text())
+    ]
+    assert found == []
