@@ -347,13 +347,9 @@ class LanguageTool(PlannedComponent):
             lambda t: contract.tool_labels(t, plan.part_of, image_known=plan.image_known)
         )
         owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
-        deployment, routed = (
-            secret_routing.route_env(
-                inputs.part(objects, lambda o: o.deployment), workload_secret_name(tool.name)
-            )
-            if tool.deployment_mode == "service"
-            else (None, [])
-        )
+        service = tool.deployment_mode == "service"
+        spec = inputs.part(objects, lambda o: o.deployment) if service else None
+        deployment, routed = secret_routing.route_env(spec, workload_secret_name(tool.name))
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child, routed)
         self.persistent_volume_claim = None
         if tool.persistence is not None and tool.deployment_mode == "service":
