@@ -9,6 +9,7 @@ for the models in ``failing`` so that LiteLLM's retries and fallbacks can be obs
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from starlette.routing import Route
 class FakeOpenAI:
     failing: set[str] = field(default_factory=set)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    script: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
 
     def app(self) -> Starlette:
         routes = [
@@ -43,7 +45,10 @@ class FakeOpenAI:
                 "body": body,
             }
         )
-        if model in self.failing:
+        message: dict[str, Any] | None = {"role": "assistant", "content": f"hello from {model}"}
+        if self.script is not None:
+            message = self.script(body)
+        if model in self.failing or message is None:
             return JSONResponse(
                 {"error": {"message": "upstream down", "type": "server_error"}}, status_code=500
             )
@@ -56,8 +61,8 @@ class FakeOpenAI:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": f"hello from {model}"},
-                        "finish_reason": "stop",
+                        "message": message,
+                        "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
                     }
                 ],
                 "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6},

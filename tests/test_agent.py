@@ -29,7 +29,12 @@ EXPECTED_MCP_SERVERS = (
 )
 EXPECTED_CONFIG = {
     "tools": {
-        "search": {"endpoint": "http://search.ai.svc.cluster.local:8080", "protocol": "mcp"},
+        # required: the built-in runtime's /readyz waits for it
+        "search": {
+            "endpoint": "http://search.ai.svc.cluster.local:8080",
+            "protocol": "mcp",
+            "required": True,
+        },
         "fetch": {"endpoint": "http://fetch.ai.svc.cluster.local:9000", "protocol": "mcp"},
         "files": {"endpoint": "http://localhost:8090", "protocol": "mcp"},
     },

@@ -175,7 +175,10 @@ def pod_env(rendered: Any, agent: str) -> dict[str, str]:
                    if c["name"] == agent]
     env = {}
     for item in container["env"]:
-        if "valueFrom" in item:
+        if "fieldRef" in item.get("valueFrom", {}):  # POD_NAME: the pod's name
+            assert item["valueFrom"]["fieldRef"] == {"fieldPath": "metadata.name"}
+            env[item["name"]] = f"{agent}-7d4b9c-x2k8p"
+        elif "valueFrom" in item:
             ref = item["valueFrom"]["secretKeyRef"]
             env[item["name"]] = SECRETS[(ref["name"], ref["key"])]
         else:

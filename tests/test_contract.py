@@ -69,7 +69,12 @@ TARGETS = [
 ]
 EXPECTED_CONFIG = {
     "tools": {
-        "search": {"endpoint": "http://search.ai.svc.cluster.local:8080", "protocol": "mcp"},
+        # required: the built-in runtime's /readyz waits for it
+        "search": {
+            "endpoint": "http://search.ai.svc.cluster.local:8080",
+            "protocol": "mcp",
+            "required": True,
+        },
         "fetch": {"endpoint": "http://fetch.ai.svc.cluster.local:9000", "protocol": "mcp"},
         "files": {"endpoint": "http://localhost:8090", "protocol": "mcp"},
     },
@@ -321,6 +326,7 @@ def test_config_yaml_is_stable_and_ordered() -> None:
         "  search:\n"
         "    endpoint: http://search.ai.svc.cluster.local:8080\n"
         "    protocol: mcp\n"
+        "    required: true\n"
         "  fetch:\n"
     )
     assert first.index("mcpServers:") < first.index("webhookTools:")

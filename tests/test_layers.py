@@ -24,6 +24,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("stack config and document checks", {"config"}),
     ("pure manifest builders", {"manifests"}),
     ("schema sync", {"sync"}),
+    # seed 003's tool kit for tool authors; the agent runtime yields its records
+    ("tool kit", {"toolkit"}),
     ("agent-side library", {"agent"}),
     ("components", {"components"}),
     ("programs", {"program"}),

@@ -70,7 +70,8 @@ def test_the_analyzer_sees_the_real_required_inputs(analyzed: Any) -> None:
     }
     assert required == {
         "LanguageTool": ["image"],
-        "LanguageAgent": ["image"],
+        # runtime: builtin needs no image; an agent with neither is refused at validation
+        "LanguageAgent": [],
         "LanguageModel": ["modelName", "provider"],
         "LanguageCluster": ["namespace"],
         "HttpTool": ["description", "displayName"],

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from pydantic.alias_generators import to_camel, to_snake
 from pydantic.fields import FieldInfo
 
 from langop_infra.config.agent import AgentSpec
@@ -177,8 +178,13 @@ class Writer:
         description = info.description
         if not description:
             raise ValueError(f"{model.__name__}.{key} has no description")
-        text = text if info.is_required() else f"NotRequired[{text}]"
-        return [f"    {key}: {text}", *_docstring(_describe(description, info))]
+        lines = [
+            f"    {key}: {text if info.is_required() else f'NotRequired[{text}]'}",
+            *_docstring(_describe(description, info)),
+        ]
+        for alias in snake_aliases(key, info):  # a stack key's alias has its keyword too
+            lines += [f"    {alias}: NotRequired[{text}]", *_docstring(f"Alias of {key}.")]
+        return lines
 
     def annotation(self, info: FieldInfo, model: type, key: str, inputs: bool = False) -> str:
         if (model.__name__, key) in FIELD_TYPES:
@@ -239,6 +245,19 @@ class Writer:
         for key, (text, doc) in c.extra.items():
             lines += [f"    {key}: NotRequired[{text}]", *_docstring(doc)]
         return "\n".join(lines)
+
+
+def snake_aliases(key: str, info: FieldInfo) -> list[str]:
+    """The snake_case keywords of a field's other stack keys (``systemPrompt`` ->
+    ``system_prompt``); each must be among the keys the spec accepts."""
+    choices = info.validation_alias
+    names = [c for c in choices.choices if isinstance(c, str)] if choices is not None and (
+        hasattr(choices, "choices")) else []
+    snakes = [to_snake(name) for name in names if to_snake(name) != key]
+    missing = [snake for snake in snakes if snake not in names]
+    if missing:
+        raise ValueError(f"{key}: add {missing} to its AliasChoices (every key has a keyword)")
+    return list(dict.fromkeys(snake for snake in snakes if snake not in (key, to_camel(key))))
 
 
 def _pascal(snake: str) -> str:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 
 import langop_infra._json as _json
+from langop_infra._errors import LangopError
 from langop_infra.mcp.oauth.discovery import is_loopback
 
 # A cached OAuth token is renewed this long before it expires (clock skew, request time).
@@ -35,7 +36,7 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _INVALID_TOKEN = re.compile(r'(?i)\berror\s*=\s*"?invalid_token"?')
 
 
-class CredentialProblem(Exception):
+class CredentialProblem(LangopError):
     """A credential that cannot be used; the message never holds the value."""
 
 

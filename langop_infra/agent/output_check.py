@@ -44,3 +44,11 @@ def checked_output(
         f"tool {name} returned structuredContent that violates its outputSchema at "
         f"{where}: {first.message}"
     )
+
+
+def failed(result: ToolCallResult) -> bool:
+    """Whether a result reports failure: ``isError``, or seed 003's ``success: false``."""
+    structured: Any = result.structured_content
+    if result.is_error or not isinstance(structured, dict):
+        return result.is_error
+    return cast("dict[str, Any]", structured).get("success") is False

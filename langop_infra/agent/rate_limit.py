@@ -10,8 +10,10 @@ from __future__ import annotations
 import time
 from typing import Any, cast
 
+from langop_infra._errors import LangopError
 
-class RateLimitProblem(Exception):
+
+class RateLimitProblem(LangopError):
     """A ``rateLimit`` the agent cannot keep; the message names the field."""
 
 

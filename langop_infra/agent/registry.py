@@ -34,7 +34,7 @@ from langop_infra.agent.lifecycle import (
     restart_delay,
 )
 from langop_infra.agent.naming import LlmFormat, Naming, RegisteredTool
-from langop_infra.agent.output_check import checked_output
+from langop_infra.agent.output_check import checked_output, failed
 from langop_infra.agent.result_scrub import registry_scrubber, scrubbed_result
 from langop_infra.agent.servers import (
     AgentServers,
@@ -42,6 +42,7 @@ from langop_infra.agent.servers import (
     ServerFailure,
     ToolCounts,
     offered,
+    refuse_other_settings,
     unique_server,
 )
 from langop_infra.mcp.discovery import discover_endpoint
@@ -172,7 +173,8 @@ class ToolRegistry:
             else:
                 result = checked_output(tool.name, tool.definition, result)
             result = self._scrubbed(result)
-        counts.errors += result.is_error
+        # seed 003's tools answer {"success": false, ...}: an error, even without isError
+        counts.errors += result.is_error or failed(result)
         return result
 
     def _scrubbed(self, result: ToolCallResult) -> ToolCallResult:
@@ -232,8 +234,15 @@ class ToolRegistry:
             self._warnings.append(f"{server}: the stdio server exited; restarted it ({done + 1})")
             return fresh
 
-    async def connect(self, server: str) -> ServerStatus:
-        """Connect ``server`` (a configured name) now and register its tools."""
+    async def connect(self, server: str | ServerEntry) -> ServerStatus:
+        """Connect ``server`` now and register its tools: a configured name, or a new
+        server's settings (seed 002's ``Connect(config)``), which join the configuration."""
+        if isinstance(server, ServerEntry):
+            refuse_other_settings(server, self._entries, self.sessions)
+            self._entries[server.name] = server
+            if server.name not in self.sessions:
+                self._status[server.name] = ServerStatus(server.name, "disconnected")
+            server = server.name
         if server not in self._entries:
             known = ", ".join(self._entries) or "none"
             raise KeyError(f"no server named {server!r}; the servers are: {known}")
@@ -315,12 +324,14 @@ class ToolRegistry:
         self.tools = naming_rules.with_http(tools, self.http, self._naming, found)
         self._naming_warnings = found
 
-    async def refresh(self, server: str) -> None:
-        """List ``server``'s tools again and rename the registry's tools to match."""
+    async def refresh(self, server: str) -> list[dict[str, Any]]:
+        """List ``server``'s tools again, rename the registry's tools to match, and return
+        that server's tools as :meth:`definitions` gives them (under registry names)."""
         listed = offered(self._entries.get(server), await self.sessions[server].list_tools())
         self._listed[server] = listed
         self._reregister()
         self._status[server] = self._connected_status(server)
+        return [{**t.definition, "name": t.name} for t in self.tools.values() if t.server == server]
 
     def _watch(self, server: str, session: Session) -> None:
         def notified(message: Mapping[str, Any]) -> None:

@@ -26,6 +26,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from langop_infra._errors import LangopError
+from langop_infra.agent.ark_env import ARK_SERVERS_ENV, ark_sections
 from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
 from langop_infra.agent.naming import tool_overrides
 from langop_infra.agent.registry import (
@@ -56,6 +57,9 @@ __all__ = [
 ]
 
 AGENT_CONFIG_PATH = "/etc/agent/config.yaml"
+# Seed 002 keeps servers.json at {dataDir}/mcp/servers.json; the data dir comes from the
+# ``data_dir`` argument or this env var.
+DATA_DIR_ENV = "AGENT_DATA_DIR"
 DEFAULT_MCP_PATH = "/mcp"
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -100,9 +104,13 @@ def load_agent_servers(
     config: str | Path | Mapping[str, Any] | None = AGENT_CONFIG_PATH,
     *,
     env: Mapping[str, str] | None = None,
+    data_dir: str | Path | None = None,
 ) -> AgentServers:
-    """The MCP servers of an agent, from its config.yaml (a path or a parsed document) and
-    ``MCP_SERVERS`` in ``env`` (default: this process's environment).
+    """The MCP servers of an agent, from its config.yaml (a path or a parsed document),
+    ``MCP_SERVERS`` in ``env`` (default: this process's environment), ark's env
+    (``AGENT_MCP_SERVERS`` with its ``ARK_MCP_*_HEADER_*`` variables, ``AGENT_WEBHOOK_TOOLS``)
+    for what config.yaml does not say, and seed 002's ``{data_dir}/mcp/servers.json``
+    (``data_dir`` or ``AGENT_DATA_DIR``) when it exists.
 
     A missing file at the default path counts as empty (the agent may only have
     ``MCP_SERVERS``); an explicit path that cannot be read raises :class:`AgentConfigError`.
@@ -110,6 +118,14 @@ def load_agent_servers(
     env = os.environ if env is None else env
     document = _read_document(config)
     found = _Collector()
+    ark = ark_sections(document, env)  # ark's env, for the sections config.yaml lacks
+    found.failures += [ServerFailure(name, "config", problem) for name, problem in ark.failures]
+    found.warnings += ark.warnings
+    for index, spec in enumerate(ark.sections.get("mcpServers", [])):
+        found.add_external(index, spec, env, key=ARK_SERVERS_ENV)
+    if "webhookTools" in ark.sections:
+        document = {**document, "webhookTools": ark.sections["webhookTools"]}
+    document = _with_data_dir_servers(document, data_dir or env.get(DATA_DIR_ENV))
     for name, spec in _mapping(document.get("tools"), "tools").items():
         found.add_tool(str(name), spec, env)
     servers: Any = document.get("mcpServers") or []
@@ -206,7 +222,7 @@ class _Collector:
         if not isinstance(auto, bool):
             self._fail(name, f"{where}.autoConnect: must be true or false")
             return
-        source = "config.yaml mcpServers" if key == "mcpServers" else "servers.json"
+        source = {"mcpServers": "config.yaml mcpServers", "servers": "servers.json"}.get(key, key)
         self._add(
             ServerEntry(
                 name, url, headers, timeout, source, transport, command, child_env,
@@ -340,6 +356,23 @@ def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str
     if not isinstance(document, dict):
         raise AgentConfigError(f"agent config {path} is not a YAML mapping")
     return cast("dict[str, Any]", document)
+
+
+def _with_data_dir_servers(
+    document: Mapping[str, Any], data_dir: str | Path | None
+) -> Mapping[str, Any]:
+    """``document`` with the ``servers`` of ``{data_dir}/mcp/servers.json`` appended."""
+    if not data_dir:
+        return document
+    path = Path(data_dir) / "mcp" / "servers.json"
+    if not path.is_file():
+        return document
+    extra = _read_document(path).get("servers", [])
+    if not isinstance(extra, list):
+        raise AgentConfigError(f"{path}: servers must be a list of server settings")
+    given: Any = document.get("servers", [])
+    listed = cast("list[Any]", given) if isinstance(given, list) else []
+    return {**document, "servers": [*listed, *cast("list[Any]", extra)]}
 
 
 def _mapping(value: Any, key: str) -> Mapping[str, Any]:

@@ -96,3 +96,16 @@ def offered(entry: ServerEntry | None, listed: list[dict[str, Any]]) -> list[dic
         return listed
     allowed = set(entry.allowed_tools)
     return [tool for tool in listed if tool.get("name") in allowed]
+
+
+def refuse_other_settings(
+    entry: ServerEntry, entries: Mapping[str, ServerEntry], connected: Mapping[str, Any]
+) -> None:
+    """``ValueError`` when a server of ``entry``'s name is connected with other settings
+    (``connect(ServerEntry)`` would otherwise swap a live server's settings under it)."""
+    known = entries.get(entry.name)
+    if known is not None and known != entry and entry.name in connected:
+        raise ValueError(
+            f"a server named {entry.name!r} is connected with other settings: "
+            "disconnect it first, or give the new one another name"
+        )

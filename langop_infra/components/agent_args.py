@@ -26,6 +26,7 @@ from langop_infra.components.args import (
     PersonaEntry,
     ProbesArgs,
     ResourcesArgs,
+    Runtime,
     SecretValue,
     SecurityArgs,
     ServiceAccountArgs,
@@ -72,8 +73,8 @@ class LanguageAgentArgs(TypedDict):
     """Seconds a pod gets to stop."""
     namespace: NotRequired[str]
     """Unset: the cluster's namespace."""
-    image: pulumi.Input[str]
-    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    image: NotRequired[pulumi.Input[str]]
+    """Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime is builtin). Default: ""."""
     replicas: NotRequired[pulumi.Input[int]]
     """Number of pods. Default: 1."""
     command: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
@@ -114,6 +115,10 @@ class LanguageAgentArgs(TypedDict):
     """Run before the workload's containers, with its security context."""
     service_account: NotRequired[ServiceAccountArgs]
     """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    runtime: NotRequired[pulumi.Input[Runtime]]
+    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
+    max_iterations: NotRequired[pulumi.Input[int]]
+    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
     tools: NotRequired[list[ToolEntry]]
     """LanguageTool references; ark's inline webhook tools may sit here too."""
     mcp_servers: NotRequired[pulumi.Input[list[McpServerArgs]]]
@@ -136,6 +141,8 @@ class LanguageAgentArgs(TypedDict):
     """LanguageModels of the namespace, in order."""
     instructions: NotRequired[pulumi.Input[str]]
     """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
+    system_prompt: NotRequired[pulumi.Input[str]]
+    """Alias of instructions."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
     part_of: NotRequired[str]

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     ModelRefRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summarization"]
     PortProtocol = Literal["TCP", "UDP", "SCTP"]
     Provider = Literal["openai", "anthropic", "azure", "bedrock", "vertex", "openai-compatible", "ollama", "custom"]
+    Runtime = Literal["image", "builtin"]
     SchemaSyncAccess = Literal["auto", "direct", "apiserver-proxy"]
     SchemaSyncProtocol = Literal["auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
     SeccompProfile = Literal["RuntimeDefault", "Unconfined"]
@@ -60,6 +61,7 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     ModelRefRole = str
     PortProtocol = str
     Provider = str
+    Runtime = str
     SchemaSyncAccess = str
     SchemaSyncProtocol = str
     SeccompProfile = str
@@ -704,6 +706,8 @@ class WebhookToolArgs(TypedDict):
     """The tool's name as the LLM sees it."""
     url: str
     """The endpoint (alias endpoint, as in an HttpTool)."""
+    endpoint: NotRequired[str]
+    """Alias of url."""
 
 
 class HttpToolRefArgs(TypedDict):
@@ -1034,8 +1038,8 @@ class AgentArgs(TypedDict):
     """Kubernetes name of the workload's objects."""
     namespace: NotRequired[str]
     """Unset: the cluster's namespace."""
-    image: str
-    """Container image, e.g. ghcr.io/org/tool:1.2.3."""
+    image: NotRequired[str]
+    """Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime is builtin). Default: ""."""
     replicas: NotRequired[int]
     """Number of pods. Default: 1."""
     command: NotRequired[list[str]]
@@ -1076,6 +1080,10 @@ class AgentArgs(TypedDict):
     """Run before the workload's containers, with its security context."""
     service_account: NotRequired[ServiceAccountArgs]
     """{create: true, annotations} for a ServiceAccount of its own, or {name} of an existing one; unset: the namespace's default (no token mounted either way, unless automountServiceAccountToken)."""
+    runtime: NotRequired[Runtime]
+    """image: run the agent image given; builtin: the package's own agent (image ghcr.io/langop/langop-agent:0.1.0 unless image is given; command python -m langop_infra.agent serve unless command is given). One of: image, builtin. Default: "image"."""
+    max_iterations: NotRequired[int]
+    """The built-in runtime's bound on model calls per turn (config.yaml agent.maxIterations; unset: 10)."""
     tools: NotRequired[list[ToolRefArgs]]
     """LanguageTool references; ark's inline webhook tools may sit here too."""
     mcp_servers: NotRequired[list[McpServerArgs]]
@@ -1098,6 +1106,8 @@ class AgentArgs(TypedDict):
     """LanguageModels of the namespace, in order."""
     instructions: NotRequired[str]
     """System prompt (alias systemPrompt): AGENT_INSTRUCTIONS."""
+    system_prompt: NotRequired[str]
+    """Alias of instructions."""
     persona: NotRequired[PersonaEntry]
     """A persona's name under personas, or the persona itself."""
 

@@ -21,6 +21,7 @@ from pydantic import (
 from typing_extensions import Self
 
 import langop_infra._json as _json
+from langop_infra.config import builtin
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
@@ -360,7 +361,7 @@ def persona_ref(value: Any) -> Any:
     )
 
 
-class AgentSpec(PodExtensionsSpec):
+class AgentSpec(builtin.BuiltinRuntime, PodExtensionsSpec):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = Field(
@@ -392,7 +393,7 @@ class AgentSpec(PodExtensionsSpec):
     )
     instructions: Annotated[str, AfterValidator(instructions_text)] | None = Field(
         default=None,
-        validation_alias=AliasChoices("instructions", "systemPrompt"),
+        validation_alias=AliasChoices("instructions", "systemPrompt", "system_prompt"),
         description="System prompt (alias systemPrompt): AGENT_INSTRUCTIONS.",
     )
     persona: Annotated[DnsLabel | PersonaSpec | None, BeforeValidator(persona_ref)] = Field(

@@ -24,6 +24,8 @@ import yaml
 from yaml.composer import ComposerError
 from yaml.nodes import ScalarNode
 
+from langop_infra._errors import LangopError
+
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -33,7 +35,7 @@ _SHARED_MAX = 64  # strings up to this length are shared between equal values
 _CACHED = 4096  # entries each cache holds before it starts again: its cost stays constant
 
 
-class Unsupported(Exception):
+class Unsupported(LangopError):
     """A document this builder leaves to the node graph."""
 
 

@@ -114,6 +114,8 @@ def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]
         # Upstream reads the LanguageCluster named after the agent's namespace.
         EnvVar("AGENT_CLUSTER_NAME", value=namespace),
         EnvVar("AGENT_CLUSTER_UUID", value=cluster_uuid(namespace)),
+        # ark's config.Load reads POD_NAME (its default is the hostname)
+        EnvVar("POD_NAME", field_path="metadata.name"),
     ]
 
 
@@ -201,6 +203,8 @@ def agent_model_config(
     No secret: a direct model's key is named by the env var holding it (``apiKeyFromEnv``).
     """
     doc: dict[str, Any] = {"agent": {"name": agent.name, "namespace": namespace}}
+    if agent.max_iterations is not None:
+        doc["agent"]["maxIterations"] = agent.max_iterations
     if targets:
         models: dict[str, Any] = {}
         for t in targets:

@@ -285,6 +285,8 @@ def agent_config(
         if target.mcp_path != DEFAULT_MCP_PATH:
             entry["mcpPath"] = target.mcp_path
         ref = refs.get(target.name)
+        if ref is not None and ref.required:  # the built-in runtime's /readyz waits for it
+            entry["required"] = True
         if ref is not None and ref.allowed_tools is not None:
             entry["allowedTools"] = list(ref.allowed_tools)
         if ref is not None and ref.overrides:
@@ -347,8 +349,11 @@ class EnvVar:
     value: str | None = None
     secret_name: str | None = None
     secret_key: str | None = None
+    field_path: str | None = None  # the downward API: metadata.name, metadata.namespace
 
     def manifest(self) -> dict[str, Any]:
+        if self.field_path is not None:
+            return {"name": self.name, "valueFrom": {"fieldRef": {"fieldPath": self.field_path}}}
         if self.secret_name is None:
             return {"name": self.name, "value": self.value}
         return {

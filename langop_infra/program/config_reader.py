@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import langop_infra._json as _json
-from langop_infra._errors import REDACTED
+from langop_infra._errors import REDACTED, LangopError
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks.advice import cluster_warnings
 from langop_infra.config.checks.references import external_reference_problems
@@ -85,7 +85,7 @@ class StackFileConfig:
         return sorted(self.values)
 
 
-class ConfigTypeError(ValueError):
+class ConfigTypeError(LangopError, ValueError):
     """A value that is not of the type asked for (the SDK's ConfigTypeError, without the
     value, which may be a secret)."""
 

@@ -88,7 +88,28 @@ def agent_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
             ref.headers, join_path(path, f"tools[{j}]"), "a ConfigMap and env"
         )
     warnings += unset_variable_warnings(agent, path)
+    warnings += ark_prompt_warnings(agent, path)
     return warnings
+
+
+def ark_prompt_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """An agent written for ark (its ``model:`` shorthand with ``mcpServers`` or webhook
+    tools) without ``systemPrompt``: ark's runtime requires ``AGENT_SYSTEM_PROMPT`` and
+    exits without it."""
+    if agent.instructions or agent.runtime == "builtin" or agent.model is None:
+        return []
+    used = [key for key, given in (("mcpServers", agent.mcp_servers),
+                                   ("webhookTools", agent.webhook_tools)) if given]
+    if not used:
+        return []
+    return [
+        Problem(
+            join_path(path, "systemPrompt"),
+            f"the agent uses ark's fields (model, {', '.join(used)}) but has no systemPrompt: "
+            "ark's runtime requires AGENT_SYSTEM_PROMPT and exits without it; set "
+            "systemPrompt (or instructions)",
+        )
+    ]
 
 
 def _expanded(agent: AgentSpec) -> Iterator[tuple[str, str]]:

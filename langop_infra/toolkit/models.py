@@ -1,0 +1,62 @@
+"""Seed 003's records of an agent's turn: the model's tool calls, their results, and the steps
+of its reasoning. Dataclasses with the seed's fields; ``to_dict()`` gives their JSON form."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+__all__ = ["AgentStep", "ToolCall", "ToolResult"]
+
+
+def _jsonable(record: Any) -> dict[str, Any]:
+    data = asdict(record)
+    for key, value in data.items():
+        if isinstance(value, datetime):
+            data[key] = value.isoformat()
+    return data
+
+
+@dataclass
+class ToolCall:
+    """Represents a tool call made by the LLM."""
+
+    tool_name: str
+    tool_args: dict[str, Any]
+    call_id: str
+    timestamp: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(self)
+
+
+@dataclass
+class ToolResult:
+    """Result from executing a tool call. ``call_id`` follows ``error`` as in seed 003's
+    listing, so it is given by keyword (a required field cannot follow a default one
+    positionally)."""
+
+    tool_name: str
+    success: bool
+    result: dict[str, Any]
+    error: str | None = None
+    call_id: str = field(kw_only=True)
+    timestamp: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(self)
+
+
+@dataclass
+class AgentStep:
+    """Represents a single step in the agent's reasoning process."""
+
+    step_number: int
+    tool_name: str
+    tool_args: dict[str, Any]
+    result: dict[str, Any]
+    reasoning: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(self)

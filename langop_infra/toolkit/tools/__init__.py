@@ -1,0 +1,5 @@
+"""Built-in tools of the tool kit (seed 003's ``agentlab/mcp/tools``)."""
+
+from langop_infra.toolkit.tools.datetime_tool import DateTimeTool
+
+__all__ = ["DateTimeTool"]

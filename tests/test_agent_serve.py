@@ -1,0 +1,176 @@
+"""``python -m langop_infra.agent serve`` as a process and in-process: the probes, the
+fallback card, JSON-RPC ``message/send`` on the wire, readiness that waits for a required
+tool, bad settings (exit 2), and scheduled mode's failures (exit 1 with a JSON line)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from langop_infra.agent.serve import main, run_scheduled
+from langop_infra.agent.settings import load_settings
+from tests.fake_openai import FakeOpenAI
+from tests.support.agent_parts import tool_app
+from tests.support.kubelet import loopback_ip
+from tests.support.loopback import free_port, serve
+from tests.test_toolkit import CalculatorTool
+
+
+def agent_env(root: Path, model_url: str, **extra: str) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "LANGOP_PATH_ROOT": str(root), "MODEL_ENDPOINT": model_url,
+            "LLM_MODEL": "m1,m2", "AGENT_NAME": "helper", **extra}
+
+
+def write_config(root: Path, document: dict[str, Any]) -> None:
+    path = root / "etc" / "agent" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(document))
+
+
+def test_settings_read_the_rendered_contract(tmp_path: Path) -> None:
+    write_config(tmp_path, {"agent": {"name": "helper", "maxIterations": 4},
+                            "tools": {"memory": {"endpoint": "http://m", "required": True},
+                                      "files": {"endpoint": "http://f"}}})
+    env = agent_env(tmp_path, "http://gw:8000/", AGENT_SYSTEM_PROMPT="Be brief.",
+                    AGENT_PERSONA="Tone: calm.", MODEL_API_KEY="sk-1")
+    settings = load_settings(env)
+    assert (settings.model_endpoint, settings.model, settings.api_key) == (
+        "http://gw:8000", "m1", "sk-1")
+    assert settings.system_prompt == "Be brief.\n\nTone: calm."
+    assert (settings.max_iterations, settings.required_tools) == (4, ("memory",))
+    assert settings.card_path == tmp_path / "etc/agent/a2a/agent-card.json"
+    assert "sk-1" not in repr(settings)
+
+
+def test_bad_settings_exit_2_naming_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve"], {"AGENT_MODE": "scheduled"}) == 2
+    assert capsys.readouterr().err.startswith(
+        "langop-agent: error: the agent has no model: MODEL_ENDPOINT and LLM_MODEL")
+    assert main(["serve"], {"MODEL_ENDPOINT": "http://x", "LLM_MODEL": "m",
+                            "AGENT_MAX_ITERATIONS": "0"}) == 2
+    assert "AGENT_MAX_ITERATIONS='0': must be at least 1" in capsys.readouterr().err
+
+
+def test_scheduled_without_input_or_model_fails_with_a_json_line(tmp_path: Path) -> None:
+    out = io.StringIO()
+    env = agent_env(tmp_path, f"http://127.0.0.1:{free_port()}", AGENT_MODE="scheduled")
+    assert asyncio.run(run_scheduled(env, out)) == 1
+    assert json.loads(out.getvalue())["error"] == (
+        "AGENT_MODE=scheduled needs AGENT_INPUT (the prompt)")
+    out = io.StringIO()
+    assert asyncio.run(run_scheduled({**env, "AGENT_INPUT": "hi"}, out)) == 1
+    (line,) = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert line["type"] == "answer" and "cannot be reached" in line["error"]
+
+
+@pytest.mark.slow
+def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
+    tool_port, ip, port = free_port(), loopback_ip(), 8080
+    write_config(tmp_path, {"tools": {"calc": {"endpoint": f"http://127.0.0.1:{tool_port}",
+                                               "protocol": "mcp", "required": True}}})
+    fake = FakeOpenAI()
+    with serve(fake.app()) as model_url:
+        env = agent_env(tmp_path, model_url, A2A_HOST=ip, A2A_PORT=str(port))
+        process = subprocess.Popen([sys.executable, "-m", "langop_infra.agent", "serve"],
+                                   env=env, stderr=(tmp_path / "log").open("wb"))
+        base = f"http://{ip}:{port}"
+        try:
+            health = _wait(f"{base}/healthz", process, tmp_path)
+            not_ready = httpx.get(f"{base}/readyz")
+            card = httpx.get(f"{base}/.well-known/agent-card.json").json()
+            sent = httpx.post(f"{base}/", timeout=30, json={
+                "jsonrpc": "2.0", "id": 1, "method": "message/send",
+                "params": {"message": {"role": "user", "messageId": "m-1",
+                                       "parts": [{"kind": "text", "text": "hi"}]}}}).json()
+            with serve(tool_app(CalculatorTool()), port=tool_port):
+                ready = _poll(f"{base}/readyz")
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+    assert health.json() == {"status": "ok"}
+    assert (not_ready.status_code, not_ready.json()) == (
+        503, {"status": "not ready", "waiting_for": ["calc"]})
+    assert (card["name"], card["url"], card["protocolVersion"]) == ("helper", f"{base}/", "0.3.0")
+    parts = sent["result"]["parts"]
+    assert parts[0] == {"kind": "text", "text": "hello from m1"}
+    assert parts[1]["data"]["steps"] == [] and parts[1]["data"]["error"] is None
+    assert ready == {"status": "ready"}
+    assert fake.models_asked() == ["m1"]
+
+
+def _wait(url: str, process: subprocess.Popen[bytes], root: Path) -> httpx.Response:
+    for _ in range(300):
+        if process.poll() is not None:
+            raise AssertionError((root / "log").read_text())
+        try:
+            return httpx.get(url, timeout=2)
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never answered: {(root / 'log').read_text()}")
+
+
+def _poll(url: str) -> Any:
+    for _ in range(100):
+        answer = httpx.get(url, timeout=5)
+        if answer.status_code == 200:
+            return answer.json()
+        time.sleep(0.1)
+    return answer.json()
+
+
+def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path) -> None:
+    """The A2A client on a2a-sdk against this runtime's A2A routes (in-process, on loopback),
+    the peer's header from its env variable; a secret header never shows in a repr."""
+    from langop_infra.agent.a2a_client import A2AClientError, PeerClient
+    from langop_infra.agent.a2a_server import a2a_routes, build_app
+    from langop_infra.agent.loop import AgentLoop
+    from langop_infra.agent.metrics import RuntimeMetrics
+    from langop_infra.agent.model_client import ChatModel
+    from langop_infra.agent.settings import load_peers
+    from tests.support.agent_parts import Recorder
+
+    class NoTools:
+        def llm_definitions(self, format: Any) -> tuple[list[Any], dict[str, str]]:
+            return [], {}
+
+        async def call_tool(self, name: str, arguments: Any = None) -> Any:
+            raise AssertionError("no tool is called")
+
+    fake, metrics = FakeOpenAI(), RuntimeMetrics()
+    with serve(fake.app()) as model_url:
+        loop = AgentLoop(ChatModel(model_url, "peer-model", None, 10, metrics), NoTools(),
+                         metrics)
+        recorder = Recorder(build_app(a2a_routes(None, "/rpc", lambda: loop, "reviewer")))
+        with serve(recorder) as peer_url:
+            peers = load_peers({
+                "A2A_PEERS": json.dumps([{"name": "reviewer", "url": f"{peer_url}/rpc"}]),
+                "A2A_PEER_REVIEWER_HEADER_AUTHORIZATION": "Bearer peer-canary",
+            })
+            reply = asyncio.run(PeerClient(peers, timeout=30).send("reviewer", "check this"))
+            with pytest.raises(A2AClientError, match="no A2A peer named 'nobody'"):
+                asyncio.run(PeerClient(peers).send("nobody", "hi"))
+    assert reply.text == "hello from peer-model"
+    assert reply.data[0]["answer"] == "hello from peer-model"
+    assert len(recorder.requests) == 2  # the card, then message/send
+    assert all(r["authorization"] == "Bearer peer-canary" for r in recorder.requests)
+    assert "peer-canary" not in repr(peers)
+
+
+def test_pulumi_and_the_a2a_runtime_share_a_process() -> None:
+    """a2a-sdk's gRPC parts and Pulumi's SDK define the same protobuf symbol; the runtime
+    keeps the gRPC parts out, so a test run (or a program) may import both, in either order."""
+    for first, second in (("pulumi.provider", "langop_infra.agent.a2a_client"),
+                          ("langop_infra.agent.a2a_server", "pulumi.provider")):
+        code = f"import {first}; import {second}; import langop_infra.agent.a2a_server"
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr[-2000:]
