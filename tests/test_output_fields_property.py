@@ -74,6 +74,7 @@ AGENT: dict[str, Any] = {
     "image": AGENT_IMAGE,
     "instructions": "Answer briefly, instructions-v.",
     "workspace_path": "/workspace-v",
+    "max_iterations": 7,
     "mcp_servers": [
         {
             "name": "db",
@@ -135,6 +136,7 @@ NOT_COVERED: dict[str, dict[str, str]] = {
         "model": "a name or LanguageModel object; LanguageModel is covered here",
         "models": "as model",
         "persona": "a reference to a cluster's persona (LanguageCluster only)",
+        "runtime": "selects the image and command (builtin), one of a fixed set like image_pull_policy",
     },
     "HttpTool": {
         "name": "the component's own name argument",
