@@ -136,7 +136,7 @@ NOT_COVERED: dict[str, dict[str, str]] = {
         "model": "a name or LanguageModel object; LanguageModel is covered here",
         "models": "as model",
         "persona": "a reference to a cluster's persona (LanguageCluster only)",
-        "runtime": "selects the image and command (builtin), one of a fixed set like image_pull_policy",
+        "runtime": "selects the image and command (builtin): a fixed set of words",
     },
     "HttpTool": {
         "name": "the component's own name argument",
