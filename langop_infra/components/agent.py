@@ -7,7 +7,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, secret_routing
 from langop_infra.components.agent_args import LanguageAgentArgs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
 from langop_infra.components.agent_workload import (
@@ -17,6 +17,7 @@ from langop_infra.components.agent_workload import (
 )
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
+    Meta,
     aliased,
     child_options,
     network_policy,
@@ -99,7 +100,10 @@ class LanguageAgent(PlannedComponent):
         child = child_options(self, opts)
         key = f"{namespace}/{agent.name}"
         self.spec, self.targets = agent, targets
-        labels = contract.agent_labels(agent, plan.part_of, image_known=plan.image_known)
+        # Read from ``final``, not ``agent``: an Output label has a stand-in in ``agent``.
+        labels = inputs.part(
+            final, lambda s: contract.agent_labels(s, plan.part_of, image_known=plan.image_known)
+        )
         objects = _objects(plan, final)
         inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
         config_text = inputs.part(objects, lambda o: o.config_text)
@@ -110,17 +114,30 @@ class LanguageAgent(PlannedComponent):
             opts=child,
         )
         owned = contract.agent_env(agent, targets)[1]
-        self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
-        self.service_account = service_account(key, agent, namespace, labels, child)
-        account = [self.service_account] if self.service_account else []
-        pod_spec = with_pod_annotations(
-            inputs.part(objects, lambda o: o.deployment), self._secrets(plan)
+        deployment, routed = secret_routing.route_env(
+            inputs.part(objects, lambda o: o.deployment),
+            contract.workload_secret_name(agent.name),
         )
+        self.secret = workload_secret(key, agent.name, namespace, labels, owned, child, routed)
+        self.service_account = service_account(
+            key,
+            agent,
+            namespace,
+            labels,
+            child,
+            inputs.part(final, lambda s: s.service_account.annotations if s.service_account else {})
+            if agent.service_account is not None
+            else None,
+        )
+        account = [self.service_account] if self.service_account else []
+        pod_spec = with_pod_annotations(deployment, self._secrets(plan))
         self.card_config_map = register_card(key, agent, namespace, labels, objects, child)
         self.deployment, self.cron_job = register_workload(
             key,
             agent,
-            object_meta(agent.name, namespace, labels, agent.annotations),
+            object_meta(
+                agent.name, namespace, labels, inputs.part(final, lambda s: dict(s.annotations))
+            ),
             pod_spec,
             child_options(self, opts, [*_waits_for(plan), *account]),
         )
@@ -157,7 +174,7 @@ class LanguageAgent(PlannedComponent):
         self,
         key: str,
         plan: AgentPlan,
-        labels: dict[str, str],
+        labels: Meta,
         objects: Any,
         child: pulumi.ResourceOptions,
     ) -> None:

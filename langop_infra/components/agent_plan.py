@@ -8,7 +8,7 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, user_meta
 from langop_infra.components.k8s import (
     built_components,
     component_error,
@@ -66,10 +66,15 @@ def agent_document(
     data.setdefault("name", name)
     given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
     refs: list[Any] = []
+    inputs.refuse_whole_lists(data, AgentSpec, f"LanguageAgent {data.get('name')!r}")
     _refuse_single_tool(data.get("tools"), f"LanguageAgent {data.get('name')!r}")
     items: list[Any] = data.get("tools") or []
     for item in items:
-        target = getattr(item, "target", item)
+        # An Output item stays as it is: resolve() refuses it with its path (tools decide
+        # which policies exist), where getattr would lift ``target`` into another Output.
+        target: Any = item
+        if not isinstance(item, pulumi.Output):
+            target = getattr(item, "target", item)
         if isinstance(target, contract.ToolTarget):
             given[(target.namespace, target.name)] = (target, None if item is target else item)
             refs.append({"name": target.name, "namespace": target.namespace})
@@ -240,7 +245,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
         warnings.append(passthrough_warning(model, "model"))
     for warning in warnings:
-        pulumi.log.warn(f"{subject}: {warning}")
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: {warning}"))
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     plan = AgentPlan(
         agent,
@@ -249,7 +254,8 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         targets,
         tools,
         models=models,
-        image_known=not isinstance(data.get("image"), pulumi.Output),
+        # The image's labels are built from the real image as it resolves (inputs.Pending).
+        image_known=True,
         features=features,
     )
     return plan, final

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 
 from langop_infra.components import inputs
 from langop_infra.components.k8s import (
+    Meta,
     child_options,
     find_component,
     kubernetes_access,
@@ -50,7 +51,7 @@ def register_card(
     key: str,
     agent: AgentSpec,
     namespace: str,
-    labels: dict[str, str],
+    labels: Meta,
     objects: Any,
     opts: pulumi.ResourceOptions,
 ) -> k8s.core.v1.ConfigMap | None:
