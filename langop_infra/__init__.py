@@ -20,6 +20,9 @@ _EXPORTS = {
     "LanguageAgent": "langop_infra.components.agent",
     "LanguageCluster": "langop_infra.components.cluster",
     "LanguageModel": "langop_infra.components.model",
+    "LanguageMemory": "langop_infra.components.memory",
+    "LanguageMemoryArgs": "langop_infra.components.args",
+    "MemorySpec": "langop_infra.config.memory",
     "LanguagePersona": "langop_infra.components.model",
     "LanguageToolArgs": "langop_infra.components.args",
     "LanguageAgentArgs": "langop_infra.components.agent_args",
@@ -49,11 +52,14 @@ __all__ = [
     "LanguageAgentArgs",
     "LanguageCluster",
     "LanguageClusterArgs",
+    "LanguageMemory",
+    "LanguageMemoryArgs",
     "LanguageModel",
     "LanguageModelArgs",
     "LanguagePersona",
     "LanguageTool",
     "LanguageToolArgs",
+    "MemorySpec",
     "ModelSpec",
     "Network",
     "PersonaSpec",
@@ -72,16 +78,19 @@ if TYPE_CHECKING:
     from langop_infra.components.agent_args import LanguageAgentArgs
     from langop_infra.components.args import (
         LanguageClusterArgs,
+        LanguageMemoryArgs,
         LanguageModelArgs,
         LanguageToolArgs,
     )
     from langop_infra.components.cluster import LanguageCluster
     from langop_infra.components.http_tool import HttpTool
+    from langop_infra.components.memory import LanguageMemory
     from langop_infra.components.model import LanguageModel, LanguagePersona
     from langop_infra.components.tool import LanguageTool
     from langop_infra.config.agent import AgentSpec
     from langop_infra.config.cluster import ClusterSpec
     from langop_infra.config.http_tool import HttpToolSpec
+    from langop_infra.config.memory import MemorySpec
     from langop_infra.config.model import ModelSpec, PersonaSpec
     from langop_infra.config.tool import ToolSpec
     from langop_infra.core.problems import Problem, SpecError

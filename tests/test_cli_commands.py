@@ -154,6 +154,7 @@ def test_graph_all_shows_blocked_pairs_and_open_egress_in_dev(
         "  blocked: tool research-dev/docs-search:9090\n"
         "  blocked: gateway research-dev/gateway:8000\n"
         "  may reach tool research-dev/memory:8080\n"
+        "  may reach tool research-dev/team-notes:8080\n"  # its managed memory (#38)
     )
     assert "fetch_ticket (tickets.example.com):443 (open egress)" in out
 

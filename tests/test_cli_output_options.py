@@ -76,7 +76,7 @@ def test_old_spellings_still_work_with_a_deprecation_warning(
 
 def test_output_dir_and_its_old_name(tmp_path: Path) -> None:
     code, _, err = run_cli(ROOT, "render", "--stack", "dev", "--output-dir", str(tmp_path / "a"))
-    assert code == 0 and err.startswith("wrote 20 objects")
+    assert code == 0 and err.startswith("wrote 30 objects")
     code, _, err = run_cli(ROOT, "render", "--stack", "dev", "--out", str(tmp_path / "b"))
     assert code == 0
     assert "--out is deprecated and goes away in the next release; use --output-dir" in err

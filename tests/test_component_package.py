@@ -35,9 +35,13 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
         "langop-infra:index:HttpTool",
         "langop-infra:index:LanguageAgent",
         "langop-infra:index:LanguageCluster",
+        "langop-infra:index:LanguageMemory",
         "langop-infra:index:LanguageModel",
         "langop-infra:index:LanguageTool",
     ]
+    memory = resources["langop-infra:index:LanguageMemory"]
+    assert {"type", "image", "size", "address", "headers"} <= set(memory["inputProperties"])
+    assert set(memory["properties"]) == {"endpoint"}
     tool = resources["langop-infra:index:LanguageTool"]
     assert {"image", "port", "deploymentMode", "schemaSync", "containerArgs", "secretEnv"} <= set(
         tool["inputProperties"]
@@ -72,6 +76,7 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
         "agents",
         "secrets",
         "models",
+        "memories",
         "personas",
         "externalSecrets",
         "httpTools",

@@ -32,3 +32,8 @@ def test_the_installed_versions_fit_our_ranges_and_pulumis() -> None:
         theirs = Requirement(text)
         if theirs.name in ours and theirs.marker is None:
             assert version(theirs.name) in theirs.specifier, (theirs, ours[theirs.name])
+
+
+def test_cryptography_is_a_runtime_dependency() -> None:
+    """The passphrase checks of `secure:` values run on a plain install (issue 35 §2)."""
+    assert "cryptography" in {r.name for r in runtime_requirements()}

@@ -321,7 +321,7 @@ def test_stream_and_out_directory_of_one_render_are_equal(
         == 0
     )
     capsys.readouterr()
-    assert len(load_render(tree)) == len(load_render(stream)) == 20
+    assert len(load_render(tree)) == len(load_render(stream)) == 30
     for pair in ((stream, tree), (tree, stream)):
         code, out, err = run_diff(*pair, capsys)
         assert (code, out.splitlines()[-1], err) == (0, "no differences", "")
@@ -340,7 +340,7 @@ def test_diff_of_dev_and_prod_renders(tmp_path: Path, capsys: pytest.CaptureFixt
     assert (code, err) == (1, "")
     lines = out.splitlines()
     # Different namespaces: every object is new in prod, every dev object is gone.
-    assert lines[-1] == "32 added, 20 removed, 0 changed"
+    assert lines[-1] == "32 added, 30 removed, 0 changed"
     assert not any(line.startswith("note:") for line in lines)  # no object in both
     added = {line[2:] for line in lines if line.startswith("+ ")}
     removed = {line[2:] for line in lines if line.startswith("- ")}
@@ -387,7 +387,19 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
         "Secret research-dev/model-gateway",
         "Secret research-dev/openai",
     ]
-    assert result.removed == []
+    # dev's A2A card and Service, scheduled agent and managed memory (#38): not in prod
+    assert sorted(describe(k) for k in result.removed) == [
+        "ConfigMap research-dev/morning-digest-config",
+        "ConfigMap research-dev/researcher-a2a-card",
+        "CronJob research-dev/morning-digest",
+        "Deployment research-dev/team-notes",
+        "NetworkPolicy research-dev/morning-digest-ingress",
+        "NetworkPolicy research-dev/researcher-a2a-ingress",
+        "NetworkPolicy research-dev/team-notes-ingress",
+        "PersistentVolumeClaim research-dev/team-notes-data",
+        "Service research-dev/researcher",
+        "Service research-dev/team-notes",
+    ]
     docs = {
         c.path: (c.old, c.new)
         for c in result.changed[("apps/v1", "Deployment", "research-dev", "docs-search")]
@@ -409,7 +421,7 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     code, out, _ = run_diff(old, new, capsys)
     assert code == 1
     assert "    spec.replicas: 1 -> 3\n" in out
-    assert f"12 added, 0 removed, {len(result.changed)} changed (" in out.splitlines()[-1]
+    assert f"12 added, 10 removed, {len(result.changed)} changed (" in out.splitlines()[-1]
 
 
 # --- review features: line diffs, moves, formats, colour, secret rotation ---------------------

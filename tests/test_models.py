@@ -484,7 +484,9 @@ def env_of_ns(rendered: Any, name: str, namespace: str) -> dict[str, Any]:
 
 def test_a_standalone_model_cannot_use_a_gateway() -> None:
     with pytest.raises(SpecError) as caught:
-        run_program(lambda: LanguageModel("m", provider="openai", model_name="gpt-4o"))
+        run_program(
+            lambda: LanguageModel("m", provider="openai", model_name="gpt-4o", gateway=True)
+        )
     assert [p.path for p in caught.value.problems] == ["gateway"]
     assert "LanguageModel 'm'" in str(caught.value)
 

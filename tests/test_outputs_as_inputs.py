@@ -145,8 +145,8 @@ def test_standalone_components_warn_of_literal_credential_headers() -> None:
     warnings = [w for w in run_program(program).warnings if "no digest" not in w]
     assert len(warnings) == 2
     assert warnings[0].startswith(
-        "LanguageTool 'memory': schemaSync.headers[0].value: Authorization is a credential"
+        "LanguageTool 'memory': schema_sync.headers[0].value: Authorization is a credential"
     )
     assert warnings[1].startswith(
-        "LanguageAgent 'helper': mcpServers[0].headers[0].value: X-Api-Key is a credential"
+        "LanguageAgent 'helper': mcp_servers[0].headers[0].value: X-Api-Key is a credential"
     )

@@ -110,7 +110,7 @@ def test_an_mcp_server_url_output_leaves_the_rest_of_the_agent_known(tmp_path: P
     helper = rendered[("Deployment", "helper")]
     assert helper["spec"]["replicas"] == 1
     assert container(helper)["image"] == "ghcr.io/acme/helper:2.0.0"
-    env = {e["name"]: e["value"] for e in container(helper)["env"]}
+    env = {e["name"]: e.get("value") for e in container(helper)["env"]}
     assert env["AGENT_MCP_SERVERS"] == UNKNOWN_MARKER
     assert (env["AGENT_NAME"], env["AGENT_WEBHOOK_TOOLS"]) == ("helper", "[]")
     assert "spec is known only at pulumi up" not in err

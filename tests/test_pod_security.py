@@ -134,14 +134,17 @@ def test_the_rules_cover_the_restricted_standard() -> None:
 @pytest.mark.parametrize("stack", STACKS)
 def test_stack_has_the_pods_it_should(stack: str) -> None:
     """Four Deployments (five with the model gateway), and the researcher's pod carries the
-    workspace-files sidecar."""
+    workspace-files sidecar; dev adds a scheduled agent's CronJob and a managed memory."""
     pods = pod_templates(stack)
     gateway = [] if stack == "staging" else ["Deployment/gateway"]
+    dev = ["Deployment/team-notes"] if stack == "dev" else []
     assert sorted(pods) == [
+        *(["CronJob/morning-digest"] if stack == "dev" else []),
         "Deployment/docs-search",
         *gateway,
         "Deployment/memory",
         "Deployment/researcher",
+        *dev,
         "Deployment/triage",
     ]
     names = [c["name"] for c in containers(pods["Deployment/researcher"])]
@@ -200,6 +203,8 @@ def test_tool_containers_keep_their_probes(stack: str) -> None:
             if c["name"] == "gateway":  # LiteLLM's own health endpoints
                 assert c["readinessProbe"]["httpGet"]["path"] == "/health/readiness", name
                 assert c["livenessProbe"]["httpGet"]["path"] == "/health/liveliness", name
+            elif any(p.get("name") == "a2a" for p in c.get("ports", [])):
+                continue  # an agent serving A2A: an agent, with no health endpoint
             elif c.get("ports"):  # a tool's container: it serves MCP on its port
                 assert c["readinessProbe"]["httpGet"]["path"] == "/health", (name, c["name"])
                 assert c["livenessProbe"]["httpGet"]["path"] == "/health", (name, c["name"])

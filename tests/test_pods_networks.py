@@ -444,14 +444,16 @@ def test_tool_egress_restricted_with_namespace_peers(rich) -> None:
 
 
 def pod_templates(manifests: list[dict[str, Any]]) -> list[Pod]:
+    """The pods of every Deployment, and of every CronJob's Jobs (scheduled agents)."""
     return [
         Pod(
             m["metadata"]["namespace"],
-            m["spec"]["template"]["metadata"]["labels"],
+            (m["spec"]["template"] if m["kind"] == "Deployment" else
+             m["spec"]["jobTemplate"]["spec"]["template"])["metadata"]["labels"],
             m["metadata"]["name"],
         )
         for m in manifests
-        if m["kind"] == "Deployment"
+        if m["kind"] in ("Deployment", "CronJob")
     ]
 
 
@@ -560,6 +562,11 @@ def test_each_sync_source_reaches_each_synced_tool_and_nothing_else(stack: str) 
     manifests = render_stack(REPO, stack=stack).manifests()
     network = Network([m for m in manifests if m["kind"] == "NetworkPolicy"])
     tools = {t["name"]: t.get("port", 8080) for t in config["langop-infra:tools"]}
+    # a managed memory is a synced tool; an A2A agent's card is synced on its A2A port (#38)
+    tools |= {m["name"]: m.get("port", 8080) for m in config.get("langop-infra:memories", [])}
+    tools |= {
+        a["name"]: a["a2a"].get("port", 8080) for a in config["langop-infra:agents"] if "a2a" in a
+    }
     services = {m["metadata"]["name"] for m in manifests if m["kind"] == "Service"}
     pods = pod_templates(manifests)
     # A synced sidecar is reached through its agent's pod (the API server's pod proxy).

@@ -121,9 +121,10 @@ def test_egress_left_open_trips_in_a_restricted_stack(tmp_path: Path) -> None:
     assert sorted(v.message for v in violations) == [
         f"agent research-dev/{agent} is selected by no NetworkPolicy that limits its egress; "
         "set egress: restricted"
-        for agent in ("researcher", "triage")
+        for agent in ("morning-digest", "researcher", "triage")
     ]
     assert {v.resource for v in violations} == {
+        "kubernetes:batch/v1:CronJob: research-dev/morning-digest",
         "kubernetes:apps/v1:Deployment: research-dev/researcher",
         "kubernetes:apps/v1:Deployment: research-dev/triage",
     }

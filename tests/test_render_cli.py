@@ -138,10 +138,23 @@ def test_render_dev_prints_every_object_and_each_is_valid(
         ("NetworkPolicy", "researcher-ingress"),
         ("NetworkPolicy", "triage-ingress"),
         ("NetworkPolicy", "gateway-ingress"),
+        # A2A, a scheduled agent and a managed memory (#38)
+        ("ConfigMap", "researcher-a2a-card"),
+        ("Service", "researcher"),
+        ("NetworkPolicy", "researcher-a2a-ingress"),
+        ("ConfigMap", "morning-digest-config"),
+        ("CronJob", "morning-digest"),
+        ("NetworkPolicy", "morning-digest-ingress"),
+        ("PersistentVolumeClaim", "team-notes-data"),
+        ("Service", "team-notes"),
+        ("Deployment", "team-notes"),
+        ("NetworkPolicy", "team-notes-ingress"),
     }
     assert len(manifests) == len(found)
     # The sidecar tool runs inside the researcher's pod (a native sidecar), not on its own.
-    researcher = next(m for m in manifests if m["metadata"]["name"] == "researcher")
+    researcher = next(
+        m for m in manifests if m["metadata"]["name"] == "researcher" and m["kind"] == "Deployment"
+    )
     assert [c["name"] for c in containers(researcher)] == ["workspace-files", "researcher"]
     assert captured.out == cli("render", "--stack", "dev", "--project-dir", str(ROOT))[1]
 
@@ -190,7 +203,7 @@ def test_rendering_twice_gives_identical_bytes() -> None:
     cli.cache_clear()
     second = cli("render", "--stack", "dev", "--project-dir", str(ROOT))
     assert first == second
-    assert first[1].count("\n---\n") == 20  # the banner, then 20 objects
+    assert first[1].count("\n---\n") == 30  # the banner, then 30 objects
 
 
 def test_a_render_discovers_the_project_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -278,15 +291,28 @@ def test_every_stack_renders_valid_objects_in_its_own_namespace(stack: str) -> N
 def test_every_image_is_pinned_by_digest() -> None:
     for stack in STACKS:
         images = [c["image"] for d in objects(stack, "Deployment").values() for c in containers(d)]
-        # memory, docs-search, researcher + sidecar, triage; and the model gateway but in staging
-        assert len(images) == (5 if stack == "staging" else 6)
+        cron = objects(stack, "CronJob").values()
+        images += [
+            c["image"]
+            for j in cron
+            for c in j["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+        ]
+        # memory, docs-search, researcher + sidecar, triage; and the model gateway but in staging;
+        # dev: the team-notes memory and the morning-digest CronJob too
+        assert len(images) == {"staging": 5, "dev": 8}.get(stack, 6)
         assert all(DIGEST.search(image) for image in images), (stack, images)
 
 
 @pytest.mark.parametrize(
     ("stack", "replicas"),
     [
-        ("dev", {"memory": 1, "docs-search": 1, "researcher": 1, "triage": 1, "gateway": 1}),
+        (
+            "dev",
+            {
+                **{"memory": 1, "docs-search": 1, "researcher": 1, "triage": 1, "gateway": 1},
+                "team-notes": 1,
+            },
+        ),
         ("staging", {"memory": 1, "docs-search": 2, "researcher": 2, "triage": 1}),
         ("prod", {"memory": 1, "docs-search": 3, "researcher": 3, "triage": 2, "gateway": 2}),
     ],
@@ -359,6 +385,8 @@ def test_network_policies_per_environment(stack: str) -> None:
         expected.add("gateway-ingress")
     if stack == "prod":
         expected |= PROD_ONLY_POLICIES
+    if stack == "dev":  # an A2A agent, a scheduled agent, a managed memory (#38)
+        expected |= {"researcher-a2a-ingress", "morning-digest-ingress", "team-notes-ingress"}
     assert set(policies) == expected
     if stack != "prod":
         return
@@ -394,10 +422,10 @@ def test_out_writes_one_file_per_object(tmp_path: Path, capsys: pytest.CaptureFi
     )
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"wrote 20 objects under {out}\n"
+    assert captured.err == f"wrote 30 objects under {out}\n"
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.yaml"))
     manifests = rendered("dev")
-    assert len(files) == len(manifests) == 20
+    assert len(files) == len(manifests) == 30
     assert "_cluster/namespace-research-dev.yaml" in files
     assert "research-dev/deployment-researcher.yaml" in files
     assert "research-dev/networkpolicy-memory-ingress.yaml" in files
@@ -418,7 +446,7 @@ def test_out_replaces_a_previous_render(tmp_path: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     # Objects of the previous render do not linger.
     assert not (out / "research").exists() or not list((out / "research").rglob("*.yaml"))
-    assert len(list(out.rglob("*.yaml"))) == 20
+    assert len(list(out.rglob("*.yaml"))) == 30
 
 
 def test_out_refuses_a_folder_that_is_not_a_previous_render(
@@ -605,13 +633,18 @@ def test_stack_exports_every_tool_endpoint_and_agent_config(stack: str) -> None:
         "docs-search": (f"http://docs-search.{namespace}.svc.cluster.local:9090", "service"),
         "workspace-files": ("http://localhost:8181", "sidecar"),
     }
+    memories = [m["name"] for m in config.get("langop-infra:memories", [])]
+    for memory in memories:  # a managed memory is a tool (#38)
+        endpoints[memory] = (f"http://{memory}.{namespace}.svc.cluster.local:8080", "service")
     assert outputs["tools"].keys() == endpoints.keys()
     for name, (endpoint, mode) in endpoints.items():
         exported = outputs["tools"][name]
         assert (exported["endpoint"], exported["deploymentMode"]) == (endpoint, mode)
         # Schema sync's view of the tool; offline it is never contacted.
         assert {"phase", "toolNames"} <= exported.keys()
-    assert set(outputs["tools"]) == {t["name"] for t in config["langop-infra:tools"]}
+    assert set(outputs["tools"]) == {t["name"] for t in config["langop-infra:tools"]} | set(
+        memories
+    )
     assert set(outputs["agents"]) == {a["name"] for a in config["langop-infra:agents"]}
     config_maps = objects(stack, "ConfigMap")
     for agent in config["langop-infra:agents"]:
@@ -620,7 +653,8 @@ def test_stack_exports_every_tool_endpoint_and_agent_config(stack: str) -> None:
         assert (
             exported["configYaml"] == config_maps[f"{agent['name']}-config"]["data"]["config.yaml"]
         )
-        enabled = [r["name"] for r in agent["tools"] if r.get("enabled", True)]
+        enabled = [r["name"] for r in agent.get("tools", []) if r.get("enabled", True)]
+        enabled += [agent["memory"]["name"]] if "memory" in agent else []
         document = yaml.safe_load(exported["configYaml"])
         assert list(document["tools"]) == enabled
         assert exported["mcpServers"] == ",".join(

@@ -124,7 +124,9 @@ def test_a_standalone_tool_warns_or_under_strict_egress_fails() -> None:
     image = "ghcr.io/acme/memory-mcp:1.4.0"
     run = run_program(lambda: LanguageTool("memory", image=image, namespace="apps"))
     [warning] = [w for w in run.warnings if "no digest" not in w]
-    assert warning.startswith("LanguageTool 'memory': schemaSync: schema sync of tool 'memory'")
+    # In a Python program's names (issue 35): schema_sync, defaults.schema_sync_from.
+    assert warning.startswith("LanguageTool 'memory': schema_sync: schema sync of tool 'memory'")
+    assert "defaults.schema_sync_from" in warning
     with pytest.raises(SpecError) as caught:
         run_program(
             lambda: LanguageTool(

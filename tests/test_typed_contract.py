@@ -75,6 +75,7 @@ def test_the_analyzer_sees_the_real_required_inputs(analyzed: Any) -> None:
         "LanguageModel": ["modelName", "provider"],
         "LanguageCluster": ["namespace"],
         "HttpTool": ["description", "displayName"],
+        "LanguageMemory": [],
     }
 
 
@@ -195,6 +196,7 @@ def test_field_lists_are_derived_from_the_specs() -> None:
         "deploymentMode",
         "tools",
         "persistence",
+        *("a2a", "agents", "memory", "schedule"),
     } == inputs.STRUCTURAL
     assert (
         *(info.alias for info in ClusterSpec.model_fields.values()),

@@ -107,7 +107,10 @@ def test_each_unknown_field_is_warned_of_once(tmp_path: Path) -> None:
     warnings = [line for line in err.splitlines() if "is known only at `pulumi up`" in line]
     image = "Deployment apps/memory: spec.template.spec.containers[0].image"
     assert sum(w.startswith(f"langop-infra render: warning: {image} ") for w in warnings) == 1
-    assert len(warnings) == len(set(warnings)) == 4
+    # The image's labels (name, version) wait for the image on each of the tool's four
+    # objects and its pods: 2 x 4, besides the image, two env values and the Service's name.
+    assert len(warnings) == len(set(warnings)) == 12
+    assert sum("metadata.labels.app.kubernetes.io/" in w for w in warnings) == 8
     # The user's autonamed Service: its name is the provider's, unknown at preview.
     assert (
         "langop-infra render: warning: Service db: metadata.name is known only at `pulumi up` "

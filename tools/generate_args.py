@@ -34,6 +34,7 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.fields import SecretSource, Spec, secret_env_value, secret_text
 from langop_infra.config.http_tool import HttpToolSpec
+from langop_infra.config.memory import MemorySpec
 from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.config.pod import count_or_percent
 from langop_infra.config.structure import STRUCTURAL_FIELDS
@@ -135,6 +136,12 @@ COMPONENTS = (
         "The inputs of a LanguageModel; the same fields as a stack file's ``models:`` entry.",
         drop=("name",),
         extra={"namespace": ("str", "Namespace of the agents that use it (default: default).")},
+    ),
+    Component(
+        "LanguageMemoryArgs",
+        MemorySpec,
+        "The inputs of a LanguageMemory; the same fields as a stack file's ``memories:`` entry.",
+        drop=("name",),
     ),
     Component(
         "HttpToolArgs",
@@ -373,7 +380,7 @@ def _imports(text: str, defined: set[str]) -> str:
     """The import lines for the names ``text``'s annotations use: the component-typed aliases
     from their components, the rest from ``args.py`` (``defined`` holds its names)."""
     annotations = "\n".join(line for line in text.splitlines() if not line.strip().startswith('"'))
-    used = set(re.findall(r"\b([A-Z][A-Za-z]+)\b", annotations))
+    used = set(re.findall(r"\b([A-Z][A-Za-z0-9]+)\b", annotations))  # A2AArgs too
     modules: dict[str, list[str]] = {}
     for n in sorted(used):
         module = COMPONENT_ALIASES.get(n) or ("args" if n in defined else None)

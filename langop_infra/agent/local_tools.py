@@ -1,5 +1,5 @@
-"""Seed 003's ``chat_with_tools``: one ReAct turn over a message list, with tool kit tools run
-in this process (or any registry of the agent's), returning seed 003's triple
+"""AgentLab's ``chat_with_tools``: one ReAct turn over a message list, with tool kit tools run
+in this process (or any registry of the agent's), returning AgentLab's triple
 ``(response, agent_steps, tool_results)``.
 
 ```python
@@ -60,7 +60,7 @@ class LocalTools:
             return _text(f"Tool {name} not found", error=True)
         try:
             result = await tool.execute_with_validation(**dict(arguments or {}))
-        except Exception as exc:  # seed 003: errors are results the LLM can read
+        except Exception as exc:  # AgentLab: errors are results the LLM can read
             return _text(f"{name}: {exc}", error=True)
         text = json.dumps(result, default=str)
         return ToolCallResult(content=[{"type": "text", "text": text}],
@@ -81,7 +81,7 @@ async def chat_with_tools(
     system_prompt: str = "",
 ) -> tuple[str, list[AgentStep], list[ToolResult]]:
     """Answer the last user message of ``messages`` (dicts or objects with ``role`` and
-    ``content``, e.g. seed 003's ``ChatMessage``), the earlier ones as history; the answer
+    ``content``, e.g. AgentLab's ``ChatMessage``), the earlier ones as history; the answer
     (an error answer when the model fails), the steps and the tool results."""
     given = tools if hasattr(tools, "call_tool") else LocalTools(tools)  # pyright: ignore
     loop = AgentLoop(model, given, RuntimeMetrics(), system_prompt=system_prompt,  # pyright: ignore

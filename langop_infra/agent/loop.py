@@ -1,7 +1,7 @@
 """The built-in agent's ReAct loop: the model decides, the registry's tools act, until the
 model answers or ``maxIterations`` model calls have been made.
 
-Each turn yields the answer and seed 003's records (:class:`ToolCall`, :class:`ToolResult`,
+Each turn yields the answer and AgentLab's records (:class:`ToolCall`, :class:`ToolResult`,
 :class:`AgentStep`). Nothing in a turn raises: an unknown tool, arguments that are not a JSON
 object, a tool error or a tool that outlives its timeout is an error *result* the model reads;
 a model that is down or answers garbage ends the turn with an error answer. Each conversation

@@ -1,6 +1,6 @@
-"""The agent's memory through its memory tool (seed 000's ``remember`` and ``recall``).
+"""The agent's memory through its memory tool (language-operator's ``remember`` and ``recall``).
 
-Tool calls and their results are stored as seed 003 stores them: a message with
+Tool calls and their results are stored as AgentLab stores them: a message with
 ``metadata.is_tool_call = true`` (tags ``is_tool_call`` and ``conversation:<id>``); what
 ``recall`` finds for the user's first message of a conversation goes into that turn's
 system message. A memory that fails never fails the turn: the problem is logged.
@@ -34,7 +34,7 @@ class Memory:
         self._tools, self.remember_tool, self.recall_tool = tools, remember, recall
 
     async def store(self, conversation: str, call: ToolCall, result: ToolResult) -> None:
-        """Store a tool call and its result (two messages, seed 003's storage format)."""
+        """Store a tool call and its result (two messages, AgentLab's storage format)."""
         messages = [
             {
                 "role": "assistant",

@@ -1,6 +1,6 @@
 """The built-in runtime's Prometheus metrics (``GET /metrics``), in a registry of its own.
 
-Tool calls count per registry tool name (seed 004's ``invocationCount`` and ``errorCount``,
+Tool calls count per registry tool name (STOA's ``invocationCount`` and ``errorCount``,
 summed across pods by Prometheus); model requests count per outcome (``ok``, ``error``).
 """
 

@@ -47,7 +47,7 @@ def checked_output(
 
 
 def failed(result: ToolCallResult) -> bool:
-    """Whether a result reports failure: ``isError``, or seed 003's ``success: false``."""
+    """Whether a result reports failure: ``isError``, or AgentLab's ``success: false``."""
     structured: Any = result.structured_content
     if result.is_error or not isinstance(structured, dict):
         return result.is_error

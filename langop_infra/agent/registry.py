@@ -173,7 +173,7 @@ class ToolRegistry:
             else:
                 result = checked_output(tool.name, tool.definition, result)
             result = self._scrubbed(result)
-        # seed 003's tools answer {"success": false, ...}: an error, even without isError
+        # AgentLab's tools answer {"success": false, ...}: an error, even without isError
         counts.errors += result.is_error or failed(result)
         return result
 
@@ -236,7 +236,8 @@ class ToolRegistry:
 
     async def connect(self, server: str | ServerEntry) -> ServerStatus:
         """Connect ``server`` now and register its tools: a configured name, or a new
-        server's settings (seed 002's ``Connect(config)``), which join the configuration."""
+        server's settings (language-operator's ``Connect(config)``), which join the
+        configuration."""
         if isinstance(server, ServerEntry):
             refuse_other_settings(server, self._entries, self.sessions)
             self._entries[server.name] = server

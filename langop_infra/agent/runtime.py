@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 AGENT_CONFIG_PATH = "/etc/agent/config.yaml"
-# Seed 002 keeps servers.json at {dataDir}/mcp/servers.json; the data dir comes from the
+# language-operator keeps servers.json at {dataDir}/mcp/servers.json; the data dir comes from the
 # ``data_dir`` argument or this env var.
 DATA_DIR_ENV = "AGENT_DATA_DIR"
 DEFAULT_MCP_PATH = "/mcp"
@@ -109,7 +109,7 @@ def load_agent_servers(
     """The MCP servers of an agent, from its config.yaml (a path or a parsed document),
     ``MCP_SERVERS`` in ``env`` (default: this process's environment), ark's env
     (``AGENT_MCP_SERVERS`` with its ``ARK_MCP_*_HEADER_*`` variables, ``AGENT_WEBHOOK_TOOLS``)
-    for what config.yaml does not say, and seed 002's ``{data_dir}/mcp/servers.json``
+    for what config.yaml does not say, and language-operator's ``{data_dir}/mcp/servers.json``
     (``data_dir`` or ``AGENT_DATA_DIR``) when it exists.
 
     A missing file at the default path counts as empty (the agent may only have

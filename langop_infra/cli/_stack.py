@@ -50,6 +50,15 @@ def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
         default=Path("."),
         help="where to look for Pulumi.yaml, then in parent folders (default: .)",
     )
+    parser.add_argument(
+        "--environment-values",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="the values of an ESC environment the stack imports: the output of "
+        "`pulumi env open <env> --format json` (repeatable; later files win)",
+    )
 
 
 def run_stack(
@@ -72,12 +81,15 @@ def run_stack(
         stack, path = choose_stack(project, args.stack, args.config)
         # Which stack and file the output came from, for the render's banner.
         args.stack_name, args.stack_source = stack, _shown(path, project.directory)
+        environment_values: list[Path] = getattr(args, "environment_values", None) or []
+        _warn_unread_environments(args, stack, path, command)
         with _progress(f"langop-infra {command}: rendering stack {stack}..."):
             return render_stack(
                 project.directory,
                 stack=stack,
                 config_file=args.config,
                 keep_ciphertext=keep_ciphertext,
+                environment_values=environment_values,
                 project=project,
             )
     except Exception as caught:
@@ -87,6 +99,30 @@ def run_stack(
         raise _command_error(caught, project_dir, path) from None
     finally:
         close_event_loop()
+
+
+def _warn_unread_environments(
+    args: argparse.Namespace, stack: str, path: Path, command: str = "validate"
+) -> None:
+    """One warning, before anything else, for a stack importing ESC environments whose
+    values were not given (once per command, whichever path it takes)."""
+    from langop_infra.offline.esc import imported_environments, unread_warning
+    from langop_infra.offline.project import load_stack_file
+
+    if getattr(args, "environment_values", None) or getattr(args, "esc_warned", False):
+        return
+    args.esc_warned = True
+    if not path.is_file():
+        return
+    try:
+        environments = imported_environments(load_stack_file(path))
+    except Exception:  # an unreadable stack file: the render reports it
+        return
+    if environments:
+        print(
+            f"langop-infra {command}: warning: {unread_warning(stack, environments)}",
+            file=sys.stderr,
+        )
 
 
 def stack_file_warnings(args: argparse.Namespace) -> list[str] | None:
@@ -103,6 +139,9 @@ def stack_file_warnings(args: argparse.Namespace) -> list[str] | None:
         project_dir = project.directory
         stack, path = choose_stack(project, args.stack, args.config)
         args.stack_name, args.stack_source = stack, _shown(path, project.directory)
+        if getattr(args, "environment_values", None):
+            return None  # ESC values to merge: only a run of the program takes them
+        _warn_unread_environments(args, stack, path)
         return validate_stack_file(project.directory, stack=stack, config_file=args.config)
     except Exception as caught:
         raise _command_error(caught, project_dir, path) from None
@@ -130,13 +169,17 @@ def _spec_error(exc: BaseException) -> SpecError | None:
     checks reaches us wrapped in the engine's ValueErrors."""
     from langop_infra.core.problems import SpecError
 
+    # Both links: the SDK's `raise exn from cause` can make an exception its own cause.
     seen: set[int] = set()
-    found: BaseException | None = exc
-    while found is not None and id(found) not in seen:
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        found = todo.pop(0)
+        if found is None or id(found) in seen:
+            continue
         if isinstance(found, SpecError):
             return found
         seen.add(id(found))
-        found = found.__cause__ or found.__context__
+        todo += [found.__cause__, found.__context__]
     return None
 
 

@@ -50,7 +50,10 @@ def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:
     for m in manifests:
         meta: Any = m.get("metadata") or {}
         labels: Any = meta.get("labels") or {}
-        if m.get("kind") != "Deployment" or labels.get("app.kubernetes.io/component") != "agent":
+        # Labels known only at `pulumi up` render as "[unknown]".
+        known: dict[str, Any] = cast("dict[str, Any]", labels) if isinstance(labels, dict) else {}
+        component = known.get("app.kubernetes.io/component")
+        if m.get("kind") != "Deployment" or component != "agent":
             continue
         name = m["metadata"]["name"]
         containers: Any = m["spec"]["template"]["spec"].get("containers") or []

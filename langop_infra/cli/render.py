@@ -29,7 +29,9 @@ class _DeprecatedOut(DeprecatedOutput):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_stack_arguments(parser)
-    add_output_argument(parser, ("yaml", "json"), "yaml", "output format on stdout")
+    add_output_argument(
+        parser, ("yaml", "json"), "yaml", "output format on stdout", json_alias=True
+    )
     parser.add_argument(
         "--output-dir", type=Path, metavar="DIR", help="write one YAML file per object under DIR"
     )

@@ -156,7 +156,8 @@ def stack_targets(
     from langop_infra.sync.provider import credentials, sync_target
 
     run = render_stack(project_dir, stack=stack, config_file=config)
-    syncs = run.by_type(DYNAMIC_TYPE)
+    # A2A card syncs share the type; they carry card_path (sync/card_sync.py).
+    syncs = [r for r in run.by_type(DYNAMIC_TYPE) if "card_path" not in r.inputs]
     names = lock_names(syncs)
     unknown = sorted(overrides.keys() - set(names.values()))
     if unknown:

@@ -7,11 +7,17 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, secret_routing
 from langop_infra.components.agent_args import LanguageAgentArgs
 from langop_infra.components.agent_plan import AgentPlan, plan_agent
+from langop_infra.components.agent_workload import (
+    register_card,
+    register_card_syncs,
+    register_workload,
+)
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
+    Meta,
     aliased,
     child_options,
     network_policy,
@@ -27,6 +33,7 @@ from langop_infra.config import names
 from langop_infra.config.agent import AgentSpec
 from langop_infra.core import pacing
 from langop_infra.manifests import contract, policies
+from langop_infra.manifests.a2a_policies import a2a_policies
 from langop_infra.manifests.agent_objects import AgentObjects, agent_env, agent_objects
 from langop_infra.manifests.k8s_types import NetworkPolicySpecDict
 from langop_infra.manifests.pod_settings import disruption_budget_spec
@@ -93,7 +100,10 @@ class LanguageAgent(PlannedComponent):
         child = child_options(self, opts)
         key = f"{namespace}/{agent.name}"
         self.spec, self.targets = agent, targets
-        labels = contract.agent_labels(agent, plan.part_of, image_known=plan.image_known)
+        # Read from ``final``, not ``agent``: an Output label has a stand-in in ``agent``.
+        labels = inputs.part(
+            final, lambda s: contract.agent_labels(s, plan.part_of, image_known=plan.image_known)
+        )
         objects = _objects(plan, final)
         inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
         config_text = inputs.part(objects, lambda o: o.config_text)
@@ -104,22 +114,41 @@ class LanguageAgent(PlannedComponent):
             opts=child,
         )
         owned = contract.agent_env(agent, targets)[1]
-        self.secret = workload_secret(key, agent.name, namespace, labels, owned, child)
-        self.service_account = service_account(key, agent, namespace, labels, child)
-        account = [self.service_account] if self.service_account else []
-        self.deployment = k8s.apps.v1.Deployment(
+        deployment, routed = secret_routing.route_env(
+            inputs.part(objects, lambda o: o.deployment),
+            contract.workload_secret_name(agent.name),
+        )
+        self.secret = workload_secret(key, agent.name, namespace, labels, owned, child, routed)
+        self.service_account = service_account(
             key,
-            metadata=object_meta(agent.name, namespace, labels, agent.annotations),
-            spec=with_pod_annotations(
-                inputs.part(objects, lambda o: o.deployment), self._secrets(plan)
+            agent,
+            namespace,
+            labels,
+            child,
+            inputs.part(final, lambda s: s.service_account.annotations if s.service_account else {})
+            if agent.service_account is not None
+            else None,
+        )
+        account = [self.service_account] if self.service_account else []
+        pod_spec = with_pod_annotations(deployment, self._secrets(plan))
+        self.card_config_map = register_card(key, agent, namespace, labels, objects, child)
+        self.deployment, self.cron_job = register_workload(
+            key,
+            agent,
+            object_meta(
+                agent.name, namespace, labels, inputs.part(final, lambda s: dict(s.annotations))
             ),
-            opts=child_options(self, opts, [*_waits_for(plan), *account]),
+            pod_spec,
+            child_options(self, opts, [*_waits_for(plan), *account]),
         )
         egress = agent.egress or plan.defaults.egress
         self.network_policies = [
             network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
             for n, (policy, where, _) in enumerate(
-                policies.agent_policies(agent, namespace, targets, egress)
+                [
+                    *policies.agent_policies(agent, namespace, targets, egress),
+                    *a2a_policies(agent, namespace, plan.features.peers),
+                ]
             )
         ]
         self._register_pod_objects(key, plan, labels, objects, child)
@@ -127,11 +156,14 @@ class LanguageAgent(PlannedComponent):
             ToolSchemaSync(
                 f"{key}/{target.name}-schema",
                 {**target.sync_inputs, "pod_selector": contract.agent_selector(agent.name)},
-                opts=child_options(self, opts, [self.deployment]),
+                opts=child_options(self, opts, [self.deployment or self.cron_job]),
             )
             for target in targets
             if target.sidecar_container is not None and target.sync_inputs is not None
         ]
+        self.card_syncs = register_card_syncs(
+            key, self, plan.features.peers, plan.defaults.schema_sync_access, opts
+        )
         self.config_yaml = pulumi.Output.from_input(config_text)
         style = plan.defaults.endpoint_style
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
@@ -142,7 +174,7 @@ class LanguageAgent(PlannedComponent):
         self,
         key: str,
         plan: AgentPlan,
-        labels: dict[str, str],
+        labels: Meta,
         objects: Any,
         child: pulumi.ResourceOptions,
     ) -> None:
@@ -150,7 +182,7 @@ class LanguageAgent(PlannedComponent):
         when the spec asks for it."""
         agent, namespace = plan.spec, plan.namespace
         self.service = self.workspace_claim = self.workspace_seed = None
-        if agent.ports:
+        if agent.ports or agent.a2a is not None:
             self.service = k8s.core.v1.Service(
                 key,
                 metadata=object_meta(agent.name, namespace, labels),
@@ -191,7 +223,13 @@ class LanguageAgent(PlannedComponent):
         """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
         its sidecars' own."""
         env = agent_env(
-            plan.spec, plan.defaults, plan.part_of, plan.targets, plan.models, plan.persona
+            plan.spec,
+            plan.defaults,
+            plan.part_of,
+            plan.targets,
+            plan.models,
+            plan.persona,
+            plan.features,
         )[0]
         used = set(contract.secret_names_used(env))
         secrets = [self.secret] if self.secret is not None else []
@@ -218,6 +256,7 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
             models=plan.models,
             persona=plan.persona,
             image_known=plan.image_known,
+            features=plan.features,
         )
 
     if any(isinstance(c, pulumi.Output) for c in sidecars):

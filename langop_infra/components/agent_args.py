@@ -9,7 +9,9 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from langop_infra.components.args import (
+    A2AArgs,
     AffinityArgs,
+    AgentPeerRefArgs,
     AgentPortArgs,
     AutoscalingArgs,
     DefaultsArgs,
@@ -22,11 +24,13 @@ from langop_infra.components.args import (
     InitContainerArgs,
     LocalObjectRefArgs,
     McpServerArgs,
+    MemoryRefArgs,
     PeerArgs,
     PersonaEntry,
     ProbesArgs,
     ResourcesArgs,
     Runtime,
+    ScheduleArgs,
     SecretValue,
     SecurityArgs,
     ServiceAccountArgs,
@@ -49,6 +53,14 @@ from langop_infra.components.tool import (
 class LanguageAgentArgs(TypedDict):
     """The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry."""
 
+    a2a: NotRequired[A2AArgs]
+    """Serve A2A: a Service port named a2a and an agent card."""
+    agents: NotRequired[list[AgentPeerRefArgs]]
+    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
+    memory: NotRequired[MemoryRefArgs]
+    """A LanguageMemory of the stack the agent uses: {name}."""
+    schedule: NotRequired[ScheduleArgs]
+    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
     image_pull_secrets: NotRequired[pulumi.Input[list[LocalObjectRefArgs]]]
     """Secrets to pull the image with: names or {name}."""
     env_from: NotRequired[pulumi.Input[list[EnvFromSourceArgs]]]

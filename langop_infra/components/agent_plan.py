@@ -8,12 +8,13 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, user_meta
 from langop_infra.components.k8s import (
     built_components,
     component_error,
     find_component,
 )
+from langop_infra.components.peers import resolve_features
 from langop_infra.config.agent import AgentSpec, passthrough_model
 from langop_infra.config.checks.admission import deploy_problems
 from langop_infra.config.checks.advice import agent_warnings, passthrough_warning
@@ -27,6 +28,7 @@ from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.core.text import did_you_mean
 from langop_infra.manifests import contract
+from langop_infra.manifests.agent_features import NO_FEATURES, AgentFeatures
 
 # A tool an agent may reach: its target, and its component when this program built it.
 ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
@@ -48,6 +50,8 @@ class AgentPlan:
     persona: PersonaSpec | None = None
     # False while the image is an Output not resolved yet: its labels wait for it.
     image_known: bool = True
+    #: A2A peers and memory.
+    features: AgentFeatures = NO_FEATURES
 
     @property
     def namespace(self) -> str:
@@ -62,10 +66,15 @@ def agent_document(
     data.setdefault("name", name)
     given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
     refs: list[Any] = []
+    inputs.refuse_whole_lists(data, AgentSpec, f"LanguageAgent {data.get('name')!r}")
     _refuse_single_tool(data.get("tools"), f"LanguageAgent {data.get('name')!r}")
     items: list[Any] = data.get("tools") or []
     for item in items:
-        target = getattr(item, "target", item)
+        # An Output item stays as it is: resolve() refuses it with its path (tools decide
+        # which policies exist), where getattr would lift ``target`` into another Output.
+        target: Any = item
+        if not isinstance(item, pulumi.Output):
+            target = getattr(item, "target", item)
         if isinstance(target, contract.ToolTarget):
             given[(target.namespace, target.name)] = (target, None if item is target else item)
             refs.append({"name": target.name, "namespace": target.namespace})
@@ -227,13 +236,16 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
             return resolve_http_tools(agent, given_http)
 
         agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        agent, features, memory_tools = resolve_features(agent)
+        memory_index = {(t.target.namespace, t.target.name): (t.target, t) for t in memory_tools}
+        given = {**given, **memory_index}
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
         warnings.append(passthrough_warning(model, "model"))
     for warning in warnings:
-        pulumi.log.warn(f"{subject}: {warning}")
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: {warning}"))
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     plan = AgentPlan(
         agent,
@@ -242,7 +254,9 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         targets,
         tools,
         models=models,
-        image_known=not isinstance(data.get("image"), pulumi.Output),
+        # The image's labels are built from the real image as it resolves (inputs.Pending).
+        image_known=True,
+        features=features,
     )
     return plan, final
 

@@ -20,13 +20,16 @@ CountOrPercent = str
 
 
 if TYPE_CHECKING:
+    A2ASecuritySchemeType = Literal["bearer", "apiKey"]
     AccessModes = Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]
+    ConcurrencyPolicy = Literal["Allow", "Forbid", "Replace"]
     DeploymentMode = Literal["service", "sidecar"]
     Egress = Literal["open", "restricted"]
     EndpointStyle = Literal["base", "path"]
     ImagePullPolicy = Literal["Always", "IfNotPresent", "Never"]
     McpServerTransport = Literal["http", "url"]
     Medium = Literal["", "Memory"]
+    MemoryType = Literal["managed", "external"]
     ModelRefRole = Literal["primary", "fallback", "reasoning", "tool-calling", "summarization"]
     PortProtocol = Literal["TCP", "UDP", "SCTP"]
     Provider = Literal["openai", "anthropic", "azure", "bedrock", "vertex", "openai-compatible", "ollama", "custom"]
@@ -51,13 +54,16 @@ if TYPE_CHECKING:
     # A persona's name, or the persona itself.
     PersonaEntry = Union[str, "PersonaArgs", "PersonaSpec"]
 else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
+    A2ASecuritySchemeType = str
     AccessModes = str
+    ConcurrencyPolicy = str
     DeploymentMode = str
     Egress = str
     EndpointStyle = str
     ImagePullPolicy = str
     McpServerTransport = str
     Medium = str
+    MemoryType = str
     ModelRefRole = str
     PortProtocol = str
     Provider = str
@@ -648,6 +654,114 @@ class ServiceSettingsArgs(TypedDict):
     """Extra labels on the Service."""
 
 
+class A2ASkillArgs(TypedDict):
+    """One skill of the agent card (A2A ``AgentSkill``)."""
+
+    id: str
+    """Unique id of the skill within the card."""
+    name: str
+    """Human-readable name."""
+    description: str
+    """What the skill does, for callers and their LLMs."""
+    tags: list[str]
+    """Keywords, at least one (A2A v1.0 requires them)."""
+    examples: NotRequired[list[str]]
+    """Example prompts."""
+    input_modes: NotRequired[list[str]]
+    """Media types the skill accepts (unset: the card's defaultInputModes)."""
+    output_modes: NotRequired[list[str]]
+    """Media types the skill returns (unset: the card's defaultOutputModes)."""
+
+
+class A2ASecuritySchemeArgs(TypedDict):
+    """A security scheme the agent accepts (the card's ``securitySchemes``)."""
+
+    name: str
+    """The scheme's name in the card."""
+    type: A2ASecuritySchemeType
+    """bearer: HTTP Authorization: Bearer; apiKey: a key in a header. One of: bearer, apiKey."""
+    header_name: NotRequired[str]
+    """The header an apiKey travels in. Default: "Authorization"."""
+    bearer_format: NotRequired[str]
+    """A hint such as JWT."""
+    description: NotRequired[str]
+    """Shown to callers."""
+
+
+class A2AArgs(TypedDict):
+    """The agent serves A2A: a Service port named ``a2a`` and an agent card."""
+
+    port: NotRequired[int]
+    """Port of the A2A endpoint (env A2A_PORT). Default: 8080."""
+    path: NotRequired[str]
+    """HTTP path of the JSON-RPC endpoint (env A2A_PATH). Default: "/"."""
+    description: NotRequired[str]
+    """The card's description (unset: from instructions or name)."""
+    version: NotRequired[str]
+    """The agent's version in its card. Default: "1.0.0"."""
+    skills: list[A2ASkillArgs]
+    """The skills the card advertises, at least one (A2A v1.0 requires one)."""
+    default_input_modes: NotRequired[list[str]]
+    """Media types the agent accepts."""
+    default_output_modes: NotRequired[list[str]]
+    """Media types the agent returns."""
+    streaming: NotRequired[bool]
+    """The agent streams (message/stream). Default: false."""
+    push_notifications: NotRequired[bool]
+    """The agent sends push notifications. Default: false."""
+    security_schemes: NotRequired[list[A2ASecuritySchemeArgs]]
+    """Schemes the agent accepts; each is required (the card's securityRequirements)."""
+
+
+class AgentPeerRefArgs(TypedDict):
+    """A peer agent this agent calls over A2A: an agent of the stack by ``name`` (and ``namespace``), or a remote one by ``url``."""
+
+    name: str
+    """The agent's name (in-cluster), or the name this agent knows a remote peer by."""
+    namespace: NotRequired[str]
+    """Namespace of an in-cluster peer (unset: the caller's)."""
+    url: NotRequired[str]
+    """A remote peer's A2A endpoint (unset: an agent of the stack)."""
+    card_url: NotRequired[str]
+    """A remote peer's agent card (unset: <origin of url>/.well-known/agent-card.json)."""
+    headers: NotRequired[list[HeaderArgs]]
+    """Headers sent to a remote peer: a value, or valueFrom.secretKeyRef, reaching the agent only as env A2A_PEER_<PEER>_HEADER_<HEADER>."""
+
+
+class MemoryRefArgs(TypedDict):
+    """An agent's memory: a LanguageMemory of the stack."""
+
+    name: str
+    """The memory's name."""
+    namespace: NotRequired[str]
+    """Its namespace (unset: the agent's)."""
+
+
+class ScheduleArgs(TypedDict):
+    """Run the agent as a batch/v1 CronJob (env AGENT_MODE=scheduled) instead of a Deployment."""
+
+    cron: str
+    """5-field cron expression (minute hour day-of-month month day-of-week)."""
+    time_zone: NotRequired[str]
+    """IANA time zone of the schedule (unset: the controller's, usually UTC)."""
+    input: str
+    """The prompt each run receives (env AGENT_INPUT, config.yaml schedule.input)."""
+    concurrency_policy: NotRequired[ConcurrencyPolicy]
+    """What a run does while the previous one still runs. One of: Allow, Forbid, Replace. Default: "Forbid"."""
+    suspend: NotRequired[bool]
+    """Pause the schedule. Default: false."""
+    starting_deadline_seconds: NotRequired[int]
+    """A run missed by more than this is skipped."""
+    active_deadline_seconds: NotRequired[int]
+    """A run is stopped after this long."""
+    backoff_limit: NotRequired[int]
+    """Retries of a failed run. Default: 2."""
+    successful_jobs_history_limit: NotRequired[int]
+    """Finished runs kept. Default: 3."""
+    failed_jobs_history_limit: NotRequired[int]
+    """Failed runs kept. Default: 1."""
+
+
 class McpServerArgs(TypedDict):
     """An external MCP server (ark style), reached at ``url`` with optional headers."""
 
@@ -790,6 +904,15 @@ class ModelRateLimitsArgs(TypedDict):
     """LiteLLM's rpm."""
     tokens_per_minute: NotRequired[int]
     """LiteLLM's tpm."""
+
+
+class MemoryAddressArgs(TypedDict):
+    """Where an external memory is: a literal URL, or a Secret key holding it."""
+
+    value: NotRequired[str]
+    """The memory's MCP endpoint."""
+    value_from: NotRequired[SecretSourceArgs]
+    """{secretKeyRef: {name, key}}: the endpoint kept in a Secret."""
 
 
 class ApiRefArgs(TypedDict):
@@ -1012,6 +1135,14 @@ class ModelRefArgs(TypedDict):
 class AgentArgs(TypedDict):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
+    a2a: NotRequired[A2AArgs]
+    """Serve A2A: a Service port named a2a and an agent card."""
+    agents: NotRequired[list[AgentPeerRefArgs]]
+    """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
+    memory: NotRequired[MemoryRefArgs]
+    """A LanguageMemory of the stack the agent uses: {name}."""
+    schedule: NotRequired[ScheduleArgs]
+    """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
     image_pull_secrets: NotRequired[list[LocalObjectRefArgs]]
     """Secrets to pull the image with: names or {name}."""
     env_from: NotRequired[list[EnvFromSourceArgs]]
@@ -1180,6 +1311,29 @@ class ModelArgs(TypedDict):
     """false: agents call the provider directly. Default: true."""
 
 
+class MemoryArgs(TypedDict):
+    """A LanguageMemory: ``managed`` runs a memory MCP server with a persistent volume; ``external`` points agents at one that exists."""
+
+    name: str
+    """The memory's name (a managed memory's Deployment and Service)."""
+    namespace: NotRequired[str]
+    """Unset: the cluster's namespace."""
+    type: NotRequired[MemoryType]
+    """managed: deployed here as a LanguageTool preset; external: address and headers. One of: managed, external. Default: "managed"."""
+    image: NotRequired[str]
+    """Managed: the memory MCP server's image. Default: "ghcr.io/langop/memory-mcp:0.1.0@sha256:5be4c0a1b7e1a9f1f2c5d44d6e0b3f0d8c8a4f4c3e2d1b0a9f8e7d6c5b4a3f21"."""
+    port: NotRequired[int]
+    """Managed: the server's port. Default: 8080."""
+    size: NotRequired[str]
+    """Managed: size of the persistent volume. Default: "1Gi"."""
+    storage_class_name: NotRequired[str]
+    """Managed: StorageClass of the volume (unset: the cluster's default)."""
+    address: NotRequired[MemoryAddressArgs]
+    """External: the memory's MCP endpoint."""
+    headers: NotRequired[list[HeaderArgs]]
+    """External: headers sent to it (AGENT_MEMORY_HEADER_<HEADER>)."""
+
+
 class PersonaArgs(TypedDict):
     """A LanguagePersona: how an agent speaks (AGENT_PERSONA, config.yaml ``personas``)."""
 
@@ -1315,6 +1469,27 @@ class LanguageModelArgs(TypedDict):
     """Namespace of the agents that use it (default: default)."""
 
 
+class LanguageMemoryArgs(TypedDict):
+    """The inputs of a LanguageMemory; the same fields as a stack file's ``memories:`` entry."""
+
+    namespace: NotRequired[str]
+    """Unset: the cluster's namespace."""
+    type: NotRequired[MemoryType]
+    """managed: deployed here as a LanguageTool preset; external: address and headers. One of: managed, external. Default: "managed"."""
+    image: NotRequired[str]
+    """Managed: the memory MCP server's image. Default: "ghcr.io/langop/memory-mcp:0.1.0@sha256:5be4c0a1b7e1a9f1f2c5d44d6e0b3f0d8c8a4f4c3e2d1b0a9f8e7d6c5b4a3f21"."""
+    port: NotRequired[int]
+    """Managed: the server's port. Default: 8080."""
+    size: NotRequired[str]
+    """Managed: size of the persistent volume. Default: "1Gi"."""
+    storage_class_name: NotRequired[str]
+    """Managed: StorageClass of the volume (unset: the cluster's default)."""
+    address: NotRequired[MemoryAddressArgs]
+    """External: the memory's MCP endpoint."""
+    headers: NotRequired[list[HeaderArgs]]
+    """External: headers sent to it (AGENT_MEMORY_HEADER_<HEADER>)."""
+
+
 class HttpToolArgs(TypedDict):
     """The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry."""
 
@@ -1371,6 +1546,8 @@ class LanguageClusterArgs(TypedDict):
     """HTTP tools (STOA's Tool) agents reference by name in httpTools."""
     models: NotRequired[list[ModelArgs]]
     """The models; those through the gateway share it."""
+    memories: NotRequired[list[MemoryArgs]]
+    """LanguageMemories agents name in memory: managed (a memory MCP server deployed here) or external."""
     personas: NotRequired[list[PersonaArgs]]
     """Personas agents name in persona."""
     secrets: NotRequired[dict[str, dict[str, SecretValue]]]
@@ -1380,8 +1557,12 @@ class LanguageClusterArgs(TypedDict):
 
 
 __all__ = [
+    "A2AArgs",
+    "A2ASecuritySchemeArgs",
+    "A2ASkillArgs",
     "AffinityArgs",
     "AgentArgs",
+    "AgentPeerRefArgs",
     "AgentPortArgs",
     "ApiKeyRefArgs",
     "ApiKeySourceArgs",
@@ -1406,10 +1587,14 @@ __all__ = [
     "KeyToPathArgs",
     "LabelSelectorArgs",
     "LanguageClusterArgs",
+    "LanguageMemoryArgs",
     "LanguageModelArgs",
     "LanguageToolArgs",
     "LocalObjectRefArgs",
     "McpServerArgs",
+    "MemoryAddressArgs",
+    "MemoryArgs",
+    "MemoryRefArgs",
     "ModelArgs",
     "ModelConfigurationArgs",
     "ModelGatewayDefaultsArgs",
@@ -1436,6 +1621,7 @@ __all__ = [
     "ResourceAmountsArgs",
     "ResourcesArgs",
     "RetryPolicyArgs",
+    "ScheduleArgs",
     "SchemaSyncArgs",
     "SecretKeyRefArgs",
     "SecretSourceArgs",

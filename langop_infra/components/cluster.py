@@ -42,6 +42,9 @@ from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.http_tool import with_http_tools
 from langop_infra.core.problems import SpecError
 from langop_infra.manifests import contract, pods, policies
+from langop_infra.manifests.a2a import peer_targets
+from langop_infra.manifests.agent_features import AgentFeatures
+from langop_infra.manifests.memory import find_memory, with_managed_memories
 
 if TYPE_CHECKING:
     ClusterInput = LanguageClusterArgs | ClusterSpec | None
@@ -101,7 +104,7 @@ class LanguageCluster(pulumi.ComponentResource):
         external_targets: Sequence[contract.ToolTarget] = (),
         **kwargs: Any,
     ) -> None:
-        cluster = _parse(name, args, kwargs)
+        cluster = with_managed_memories(_parse(name, args, kwargs))
         external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
         external.update({(t.target.namespace, t.target.name): t for t in external_tools})
         problems = external_reference_problems(cluster, external.keys())
@@ -319,5 +322,21 @@ def agent_plan(
     personas = {p.name: p for p in cluster.personas}
     persona = personas.get(agent.persona) if isinstance(agent.persona, str) else None
     return AgentPlan(
-        spec, cluster.defaults, cluster.part_of or ns, targets, tools, secrets, used, persona
+        spec,
+        cluster.defaults,
+        cluster.part_of or ns,
+        targets,
+        tools,
+        secrets,
+        used,
+        persona,
+        features=agent_features(cluster, agent),
     )
+
+
+def agent_features(cluster: ClusterSpec, agent: AgentSpec) -> AgentFeatures:
+    """An agent's A2A peers (agents of the cluster, or remote) and its memory."""
+    home = cluster.namespace
+    agents = {(a.namespace or home, a.name): a for a in cluster.agents}
+    peers = peer_targets(agent, agent.namespace or home, agents)
+    return AgentFeatures(tuple(peers), find_memory(cluster.memories, agent, home))

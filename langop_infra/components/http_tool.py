@@ -22,6 +22,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
+from langop_infra.components import inputs
 from langop_infra.components.args import HttpToolArgs
 from langop_infra.components.k8s import (
     aliased,
@@ -73,6 +74,11 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
     data.update(fields)
     data.setdefault("name", name)
     part_of = data.pop("part_of", None)
+    inputs.refuse_outputs(
+        data,
+        f"HttpTool {data.get('name')!r}",
+        "agents read an HttpTool's document when they are built; pass a plain value",
+    )
     with component_error(f"HttpTool {data.get('name')!r}"):
         spec = parse_http_tool(data)
     namespace = spec.namespace or contract.DEFAULT_NAMESPACE

@@ -15,6 +15,11 @@ from typing import Any, TypeVar, cast
 
 import pulumi
 
+from langop_infra.components.secret_routing import (
+    guarded,
+    route_header_values,
+    secret_capable,
+)
 from langop_infra.config.structure import structural_keys
 from langop_infra.core.construction import construction_site
 from langop_infra.core.problems import Problem, SpecError, loc_path
@@ -29,8 +34,9 @@ Leaf = tuple[Path, pulumi.Output[Any]]
 STRUCTURAL = structural_keys()
 # Values tried in place of an unknown one, until one passes that field's own checks.
 STAND_INS: tuple[Any, ...] = (
-    "placeholder",
+    # An image with a tag first: the labels made from an image keep their keys.
     "ghcr.io/placeholder/image:0",
+    "placeholder",
     "http://placeholder.invalid",
     8080,
     1,
@@ -42,13 +48,18 @@ STAND_INS: tuple[Any, ...] = (
     {},
     # Second ones: a part that changes with the stand-in depends on the unknown value.
     "placeholder-b",
-    "ghcr.io/placeholder/image:1",
+    "ghcr.io/placeholder-b/image-b:1",
     "http://placeholder-b.invalid",
     8081,
     2,
     False,
     "/placeholder-b",
     "10.1.0.0/16",
+    # Quantities (cpu, memory) below any limit.
+    "1m",
+    "2m",
+    # A mapping given as one Output (node_selector=...): which keys the real one has.
+    {"placeholder-b": "placeholder-b"},
 )
 
 
@@ -62,9 +73,75 @@ def merged_input(args: Any, fields: Mapping[str, Any], spec: type[Any]) -> dict[
         else dict(args or {})
     )
     data.update(fields)
+    data = route_header_values(data)
     if "container_args" in data:
         data["args"] = data.pop("container_args")
-    return data
+    # ``labels=None`` is how Python says "not given" for a field whose default is no None.
+    return {k: v for k, v in data.items() if v is not None or not _none_means_unset(spec, k)}
+
+
+def _none_means_unset(spec: type[Any], key: str) -> bool:
+    fields: Mapping[str, Any] = getattr(spec, "model_fields", {})
+    field = fields.get(key) or next(
+        (f for f in fields.values() if getattr(f, "alias", None) == key), None
+    )
+    if field is None:
+        return False
+    return field.default_factory is not None or field.default not in (None, Ellipsis)
+
+
+def refuse_outputs(data: Mapping[str, Any], subject: str, why: str) -> None:
+    """Every Output in ``data`` a field error: the component needs its values now."""
+    problems = [
+        Problem(loc_path(path), f"must be known when the program runs, not an Output: {why}")
+        for path, _ in output_leaves(data)
+    ]
+    if problems:
+        raise SpecError(problems, subject=subject)
+
+
+# Mappings whose keys decide env entries and the workload's Secret.
+WHOLE_MAPPINGS = frozenset({"env", "secret_env", "secretEnv"})
+
+
+def refuse_whole_lists(data: Mapping[str, Any], spec: type[Any], subject: str) -> None:
+    """A field that takes a list (or an env mapping), given as one Output: a field error
+    (which objects, entries and Secret keys exist follows from it), with the fix."""
+    fields: Mapping[str, Any] = getattr(spec, "model_fields", {})
+    problems = [
+        Problem(
+            key,
+            "expected a list, got an Output; pass a list here (its items' own values may be "
+            "Outputs, e.g. a url), since the list decides which objects and policies exist",
+        )
+        for key, value in data.items()
+        if isinstance(value, pulumi.Output) and _is_list_field(fields, key)
+    ]
+    problems += [
+        Problem(
+            key,
+            "expected a mapping, got an Output; pass a mapping here (its values may be "
+            "Outputs: a secret one goes into the workload's Secret), since its keys decide "
+            "the env entries",
+        )
+        for key, value in data.items()
+        if isinstance(value, pulumi.Output) and key in WHOLE_MAPPINGS
+    ]
+    if problems:
+        raise SpecError(problems, subject=subject)
+
+
+def _is_list_field(fields: Mapping[str, Any], key: str) -> bool:
+    field = fields.get(key) or next(
+        (f for f in fields.values() if getattr(f, "alias", None) == key), None
+    )
+    if field is None:
+        return key in {"tools", "mcp_servers", "http_tools", "models"}
+    annotation = field.annotation
+    origins = {getattr(annotation, "__origin__", None)} | {
+        getattr(a, "__origin__", None) for a in getattr(annotation, "__args__", ())
+    }
+    return bool(origins & {list, tuple}) or annotation in (list, tuple)
 
 
 def output_leaves(data: Any, path: Path = ()) -> Iterator[Leaf]:
@@ -109,7 +186,11 @@ def resolve(
         spec = parse(data)
     except SpecError as exc:
         deferred = _deferred(leaves, exc.problems)
-        known = [p for p in exc.problems if not _under(p.path, _paths(deferred))]
+        known = [
+            p
+            for p in exc.problems
+            if not any(_related(p.path, loc_path(path)) for path, _ in deferred)
+        ]
         if known or not deferred:
             raise SpecError(known or exc.problems, subject=subject) from None
     else:
@@ -117,8 +198,12 @@ def resolve(
     _refuse_structural(deferred, subject)
     # The user's line that built the component, for an error found when a value resolves.
     where = construction_site()
-    stand_in = _stand_in(data, parse, deferred)
-    spec = parse(stand_in)
+    stand_in = _stand_in(data, parse, deferred, subject)
+    try:
+        spec = parse(stand_in)
+    except SpecError as exc:
+        # Another field depends on an unknown value (a volume mount on a volume's name).
+        raise SpecError(_needed_now(deferred, exc.problems), subject=subject) from None
 
     def rebuild(values: Mapping[int, Any]) -> R:
         filled: Any = stand_in
@@ -137,7 +222,10 @@ def resolve(
         _EVERY if (alt := _alternative(stand_in, parse, spec, path)) is None else build(parse(alt))
         for path, _ in deferred
     )
-    outputs = tuple(out for _, out in deferred)
+    outputs = tuple(
+        out if secret_capable(path) else guarded(out, path, subject, where)
+        for path, out in deferred
+    )
     return spec, Pending(build(spec), variants, outputs, rebuild)
 
 
@@ -200,6 +288,11 @@ class Pending:
         if all(v is not _EVERY and _same(v, base) for v in variants):
             return base
         alike = [v for v in variants if v is not _EVERY]
+        if len(alike) < len(variants):
+            # A value no second stand-in could vary may change any part, even which keys
+            # there are: the whole part waits for the real values.
+            indexes = [i for i, v in enumerate(variants) if v is _EVERY or not _same(v, base)]
+            return self.later(indexes, pick)
         if isinstance(base, dict) and all(
             isinstance(v, dict) and v.keys() == base.keys() for v in alike
         ):
@@ -240,16 +333,18 @@ def _same(first: Any, second: Any) -> bool:
 
 
 def _deferred(leaves: Sequence[Leaf], problems: Sequence[Problem]) -> list[Leaf]:
-    """The Outputs the spec refused (it holds some, such as secret values, as they are)."""
+    """The Outputs the spec refused (it holds some, such as secret values, as they are),
+    at their path or at a field holding them (``resources``, checked as a whole)."""
     return [
         (path, out)
         for path, out in leaves
-        if any(_under(p.path, _paths([(path, out)])) for p in problems)
+        if any(_related(p.path, loc_path(path)) for p in problems)
     ]
 
 
-def _paths(leaves: Sequence[tuple[Path, Any]]) -> dict[str, None]:
-    return {loc_path(path): None for path, _ in leaves}
+def _related(problem: str, leaf: str) -> bool:
+    """Whether a problem at ``problem`` may come from the value at ``leaf``."""
+    return _under(problem, {leaf: None}) or (bool(problem) and _under(leaf, {problem: None}))
 
 
 def _under(path: str, prefixes: Mapping[str, Any]) -> bool:
@@ -282,8 +377,11 @@ _INSTEAD = {
 }
 
 
-def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, Any]]) -> Any:
-    """``data`` with each unknown value replaced by the first stand-in its field accepts."""
+def _stand_in(
+    data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, Any]], subject: str
+) -> Any:
+    """``data`` with each unknown value replaced by the first stand-in its field accepts; a
+    field that accepts none (one of a fixed set of words) must be known now."""
     filled = data
     for path, _ in deferred:
         for candidate in STAND_INS:
@@ -291,14 +389,40 @@ def _stand_in(data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[P
             if _accepted(parse, attempt, path):
                 filled = attempt
                 break
+        else:
+            problem = Problem(
+                loc_path(path),
+                "must be known when the program runs, not an Output: its checks (one of a "
+                "fixed set of words, or a bound other fields set) need its value before "
+                "anything is registered; pass a plain value",
+            )
+            raise SpecError([problem], subject=subject)
     return filled
+
+
+def _needed_now(deferred: Sequence[Leaf], problems: Sequence[Problem]) -> list[Problem]:
+    """Problems for unknown values other fields depend on (never quoting a stand-in)."""
+    others = ", ".join(sorted({p.path for p in problems})) or "another field"
+    return [
+        Problem(
+            loc_path(path),
+            f"must be known when the program runs, not an Output: {others} depends on it; "
+            "pass a plain value",
+        )
+        for path, _ in deferred
+    ]
 
 
 def _alternative(filled: Any, parse: Callable[[Any], Any], spec: Any, path: Path) -> Any:
     """``filled`` with another stand-in at ``path``, one that changes the parsed spec (``1``
     and ``"1"`` both parse to 1: the second would hide that the value matters); None when
     the field accepts no other."""
-    for candidate in STAND_INS:
+    current = filled
+    for key in path:
+        current = current[key]
+    # The stand-in's own counterpart first: an image for an image, so that what is made of
+    # it (labels) keeps its shape and only its values wait.
+    for candidate in [*_PAIRED.get(repr(current), []), *STAND_INS]:
         attempt = replaced(filled, path, candidate)
         try:
             if parse(attempt) != spec:
@@ -306,6 +430,17 @@ def _alternative(filled: Any, parse: Callable[[Any], Any], spec: Any, path: Path
         except SpecError:
             continue
     return None
+
+
+# Each first stand-in's second one, of the same kind.
+_PAIRED: dict[str, list[Any]] = {
+    repr("ghcr.io/placeholder/image:0"): ["ghcr.io/placeholder-b/image-b:1"],
+    repr("placeholder"): ["placeholder-b"],
+    repr("http://placeholder.invalid"): ["http://placeholder-b.invalid"],
+    repr("/placeholder"): ["/placeholder-b"],
+    repr("10.0.0.0/8"): ["10.1.0.0/16"],
+    repr("1m"): ["2m"],
+}
 
 
 def _accepted(parse: Callable[[Any], Any], attempt: Any, path: Path) -> bool:

@@ -10,32 +10,59 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, secret_routing
 from langop_infra.core import pulumi_sdk
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests.contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
+
+# Labels or annotations: a mapping (its values may be Outputs), or an Output of one while a
+# value the user gave is not known yet (see inputs.part).
+Meta = Mapping[str, Any] | pulumi.Output[Any]
 
 
 def object_meta(
     name: str,
     namespace: str | None,
-    labels: Mapping[str, str],
-    annotations: Mapping[str, str] | None = None,
+    labels: Meta,
+    annotations: Meta | None = None,
 ) -> k8s.meta.v1.ObjectMetaArgsDict:
-    meta: k8s.meta.v1.ObjectMetaArgsDict = {"name": name, "labels": dict(labels)}
+    meta: k8s.meta.v1.ObjectMetaArgsDict = {"name": name, "labels": _copied(labels)}
     if namespace is not None:
         meta["namespace"] = namespace
-    if annotations:
-        meta["annotations"] = dict(annotations)
+    if isinstance(annotations, pulumi.Output) or annotations:
+        meta["annotations"] = _copied(annotations)
     return meta
+
+
+def _copied(values: Meta) -> Any:
+    if isinstance(values, pulumi.Output):
+        return values
+    return dict(values)
+
+
+def merged_meta(*parts: Meta | None) -> Meta:
+    """Labels or annotations merged left to right (later wins), an Output when one of the
+    parts is one."""
+    given = [p for p in parts if p is not None]
+    if any(isinstance(p, pulumi.Output) for p in given):
+        return pulumi.Output.all(*given).apply(_merge_all)
+    return _merge_all(given)
+
+
+def _merge_all(parts: Sequence[Any]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for part in parts:
+        merged.update(cast("Mapping[str, Any]", part or {}))
+    return merged
 
 
 def service_account(
     key: str,
     workload: Any,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     opts: pulumi.ResourceOptions,
+    annotations: Meta | None = None,
 ) -> k8s.core.v1.ServiceAccount | None:
     """ServiceAccount ``<workload>`` when its spec says ``serviceAccount: {create: true}``,
     with the given annotations (cloud workload identity); its token is never auto-mounted,
@@ -45,7 +72,12 @@ def service_account(
         return None
     return k8s.core.v1.ServiceAccount(
         f"{key}-sa",
-        metadata=object_meta(workload.name, namespace, labels, account.annotations),
+        metadata=object_meta(
+            workload.name,
+            namespace,
+            labels,
+            account.annotations if annotations is None else annotations,
+        ),
         automount_service_account_token=False,
         opts=opts,
     )
@@ -56,7 +88,7 @@ def opaque_secret(
     *,
     name: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     values: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
 ) -> k8s.core.v1.Secret:
@@ -73,7 +105,7 @@ def opaque_secret(
 def network_policy(
     name: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     spec: Any,
     opts: pulumi.ResourceOptions,
 ) -> k8s.networking.v1.NetworkPolicy:
@@ -87,7 +119,7 @@ def scaling_objects(
     key: str,
     name: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     objects: Any,
     *,
     budget: bool | pulumi.Output[bool],
@@ -130,25 +162,42 @@ def workload_secret(
     key: str,
     workload: str,
     namespace: str,
-    labels: Mapping[str, str],
+    labels: Meta,
     owned: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
-) -> k8s.core.v1.Secret | None:
-    """Secret ``<workload>-env`` holding a workload's literal secrets, or None without any."""
-    if not owned:
+    routed: Sequence[pulumi.Output[Any]] = (),
+) -> Any:
+    """Secret ``<workload>-env`` holding a workload's literal secrets and the env values
+    routed to it (see :mod:`secret_routing`), or None without any.
+
+    With no literal secret, whether it exists depends on whether a routed env value turns
+    out to be a secret: it is then an Output of the Secret (or of None), registered when
+    that is known, as a PodDisruptionBudget waits for ``replicas``.
+    """
+    if not owned and not routed:
         return None
-    return opaque_secret(
-        f"{key}-env",
-        name=workload_secret_name(workload),
-        namespace=namespace,
-        labels=labels,
-        values=owned,
-        opts=opts,
+
+    def secret(_: Any = None) -> k8s.core.v1.Secret:
+        return k8s.core.v1.Secret(
+            f"{key}-env",
+            metadata=object_meta(workload_secret_name(workload), namespace, labels),
+            type="Opaque",
+            string_data=secret_routing.secret_data(owned, routed),
+            opts=opts,
+        )
+
+    if owned:
+        return secret()
+    # Whether one is a secret is no secret: the Deployment reading the Secret's version
+    # must not become secret as a whole.
+    needed = pulumi.Output.all(
+        *[pulumi.Output.unsecret(r.apply(lambda pair: pair[1] is not None)) for r in routed]
     )
+    return needed.apply(lambda flags: secret() if any(flags) else None)
 
 
 def pod_annotations(
-    annotations: Mapping[str, str], secrets: Sequence[k8s.core.v1.Secret]
+    annotations: Meta, secrets: Sequence[Any]
 ) -> pulumi.Input[dict[str, str]]:
     """Pod-template annotations, plus the managed Secrets' resource versions.
 
@@ -157,37 +206,33 @@ def pod_annotations(
     readable in previews (Pulumi would otherwise mark the whole spec secret).
     """
     if not secrets:
-        return dict(annotations)
-    versions = [
-        s.metadata.apply(lambda m: f"{_name(m)}@{_version(m)}" if _version(m) else "")
-        for s in secrets
-    ]
+        return annotations if isinstance(annotations, pulumi.Output) else dict(annotations)
+    versions = [_version_of(s) for s in secrets]
 
-    def merge(parts: list[str]) -> dict[str, str]:
-        joined = ",".join(sorted(p for p in parts if p))
-        return {**annotations, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(annotations)
+    def merge(parts: list[Any]) -> dict[str, str]:
+        given = cast("Mapping[str, str]", parts[0] or {})
+        joined = ",".join(sorted(p for p in parts[1:] if p))
+        return {**given, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(given)
 
-    return pulumi.Output.all(*versions).apply(merge)
-
-
-def _version(meta: Any) -> str | None:
-    if meta is None:
-        return None
-    if hasattr(meta, "resource_version"):
-        # An SDK output type: its camelCase .get() logs a warning on every call.
-        return meta.resource_version
-    if isinstance(meta, Mapping):
-        fields = cast("Mapping[str, Any]", meta)
-        version = fields.get("resource_version")
-        # `in` first: the SDK's ObjectMeta warns on a lookup of a camelCase key it lacks.
-        return version or (fields.get("resourceVersion") if "resourceVersion" in fields else None)
-    return getattr(meta, "resource_version", None)
+    if isinstance(annotations, pulumi.Output):
+        return pulumi.Output.all(annotations, *versions).apply(merge)
+    # A plain mapping stays one: an unknown value in it leaves the others known.
+    return pulumi.Output.all(*versions).apply(lambda parts: merge([annotations, *parts]))
 
 
-def _name(meta: Any) -> str:
-    if isinstance(meta, Mapping):
-        return str(cast("Mapping[str, object]", meta).get("name", ""))
-    return str(getattr(meta, "name", ""))
+def _version_of(secret: Any) -> Any:
+    """``<name>@<resourceVersion>`` of a Secret, or of an Output of one (or of None)."""
+    if secret is None:
+        return ""
+    if isinstance(secret, pulumi.Output):
+        return cast("pulumi.Output[Any]", secret).apply(_version_of)
+    def tag(parts: list[Any]) -> str:
+        name, version = parts
+        return f"{name}@{version}" if version else ""
+
+    # Field by field: the API server's other metadata (uid) is unknown at preview.
+    meta = secret.metadata
+    return pulumi.Output.all(meta.name, meta.resource_version).apply(tag)
 
 
 def child_options(
@@ -205,7 +250,7 @@ def child_options(
     return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
 
 
-def with_pod_annotations(deployment: Any, secrets: Sequence[k8s.core.v1.Secret]) -> Any:
+def with_pod_annotations(deployment: Any, secrets: Sequence[Any]) -> Any:
     """A Deployment spec whose pod template also carries the managed Secrets' versions
     (see :func:`pod_annotations`), so a changed Secret rolls the pods. The annotations stay
     an Output inside a plain spec, so a preview shows the rest of it."""

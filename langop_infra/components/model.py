@@ -53,6 +53,14 @@ def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
     data = inputs.merged_input(args, fields, ModelSpec)
     data.setdefault("name", name)
     namespace = data.pop("namespace", None) or contract.DEFAULT_NAMESPACE
+    # Outside a LanguageCluster there is no gateway: agents call the provider directly.
+    data.setdefault("gateway", False)
+    inputs.refuse_outputs(
+        data,
+        f"LanguageModel {data.get('name')!r}",
+        "agents copy a model's settings into their config when they are built; pass a "
+        "plain value",
+    )
     with component_error(f"LanguageModel {data.get('name')!r}"):
         spec = parse_model(data)
         problems: list[Problem] = []

@@ -8,14 +8,16 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs
+from langop_infra.components import inputs, secret_routing, user_meta
 from langop_infra.components.args import LanguageToolArgs, ToolRefArgs
 from langop_infra.components.base import PlannedComponent
 from langop_infra.components.k8s import (
+    Meta,
     aliased,
     child_options,
     component_error,
     kubernetes_access,
+    merged_meta,
     network_policy,
     object_meta,
     register_component,
@@ -37,6 +39,7 @@ from langop_infra.config.tool import ToolSpec
 from langop_infra.core import pacing
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import contract, pods
+from langop_infra.manifests.contract import workload_secret_name
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
 
 SecretValues = Mapping[str, Mapping[str, Any]]
@@ -59,14 +62,18 @@ class ToolPlan:
     sync_auth: dict[str, Any] | None = None
     # ``{"<namespace>/<agent>": [names]}``: referencing agents' allowedTools, which schema
     # sync checks against the tool's listing.
-    allowed_tools: Mapping[str, list[str]] = dataclasses.field(
-        default_factory=dict[str, list[str]]
-    )
+    allowed_tools: Mapping[str, list[str]] = dataclasses.field(default_factory=dict[str, list[str]])
     # False while the image is an Output not resolved yet: its labels wait for it.
     image_known: bool = True
     # The tool's target with its real values (port, MCP path) when an Output feeds them:
     # ``spec`` holds stand-ins for those. None: ``spec`` is the whole truth.
     pending_target: inputs.Pending | None = None
+    # The spec with the user's values where ``spec`` holds stand-ins (labels are read here).
+    pending_spec: inputs.Pending | None = None
+
+    def spec_part(self, pick: Callable[[ToolSpec], Any]) -> Any:
+        """``pick`` of the tool's spec as the user wrote it: known now, or Outputs of it."""
+        return pick(self.spec) if self.pending_spec is None else self.pending_spec.pick(pick)
 
     @property
     def namespace(self) -> str:
@@ -186,6 +193,7 @@ def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, 
     """One mapping from the ``args`` given (a mapping or a ToolSpec) and keyword fields."""
     data = inputs.merged_input(args, fields, ToolSpec)
     data.setdefault("name", name)
+    inputs.refuse_whole_lists(data, ToolSpec, f"LanguageTool {data.get('name')!r}")
     return data
 
 
@@ -195,7 +203,8 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     data = tool_document(name, args, fields)
     part_of = data.pop("part_of", None) or data.pop("partOf", None)
     defaults = Defaults.model_validate(data.pop("defaults", None) or {})
-    image_known = not isinstance(data.get("image"), pulumi.Output)
+    # The image's labels are built from the real image as it resolves (inputs.Pending).
+    image_known = True
 
     def parse(document: Any) -> ToolSpec:
         tool = parse_tool(document)
@@ -209,24 +218,25 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
             tool, defaults, _namespace(tool), part_of or _namespace(tool), image_known=image_known
         )
 
-    def build_with_target(tool: ToolSpec) -> tuple[pods.ToolObjects, contract.ToolTarget]:
-        return build(tool), contract.ToolTarget.of(tool, _namespace(tool))
+    def build_with_target(tool: ToolSpec) -> tuple[Any, contract.ToolTarget, ToolSpec]:
+        return build(tool), contract.ToolTarget.of(tool, _namespace(tool)), tool
 
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
         tool, built = inputs.resolve(data, parse, build_with_target, _structure, subject)
-    pending_target = None
+    pending_target = pending_spec = None
     if isinstance(built, inputs.Pending):
         objects, pending_target = built.map(lambda b: b[0]), built.map(lambda b: b[1])
+        pending_spec = built.map(lambda b: b[2])
     else:
         objects = built[0]
     warnings = header_warnings(tool.schema_sync.headers, "schemaSync", "Pulumi state")
     warnings += workload_unpinned_images(tool)
     for warning in warnings:
-        pulumi.log.warn(f"{subject}: {warning}")
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: {warning}"))
     verdict = sync_path_verdict(tool, defaults)
     if verdict is not None and not defaults.strict_egress:
-        pulumi.log.warn(f"{subject}: schemaSync: {verdict}")
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: schemaSync: {verdict}"))
     plan = ToolPlan(
         tool,
         defaults,
@@ -234,6 +244,7 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
         sync_headers(tool, {}),
         image_known=image_known,
         pending_target=pending_target,
+        pending_spec=pending_spec,
     )
     return plan, objects
 
@@ -332,9 +343,14 @@ class LanguageTool(PlannedComponent):
         key = f"{namespace}/{tool.name}"
         self.spec = tool
         self.target_known = plan.target_known
-        labels = contract.tool_labels(tool, plan.part_of, image_known=plan.image_known)
+        labels = plan.spec_part(
+            lambda t: contract.tool_labels(t, plan.part_of, image_known=plan.image_known)
+        )
         owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
-        self.secret = workload_secret(key, tool.name, namespace, labels, owned, child)
+        service = tool.deployment_mode == "service"
+        spec = inputs.part(objects, lambda o: o.deployment) if service else None
+        deployment, routed = secret_routing.route_env(spec, workload_secret_name(tool.name))
+        self.secret = workload_secret(key, tool.name, namespace, labels, owned, child, routed)
         self.persistent_volume_claim = None
         if tool.persistence is not None and tool.deployment_mode == "service":
             self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
@@ -348,7 +364,7 @@ class LanguageTool(PlannedComponent):
         if tool.deployment_mode == "sidecar":
             self.sidecar_container = inputs.whole(objects, lambda o: o.container)
         else:
-            self._register_service(key, plan, labels, objects, child)
+            self._register_service(key, plan, labels, objects, deployment, child)
         self.target = dataclasses.replace(
             contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
         )
@@ -360,17 +376,20 @@ class LanguageTool(PlannedComponent):
         self,
         key: str,
         plan: ToolPlan,
-        labels: dict[str, str],
+        labels: Meta,
         objects: Any,
+        deployment: Any,
         child: pulumi.ResourceOptions,
     ) -> None:
         tool, namespace = plan.spec, plan.namespace
-        deployment = inputs.part(objects, lambda o: o.deployment)
         secrets = [self.secret] if self.secret else []
-        self.service_account = service_account(key, tool, namespace, labels, child)
+        account = user_meta.account_annotations(tool, plan.spec_part)
+        self.service_account = service_account(key, tool, namespace, labels, child, account)
         self.deployment = k8s.apps.v1.Deployment(
             key,
-            metadata=object_meta(tool.name, namespace, labels, tool.annotations),
+            metadata=object_meta(
+                tool.name, namespace, labels, plan.spec_part(user_meta.workload_annotations)
+            ),
             spec=with_pod_annotations(deployment, secrets),
             opts=pulumi.ResourceOptions.merge(
                 child, pulumi.ResourceOptions(depends_on=[self.service_account])
@@ -378,15 +397,14 @@ class LanguageTool(PlannedComponent):
             if self.service_account
             else child,
         )
-        settings = tool.service
         self.service = k8s.core.v1.Service(
             key,
             # The recommended labels win over the user's: selectors and tools rely on them.
             metadata=object_meta(
                 tool.name,
                 namespace,
-                {**(settings.labels if settings else {}), **labels},
-                settings.annotations if settings else None,
+                merged_meta(plan.spec_part(user_meta.service_labels), labels),
+                plan.spec_part(user_meta.service_annotations),
             ),
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,

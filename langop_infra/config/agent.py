@@ -22,6 +22,7 @@ from typing_extensions import Self
 
 import langop_infra._json as _json
 from langop_infra.config import builtin
+from langop_infra.config.agent_features import AgentFeatureFields, peer_headers
 from langop_infra.config.fields import (
     SECRET_KEY,
     TOOL_NAME,
@@ -361,7 +362,7 @@ def persona_ref(value: Any) -> Any:
     )
 
 
-class AgentSpec(builtin.BuiltinRuntime, PodExtensionsSpec):
+class AgentSpec(builtin.BuiltinRuntime, PodExtensionsSpec, AgentFeatureFields):
     """A LanguageAgent: a Deployment wired to its tools, MCP servers and webhook tools."""
 
     tools: list[ToolRef] = Field(
@@ -462,8 +463,7 @@ class AgentSpec(builtin.BuiltinRuntime, PodExtensionsSpec):
 
 
 def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
-    """Every header the agent sends, with its path and the env var that carries it: its
-    external MCP servers' (ark) and its enabled tool references'."""
+    """Every header sent, its path and env var: MCP servers', tool references', A2A peers'."""
     for i, server in enumerate(agent.mcp_servers):
         for j, header in enumerate(server.headers):
             yield f"mcpServers[{i}].headers[{j}]", header_env_name(server.name, header.name), header
@@ -472,6 +472,7 @@ def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
             for j, header in enumerate(ref.headers):
                 env = tool_header_env_name(ref.name, header.name)
                 yield f"tools[{i}].headers[{j}]", env, header
+    yield from peer_headers(agent)
 
 
 def shorthand_model(value: str, models: Mapping[str, Any] | None) -> str | None:

@@ -25,6 +25,7 @@ from langop_infra.config.fields import (
     secret_text,
 )
 from langop_infra.config.http_tool import HttpToolSpec
+from langop_infra.config.memory import MemorySpec
 from langop_infra.config.model import (
     ModelGatewayDefaults,
     ModelSpec,
@@ -131,6 +132,11 @@ class ClusterSpec(Spec):
     )
     models: list[ModelSpec] = []
     """The models; those through the gateway share it."""
+    memories: list[MemorySpec] = Field(
+        default=[],
+        description="LanguageMemories agents name in memory: managed (a memory MCP server "
+        "deployed here) or external.",
+    )
     personas: list[PersonaSpec] = []
     """Personas agents name in persona."""
     secrets: dict[

@@ -16,13 +16,35 @@ MCP_SERVERS_ENV = "MCP_SERVERS"
 AGENT_MCP_SERVERS_ENV = "AGENT_MCP_SERVERS"
 AGENT_WEBHOOK_TOOLS_ENV = "AGENT_WEBHOOK_TOOLS"
 AGENT_CONFIG_PATH_ENV = "AGENT_CONFIG_PATH"
+# A2A, scheduled mode and memory (docs/agent-contract.md).
+A2A_ENV = ("A2A_PORT", "A2A_PATH", "A2A_AGENT_CARD", "A2A_PEERS")
+SCHEDULE_ENV = ("AGENT_MODE", "AGENT_INPUT")
+MEMORY_ENV = ("AGENT_MEMORY_ENDPOINT", "AGENT_MEMORY_TYPE")
 RESERVED_AGENT_ENV = frozenset(
-    {MCP_SERVERS_ENV, AGENT_MCP_SERVERS_ENV, AGENT_WEBHOOK_TOOLS_ENV, AGENT_CONFIG_PATH_ENV}
+    {
+        MCP_SERVERS_ENV,
+        AGENT_MCP_SERVERS_ENV,
+        AGENT_WEBHOOK_TOOLS_ENV,
+        AGENT_CONFIG_PATH_ENV,
+        *A2A_ENV,
+        *SCHEDULE_ENV,
+        *MEMORY_ENV,
+    }
 )
 HEADER_ENV_PREFIX = "ARK_MCP_"
 WEBHOOK_ENV_PREFIX = "AGENT_WEBHOOK_"
 TOOL_HEADER_ENV_PREFIX = "LANGOP_TOOL_"
-RESERVED_AGENT_ENV_PREFIXES = (HEADER_ENV_PREFIX, WEBHOOK_ENV_PREFIX, TOOL_HEADER_ENV_PREFIX)
+PEER_HEADER_ENV_PREFIX = "A2A_PEER_"
+MEMORY_HEADER_ENV_PREFIX = "AGENT_MEMORY_HEADER_"
+RESERVED_AGENT_ENV_PREFIXES = (
+    HEADER_ENV_PREFIX,
+    WEBHOOK_ENV_PREFIX,
+    TOOL_HEADER_ENV_PREFIX,
+    PEER_HEADER_ENV_PREFIX,
+    MEMORY_HEADER_ENV_PREFIX,
+)
+A2A_CARD_DIR = "/etc/agent/a2a"
+A2A_CARD_FILE = "agent-card.json"
 
 DEFAULT_DENY_NAME = "default-deny-ingress"
 
@@ -92,3 +114,29 @@ def workspace_claim_name(agent: str) -> str:
 def workspace_seed_name(agent: str) -> str:
     """The ConfigMap holding an agent's ``workspace.initialFiles``."""
     return f"{agent}-workspace-seed"
+
+
+def peer_header_env_name(peer: str, header: str) -> str:
+    """``A2A_PEER_<PEER>_HEADER_<HEADER>``: a header an agent sends to an A2A peer."""
+    return f"{PEER_HEADER_ENV_PREFIX}{env_token(peer)}_HEADER_{env_token(header)}"
+
+
+def memory_header_env_name(header: str) -> str:
+    """``AGENT_MEMORY_HEADER_<HEADER>``: a header an agent sends to its external memory."""
+    return f"{MEMORY_HEADER_ENV_PREFIX}{env_token(header)}"
+
+
+def a2a_card_config_map_name(agent: str) -> str:
+    """The ConfigMap holding an A2A agent's card (key ``agent-card.json``)."""
+    return f"{agent}-a2a-card"
+
+
+def a2a_ingress_name(agent: str) -> str:
+    """The policy admitting an A2A agent's same-namespace callers to its A2A port."""
+    return f"{agent}-a2a-ingress"
+
+
+def a2a_cross_namespace_name(callee: str, caller_namespace: str, caller: str) -> str:
+    """``<callee>.a2a-from.<ns>.<caller>``: dotted like :func:`cross_namespace_name`, and
+    apart from it by ``a2a-from``."""
+    return f"{callee}.a2a-from.{caller_namespace}.{caller}"

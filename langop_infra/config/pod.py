@@ -89,8 +89,9 @@ class LocalObjectRef(Spec):
 
 
 def command_list(value: Any) -> Any:
-    """``"npx"`` as ``["npx"]``: the executable alone, its arguments go in ``args`` (seed
-    002). A string with spaces is left to fail as a string: it is a command line to split."""
+    """``"npx"`` as ``["npx"]``: the executable alone, its arguments go in ``args`` (as
+    language-operator's MCP client writes it). A string with spaces is left to fail as a
+    string: it is a command line to split."""
     return [value] if isinstance(value, str) and value and not value.split()[1:] else value
 
 

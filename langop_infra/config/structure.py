@@ -12,7 +12,11 @@ from langop_infra.config.tool import ToolSpec
 
 # Fields that decide which objects a component registers or what they are called: they must
 # be known when the program runs (never a pulumi.Output).
-STRUCTURAL_FIELDS = ("name", "namespace", "deployment_mode", "tools", "persistence")
+STRUCTURAL_FIELDS = (
+    *("name", "namespace", "deployment_mode", "tools", "persistence"),
+    # A2A, peers, memory and schedule decide the card, the policies and Deployment vs CronJob.
+    *("a2a", "agents", "memory", "schedule"),
+)
 
 
 def camel_names(model: type[BaseModel], names: Iterable[str]) -> dict[str, str]:

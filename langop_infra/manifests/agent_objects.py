@@ -9,6 +9,17 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.model import ModelSpec, PersonaSpec
 from langop_infra.manifests import contract, pods, policies, workspace
+from langop_infra.manifests.a2a import caller_labels
+from langop_infra.manifests.agent_features import (
+    NO_FEATURES,
+    AgentFeatures,
+    card_text,
+    feature_config,
+    feature_env,
+    feature_pod,
+    feature_policies,
+    feature_service,
+)
 from langop_infra.manifests.agent_models import agent_model_parts, override_warnings
 from langop_infra.manifests.gateway_policies import with_model_egress
 from langop_infra.manifests.k8s_types import (
@@ -34,6 +45,8 @@ class AgentObjects:
     autoscaler: HorizontalPodAutoscalerSpecDict | None = None
     #: The annotations of ServiceAccount ``<agent>`` when the spec asks to create it.
     service_account: dict[str, str] | None = None
+    #: The agent card file (ConfigMap ``<agent>-a2a-card``) of an agent with ``a2a``.
+    card_text: str | None = None
 
 
 def agent_env(
@@ -43,15 +56,17 @@ def agent_env(
     targets: Sequence[contract.ToolTarget],
     models: Sequence[ModelSpec] = (),
     persona: PersonaSpec | None = None,
+    features: AgentFeatures = NO_FEATURES,
 ) -> tuple[list[contract.EnvVar], dict[str, Any]]:
-    """Every env var of the agent container (tools, servers, models, identity) and the
-    literal secrets its own Secret holds."""
+    """Every env var of the agent container (tools, servers, models, identity, A2A, memory,
+    schedule) and the literal secrets its own Secret holds."""
     env, owned = contract.agent_env(agent, targets, defaults.endpoint_style)
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     extra = agent_model_parts(
         agent, models, defaults, namespace=namespace, part_of=part_of, persona=persona
     )
-    return [*env, *extra.env], owned
+    more = feature_env(agent, namespace, features, targets, defaults.endpoint_style)
+    return [*env, *extra.env, *more], owned
 
 
 def agent_objects(
@@ -64,6 +79,7 @@ def agent_objects(
     models: Sequence[ModelSpec] = (),
     persona: PersonaSpec | None = None,
     image_known: bool = True,
+    features: AgentFeatures = NO_FEATURES,
 ) -> AgentObjects:
     """The agent's config.yaml, Deployment spec (its pods roll when config.yaml or a model
     changes) and NetworkPolicies, given its resolved tools, models and sidecar containers."""
@@ -72,17 +88,26 @@ def agent_objects(
         agent, models, defaults, namespace=namespace, part_of=part_of, persona=persona
     )
     style = defaults.endpoint_style
-    config = {**contract.agent_config(agent, targets, style), **extra.config}
+    config = {
+        **contract.agent_config(agent, targets, style),
+        **extra.config,
+        **feature_config(agent, namespace, features, targets, style),
+    }
     config_text = contract.config_yaml(config)
+    card = card_text(agent, namespace)
     env, _ = contract.agent_env(agent, targets, style)
+    env += [*extra.env, *feature_env(agent, namespace, features, targets, style)]
+    # The card joins the checksum only when there is one: other agents' pods do not roll.
+    summed = (config_text,) if card is None else (config_text, card)
     annotations = {
         **agent.annotations,
-        contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(config_text),
+        contract.CONFIG_CHECKSUM_ANNOTATION: contract.checksum(*summed),
         **extra.annotations,
     }
     labels = {
         **contract.agent_labels(agent, part_of, targets, namespace, image_known=image_known),
         **extra.pod_labels,
+        **caller_labels(namespace, features.peers),
     }
     selector = contract.agent_selector(agent.name)
     deployment = pods.deployment_spec(
@@ -90,7 +115,7 @@ def agent_objects(
         selector,
         labels,
         annotations,
-        pods.agent_pod(agent, defaults, [*env, *extra.env], sidecars),
+        feature_pod(pods.agent_pod(agent, defaults, env, sidecars), agent),
     )
     space = agent.workspace
     if space is not None and "ReadWriteMany" not in space.access_modes:
@@ -100,16 +125,18 @@ def agent_objects(
     synced = [t.port for t in targets if t.sidecar_container is not None and t.sync_inputs]
     made = policies.with_sync_ingress(made, agent.name, defaults.schema_sync_from, synced)
     made = with_model_egress(made, agent.name, extra.egress_rules)
+    made = feature_policies(made, agent, namespace, features, defaults.schema_sync_from)
     warnings = override_warnings(agent.name, extra.overridden)
     return AgentObjects(
         config_text,
         deployment,
         made,
         warnings,
-        pods.agent_service_spec(agent),
+        feature_service(pods.agent_service_spec(agent), agent),
         workspace.claim_spec(space) if space is not None else None,
         dict(space.initial_files) if space is not None and space.initial_files else None,
         disruption_budget_spec(agent, selector),
         autoscaler_spec(agent.name, agent.autoscaling) if agent.autoscaling else None,
         pods.service_account_annotations(agent),
+        card,
     )

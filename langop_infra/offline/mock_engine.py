@@ -127,6 +127,11 @@ class _Mocks(pulumi.runtime.Mocks):
         return {}, None
 
 
+# Metadata the API server fills in. (resourceVersion is left out: a missing one reads as
+# "no version yet", which pod-template annotations rely on.)
+_ASSIGNED = ("uid", "creationTimestamp")
+
+
 def _kubernetes_state(type_: str, state: dict[str, Any]) -> dict[str, Any]:
     """A Kubernetes object's outputs at preview: its inputs, with what the provider or the
     cluster fills in unknown (an autonamed object's name, a Service's cluster IP, status).
@@ -137,7 +142,10 @@ def _kubernetes_state(type_: str, state: dict[str, Any]) -> dict[str, Any]:
     state = {**state, "status": UNKNOWN}
     metadata = state.get("metadata")
     if not isinstance(metadata, Mapping) or not metadata.get("name"):
-        state["metadata"] = {**(metadata or {}), "name": UNKNOWN}
+        metadata = {**(metadata or {}), "name": UNKNOWN}
+    # What the API server assigns, unknown offline as at preview (a nested unknown leaves
+    # the rest of metadata known): ``ns.metadata.uid`` is never None.
+    state["metadata"] = {**metadata, **dict.fromkeys(_ASSIGNED, UNKNOWN)}
     spec = state.get("spec")
     service = type_ == "kubernetes:core/v1:Service"
     if service and isinstance(spec, Mapping) and not spec.get("clusterIP"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import runpy
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,6 +17,7 @@ from langop_infra.core import yaml_io
 from langop_infra.core.gc_tuning import tuned_for_run
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.core.streams import stdout_to_stderr
+from langop_infra.offline.esc import environment_config
 from langop_infra.offline.formats import OUT_MARKER
 from langop_infra.offline.mock_engine import (
     UNKNOWN_MARKER,
@@ -42,6 +43,7 @@ KIND_ORDER = {
     "PersistentVolumeClaim": 3,
     "Service": 4,
     "Deployment": 5,
+    "CronJob": 5,  # a scheduled agent's workload, beside the Deployments
     "NetworkPolicy": 6,
 }
 
@@ -53,12 +55,17 @@ def render_stack(
     config_file: str | Path | None = None,
     keep_ciphertext: bool = False,
     project: Project | None = None,
+    environment_values: Sequence[Path] = (),
 ) -> ProgramRun:
     """Run the project's program for a stack under the mock engine.
 
     The project is found in ``project_dir`` or its parents, unless the caller found it
     already (``project``: a render discovers it once); a stack must be named (``stack`` or
     ``config_file``). Raises :class:`SpecError` for an unusable stack file.
+
+    ``environment_values``: outputs of ``pulumi env open <env> --format json`` for the ESC
+    environments the stack imports; their ``pulumiConfig`` is merged under the stack's own
+    config (see :mod:`langop_infra.offline.esc`).
     """
     project = project if project is not None else Project.find(project_dir)
     stack, path = choose_stack(project, stack, config_file)
@@ -67,6 +74,8 @@ def render_stack(
     if problems:
         raise SpecError(problems)
     config, secret_keys = stack_config(project, path, data, keep_ciphertext=keep_ciphertext)
+    # As `pulumi up` merges them: the stack file's own keys win over its environments'.
+    config = {**environment_config(environment_values, project.name), **config}
     if not project.main.is_file():
         raise SpecError([Problem(str(project.main), "the project's program is missing")])
 

@@ -29,8 +29,9 @@ SYNC_TYPE = "pulumi-python:dynamic:Resource"
 AGENT_LABELS = {"app.kubernetes.io/component": "agent"}
 TOOL_LABELS = {"app.kubernetes.io/component": "tool"}
 # Env vars through which an agent names what it uses (the agent contract, docs/agent-contract.md).
-ENDPOINT_ENV = ("MCP_SERVERS", "MODEL_ENDPOINT", "MODEL_ENDPOINTS")
-JSON_SERVERS_ENV = "AGENT_MCP_SERVERS"
+ENDPOINT_ENV = ("MCP_SERVERS", "MODEL_ENDPOINT", "MODEL_ENDPOINTS", "AGENT_MEMORY_ENDPOINT")
+# JSON lists of {"name", "url"}: external MCP servers (ark) and A2A peers.
+JSON_SERVERS_ENV = ("AGENT_MCP_SERVERS", "A2A_PEERS")
 
 
 @dataclass(frozen=True)
@@ -296,11 +297,12 @@ def _declared_hosts(agent: Workload) -> set[str]:
         env = {e["name"]: e.get("value") for e in c.get("env") or [] if "name" in e}
         for name in ENDPOINT_ENV:
             hosts |= {_host(url) for url in str(env.get(name) or "").split(",") if url.strip()}
-        try:
-            servers = _json.read(env.get(JSON_SERVERS_ENV) or "[]")
-        except json.JSONDecodeError:
-            servers = []
-        hosts |= {_host(s.get("url", "")) for s in servers if isinstance(s, Mapping)}
+        for name in JSON_SERVERS_ENV:
+            try:
+                servers = _json.read(env.get(name) or "[]")
+            except json.JSONDecodeError:
+                servers = []
+            hosts |= {_host(s.get("url", "")) for s in servers if isinstance(s, Mapping)}
     return hosts - {""}
 
 
@@ -347,7 +349,10 @@ def schema_sync(
     syncs = {
         (str(r.props.get("namespace")), str(r.props.get("service"))): r
         for r in resources
-        if r.type == SYNC_TYPE and "endpoint" in r.props and "service" in r.props
+        if r.type == SYNC_TYPE
+        and "endpoint" in r.props
+        and "service" in r.props
+        and "card_path" not in r.props  # an A2A peer's card sync, not a tool's
     }
     every = workloads(resources)
     waited_for = {

@@ -42,6 +42,7 @@ EXPECTED = {
     "secrets": "a mapping of secret names to {key: value} mappings",
     "models": "a list of models",
     "personas": "a list of personas",
+    "memories": "a list of memories",
     "externalSecrets": "a list of names of Secrets made outside this program",
 }
 assert set(EXPECTED) == set(KEYS), "each config key needs its EXPECTED phrase"

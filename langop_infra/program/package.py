@@ -13,6 +13,7 @@ from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.http_tool import HttpTool
 from langop_infra.components.k8s import PACKAGE
+from langop_infra.components.memory import LanguageMemory
 from langop_infra.components.model import LanguageModel
 from langop_infra.components.tool import LanguageTool
 
@@ -21,6 +22,7 @@ COMPONENTS: list[type[pulumi.ComponentResource]] = [
     LanguageAgent,
     LanguageModel,
     HttpTool,
+    LanguageMemory,
     LanguageCluster,
 ]
 

@@ -47,7 +47,9 @@ class Mocks(pulumi.runtime.Mocks):
         state = dict(_inputs(args))
         if args.typ.startswith("kubernetes:"):
             return kubernetes_state(args.typ, args.name, state)
-        if args.typ == DYNAMIC_TYPE and {"endpoint", "service"} <= state.keys():
+        # An A2A peer's card sync (sync/card_sync.py) carries card_path: not a tool's sync.
+        synced = {"endpoint", "service"} <= state.keys() and "card_path" not in state
+        if args.typ == DYNAMIC_TYPE and synced:
             return self.sync_state(state)
         return f"{args.name}-id", state
 

@@ -1,6 +1,6 @@
-"""Seed 003's tool kit for tool authors: pydantic-typed tools (:class:`MCPToolBase`), a
+"""AgentLab's tool kit for tool authors: pydantic-typed tools (:class:`MCPToolBase`), a
 registry, LangChain tools, and :func:`serve`, which serves a registry as a LanguageTool (MCP on
-the official SDK, ``/health``, seed 003's ``/mpc/tools`` REST endpoints). Also the records of
+the official SDK, ``/health``, AgentLab's ``/mpc/tools`` REST endpoints). Also the records of
 an agent's turn (:class:`ToolCall`, :class:`ToolResult`, :class:`AgentStep`), which the
 built-in agent runtime yields. Imports nothing of ours but pydantic models; ``serve`` needs
 ``langop-infra[toolkit]``, ``get_langchain_tools`` needs ``langop-infra[langchain]``."""

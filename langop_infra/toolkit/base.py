@@ -1,8 +1,8 @@
-"""Seed 003's tool base classes: a tool is a name, a description, a pydantic input model, an
+"""AgentLab's tool base classes: a tool is a name, a description, a pydantic input model, an
 optional output model and an ``async execute(**kwargs)`` that returns a dict.
 
 An AgentLab tool ports unchanged: it may declare its models as ``input_schema`` /
-``output_schema`` (seed 003's listing) or as ``input_model`` / ``output_model``; either pair
+``output_schema`` (AgentLab's listing) or as ``input_model`` / ``output_model``; either pair
 works, and both names answer. Errors go in the result (``{"success": False, "error": ...}``),
 which :func:`langop_infra.toolkit.serve` turns into an MCP error result.
 """
@@ -25,7 +25,7 @@ class MCPToolInput(BaseModel):
 
 
 class MCPToolOutput(BaseModel):
-    """Base of a tool's output model (optional): extra keys are kept (seed 003's ``warning``)."""
+    """Base of a tool's output model (optional): extra keys are kept (AgentLab's ``warning``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -45,7 +45,7 @@ class MCPToolBase(ABC):
 
     @property
     def input_schema(self) -> type[MCPToolInput]:
-        """The input model (seed 003's name); same as :attr:`input_model`."""
+        """The input model (AgentLab's name); same as :attr:`input_model`."""
         return self._declared("input_model", "input_schema")
 
     @property
@@ -55,7 +55,7 @@ class MCPToolBase(ABC):
 
     @property
     def output_schema(self) -> type[BaseModel] | None:
-        """The output model, if any (seed 003's name); same as :attr:`output_model`."""
+        """The output model, if any (AgentLab's name); same as :attr:`output_model`."""
         return self._declared_output("output_model")
 
     @property
@@ -89,7 +89,7 @@ class MCPToolBase(ABC):
 
     def get_metadata(self) -> dict[str, Any]:
         """``name``, ``description``, ``input_schema`` and ``output_schema`` (JSON Schemas;
-        ``output_schema`` is None without an output model): seed 003's ``/mpc/tools`` entry."""
+        ``output_schema`` is None without an output model): AgentLab's ``/mpc/tools`` entry."""
         output = self.output_model
         return {
             "name": self.name,

@@ -1,5 +1,5 @@
-"""Seed 003's records of an agent's turn: the model's tool calls, their results, and the steps
-of its reasoning. Dataclasses with the seed's fields; ``to_dict()`` gives their JSON form."""
+"""AgentLab's records of an agent's turn: the model's tool calls, their results, and the steps
+of its reasoning. Dataclasses with AgentLab's fields; ``to_dict()`` gives their JSON form."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class ToolCall:
 
 @dataclass
 class ToolResult:
-    """Result from executing a tool call. ``call_id`` follows ``error`` as in seed 003's
+    """Result from executing a tool call. ``call_id`` follows ``error`` as in AgentLab's
     listing, so it is given by keyword (a required field cannot follow a default one
     positionally)."""
 

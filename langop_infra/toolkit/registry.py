@@ -1,7 +1,7 @@
-"""Seed 003's tool registry: tools by name, their metadata, LangChain tools, and one global
+"""AgentLab's tool registry: tools by name, their metadata, LangChain tools, and one global
 registry (:func:`get_registry`, :func:`reset_registry` for tests).
 
-Like seed 003's, a registry starts with the built-in tools (``get_current_datetime``); pass
+Like AgentLab's, a registry starts with the built-in tools (``get_current_datetime``); pass
 ``builtins=False`` for a registry of your own tools only.
 """
 

@@ -1,5 +1,5 @@
 """Serve a tool kit registry as a LanguageTool: MCP (streamable HTTP, stateless, on the
-official MCP SDK) at ``POST /mcp``, ``GET /health``, and seed 003's REST endpoints
+official MCP SDK) at ``POST /mcp``, ``GET /health``, and AgentLab's REST endpoints
 ``GET /mpc/tools``, ``/mpc/tools/names`` and ``/mpc/tools/{name}`` (404 for an unknown name).
 
 A tool's answer with ``success: false`` is an MCP error result (``isError``) carrying the
@@ -50,7 +50,7 @@ async def call_result(
         result = await tool.execute_with_validation(**(arguments or {}))
     except ValueError as exc:
         return _error(f"{name}: {exc}")
-    except Exception as exc:  # seed 003's "critical failure": still a result for the LLM
+    except Exception as exc:  # AgentLab's "critical failure": still a result for the LLM
         return _error(f"{name} failed: {type(exc).__name__}: {exc}")
     failed = result.get("success") is False
     text = json.dumps(result, default=str, ensure_ascii=False)

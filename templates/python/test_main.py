@@ -77,3 +77,12 @@ def test_the_agent_is_told_where_its_tool_is():
         assert env["MCP_SERVERS"] == f"http://memory.{NAMESPACE}.svc.cluster.local:8080"
 
     return run_program().apply(check)
+
+
+@pulumi.runtime.test
+def test_the_namespace_is_created():
+    def check(_):
+        found = mocks.find("kubernetes:core/v1:Namespace", NAMESPACE)
+        assert found["metadata"]["name"] == NAMESPACE
+
+    return run_program().apply(check)

@@ -24,6 +24,7 @@ from langop_infra.config.checks.namespace_checks import (
     egress_to_problems,
     namespace_wide_problems,
 )
+from langop_infra.config.checks.peer_checks import agent_feature_problems
 from langop_infra.config.checks.references import (
     cluster_namespaces,
     dangling_problems,
@@ -480,6 +481,7 @@ def cluster_problems(
         if not isinstance(values, Mapping) or not values
     ]
     problems += namespace_wide_problems(cluster, path, tool_index, agent_index)
+    problems += agent_feature_problems(cluster, agent_index, path)
     http_index = http_index if http_index is not None else list(range(len(cluster.http_tools)))
     problems += http_tool_problems(
         cluster.http_tools,

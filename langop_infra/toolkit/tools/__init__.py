@@ -1,4 +1,4 @@
-"""Built-in tools of the tool kit (seed 003's ``agentlab/mcp/tools``)."""
+"""Built-in tools of the tool kit (AgentLab's ``agentlab/mcp/tools``)."""
 
 from langop_infra.toolkit.tools.datetime_tool import DateTimeTool
 

@@ -1,4 +1,4 @@
-"""Seed 003's built-in ``get_current_datetime`` (``agentlab/mcp/tools/datetime_tool.py``),
+"""AgentLab's built-in ``get_current_datetime`` (``agentlab/mcp/tools/datetime_tool.py``),
 ported to this kit: only the import path changed. Errors are returned in the result."""
 
 from __future__ import annotations
