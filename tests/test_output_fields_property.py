@@ -137,6 +137,10 @@ NOT_COVERED: dict[str, dict[str, str]] = {
         "models": "as model",
         "persona": "a reference to a cluster's persona (LanguageCluster only)",
         "runtime": "selects the image and command (builtin): a fixed set of words",
+        "a2a": "decides the card ConfigMap, the Service port and the A2A policy (structure)",
+        "agents": "peers decide policies and card syncs (structure), as tools do",
+        "memory": "a reference to a LanguageMemory (structure): tests/test_agent_peers_secrets.py",
+        "schedule": "Deployment or CronJob (structure): tests/test_agent_peers_refusals.py",
     },
     "HttpTool": {
         "name": "the component's own name argument",

@@ -14,6 +14,7 @@ from a2a.client.card_resolver import parse_agent_card
 from a2a.helpers import get_data_parts, get_text_parts, new_text_part
 from a2a.types import Message, Role, SendMessageRequest
 
+import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.agent.a2a_server import CARD_PATH
 from langop_infra.agent.settings import Peer
@@ -67,7 +68,7 @@ class PeerClient:
             try:
                 response = await http.get(card_url)
                 response.raise_for_status()
-                card = parse_agent_card(response.json())
+                card = parse_agent_card(_json.read(response.content))
             except (httpx.HTTPError, ValueError) as exc:
                 raise A2AClientError(
                     f"peer {peer}: cannot read its card {card_url}: {exc}"

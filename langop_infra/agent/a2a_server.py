@@ -9,7 +9,6 @@ conversation) and answers with one agent message: a text part (the answer) and a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+import langop_infra._json as _json
 from langop_infra.agent.loop import AgentLoop
 from langop_infra.agent.metrics import RuntimeMetrics
 
@@ -53,7 +53,7 @@ class LoopExecutor(AgentExecutor):
 def read_card(path: Path) -> bytes:
     """The agent card file, checked to be a JSON object a2a-sdk can read."""
     data = path.read_bytes()
-    document: Any = json.loads(data)
+    document: Any = _json.read(data)
     if not isinstance(document, dict):
         raise ValueError(f"{path}: the agent card is not a JSON object")
     parse_agent_card(dict(document))  # pyright: ignore[reportUnknownArgumentType]
@@ -84,7 +84,7 @@ def a2a_routes(
 ) -> list[BaseRoute]:
     """The card route (the mounted card, else :func:`minimal_card`) and the JSON-RPC route
     (A2A 1.0 and 0.3's ``message/send``)."""
-    document = json.loads(card) if card is not None else minimal_card(name, f"http://{name}{path}")
+    document = _json.read(card) if card is not None else minimal_card(name, f"http://{name}{path}")
     handler = DefaultRequestHandler(
         agent_executor=LoopExecutor(loop),
         task_store=InMemoryTaskStore(),

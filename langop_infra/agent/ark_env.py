@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, cast
 
+import langop_infra._json as _json
 from langop_infra.config.names import HEADER_ENV_PREFIX, env_token
 
 __all__ = ["ARK_SERVERS_ENV", "ARK_WEBHOOKS_ENV", "ArkSections", "ark_sections", "header_name"]
@@ -41,9 +42,9 @@ def _json_list(env: Mapping[str, str], name: str, found: ArkSections) -> list[An
     if raw is None or not raw.strip():
         return None
     try:
-        value: Any = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        value: Any = _json.read(raw)
+    except ValueError as exc:
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         found.failures.append((name, f"{name}: not JSON ({why}); expected a JSON list"))
         return None
     if not isinstance(value, list):

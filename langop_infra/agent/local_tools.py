@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import langop_infra._json as _json
 from langop_infra.agent.loop import AgentLoop, Tools
 from langop_infra.agent.metrics import RuntimeMetrics
 from langop_infra.agent.model_client import ChatModel
@@ -64,7 +65,7 @@ class LocalTools:
             return _text(f"{name}: {exc}", error=True)
         text = json.dumps(result, default=str)
         return ToolCallResult(content=[{"type": "text", "text": text}],
-                              structured_content=json.loads(text),
+                              structured_content=_json.read(text),
                               is_error=result.get("success") is False)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol, cast
 
+import langop_infra._json as _json
 from langop_infra.agent.memory import Memory
 from langop_infra.agent.metrics import RuntimeMetrics
 from langop_infra.agent.model_client import ModelError, ModelReply, RequestedCall
@@ -244,8 +245,8 @@ def _assistant(reply: ModelReply) -> dict[str, Any]:
 
 def _arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     try:
-        value: Any = json.loads(raw or "{}")
-    except (json.JSONDecodeError, RecursionError):
+        value: Any = _json.read(raw or "{}")
+    except ValueError:
         return {}, f"the arguments are not JSON: {raw[:200]!r}; send a JSON object"
     if not isinstance(value, dict):
         return {}, f"the arguments must be a JSON object, got {type(value).__name__}"

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import httpx
 
+import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.agent.metrics import RuntimeMetrics
 from langop_infra.mcp.http import display_url
@@ -98,7 +99,7 @@ class ChatModel:
         if len(response.content) > MAX_RESPONSE_BYTES:
             raise ModelError(f"the model's answer is over {MAX_RESPONSE_BYTES} bytes")
         try:
-            document: Any = response.json()
+            document: Any = _json.read(response.content)
         except ValueError:
             raise ModelError(
                 f"the model answered something that is not JSON: {_excerpt(response.text)}"

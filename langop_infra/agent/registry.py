@@ -1,15 +1,15 @@
 """The agent's tool registry: every MCP server and HTTP tool of an agent, under one roof.
 
 :func:`connect_tool_registry` connects to every server in the background and names each tool
-``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (language-operator's MCP client).
-The registry is usable as
-soon as a server is ready (``wait="first"``); a slow server joins when it answers, or fails
-on its own timeout. :meth:`ToolRegistry.connect` and :meth:`~ToolRegistry.disconnect` add and
-remove one server (its tools with it); :meth:`~ToolRegistry.servers` reports each one's
-status. A tool call never raises: every failure is an ``isError`` result the LLM can read,
-including ``structuredContent`` that violates the tool's ``outputSchema``. A stdio server that
-crashed is restarted with exponential backoff and jitter; a server's ``tools/list_changed``
-relists it. The configuration side (config.yaml, ``MCP_SERVERS``, servers.json) is
+``<server>__<tool>`` (ark) or ``mcp:<server>:<tool>`` (language-operator's MCP client). It
+is usable as soon as a server is ready (``wait="first"``); a slow server joins when it
+answers, or fails on its own timeout. :meth:`ToolRegistry.connect` and
+:meth:`~ToolRegistry.disconnect` add and remove one server (its tools with it);
+:meth:`~ToolRegistry.servers` reports each one's status. A tool call never raises: every
+failure is an ``isError`` result the LLM can read, including ``structuredContent`` that
+violates the tool's ``outputSchema``. A stdio server that crashed is restarted with
+exponential backoff and jitter; a server's ``tools/list_changed`` relists it. The
+configuration side (config.yaml, ``MCP_SERVERS``, servers.json) is
 :mod:`langop_infra.agent.runtime`, which re-exports this.
 """
 
@@ -363,8 +363,6 @@ class ToolRegistry:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-
 
 
 def _error_result(text: str) -> ToolCallResult:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import langop_infra._json as _json
 from langop_infra._errors import LangopError
 
 __all__ = ["PATH_ROOT_ENV", "Peer", "RuntimeSettings", "SettingsError", "container_path",
@@ -130,9 +131,10 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     if not raw:
         return ()
     try:
-        listed: Any = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(f"A2A_PEERS: not JSON ({exc.msg})") from None
+        listed: Any = _json.read(raw)
+    except ValueError as exc:
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise SettingsError(f"A2A_PEERS: not JSON ({why})") from None
     if not isinstance(listed, list):
         raise SettingsError("A2A_PEERS: expected a JSON list of {name, url, cardUrl}")
     peers: list[Peer] = []

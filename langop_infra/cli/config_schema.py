@@ -55,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
 def stack_file_schema() -> dict[str, Any]:
     from pydantic.json_schema import GenerateJsonSchema
 
-    from langop_infra.config.agent import json_schema_input
     from langop_infra.config.cluster import ClusterSpec, ToolsFrom
     from langop_infra.config.fields import parse_duration, secret_env_value
+    from langop_infra.config.input_schema import json_schema_input
 
     class _Generator(GenerateJsonSchema):
         """Describes what the validators accept, not only what they return."""

@@ -152,15 +152,7 @@ class LanguageAgent(PlannedComponent):
             )
         ]
         self._register_pod_objects(key, plan, labels, objects, child)
-        self.sidecar_syncs = [
-            ToolSchemaSync(
-                f"{key}/{target.name}-schema",
-                {**target.sync_inputs, "pod_selector": contract.agent_selector(agent.name)},
-                opts=child_options(self, opts, [self.deployment or self.cron_job]),
-            )
-            for target in targets
-            if target.sidecar_container is not None and target.sync_inputs is not None
-        ]
+        self.sidecar_syncs = self._sidecar_syncs(key, plan, opts)
         self.card_syncs = register_card_syncs(
             key, self, plan.features.peers, plan.defaults.schema_sync_access, opts
         )
@@ -169,6 +161,21 @@ class LanguageAgent(PlannedComponent):
         self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
         pacing.workload_built()
+
+    def _sidecar_syncs(
+        self, key: str, plan: AgentPlan, opts: pulumi.ResourceOptions | None
+    ) -> list[ToolSchemaSync]:
+        """One schema sync per sidecar tool, through the agent's pod once it exists."""
+        selector = contract.agent_selector(plan.spec.name)
+        return [
+            ToolSchemaSync(
+                f"{key}/{target.name}-schema",
+                {**target.sync_inputs, "pod_selector": selector},
+                opts=child_options(self, opts, [self.deployment or self.cron_job]),
+            )
+            for target in plan.targets
+            if target.sidecar_container is not None and target.sync_inputs is not None
+        ]
 
     def _register_pod_objects(
         self,

@@ -1,5 +1,4 @@
-"""The LanguageAgent spec: tool references, external MCP servers, webhook tools, the
-workspace, ports, models and persona."""
+"""The LanguageAgent spec: tools, MCP servers, webhook tools, workspace, ports, models, persona."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import (
     AfterValidator,
     AliasChoices,
-    BaseModel,
     BeforeValidator,
     Field,
     PrivateAttr,
@@ -20,7 +18,6 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-import langop_infra._json as _json
 from langop_infra.config import builtin
 from langop_infra.config.agent_features import AgentFeatureFields, peer_headers
 from langop_infra.config.fields import (
@@ -46,6 +43,7 @@ from langop_infra.config.fields import (
     invalid,
     not_reserved_mount,
 )
+from langop_infra.config.input_schema import json_schema_input
 from langop_infra.config.model import ModelRef, PersonaSpec
 from langop_infra.config.names import header_env_name, tool_header_env_name
 from langop_infra.config.network import PeerSpec
@@ -167,39 +165,6 @@ class RateLimit(Spec):
 
     requests_per_minute: Int = Field(ge=1, le=10000, description="Refill rate (1-10000).")
     burst: Int = Field(ge=1, le=1000, description="Bucket size: calls allowed at once (1-1000).")
-
-
-def json_schema_input(value: Any) -> Any:
-    """A JSON Schema as a mapping, a JSON string, or a pydantic model class."""
-    if isinstance(value, type) and hasattr(value, "model_json_schema"):
-        return cast("type[BaseModel]", value).model_json_schema()
-    if isinstance(value, str):
-        try:
-            value = _json.read(value)
-        except json.JSONDecodeError as exc:
-            raise invalid(
-                "json_schema_input",
-                f"inputSchema is not valid JSON: {exc.msg} at line {exc.lineno}",
-            ) from None
-        except RecursionError:
-            raise invalid("json_schema_input", "inputSchema is nested too deeply to read") from None
-    if not isinstance(value, Mapping):
-        raise invalid("json_schema_input", "inputSchema must be a JSON Schema object")
-    schema = cast("Mapping[str, Any]", value)
-    from jsonschema import Draft7Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft7Validator.check_schema(schema)
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        raise invalid(
-            "json_schema_input",
-            f"inputSchema is not valid JSON Schema draft-07 at {where}: {exc.message}",
-        ) from None
-    except RecursionError:
-        raise invalid("json_schema_input", "inputSchema is nested too deeply to check") from None
-    return dict(schema)
 
 
 def _is_webhook_entry(item: object) -> bool:

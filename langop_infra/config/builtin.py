@@ -10,7 +10,7 @@ from typing import Any, Literal, cast
 from pydantic import Field, model_validator
 from typing_extensions import Self
 
-from langop_infra.config.fields import Image, Spec, invalid
+from langop_infra.config.fields import Image, Int, Spec, invalid
 
 __all__ = [
     "BUILTIN_AGENT_COMMAND",
@@ -82,7 +82,7 @@ class BuiltinRuntime(Spec):
     """An agent's ``runtime``, ``maxIterations`` and ``image`` (required unless builtin)."""
 
     runtime: RuntimeKind = runtime_field()
-    max_iterations: int | None = max_iterations_field()
+    max_iterations: Int | None = max_iterations_field()
     image: Image = image_field()
 
     @model_validator(mode="before")

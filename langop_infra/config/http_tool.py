@@ -15,7 +15,7 @@ from typing import Annotated, Any, cast
 from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from langop_infra.config.agent import AgentSpec, HttpToolFields, WebhookToolSpec, json_schema_input
+from langop_infra.config.agent import AgentSpec, HttpToolFields, WebhookToolSpec
 from langop_infra.config.fields import (
     AnnotationMap,
     ConcreteHttpUrl,
@@ -25,6 +25,7 @@ from langop_infra.config.fields import (
     Spec,
     invalid,
 )
+from langop_infra.config.input_schema import json_schema_input
 
 __all__ = [
     "ApiRef",

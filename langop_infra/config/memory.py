@@ -21,7 +21,7 @@ from langop_infra.config.fields import (
     invalid,
 )
 
-# The memory MCP server the managed preset runs: examples/memory_tool (seed 000's memory
+# The memory MCP server the managed preset runs: examples/memory_tool (language-operator's memory
 # tool: `remember`, `recall`; SQLite at MEMORY_DB_PATH on /data), as the release publishes
 # it, pinned by digest (a tag can be re-pushed). The digest is the release's record; this
 # machine cannot reach the registry to check it: override `image` with your own build.

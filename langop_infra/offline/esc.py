@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+import langop_infra._json as _json
 from langop_infra.core.problems import Problem, SpecError
 
 
@@ -60,7 +61,7 @@ def environment_config(files: Sequence[Path], project: str) -> dict[str, str]:
 def _pulumi_config(path: Path) -> dict[str, Any]:
     where = f"--environment-values {path}"
     try:
-        document: Any = json.loads(Path(path).read_text())
+        document: Any = _json.read(Path(path).read_bytes())
     except OSError as exc:
         raise SpecError([Problem(where, f"cannot read it: {exc.strerror}")]) from None
     except json.JSONDecodeError as exc:
@@ -70,6 +71,8 @@ def _pulumi_config(path: Path) -> dict[str, Any]:
             "`pulumi env open <env> --format json`",
         )
         raise SpecError([problem]) from None
+    except ValueError as exc:  # over the reader's limits, or not UTF-8
+        raise SpecError([Problem(where, f"cannot be read as JSON: {exc}")]) from None
     if not isinstance(document, Mapping):
         raise SpecError([Problem(where, "expected the JSON object `pulumi env open` prints")])
     values: Any = cast("Mapping[str, Any]", document).get("pulumiConfig") or {}

@@ -25,6 +25,8 @@ import pulumi
 import pulumi.dynamic as dyn
 from pulumi.runtime import rpc
 
+import langop_infra._json as _json
+from langop_infra._errors import LangopError
 from langop_infra.core.redact import redact
 from langop_infra.sync.kube_proxy import (
     ProxyError,
@@ -68,7 +70,7 @@ MAX_CARD_BYTES = 256 * 1024
 DIFF_PROBE_TIMEOUT = 5.0
 
 
-class CardError(RuntimeError):
+class CardError(LangopError, RuntimeError):
     """The peer's answer is not an agent card this sync can record."""
 
 
@@ -132,7 +134,7 @@ def fetch_card(inputs: Mapping[str, Any], timeout: float | None = None) -> dict[
     except Exception as exc:
         raise proxied_refusal(exc, tls.get("confine_to")) from None
     try:
-        card = json.loads(body)
+        card = _json.read(body)
     except ValueError:
         raise CardError("the agent card is not JSON") from None
     if not isinstance(card, dict):

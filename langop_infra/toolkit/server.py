@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+import langop_infra._json as _json
 from langop_infra.toolkit.base import MCPToolBase
 from langop_infra.toolkit.registry import MCPToolRegistry, get_registry
 
@@ -56,7 +57,7 @@ async def call_result(
     text = json.dumps(result, default=str, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
-        structured_content=json.loads(text),
+        structured_content=_json.read(text),
         is_error=failed,
     )
 
