@@ -50,7 +50,9 @@ def test_config_yaml_carries_the_overrides() -> None:
 def test_the_tools_own_objects_do_not_change() -> None:
     def objects(ref: dict[str, Any]) -> list[Any]:
         run = Rendered(run_program(lambda: LanguageCluster("c", cluster(ref))))
-        return [m for m in run.manifests if m["metadata"]["name"].startswith("memory")]
+        found = [m for m in run.manifests if m["metadata"]["name"].startswith("memory")]
+        # The objects, not the order the engine happened to register them in.
+        return sorted(found, key=lambda m: (m["kind"], m["metadata"]["name"]))
 
     assert objects({"overrides": RENAME}) == objects({})
 
