@@ -4,6 +4,7 @@ URLs or none, and dependency floors the code actually runs on."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,15 @@ def test_the_test_extra_leaves_heavy_peers_to_their_own_environments() -> None:
         if re.search(r"^\s*(import|from) litellm\b|importorskip\(\"litellm", path.read_text(), re.M)
     ]
     assert importers == ["tests/support/litellm_router.py"], importers
+
+
+def test_no_side_environment_is_tracked() -> None:
+    """A side environment (or a symlink to one a worktree made) never enters git: a clone
+    would hold a link where .ci/side-envs must build the environment, and CI would skip."""
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert [f for f in tracked if f.split("/")[0] in SIDE_ENVS] == []
+
+
+SIDE_ENVS = (".venv-checkov", ".venv-litellm", ".venv-mcp-proxy", ".conformance")
