@@ -64,6 +64,12 @@ def read(
     return json.loads(text)
 
 
+def reason(exc: ValueError) -> str:
+    """Why :func:`read` refused a text, in a few words: the parser's own message for text
+    that is not JSON, else the limit or decoding error."""
+    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+
+
 def depth_over(text: str, limit: int) -> bool:
     """Whether ``text`` opens more than ``limit`` objects and arrays at once (a linear scan,
     no recursion; brackets inside strings do not count)."""

@@ -92,3 +92,13 @@ def test_the_limits_are_the_json_rpc_decoders() -> None:
         jsonrpc.decode(
             '{"jsonrpc":"2.0","id":1,"result":' + "[" * 150 + "]" * 150 + "}", source="s"
         )
+
+
+def test_a_refusal_is_worded_by_its_cause() -> None:
+    with pytest.raises(ValueError) as not_json:
+        _json.read("{oops")
+    with pytest.raises(ValueError) as too_deep:
+        _json.read("[" * 200 + "]" * 200)
+    assert _json.reason(not_json.value).startswith("Expecting property name")
+    assert _json.reason(too_deep.value) == str(too_deep.value)
+    assert "100 levels" in _json.reason(too_deep.value)

@@ -9,7 +9,6 @@ A variable that is set but unusable is a failure, never 0 servers said nothing a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -44,7 +43,7 @@ def _json_list(env: Mapping[str, str], name: str, found: ArkSections) -> list[An
     try:
         value: Any = _json.read(raw)
     except ValueError as exc:
-        why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        why = _json.reason(exc)
         found.failures.append((name, f"{name}: not JSON ({why}); expected a JSON list"))
         return None
     if not isinstance(value, list):

@@ -8,7 +8,6 @@ that directory: ``/etc/agent/config.yaml`` is read from ``$LANGOP_PATH_ROOT/etc/
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,7 +132,7 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     try:
         listed: Any = _json.read(raw)
     except ValueError as exc:
-        why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        why = _json.reason(exc)
         raise SettingsError(f"A2A_PEERS: not JSON ({why})") from None
     if not isinstance(listed, list):
         raise SettingsError("A2A_PEERS: expected a JSON list of {name, url, cardUrl}")
