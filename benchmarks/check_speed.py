@@ -27,9 +27,9 @@ TARGET = 0.2
 
 def measure(tools: int, agents: int, rounds: int) -> dict[str, Any]:
     from langop_infra.components.cluster import LanguageCluster
-    from langop_infra.core.gc_tuning import tuned_for_run
-    from langop_infra.offline.mock_engine import run_program
-    from langop_infra.offline.render import dump_stream
+    from langop_infra.core._gc_tuning import tuned_for_run
+    from langop_infra.offline._mock_engine import run_program
+    from langop_infra.offline._render import dump_stream
     from langop_infra.policy.offline import check
 
     document = _common.cluster_document(tools, agents)

@@ -97,8 +97,8 @@ def baseline_diff(old_path: Path, new_path: Path) -> str:
 
 
 def current_diff(old_path: Path, new_path: Path) -> str:
-    from langop_infra.offline.diff_report import report
-    from langop_infra.offline.manifest_diff import diff_renders, load_render
+    from langop_infra.offline._diff_report import report
+    from langop_infra.offline._manifest_diff import diff_renders, load_render
 
     return report(diff_renders(load_render(old_path), load_render(new_path)))
 
@@ -108,8 +108,8 @@ def current_diff(old_path: Path, new_path: Path) -> str:
 
 def write_renders(directory: Path, tools: int, agents: int) -> tuple[Path, Path, int]:
     from langop_infra.components.cluster import LanguageCluster
-    from langop_infra.offline.mock_engine import run_program
-    from langop_infra.offline.render import dump_stream
+    from langop_infra.offline._mock_engine import run_program
+    from langop_infra.offline._render import dump_stream
 
     document = _common.cluster_document(tools, agents)
     manifests = run_program(lambda: LanguageCluster(document["namespace"], document)).manifests()

@@ -65,7 +65,7 @@ def objects_in_tree(run: Any, kinds: Collection[str]) -> Program:
     (an empty ComponentResource; no component at all for an empty ``kinds``)."""
     import pulumi
 
-    from langop_infra.core import pacing
+    from langop_infra.core import _pacing as pacing
 
     classes = kubernetes_classes()
     deployment = classes["kubernetes:apps/v1:Deployment"]
@@ -115,8 +115,8 @@ def timed(program: Program, tuned: bool) -> tuple[float, Any]:
     """CPU time of one run under the mock engine (GC-tuned as render is), and the run."""
     import contextlib
 
-    from langop_infra.core.gc_tuning import tuned_for_run
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.core._gc_tuning import tuned_for_run
+    from langop_infra.offline._mock_engine import run_program
 
     gc.collect()
     with tuned_for_run() if tuned else contextlib.nullcontext():
@@ -165,8 +165,8 @@ def profile(document: dict[str, Any], top: int = 10) -> list[dict[str, Any]]:
     """One GC-tuned run of ours under cProfile: the ``top`` functions of langop_infra/ by
     their own time (callees excluded: a component's cumulative time holds the engine's
     catch-ups, see ``pacing.py``), and the share of the run in langop_infra's own frames."""
-    from langop_infra.core.gc_tuning import tuned_for_run
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.core._gc_tuning import tuned_for_run
+    from langop_infra.offline._mock_engine import run_program
 
     program = ours_program(document)
     gc.collect()

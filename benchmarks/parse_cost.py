@@ -45,7 +45,7 @@ PYTHON = [sys.executable]  # the children's interpreter (--python)
 
 def lock_text(size: int, fmt: str) -> str:
     """A lock of about ``size`` bytes: servers of 10 tools with typical input schemas."""
-    from langop_infra.sync.lock import LockEntry, dump_lock
+    from langop_infra.sync._lock import LockEntry, dump_lock
 
     def tool(server: int, i: int) -> dict[str, Any]:
         props = {
@@ -69,7 +69,7 @@ def lock_text(size: int, fmt: str) -> str:
 
 def render_text(size: int) -> str:
     """A render stream of about ``size`` bytes: Deployments and their ConfigMaps."""
-    from langop_infra.offline.render import dump_yaml
+    from langop_infra.offline._render import dump_yaml
 
     def objects(n: int) -> list[dict[str, Any]]:
         meta = {"name": f"agent-{n}", "namespace": "bench", "labels": {"app": f"agent-{n}"}}
@@ -106,7 +106,7 @@ def render_text(size: int) -> str:
 
 
 def stack_text(size: int) -> str:
-    from langop_infra.core import yaml_io
+    from langop_infra.core import _yaml_io as yaml_io
 
     document = ro._tools_only(10)  # pyright: ignore[reportPrivateUsage]
     one = len(yaml_io.dump({"t": document["tools"][0]}))
@@ -118,13 +118,13 @@ def stack_text(size: int) -> str:
 
 def child(kind: str, path: Path) -> int:
     """Read ``path`` as ``kind``; print resident MiB before, peak after, and CPU seconds."""
-    from langop_infra.offline.manifest_diff import load_render
-    from langop_infra.sync.lock import load_lock
+    from langop_infra.offline._manifest_diff import load_render
+    from langop_infra.sync._lock import load_lock
 
     try:
-        from langop_infra.offline.project import load_stack_file
+        from langop_infra.offline._project import load_stack_file
     except ImportError:  # --python of a version from before offline.project
-        from langop_infra.offline.render import load_stack_file  # type: ignore[attr-defined,no-redef]  # pyright: ignore[reportAttributeAccessIssue]
+        from langop_infra.offline._render import load_stack_file  # type: ignore[attr-defined,no-redef]  # pyright: ignore[reportAttributeAccessIssue]
 
     readers = {"lock": load_lock, "render": load_render, "stack": load_stack_file}
     before = _status_kib("VmRSS")

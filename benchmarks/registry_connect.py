@@ -73,9 +73,9 @@ def serve() -> None:
 
 async def one_run(fast: str, hanging: str) -> tuple[float, float]:
     """(fast server alone: connect + list, registry: first tool answered), in seconds."""
-    from langop_infra.agent.registry import ServerEntry, connect_tool_registry
+    from langop_infra.agent._registry import ServerEntry, connect_tool_registry
     from langop_infra.mcp import ClientOptions
-    from langop_infra.mcp.session import Session
+    from langop_infra.mcp._session import Session
 
     options = ClientOptions(timeout=HANG_TIMEOUT_S, connect_retries=0)
     start = time.perf_counter()
@@ -99,7 +99,7 @@ async def one_run(fast: str, hanging: str) -> tuple[float, float]:
 
 async def wait_for_all(fast: str, hanging: str) -> float:
     """Seconds until a registry that waits for every server returns (the old behaviour)."""
-    from langop_infra.agent.registry import ServerEntry, connect_tool_registry
+    from langop_infra.agent._registry import ServerEntry, connect_tool_registry
     from langop_infra.mcp import ClientOptions
 
     options = ClientOptions(timeout=HANG_TIMEOUT_S, connect_retries=0)

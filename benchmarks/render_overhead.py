@@ -86,7 +86,7 @@ def cli_path() -> str:
 
 def write_project(directory: Path, tools: int, agents: int) -> None:
     """The repository's program with a generated ``big`` stack."""
-    from langop_infra.core import yaml_io
+    from langop_infra.core import _yaml_io as yaml_io
 
     for name in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(_common.REPO / name, directory / name)
@@ -228,10 +228,10 @@ def baseline_child(manifests: Path, gc_tuned: bool) -> int:
 
     import pulumi_kubernetes as k8s
 
-    from langop_infra.core import pacing, yaml_io
-    from langop_infra.core.gc_tuning import tuned_for_run
-    from langop_infra.offline.mock_engine import run_program
-    from langop_infra.offline.render import dump_stream
+    from langop_infra.core import _pacing as pacing, _yaml_io as yaml_io
+    from langop_infra.core._gc_tuning import tuned_for_run
+    from langop_infra.offline._mock_engine import run_program
+    from langop_infra.offline._render import dump_stream
 
     classes = {
         ("v1", "Namespace"): k8s.core.v1.Namespace,

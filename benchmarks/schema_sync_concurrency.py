@@ -8,7 +8,7 @@ starts ONE stand-in ASGI app (not the official SDK) on one port, in a child proc
 answers every JSON-RPC request after the delay; each of N distinct paths
 (``/tool-<i>/mcp``) counts as one tool server. A sync is ``initialize`` + ``tools/list`` (the
 ``notifications/initialized`` in between is answered at once), so one sync alone takes at
-least 2 x delay. The timed call is ``langop_infra.sync.lock.sync_all``, the function the
+least 2 x delay. The timed call is ``langop_infra.sync._lock.sync_all``, the function the
 command uses; rendering the stack is not included (see the render benchmark). One warm-up sync
 first keeps one-off imports out of the figure.
 
@@ -101,7 +101,7 @@ def serve(delay: float) -> None:
 
 def measure(base: str, servers: int, repetitions: int) -> list[float]:
     """Wall time of each repetition of syncing ``servers`` tools at once."""
-    from langop_infra.sync.lock import SyncTarget, sync_all
+    from langop_infra.sync._lock import SyncTarget, sync_all
 
     targets = [SyncTarget(f"tool-{i}", f"{base}/tool-{i}/mcp") for i in range(servers)]
     warmup = sync_all(targets[:1], deadline=10)

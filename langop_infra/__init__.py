@@ -15,14 +15,14 @@ __version__ = "0.1.0"
 # client do not pay for importing Pulumi.
 _EXPORTS = {
     "LanguageTool": "langop_infra.components.tool",
-    "HttpTool": "langop_infra.components.http_tool",
-    "HttpToolSpec": "langop_infra.config.http_tool",
+    "HttpTool": "langop_infra.components._http_tool",
+    "HttpToolSpec": "langop_infra.config._http_tool",
     "LanguageAgent": "langop_infra.components.agent",
     "LanguageCluster": "langop_infra.components.cluster",
     "LanguageModel": "langop_infra.components.model",
-    "LanguageMemory": "langop_infra.components.memory",
+    "LanguageMemory": "langop_infra.components._memory",
     "LanguageMemoryArgs": "langop_infra.components.args",
-    "MemorySpec": "langop_infra.config.memory",
+    "MemorySpec": "langop_infra.config._memory",
     "LanguagePersona": "langop_infra.components.model",
     "LanguageToolArgs": "langop_infra.components.args",
     "LanguageAgentArgs": "langop_infra.components.agent_args",
@@ -33,10 +33,10 @@ _EXPORTS = {
     "Problem": "langop_infra.core.problems",
     "ToolSpec": "langop_infra.config.tool",
     "AgentSpec": "langop_infra.config.agent",
-    "ModelSpec": "langop_infra.config.model",
-    "PersonaSpec": "langop_infra.config.model",
+    "ModelSpec": "langop_infra.config._model",
+    "PersonaSpec": "langop_infra.config._model",
     "ClusterSpec": "langop_infra.config.cluster",
-    "ToolTarget": "langop_infra.manifests.contract",
+    "ToolTarget": "langop_infra.manifests._contract",
     "Network": "langop_infra.netpol",
     "may_reach": "langop_infra.netpol",
     "secret_leaves": "langop_infra.testing.secrets",
@@ -74,6 +74,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from langop_infra._errors import LangopError
+    from langop_infra.components._http_tool import HttpTool
+    from langop_infra.components._memory import LanguageMemory
     from langop_infra.components.agent import LanguageAgent
     from langop_infra.components.agent_args import LanguageAgentArgs
     from langop_infra.components.args import (
@@ -83,18 +85,16 @@ if TYPE_CHECKING:
         LanguageToolArgs,
     )
     from langop_infra.components.cluster import LanguageCluster
-    from langop_infra.components.http_tool import HttpTool
-    from langop_infra.components.memory import LanguageMemory
     from langop_infra.components.model import LanguageModel, LanguagePersona
     from langop_infra.components.tool import LanguageTool
+    from langop_infra.config._http_tool import HttpToolSpec
+    from langop_infra.config._memory import MemorySpec
+    from langop_infra.config._model import ModelSpec, PersonaSpec
     from langop_infra.config.agent import AgentSpec
     from langop_infra.config.cluster import ClusterSpec
-    from langop_infra.config.http_tool import HttpToolSpec
-    from langop_infra.config.memory import MemorySpec
-    from langop_infra.config.model import ModelSpec, PersonaSpec
     from langop_infra.config.tool import ToolSpec
     from langop_infra.core.problems import Problem, SpecError
-    from langop_infra.manifests.contract import ToolTarget
+    from langop_infra.manifests._contract import ToolTarget
     from langop_infra.netpol import Network, may_reach
     from langop_infra.testing.secrets import secret_leaves
 

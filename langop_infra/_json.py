@@ -7,7 +7,7 @@ over ``max_bytes`` or nested over ``max_depth`` levels *before* parsing, with a
 :class:`JSONLimitError`. That error is a ``ValueError`` (so "not JSON" handling covers it)
 and a :class:`~langop_infra._errors.LangopError`.
 
-The limits are the JSON-RPC decoder's (:mod:`langop_infra.mcp.jsonrpc` uses this reader
+The limits are the JSON-RPC decoder's (:mod:`langop_infra.mcp._jsonrpc` uses this reader
 too). This module imports only the error root, so the standalone MCP client may use it;
 ``tests/test_json_reader.py`` fails if any other ``json.load``/``json.loads`` appears in
 the package.

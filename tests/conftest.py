@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from tests.support.manifests import Rendered, validate_manifests
 from tests.support.side_envs import missing_environment_lines
 

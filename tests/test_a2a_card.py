@@ -14,7 +14,7 @@ from google.protobuf import json_format
 from pydantic import ValidationError
 
 from langop_infra.config.agent import AgentSpec
-from langop_infra.manifests.a2a import agent_card, card_json
+from langop_infra.manifests._a2a import agent_card, card_json
 
 PIN = "@sha256:" + "a" * 64
 # What A2A v1.0 marks REQUIRED on an AgentCard (a2a.proto field_behavior).

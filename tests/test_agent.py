@@ -13,7 +13,7 @@ import yaml
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import ProgramRun, Registration, run_program
+from langop_infra.offline._mock_engine import ProgramRun, Registration, run_program
 from langop_infra.testing.secrets import secret_leaves
 
 HEADER_CANARY = "hdr-canary-51c2e0"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from langop_infra.config.builtin import BUILTIN_AGENT_COMMAND, BUILTIN_AGENT_IMAGE
+from langop_infra.config._builtin import BUILTIN_AGENT_COMMAND, BUILTIN_AGENT_IMAGE
 from tests.fake_openai import FakeOpenAI
 from tests.support.loopback import serve
 

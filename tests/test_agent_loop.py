@@ -1,4 +1,4 @@
-"""The built-in runtime's loop (langop_infra.agent.loop) with real parts: tool kit tools on
+"""The built-in runtime's loop (langop_infra.agent._loop) with real parts: tool kit tools on
 the official MCP SDK through the agent's registry, and the model over HTTP (the scripted
 fake of tests/fake_openai.py: no real model runs here). Faults: a model that is down or
 answers garbage, an unknown tool, bad arguments, a tool that hangs, a model that never stops;
@@ -18,10 +18,10 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from langop_infra.agent.loop import AgentLoop
-from langop_infra.agent.memory import Memory
-from langop_infra.agent.metrics import RuntimeMetrics
-from langop_infra.agent.model_client import ChatModel
+from langop_infra.agent._loop import AgentLoop
+from langop_infra.agent._memory import Memory
+from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.agent._model_client import ChatModel
 from langop_infra.agent.runtime import ServerEntry, connect_tool_registry
 from langop_infra.mcp import ClientOptions
 from tests.fake_openai import FakeOpenAI
@@ -222,7 +222,7 @@ async def test_tool_calls_go_to_memory_and_come_back_in_a_first_turn(
 async def test_chat_with_tools_runs_tool_kit_tools_in_process() -> None:
     """Seed 003's ``chat_with_tools(messages, tools, max_iterations)`` with its built-in
     ``get_current_datetime`` and a tool answering ``success: false``."""
-    from langop_infra.agent.local_tools import chat_with_tools
+    from langop_infra.agent._local_tools import chat_with_tools
     from langop_infra.toolkit import MCPToolRegistry
 
     registry = MCPToolRegistry()

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 
 PIN = "@sha256:" + "a" * 64
@@ -136,7 +136,7 @@ def test_a_schedule_from_an_output_is_refused_before_registration() -> None:
     import pulumi
 
     from langop_infra import LanguageAgent
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
 
     def program() -> None:
         schedule = {"cron": pulumi.Output.from_input("0 1 * * *"), "input": "x"}

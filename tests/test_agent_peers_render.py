@@ -12,7 +12,7 @@ import yaml
 
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.netpol import Network, Pod
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from tests.support.manifests import validate_manifests
 
 PIN = "@sha256:" + "a" * 64

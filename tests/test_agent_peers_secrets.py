@@ -8,7 +8,7 @@ from __future__ import annotations
 import pulumi
 
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from tests.test_secrets_audit import env_by_name, leaks, places_in, secret_holders
 
 PIN = "@sha256:" + "a" * 64

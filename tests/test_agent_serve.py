@@ -17,8 +17,8 @@ import httpx
 import pytest
 import yaml
 
-from langop_infra.agent.serve import main, run_scheduled
-from langop_infra.agent.settings import load_settings
+from langop_infra.agent._serve import main, run_scheduled
+from langop_infra.agent._settings import load_settings
 from tests.fake_openai import FakeOpenAI
 from tests.support.agent_parts import tool_app
 from tests.support.kubelet import loopback_ip
@@ -131,12 +131,12 @@ def _poll(url: str) -> Any:
 def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path) -> None:
     """The A2A client on a2a-sdk against this runtime's A2A routes (in-process, on loopback),
     the peer's header from its env variable; a secret header never shows in a repr."""
-    from langop_infra.agent.a2a_client import A2AClientError, PeerClient
-    from langop_infra.agent.a2a_server import a2a_routes, build_app
-    from langop_infra.agent.loop import AgentLoop
-    from langop_infra.agent.metrics import RuntimeMetrics
-    from langop_infra.agent.model_client import ChatModel
-    from langop_infra.agent.settings import load_peers
+    from langop_infra.agent._a2a_client import A2AClientError, PeerClient
+    from langop_infra.agent._a2a_server import a2a_routes, build_app
+    from langop_infra.agent._loop import AgentLoop
+    from langop_infra.agent._metrics import RuntimeMetrics
+    from langop_infra.agent._model_client import ChatModel
+    from langop_infra.agent._settings import load_peers
     from tests.support.agent_parts import Recorder
 
     class NoTools:
@@ -169,8 +169,8 @@ def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path)
 def test_pulumi_and_the_a2a_runtime_share_a_process() -> None:
     """a2a-sdk's gRPC parts and Pulumi's SDK define the same protobuf symbol; the runtime
     keeps the gRPC parts out, so a test run (or a program) may import both, in either order."""
-    for first, second in (("pulumi.provider", "langop_infra.agent.a2a_client"),
-                          ("langop_infra.agent.a2a_server", "pulumi.provider")):
-        code = f"import {first}; import {second}; import langop_infra.agent.a2a_server"
+    for first, second in (("pulumi.provider", "langop_infra.agent._a2a_client"),
+                          ("langop_infra.agent._a2a_server", "pulumi.provider")):
+        code = f"import {first}; import {second}; import langop_infra.agent._a2a_server"
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr[-2000:]

@@ -22,7 +22,7 @@ import yaml
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.agent import AgentSpec
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 
 # The three spec examples of ark's ArkAgent (ark's "MCP Tools" page), byte for byte.
 SEED_MCP_SERVERS = """\

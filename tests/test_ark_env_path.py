@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from langop_infra.agent.runtime import ServerEntry, connect_tool_registry, load_agent_servers
 from langop_infra.mcp import ClientOptions
 from langop_infra.toolkit import MCPToolRegistry
-from langop_infra.toolkit.server import build_app
+from langop_infra.toolkit._server import build_app
 from tests.support.loopback import serve
 
 pytestmark = pytest.mark.anyio

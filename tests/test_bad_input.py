@@ -27,7 +27,7 @@ import yaml
 from langop_infra.cli.main import main as cli_main
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 
 REPO = Path(__file__).resolve().parents[1]
 PREFIX = "langop-infra:"

@@ -25,10 +25,10 @@ import pytest
 
 from langop_infra.cli.main import main
 from langop_infra.mcp import MalformedResponse, ToolListing
-from langop_infra.mcp.jsonrpc import decode
+from langop_infra.mcp._jsonrpc import decode
 from langop_infra.sync import provider
-from langop_infra.sync.compare import SchemaTooDeep, compare_tools, schema_hash
-from langop_infra.sync.lock import LockError, parse_lock
+from langop_infra.sync._compare import SchemaTooDeep, compare_tools, schema_hash
+from langop_infra.sync._lock import LockError, parse_lock
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import ScriptedEndpoint, parse_message, read_body, respond
 from tests.support.loopback import serve
@@ -207,7 +207,7 @@ def test_a_551_byte_alias_bomb_in_a_lock_file_is_refused_within_a_memory_limit(
     lock.write_text(BOMB)
     child = run_limited(
         f"""
-        from langop_infra.sync.lock import LockError, load_lock
+        from langop_infra.sync._lock import LockError, load_lock
         try:
             load_lock({str(lock)!r})
         except LockError as exc:
@@ -251,7 +251,7 @@ def test_a_lock_file_is_read_as_strictly_as_a_stack_file(text: str, says: str) -
 
 
 def test_a_lock_written_by_update_reads_back(tmp_path: Path) -> None:
-    from langop_infra.sync.lock import LockEntry, dump_lock
+    from langop_infra.sync._lock import LockEntry, dump_lock
 
     tools = [{"name": "deep", "inputSchema": deep_value(120)}]
     text = dump_lock({"memory": LockEntry.from_tools(tools)})
@@ -283,7 +283,7 @@ def test_a_kubeconfig_bomb_is_refused_within_a_memory_limit(tmp_path: Path) -> N
     child = run_limited(
         f"""
         import json
-        from langop_infra.sync.kube_proxy import ProxyError, kube_api_access, kubeconfig_secrets
+        from langop_infra.sync._kube_proxy import ProxyError, kube_api_access, kubeconfig_secrets
         for source in ({kubeconfig!r}, {str(path)!r}):
             try:
                 kube_api_access(source, None)

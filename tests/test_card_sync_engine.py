@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from langop_infra.config.agent import AgentSpec
-from langop_infra.manifests.a2a import agent_card
+from langop_infra.manifests._a2a import agent_card
 from langop_infra.sync.card_sync import AgentCardSyncProvider
 from tests.support.apiserver import IN_CLUSTER_BIND, ApiServer, kubeconfig, serve_api
 from tests.support.loopback import free_port, serve

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
-from langop_infra.offline.select import SelectionError, label_selector
+from langop_infra.offline._select import SelectionError, label_selector
 from tests.support.user_project import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
-from langop_infra.offline.stack_secrets import PBKDF2_ITERATIONS
+from langop_infra.offline._stack_secrets import PBKDF2_ITERATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()

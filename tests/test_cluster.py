@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 
 from langop_infra import LanguageCluster, LanguageTool, SpecError
-from langop_infra.components import agent_plan as agent_module
-from langop_infra.components import tool as tool_module
-from langop_infra.config.checks import namespace_checks, validation
-from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.components import _agent_plan as agent_module, tool as tool_module
+from langop_infra.config.checks import (
+    _namespace_checks as namespace_checks,
+    _validation as validation,
+)
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 
 DOCUMENT: dict[str, Any] = {
     "namespace": "apps",
@@ -144,7 +146,7 @@ def test_a_tool_of_another_namespace_not_handed_over_is_refused() -> None:
 
 
 def test_a_spec_carries_no_hidden_flag_and_a_changed_copy_is_checked_again() -> None:
-    from langop_infra.config.checks.checked import VALIDATED
+    from langop_infra.config.checks._checked import VALIDATED
     from langop_infra.config.cluster import ClusterSpec
 
     assert ClusterSpec.__private_attributes__ == {}

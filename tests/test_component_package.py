@@ -12,7 +12,7 @@ import pytest
 import yaml
 from pulumi.provider.experimental.component import ComponentProvider
 
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.program import package
 from langop_infra.program.package import COMPONENTS
 

@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.checks.validation import parse_agent, parse_tool
-from langop_infra.core import yaml_io
-from langop_infra.manifests import contract
-from langop_infra.manifests.contract import ToolTarget
+from langop_infra.config.checks._validation import parse_agent, parse_tool
+from langop_infra.core import _yaml_io as yaml_io
+from langop_infra.manifests import _contract as contract
+from langop_infra.manifests._contract import ToolTarget
 
 # The issue-3 scenario: two service tools (one never ready), one sidecar tool, one disabled
 # reference, an external MCP server with a literal and a Secret header, a webhook tool with

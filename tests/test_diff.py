@@ -15,8 +15,8 @@ import yaml
 
 from langop_infra.cli.main import main
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.diff_report import report
-from langop_infra.offline.manifest_diff import (
+from langop_infra.offline._diff_report import report
+from langop_infra.offline._manifest_diff import (
     FieldChange,
     describe,
     diff_renders,
@@ -24,8 +24,8 @@ from langop_infra.offline.manifest_diff import (
     load_render,
     object_key,
 )
-from langop_infra.offline.mock_engine import REDACTED
-from langop_infra.offline.render import dump_stream
+from langop_infra.offline._mock_engine import REDACTED
+from langop_infra.offline._render import dump_stream
 
 ROOT = Path(__file__).parents[1]
 DEPLOYMENT_KEY = ("apps/v1", "Deployment", "shop", "seller")
@@ -212,7 +212,7 @@ def test_long_values_are_shortened_around_where_they_differ() -> None:
 
 
 def _absent() -> Any:
-    from langop_infra.offline import manifest_diff
+    from langop_infra.offline import _manifest_diff as manifest_diff
 
     return manifest_diff._MISSING
 
@@ -654,7 +654,7 @@ def test_secure_values_are_fingerprinted_by_their_ciphertext(
 
 
 def test_redaction_marker_is_the_engines() -> None:
-    from langop_infra.offline import formats, mock_engine
+    from langop_infra.offline import _formats as formats, _mock_engine as mock_engine
 
     assert formats.REDACTED == mock_engine.REDACTED
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 
 AUTH = {
@@ -56,8 +56,8 @@ def test_a_stack_url_variable_is_declared_for_the_agent_that_expands_it() -> Non
     """The stack's own ``${VAR}`` in an MCP server URL still works: config.yaml declares it
     in the entry's env, the only place the agent takes URL variables from."""
     from langop_infra.agent.runtime import load_agent_servers
-    from langop_infra.config.checks.validation import parse_agent
-    from langop_infra.manifests.contract import agent_config
+    from langop_infra.config.checks._validation import parse_agent
+    from langop_infra.manifests._contract import agent_config
 
     agent = parse_agent(
         {
@@ -106,7 +106,7 @@ def risky_cluster() -> dict[str, Any]:
 
 
 def test_validate_warns_on_query_credentials_and_risky_hosts_without_quoting_values() -> None:
-    from langop_infra.config.checks.advice import cluster_warnings
+    from langop_infra.config.checks._advice import cluster_warnings
 
     warnings = {
         (w.path, w.kind): w.message for w in cluster_warnings(parse_cluster(risky_cluster()))

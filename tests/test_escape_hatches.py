@@ -16,10 +16,10 @@ import pytest
 
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
-from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import run_program
-from langop_infra.offline.render import render_stack
+from langop_infra.offline._mock_engine import run_program
+from langop_infra.offline._render import render_stack
 from tests.support.manifests import validate_manifests
 from tests.test_pod_security import RULES, resources_bounded
 
@@ -406,7 +406,7 @@ def test_the_component_package_serves_the_fields() -> None:
 def test_every_escape_hatch_field_is_described() -> None:
     from pydantic import BaseModel
 
-    from langop_infra.config import volumes
+    from langop_infra.config import _volumes as volumes
 
     models = [
         m

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from langop_infra.config.model import ModelGatewayDefaults, ModelSpec
-from langop_infra.config.pod import Security
-from langop_infra.manifests import gateway
+from langop_infra.config._model import ModelGatewayDefaults, ModelSpec
+from langop_infra.config._pod import Security
+from langop_infra.manifests import _gateway as gateway
 from tests.fake_openai import FakeOpenAI
 from tests.support.loopback import serve
 from tests.support.manifests import validate_manifests

@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from langop_infra.config.model import ModelGatewayDefaults, ModelSpec
-from langop_infra.config.pod import Security
-from langop_infra.manifests import gateway
+from langop_infra.config._model import ModelGatewayDefaults, ModelSpec
+from langop_infra.config._pod import Security
+from langop_infra.manifests import _gateway as gateway
 from tests.fake_openai import FakeOpenAI
 from tests.support.loopback import free_port, serve
 

@@ -10,11 +10,11 @@ from types import SimpleNamespace
 import pulumi
 import pytest
 
-from langop_infra.core import gc_tuning
-from langop_infra.core.gc_tuning import RUN_THRESHOLDS, tuned_for_run
-from langop_infra.offline import mock_engine
-from langop_infra.offline.mock_engine import ProgramRun, close_event_loop, run_program
-from langop_infra.offline.render import dump_stream, render_stack
+from langop_infra.core import _gc_tuning as gc_tuning
+from langop_infra.core._gc_tuning import RUN_THRESHOLDS, tuned_for_run
+from langop_infra.offline import _mock_engine as mock_engine
+from langop_infra.offline._mock_engine import ProgramRun, close_event_loop, run_program
+from langop_infra.offline._render import dump_stream, render_stack
 
 REPO = Path(__file__).resolve().parents[1]
 CALLERS = (1234, 5, 6)

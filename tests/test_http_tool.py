@@ -13,11 +13,11 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from langop_infra.components.http_tool import HttpTool
-from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.config.http_tool import HttpToolSpec
+from langop_infra.components._http_tool import HttpTool
+from langop_infra.config._http_tool import HttpToolSpec
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.program.stack import main
 from tests.support.loopback import free_port, serve
 from tests.support.manifests import Rendered, validate_manifests
@@ -380,7 +380,7 @@ def test_phases_and_the_probe(monkeypatch: pytest.MonkeyPatch) -> None:
         "lastSyncedAt": "",
     }
     # As under `pulumi up`, where no in-process engine runs the program:
-    monkeypatch.setattr("langop_infra.core.pacing.in_process_engine", lambda: False)
+    monkeypatch.setattr("langop_infra.core._pacing.in_process_engine", lambda: False)
     with serve(_refuses_options()) as base:
         run = run_program(program(f"{base}/api"))
     phases = {name: value["phase"] for name, value in run.outputs.items()}
@@ -464,7 +464,7 @@ def test_a_standalone_agent_takes_http_tool_objects() -> None:
 
 
 def test_restricted_egress_must_admit_the_tools_host() -> None:
-    from langop_infra.config.checks.egress_check import egress_findings
+    from langop_infra.config.checks._egress_check import egress_findings
 
     cluster = parse_cluster(
         {

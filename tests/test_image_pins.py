@@ -11,11 +11,11 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
+from langop_infra.config._model import DEFAULT_GATEWAY_IMAGE
 from langop_infra.config.agent import DEFAULT_SEED_IMAGE
-from langop_infra.config.checks.advice import cluster_warnings
-from langop_infra.config.checks.image_pins import is_pinned
-from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.config.model import DEFAULT_GATEWAY_IMAGE
+from langop_infra.config.checks._advice import cluster_warnings
+from langop_infra.config.checks._image_pins import is_pinned
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -58,4 +58,4 @@ def test_the_generated_args_import_nothing_of_the_components() -> None:
         if isinstance(node, ast.Import)
         for alias in node.names
     }
-    assert {m for m in imported if m.startswith("langop_infra")} == {"langop_infra.config.model"}
+    assert {m for m in imported if m.startswith("langop_infra")} == {"langop_infra.config._model"}

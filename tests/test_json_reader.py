@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from langop_infra import _json
-from langop_infra.mcp import jsonrpc
-from langop_infra.mcp.errors import MalformedResponse
-from langop_infra.mcp.options import ClientOptions
+from langop_infra.mcp import _jsonrpc as jsonrpc
+from langop_infra.mcp._errors import MalformedResponse
+from langop_infra.mcp._options import ClientOptions
 
 PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from langop_infra.sync.lock import LockEntry, load_lock, save_lock
+from langop_infra.sync._lock import LockEntry, load_lock, save_lock
 
 ENTRIES = {"memory": LockEntry.from_tools([{"name": "recall", "inputSchema": {"type": "object"}}])}
 
@@ -18,7 +18,7 @@ ENTRIES = {"memory": LockEntry.from_tools([{"name": "recall", "inputSchema": {"t
 # calls): the worst moments a kill can come.
 CHILD = """
 import os, signal, sys
-from langop_infra.sync.lock import LockEntry, save_lock
+from langop_infra.sync._lock import LockEntry, save_lock
 step = sys.argv[2]
 real = getattr(os, step)
 def killed(*args, **kwargs):

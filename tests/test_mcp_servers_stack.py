@@ -10,8 +10,8 @@ import yaml
 
 from langop_infra.agent.runtime import load_agent_servers
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.checks.advice import agent_warnings
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.config.checks._advice import agent_warnings
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.program.stack import main
 from tests.support.manifests import Rendered, validate_manifests
 

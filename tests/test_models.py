@@ -14,13 +14,13 @@ import yaml
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.model import LanguageModel, LanguagePersona
+from langop_infra.config._model import ModelSpec
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.checks.model_validation import fallback_cycles
-from langop_infra.config.model import ModelSpec
+from langop_infra.config.checks._model_validation import fallback_cycles
 from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Pod
-from langop_infra.offline.mock_engine import run_program
-from langop_infra.offline.render import render_stack
+from langop_infra.offline._mock_engine import run_program
+from langop_infra.offline._render import render_stack
 from tests.test_bad_input import (
     PREFIX,
     api_problems,

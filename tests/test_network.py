@@ -18,8 +18,8 @@ from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.tool import LanguageTool
 from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Network, Pod
-from langop_infra.offline.mock_engine import REDACTED, ProgramRun, run_program
-from langop_infra.offline.render import dump_stream
+from langop_infra.offline._mock_engine import REDACTED, ProgramRun, run_program
+from langop_infra.offline._render import dump_stream
 from langop_infra.testing.secrets import secret_leaves
 from tests.support.manifests import validate_manifests
 

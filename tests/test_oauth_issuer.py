@@ -174,7 +174,7 @@ async def _listing(url: str, options: ClientOptions) -> Any:
 )
 def test_the_spec_asks_for_an_https_issuer(auth: dict[str, str], said: str) -> None:
     from langop_infra import LanguageCluster, SpecError
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
 
     document = {
         "namespace": "apps",

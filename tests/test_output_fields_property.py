@@ -16,18 +16,17 @@ from typing import Any
 
 import pulumi
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from langop_infra import HttpTool, LanguageAgent, LanguageModel, LanguageTool
-from langop_infra.components.inputs import STAND_INS
+from langop_infra.components._inputs import STAND_INS
+from langop_infra.config._http_tool import HttpToolSpec
+from langop_infra.config._model import ModelSpec
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.http_tool import HttpToolSpec
-from langop_infra.config.model import ModelSpec
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import SpecError
-from langop_infra.manifests.contract import SECRET_VERSIONS_ANNOTATION
-from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.manifests._contract import SECRET_VERSIONS_ANNOTATION
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
 
 Path = tuple[str | int, ...]

@@ -10,7 +10,7 @@ import pulumi
 import pytest
 
 from langop_infra import LanguageAgent, LanguageTool, SpecError
-from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 
 IMAGE = "ghcr.io/acme/memory:1.4.0"
 

@@ -10,7 +10,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from langop_infra.offline.mock_engine import UNKNOWN_MARKER
+from langop_infra.offline._mock_engine import UNKNOWN_MARKER
 from tests.support.user_project import make_project, run_cli
 
 HEAD = """
@@ -145,7 +145,7 @@ def test_replicas_from_an_output_under_testing_mocks_up(tmp_path: Path) -> None:
     """As `pulumi up` (langop_infra.testing.Mocks, preview=False)."""
     del tmp_path
     from langop_infra import LanguageTool
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
 
     run = run_program(
         lambda: LanguageTool(
@@ -164,7 +164,7 @@ def test_replicas_from_an_output_under_testing_mocks_up(tmp_path: Path) -> None:
 def test_schema_sync_reaches_the_port_an_output_gives(tmp_path: Path) -> None:
     """The tool's own sync and endpoint use the real port, not the stand-in validation used."""
     from langop_infra import LanguageTool
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
 
     del tmp_path
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from langop_infra import LanguageAgent, LanguageTool
-from langop_infra.core import pacing
-from langop_infra.offline import mock_engine
-from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.core import _pacing as pacing
+from langop_infra.offline import _mock_engine as mock_engine
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 
 
 def test_hook_runs_only_inside_paced_and_the_outer_one_comes_back() -> None:

@@ -1,7 +1,7 @@
 """Every pod of the shipped stacks meets the *restricted* Pod Security Standard.
 
 Each control of https://kubernetes.io/docs/concepts/security/pod-security-standards/ is one
-function of :mod:`langop_infra.policy.pod_security`, named after it, returning the violations
+function of :mod:`langop_infra.policy._pod_security`, named after it, returning the violations
 it finds in one pod template (the policy pack enforces the same functions); the restricted
 profile is the baseline controls plus its own. Every container counts: agents,
 tools, sidecar tools joined into agent pods, init and ephemeral containers. A self-test feeds
@@ -21,10 +21,10 @@ import yaml
 
 from langop_infra.components.tool import LanguageTool
 from langop_infra.netpol import Network, Pod
-from langop_infra.offline.mock_engine import run_program
-from langop_infra.offline.render import render_stack
-from langop_infra.policy import pod_security as security
-from langop_infra.policy.pod_security import (
+from langop_infra.offline._mock_engine import run_program
+from langop_infra.offline._render import render_stack
+from langop_infra.policy import _pod_security as security
+from langop_infra.policy._pod_security import (
     APPARMOR_ANNOTATION,
     RULES,
     PodTemplate,

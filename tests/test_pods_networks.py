@@ -16,14 +16,14 @@ import yaml
 
 from langop_infra.agent.runtime import join_mcp_path, load_agent_servers
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.config.pod import PodSettings
+from langop_infra.config._pod import PodSettings
 from langop_infra.core.problems import SpecError
-from langop_infra.manifests import contract
-from langop_infra.manifests.pod_settings import apply_pod_settings
-from langop_infra.manifests.workspace import SEED_SCRIPT
+from langop_infra.manifests import _contract as contract
+from langop_infra.manifests._pod_settings import apply_pod_settings
+from langop_infra.manifests._workspace import SEED_SCRIPT
 from langop_infra.netpol import IPAddress, Network, Pod
-from langop_infra.offline.mock_engine import run_program
-from langop_infra.offline.render import render_stack
+from langop_infra.offline._mock_engine import run_program
+from langop_infra.offline._render import render_stack
 
 REPO = Path(__file__).resolve().parents[1]
 VERSIONS = ("1.29.0", "1.31.0")

@@ -24,8 +24,8 @@ import pytest
 import yaml
 from google.protobuf import json_format
 
-from langop_infra.offline.mock_engine import ProgramRun, run_program
-from langop_infra.offline.render import render_stack
+from langop_infra.offline._mock_engine import ProgramRun, run_program
+from langop_infra.offline._render import render_stack
 from langop_infra.policy.offline import Violation, analyze, check, servicer, stack_request
 from langop_infra.policy.pack import policies
 

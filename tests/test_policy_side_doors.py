@@ -13,8 +13,8 @@ from typing import Any
 import pulumi_kubernetes as k8s
 import pytest
 
-from langop_infra.offline.mock_engine import run_program
-from langop_infra.policy import credentials
+from langop_infra.offline._mock_engine import run_program
+from langop_infra.policy import _credentials as credentials
 from langop_infra.policy.offline import check
 
 DIGEST = "@sha256:" + "0" * 64
@@ -127,7 +127,7 @@ def test_closed_rules_do_not_trip() -> None:
 
 
 def test_an_empty_peer_or_peer_list_is_open_and_a_selector_with_expressions_is_not() -> None:
-    from langop_infra.policy.openness import openings
+    from langop_infra.policy._openness import openings
 
     assert list(openings({"ingress": [{"from": [{}]}]})) == [
         "ingress[0].from[0] is empty: it admits every peer"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from langop_infra.cli.main import main
-from langop_infra.config.checks.validation import parse_agent, parse_cluster
+from langop_infra.config.checks._validation import parse_agent, parse_cluster
 from langop_infra.core.problems import SpecError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,7 +219,7 @@ def test_nonsense_is_still_no_quantity(given: object, message: str) -> None:
 def test_a_value_of_the_wrong_type_is_worded_for_where_it_came_from(
     given: object, python: str, yaml: str
 ) -> None:
-    from langop_infra.config.pydantic_errors import stack_wording
+    from langop_infra.config._pydantic_errors import stack_wording
 
     document = {"namespace": "apps", "tools": [{"name": "m", "image": given}]}
     with pytest.raises(SpecError) as exc:
@@ -237,7 +237,7 @@ def test_a_value_of_the_wrong_type_is_worded_for_where_it_came_from(
 def test_a_misspelt_tool_of_a_language_agent_gets_a_did_you_mean() -> None:
     from langop_infra.components.agent import LanguageAgent
     from langop_infra.components.tool import LanguageTool
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
 
     def program() -> None:
         LanguageTool("memory", namespace="apps", image=f"ghcr.io/acme/m{DIGEST}")
@@ -279,7 +279,7 @@ def test_python_components_warn_once_of_each_image_without_a_digest(
     from langop_infra.components.agent import LanguageAgent
     from langop_infra.components.cluster import LanguageCluster
     from langop_infra.components.tool import LanguageTool
-    from langop_infra.offline.mock_engine import ProgramRun, run_program
+    from langop_infra.offline._mock_engine import ProgramRun, run_program
 
     run = ProgramRun()
 

@@ -1,4 +1,4 @@
-"""The one adapter over the Pulumi SDK's private internals (``core/pulumi_sdk.py``), checked
+"""The one adapter over the Pulumi SDK's private internals (``core/_pulumi_sdk.py``), checked
 against the installed SDK, which must be one pyproject allows: an upgrade that moves or
 changes a private part fails here, not in a render."""
 
@@ -15,7 +15,7 @@ from packaging.specifiers import SpecifierSet
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime.proto import source_pb2
 
-from langop_infra.core import pulumi_sdk
+from langop_infra.core import _pulumi_sdk as pulumi_sdk
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "langop_infra"

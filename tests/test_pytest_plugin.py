@@ -77,7 +77,7 @@ def run(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_plugin_is_registered_as_a_pytest11_entry_point() -> None:
     found = [e.value for e in entry_points(group="pytest11") if e.name == "langop_infra"]
-    assert found == ["langop_infra.testing.pytest_plugin"]
+    assert found == ["langop_infra.testing._pytest_plugin"]
 
 
 @pytest.mark.slow

@@ -7,8 +7,7 @@ from typing import Any
 
 import kubernetes_validate
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from langop_infra.netpol import (
     NAMESPACE_NAME_LABEL,

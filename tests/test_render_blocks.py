@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
-from langop_infra.core import yaml_io
+from langop_infra.core import _yaml_io as yaml_io
 
 
 def rendered(stack: str) -> str:

@@ -22,8 +22,8 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
-from langop_infra.offline.mock_engine import REDACTED, run_program
-from langop_infra.offline.render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
+from langop_infra.offline._mock_engine import REDACTED, run_program
+from langop_infra.offline._render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
 from langop_infra.program.stack import KEYS
 from tests.support.manifests import validate_manifests
 
@@ -698,7 +698,7 @@ def test_the_python_api_example_program_runs_under_the_mock_engine() -> None:
     """examples/stack_program.py, the Python API path, registers what its docstring says."""
     import runpy
 
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
 
     run = run_program(
         lambda: runpy.run_path(str(ROOT / "examples" / "stack_program.py")),

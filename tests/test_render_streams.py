@@ -48,7 +48,7 @@ def test_stdout_is_restored_after_the_run(tmp_path: Path) -> None:
     """The redirect lasts for the program only: the render itself still reaches fd 1."""
     script = (
         "import os, sys\n"
-        "from langop_infra.core.streams import stdout_to_stderr\n"
+        "from langop_infra.core._streams import stdout_to_stderr\n"
         "with stdout_to_stderr():\n"
         "    print('inside'); os.write(1, b'inside-fd\\n')\n"
         "print('after'); sys.stdout.flush(); os.write(1, b'after-fd\\n')\n"

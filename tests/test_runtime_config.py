@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from langop_infra.components.agent import LanguageAgent
+from langop_infra.config._builtin import BUILTIN_AGENT_COMMAND, BUILTIN_AGENT_IMAGE
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.builtin import BUILTIN_AGENT_COMMAND, BUILTIN_AGENT_IMAGE
-from langop_infra.config.checks.advice import agent_warnings
+from langop_infra.config.checks._advice import agent_warnings
 from tests.test_bad_input import PREFIX, render_cli, stack_text, write_stack
 from tests.test_models import cluster_doc
 

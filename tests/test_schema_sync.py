@@ -13,9 +13,9 @@ from mcp.server.mcpserver import MCPServer
 
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
-from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
-from langop_infra.sync.compare import schema_hash
-from langop_infra.sync.kube_proxy import ProxyError
+from langop_infra.offline._mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
+from langop_infra.sync._compare import schema_hash
+from langop_infra.sync._kube_proxy import ProxyError
 from langop_infra.sync.provider import ToolSchemaSyncProvider, resolve_access, sync_target
 from tests.support.apiserver import IN_CLUSTER_BIND, ApiServer, kubeconfig_file, serve_api
 from tests.support.loopback import serve

@@ -23,8 +23,8 @@ import pulumi
 import pytest
 
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.offline.mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
-from langop_infra.sync.compare import schema_hash
+from langop_infra.offline._mock_engine import DYNAMIC_TYPE, ProgramRun, run_program
+from langop_infra.sync._compare import schema_hash
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSyncProvider
 from tests import faultservers
 from tests.support.loopback import free_port, serve

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from langop_infra.config.checks.validation import parse_tool
+from langop_infra.config.checks._validation import parse_tool
 from langop_infra.core.problems import SpecError
-from langop_infra.sync.kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, service_prefix
+from langop_infra.sync._kube_proxy import ProxyError, kubeconfig_secrets, proxy_url, service_prefix
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import memory_server
 from tests.support.apiserver import (

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from langop_infra.cli.main import main
-from langop_infra.core.redact import redact, secret_strings
+from langop_infra.core._redact import redact, secret_strings
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests import faultservers
 from tests.support.loopback import serve

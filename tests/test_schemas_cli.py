@@ -1,5 +1,5 @@
 """``langop-infra schemas`` end to end against real official-SDK MCP servers on loopback, the
-lock logic of ``langop_infra.sync.lock``, and a concurrency check of its sync."""
+lock logic of ``langop_infra.sync._lock``, and a concurrency check of its sync."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import yaml
 from mcp.server.mcpserver import MCPServer
 
 from langop_infra.cli.main import main
-from langop_infra.sync.compare import schema_hash
-from langop_infra.sync.lock import (
+from langop_infra.sync._compare import schema_hash
+from langop_infra.sync._lock import (
     LockEntry,
     LockError,
     SyncTarget,
@@ -415,7 +415,7 @@ def test_parse_rejects_what_is_not_a_lock(tmp_path: Path) -> None:
 
 def test_check_reports_removed_from_stack_as_breaking_and_new_as_compatible() -> None:
     from langop_infra.mcp import ToolListing
-    from langop_infra.sync.lock import SyncResult
+    from langop_infra.sync._lock import SyncResult
 
     lock = {"old": LockEntry.from_tools([tool("a")])}
     listing = ToolListing([tool("b")], {}, "2025-11-25", "streamable-http")
@@ -572,7 +572,7 @@ def test_an_oauth_secret_that_cannot_be_decrypted_fails_that_tool_with_the_reaso
 
 
 def test_a_url_without_a_path_gets_mcp_as_tools_does() -> None:
-    from langop_infra.cli.schemas import parse_overrides
+    from langop_infra.cli._schemas import parse_overrides
 
     assert parse_overrides(
         ["memory=http://127.0.0.1:18080", "docs=http://h:1/", "files=https://h/custom/mcp"]

@@ -37,7 +37,7 @@ from langop_infra.cli.main import main as cli_main
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import (
+from langop_infra.offline._mock_engine import (
     REDACTED,
     ProgramRun,
     Registration,
@@ -45,7 +45,7 @@ from langop_infra.offline.mock_engine import (
     is_wrapped_secret,
     run_program,
 )
-from langop_infra.offline.render import render_stack
+from langop_infra.offline._render import render_stack
 from langop_infra.program.stack import main as stack_main
 from langop_infra.testing.secrets import secret_leaves
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Network, Pod
 

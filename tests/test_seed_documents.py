@@ -18,8 +18,8 @@ from mcp.shared.exceptions import MCPError as SdkMCPError
 
 from langop_infra.agent.runtime import connect_tool_registry, load_agent_servers
 from langop_infra.cli.main import main
-from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.config.http_tool import HttpToolSpec
+from langop_infra.config._http_tool import HttpToolSpec
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import SpecError
 from langop_infra.mcp import ClientOptions

@@ -13,8 +13,8 @@ import pytest
 
 import langop_infra
 from langop_infra._errors import LangopError
-from langop_infra.core.text import CUTOFF, closest, did_you_mean, one_line
-from langop_infra.mcp.ports import DEFAULT_PORTS, effective_port
+from langop_infra.core._text import CUTOFF, closest, did_you_mean, one_line
+from langop_infra.mcp._ports import DEFAULT_PORTS, effective_port
 
 PACKAGE = Path(langop_infra.__file__).parent
 
@@ -50,9 +50,9 @@ def test_one_did_you_mean_and_one_port_map_in_the_package() -> None:
         if p.name != "args.py"
     }
     matchers = [f for f, text in copies.items() if "get_close_matches" in text]
-    assert matchers == ["core/text.py"]
+    assert matchers == ["core/_text.py"]
     port_maps = [f for f, text in copies.items() if re.search(r"\b443\b", text)]
-    assert port_maps == ["mcp/ports.py"]
+    assert port_maps == ["mcp/_ports.py"]
 
 
 @pytest.mark.parametrize(

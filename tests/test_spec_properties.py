@@ -20,15 +20,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel, to_snake
 
+from langop_infra.config._fields import Spec
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.checks.validation import parse_agent, parse_cluster, parse_tool
+from langop_infra.config.checks._validation import parse_agent, parse_cluster, parse_tool
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.config.fields import Spec
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import SpecError
 

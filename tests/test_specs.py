@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from langop_infra.config._fields import SecretSource, parse_duration
+from langop_infra.config._pod import Resources, Security
 from langop_infra.config.agent import McpServerSpec, WebhookToolSpec
-from langop_infra.config.checks.validation import parse_agent, parse_cluster, parse_tool
+from langop_infra.config.checks._validation import parse_agent, parse_cluster, parse_tool
 from langop_infra.config.cluster import Defaults
-from langop_infra.config.fields import SecretSource, parse_duration
-from langop_infra.config.pod import Resources, Security
 from langop_infra.core.problems import SpecError
 
 MINIMAL_TOOL = {"name": "web-search", "image": "ghcr.io/acme/web-search:1.0.0"}
@@ -738,7 +738,7 @@ def test_labels_langop_infra_sets_are_reserved(key: str) -> None:
 def _int_fields() -> list[tuple[type[BaseModel], str]]:
     from typing import get_args
 
-    from langop_infra.config.fields import Spec
+    from langop_infra.config._fields import Spec
 
     found, stack = [], [Spec]
     while stack:
@@ -792,7 +792,7 @@ def test_no_spelling_of_the_root_is_a_mount_path(path: str) -> None:
 
 
 def test_annotations_are_counted_in_bytes_as_kubernetes_does() -> None:
-    from langop_infra.config.fields import ANNOTATIONS_LIMIT, OWN_ANNOTATIONS_RESERVE
+    from langop_infra.config._fields import ANNOTATIONS_LIMIT, OWN_ANNOTATIONS_RESERVE
 
     room = ANNOTATIONS_LIMIT - OWN_ANNOTATIONS_RESERVE
     key = "example.com/a"

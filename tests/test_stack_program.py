@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import ProgramRun, run_program
-from langop_infra.offline.render import render_stack
+from langop_infra.offline._mock_engine import ProgramRun, run_program
+from langop_infra.offline._render import render_stack
 from langop_infra.program.stack import KEYS, config_warnings, main, read_cluster_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -159,7 +159,7 @@ def test_warnings_go_to_the_engine_with_their_config_path() -> None:
 
 
 def test_config_warnings_prefix_the_project() -> None:
-    from langop_infra.config.checks.validation import parse_cluster
+    from langop_infra.config.checks._validation import parse_cluster
 
     header = {"name": "Cookie", "value": "c"}
     spec = parse_cluster(

@@ -20,7 +20,7 @@ import pytest
 
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.tool import ToolSpec
-from langop_infra.manifests import stdio_bridge
+from langop_infra.manifests import _stdio_bridge as stdio_bridge
 from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.support.loopback import free_port

@@ -11,11 +11,11 @@ import yaml
 
 from langop_infra.cli.main import main
 from langop_infra.components.tool import LanguageTool
-from langop_infra.config.checks.sync_path_check import sync_path_verdict
+from langop_infra.config.checks._sync_path_check import sync_path_verdict
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "stacks"

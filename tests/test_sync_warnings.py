@@ -16,7 +16,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from langop_infra.components.tool import LanguageTool
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.support.loopback import serve
 

@@ -11,7 +11,7 @@ import yaml
 
 from langop_infra.components.tool import LanguageTool
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
 
 CANARY = "canary-7f3a9c-do-not-leak"

@@ -12,10 +12,10 @@ import yaml
 
 from langop_infra.agent.runtime import connect_tool_registry, load_agent_servers
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 from langop_infra.mcp import ClientOptions
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from tests.support.loopback import serve
 from tests.support.manifests import Rendered
 from tests.test_tool_scoping import two_tool_server

@@ -15,11 +15,11 @@ from mcp.server.mcpserver import MCPServer
 from langop_infra.agent.runtime import connect_tool_registry, load_agent_servers
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.checks.advice import cluster_warnings
-from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.checks._advice import cluster_warnings
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 from langop_infra.mcp import ClientOptions
-from langop_infra.offline.mock_engine import run_program
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.faultservers import GOOD_TOKEN, guarded_memory_server
 from tests.support.loopback import free_port, serve

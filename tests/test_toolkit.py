@@ -16,7 +16,7 @@ from pydantic import Field
 
 from langop_infra.cli.main import main
 from langop_infra.mcp import ClientOptions
-from langop_infra.mcp.session import Session
+from langop_infra.mcp._session import Session
 from langop_infra.toolkit import (
     AgentStep,
     MCPToolBase,
@@ -28,8 +28,8 @@ from langop_infra.toolkit import (
     get_registry,
     reset_registry,
 )
-from langop_infra.toolkit.server import build_app
-from langop_infra.toolkit.tools.datetime_tool import DateTimeTool
+from langop_infra.toolkit._server import build_app
+from langop_infra.toolkit.tools._datetime_tool import DateTimeTool
 from tests.support.loopback import serve
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from langop_infra.config.network import NetworkPeer
-from langop_infra.manifests import policies
+from langop_infra.config._network import NetworkPeer
+from langop_infra.manifests import _policies as policies
 from tests.support.pyright import run_pyright
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,13 +15,13 @@ import pytest
 from pulumi.provider.experimental.analyzer import Analyzer, PropertyDefinition
 
 from langop_infra import LanguageCluster, LanguageTool, SpecError
-from langop_infra.cli.config_schema import stack_file_schema
-from langop_infra.components import inputs
+from langop_infra.cli._config_schema import stack_file_schema
+from langop_infra.components import _inputs as inputs
+from langop_infra.config._fields import Spec, parse_duration
+from langop_infra.config._pod import DisruptionBudget, PodSettings
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.config.fields import Spec, parse_duration
-from langop_infra.config.pod import DisruptionBudget, PodSettings
 from langop_infra.config.tool import SIDECAR_POD_FIELDS, ToolSpec
-from langop_infra.offline.mock_engine import ProgramRun, run_program
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.program import stack
 from langop_infra.program.package import COMPONENTS
 from tests.support.pyright import run_pyright
@@ -299,10 +299,10 @@ def test_every_exception_has_one_root() -> None:
     from langop_infra import LangopError, mcp
     from langop_infra.agent.runtime import AgentConfigError
     from langop_infra.cli._stack import CommandError, UsageError
-    from langop_infra.core.yaml_io import ConfigYAMLError
+    from langop_infra.core._yaml_io import ConfigYAMLError
     from langop_infra.mcp.oauth import OAuthError
-    from langop_infra.sync.kube_proxy import ProxyError
-    from langop_infra.sync.lock import LockError
+    from langop_infra.sync._kube_proxy import ProxyError
+    from langop_infra.sync._lock import LockError
 
     for error in (SpecError, AgentConfigError, CommandError, UsageError, ConfigYAMLError):
         assert issubclass(error, LangopError)
@@ -347,7 +347,7 @@ def test_one_tool_target_model_writes_and_reads_the_exported_targets() -> None:
 
 def test_one_visitor_walks_wrapped_and_resolved_secrets() -> None:
     from langop_infra import secret_leaves
-    from langop_infra.offline.mock_engine import (
+    from langop_infra.offline._mock_engine import (
         REDACTED,
         SECRET_SIG,
         SIG_KEY,
@@ -383,7 +383,7 @@ def test_one_list_of_protocol_versions() -> None:
 
     from langop_infra.config.tool import SchemaSyncSpec
     from langop_infra.mcp import SUPPORTED_PROTOCOL_VERSIONS
-    from langop_infra.mcp.options import PROTOCOLS
+    from langop_infra.mcp._options import PROTOCOLS
 
     assert ("auto", *sorted(SUPPORTED_PROTOCOL_VERSIONS, reverse=True)) == PROTOCOLS
     # The spec spells the list out for type checkers; it must stay the client's.

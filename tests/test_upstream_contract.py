@@ -240,7 +240,7 @@ DIFFERENT_ON_PURPOSE = {"AGENT_UUID", "AGENT_CLUSTER_UUID", "LLM_MODEL", "MCP_SE
 
 @pytest.fixture(scope="module")
 def helper_pod() -> dict[str, Any]:
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
     from tests.support.manifests import Rendered
 
     rendered = Rendered(run_program(lambda: LanguageCluster("c", UPSTREAM_SPEC)))
@@ -287,7 +287,7 @@ def test_the_rows_we_differ_on_differ_as_the_contract_says(helper_pod) -> None:
 
 
 def test_endpoint_style_path_gives_upstreams_mcp_servers() -> None:
-    from langop_infra.offline.mock_engine import run_program
+    from langop_infra.offline._mock_engine import run_program
     from tests.support.manifests import Rendered
 
     spec = {**UPSTREAM_SPEC, "defaults": {**UPSTREAM_SPEC["defaults"], "endpointStyle": "path"}}

@@ -25,9 +25,8 @@ import pytest
 
 from langop_infra.cli.main import main as cli_main
 from langop_infra.core.problems import SpecError
-from langop_infra.offline.validate import is_stack_program, validate_stack_file
-from tests import test_bad_input as bad
-from tests import test_problems_at_once as at_once
+from langop_infra.offline._validate import is_stack_program, validate_stack_file
+from tests import test_bad_input as bad, test_problems_at_once as at_once
 
 pytestmark = pytest.mark.slow
 

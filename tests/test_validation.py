@@ -1,4 +1,4 @@
-"""Whole-document validation (``langop_infra.config.checks.validation``): Secret references,
+"""Whole-document validation (``langop_infra.config.checks._validation``): Secret references,
 warnings, problems reported once, and pydantic's errors turned into messages with the expected
 form."""
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from langop_infra.config.checks.advice import agent_warnings, cluster_warnings
-from langop_infra.config.checks.validation import parse_agent, parse_cluster, parse_tool
-from langop_infra.config.pod import Resources
+from langop_infra.config._pod import Resources
+from langop_infra.config.checks._advice import agent_warnings, cluster_warnings
+from langop_infra.config.checks._validation import parse_agent, parse_cluster, parse_tool
 from langop_infra.core.problems import Problem, SpecError
 
 TOOL = {"name": "memory", "image": "ghcr.io/acme/memory-mcp:1.4.0"}

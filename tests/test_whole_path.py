@@ -9,7 +9,7 @@ fieldRefs, ConfigMap volumes, cluster names on loopback) among real parts:
   a Secret and a literal) and examples/memory_tool (the required ``memory`` tool); the
   tickets API behind the ``fetch_ticket`` webhook tool is a plain HTTP endpoint (a stand-in:
   no real one exists here);
-- an ``a2a-sdk`` client (langop_infra.agent.a2a_client) sending ``message/send``.
+- an ``a2a-sdk`` client (langop_infra.agent._a2a_client) sending ``message/send``.
 
 The question needs two tool calls on two tools; the answer, the two AgentSteps, the headers
 and credentials each tool saw, ``/metrics``, and the same agent scheduled are checked.
@@ -33,10 +33,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from langop_infra.agent.a2a_client import PeerClient
-from langop_infra.agent.settings import Peer
-from langop_infra.manifests import gateway
-from langop_infra.offline.render import render_stack
+from langop_infra.agent._a2a_client import PeerClient
+from langop_infra.agent._settings import Peer
+from langop_infra.manifests import _gateway as gateway
+from langop_infra.offline._render import render_stack
 from langop_infra.toolkit import MCPToolBase, MCPToolInput
 from tests.fake_openai import FakeOpenAI
 from tests.support.agent_parts import Recorder, call, named, tool_app, tool_results

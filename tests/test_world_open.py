@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
-from langop_infra.config.checks.advice import cluster_warnings
-from langop_infra.config.checks.validation import parse_cluster
-from langop_infra.config.checks.world_open import is_world
+from langop_infra.config.checks._advice import cluster_warnings
+from langop_infra.config.checks._validation import parse_cluster
+from langop_infra.config.checks._world_open import is_world
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = "@sha256:" + "7" * 64

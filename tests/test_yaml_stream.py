@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.core import yaml_io, yaml_stream
+from langop_infra.core import _yaml_io as yaml_io, _yaml_stream as yaml_stream
 
 DOCUMENTS = [
     "a: 1\nb: [1, 2.5, true, null, ~, 'x', \"y\"]\nc: {d: e}\n",

@@ -30,14 +30,14 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic.fields import FieldInfo
 
+from langop_infra.config._fields import SecretSource, Spec, secret_env_value, secret_text
+from langop_infra.config._http_tool import HttpToolSpec
+from langop_infra.config._memory import MemorySpec
+from langop_infra.config._model import ModelSpec, PersonaSpec
+from langop_infra.config._pod import count_or_percent
+from langop_infra.config._structure import STRUCTURAL_FIELDS
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import ClusterSpec, Defaults
-from langop_infra.config.fields import SecretSource, Spec, secret_env_value, secret_text
-from langop_infra.config.http_tool import HttpToolSpec
-from langop_infra.config.memory import MemorySpec
-from langop_infra.config.model import ModelSpec, PersonaSpec
-from langop_infra.config.pod import count_or_percent
-from langop_infra.config.structure import STRUCTURAL_FIELDS
 from langop_infra.config.tool import ToolSpec
 
 TARGET = Path(__file__).resolve().parents[1] / "langop_infra" / "components" / "args.py"
@@ -316,7 +316,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
-    from langop_infra.config.model import PersonaSpec
+    from langop_infra.config._model import PersonaSpec
 
 '''
 

@@ -22,20 +22,20 @@ KILLED = {"killed", "timeout", "caught by type check"}
 NOT_COUNTED = {"not checked", "skipped"}
 # name on the report -> (results file, which mutants of it count)
 MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
-    "core/redact": ("langop_infra/core/redact.py", lambda _: True),
-    "mcp/confinement": ("langop_infra/mcp/confinement.py", lambda _: True),
-    "config/fields": ("langop_infra/config/fields.py", lambda _: True),
-    "manifests/policies": ("langop_infra/manifests/policies.py", lambda _: True),
-    "policy/rules": ("langop_infra/policy/rules.py", lambda _: True),
-    "sync/compare": ("langop_infra/sync/compare.py", lambda _: True),
+    "core/redact": ("langop_infra/core/_redact.py", lambda _: True),
+    "mcp/confinement": ("langop_infra/mcp/_confinement.py", lambda _: True),
+    "config/fields": ("langop_infra/config/_fields.py", lambda _: True),
+    "manifests/policies": ("langop_infra/manifests/_policies.py", lambda _: True),
+    "policy/rules": ("langop_infra/policy/_rules.py", lambda _: True),
+    "sync/compare": ("langop_infra/sync/_compare.py", lambda _: True),
     "agent/http_tools": ("langop_infra/agent/http_tools.py", lambda _: True),
     # The OAuth issuer pin: the comparison, and the check before a secret or key is used.
     "OAuth issuer pin (discovery.same_issuer)": (
-        "langop_infra/mcp/oauth/discovery.py",
+        "langop_infra/mcp/oauth/_discovery.py",
         lambda name: ".x_same_issuer__" in name,
     ),
     "OAuth issuer pin (flow.OAuth2Auth._check_pin)": (
-        "langop_infra/mcp/oauth/flow.py",
+        "langop_infra/mcp/oauth/_flow.py",
         lambda name: "ǁ_check_pin__" in name,
     ),
 }

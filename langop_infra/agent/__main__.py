@@ -2,7 +2,7 @@
 
 import sys
 
-from langop_infra.agent.serve import main
+from langop_infra.agent._serve import main
 
 if __name__ == "__main__":
     sys.exit(main())

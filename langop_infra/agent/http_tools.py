@@ -18,13 +18,13 @@ Credentials, by ``authentication.type``:
   secret form-urlencoded as RFC 6749 §2.3.1 demands) from an https ``tokenUrl`` (plain
   http only on loopback) and cached until shortly before it expires. A token the tool
   refuses with 401 is replaced (a refused replacement only after a backoff:
-  :mod:`langop_infra.agent.http_tool_auth`) and the request is sent once more if it is
+  :mod:`langop_infra.agent._http_tool_auth`) and the request is sent once more if it is
   idempotent or the challenge says ``invalid_token``. A value that is not a JSON object is
   used as a ready access token (``Bearer``).
 
 A credential's trailing CR/LF is trimmed; any other control character makes the tool
 unusable, with a message that names the env var and never the value. Every result (and
-every error) passes the one :class:`~langop_infra.core.redact.Scrubber`, which knows each
+every error) passes the one :class:`~langop_infra.core._redact.Scrubber`, which knows each
 credential sent, as sent and as encoded: nothing the tool echoes of them reaches the model.
 GET and DELETE keep the query of the configured URL; an argument naming one of its
 parameters is refused.
@@ -45,7 +45,7 @@ from jsonschema import Draft7Validator
 from jsonschema.exceptions import SchemaError
 
 import langop_infra._json as _json
-from langop_infra.agent.http_tool_auth import (
+from langop_infra.agent._http_tool_auth import (
     CredentialProblem,
     Token,
     TokenKeeper,
@@ -56,10 +56,10 @@ from langop_infra.agent.http_tool_auth import (
     oauth_settings,
     token_url_problem,
 )
-from langop_infra.agent.rate_limit import RateLimitProblem, TokenBucket, rate_limit
-from langop_infra.core.redact import Scrubber
-from langop_infra.mcp.oauth.tokens import basic_authorization
-from langop_infra.mcp.session import ToolCallResult
+from langop_infra.agent._rate_limit import RateLimitProblem, TokenBucket, rate_limit
+from langop_infra.core._redact import Scrubber
+from langop_infra.mcp._session import ToolCallResult
+from langop_infra.mcp.oauth._tokens import basic_authorization
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
@@ -188,7 +188,7 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
 
 class HttpToolCaller:
     """Calls HTTP tools; one token bucket and one cached OAuth token per tool, and one
-    :class:`~langop_infra.core.redact.Scrubber` for everything returned."""
+    :class:`~langop_infra.core._redact.Scrubber` for everything returned."""
 
     def __init__(
         self,

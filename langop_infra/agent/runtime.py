@@ -2,7 +2,7 @@
 
 An agent learns its servers from ``/etc/agent/config.yaml`` (``tools:``, the language-operator
 contract, and ``mcpServers:``, ark style) and from ``MCP_SERVERS``. :func:`load_agent_servers`
-reads both; :func:`connect_tool_registry` (from :mod:`langop_infra.agent.registry`,
+reads both; :func:`connect_tool_registry` (from :mod:`langop_infra.agent._registry`,
 re-exported here) connects to them all. A server that cannot be used is reported in
 ``failures`` and skipped: one broken tool server never takes the agent down.
 
@@ -26,10 +26,9 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from langop_infra._errors import LangopError
-from langop_infra.agent.ark_env import ARK_SERVERS_ENV, ark_sections
-from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
-from langop_infra.agent.naming import tool_overrides
-from langop_infra.agent.registry import (
+from langop_infra.agent._ark_env import ARK_SERVERS_ENV, ark_sections
+from langop_infra.agent._naming import tool_overrides
+from langop_infra.agent._registry import (
     AgentServers,
     Naming,
     RegisteredTool,
@@ -39,7 +38,8 @@ from langop_infra.agent.registry import (
     connect_tool_registry,
     unique_server,
 )
-from langop_infra.mcp.ports import effective_port
+from langop_infra.agent.http_tools import HttpToolEntry, load_http_tools
+from langop_infra.mcp._ports import effective_port
 
 __all__ = [
     "AGENT_CONFIG_PATH",
@@ -64,7 +64,7 @@ DEFAULT_MCP_PATH = "/mcp"
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 TRANSPORTS = ("http", "url", "stdio")
-# Keys of the agent's config.yaml (manifests/contract.py, manifests/agent_models.py) and
+# Keys of the agent's config.yaml (manifests/_contract.py, manifests/_agent_models.py) and
 # servers.json.
 CONFIG_KEYS = frozenset(
     {
@@ -342,7 +342,7 @@ def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str
     path = Path(config)
     if not path.exists() and str(config) == AGENT_CONFIG_PATH:
         return {}
-    from langop_infra.core import yaml_io
+    from langop_infra.core import _yaml_io as yaml_io
 
     try:
         if path.stat().st_size > yaml_io.MAX_CONFIG_BYTES:

@@ -61,7 +61,7 @@ def dump(data: Any, output: str) -> str:
     """``data`` as JSON (indented, keys in the given order) or YAML."""
     if output == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    from langop_infra.core import yaml_io
+    from langop_infra.core import _yaml_io as yaml_io
 
     return yaml_io.dump(data, sort_keys=False, literal_blocks=True)
 

@@ -18,7 +18,7 @@ from langop_infra._errors import LangopError
 
 if TYPE_CHECKING:
     from langop_infra.core.problems import SpecError
-    from langop_infra.offline.mock_engine import ProgramRun
+    from langop_infra.offline._mock_engine import ProgramRun
 
 PROGRESS_AFTER = 2.0  # seconds; LANGOP_INFRA_PROGRESS_AFTER overrides it
 
@@ -69,9 +69,9 @@ def run_stack(
     Raises :class:`CommandError`: exit 2 for a stack or config problem, exit 1 for an
     exception in the user's program (its own frames first, framework frames left out).
     """
-    from langop_infra.offline.mock_engine import close_event_loop
-    from langop_infra.offline.project import Project, choose_stack
-    from langop_infra.offline.render import render_stack
+    from langop_infra.offline._mock_engine import close_event_loop
+    from langop_infra.offline._project import Project, choose_stack
+    from langop_infra.offline._render import render_stack
 
     project_dir = Path(args.project_dir)
     path = None
@@ -106,8 +106,8 @@ def _warn_unread_environments(
 ) -> None:
     """One warning, before anything else, for a stack importing ESC environments whose
     values were not given (once per command, whichever path it takes)."""
-    from langop_infra.offline.esc import imported_environments, unread_warning
-    from langop_infra.offline.project import load_stack_file
+    from langop_infra.offline._esc import imported_environments, unread_warning
+    from langop_infra.offline._project import load_stack_file
 
     if getattr(args, "environment_values", None) or getattr(args, "esc_warned", False):
         return
@@ -129,8 +129,8 @@ def stack_file_warnings(args: argparse.Namespace) -> list[str] | None:
     """What :func:`render` would warn of, found without running the program when the
     project runs the package's own stack program (``offline.validate``); ``None`` when
     only a run can tell. Raises :class:`CommandError` as :func:`render` does."""
-    from langop_infra.offline.project import Project, choose_stack
-    from langop_infra.offline.validate import validate_stack_file
+    from langop_infra.offline._project import Project, choose_stack
+    from langop_infra.offline._validate import validate_stack_file
 
     project_dir = Path(args.project_dir)
     path = None
@@ -155,7 +155,7 @@ def _command_error(caught: Exception, project_dir: Path, path: Path | None) -> C
     if exc is None:
         return CommandError(program_error(caught, project_dir), code=1)
     if path is not None:
-        from langop_infra.offline.locate import located
+        from langop_infra.offline._locate import located
 
         exc = SpecError(located(exc.problems, path), subject=exc.subject, where=exc.where)
     component = {"component": exc.subject} if exc.subject != "configuration" else {}

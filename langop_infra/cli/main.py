@@ -77,7 +77,7 @@ MODULES = {"import": "import_cmd"}
 
 
 def module_name(command: str) -> str:
-    return f"langop_infra.cli.{MODULES.get(command, command.replace('-', '_'))}"
+    return f"langop_infra.cli._{MODULES.get(command, command.replace('-', '_'))}"
 
 
 def build_parser(argv: Sequence[str], *, every: bool = False) -> argparse.ArgumentParser:

@@ -7,16 +7,15 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs, secret_routing
-from langop_infra.components.agent_args import LanguageAgentArgs
-from langop_infra.components.agent_plan import AgentPlan, plan_agent
-from langop_infra.components.agent_workload import (
+from langop_infra.components import _inputs as inputs, _secret_routing as secret_routing
+from langop_infra.components._agent_plan import AgentPlan, plan_agent
+from langop_infra.components._agent_workload import (
     register_card,
     register_card_syncs,
     register_workload,
 )
-from langop_infra.components.base import PlannedComponent
-from langop_infra.components.k8s import (
+from langop_infra.components._base import PlannedComponent
+from langop_infra.components._k8s import (
     Meta,
     aliased,
     child_options,
@@ -29,14 +28,15 @@ from langop_infra.components.k8s import (
     with_pod_annotations,
     workload_secret,
 )
-from langop_infra.config import names
+from langop_infra.components.agent_args import LanguageAgentArgs
+from langop_infra.config import _names as names
 from langop_infra.config.agent import AgentSpec
-from langop_infra.core import pacing
-from langop_infra.manifests import contract, policies
-from langop_infra.manifests.a2a_policies import a2a_policies
-from langop_infra.manifests.agent_objects import AgentObjects, agent_env, agent_objects
-from langop_infra.manifests.k8s_types import NetworkPolicySpecDict
-from langop_infra.manifests.pod_settings import disruption_budget_spec
+from langop_infra.core import _pacing as pacing
+from langop_infra.manifests import _contract as contract, _policies as policies
+from langop_infra.manifests._a2a_policies import a2a_policies
+from langop_infra.manifests._agent_objects import AgentObjects, agent_env, agent_objects
+from langop_infra.manifests._k8s_types import NetworkPolicySpecDict
+from langop_infra.manifests._pod_settings import disruption_budget_spec
 from langop_infra.sync.provider import ToolSchemaSync
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
-    from langop_infra.config.model import PersonaSpec
+    from langop_infra.config._model import PersonaSpec
 
 # A duration: '30s', '1m', '500ms', or seconds such as '30'.
 Duration = str

@@ -8,12 +8,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs
-from langop_infra.components.agent import LanguageAgent
-from langop_infra.components.agent_plan import AgentPlan, ToolIndex
-from langop_infra.components.args import LanguageClusterArgs
-from langop_infra.components.http_tool import HttpTool, HttpToolPlan
-from langop_infra.components.k8s import (
+from langop_infra.components import _inputs as inputs
+from langop_infra.components._agent_plan import AgentPlan, ToolIndex
+from langop_infra.components._http_tool import HttpTool, HttpToolPlan
+from langop_infra.components._k8s import (
     aliased,
     child_options,
     component_error,
@@ -22,29 +20,31 @@ from langop_infra.components.k8s import (
     opaque_secret,
     type_token,
 )
+from langop_infra.components.agent import LanguageAgent
+from langop_infra.components.args import LanguageClusterArgs
 from langop_infra.components.model import LanguageModel, ModelPlan, register_gateway
 from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
-from langop_infra.config import names
+from langop_infra.config import _names as names
+from langop_infra.config._http_tool import with_http_tools
 from langop_infra.config.agent import AgentSpec, model_refs
-from langop_infra.config.checks.advice import passthrough_warnings
-from langop_infra.config.checks.checked import IMAGES_WARNED
-from langop_infra.config.checks.collisions import secret_namespaces
-from langop_infra.config.checks.egress_check import egress_findings
-from langop_infra.config.checks.image_pins import unpinned_images
-from langop_infra.config.checks.references import (
+from langop_infra.config.checks._advice import passthrough_warnings
+from langop_infra.config.checks._checked import IMAGES_WARNED
+from langop_infra.config.checks._collisions import secret_namespaces
+from langop_infra.config.checks._egress_check import egress_findings
+from langop_infra.config.checks._image_pins import unpinned_images
+from langop_infra.config.checks._references import (
     cluster_namespaces,
     external_reference_problems,
     external_sidecar_problems,
 )
-from langop_infra.config.checks.sync_path_check import sync_path_findings
-from langop_infra.config.checks.validation import parse_cluster
+from langop_infra.config.checks._sync_path_check import sync_path_findings
+from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.config.http_tool import with_http_tools
 from langop_infra.core.problems import SpecError
-from langop_infra.manifests import contract, pods, policies
-from langop_infra.manifests.a2a import peer_targets
-from langop_infra.manifests.agent_features import AgentFeatures
-from langop_infra.manifests.memory import find_memory, with_managed_memories
+from langop_infra.manifests import _contract as contract, _pods as pods, _policies as policies
+from langop_infra.manifests._a2a import peer_targets
+from langop_infra.manifests._agent_features import AgentFeatures
+from langop_infra.manifests._memory import find_memory, with_managed_memories
 
 if TYPE_CHECKING:
     ClusterInput = LanguageClusterArgs | ClusterSpec | None

@@ -13,10 +13,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs
-from langop_infra.components.args import LanguageModelArgs, ModelRefArgs
-from langop_infra.components.base import PlannedComponent
-from langop_infra.components.k8s import (
+from langop_infra.components import _inputs as inputs
+from langop_infra.components._base import PlannedComponent
+from langop_infra.components._k8s import (
     aliased,
     component_error,
     network_policy,
@@ -24,12 +23,17 @@ from langop_infra.components.k8s import (
     type_token,
     with_pod_annotations,
 )
-from langop_infra.config.checks.validation import parse_model
+from langop_infra.components.args import LanguageModelArgs, ModelRefArgs
+from langop_infra.config._model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
+from langop_infra.config.checks._validation import parse_model
 from langop_infra.config.cluster import Defaults, gateway_defaults
-from langop_infra.config.model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
 from langop_infra.core.problems import Problem, SpecError
-from langop_infra.manifests import contract, gateway, gateway_policies
-from langop_infra.manifests.agent_models import model_endpoint
+from langop_infra.manifests import (
+    _contract as contract,
+    _gateway as gateway,
+    _gateway_policies as gateway_policies,
+)
+from langop_infra.manifests._agent_models import model_endpoint
 
 # A persona is plain data: no Kubernetes object of its own.
 LanguagePersona = PersonaSpec

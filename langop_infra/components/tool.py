@@ -8,10 +8,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import inputs, secret_routing, user_meta
-from langop_infra.components.args import LanguageToolArgs, ToolRefArgs
-from langop_infra.components.base import PlannedComponent
-from langop_infra.components.k8s import (
+from langop_infra.components import (
+    _inputs as inputs,
+    _secret_routing as secret_routing,
+    _user_meta as user_meta,
+)
+from langop_infra.components._base import PlannedComponent
+from langop_infra.components._k8s import (
     Meta,
     aliased,
     child_options,
@@ -27,23 +30,23 @@ from langop_infra.components.k8s import (
     with_pod_annotations,
     workload_secret,
 )
-from langop_infra.config import names
-from langop_infra.config.checks.admission import deploy_problems, parse_quantity
-from langop_infra.config.checks.advice import header_warnings
-from langop_infra.config.checks.image_pins import workload_unpinned_images
-from langop_infra.config.checks.secret_refs import sync_secret_refs
-from langop_infra.config.checks.sync_path_check import sync_path_verdict
-from langop_infra.config.checks.validation import parse_tool
+from langop_infra.components.args import LanguageToolArgs, ToolRefArgs
+from langop_infra.config import _names as names
+from langop_infra.config.checks._admission import deploy_problems, parse_quantity
+from langop_infra.config.checks._advice import header_warnings
+from langop_infra.config.checks._image_pins import workload_unpinned_images
+from langop_infra.config.checks._secret_refs import sync_secret_refs
+from langop_infra.config.checks._sync_path_check import sync_path_verdict
+from langop_infra.config.checks._validation import parse_tool
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core import pacing
+from langop_infra.core import _pacing as pacing
 from langop_infra.core.problems import Problem, SpecError
-from langop_infra.manifests import contract, pods
-from langop_infra.manifests.contract import workload_secret_name
+from langop_infra.manifests import _contract as contract, _pods as pods
+from langop_infra.manifests._contract import workload_secret_name
 from langop_infra.sync.provider import SyncOutputs, ToolSchemaSync
 
 SecretValues = Mapping[str, Mapping[str, Any]]
-
 
 if TYPE_CHECKING:
     ToolInput = LanguageToolArgs | ToolSpec | None

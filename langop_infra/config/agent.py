@@ -18,9 +18,9 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from langop_infra.config import builtin
-from langop_infra.config.agent_features import AgentFeatureFields, peer_headers
-from langop_infra.config.fields import (
+from langop_infra.config import _builtin as builtin
+from langop_infra.config._agent_features import AgentFeatureFields, peer_headers
+from langop_infra.config._fields import (
     SECRET_KEY,
     TOOL_NAME,
     ConcreteHttpUrl,
@@ -43,12 +43,12 @@ from langop_infra.config.fields import (
     invalid,
     not_reserved_mount,
 )
-from langop_infra.config.input_schema import json_schema_input
-from langop_infra.config.model import ModelRef, PersonaSpec
-from langop_infra.config.names import header_env_name, tool_header_env_name
-from langop_infra.config.network import PeerSpec
-from langop_infra.config.tool_overrides import ToolOverride, override_clashes
-from langop_infra.config.volumes import PodExtensionsSpec
+from langop_infra.config._input_schema import json_schema_input
+from langop_infra.config._model import ModelRef, PersonaSpec
+from langop_infra.config._names import header_env_name, tool_header_env_name
+from langop_infra.config._network import PeerSpec
+from langop_infra.config._tool_overrides import ToolOverride, override_clashes
+from langop_infra.config._volumes import PodExtensionsSpec
 
 # Keys of ark's inline tools that a LanguageTool reference never has.
 WEBHOOK_ONLY_KEYS = frozenset({"url", "method", "inputSchema", "input_schema", "description"})

@@ -10,8 +10,7 @@ from pydantic import (
     field_validator,
 )
 
-from langop_infra.config.agent import AgentSpec
-from langop_infra.config.fields import (
+from langop_infra.config._fields import (
     DnsLabel,
     EgressMode,
     Port,
@@ -24,16 +23,17 @@ from langop_infra.config.fields import (
     secret_key,
     secret_text,
 )
-from langop_infra.config.http_tool import HttpToolSpec
-from langop_infra.config.memory import MemorySpec
-from langop_infra.config.model import (
+from langop_infra.config._http_tool import HttpToolSpec
+from langop_infra.config._memory import MemorySpec
+from langop_infra.config._model import (
     ModelGatewayDefaults,
     ModelSpec,
     ObservabilityDefaults,
     PersonaSpec,
 )
-from langop_infra.config.network import NetworkPeer
-from langop_infra.config.pod import Resources, Security
+from langop_infra.config._network import NetworkPeer
+from langop_infra.config._pod import Resources, Security
+from langop_infra.config.agent import AgentSpec
 from langop_infra.config.tool import ToolSpec
 
 

@@ -10,7 +10,7 @@ from pydantic import (
     model_validator,
 )
 
-from langop_infra.config.fields import (
+from langop_infra.config._fields import (
     HeaderSpec,
     HttpPath,
     HttpUrl,
@@ -27,9 +27,9 @@ from langop_infra.config.fields import (
     invalid,
     issuer_allowed,
 )
-from langop_infra.config.network import PeerSpec
-from langop_infra.config.pod import Persistence, PodSettings
-from langop_infra.config.volumes import PodExtensionsSpec, ServiceSettings
+from langop_infra.config._network import PeerSpec
+from langop_infra.config._pod import Persistence, PodSettings
+from langop_infra.config._volumes import PodExtensionsSpec, ServiceSettings
 
 
 class SyncAuth(Spec):

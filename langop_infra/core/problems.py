@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langop_infra._errors import LangopError
-from langop_infra.core.construction import construction_site
+from langop_infra.core._construction import construction_site
 
 
 @dataclass(frozen=True)

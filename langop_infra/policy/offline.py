@@ -32,7 +32,7 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-from langop_infra.offline.mock_engine import ProgramRun
+from langop_infra.offline._mock_engine import ProgramRun
 from langop_infra.policy.pack import PACK_NAME, policies
 
 LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.DISABLED: "disabled"}

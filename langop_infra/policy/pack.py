@@ -1,4 +1,4 @@
-"""The CrossGuard policy pack: each rule of :mod:`langop_infra.policy.rules` as a Pulumi
+"""The CrossGuard policy pack: each rule of :mod:`langop_infra.policy._rules` as a Pulumi
 ``StackValidationPolicy`` with a name, a description, a default enforcement level and, where
 it makes sense, configuration (``pulumi preview --policy-pack policy-pack`` and the pack's
 config file set them).
@@ -26,10 +26,10 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from langop_infra.policy import rules
-from langop_infra.policy.endpoints import risky_endpoints
-from langop_infra.policy.openness import open_network_policies
-from langop_infra.policy.rules import Finding, Resource
+from langop_infra.policy import _rules as rules
+from langop_infra.policy._endpoints import risky_endpoints
+from langop_infra.policy._openness import open_network_policies
+from langop_infra.policy._rules import Finding, Resource
 
 PACK_NAME = "langop-infra"
 DEFAULT_STRICT_STACKS = ["prod"]

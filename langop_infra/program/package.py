@@ -9,11 +9,11 @@ schema Pulumi's analyzer infers from the ``<Component>Args`` TypedDicts and the 
 import pulumi
 from pulumi.provider.experimental import component_provider_host
 
+from langop_infra.components._http_tool import HttpTool
+from langop_infra.components._k8s import PACKAGE
+from langop_infra.components._memory import LanguageMemory
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.components.http_tool import HttpTool
-from langop_infra.components.k8s import PACKAGE
-from langop_infra.components.memory import LanguageMemory
 from langop_infra.components.model import LanguageModel
 from langop_infra.components.tool import LanguageTool
 

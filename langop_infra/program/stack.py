@@ -23,14 +23,14 @@ from pulumi.runtime.stack import wait_for_rpcs
 from pydantic import ValidationError
 
 from langop_infra.components.cluster import LanguageCluster
-from langop_infra.config.checks.checked import IMAGES_WARNED
+from langop_infra.config._pydantic_errors import problems_from, stack_wording
+from langop_infra.config.checks._checked import IMAGES_WARNED
 from langop_infra.config.cluster import ClusterSpec, ExportedToolTarget, ToolsFrom
-from langop_infra.config.pydantic_errors import problems_from, stack_wording
-from langop_infra.core import pulumi_sdk
-from langop_infra.core.gc_tuning import tuned_for_run
+from langop_infra.core import _pulumi_sdk as pulumi_sdk
+from langop_infra.core._gc_tuning import tuned_for_run
 from langop_infra.core.problems import Problem, SpecError
-from langop_infra.manifests.contract import ToolTarget
-from langop_infra.program.config_reader import (
+from langop_infra.manifests._contract import ToolTarget
+from langop_infra.program._config_reader import (
     EXPECTED,
     KEYS,
     PROJECT,

@@ -27,8 +27,8 @@ from pulumi.runtime import rpc
 
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
-from langop_infra.core.redact import redact
-from langop_infra.sync.kube_proxy import (
+from langop_infra.core._redact import redact
+from langop_infra.sync._kube_proxy import (
     ProxyError,
     confinement_prefix,
     kubeconfig_secrets,
@@ -87,7 +87,7 @@ def card_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[st
 
 
 async def _get_card(url: str, options: Any, limit: int) -> bytes:
-    from langop_infra.mcp.http import HTTPConnection, status_failure
+    from langop_infra.mcp._http import HTTPConnection, status_failure
 
     http = HTTPConnection(url, options)
     try:

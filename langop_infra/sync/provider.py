@@ -27,10 +27,10 @@ import pulumi.dynamic as dyn
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from langop_infra.config.fields import canonical_mcp_path
-from langop_infra.core.redact import Scrubber, redact, secret_strings
-from langop_infra.sync.compare import SchemaTooDeep, schema_hash
-from langop_infra.sync.kube_proxy import (
+from langop_infra.config._fields import canonical_mcp_path
+from langop_infra.core._redact import Scrubber, redact, secret_strings
+from langop_infra.sync._compare import SchemaTooDeep, schema_hash
+from langop_infra.sync._kube_proxy import (
     KubeAccess,
     ProxyError,
     confinement_prefix,
@@ -42,7 +42,7 @@ from langop_infra.sync.kube_proxy import (
     ready_pod,
     service_prefix,
 )
-from langop_infra.sync.outputs import SyncOutputs
+from langop_infra.sync._outputs import SyncOutputs
 
 UNKNOWN = rpc.UNKNOWN  # pulumi's marker for a preview-time unknown
 INPUTS = (
@@ -120,7 +120,7 @@ def resolve_access(inputs: Mapping[str, Any]) -> str:
 def sync_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
     """The URL to call, extra headers, and client options for the access mode: TLS, and
     through the proxy ``confine_to``, the prefix no request may leave (see
-    :func:`~langop_infra.sync.kube_proxy.confinement_prefix`)."""
+    :func:`~langop_infra.sync._kube_proxy.confinement_prefix`)."""
     given: Mapping[Any, Any] = inputs.get("headers") or {}
     headers = {str(k): str(v) for k, v in given.items()}
     path = inputs.get("mcp_path") or "/mcp"

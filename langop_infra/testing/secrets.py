@@ -2,7 +2,7 @@
 
 ``secret_leaves(registration.inputs)`` lists ``(path, value)`` for every value the engine
 holds as a secret; anything else is plain text in state and previews. With
-``langop_infra.offline.mock_engine.run_program`` a test can assert that a canary appears
+``langop_infra.offline._mock_engine.run_program`` a test can assert that a canary appears
 only there.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langop_infra.offline.mock_engine import visit
+from langop_infra.offline._mock_engine import visit
 
 
 def secret_leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:

@@ -7,9 +7,9 @@ built-in agent runtime yields. Imports nothing of ours but pydantic models; ``se
 
 from __future__ import annotations
 
-from langop_infra.toolkit.base import MCPToolBase, MCPToolInput, MCPToolOutput
-from langop_infra.toolkit.models import AgentStep, ToolCall, ToolResult
-from langop_infra.toolkit.registry import MCPToolRegistry, get_registry, reset_registry
+from langop_infra.toolkit._base import MCPToolBase, MCPToolInput, MCPToolOutput
+from langop_infra.toolkit._models import AgentStep, ToolCall, ToolResult
+from langop_infra.toolkit._registry import MCPToolRegistry, get_registry, reset_registry
 
 __all__ = [
     "AgentStep",
@@ -29,8 +29,8 @@ def serve(
     registry: MCPToolRegistry | None = None, *, host: str | None = None, port: int | None = None
 ) -> None:
     """Serve ``registry`` (default: the global one) as an MCP tool server; see
-    :mod:`langop_infra.toolkit.server`."""
-    from langop_infra.toolkit.server import serve as run
+    :mod:`langop_infra.toolkit._server`."""
+    from langop_infra.toolkit._server import serve as run
 
     run(registry, host=host, port=port)
 

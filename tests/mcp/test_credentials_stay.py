@@ -22,10 +22,10 @@ from starlette.routing import Route
 from langop_infra.agent.http_tools import HttpToolCaller, HttpToolEntry, load_http_tools
 from langop_infra.agent.runtime import AgentServers, ServerEntry, connect_tool_registry
 from langop_infra.cli.main import main
-from langop_infra.core.redact import MARK, Scrubber, redact, secret_strings
+from langop_infra.core._redact import MARK, Scrubber, redact, secret_strings
 from langop_infra.mcp import ClientOptions, Session
-from langop_infra.mcp.oauth.tokens import basic_authorization
-from langop_infra.mcp.stdio import INHERITED_ENV, child_environment
+from langop_infra.mcp._stdio import INHERITED_ENV, child_environment
+from langop_infra.mcp.oauth._tokens import basic_authorization
 from langop_infra.sync.provider import credentials, failure_message, scrubbed_listing
 from tests.support.loopback import serve
 
@@ -480,7 +480,7 @@ async def test_an_mcp_server_echoing_its_credential_is_scrubbed_by_the_registry(
 
 
 def test_learned_tokens_are_bounded_and_configured_credentials_kept() -> None:
-    from langop_infra.core.redact import MAX_LEARNED
+    from langop_infra.core._redact import MAX_LEARNED
 
     scrubber = Scrubber([PASSWORD])
     tokens = [f"{n:04d}-token-abcdefghijkl" for n in range(MAX_LEARNED + 10)]

@@ -22,8 +22,8 @@ import httpx
 import pytest
 
 from langop_infra.mcp import ClientOptions, fetch_tool_listing
-from langop_infra.mcp.decoding import PIECE, bound_decoding
-from langop_infra.mcp.errors import HTTPStatusError, ResponseTooLarge, TransportError
+from langop_infra.mcp._decoding import PIECE, bound_decoding
+from langop_infra.mcp._errors import HTTPStatusError, ResponseTooLarge, TransportError
 from tests.support.bombs import ENCODINGS, bomb, bomb_app
 
 RSS_LIMIT = 150 * 1024 * 1024

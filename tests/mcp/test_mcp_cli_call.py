@@ -18,7 +18,7 @@ import pytest
 
 from langop_infra.cli.main import main
 from langop_infra.mcp import ClientOptions, Session
-from langop_infra.mcp.errors import MCPTimeout
+from langop_infra.mcp._errors import MCPTimeout
 from tests.faultservers import SyncFaults, lifespan, parse_message, read_body, respond
 
 

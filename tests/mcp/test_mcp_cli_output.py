@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from langop_infra.cli._tool_table import cells, escape
 from langop_infra.cli.main import main
-from langop_infra.cli.tool_table import cells, escape
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -158,7 +158,7 @@ async def test_mcp_param_headers_are_learned_on_a_header_mismatch(
 
 
 def test_routing_headers_mirror_the_body() -> None:
-    from langop_infra.mcp import modern
+    from langop_infra.mcp import _modern as modern
 
     schema = {
         "type": "object",
@@ -184,7 +184,7 @@ def test_routing_headers_mirror_the_body() -> None:
 
 @pytest.mark.parametrize("method", ["sampling/createMessage", "roots/list", "elicitation/create"])
 def test_requests_the_client_cannot_serve_are_refused_at_once(method: str) -> None:
-    from langop_infra.mcp import jsonrpc
+    from langop_infra.mcp import _jsonrpc as jsonrpc
 
     answer = jsonrpc.answer_to({"jsonrpc": "2.0", "id": 7, "method": method})
     assert answer == {

@@ -5,10 +5,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
-from langop_infra.mcp.sse import EventTooLarge, ServerSentEvent, SSEDecoder
+from langop_infra.mcp._sse import EventTooLarge, ServerSentEvent, SSEDecoder
 
 
 def decode(*chunks: bytes) -> list[ServerSentEvent]:

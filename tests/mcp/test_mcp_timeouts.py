@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from langop_infra.mcp.timeouts import timeout_after, timeout_after_compat
+from langop_infra.mcp._timeouts import timeout_after, timeout_after_compat
 
 pytestmark = pytest.mark.anyio
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from langop_infra.mcp.oauth import OAuth2Auth, OAuthError
-from langop_infra.mcp.oauth.discovery import (
+from langop_infra.mcp.oauth._discovery import (
     Challenge,
     canonical_resource,
     metadata_urls,
     prm_urls,
     resource_allowed,
 )
-from langop_infra.mcp.oauth.redirect import code_from_redirect
-from langop_infra.mcp.oauth.tokens import PKCE
+from langop_infra.mcp.oauth._redirect import code_from_redirect
+from langop_infra.mcp.oauth._tokens import PKCE
 
 
 def test_challenge_reads_quoted_and_bare_parameters_of_the_bearer_scheme() -> None:

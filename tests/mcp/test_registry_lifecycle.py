@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from langop_infra.agent.naming import LLM_NAME, llm_name
+from langop_infra.agent._naming import LLM_NAME, llm_name
 from langop_infra.agent.runtime import (
     AgentConfigError,
     ServerEntry,

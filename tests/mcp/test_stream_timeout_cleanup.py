@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from langop_infra.mcp import ClientOptions
-from langop_infra.mcp.errors import MCPTimeout
-from langop_infra.mcp.session import Session
+from langop_infra.mcp._errors import MCPTimeout
+from langop_infra.mcp._session import Session
 from tests.faultservers import TOOLS, SyncFaults, respond, result, start_truncated_sse
 from tests.support.loopback import serve
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from langop_infra.agent.naming import LLM_NAME
+from langop_infra.agent._naming import LLM_NAME
 from langop_infra.cli.main import main
 from tests.mcp.test_http_tools import PAYMENT_SCHEMA, Recorder
 from tests.support.loopback import serve

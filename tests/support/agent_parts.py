@@ -15,7 +15,7 @@ from pydantic import Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from langop_infra.toolkit import MCPToolBase, MCPToolInput, MCPToolOutput, MCPToolRegistry
-from langop_infra.toolkit.server import build_app
+from langop_infra.toolkit._server import build_app
 
 POPULATIONS = {"Lyon": 522_250, "Paris": 2_102_650}
 

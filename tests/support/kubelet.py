@@ -38,7 +38,7 @@ from typing import Any
 
 import httpx
 
-from langop_infra.offline.mock_engine import ProgramRun, visit
+from langop_infra.offline._mock_engine import ProgramRun, visit
 
 SERVICE = re.compile(r"\b([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9-]+)\.svc\.cluster\.local\b")
 _VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")

@@ -6,7 +6,7 @@ from typing import Any
 
 import kubernetes_validate
 
-from langop_infra.offline.mock_engine import ProgramRun
+from langop_infra.offline._mock_engine import ProgramRun
 
 KUBERNETES_VERSION = "1.30.0"
 

@@ -10,9 +10,9 @@ logged, and never part of an error message.
 
 from __future__ import annotations
 
-from langop_infra.mcp.oauth.errors import OAuthError
-from langop_infra.mcp.oauth.flow import GRANTS, OAuth2Auth
-from langop_infra.mcp.oauth.redirect import FollowRedirect, LoopbackRedirect, RedirectHandler
+from langop_infra.mcp.oauth._errors import OAuthError
+from langop_infra.mcp.oauth._flow import GRANTS, OAuth2Auth
+from langop_infra.mcp.oauth._redirect import FollowRedirect, LoopbackRedirect, RedirectHandler
 
 __all__ = [
     "GRANTS",

@@ -12,7 +12,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from langop_infra.offline.importers import ark, kagent, language_operator, stoa, toolhive
+from langop_infra.offline.importers import (
+    _ark as ark,
+    _kagent as kagent,
+    _language_operator as language_operator,
+    _stoa as stoa,
+    _toolhive as toolhive,
+)
 from langop_infra.offline.importers._common import (
     SECTIONS,
     Converter,

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from langop_infra.agent import http_tools as h
-from langop_infra.agent.http_tool_auth import oauth_settings
+from langop_infra.agent._http_tool_auth import oauth_settings
 
 # --- load_http_tools --------------------------------------------------------------------------
 

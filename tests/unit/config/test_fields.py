@@ -1,4 +1,4 @@
-"""``langop_infra.config.fields``: the shared field validators and types, one by one. The
+"""``langop_infra.config._fields``: the shared field validators and types, one by one. The
 survivors of #37's mutation run are here: a header value holding a bare LF, and a URL with a
 user name and no password."""
 
@@ -11,7 +11,7 @@ import pydantic
 import pytest
 from pydantic_core import PydanticCustomError
 
-from langop_infra.config import fields as f
+from langop_infra.config import _fields as f
 
 
 def refused(check: Any, value: Any) -> PydanticCustomError:

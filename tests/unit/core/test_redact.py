@@ -1,4 +1,4 @@
-"""``langop_infra.core.redact``: what a message, a stored schema or a terminal line keeps of a
+"""``langop_infra.core._redact``: what a message, a stored schema or a terminal line keeps of a
 credential (nothing), function by function. The survivors of #37's mutation run are here:
 4-character secrets, bare JWTs, ``client_secret``, secrets echoed as dictionary keys."""
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from langop_infra.core import redact as r
+from langop_infra.core import _redact as r
 
 MARK = "[secret]"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJl"

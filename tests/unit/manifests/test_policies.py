@@ -1,4 +1,4 @@
-"""``langop_infra.manifests.policies``: the NetworkPolicies built from the agent→tool graph,
+"""``langop_infra.manifests._policies``: the NetworkPolicies built from the agent→tool graph,
 as plain data, builder by builder. The survivor of #37's mutation run is here: ``allowFrom``
 without ports must never render ``ports: []`` (which Kubernetes reads as every port)."""
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from langop_infra.config._network import EgressRule, NetworkPeer, PeerSpec
 from langop_infra.config.agent import AgentPort, AgentSpec
-from langop_infra.config.network import EgressRule, NetworkPeer, PeerSpec
-from langop_infra.manifests import policies as p
-from langop_infra.manifests.contract import ToolTarget
+from langop_infra.manifests import _policies as p
+from langop_infra.manifests._contract import ToolTarget
 
 WEB = PeerSpec.model_validate({"podSelector": {"matchLabels": {"app": "web"}}})
 DNS = {

@@ -1,4 +1,4 @@
-"""``langop_infra.mcp.confinement``: which URLs a confined client refuses, and why. The
+"""``langop_infra.mcp._confinement``: which URLs a confined client refuses, and why. The
 survivors of #37's mutation run are here: a double-encoded ``%252e`` and user info in a URL."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from langop_infra.mcp import confinement as c
-from langop_infra.mcp.errors import ConfinementError
+from langop_infra.mcp import _confinement as c
+from langop_infra.mcp._errors import ConfinementError
 
 PREFIX = "https://api.example:6443/api/v1/namespaces/tools/services/memory:8080/proxy/"
 

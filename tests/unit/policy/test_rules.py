@@ -1,4 +1,4 @@
-"""``langop_infra.policy.rules``: the policy pack's rules as pure functions over hand-built
+"""``langop_infra.policy._rules``: the policy pack's rules as pure functions over hand-built
 resources. The survivors of #37's mutation run are here: a truncated digest counted as
 pinned, and ``svc.otherns`` resolved in the agent's own namespace."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from langop_infra.policy import rules as r
+from langop_infra.policy import _rules as r
 
 DIGEST = "@sha256:" + "ab" * 32
 RESTRICTED = {

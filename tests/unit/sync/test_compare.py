@@ -1,4 +1,4 @@
-"""``langop_infra.sync.compare``: every breaking and compatible case, paths, summaries, hashes,
+"""``langop_infra.sync._compare``: every breaking and compatible case, paths, summaries, hashes,
 properties. The survivor of #37's mutation run is here: an integer widened to a number is
 compatible for an input (callers still send integers) and breaking for an output."""
 
@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from langop_infra.sync.compare import (
+from langop_infra.sync._compare import (
     SchemaChange,
     SchemaComparison,
     SchemaTooDeep,
@@ -1301,7 +1300,7 @@ def test_a_tool_list_that_is_a_string_or_an_object_is_refused() -> None:
 
 
 def test_values_json_cannot_hold_are_told_apart_by_repr() -> None:
-    from langop_infra.sync import compare
+    from langop_infra.sync import _compare as compare
 
     assert compare._key({1}) != compare._key({2})
     assert compare._key({1}) == compare._key({1})

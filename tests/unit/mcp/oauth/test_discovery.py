@@ -1,11 +1,11 @@
-"""``langop_infra.mcp.oauth.discovery``: the issuer comparison the client-secret pin rests on
+"""``langop_infra.mcp.oauth._discovery``: the issuer comparison the client-secret pin rests on
 (RFC 8414 §3.3: exact, a trailing slash forgiven), and the URLs discovery tries."""
 
 from __future__ import annotations
 
 import pytest
 
-from langop_infra.mcp.oauth import discovery as d
+from langop_infra.mcp.oauth import _discovery as d
 
 
 @pytest.mark.parametrize(

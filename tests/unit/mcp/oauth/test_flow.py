@@ -1,4 +1,4 @@
-"""``langop_infra.mcp.oauth.flow``: the issuer pin (#28 §3). The client secret or key goes
+"""``langop_infra.mcp.oauth._flow``: the issuer pin (#28 §3). The client secret or key goes
 only to the authorization server whose metadata names the pinned issuer; without a secret or
 key, or without a pin, there is nothing to refuse. tests/test_oauth_issuer.py shows the same
 over two loopback origins."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from langop_infra.mcp.oauth import OAuth2Auth, OAuthError
-from langop_infra.mcp.oauth.discovery import AuthorizationServer
+from langop_infra.mcp.oauth._discovery import AuthorizationServer
 
 PINNED = "https://as.example/t1"
 SECRET = "pin-canary-9f1d"

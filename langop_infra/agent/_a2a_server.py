@@ -1,0 +1,132 @@
+"""The built-in agent's HTTP face: A2A through ``a2a-sdk`` (the mounted agent card at
+``GET /.well-known/agent-card.json``; JSON-RPC ``message/send``, and A2A 1.0's
+``SendMessage``, at ``A2A_PATH``), ``/healthz``, ``/readyz`` and ``/metrics``.
+
+A ``message/send`` runs one turn of the loop in the message's ``contextId`` (its
+conversation) and answers with one agent message: a text part (the answer) and a data part
+(the turn's ``tool_calls``, ``tool_results``, ``steps`` and ``error``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from a2a.client.card_resolver import parse_agent_card
+from a2a.helpers import new_data_part, new_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+import langop_infra._json as _json
+from langop_infra.agent._loop import AgentLoop
+from langop_infra.agent._metrics import RuntimeMetrics
+
+__all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_routes"]
+
+CARD_PATH = "/.well-known/agent-card.json"
+
+
+class LoopExecutor(AgentExecutor):
+    """Runs the agent loop for each A2A message."""
+
+    def __init__(self, loop: Callable[[], AgentLoop]) -> None:
+        self._loop = loop
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        outcome = await self._loop().run(context.get_user_input(), context.context_id)
+        parts = [new_text_part(outcome.answer), new_data_part(outcome.to_dict())]
+        await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError("a turn cannot be cancelled; it is bounded by maxIterations")
+
+
+def read_card(path: Path) -> bytes:
+    """The agent card file, checked to be a JSON object a2a-sdk can read."""
+    data = path.read_bytes()
+    document: Any = _json.read(data)
+    if not isinstance(document, dict):
+        raise ValueError(f"{path}: the agent card is not a JSON object")
+    parse_agent_card(dict(document))  # pyright: ignore[reportUnknownArgumentType]
+    return data
+
+
+def minimal_card(name: str, url: str) -> dict[str, Any]:
+    """The card served when none is mounted: the agent's name, its JSON-RPC URL (as the
+    request reached it), A2A 0.3's ``message/send``, text in and out."""
+    return {
+        "name": name,
+        "description": f"The {name} agent (langop-infra's built-in runtime)",
+        "url": url,
+        "protocolVersion": "0.3.0",
+        "preferredTransport": "JSONRPC",
+        "version": "1",
+        "capabilities": {"streaming": False},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain", "application/json"],
+        # A2A 1.0 wants a skill with a tag
+        "skills": [{"id": "answer", "name": "Answer", "description": "Answers a question, "
+                    "using the agent's tools", "tags": ["general"]}],
+    }
+
+
+def a2a_routes(
+    card: bytes | None, path: str, loop: Callable[[], AgentLoop], name: str = "agent"
+) -> list[BaseRoute]:
+    """The card route (the mounted card, else :func:`minimal_card`) and the JSON-RPC route
+    (A2A 1.0 and 0.3's ``message/send``)."""
+    document = _json.read(card) if card is not None else minimal_card(name, f"http://{name}{path}")
+    handler = DefaultRequestHandler(
+        agent_executor=LoopExecutor(loop),
+        task_store=InMemoryTaskStore(),
+        agent_card=parse_agent_card(document),
+    )
+
+    async def agent_card(request: Request) -> Response:
+        if card is not None:
+            return Response(card, media_type="application/json")
+        base = str(request.base_url).rstrip("/")
+        return JSONResponse(minimal_card(name, base + path))
+
+    return [
+        Route(CARD_PATH, agent_card, methods=["GET"]),
+        *create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True),
+    ]
+
+
+def service_routes(
+    metrics: Callable[[], RuntimeMetrics], not_ready: Callable[[], list[str]]
+) -> list[BaseRoute]:
+    """``/healthz`` (the process answers), ``/readyz`` (503 naming each required tool that
+    is not connected) and ``/metrics`` (Prometheus text)."""
+
+    async def healthz(_request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(_request: Request) -> JSONResponse:
+        missing = not_ready()
+        if missing:
+            return JSONResponse({"status": "not ready", "waiting_for": missing}, status_code=503)
+        return JSONResponse({"status": "ready"})
+
+    async def metrics_text(_request: Request) -> Response:
+        return Response(generate_latest(metrics().registry), media_type=CONTENT_TYPE_LATEST)
+
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_text, methods=["GET"]),
+    ]
+
+
+def build_app(routes: list[BaseRoute], lifespan: Any = None) -> Starlette:
+    return Starlette(routes=routes, lifespan=lifespan)

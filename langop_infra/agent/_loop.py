@@ -1,0 +1,253 @@
+"""The built-in agent's ReAct loop: the model decides, the registry's tools act, until the
+model answers or ``maxIterations`` model calls have been made.
+
+Each turn yields the answer and AgentLab's records (:class:`ToolCall`, :class:`ToolResult`,
+:class:`AgentStep`). Nothing in a turn raises: an unknown tool, arguments that are not a JSON
+object, a tool error or a tool that outlives its timeout is an error *result* the model reads;
+a model that is down or answers garbage ends the turn with an error answer. Each conversation
+keeps a bounded history (the last ``history_messages`` messages, cut at a user message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Protocol, cast
+
+import langop_infra._json as _json
+from langop_infra.agent._memory import Memory
+from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.agent._model_client import ModelError, ModelReply, RequestedCall
+from langop_infra.agent._output_check import failed
+from langop_infra.mcp._session import ToolCallResult
+from langop_infra.toolkit._models import AgentStep, ToolCall, ToolResult
+
+__all__ = ["AgentLoop", "Model", "Tools", "TurnOutcome"]
+
+MAX_CONVERSATIONS = 1000
+
+
+class Model(Protocol):
+    async def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> ModelReply: ...
+
+
+class Tools(Protocol):
+    def llm_definitions(self, format: Any) -> tuple[list[dict[str, Any]], dict[str, str]]: ...
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> ToolCallResult: ...
+
+
+@dataclass
+class TurnOutcome:
+    """One turn: the answer, the records of its tool use, and the error that ended it."""
+
+    answer: str
+    conversation: str
+    tool_calls: list[ToolCall] = field(default_factory=list[ToolCall])
+    tool_results: list[ToolResult] = field(default_factory=list[ToolResult])
+    steps: list[AgentStep] = field(default_factory=list[AgentStep])
+    error: str | None = None
+    iterations: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer,
+            "conversation": self.conversation,
+            "error": self.error,
+            "iterations": self.iterations,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "tool_results": [r.to_dict() for r in self.tool_results],
+            "steps": [s.to_dict() for s in self.steps],
+        }
+
+
+class AgentLoop:
+    """Turns of conversations, each a bounded ReAct loop."""
+
+    def __init__(
+        self,
+        model: Model,
+        tools: Tools,
+        metrics: RuntimeMetrics,
+        *,
+        system_prompt: str = "",
+        max_iterations: int = 10,
+        history_messages: int = 40,
+        tool_timeout: float = 30.0,
+        memory: Memory | None = None,
+    ) -> None:
+        self.model, self.tools, self.metrics, self.memory = model, tools, metrics, memory
+        self.system_prompt = system_prompt
+        self.max_iterations = max_iterations
+        self.history_messages = history_messages
+        self.tool_timeout = tool_timeout
+        self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def seed(self, conversation: str, messages: list[dict[str, Any]]) -> None:
+        """Start ``conversation`` with earlier ``messages`` (user and assistant turns)."""
+        self._remember(conversation, [m for m in messages if m.get("role") != "system"])
+
+    def history(self, conversation: str) -> list[dict[str, Any]]:
+        return list(self._histories.get(conversation, []))
+
+    async def run(self, text: str, conversation: str | None = None) -> TurnOutcome:
+        """Answer ``text`` in ``conversation`` (a new one when None)."""
+        conversation = conversation or uuid.uuid4().hex
+        lock = self._locks.setdefault(conversation, asyncio.Lock())
+        started = time.perf_counter()
+        async with lock:
+            outcome = await self._turn(text, conversation)
+        self.metrics.turns.labels("ok" if outcome.ok else "error").inc()
+        self.metrics.turn_seconds.observe(time.perf_counter() - started)
+        return outcome
+
+    async def _system(self, text: str, first: bool) -> dict[str, Any]:
+        prompt = self.system_prompt or "You are a helpful assistant. Use the tools you have."
+        if first and self.memory is not None:
+            recalled = await self.memory.recall(text)
+            if recalled:
+                prompt += "\n\n## Recalled context\n" + "\n".join(f"- {m}" for m in recalled)
+        return {"role": "system", "content": prompt}
+
+    async def _turn(self, text: str, conversation: str) -> TurnOutcome:
+        history = self.history(conversation)
+        messages = [await self._system(text, not history), *history]
+        messages.append({"role": "user", "content": text})
+        outcome = TurnOutcome("", conversation)
+        definitions, names = self.tools.llm_definitions("openai")
+        for iteration in range(1, self.max_iterations + 1):
+            outcome.iterations = iteration
+            try:
+                reply = await self.model.complete(messages, definitions)
+            except ModelError as exc:
+                outcome.error = str(exc)
+                outcome.answer = f"I could not finish: {exc}"
+                break
+            reply = _with_ids(reply)
+            messages.append(_assistant(reply))
+            if not reply.calls:
+                outcome.answer = reply.content
+                break
+            for call in reply.calls:
+                messages.append(await self._act(call, names, reply.content, outcome))
+        else:
+            outcome.error = (
+                f"no final answer after maxIterations={self.max_iterations} model calls"
+            )
+            outcome.answer = f"I could not finish: {outcome.error}"
+        self._remember(conversation, messages[1:])
+        return outcome
+
+    async def _act(
+        self, call: RequestedCall, names: Mapping[str, str], reasoning: str, outcome: TurnOutcome
+    ) -> dict[str, Any]:
+        call_id = call.call_id
+        name = names.get(call.name, call.name)
+        arguments, problem = _arguments(call.arguments)
+        record = ToolCall(name, arguments, call_id, datetime.now(timezone.utc))
+        if call.name not in names:
+            known = ", ".join(sorted(names)) or "none"
+            problem = f"no tool named {call.name!r}; the tools are: {known}"
+        result = await self._result(name, arguments, problem, call_id)
+        outcome.tool_calls.append(record)
+        outcome.tool_results.append(result)
+        outcome.steps.append(
+            AgentStep(len(outcome.steps) + 1, name, arguments, result.result, reasoning or None)
+        )
+        if self.memory is not None:
+            await self.memory.store(outcome.conversation, record, result)
+        content = result.error if result.error else json.dumps(result.result, default=str)
+        return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+    async def _result(
+        self, name: str, arguments: dict[str, Any], problem: str | None, call_id: str
+    ) -> ToolResult:
+        self.metrics.tool_invocations.labels(name).inc()
+        started = time.perf_counter()
+        if problem is None:
+            try:
+                called = await asyncio.wait_for(
+                    self.tools.call_tool(name, arguments), self.tool_timeout
+                )
+            except asyncio.TimeoutError:
+                problem = f"tool {name} did not answer within {self.tool_timeout:g} s"
+            else:
+                text = "\n".join(str(c.get("text", "")) for c in called.content if "text" in c)
+                structured: Any = called.structured_content
+                data: dict[str, Any] = (
+                    cast("dict[str, Any]", structured)
+                    if isinstance(structured, dict)
+                    else {"text": text}
+                )
+                if failed(called):
+                    problem = str(data.get("error") or text or f"tool {name} failed")
+                else:
+                    self.metrics.tool_seconds.labels(name).observe(time.perf_counter() - started)
+                    return ToolResult(name, True, dict(data), call_id=call_id,
+                                      timestamp=datetime.now(timezone.utc))
+        self.metrics.tool_errors.labels(name).inc()
+        self.metrics.tool_seconds.labels(name).observe(time.perf_counter() - started)
+        return ToolResult(name, False, {"error": problem}, problem, call_id=call_id,
+                          timestamp=datetime.now(timezone.utc))
+
+    def _remember(self, conversation: str, messages: list[dict[str, Any]]) -> None:
+        """Keep the last ``history_messages`` messages, starting at a user message (a tool
+        result without the call that asked for it is refused by chat APIs)."""
+        kept = messages[-self.history_messages:]
+        while kept and kept[0].get("role") != "user":
+            kept = kept[1:]
+        self._histories[conversation] = kept
+        self._histories.move_to_end(conversation)
+        while len(self._histories) > MAX_CONVERSATIONS:
+            old, _ = self._histories.popitem(last=False)
+            self._locks.pop(old, None)
+
+
+def _with_ids(reply: ModelReply) -> ModelReply:
+    """``reply`` with an id on every tool call (the tool result must name it)."""
+    if all(call.call_id for call in reply.calls):
+        return reply
+    calls = tuple(
+        call if call.call_id else replace(call, call_id=f"call_{uuid.uuid4().hex[:12]}")
+        for call in reply.calls
+    )
+    return replace(reply, calls=calls)
+
+
+def _assistant(reply: ModelReply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    if reply.calls:
+        message["tool_calls"] = [
+            {
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in reply.calls
+        ]
+    return message
+
+
+def _arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    try:
+        value: Any = _json.read(raw or "{}")
+    except ValueError:
+        return {}, f"the arguments are not JSON: {raw[:200]!r}; send a JSON object"
+    if not isinstance(value, dict):
+        return {}, f"the arguments must be a JSON object, got {type(value).__name__}"
+    return dict(value), None  # pyright: ignore[reportUnknownArgumentType]

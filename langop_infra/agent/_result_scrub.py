@@ -1,0 +1,59 @@
+"""What the registry's scrubber knows, and how a tool result goes through it.
+
+The registry shares the HTTP tools' :class:`~langop_infra.core._redact.Scrubber` and teaches
+it what the MCP servers are sent: the client options' headers, each server's headers, the
+values of a stdio server's env whose names say they are credentials (``LOG_LEVEL=info``
+would garble results), and the OAuth client secret and tokens the options' ``auth`` holds
+(learned again before each result: tokens change).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+from langop_infra.agent._servers import ServerEntry
+from langop_infra.core._redact import Scrubber
+from langop_infra.mcp._options import ClientOptions
+from langop_infra.mcp._session import ToolCallResult
+
+_CREDENTIAL_NAME = re.compile(r"(?i)key|token|secret|pass|auth|credential|cookie|session")
+
+
+def registry_scrubber(
+    scrubber: Scrubber, options: ClientOptions, entries: Iterable[ServerEntry]
+) -> Scrubber:
+    """``scrubber``, taught the credentials the registry's servers are sent."""
+    scrubber.add(
+        options.headers,
+        [[entry.headers, credential_env(entry.env)] for entry in entries],
+        held_secrets(options),
+    )
+    return scrubber
+
+
+def scrubbed_result(
+    scrubber: Scrubber, options: ClientOptions, result: ToolCallResult
+) -> ToolCallResult:
+    """``result`` without any credential the agent sent (a server may echo them)."""
+    scrubber.learn(held_secrets(options))  # tokens fetched since the last call
+    return dataclasses.replace(
+        result,
+        content=scrubber.value(result.content),
+        structured_content=scrubber.value(result.structured_content),
+    )
+
+
+def held_secrets(options: ClientOptions) -> list[str]:
+    """The client secret and tokens an OAuth ``auth`` holds (none for other auths)."""
+    held: Any = getattr(options.auth, "held_secrets", None)
+    values: Any = held() if callable(held) else []
+    return [str(value) for value in cast("list[Any]", values)]
+
+
+def credential_env(env: Mapping[str, str]) -> list[str]:
+    """The values of ``env`` whose names say they are credentials (KEY, TOKEN, SECRET,
+    PASS, AUTH, CREDENTIAL, COOKIE, SESSION)."""
+    return [value for key, value in env.items() if _CREDENTIAL_NAME.search(key)]

@@ -1,0 +1,175 @@
+"""``python -m langop_infra.agent serve``: the built-in agent (``agents[].runtime: builtin``).
+
+Reads its settings (:mod:`langop_infra.agent._settings`), connects its tools, and then:
+
+- serves A2A, ``/healthz``, ``/readyz`` and ``/metrics`` on ``A2A_PORT`` (the default), or
+- with ``AGENT_MODE=scheduled``, runs one turn on ``AGENT_INPUT``, writes each step and then
+  the answer as JSON lines to stdout, and exits 0 (1 when the turn failed).
+
+Logs go to stderr. A setting it cannot start with exits 2 with the problem named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from langop_infra.agent._loop import AgentLoop, TurnOutcome
+from langop_infra.agent._memory import Memory
+from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.agent._model_client import ChatModel
+from langop_infra.agent._registry import ToolRegistry, connect_tool_registry
+from langop_infra.agent._settings import RuntimeSettings, SettingsError, load_settings
+from langop_infra.agent.runtime import AgentServers, ServerEntry, load_agent_servers
+
+__all__ = ["Runtime", "main", "run_scheduled", "start_runtime"]
+
+logger = logging.getLogger("langop_infra.agent")
+
+
+@dataclass
+class Runtime:
+    """A started runtime: its settings, tools, model, loop and metrics."""
+
+    settings: RuntimeSettings
+    registry: ToolRegistry
+    model: ChatModel
+    loop: AgentLoop
+    metrics: RuntimeMetrics
+
+    def not_ready(self) -> list[str]:
+        """Each required tool that is not connected (``/readyz`` is ready when empty); one
+        that failed is connected again in the background, so the probe that asks next finds
+        it once the tool is up."""
+        states = {status.name: status.state for status in self.registry.servers()}
+        missing = [n for n in self.settings.required_tools if states.get(n) != "connected"]
+        for name in missing:
+            if states.get(name) == "failed":
+                self.registry.start(name)
+        return missing
+
+    async def aclose(self) -> None:
+        await self.registry.aclose()
+        await self.model.aclose()
+
+
+def agent_servers(settings: RuntimeSettings, env: Mapping[str, str]) -> AgentServers:
+    """The agent's tool servers; an external memory (``AGENT_MEMORY_ENDPOINT``) joins them."""
+    config = settings.config if settings.config_path.is_file() else None
+    servers = load_agent_servers(config, env=env)
+    endpoint = env.get("AGENT_MEMORY_ENDPOINT")
+    name = settings.memory_tool or "memory"
+    if endpoint and name not in {s.name for s in servers.servers}:
+        servers.servers.append(ServerEntry(
+            name, endpoint, dict(settings.memory_headers), source="AGENT_MEMORY_ENDPOINT"
+        ))
+    for failure in servers.failures:
+        logger.warning("tool server unusable: %s", failure)
+    for warning in servers.warnings:
+        logger.warning("%s", warning)
+    return servers
+
+
+async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtime:
+    """Read the settings, connect the tools (in the background unless ``wait``)."""
+    settings = load_settings(env)
+    metrics = RuntimeMetrics()
+    servers = agent_servers(settings, env)
+    registry = await connect_tool_registry(servers, wait="all" if wait else "none")
+    model = ChatModel(
+        settings.model_endpoint, settings.model, settings.api_key, settings.model_timeout, metrics
+    )
+    memory = None
+    if settings.memory_tool or env.get("AGENT_MEMORY_ENDPOINT"):
+        prefix = settings.memory_tool or "memory"
+        memory = Memory(registry, f"{prefix}__remember", f"{prefix}__recall")
+    loop = AgentLoop(
+        model,
+        registry,
+        metrics,
+        system_prompt=settings.system_prompt,
+        max_iterations=settings.max_iterations,
+        history_messages=settings.history_messages,
+        tool_timeout=settings.tool_timeout,
+        memory=memory,
+    )
+    return Runtime(settings, registry, model, loop, metrics)
+
+
+def json_lines(outcome: TurnOutcome, out: TextIO) -> None:
+    """Each step, then the answer, one JSON object a line."""
+    for step in outcome.steps:
+        out.write(json.dumps({"type": "step", **step.to_dict()}, default=str) + "\n")
+    out.write(json.dumps({"type": "answer", **outcome.to_dict()}, default=str) + "\n")
+    out.flush()
+
+
+async def run_scheduled(env: Mapping[str, str], out: TextIO) -> int:
+    """One turn on ``AGENT_INPUT``; 0 when it answered, 1 when it failed."""
+    runtime = await start_runtime(env, wait=True)
+    try:
+        if not runtime.settings.input.strip():
+            out.write(json.dumps({"type": "answer", "answer": "", "error":
+                                  "AGENT_MODE=scheduled needs AGENT_INPUT (the prompt)"}) + "\n")
+            return 1
+        outcome = await runtime.loop.run(runtime.settings.input)
+        json_lines(outcome, out)
+        return 0 if outcome.ok else 1
+    finally:
+        await runtime.aclose()
+
+
+def serve_forever(env: Mapping[str, str]) -> None:
+    """Serve A2A and the probes until stopped."""
+    import uvicorn
+
+    from langop_infra.agent._a2a_server import a2a_routes, build_app, read_card, service_routes
+
+    settings = load_settings(env)
+    card = read_card(settings.card_path) if settings.card_path.is_file() else None
+    if card is None:
+        logger.warning("no agent card at %s: serving a minimal one", settings.card_path)
+    holder: dict[str, Runtime] = {}
+
+    @asynccontextmanager
+    async def lifespan(_app: Any) -> AsyncGenerator[None]:
+        holder["runtime"] = await start_runtime(env)
+        try:
+            yield
+        finally:
+            await holder["runtime"].aclose()
+
+    routes = [
+        *service_routes(lambda: holder["runtime"].metrics, lambda: holder["runtime"].not_ready()),
+        *a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name),
+    ]
+    uvicorn.run(build_app(routes, lifespan), host=env.get("A2A_HOST", "0.0.0.0"),
+                port=settings.port, log_level="warning")
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m langop_infra.agent")
+    parser.add_argument("command", choices=["serve"], help="run the agent (AGENT_MODE decides)")
+    parser.parse_args(argv)
+    env = dict(os.environ if env is None else env)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        if env.get("AGENT_MODE") == "scheduled":
+            return asyncio.run(run_scheduled(env, sys.stdout))
+        serve_forever(env)
+        return 0
+    except SettingsError as exc:
+        print(f"langop-agent: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:
+        print(f"langop-agent: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,105 @@
+"""``langop-infra import FILE... | -``: Kubernetes manifests of language-operator, ark, STOA,
+kagent and ToolHive as stack config.
+
+Prints a stack file (``config:``) on stdout, or merges into ``--into FILE`` keeping its
+comments and other keys. Every field not carried over is a note on stderr naming the field,
+why, and what to do (``-o json`` puts them in the output instead). Exit 2 when a file cannot
+be read or holds no manifest import reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, cast
+
+from langop_infra.cli._output import add_output_argument, dump, emit
+from langop_infra.cli._stack import CommandError, run_command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="manifest files; - for stdin")
+    parser.add_argument(
+        "--into",
+        type=Path,
+        metavar="STACK_FILE",
+        help="merge into this stack file (e.g. stacks/Pulumi.dev.yaml), keeping its comments",
+    )
+    parser.add_argument("--namespace", help="the stack's namespace (default: the manifests')")
+    parser.add_argument(
+        "--agent-image",
+        metavar="IMAGE",
+        help="image of agents whose manifest names none (ark and kagent choose it upstream)",
+    )
+    add_output_argument(
+        parser, ("yaml", "json"), "yaml", 'print the stack file, or {"config", "notes"} as'
+    )
+
+
+def _read(name: str) -> tuple[str, bytes]:
+    if name == "-":
+        return "<stdin>", sys.stdin.buffer.read()
+    try:
+        return name, Path(name).read_bytes()
+    except OSError as exc:
+        raise CommandError(f"{name}: cannot read: {exc.strerror}") from None
+
+
+def _manifests(names: list[str]) -> list[Any]:
+    from langop_infra.core import _yaml_io as yaml_io
+    from langop_infra.offline.importers import Manifest
+
+    found: list[Manifest] = []
+    for name in names:
+        label, data = _read(name)
+        try:
+            documents = yaml_io.load_config_all(data)
+        except yaml_io.YAMLError as exc:
+            first = str(exc).splitlines()[0] if str(exc) else "cannot be parsed"
+            raise CommandError(f"{label}: not valid YAML: {first}") from None
+        for document in documents:
+            if not isinstance(document, dict):
+                continue
+            fields = cast("dict[str, Any]", document)
+            if fields.get("kind") == "List":  # `kubectl get -o yaml` wraps objects in a List
+                items = fields.get("items")
+                documents.extend(cast("list[Any]", items) if isinstance(items, list) else [])
+            else:
+                found.append(Manifest(fields, label))
+    return found
+
+
+def _run(args: argparse.Namespace) -> int:
+    from langop_infra.offline.importers import import_manifests, manifest_kind, stack_config
+
+    manifests = _manifests(args.files)
+    if not any(manifest_kind(m.document) for m in manifests):
+        raise CommandError(
+            "no manifest import reads (language-operator, ark, STOA, kagent or ToolHive "
+            "kinds) in " + ", ".join(args.files)
+        )
+    out = import_manifests(manifests, agent_image=args.agent_image)
+    if args.into is not None:
+        from langop_infra.offline.importers._into import IntoError, merged_stack_file
+
+        try:
+            text = merged_stack_file(args.into, out, args.namespace)
+        except IntoError as exc:
+            raise CommandError(str(exc)) from None
+        args.into.write_text(text, encoding="utf-8")
+        config = stack_config(out, args.namespace)
+    else:
+        config = stack_config(out, args.namespace)
+    if args.output == "json":
+        emit(dump({"config": config, "notes": [n.as_dict() for n in out.notes]}, "json"))
+        return 0
+    if args.into is None:
+        emit(dump({"config": config}, "yaml"))
+    for item in out.notes:
+        print(f"langop-infra import: note: {item}", file=sys.stderr)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_command("import", lambda: _run(args))

@@ -1,0 +1,302 @@
+"""An agent's plan: its document validated, its tools and models resolved, before any
+registration. ``LanguageCluster`` hands agents a plan; a standalone ``LanguageAgent`` makes one."""
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from langop_infra.components import _inputs as inputs, _user_meta as user_meta
+from langop_infra.components._k8s import (
+    built_components,
+    component_error,
+    find_component,
+)
+from langop_infra.components._peers import resolve_features
+from langop_infra.config._http_tool import HttpToolSpec, with_http_tools
+from langop_infra.config._model import ModelSpec, PersonaSpec
+from langop_infra.config.agent import AgentSpec, passthrough_model
+from langop_infra.config.checks._admission import deploy_problems
+from langop_infra.config.checks._advice import agent_warnings, passthrough_warning
+from langop_infra.config.checks._http_tool_checks import http_tool_problems
+from langop_infra.config.checks._image_pins import workload_unpinned_images
+from langop_infra.config.checks._references import sidecar_problems
+from langop_infra.config.checks._validation import parse_agent
+from langop_infra.config.cluster import Defaults
+from langop_infra.core._text import did_you_mean
+from langop_infra.core.problems import Problem, SpecError
+from langop_infra.manifests import _contract as contract
+from langop_infra.manifests._agent_features import NO_FEATURES, AgentFeatures
+
+# A tool an agent may reach: its target, and its component when this program built it.
+ToolIndex = Mapping[tuple[str, str], tuple[contract.ToolTarget, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentPlan:
+    """A validated agent with its tools resolved: what LanguageCluster hands an agent."""
+
+    spec: AgentSpec
+    defaults: Defaults
+    part_of: str
+    targets: list[contract.ToolTarget]
+    tools: list[Any]
+    managed_secrets: Mapping[str, k8s.core.v1.Secret] = dataclasses.field(
+        default_factory=dict[str, k8s.core.v1.Secret]
+    )
+    models: Sequence[ModelSpec] = ()
+    persona: PersonaSpec | None = None
+    # False while the image is an Output not resolved yet: its labels wait for it.
+    image_known: bool = True
+    #: A2A peers and memory.
+    features: AgentFeatures = NO_FEATURES
+
+    @property
+    def namespace(self) -> str:
+        return self.spec.namespace or contract.DEFAULT_NAMESPACE
+
+
+def agent_document(
+    name: str, args: Any, fields: Mapping[str, Any]
+) -> tuple[dict[str, Any], ToolIndex]:
+    """One mapping from ``args`` and keyword fields, and the tools given as objects."""
+    data = inputs.merged_input(args, fields, AgentSpec)
+    data.setdefault("name", name)
+    given: dict[tuple[str, str], tuple[contract.ToolTarget, Any]] = {}
+    refs: list[Any] = []
+    inputs.refuse_whole_lists(data, AgentSpec, f"LanguageAgent {data.get('name')!r}")
+    _refuse_single_tool(data.get("tools"), f"LanguageAgent {data.get('name')!r}")
+    items: list[Any] = data.get("tools") or []
+    for item in items:
+        # An Output item stays as it is: resolve() refuses it with its path (tools decide
+        # which policies exist), where getattr would lift ``target`` into another Output.
+        target: Any = item
+        if not isinstance(item, pulumi.Output):
+            target = getattr(item, "target", item)
+        if isinstance(target, contract.ToolTarget):
+            given[(target.namespace, target.name)] = (target, None if item is target else item)
+            refs.append({"name": target.name, "namespace": target.namespace})
+        else:
+            refs.append(item)
+    if "tools" in data:
+        data["tools"] = refs
+    return data, given
+
+
+def _refuse_single_tool(tools: Any, subject: str) -> None:
+    """``tools=memory`` for ``tools=[memory]``: a field problem, not a TypeError."""
+    target = getattr(tools, "target", tools)
+    if isinstance(target, contract.ToolTarget) or isinstance(tools, Mapping):
+        one = "LanguageTool" if isinstance(target, contract.ToolTarget) else "reference"
+        name = (
+            target.name
+            if isinstance(target, contract.ToolTarget)
+            else cast("Mapping[str, Any]", tools).get("name")
+        )
+        fix = f"tools=[{name}]" if one == "LanguageTool" else f"tools=[{{'name': {name!r}}}]"
+        message = f"expected a list of tools, got one {one}; write {fix}"
+        raise SpecError([Problem("tools", message)], subject=subject)
+
+
+def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:
+    """Replace LanguageModel objects in ``model``/``models`` by their names; return their
+    specs by name."""
+    given: dict[str, ModelSpec] = {}
+
+    def name_of(item: Any) -> Any:
+        spec = getattr(item, "spec", None)
+        if isinstance(spec, ModelSpec):
+            given[spec.name] = spec
+            return spec.name
+        return item
+
+    if data.get("model") is not None:
+        data["model"] = name_of(data["model"])
+    if data.get("models"):
+        data["models"] = [
+            {"name": name_of(m)} if isinstance(getattr(m, "spec", None), ModelSpec) else m
+            for m in data["models"]
+        ]
+    return given
+
+
+def resolve_models(agent: AgentSpec, given: Mapping[str, ModelSpec]) -> list[ModelSpec]:
+    """The referenced models: given as objects, or LanguageModels built earlier; every miss
+    at once."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    found: list[ModelSpec] = []
+    problems: list[Problem] = []
+    refs = [("model", agent.model)] if agent.model else []
+    refs += [(f"models[{i}].name", r.name) for i, r in enumerate(agent.models)]
+    for where, name in refs:
+        built = find_component("LanguageModel", namespace, name)
+        spec = given.get(name) or (built.spec if built is not None else None)
+        if spec is None and where == "model":
+            # ark's model id with no LanguageModel: passed on as AGENT_MODEL (plan_agent warns).
+            continue
+        if spec is None:
+            problems.append(
+                Problem(
+                    where,
+                    f"no LanguageModel {name!r} in namespace {namespace!r}; create it before "
+                    "the agent, pass the LanguageModel itself, or declare it in the same "
+                    "LanguageCluster",
+                )
+            )
+        else:
+            found.append(spec)
+    if isinstance(agent.persona, str):
+        problems.append(
+            Problem(
+                "persona",
+                "a persona name needs a LanguageCluster's personas; pass the persona itself "
+                "(a LanguagePersona or a dict)",
+            )
+        )
+    if problems:
+        raise SpecError(problems)
+    return found
+
+
+def resolve_tools(
+    agent: AgentSpec, index: ToolIndex
+) -> tuple[list[contract.ToolTarget], list[Any]]:
+    """Targets of the enabled references, in order, and their components; every miss at
+    once. A reference not in ``index`` may name a LanguageTool built earlier in the program."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    targets: list[contract.ToolTarget] = []
+    tools: list[Any] = []
+    resolved: list[contract.ToolTarget | None] = []
+    problems: list[Problem] = []
+    for i, ref in enumerate(agent.tools):
+        key = (ref.namespace or namespace, ref.name)
+        found = (index.get(key) or _built_tool(*key)) if ref.enabled else None
+        resolved.append(found[0] if found else None)
+        if not ref.enabled:
+            continue
+        if found is None:
+            problems.append(
+                Problem(
+                    f"tools[{i}].name",
+                    f"no LanguageTool {ref.name!r} in namespace {key[0]!r}; "
+                    f"{did_you_mean(ref.name, _known_tools(index, key[0]))}create it before "
+                    "the agent, pass the LanguageTool object itself, declare the tool in the "
+                    "same LanguageCluster, or set enabled: false",
+                )
+            )
+            continue
+        target, tool = found
+        if not getattr(tool, "target_known", True):
+            problems.append(
+                Problem(
+                    f"tools[{i}]",
+                    f"LanguageTool {ref.name!r} takes its port or mcpPath from an Output; "
+                    "an agent needs them when the program runs (its config and network "
+                    "policies): give that tool plain values",
+                )
+            )
+            continue
+        targets.append(dataclasses.replace(target, required=ref.required))
+        tools.append(tool)
+    problems += sidecar_problems(agent, resolved, "", namespace)
+    if problems:
+        raise SpecError(problems)
+    return targets, tools
+
+
+def _known_tools(index: ToolIndex, namespace: str) -> set[str]:
+    """The tools an agent in ``namespace`` could name: those handed in and those built."""
+    built = {n for kind, ns, n in built_components() if kind == "LanguageTool" and ns == namespace}
+    return built | {n for ns, n in index if ns == namespace}
+
+
+def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | None:
+    tool = find_component("LanguageTool", namespace, name)
+    return (tool.target, tool) if tool is not None else None
+
+
+def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPlan, Any]:
+    """Validate a standalone agent and resolve its tools; return its plan and its spec as
+    it will be once every Output resolves (an Output itself when one does not yet)."""
+    data, given = agent_document(name, args, fields)
+    given_models = model_document(data)
+    given_http = http_tool_document(data)
+    subject = f"LanguageAgent {data.get('name')!r}"
+    with component_error(subject):
+        part_of = data.pop("part_of", None) or data.pop("partOf", None)
+        defaults = Defaults.model_validate(data.pop("defaults", None) or {})
+
+        def parse(document: Any) -> AgentSpec:
+            agent = parse_agent(document)
+            problems = deploy_problems(agent, defaults)
+            if problems:
+                raise SpecError(problems)
+            return resolve_http_tools(agent, given_http)
+
+        agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        agent, features, memory_tools = resolve_features(agent)
+        memory_index = {(t.target.namespace, t.target.name): (t.target, t) for t in memory_tools}
+        given = {**given, **memory_index}
+        targets, tools = resolve_tools(agent, given)
+        models = resolve_models(agent, given_models)
+    warnings = agent_warnings(agent) + workload_unpinned_images(agent)
+    if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
+        warnings.append(passthrough_warning(model, "model"))
+    for warning in warnings:
+        pulumi.log.warn(user_meta.pythonic(f"{subject}: {warning}"))
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    plan = AgentPlan(
+        agent,
+        defaults,
+        part_of or namespace,
+        targets,
+        tools,
+        models=models,
+        # The image's labels are built from the real image as it resolves (inputs.Pending).
+        image_known=True,
+        features=features,
+    )
+    return plan, final
+
+
+def http_tool_document(data: dict[str, Any]) -> list[HttpToolSpec]:
+    """Replace HttpTool objects in ``http_tools`` by references; return their specs."""
+    given: list[HttpToolSpec] = []
+    refs: list[Any] = []
+    items: list[Any] = data.get("http_tools") or []
+    for item in items:
+        spec = getattr(item, "spec", None)
+        if isinstance(spec, HttpToolSpec):
+            given.append(spec.model_copy(update={"namespace": item.namespace_name}))
+            refs.append({"name": spec.name, "namespace": item.namespace_name})
+        else:
+            refs.append(item)
+    if "http_tools" in data:
+        data["http_tools"] = refs
+    return given
+
+
+def resolve_http_tools(agent: AgentSpec, given: list[HttpToolSpec]) -> AgentSpec:
+    """A standalone agent's HttpTools are the HttpTool objects it was given."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    problems = http_tool_problems(given, [agent], namespace)
+    if problems:
+        # Paths are relative to this agent, not to a cluster's agents list.
+        raise SpecError([Problem(p.path.removeprefix("agents[0]."), p.message) for p in problems])
+    return with_http_tools(given, agent, namespace)
+
+
+def _structure(agent: AgentSpec) -> tuple[Any, ...]:
+    return (
+        agent.name,
+        agent.namespace,
+        agent.tools,
+        sorted(agent.secret_env),
+        agent.egress,
+        bool(agent.ports),
+        agent.workspace is None,
+        agent.autoscaling is None,
+        agent.service_account is not None and agent.service_account.create,
+    )

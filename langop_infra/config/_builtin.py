@@ -1,0 +1,96 @@
+"""``agents[].runtime``: ``image`` runs the agent image given; ``builtin`` runs the package's
+own agent (images/agent/Dockerfile, ``python -m langop_infra.agent serve``; docs/runtime.md),
+whose image and command are filled in unless given."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, cast
+
+from pydantic import Field, model_validator
+from typing_extensions import Self
+
+from langop_infra.config._fields import Image, Int, Spec, invalid
+
+__all__ = [
+    "BUILTIN_AGENT_COMMAND",
+    "BUILTIN_AGENT_IMAGE",
+    "BuiltinRuntime",
+    "RuntimeKind",
+    "builtin_defaults",
+    "image_field",
+    "max_iterations_field",
+    "require_image",
+    "runtime_field",
+]
+
+BUILTIN_AGENT_IMAGE = "ghcr.io/langop/langop-agent:0.1.0"
+BUILTIN_AGENT_COMMAND = ("python", "-m", "langop_infra.agent", "serve")
+RuntimeKind = Literal["image", "builtin"]
+
+
+def runtime_field() -> Any:
+    return Field(
+        default="image",
+        description="image: run the agent image given; builtin: the package's own agent "
+        f"(image {BUILTIN_AGENT_IMAGE} unless image is given; command "
+        f"{' '.join(BUILTIN_AGENT_COMMAND)} unless command is given).",
+    )
+
+
+def max_iterations_field() -> Any:
+    return Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="The built-in runtime's bound on model calls per turn (config.yaml "
+        "agent.maxIterations; unset: 10).",
+    )
+
+
+def image_field() -> Any:
+    return Field(
+        default="",
+        description="Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime "
+        "is builtin).",
+    )
+
+
+def builtin_defaults(data: Any) -> Any:
+    """``runtime: builtin`` fills in the built-in agent's image and command."""
+    if not isinstance(data, Mapping):
+        return cast("object", data)
+    fields = dict(cast("Mapping[str, Any]", data))
+    if fields.get("runtime") != "builtin":
+        return fields
+    fields.setdefault("image", BUILTIN_AGENT_IMAGE)
+    if fields.get("command") is None and fields.get("args") is None:
+        fields["command"] = list(BUILTIN_AGENT_COMMAND)
+    return fields
+
+
+def require_image(image: str) -> None:
+    if not image:
+        raise invalid(
+            "agent_image",
+            "an agent needs an image: give image, or runtime: builtin for the package's own "
+            "agent",
+        )
+
+
+class BuiltinRuntime(Spec):
+    """An agent's ``runtime``, ``maxIterations`` and ``image`` (required unless builtin)."""
+
+    runtime: RuntimeKind = runtime_field()
+    max_iterations: Int | None = max_iterations_field()
+    image: Image = image_field()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _builtin_runtime(cls, data: Any) -> Any:
+        return builtin_defaults(data)
+
+    @model_validator(mode="after")
+    def _needs_image(self) -> Self:
+        require_image(self.image)
+        return self

@@ -1,0 +1,254 @@
+"""A2A as plain data: an agent's card (A2A v1.0, the version ``a2a-sdk`` 1.x implements),
+its endpoint and env, the peers it calls (``A2A_PEERS``, config.yaml ``agents:``), the card's
+ConfigMap and volume, and the NetworkPolicies between callers and callees."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from langop_infra.config._a2a import A2ASpec, AgentPeerRef
+from langop_infra.config._fields import HeaderSpec
+from langop_infra.config._names import (
+    A2A_CARD_DIR,
+    A2A_CARD_FILE,
+    a2a_card_config_map_name,
+    config_map_name,
+)
+from langop_infra.config.agent import AgentSpec
+from langop_infra.manifests._contract import EnvVar, agent_selector, compact_json, tool_endpoint
+
+A2A_PROTOCOL_VERSION = "1.0"
+A2A_BINDING = "JSONRPC"
+WELL_KNOWN_CARD = "/.well-known/agent-card.json"
+CALLER_LABEL_PREFIX = "a2a.langop.io/"
+CONFIG_VOLUME = "config"
+
+
+@dataclass(frozen=True)
+class PeerTarget:
+    """Where a caller finds one A2A peer: an agent of the stack, or a remote endpoint."""
+
+    name: str
+    url: str
+    card_url: str
+    #: An in-cluster peer's namespace, agent name and A2A port; None for a remote one.
+    namespace: str | None = None
+    agent: str | None = None
+    port: int | None = None
+    headers: tuple[HeaderSpec, ...] = field(default=(), compare=False)
+
+    @property
+    def in_cluster(self) -> bool:
+        return self.agent is not None
+
+
+def a2a_endpoint(agent: str, namespace: str, spec: A2ASpec) -> str:
+    """``http://<agent>.<namespace>.svc.cluster.local:<port><path>``: the JSON-RPC endpoint."""
+    return tool_endpoint(agent, namespace, spec.port) + spec.path
+
+
+def card_url(agent: str, namespace: str, spec: A2ASpec) -> str:
+    """Where the agent serves its card: the well-known path on its A2A port."""
+    return tool_endpoint(agent, namespace, spec.port) + WELL_KNOWN_CARD
+
+
+def remote_card_url(url: str) -> str:
+    """A remote peer's card: the well-known path at the origin of its endpoint."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{WELL_KNOWN_CARD}"
+
+
+def peer_targets(
+    agent: AgentSpec, namespace: str, agents: Mapping[tuple[str, str], AgentSpec]
+) -> list[PeerTarget]:
+    """The agent's peers, in order; ``agents`` by (namespace, name) holds every agent of the
+    stack (validation has checked that each in-cluster peer is there and serves A2A)."""
+    return [_peer_target(peer, namespace, agents) for peer in agent.agents]
+
+
+def _peer_target(
+    peer: AgentPeerRef, namespace: str, agents: Mapping[tuple[str, str], AgentSpec]
+) -> PeerTarget:
+    if peer.url is not None:
+        card = peer.card_url or remote_card_url(peer.url)
+        return PeerTarget(peer.name, peer.url, card, headers=tuple(peer.headers))
+    space = peer.namespace or namespace
+    callee = agents[(space, peer.name)]
+    spec = callee.a2a
+    if spec is None:  # refused by validation (peer_checks)
+        raise AssertionError(f"peer {peer.name!r} serves no A2A")
+    return PeerTarget(
+        peer.name,
+        a2a_endpoint(peer.name, space, spec),
+        card_url(peer.name, space, spec),
+        namespace=space,
+        agent=peer.name,
+        port=spec.port,
+    )
+
+
+def agent_card(agent: AgentSpec, namespace: str) -> dict[str, Any]:
+    """The agent card document (A2A v1.0 JSON: ``supportedInterfaces`` holds the endpoint)."""
+    spec = agent.a2a
+    if spec is None:
+        raise ValueError(f"agent {agent.name!r} has no a2a")
+    description = spec.description or _first_line(agent.instructions) or f"Agent {agent.name}"
+    card: dict[str, Any] = {
+        "name": agent.name,
+        "description": description,
+        "supportedInterfaces": [
+            {
+                "url": a2a_endpoint(agent.name, namespace, spec),
+                "protocolBinding": A2A_BINDING,
+                "protocolVersion": A2A_PROTOCOL_VERSION,
+            }
+        ],
+        "version": spec.version,
+        "capabilities": {
+            "streaming": spec.streaming,
+            "pushNotifications": spec.push_notifications,
+        },
+        "defaultInputModes": list(spec.default_input_modes),
+        "defaultOutputModes": list(spec.default_output_modes),
+        "skills": [_skill(s) for s in spec.skills],
+    }
+    if spec.security_schemes:
+        card["securitySchemes"] = {s.name: _scheme(s) for s in spec.security_schemes}
+        card["securityRequirements"] = [
+            {"schemes": {s.name: {"list": []}}} for s in spec.security_schemes
+        ]
+    return card
+
+
+def _first_line(text: str | None) -> str:
+    return text.strip().splitlines()[0].strip() if text and text.strip() else ""
+
+
+def _skill(skill: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": skill.id,
+        "name": skill.name,
+        "description": skill.description,
+        "tags": list(skill.tags),
+    }
+    if skill.examples:
+        out["examples"] = list(skill.examples)
+    if skill.input_modes:
+        out["inputModes"] = list(skill.input_modes)
+    if skill.output_modes:
+        out["outputModes"] = list(skill.output_modes)
+    return out
+
+
+def _scheme(scheme: Any) -> dict[str, Any]:
+    extra = {"description": scheme.description} if scheme.description else {}
+    if scheme.type == "bearer":
+        http: dict[str, Any] = {"scheme": "Bearer", **extra}
+        if scheme.bearer_format:
+            http["bearerFormat"] = scheme.bearer_format
+        return {"httpAuthSecurityScheme": http}
+    return {"apiKeySecurityScheme": {"location": "header", "name": scheme.header_name, **extra}}
+
+
+def card_json(card: Mapping[str, Any]) -> str:
+    """The card file's text: stable, indented JSON."""
+    return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
+
+
+def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget]) -> list[EnvVar]:
+    """``A2A_PORT``, ``A2A_PATH``, ``A2A_AGENT_CARD`` when serving; ``A2A_PEERS`` when
+    calling. Peer headers travel in :func:`~langop_infra.config.agent.agent_headers`."""
+    env: list[EnvVar] = []
+    if agent.a2a is not None:
+        env += [
+            EnvVar("A2A_PORT", value=str(agent.a2a.port)),
+            EnvVar("A2A_PATH", value=agent.a2a.path),
+            EnvVar("A2A_AGENT_CARD", value=f"{A2A_CARD_DIR}/{A2A_CARD_FILE}"),
+        ]
+    if peers:
+        listed = [{"name": p.name, "url": p.url, "cardUrl": p.card_url} for p in peers]
+        env.append(EnvVar("A2A_PEERS", value=compact_json(listed)))
+    return env
+
+
+def a2a_config(agent: AgentSpec, namespace: str, peers: Sequence[PeerTarget]) -> dict[str, Any]:
+    """config.yaml ``a2a:`` (what the agent serves) and ``agents:`` (its peers; a header
+    is named, its value is in env ``A2A_PEER_<PEER>_HEADER_<HEADER>``)."""
+    doc: dict[str, Any] = {}
+    if agent.a2a is not None:
+        doc["a2a"] = {
+            "port": agent.a2a.port,
+            "path": agent.a2a.path,
+            "url": a2a_endpoint(agent.name, namespace, agent.a2a),
+            "cardPath": f"{A2A_CARD_DIR}/{A2A_CARD_FILE}",
+        }
+    if peers:
+        entries: dict[str, Any] = {}
+        for peer in peers:
+            entry: dict[str, Any] = {"url": peer.url, "cardUrl": peer.card_url}
+            if peer.headers:
+                entry["headers"] = [h.name for h in peer.headers]
+            entries[peer.name] = entry
+        doc["agents"] = entries
+    return doc
+
+
+def caller_label(callee: str) -> str:
+    """The pod label that lets a caller through its same-namespace callee's A2A policy."""
+    return CALLER_LABEL_PREFIX + callee
+
+
+def caller_labels(namespace: str, peers: Sequence[PeerTarget]) -> dict[str, str]:
+    """One label per in-cluster peer of the caller's own namespace."""
+    return {
+        caller_label(p.name): "true" for p in peers if p.in_cluster and p.namespace == namespace
+    }
+
+
+def with_card_volume(pod: dict[str, Any], agent: str) -> dict[str, Any]:
+    """The pod with its config volume projected from two ConfigMaps: config.yaml and the
+    card at ``a2a/agent-card.json`` (one volume, as a mount nested in a ConfigMap's read-only
+    mount cannot be created)."""
+    projected = {
+        "name": CONFIG_VOLUME,
+        "projected": {
+            "sources": [
+                {
+                    "configMap": {
+                        "name": config_map_name(agent),
+                        "items": [{"key": "config.yaml", "path": "config.yaml"}],
+                    }
+                },
+                {
+                    "configMap": {
+                        "name": a2a_card_config_map_name(agent),
+                        "items": [{"key": A2A_CARD_FILE, "path": f"a2a/{A2A_CARD_FILE}"}],
+                    }
+                },
+            ]
+        },
+    }
+    volumes = [projected if v["name"] == CONFIG_VOLUME else v for v in pod["volumes"]]
+    return {**pod, "volumes": volumes}
+
+
+def with_a2a_port(pod: dict[str, Any], spec: A2ASpec) -> dict[str, Any]:
+    """The pod's first (the agent's) container with container port ``a2a``."""
+    main, *rest = pod["containers"]
+    port = {"name": "a2a", "containerPort": spec.port, "protocol": "TCP"}
+    main = {**main, "ports": [*main.get("ports", []), port]}
+    return {**pod, "containers": [main, *rest]}
+
+
+def with_a2a_service_port(
+    service: dict[str, Any] | None, agent: str, spec: A2ASpec
+) -> dict[str, Any]:
+    """Service ``<agent>`` with port ``a2a`` (made for it when the agent has no ports)."""
+    port = {"name": "a2a", "port": spec.port, "targetPort": "a2a", "protocol": "TCP"}
+    if service is None:
+        return {"type": "ClusterIP", "selector": agent_selector(agent), "ports": [port]}
+    return {**service, "ports": [*service["ports"], port]}

@@ -1,0 +1,479 @@
+"""The HTTP layer shared by the streamable HTTP and legacy SSE transports.
+
+One :class:`HTTPConnection` (one ``httpx.AsyncClient``) per session. It adds the options'
+headers, retries a refused connection with backoff, follows redirects only within the same
+origin (and remembers a permanent one), caps how much of a body it reads and counts what it
+read, and turns every httpx failure into an
+:class:`~langop_infra.mcp._errors.MCPError` whose message names the URL and the fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import html
+import re
+import ssl
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+import langop_infra._json as _json
+import langop_infra.mcp._confinement as confinement
+from langop_infra.mcp._decoding import ACCEPT_ENCODING, bound_decoding, encoding_note
+from langop_infra.mcp._errors import (
+    ConfinementError,
+    HTTPStatusError,
+    MCPError,
+    MCPTimeout,
+    ResponseTooLarge,
+    ServerUnreachable,
+    TransportError,
+)
+from langop_infra.mcp._options import ClientOptions
+from langop_infra.mcp._ports import effective_port
+from langop_infra.mcp._timeouts import timeout_after
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_PERMANENT = frozenset({301, 308})
+_MAX_REDIRECTS = 5
+_ERROR_BODY_BYTES = 16 * 1024
+_DRAIN_BYTES = 64 * 1024
+_DRAIN_SECONDS = 0.05
+_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
+
+
+def display_url(url: str | httpx.URL) -> str:
+    """``url`` without credentials, query or fragment: safe to show in messages and logs."""
+    parts = urlsplit(str(url))
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    """Scheme, host and effective port: what must match for a redirect to be followed."""
+    port = effective_port(url.scheme, url.port)
+    return url.scheme, url.host, port
+
+
+@functools.lru_cache(maxsize=8)
+def tls_context(verify: bool | str, cert: str | tuple[str, str] | None) -> ssl.SSLContext:
+    """A TLS context per (verify, cert), built once per process.
+
+    Building one loads the CA bundle (tens of milliseconds), which httpx would otherwise
+    repeat for every client, that is for every session.
+    """
+    if verify is False:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    elif isinstance(verify, str):
+        context = ssl.create_default_context(cafile=verify)
+    else:
+        import certifi  # httpx's own default trust store; imported only for HTTPS
+
+        context = ssl.create_default_context(cafile=certifi.where())
+    if isinstance(cert, str):
+        context.load_cert_chain(cert)
+    elif cert is not None:
+        context.load_cert_chain(*cert)
+    return context
+
+
+@functools.lru_cache(maxsize=1)
+def _plain_http_context() -> ssl.SSLContext:
+    # Plain-HTTP sessions never use TLS (an https redirect changes origin and is refused);
+    # this empty context only spares loading CA certificates, and trusts nothing.
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+class HTTPConnection:
+    """An ``httpx.AsyncClient`` configured from :class:`ClientOptions`, for one session."""
+
+    def __init__(
+        self,
+        url: str,
+        options: ClientOptions,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.options = options
+        try:
+            verify = (
+                tls_context(options.verify, options.cert)
+                if url.startswith("https:")
+                else _plain_http_context()
+            )
+        except (OSError, ssl.SSLError) as exc:
+            raise TransportError(
+                f"cannot load TLS files (verify={options.verify!r}, cert={options.cert!r}): "
+                f"{exc}; check the CA bundle and client certificate paths",
+                target=display_url(url),
+            ) from None
+        # Set while a refused connection is being retried: a timeout then means "refused".
+        self.refused: tuple[httpx.URL, int] | None = None
+        # Bytes of response bodies and events read so far: what a listing's total cap counts.
+        self.received = 0
+        # Same-origin permanent redirects seen: later messages go straight to the new URL.
+        self._moved: dict[httpx.URL, httpx.URL] = {}
+        self._client = httpx.AsyncClient(
+            headers={"Accept-Encoding": ACCEPT_ENCODING, **options.headers},
+            event_hooks={"response": [bound_decoding]},
+            timeout=httpx.Timeout(options.timeout),
+            verify=verify,
+            follow_redirects=False,
+            auth=options.auth,
+            transport=transport,
+        )
+
+    async def send(
+        self,
+        method: str,
+        url: str | httpx.URL,
+        *,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        what: str,
+    ) -> httpx.Response:
+        """Send a request and return the response with its body unread (the caller closes it).
+
+        ``what`` names the operation in error messages ("tools/list", "the event stream").
+        """
+        asked = httpx.URL(url)
+        target = self._moved.get(asked, asked)
+        confine = self.options.confine_to
+        response: httpx.Response | None = None
+        for _ in range(_MAX_REDIRECTS + 1):
+            confinement.check(target, confine, what)
+            request = self._client.build_request(
+                method, target, headers=headers, content=content, extensions=self._tls_name(target)
+            )
+            response = await self._send_retrying(request, what)
+            location = response.headers.get("location")
+            if response.status_code not in _REDIRECTS or not location:
+                return response
+            await response.aclose()
+            if confine is not None:
+                raise self._confined_redirect(response, location, confine)
+            try:
+                next_url = target.join(location)
+            except httpx.InvalidURL:
+                raise self._redirect_error(response, location, "it is not a valid URL") from None
+            if origin(next_url) != origin(target):
+                raise self._redirect_error(response, next_url, "it leads to another host")
+            if method != "GET" and response.status_code not in (307, 308):
+                raise self._redirect_error(response, next_url, f"it would turn {method} into GET")
+            if response.status_code in _PERMANENT:
+                self._moved[asked] = next_url
+            target = next_url
+        raise HTTPStatusError(
+            f"{display_url(url)} redirected more than {_MAX_REDIRECTS} times; "
+            "use the final URL of the MCP endpoint",
+            status=response.status_code if response is not None else 0,
+            target=display_url(url),
+        )
+
+    def _tls_name(self, target: httpx.URL) -> dict[str, str]:
+        # httpcore checks the certificate against (and sends as SNI) this name, not the host.
+        name = self.options.tls_server_name
+        return {"sni_hostname": name} if name and target.scheme == "https" else {}
+
+    @staticmethod
+    def _confined_redirect(
+        response: httpx.Response, location: str, confine: str
+    ) -> ConfinementError:
+        try:
+            shown = display_url(response.request.url.join(location))
+        except httpx.InvalidURL:
+            shown = "an invalid URL"
+        return ConfinementError(
+            f"{display_url(response.request.url)} redirected ({response.status_code}) to "
+            f"{shown}, not followed: a client confined to {confine} follows no redirect, "
+            "since its credentials are valid beyond the server; use the final URL directly",
+            target=display_url(response.request.url),
+        )
+
+    async def _send_retrying(self, request: httpx.Request, what: str) -> httpx.Response:
+        retries = self.options.connect_retries
+        for attempt in range(retries + 1):
+            try:
+                response = await self._client.send(request, stream=True)
+            except httpx.ConnectError as exc:
+                if attempt < retries and _refused(exc):
+                    self.refused = (request.url, attempt + 1)
+                    await asyncio.sleep(self.options.retry_backoff * 2**attempt)
+                    continue
+                self.refused = None
+                raise http_failure(exc, request.url, what, attempts=attempt + 1) from None
+            except httpx.HTTPError as exc:
+                self.refused = None
+                raise http_failure(exc, request.url, what) from None
+            self.refused = None
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def _redirect_error(response: httpx.Response, location: object, why: str) -> HTTPStatusError:
+        shown = display_url(str(location))
+        return HTTPStatusError(
+            f"{display_url(response.request.url)} redirected ({response.status_code}) to {shown}, "
+            f"not followed because {why}; if that is the real MCP endpoint, use its URL directly",
+            status=response.status_code,
+            target=display_url(response.request.url),
+        )
+
+    async def read_body(self, response: httpx.Response, what: str) -> bytes:
+        """The whole body of ``response``, never more than ``max_response_bytes``."""
+        limit = self.options.max_response_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            await response.aclose()
+            raise too_large(response.request.url, what, limit, int(declared), response)
+        body = bytearray()
+        try:
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                self.received += len(chunk)
+                if len(body) > limit:
+                    raise too_large(response.request.url, what, limit, len(body), response)
+        except httpx.HTTPError as exc:
+            raise http_failure(exc, response.request.url, what) from None
+        finally:
+            await response.aclose()
+        return bytes(body)
+
+    async def discard(
+        self, response: httpx.Response, chunks: AsyncIterator[bytes] | None = None
+    ) -> None:
+        """Read what is left of a body we do not need, briefly, then close the response.
+
+        A response read to its end lets its connection serve the next request; closing it
+        half-read drops the connection, and the next request pays a new TCP (and TLS)
+        handshake. A body that is large or slow to end is cut off instead.
+        """
+        drained = 0
+        try:
+            async with timeout_after(_DRAIN_SECONDS):
+                async for chunk in chunks if chunks is not None else response.aiter_bytes():
+                    drained += len(chunk)
+                    if drained > _DRAIN_BYTES:
+                        break
+        except (TimeoutError, httpx.HTTPError, httpx.StreamError):
+            pass  # only a lost chance to reuse the connection
+        finally:
+            await response.aclose()
+
+    async def status_error(self, response: httpx.Response, what: str) -> HTTPStatusError:
+        """The error for a response whose status means failure; reads a bounded part of it."""
+        body = bytearray()
+        try:
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) >= _ERROR_BODY_BYTES:
+                    break
+        except httpx.HTTPError:
+            pass  # the status says enough; a body cut short only loses the detail
+        finally:
+            await response.aclose()
+        return status_failure(response, bytes(body[:_ERROR_BODY_BYTES]), what)
+
+    async def aclose(self) -> None:
+        """Close every pooled connection."""
+        await self._client.aclose()
+
+
+def status_failure(response: httpx.Response, body: bytes, what: str) -> HTTPStatusError:
+    """An actionable :class:`HTTPStatusError` for ``response`` (status ≥ 400)."""
+    url = display_url(response.request.url)
+    status = response.status_code
+    reason = f"HTTP {status} {response.reason_phrase}".rstrip()
+    challenge = response.headers.get("www-authenticate")
+    content_type = response.headers.get("content-type", "")
+    kube = kubernetes_status(body, content_type)
+    detail = kube or _body_summary(body, content_type)
+    if detail.lower() in reason.lower():
+        detail = ""  # "Not Found" after "HTTP 404 Not Found" tells nothing new
+    if status == 403 and kube:
+        # A Kubernetes API server (or its proxy) forbids it: no header of ours would help.
+        message = (
+            f"{url} refused {what} with {reason}: the Kubernetes API server's authorizer "
+            f"said: {kube}; grant that permission to the kubeconfig's user"
+        )
+    elif status in (401, 403):
+        message = (
+            f"{url} refused {what} with {reason}: credentials are missing or wrong; "
+            "pass the right header (e.g. 'Authorization: Bearer <token>')"
+        )
+        if challenge:
+            message += f"; the server asks for: WWW-Authenticate: {challenge}"
+        elif detail:
+            message += f"; server said: {detail}"
+    elif status == 421 or "invalid host header" in detail.lower():
+        host = response.request.headers.get("host", "")
+        message = (
+            f"{url} refused {what} with {reason}" + (f" ({detail})" if detail else "") + ": "
+            f"the server does not accept the Host header {host!r} (DNS-rebinding protection); "
+            "allow that host in the server's allowed hosts, or call it by a name it allows"
+        )
+    elif status >= 500:
+        message = f"{url} failed with {reason} on {what}"
+        message += f": {detail}" if detail else ""
+        message += "; the server is broken or overloaded: check its logs"
+    elif status == 404:
+        message = f"{url} answered {reason} to {what}: no MCP endpoint at this path"
+        message += f" ({detail})" if detail else ""
+        message += (
+            "; check the URL's path (tools serve MCP at /mcp by default; "
+            "legacy SSE servers at /sse)"
+        )
+    else:
+        message = f"{url} answered {reason} to {what}"
+        message += f": {detail}" if detail else ""
+        message += "; check the URL, the transport and the headers"
+    return HTTPStatusError(
+        message,
+        status=status,
+        target=url,
+        www_authenticate=challenge,
+        detail=detail,
+        kubernetes_status=bool(kube),
+    )
+
+
+def kubernetes_status(body: bytes, content_type: str, limit: int = 240) -> str:
+    """The message of a Kubernetes API ``Status`` failure body (what an API server and its
+    proxy answer themselves), on one line; "" for any other body."""
+    if "json" not in content_type:
+        return ""
+    try:
+        payload = _json_object(_json.read(body.decode("utf-8", "replace")))
+    except ValueError:
+        return ""
+    if payload.get("kind") != "Status":
+        return ""
+    text = " ".join(str(payload.get("message") or payload.get("reason") or "").split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+
+
+def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
+    """A short one-line text of an error body: a JSON-RPC error message, or text sans HTML."""
+    text = body.decode("utf-8", "replace")
+    if "json" in content_type:
+        try:
+            payload = _json.read(text)
+            reply = _json_object(payload)
+            error = reply.get("error")
+            detail = _json_object(error)
+            if detail.get("message"):
+                text = str(detail["message"])
+            elif isinstance(error, str):
+                text = error
+        except ValueError:
+            pass
+    if "<" in text:
+        text = html.unescape(_TAG.sub(" ", text))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def too_large(
+    url: httpx.URL | str,
+    what: str,
+    limit: int,
+    size: int,
+    response: httpx.Response | None = None,
+) -> ResponseTooLarge:
+    """The error for a body or event over ``limit`` bytes (decoded bytes, when compressed)."""
+    note = encoding_note(response) if response is not None else ""
+    if note:
+        note = f" decoded, from a compressed body{note}: decoding stopped there"
+    return ResponseTooLarge(
+        f"{display_url(url)} sent more than {limit} bytes for {what} (at least {size}{note}); "
+        "raise max_response_bytes if the server really returns that much",
+        limit=limit,
+        target=display_url(url),
+    )
+
+
+def http_failure(exc: Exception, url: httpx.URL | str, what: str, *, attempts: int = 1) -> MCPError:
+    """The :class:`MCPError` for an httpx exception raised while talking to ``url``."""
+    shown = display_url(url)
+    tries = f" (tried {attempts} times)" if attempts > 1 else ""
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ServerUnreachable(
+            f"timed out connecting to {shown}{tries}: check the host, port and network policy",
+            target=shown,
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return MCPTimeout(
+            f"no answer from {shown} for {what} in time: the server is stuck or slow; "
+            "raise the timeout or check its logs",
+            target=shown,
+        )
+    if isinstance(exc, httpx.ConnectError):
+        cause = _root_cause(exc)
+        if _refused(exc):
+            message = f"connection refused by {shown}{tries}: is the server running on that port?"
+        elif isinstance(cause, ssl.SSLCertVerificationError):
+            message = (
+                f"TLS certificate of {shown} not trusted ({cause.verify_message}): "
+                "pass its CA bundle (verify=PATH, --ca-bundle PATH)"
+            )
+        elif isinstance(cause, ssl.SSLError):
+            message = (
+                f"TLS handshake with {shown} failed ({cause.reason or cause}): check https vs "
+                "http, and the client certificate (cert=...) if the server requires one"
+            )
+        elif isinstance(cause, OSError) and cause.errno is not None and cause.errno < 0:
+            message = f"cannot resolve the host of {shown} ({cause.strerror}): check the hostname"
+        else:
+            message = f"cannot connect to {shown}{tries}: {cause}; check the URL and network"
+        return ServerUnreachable(message, target=shown)
+    if isinstance(exc, httpx.DecodingError):
+        return TransportError(
+            f"{shown} sent an undecodable body for {what}: {exc}; check the server's "
+            "compression settings",
+            target=shown,
+        )
+    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+        return TransportError(f"cannot use {shown}: {exc}; give an http(s) URL", target=shown)
+    cause = _root_cause(exc)
+    if isinstance(cause, ssl.SSLError):
+        return TransportError(
+            f"TLS with {shown} failed during {what} ({cause.reason or cause}): the server may "
+            "require a client certificate (cert=...) or reject the one sent",
+            target=shown,
+        )
+    hint = "check the server's logs"
+    if shown.startswith("https:") and isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError)):
+        hint += " (over HTTPS this can also mean it wants a client certificate: cert=...)"
+    return TransportError(
+        f"connection to {shown} broke during {what}: {str(exc) or type(exc).__name__}; {hint}",
+        target=shown,
+    )
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    # A TLS failure first: raised while a sync caller's loop was looked up, its own
+    # __context__ can be an unrelated "no running event loop", which would hide it.
+    chain = _causes(exc)
+    return next((c for c in chain if isinstance(c, ssl.SSLError)), chain[-1])
+
+
+def _refused(exc: BaseException) -> bool:
+    return any(isinstance(e, ConnectionRefusedError) for e in _causes(exc))

@@ -1,0 +1,190 @@
+"""JSON-RPC 2.0 messages: build them, decode them, match responses to requests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, cast
+
+import langop_infra._json as _json
+from langop_infra.mcp._errors import InvalidInput, JSONRPCError, MalformedResponse, MCPError
+
+Message = dict[str, Any]
+
+METHOD_NOT_FOUND = -32601
+# Levels of objects and arrays a message may nest: the package's one JSON reader's limit.
+MAX_DEPTH = _json.MAX_DEPTH
+
+
+def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> Message:
+    """A request message; ``params`` is omitted when ``None``."""
+    message: Message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> Message:
+    """A notification message (no id, no response)."""
+    message: Message = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def encode(message: Message) -> bytes:
+    """Compact UTF-8 JSON, as sent on the wire; :class:`InvalidInput` if it cannot be."""
+    try:
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidInput(
+            f"cannot send {message.get('method', 'a message')}: its parameters are not "
+            f"JSON-serializable ({exc}); pass plain dicts, lists, strings and numbers"
+        ) from None
+
+
+def decode(data: bytes | str, *, source: str) -> list[Message]:
+    """The JSON-RPC messages in ``data`` (one object or a batch array).
+
+    Raises :class:`MalformedResponse` naming ``source`` when it is not JSON or not objects.
+    """
+    try:
+        # The transport caps the size (ClientOptions.max_response_bytes); depth is ours.
+        payload = _json.read(data, max_bytes=max(len(data), _json.MAX_BYTES))
+    except _json.JSONTooDeep:
+        raise too_deep(source) from None
+    except ValueError:
+        raise MalformedResponse(
+            f"{source} sent a body that is not JSON ({preview(data)}): "
+            "it is not an MCP endpoint or it is broken; check the URL and the server's logs",
+            target=source,
+        ) from None
+    messages = cast("list[object]", payload) if isinstance(payload, list) else [payload]
+    if not messages or not all(isinstance(m, dict) for m in messages):
+        raise MalformedResponse(
+            f"{source} sent JSON that is not a JSON-RPC message ({preview(data)}); "
+            "check that the URL is an MCP endpoint",
+            target=source,
+        )
+    return cast("list[Message]", messages)
+
+
+def too_deep(source: str) -> MalformedResponse:
+    """The error for a message nested over :data:`MAX_DEPTH` levels."""
+    return MalformedResponse(
+        f"{source} sent JSON nested more than {MAX_DEPTH} levels deep; refusing it (a tool "
+        "schema needs far fewer): the server is broken or hostile",
+        target=source,
+    )
+
+
+def preview(data: bytes | str, limit: int = 80) -> str:
+    """The start of ``data`` on one line, for error messages."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    text = " ".join(text.split())
+    if not text:
+        return "empty body"
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def is_response_to(message: Message, request_id: int) -> bool:
+    """True for the response (result or error) to request ``request_id``."""
+    return message.get("id") == request_id and ("result" in message or "error" in message)
+
+
+def is_server_request(message: Message) -> bool:
+    """True for a request the server sends to the client (it expects an answer)."""
+    return "method" in message and message.get("id") is not None
+
+
+def answer_to(server_request: Message) -> Message:
+    """Our answer to a server->client request: pong to ``ping``, method-not-found otherwise.
+
+    The client declares no capabilities, so sampling, roots and elicitation are refused at
+    once: a server waiting for them gets an error to act on instead of waiting forever.
+    """
+    method = server_request.get("method")
+    if method == "ping":
+        return {"jsonrpc": "2.0", "id": server_request["id"], "result": {}}
+    shown = method if isinstance(method, str) else "this method"
+    return {
+        "jsonrpc": "2.0",
+        "id": server_request["id"],
+        "error": {
+            "code": METHOD_NOT_FOUND,
+            "message": f"Method not found: this client does not support {shown[:100]}",
+        },
+    }
+
+
+def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
+    """The ``result`` object of ``response``, or the JSON-RPC error it carries, raised."""
+    if "error" in response:
+        given = response["error"]
+        if not isinstance(given, dict):
+            raise MalformedResponse(
+                f"{source} answered {method} with an invalid error object {preview(str(given))}",
+                target=source,
+            )
+        error = cast("dict[str, Any]", given)
+        code = error.get("code")
+        text = error.get("message")
+        code = code if isinstance(code, int) else 0
+        text = str(text) if text is not None else "(no message)"
+        raise JSONRPCError(
+            f"{source} answered {method} with JSON-RPC error {code}: {text}",
+            code=code,
+            message=text,
+            data=error.get("data"),
+            target=source,
+        )
+    result = response.get("result")
+    if not isinstance(result, dict):
+        raise MalformedResponse(
+            f"{source} answered {method} with a result that is not an object "
+            f"({preview(json.dumps(result))}); the server does not follow MCP",
+            target=source,
+        )
+    return cast("Message", result)
+
+
+class PendingRequests:
+    """Futures of requests awaiting responses that a reader task delivers (stdio, legacy SSE)."""
+
+    def __init__(self) -> None:
+        self._futures: dict[int, asyncio.Future[Message]] = {}
+        self._failure: MCPError | None = None
+
+    def expect(self, request_id: int) -> asyncio.Future[Message]:
+        """The future that :meth:`deliver` resolves with the response to ``request_id``."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        if self._failure is not None:
+            future.set_exception(self._failure)
+        else:
+            self._futures[request_id] = future
+        return future
+
+    def forget(self, request_id: int) -> None:
+        """Stop waiting for ``request_id`` (its caller gave up)."""
+        self._futures.pop(request_id, None)
+
+    def deliver(self, message: Message) -> bool:
+        """Resolve the future this response belongs to; False if it belongs to none."""
+        request_id = message.get("id")
+        if not isinstance(request_id, int) or ("result" not in message and "error" not in message):
+            return False
+        future = self._futures.pop(request_id, None)
+        if future is None:
+            return False
+        if not future.done():
+            future.set_result(message)
+        return True
+
+    def fail_all(self, error: MCPError) -> None:
+        """Fail every waiting request, and every later one, with ``error``."""
+        if self._failure is None:
+            self._failure = error
+        futures, self._futures = self._futures, {}
+        for future in futures.values():
+            if not future.done():
+                future.set_exception(error)

@@ -1,0 +1,390 @@
+"""``Session``: the MCP lifecycle (negotiate, list tools, call tools, close) over any transport.
+
+Negotiation follows the official SDK client's automatic mode: ``server/discover`` at
+2026-07-28 first; a server that does not answer it as a 2026 server gets the ``initialize``
+handshake (2025-11-25 and older) instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shlex
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol, TypeVar, cast
+
+import httpx
+
+import langop_infra.mcp._jsonrpc as jsonrpc
+import langop_infra.mcp._modern as modern
+from langop_infra.mcp._errors import (
+    HTTPStatusError,
+    JSONRPCError,
+    MalformedResponse,
+    MCPError,
+    MCPTimeout,
+    ServerUnreachable,
+    SessionExpired,
+    TransportError,
+)
+from langop_infra.mcp._http import HTTPConnection, display_url
+from langop_infra.mcp._jsonrpc import Message
+from langop_infra.mcp._legacy_sse import LegacySSETransport
+from langop_infra.mcp._negotiation import (
+    CLIENT_CAPABILITIES,
+    CLIENT_INFO,
+    PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    Negotiation,
+)
+from langop_infra.mcp._options import ClientOptions
+from langop_infra.mcp._paging import list_all_tools
+from langop_infra.mcp._stdio import StdioTransport
+from langop_infra.mcp._streamable_http import StreamableHTTPTransport
+from langop_infra.mcp._targets import check_headers, resolve_target
+from langop_infra.mcp._timeouts import timeout_after
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "Session",
+    "ToolCallResult",
+    "Transport",
+]
+
+DEFAULT_OPTIONS = ClientOptions()
+
+_T = TypeVar("_T")
+_CANCEL_SECONDS = 1.0
+
+
+class Transport(Protocol):
+    """What a session needs from a transport; each module in this package provides one.
+
+    ``Session(target, transport=...)`` takes any object of this shape (for in-process tests)
+    or an ``httpx.AsyncBaseTransport`` under the HTTP transports.
+    """
+
+    name: str
+    label: str
+    protocol_version: str | None
+
+    async def request(
+        self, message: Message, headers: Mapping[str, str] | None = None
+    ) -> Message: ...
+    async def notify(self, message: Message) -> None: ...
+    def reset_session(self) -> None: ...
+    def diagnostics(self) -> str: ...
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ToolCallResult:
+    """What ``tools/call`` returned: content blocks, the tool's error flag, structured output."""
+
+    content: list[dict[str, Any]]
+    is_error: bool
+    structured_content: dict[str, Any] | None = None
+
+
+class Session(Negotiation):
+    """One connection to one MCP server.
+
+    ``target`` is an http(s) URL, or a command (list of strings) to run as a stdio server.
+    Use it as ``async with Session(url, options) as session:``; entering negotiates.
+    ``transport`` injects an ``httpx.AsyncBaseTransport`` (e.g. ``httpx.ASGITransport``) or
+    a ready :class:`Transport`; ``on_notification`` receives the server's notifications
+    (``notifications/tools/list_changed``, ...); a stdio server's environment is ``HOME``,
+    ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM`` and ``USER`` of ours plus ``env``
+    (:func:`langop_infra.mcp._stdio.child_environment`).
+    """
+
+    def __init__(
+        self,
+        target: str | Sequence[str],
+        options: ClientOptions = DEFAULT_OPTIONS,
+        *,
+        transport: Transport | httpx.AsyncBaseTransport | None = None,
+        on_notification: Callable[[Message], None] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.options = options
+        self._env = dict(env or {})
+        self.on_notification = on_notification
+        self._http_transport: httpx.AsyncBaseTransport | None = None
+        self._injected: Transport | None = None
+        if isinstance(transport, httpx.AsyncBaseTransport):
+            self._http_transport = transport
+        elif transport is not None:
+            self._injected = transport
+        if self._injected is not None and isinstance(target, str) and "://" not in target:
+            self._url, self._command = None, None
+            self.label = target
+        else:
+            self._url, self._command = resolve_target(target, options.transport)
+            self.label = display_url(self._url) if self._url else shlex.join(self._command or [])
+        check_headers(options.headers)
+        self._http: HTTPConnection | None = None
+        self._transport: Transport | None = None
+        self._used_transport = ""
+        self._last_refused: tuple[httpx.URL, int] | None = None
+        self._ids = itertools.count(1)
+        self._initialized = False
+        self._closed = False
+        self._modern = False
+        self._schemas: dict[str, dict[str, Any]] = {}
+        self.server_info: dict[str, Any] = {}
+        self.server_capabilities: dict[str, Any] = {}
+        self.protocol_version = ""
+
+    @property
+    def transport_name(self) -> str:
+        """The transport in use: ``streamable-http``, ``sse`` or ``stdio``."""
+        if self._transport is not None:
+            return self._transport.name
+        if self._used_transport:
+            return self._used_transport
+        return "stdio" if self._command is not None else self.options.transport
+
+    @property
+    def session_id(self) -> str | None:
+        """The server's ``Mcp-Session-Id`` (streamable HTTP with a stateful server), else None."""
+        return getattr(self._transport, "session_id", None)
+
+    @property
+    def listening(self) -> bool:
+        """True while the server's GET stream (its channel to us) is open."""
+        return bool(getattr(self._transport, "listening", False))
+
+    @property
+    def transport(self) -> Transport | None:
+        """The connected transport (None before connecting and after closing)."""
+        return self._transport
+
+    async def __aenter__(self) -> Session:
+        try:
+            await self.initialize()
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def initialize(self) -> None:
+        """Connect and negotiate a protocol version, within ``options.deadline``."""
+        if self._closed:
+            raise TransportError(f"the session with {self.label} is closed; open a new one")
+        if not self._initialized:
+            await self._bounded(self._connect(), "connecting and initializing")
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, as the server described it, following ``nextCursor`` to the last page.
+
+        The listing is bounded by ``max_pages``, ``max_tools`` and ``max_total_bytes``.
+        """
+        await self.initialize()
+        tools = await self._bounded(
+            list_all_tools(self._list_page, self._received, self.options, self.label),
+            "listing tools",
+        )
+        schemas = {t["name"]: t.get("inputSchema") for t in tools}
+        self._schemas = {k: v for k, v in schemas.items() if isinstance(v, dict)}
+        return tools
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> ToolCallResult:
+        """Call tool ``name``; a tool's own failure is ``is_error=True``, not an exception."""
+        await self.initialize()
+        params = {"name": name, "arguments": dict(arguments or {})}
+        try:
+            result = await self._call("tools/call", params)
+        except JSONRPCError as exc:
+            # A 2026 server checks Mcp-Param-* headers against the tool's schema: learn it once.
+            if exc.code != modern.HEADER_MISMATCH or not self._modern or name in self._schemas:
+                raise
+            await self.list_tools()
+            result = await self._call("tools/call", params)
+        content = result.get("content", [])
+        structured = result.get("structuredContent")
+        if result.get("resultType", "complete") != "complete":
+            raise MalformedResponse(
+                f"{self.label} answered tools/call {name} with resultType "
+                f"{str(result.get('resultType'))[:40]!r}: the tool needs input (elicitation) "
+                "this client cannot give",
+                target=self.label,
+            )
+        blocks = cast("list[object]", content) if isinstance(content, list) else None
+        if blocks is None or not all(isinstance(c, dict) for c in blocks):
+            raise MalformedResponse(
+                f"{self.label} answered tools/call {name} with content that is not a list of "
+                "objects; the server does not follow MCP",
+                target=self.label,
+            )
+        return ToolCallResult(
+            content=cast("list[dict[str, Any]]", blocks),
+            is_error=result.get("isError") is True,
+            structured_content=(
+                cast("dict[str, Any]", structured) if isinstance(structured, dict) else None
+            ),
+        )
+
+    async def aclose(self) -> None:
+        """End the session (HTTP DELETE of the session id, or stop the process); idempotent."""
+        if not self._closed:
+            self._closed = True
+            await self._release()
+
+    def deadline_error(self, what: str) -> MCPError:
+        """The error to raise when ``what`` ran out of ``options.deadline``."""
+        deadline = self.options.deadline or 0
+        return self._refused_error(deadline) or MCPTimeout(
+            f"{what} with {self.label} did not finish within the {deadline:g}s deadline: "
+            "the server is slow or keeps a stream open without answering; "
+            "raise the deadline or check its logs" + self._diagnostics(),
+            target=self.label,
+        )
+
+    async def _release(self) -> None:
+        transport, http, self._transport, self._http = self._transport, self._http, None, None
+        if transport is not None:
+            self._used_transport = transport.name
+        if http is not None:
+            self._last_refused = http.refused
+        try:
+            if transport is not None and (transport is not self._injected or self._closed):
+                await transport.aclose()
+        finally:
+            if http is not None:
+                await http.aclose()
+
+    async def _bounded(self, operation: Awaitable[_T], what: str) -> _T:
+        try:
+            async with timeout_after(self.options.deadline):
+                return await operation
+        except TimeoutError:
+            raise self.deadline_error(what) from None
+
+    def _refused_error(self, seconds: float) -> ServerUnreachable | None:
+        # Time ran out while a refused connection was being retried: say so, not "slow".
+        refused = self._http.refused if self._http is not None else self._last_refused
+        if refused is None:
+            return None
+        url, attempts = refused
+        return ServerUnreachable(
+            f"connection refused by {display_url(url)} (tried {attempts} times in "
+            f"{seconds:g}s): is the server running on that port?",
+            target=self.label,
+        )
+
+    def _received(self) -> int | None:
+        return getattr(self._transport, "received_bytes", None)
+
+    async def _connect(self) -> None:
+        await self._release()  # what a failed earlier attempt left behind
+        self._modern = False
+        if self._injected is not None:
+            self._attach(self._injected)
+            await self._negotiate()
+            return
+        if self._command is not None:
+            self._attach(await StdioTransport.start(self._command, self.options, self._env))
+            await self._negotiate()
+            return
+        assert self._url is not None
+        self._http = HTTPConnection(self._url, self.options, self._http_transport)
+        if self.options.transport == "sse":
+            self._attach(await LegacySSETransport.connect(self._http, self._url))
+            await self._handshake(self._handshake_version())
+            return
+        self._attach(StreamableHTTPTransport(self._http, self._url))
+        try:
+            await self._negotiate()
+        except HTTPStatusError as exc:
+            # A legacy HTTP+SSE server refuses the POST; its GET opens the event stream.
+            if self.options.transport != "auto" or exc.status not in (400, 404, 405):
+                raise
+            legacy = await LegacySSETransport.connect(self._http, self._url, probe=True)
+            if legacy is None:
+                raise
+            self._attach(legacy)
+            await self._handshake(self._handshake_version())
+
+    def _attach(self, transport: Any) -> None:
+        self._transport = transport
+        if hasattr(transport, "on_notification"):
+            transport.on_notification = self._notified
+
+    def _notified(self, message: Message) -> None:
+        if self.on_notification is not None:
+            self.on_notification(message)
+
+    async def _list_page(self, params: dict[str, Any]) -> Message:
+        return await self._call("tools/list", params)
+
+    async def _call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        renew: bool = True,
+        timeout: float | None = None,
+        version: str | None = None,
+    ) -> Message:
+        transport = self._transport
+        if transport is None or self._closed:
+            raise TransportError(f"the session with {self.label} is closed; open a new one")
+        version = version or (self.protocol_version if self._modern else None)
+        headers: dict[str, str] | None = None
+        if version:
+            schema = self._schemas.get(params.get("name", "")) if method == "tools/call" else None
+            headers = modern.routing_headers(method, params, version, schema)
+            params = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
+        message = jsonrpc.request(next(self._ids), method, params)
+        seconds = timeout or self.options.timeout
+        try:
+            async with timeout_after(seconds):
+                response = await transport.request(message, headers)
+        except TimeoutError:
+            await self._cancel(transport, message)
+            raise self._timeout(method, seconds) from None
+        except SessionExpired:
+            if not renew or self._modern:
+                raise
+            transport.reset_session()
+            await self._handshake(self._handshake_version())
+            return await self._call(method, params, renew=False)
+        return jsonrpc.result_of(response, method=method, source=self.label)
+
+    async def _cancel(self, transport: Transport, message: Message) -> None:
+        """Tell the server we gave up on ``message`` (as the official client does), so it
+        can stop the work; best effort, briefly. ``initialize`` is never cancelled (spec)."""
+        if message["method"] == "initialize":
+            return
+        params = {"requestId": message["id"], "reason": "the client's timeout expired"}
+        try:
+            async with timeout_after(_CANCEL_SECONDS):
+                await transport.notify(jsonrpc.notification("notifications/cancelled", params))
+        except (MCPError, TimeoutError, OSError):
+            pass  # the timeout error that follows says what matters
+
+    def _timeout(self, method: str, seconds: float | None = None) -> MCPTimeout | ServerUnreachable:
+        seconds = seconds or self.options.timeout
+        return self._refused_error(seconds) or MCPTimeout(
+            f"no answer to {method} from {self.label} within {seconds:g}s: "
+            "the server is stuck or slow; raise the timeout or check its logs"
+            + self._diagnostics(),
+            target=self.label,
+        )
+
+    def _diagnostics(self) -> str:
+        detail = self._transport.diagnostics() if self._transport is not None else ""
+        return f"; server stderr: {detail}" if detail else ""

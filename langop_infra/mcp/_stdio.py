@@ -1,0 +1,224 @@
+"""The stdio transport: spawn the server, newline-delimited JSON-RPC on its stdin and stdout.
+
+The server's stderr is kept (its last few KiB) and quoted in error messages, since that is
+where a crashing server explains itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from typing import cast
+
+import langop_infra._json as _json
+import langop_infra.mcp._jsonrpc as jsonrpc
+from langop_infra.mcp._errors import MCPError, ResponseTooLarge, ServerUnreachable, TransportError
+from langop_infra.mcp._jsonrpc import Message, PendingRequests
+from langop_infra.mcp._options import ClientOptions
+
+_STDERR_KEEP = 8 * 1024
+# What a child inherits of our environment, as the official MCP SDK passes (POSIX): the
+# agent's own keys (OPENAI_API_KEY, the gateway's master key) stay with the agent.
+INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+_EXIT_WAIT = 1.0  # seconds for each step of shutdown: EOF on stdin, then SIGTERM, then SIGKILL
+
+
+def child_environment(
+    env: Mapping[str, str] | None, parent: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """A stdio child's environment: :data:`INHERITED_ENV` of ``parent`` (ours by default),
+    shell functions (values starting ``()``) left out, then the declared ``env``."""
+    parent = os.environ if parent is None else parent
+    inherited = {
+        key: parent[key]
+        for key in INHERITED_ENV
+        if key in parent and not parent[key].startswith("()")
+    }
+    return {**inherited, **(env or {})}
+
+
+class StdioTransport:
+    """A running server process; a reader task hands its responses to waiting requests."""
+
+    name = "stdio"
+
+    def __init__(self, process: asyncio.subprocess.Process, label: str, limit: int) -> None:
+        self._process = process
+        self.label = label
+        self._limit = limit
+        self._pending = PendingRequests()
+        self._stderr = bytearray()
+        self._write_lock = asyncio.Lock()
+        self.protocol_version: str | None = None
+        self.on_notification: Callable[[Message], None] | None = None
+        self.received_bytes = 0
+        self._subscription: asyncio.Task[None] | None = None
+        self._reader = asyncio.create_task(self._read_stdout())
+        self._stderr_reader = asyncio.create_task(self._read_stderr())
+
+    @classmethod
+    async def start(
+        cls,
+        command: Sequence[str],
+        options: ClientOptions,
+        env: Mapping[str, str] | None = None,
+    ) -> StdioTransport:
+        """Spawn ``command`` with :func:`child_environment`; :class:`ServerUnreachable` if
+        it fails."""
+        label = shlex.join(command)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                env=child_environment(env),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                # readline() refuses a line longer than this: the response size cap.
+                limit=options.max_response_bytes,
+            )
+        except OSError as exc:
+            raise ServerUnreachable(
+                f"cannot start stdio server `{label}`: {exc.strerror or exc}; "
+                "check the command and PATH",
+                target=label,
+            ) from None
+        return cls(process, label, options.max_response_bytes)
+
+    def diagnostics(self) -> str:
+        """The last lines the server wrote to stderr, on one line."""
+        lines = [ln.strip() for ln in self._stderr.decode("utf-8", "replace").splitlines()]
+        text = " | ".join(ln for ln in lines[-3:] if ln)
+        return text if len(text) <= 300 else "..." + text[-297:]
+
+    def reset_session(self) -> None:
+        """A stdio session lives as long as the process; nothing to forget."""
+        self.protocol_version = None
+
+    @property
+    def exited(self) -> bool:
+        """True once the server process has ended."""
+        return self._process.returncode is not None
+
+    async def listen(self) -> None:
+        """stdout is already the server-to-client channel."""
+
+    def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
+        """Send ``subscriptions/listen``: its notifications arrive on stdout like any other."""
+        self._subscription = asyncio.create_task(self.notify(message))
+
+    async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
+        """Write a request and wait for the response with its id (``headers`` are HTTP's)."""
+        future = self._pending.expect(message["id"])
+        try:
+            if not future.done():
+                await self.notify(message)
+            return await future
+        finally:
+            self._pending.forget(message["id"])
+
+    async def notify(self, message: Message) -> None:
+        """Write one message line to the server's stdin."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            async with self._write_lock:
+                stdin.write(jsonrpc.encode(message) + b"\n")
+                await stdin.drain()
+        except (OSError, RuntimeError):
+            raise self._exited("while we wrote to it") from None
+
+    async def _read_stdout(self) -> None:
+        stdout = self._process.stdout
+        assert stdout is not None
+        try:
+            while line := await stdout.readline():
+                self.received_bytes += len(line)
+                if not line.strip():
+                    continue
+                try:
+                    payload = _json.read(line, max_bytes=max(len(line), _json.MAX_BYTES))
+                except _json.JSONTooDeep:
+                    self._pending.fail_all(jsonrpc.too_deep(self.label))
+                    return
+                except ValueError:
+                    continue  # log lines on stdout break the protocol; skip, don't die
+                batch = cast("list[object]", payload) if isinstance(payload, list) else [payload]
+                for item in batch:
+                    if not isinstance(item, dict):
+                        continue
+                    message = cast("Message", item)
+                    if self._pending.deliver(message):
+                        continue
+                    if jsonrpc.is_server_request(message):
+                        await self.notify(jsonrpc.answer_to(message))
+                    elif "method" in message and self.on_notification is not None:
+                        self.on_notification(message)
+        except ValueError:  # StreamReader's "line too long"
+            self._pending.fail_all(
+                ResponseTooLarge(
+                    f"stdio server `{self.label}` wrote a line over {self._limit} bytes; raise "
+                    "max_response_bytes if it really returns that much",
+                    limit=self._limit,
+                    target=self.label,
+                )
+            )
+            return
+        except MCPError as exc:
+            self._pending.fail_all(exc)
+            return
+        # Let the exit code and the last of stderr arrive: the message quotes both.
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            await asyncio.wait_for(self._process.wait(), _EXIT_WAIT)
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._stderr_reader), _EXIT_WAIT)
+        self._pending.fail_all(self._exited("before answering"))
+
+    async def _read_stderr(self) -> None:
+        stderr = self._process.stderr
+        assert stderr is not None
+        while chunk := await stderr.read(4096):
+            self._stderr += chunk
+            del self._stderr[:-_STDERR_KEEP]
+
+    def _exited(self, when: str) -> TransportError:
+        code = self._process.returncode
+        status = f"exited with code {code}" if code is not None else "closed its stdout"
+        detail = self.diagnostics()
+        return TransportError(
+            f"stdio server `{self.label}` {status} {when}"
+            + (f"; its stderr ends with: {detail}" if detail else "; it wrote nothing to stderr"),
+            target=self.label,
+        )
+
+    async def aclose(self) -> None:
+        """Close stdin, give the server a moment to exit, then terminate, then kill it."""
+        process = self._process
+        if process.returncode is None:
+            if process.stdin is not None:
+                with contextlib.suppress(OSError, RuntimeError):
+                    process.stdin.close()
+            for stop in (None, process.terminate, process.kill):
+                if stop is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        stop()
+                try:
+                    await asyncio.wait_for(process.wait(), _EXIT_WAIT)
+                    break
+                except (asyncio.TimeoutError, TimeoutError):
+                    continue
+        for task in (self._reader, self._stderr_reader, self._subscription):
+            if task is None:
+                continue
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        # A server that flooded stdout after we stopped reading leaves its pipe paused, never
+        # at EOF: close it now, inside the loop, or its __del__ raises "Event loop is closed"
+        # at exit. asyncio offers no public handle on the pipes of a Process.
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()
+            await asyncio.sleep(0)  # let the pipes' connection_lost callbacks run

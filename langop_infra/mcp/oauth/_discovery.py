@@ -1,0 +1,284 @@
+"""Finding who issues tokens for an MCP server: RFC 9728, RFC 8414 and OpenID discovery.
+
+Spec: modelcontextprotocol.io, "Authorization", revisions 2025-11-25 and 2025-03-26 (the
+latter's fallback when a server publishes no protected resource metadata).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+import langop_infra._json as _json
+from langop_infra.mcp._http import display_url
+from langop_infra.mcp._ports import effective_port
+from langop_infra.mcp.oauth._errors import OAuthError
+
+log = logging.getLogger("langop_infra.mcp.oauth")
+
+_PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+_MAX_METADATA_BYTES = 256 * 1024
+_AUTH_PARAM = re.compile(r'([A-Za-z_][\w.-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """The parameters of a ``WWW-Authenticate: Bearer ...`` challenge (RFC 6750, RFC 9728)."""
+
+    scope: tuple[str, ...] = ()
+    resource_metadata: str | None = None
+    error: str | None = None
+
+    @classmethod
+    def parse(cls, header: str | None) -> Challenge:
+        """The Bearer challenge in ``header``; an empty one when there is none."""
+        if not header:
+            return cls()
+        start = re.search(r"(?i)\bbearer\b", header)
+        params: dict[str, str] = {}
+        for match in _AUTH_PARAM.finditer(header, start.end() if start else 0):
+            value = match.group(2) if match.group(2) is not None else match.group(3)
+            params.setdefault(match.group(1).lower(), re.sub(r"\\(.)", r"\1", value))
+        return cls(
+            scope=tuple(params.get("scope", "").split()),
+            resource_metadata=params.get("resource_metadata") or None,
+            error=params.get("error") or None,
+        )
+
+
+@dataclass(frozen=True)
+class AuthorizationServer:
+    """Where to get tokens for one MCP server, and what its authorization server supports."""
+
+    resource: str
+    issuer: str
+    metadata: dict[str, Any]
+    scopes_supported: tuple[str, ...] = ()  # from the protected resource metadata
+    legacy: bool = False  # no metadata documents at all: 2025-03-26 default endpoints
+    endpoints: dict[str, str] = field(default_factory=dict[str, str])
+
+    def endpoint(self, name: str) -> str | None:
+        """``authorization_endpoint``, ``token_endpoint`` or ``registration_endpoint``."""
+        return self.endpoints.get(name)
+
+    def supports(self, key: str, value: str) -> bool:
+        """Whether list ``key`` of the metadata holds ``value``."""
+        listed = self.metadata.get(key)
+        return isinstance(listed, list) and value in listed
+
+
+def canonical_resource(url: str) -> str:
+    """The RFC 8707 resource indicator of an MCP server URL: lower-case origin, no fragment."""
+    parts = urlsplit(url)
+    path = "" if parts.path == "/" else parts.path
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def resource_allowed(server_url: str, resource: str) -> bool:
+    """Whether protected resource metadata naming ``resource`` may speak for ``server_url``."""
+    server, claimed = urlsplit(canonical_resource(server_url)), urlsplit(resource)
+    if (server.scheme, server.netloc) != (claimed.scheme.lower(), claimed.netloc.lower()):
+        return False
+    prefix = claimed.path.rstrip("/") + "/"
+    return (server.path.rstrip("/") + "/").startswith(prefix)
+
+
+def same_origin(one: str, other: str) -> bool:
+    """Whether two URLs share scheme, host and port."""
+    a, b = urlsplit(one), urlsplit(other)
+    return (a.scheme.lower(), a.hostname, effective_port(a.scheme, a.port)) == (
+        b.scheme.lower(),
+        b.hostname,
+        effective_port(b.scheme, b.port),
+    )
+
+
+def same_issuer(pinned: str, issuers: list[str]) -> bool:
+    """Whether ``issuers`` holds ``pinned`` (RFC 8414 compares exactly; a trailing slash is
+    forgiven, since people write both)."""
+    return any(pinned.rstrip("/") == issuer.rstrip("/") for issuer in issuers)
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` names this machine (where plain HTTP is acceptable)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def prm_urls(server_url: str, hint: str | None) -> list[str]:
+    """Where to look for protected resource metadata, in the order the spec gives."""
+    parts = urlsplit(server_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    urls = [hint] if hint else []
+    path = parts.path.rstrip("/")
+    if path:
+        urls.append(origin + _PRM_WELL_KNOWN + path)
+    urls.append(origin + _PRM_WELL_KNOWN)
+    return list(dict.fromkeys(urls))
+
+
+def metadata_urls(issuer: str) -> list[str]:
+    """RFC 8414 and OpenID Connect discovery URLs for ``issuer``, path-aware, in spec order."""
+    parts = urlsplit(issuer)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    path = parts.path.rstrip("/")
+    if not path:
+        return [
+            origin + "/.well-known/oauth-authorization-server",
+            origin + "/.well-known/openid-configuration",
+        ]
+    return [
+        origin + "/.well-known/oauth-authorization-server" + path,
+        origin + "/.well-known/openid-configuration" + path,
+        origin + path + "/.well-known/openid-configuration",
+    ]
+
+
+async def fetch_json(client: httpx.AsyncClient, url: str, what: str) -> dict[str, Any] | None:
+    """GET a JSON object; None when the server has none there (any 4xx, or not JSON)."""
+    try:
+        async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+            if response.status_code >= 400 or response.status_code in (301, 302, 303, 307, 308):
+                return None
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > _MAX_METADATA_BYTES:
+                    raise OAuthError(
+                        f"{display_url(url)} sent more than {_MAX_METADATA_BYTES} bytes of "
+                        f"{what}; that is no metadata document",
+                        target=display_url(url),
+                    )
+            if response.status_code != 200:
+                return None
+    except httpx.HTTPError as exc:
+        raise OAuthError(
+            f"cannot fetch {what} from {display_url(url)}: {type(exc).__name__} "
+            f"{str(exc)[:120]}; check that the server is reachable",
+            target=display_url(url),
+        ) from None
+    try:
+        document = _json.read(body)
+    except ValueError:
+        return None
+    return cast("dict[str, Any]", document) if isinstance(document, dict) else None
+
+
+async def discover(
+    client: httpx.AsyncClient,
+    server_url: str,
+    challenge: Challenge,
+    issuer: str | None = None,
+) -> AuthorizationServer:
+    """Protected resource metadata, then the authorization server's metadata (``issuer``'s
+    when the metadata lists it among several)."""
+    hint = challenge.resource_metadata
+    if hint and not (urlsplit(hint).scheme == "https" or same_origin(hint, server_url)):
+        raise OAuthError(
+            f"{display_url(server_url)} names its resource metadata at {display_url(hint)}, "
+            "which is neither HTTPS nor on the server's own origin; refusing to trust it",
+            target=display_url(server_url),
+        )
+    prm: dict[str, Any] | None = None
+    for url in prm_urls(server_url, hint):
+        prm = await fetch_json(client, url, "protected resource metadata")
+        log.debug("protected resource metadata at %s: %s", display_url(url), prm is not None)
+        if prm is not None and isinstance(prm.get("authorization_servers"), list):
+            break
+        prm = None
+    resource = canonical_resource(server_url)
+    if prm is None:
+        # 2025-03-26: no resource metadata; the server's origin is its authorization server.
+        parts = urlsplit(server_url)
+        return await _authorization_server(
+            client, f"{parts.scheme}://{parts.netloc}", resource, (), legacy=True
+        )
+    claimed = prm.get("resource")
+    if isinstance(claimed, str) and claimed:
+        if not resource_allowed(server_url, claimed):
+            raise OAuthError(
+                f"the protected resource metadata of {display_url(server_url)} names another "
+                f"resource ({display_url(claimed)}); refusing to get a token for it",
+                target=display_url(server_url),
+            )
+        resource = claimed
+    servers = [s for s in prm["authorization_servers"] if isinstance(s, str) and s]
+    if not servers:
+        raise OAuthError(
+            f"the protected resource metadata of {display_url(server_url)} lists no "
+            "authorization server; the server is misconfigured",
+            target=display_url(server_url),
+        )
+    if issuer is not None and same_issuer(issuer, servers):
+        servers = [next(s for s in servers if same_issuer(issuer, [s]))]
+    scopes = prm.get("scopes_supported")
+    scopes_supported = (
+        tuple(s for s in cast("list[object]", scopes) if isinstance(s, str))
+        if isinstance(scopes, list)
+        else ()
+    )
+    return await _authorization_server(client, servers[0], resource, scopes_supported)
+
+
+async def _authorization_server(
+    client: httpx.AsyncClient,
+    issuer: str,
+    resource: str,
+    scopes_supported: tuple[str, ...],
+    *,
+    legacy: bool = False,
+) -> AuthorizationServer:
+    for url in metadata_urls(issuer):
+        metadata = await fetch_json(client, url, "authorization server metadata")
+        log.debug("authorization server metadata at %s: %s", display_url(url), metadata is not None)
+        if metadata is None or not isinstance(metadata.get("token_endpoint"), str):
+            continue
+        claimed = metadata.get("issuer")
+        if not legacy and claimed != issuer:
+            raise OAuthError(
+                f"the authorization server metadata at {display_url(url)} names issuer "
+                f"{str(claimed)[:100]!r}, not {issuer!r} (RFC 8414 §3.3); refusing it",
+                target=display_url(issuer),
+            )
+        endpoints = {
+            name: metadata[name]
+            for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint")
+            if isinstance(metadata.get(name), str)
+        }
+        return AuthorizationServer(resource, issuer, metadata, scopes_supported, False, endpoints)
+    if not legacy:
+        raise OAuthError(
+            f"found no authorization server metadata for {display_url(issuer)} (tried "
+            f"{', '.join(display_url(u) for u in metadata_urls(issuer))}); check the issuer URL",
+            target=display_url(issuer),
+        )
+    endpoints = {
+        "authorization_endpoint": issuer + "/authorize",
+        "token_endpoint": issuer + "/token",
+        "registration_endpoint": issuer + "/register",
+    }
+    return AuthorizationServer(resource, issuer, {}, scopes_supported, True, endpoints)
+
+
+async def challenge_of(http: httpx.AsyncClient, url: str) -> Challenge | None:
+    """The server's challenge to a request without a token, or None when it sends none."""
+    ping = b'{"jsonrpc": "2.0", "id": 0, "method": "ping"}'
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    try:
+        async with http.stream("POST", url, content=ping, headers=headers) as response:
+            if response.status_code != 401:
+                return None
+            return Challenge.parse(response.headers.get("www-authenticate"))
+    except httpx.HTTPError:
+        return None  # the session's own request will say what is wrong

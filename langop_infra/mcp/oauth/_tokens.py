@@ -1,0 +1,277 @@
+"""Token endpoint requests, client authentication, PKCE and dynamic client registration."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+import langop_infra._json as _json
+from langop_infra.mcp._http import display_url
+from langop_infra.mcp.oauth._discovery import AuthorizationServer, is_loopback
+from langop_infra.mcp.oauth._errors import OAuthError, scrub
+
+_MAX_TOKEN_RESPONSE_BYTES = 64 * 1024
+_EXPIRY_MARGIN = 30.0  # seconds: refresh a little early rather than send a dying token
+JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+
+@dataclass
+class Client:
+    """This client as the authorization server knows it; secrets never in ``repr``."""
+
+    client_id: str
+    client_secret: str | None = field(default=None, repr=False)
+    private_key: str | None = field(default=None, repr=False)
+    signing_algorithm: str = "ES256"
+    auth_method: str = "none"  # client_secret_basic | client_secret_post | private_key_jwt | none
+
+
+@dataclass
+class Token:
+    """An access token in memory, with what came with it; never printed."""
+
+    access_token: str = field(repr=False)
+    refresh_token: str | None = field(default=None, repr=False)
+    expires_at: float | None = None
+    scopes: tuple[str, ...] = ()
+
+    def expired(self) -> bool:
+        return self.expires_at is not None and time.monotonic() >= self.expires_at
+
+
+@dataclass(frozen=True)
+class PKCE:
+    """An RFC 7636 S256 verifier and its challenge."""
+
+    verifier: str = field(repr=False)
+    challenge: str
+
+    @classmethod
+    def new(cls) -> PKCE:
+        verifier = secrets.token_urlsafe(64)  # 86 characters of the unreserved set
+        digest = hashlib.sha256(verifier.encode("ascii")).digest()
+        return cls(verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii"))
+
+
+def basic_authorization(client_id: str, client_secret: str) -> str:
+    """The ``Authorization`` value of RFC 6749 §2.3.1 ``client_secret_basic``.
+
+    Both parts are form-urlencoded before base64, so a ``:``, ``%``, ``+`` or non-ASCII
+    character reaches the server as sent. Percent-encoding everything (space as ``%20``, not
+    ``+``) decodes the same under form decoding and plain URL decoding (the MCP SDK's).
+    """
+    pair = f"{quote(client_id, safe='')}:{quote(client_secret, safe='')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
+def choose_auth_method(server: AuthorizationServer, *, secret: bool, key: bool) -> str:
+    """The token endpoint authentication this client can do and the server accepts."""
+    listed = server.metadata.get("token_endpoint_auth_methods_supported")
+    # RFC 8414: absent means client_secret_basic only.
+    supported = (
+        cast("list[object]", listed) if isinstance(listed, list) else ["client_secret_basic"]
+    )
+    if key:
+        return "private_key_jwt"
+    if not secret:
+        return "none"
+    for method in ("client_secret_basic", "client_secret_post"):
+        if method in supported:
+            return method
+    # Sending the secret a way the server says it does not take only earns invalid_client.
+    named = ", ".join(str(m) for m in supported) or "no method"
+    raise OAuthError(
+        f"{display_url(server.issuer)} accepts client authentication by {named} only "
+        "(token_endpoint_auth_methods_supported), not by client secret; give the client a "
+        "private key (private_key_jwt) or ask for a client_secret_basic or client_secret_post "
+        "client",
+        target=display_url(server.issuer),
+    )
+
+
+async def request_token(
+    http: httpx.AsyncClient,
+    server: AuthorizationServer,
+    client: Client,
+    form: dict[str, str],
+    *,
+    what: str,
+) -> Token:
+    """POST ``form`` to the token endpoint with this client's authentication."""
+    url = server.endpoint("token_endpoint")
+    if not url:
+        raise OAuthError(
+            f"{display_url(server.issuer)} has no token endpoint", target=server.issuer
+        )
+    form = {k: v for k, v in form.items() if v}
+    headers = {"Accept": "application/json"}
+    # client_id in the body with every method: some servers (the MCP SDK's) look it up there.
+    form["client_id"] = client.client_id
+    if client.auth_method == "client_secret_basic":
+        headers["Authorization"] = basic_authorization(client.client_id, client.client_secret or "")
+    elif client.auth_method == "client_secret_post":
+        form["client_secret"] = client.client_secret or ""
+    elif client.auth_method == "private_key_jwt":
+        form["client_assertion_type"] = JWT_BEARER
+        form["client_assertion"] = _client_assertion(client, server)
+    known = [client.client_secret, form.get("refresh_token"), form.get("code")]
+    payload = await _post(http, url, headers, data=form, what=what, secrets_=known)
+    access = payload.get("access_token")
+    kind = payload.get("token_type")
+    if not isinstance(access, str) or not access:
+        raise OAuthError(
+            f"{display_url(url)} answered the {what} without an access_token; "
+            "the authorization server does not follow OAuth 2.1",
+            target=display_url(url),
+        )
+    if not isinstance(kind, str) or kind.lower() != "bearer":
+        raise OAuthError(
+            f"{display_url(url)} issued a token of type {str(kind)[:20]!r}, not Bearer; "
+            "only bearer tokens are supported",
+            target=display_url(url),
+        )
+    lifetime = payload.get("expires_in")
+    expires_at = None
+    if isinstance(lifetime, (int, float)) and lifetime > 0:
+        expires_at = time.monotonic() + max(lifetime - _EXPIRY_MARGIN, lifetime / 2)
+    scope = payload.get("scope")
+    refresh = payload.get("refresh_token")
+    return Token(
+        access_token=access,
+        refresh_token=refresh if isinstance(refresh, str) and refresh else None,
+        expires_at=expires_at,
+        scopes=tuple(scope.split()) if isinstance(scope, str) else (),
+    )
+
+
+async def register(
+    http: httpx.AsyncClient,
+    server: AuthorizationServer,
+    *,
+    client_name: str,
+    redirect_uri: str,
+    scopes: tuple[str, ...] = (),
+) -> Client:
+    """RFC 7591 dynamic registration of a public (or, if the server insists, secret) client."""
+    url = server.endpoint("registration_endpoint")
+    if not url:
+        raise OAuthError(
+            f"{display_url(server.issuer)} offers neither dynamic client registration nor "
+            "client ID metadata documents; pass a pre-registered client (--client-id)",
+            target=display_url(server.issuer),
+        )
+    listed = server.metadata.get("token_endpoint_auth_methods_supported")
+    supported = cast("list[object]", listed) if isinstance(listed, list) else ["none"]
+    method = next(
+        (m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported),
+        "none",
+    )
+    metadata = {
+        "client_name": client_name,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": method,
+        # A loopback redirect means an app on the user's machine (2026-07-28 registration).
+        "application_type": "native" if is_loopback(redirect_uri) else "web",
+    }
+    if scopes:  # some servers only grant what the client registered for
+        metadata["scope"] = " ".join(scopes)
+    payload = await _post(
+        http, url, {"Accept": "application/json"}, json_body=metadata, what="client registration"
+    )
+    client_id = payload.get("client_id")
+    if not isinstance(client_id, str) or not client_id:
+        raise OAuthError(
+            f"{display_url(url)} answered the client registration without a client_id",
+            target=display_url(url),
+        )
+    secret = payload.get("client_secret")
+    secret = secret if isinstance(secret, str) and secret else None
+    granted = payload.get("token_endpoint_auth_method")
+    method = granted if isinstance(granted, str) else method
+    if method != "none" and secret is None:
+        method = "none"
+    return Client(client_id=client_id, client_secret=secret, auth_method=method)
+
+
+async def _post(
+    http: httpx.AsyncClient,
+    url: str,
+    headers: dict[str, str],
+    *,
+    what: str,
+    data: dict[str, str] | None = None,
+    json_body: dict[str, Any] | None = None,
+    secrets_: list[str | None] | None = None,
+) -> dict[str, Any]:
+    shown = display_url(url)
+    try:
+        async with http.stream("POST", url, headers=headers, data=data, json=json_body) as response:
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > _MAX_TOKEN_RESPONSE_BYTES:
+                    raise OAuthError(
+                        f"{shown} sent an oversized answer to the {what}", target=shown
+                    )
+            status = response.status_code
+    except httpx.HTTPError as exc:
+        raise OAuthError(
+            f"the {what} to {shown} failed: {type(exc).__name__}; check that the authorization "
+            "server is reachable",
+            target=shown,
+        ) from None
+    try:
+        payload = _json.read(body)
+    except ValueError:
+        payload = None
+    reply = cast("dict[str, Any]", payload) if isinstance(payload, dict) else None
+    if status >= 400 or reply is None:
+        detail = ""
+        if reply is not None and isinstance(reply.get("error"), str):
+            detail = ": " + reply["error"][:60]
+            if isinstance(reply.get("error_description"), str):
+                detail += " (" + reply["error_description"][:160] + ")"
+        detail = scrub(" ".join(detail.split()), secrets_ or [])
+        raise OAuthError(
+            f"{shown} refused the {what} with HTTP {status}{detail}; check the client id, "
+            "secret and scopes",
+            target=shown,
+        )
+    return reply
+
+
+def _client_assertion(client: Client, server: AuthorizationServer) -> str:
+    """An RFC 7523 client assertion signed with the client's private key."""
+    try:
+        import jwt  # PyJWT with cryptography; only private_key_jwt clients need it
+    except ImportError:
+        raise OAuthError(
+            "private_key_jwt client authentication needs PyJWT: pip install 'pyjwt[crypto]'"
+        ) from None
+    now = int(time.time())
+    claims = {
+        "iss": client.client_id,
+        "sub": client.client_id,
+        "aud": server.metadata.get("issuer") or server.issuer,
+        "iat": now,
+        "exp": now + 300,
+        "jti": str(uuid.uuid4()),
+    }
+    try:
+        key = client.private_key or ""  # none: jwt refuses it, an OAuthError below
+        return jwt.encode(claims, key, algorithm=client.signing_algorithm)
+    except (ValueError, TypeError, jwt.PyJWTError) as exc:
+        raise OAuthError(
+            f"cannot sign the client assertion with the {client.signing_algorithm} private key "
+            f"({type(exc).__name__}); check the key file and the algorithm"
+        ) from None

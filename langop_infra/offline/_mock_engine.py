@@ -1,0 +1,472 @@
+"""Run a Pulumi program in-process under the SDK's mock engine and record what it registers.
+
+No CLI, no backend, no cluster: every resource registration is answered locally, and each
+Kubernetes object comes out as the manifest Kubernetes would receive. Dynamic resources
+(schema sync) are recorded but never run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks, rpc, settings
+from pulumi.runtime.proto import resource_pb2
+from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
+
+from langop_infra._errors import REDACTED
+from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk
+from langop_infra.core._gc_tuning import tuned_for_run
+
+# How a value the engine learns only at `pulumi up` shows in a render, as `[secret]` does.
+UNKNOWN_MARKER = "[unknown]"
+SECRET_SIG = pulumi_sdk.SECRET_SIG
+SIG_KEY = pulumi_sdk.SIG_KEY
+DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
+STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
+UNKNOWN = rpc.UNKNOWN
+# Workloads (tools, agents) between two catch-ups with the engine: often enough that pending
+# registrations never pile up (peak memory: benchmarks/README.md), rarely enough that each
+# wait answers a batch of a few hundred registrations.
+CATCH_UP_EVERY = 50
+
+
+@dataclass
+class Registration:
+    """One resource as the engine saw it: type, logical name, parent, dependencies, inputs."""
+
+    urn: str
+    type: str
+    name: str
+    parent: str
+    dependencies: list[str]
+    inputs: dict[str, Any]
+    custom: bool
+
+    @property
+    def is_kubernetes(self) -> bool:
+        return self.custom and self.type.startswith("kubernetes:")
+
+
+@dataclass
+class ProgramRun:
+    """What a run registered and logged, and the stack outputs it exported."""
+
+    registrations: list[Registration] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    # What the program logged with pulumi.log.warn: `pulumi up` shows these as warnings.
+    warnings: list[str] = field(default_factory=list)
+    exports: dict[str, Any] = field(default_factory=dict, repr=False)
+    _outputs: dict[str, Any] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def outputs(self) -> dict[str, Any]:
+        """The exports with every Output resolved, on first use: ``render`` never reads
+        them, and resolving thousands of them is a noticeable part of a large run."""
+        if self._outputs is None:
+            self._outputs = _resolve_exports(self.exports)
+        return self._outputs
+
+    def kubernetes(self) -> list[Registration]:
+        return [r for r in self.registrations if r.is_kubernetes]
+
+    def by_type(self, type_: str) -> list[Registration]:
+        return [r for r in self.registrations if r.type == type_]
+
+    def manifests(self) -> list[dict[str, Any]]:
+        """Every Kubernetes object, secrets redacted, in registration order."""
+        # A burst of new dicts over the run's large live heap: without tuning, the collector
+        # would rescan that heap many times over.
+        with tuned_for_run():
+            return [to_manifest(r.inputs) for r in self.kubernetes()]
+
+
+class _Mocks(pulumi.runtime.Mocks):
+    """Answers registrations as the engine does at preview for resources to be created.
+
+    A resource of another kind (a Namespace or Service of the user's, another provider's
+    resource with no plugin here) gets an unknown id and, as outputs, its inputs only:
+    everything its provider computes (an autonamed name, a Service's cluster IP, a random
+    suffix) stays unknown at preview.
+    """
+
+    def __init__(
+        self,
+        dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None,
+        stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+        preview: bool = False,
+    ) -> None:
+        self.dynamic_state = dynamic_state
+        self.stack_outputs = stack_outputs or {}
+        self.preview = preview
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+        state = dict(args.inputs)
+        if args.typ == STACK_REFERENCE_TYPE:
+            # Another stack's outputs, as the caller supplies them (none: an empty stack).
+            outputs = dict(self.stack_outputs.get(state.get("name", ""), {}))
+            return state.get("name", args.name), {**state, "outputs": outputs}
+        if args.typ == DYNAMIC_TYPE:
+            # Never run: a dynamic resource stays Pending unless the caller says otherwise.
+            state.update({"phase": "Pending"})
+            if self.dynamic_state is not None:
+                state.update(self.dynamic_state(state))
+            return f"{args.name}-id", state
+        if args.typ.startswith("kubernetes:"):
+            state = _kubernetes_state(args.typ, state)
+        # At preview a new resource's id is unknown (an empty id); a run as `pulumi up` knows it.
+        return ("" if self.preview else f"{args.name}-id"), state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+        return {}, None
+
+
+# Metadata the API server fills in. (resourceVersion is left out: a missing one reads as
+# "no version yet", which pod-template annotations rely on.)
+_ASSIGNED = ("uid", "creationTimestamp")
+
+
+def _kubernetes_state(type_: str, state: dict[str, Any]) -> dict[str, Any]:
+    """A Kubernetes object's outputs at preview: its inputs, with what the provider or the
+    cluster fills in unknown (an autonamed object's name, a Service's cluster IP, status).
+
+    An unknown value makes its whole top-level field unknown, as in the SDK; a field the
+    program gave stays as given.
+    """
+    state = {**state, "status": UNKNOWN}
+    metadata = state.get("metadata")
+    if not isinstance(metadata, Mapping) or not metadata.get("name"):
+        metadata = {**(metadata or {}), "name": UNKNOWN}
+    # What the API server assigns, unknown offline as at preview (a nested unknown leaves
+    # the rest of metadata known): ``ns.metadata.uid`` is never None.
+    state["metadata"] = {**metadata, **dict.fromkeys(_ASSIGNED, UNKNOWN)}
+    spec = state.get("spec")
+    service = type_ == "kubernetes:core/v1:Service"
+    if service and isinstance(spec, Mapping) and not spec.get("clusterIP"):
+        state["spec"] = {**spec, "clusterIP": UNKNOWN}
+    return state
+
+
+def _autonamed(type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """A Kubernetes object given no ``metadata.name``: the provider names it at ``pulumi up``
+    (``<logical name>-<random suffix>``), so at preview its name is there, unknown."""
+    if not type_.startswith("kubernetes:") or "kind" not in inputs or "apiVersion" not in inputs:
+        return inputs  # not an object (the provider, a Helm release)
+    metadata = inputs.get("metadata")
+    if isinstance(metadata, Mapping) and metadata.get("name"):
+        return inputs
+    return {**inputs, "metadata": {**(metadata or {}), "name": UNKNOWN}}
+
+
+class _RecordingMonitor(mocks.MockMonitor):
+    """The SDK's mock monitor, also keeping each registration's parent and dependencies."""
+
+    def __init__(self, mocks_: _Mocks, run: ProgramRun) -> None:
+        super().__init__(mocks_)
+        self.run = run
+        self._local = threading.local()
+        self._loops: list[asyncio.AbstractEventLoop] = []
+        self._lock = threading.Lock()
+
+    def _thread_loop(self) -> asyncio.AbstractEventLoop:
+        """This worker thread's event loop, owned by the monitor so that it gets closed.
+
+        Not made the thread's current loop: the engine's worker threads outlive the run, and
+        a closed current loop would break whoever runs on them next.
+        """
+        loop = getattr(self._local, "loop", None)
+        if loop is None:
+            loop = asyncio.new_event_loop()
+            self._local.loop = loop
+            with self._lock:
+                self._loops.append(loop)
+        return loop
+
+    def close(self) -> None:
+        with self._lock:
+            for loop in self._loops:
+                loop.close()
+            self._loops.clear()
+
+    def RegisterResource(self, request: Any) -> Any:
+        urn = self.make_urn(request.parent, request.type, request.name)
+        if request.type == "pulumi:pulumi:Stack":
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        loop = self._thread_loop()
+        inputs = rpc.deserialize_properties(request.object)
+        if request.custom and getattr(self.mocks, "preview", False):
+            inputs = _autonamed(request.type, inputs)
+        self.run.registrations.append(
+            Registration(
+                urn=urn,
+                type=request.type,
+                name=request.name,
+                parent=request.parent,
+                dependencies=list(request.dependencies),
+                inputs=inputs,
+                custom=bool(request.custom),
+            )
+        )
+        args = mocks.MockResourceArgs(
+            typ=request.type, name=request.name, inputs=inputs, custom=bool(request.custom)
+        )
+        id_, state = self.mocks.new_resource(args)
+        obj = loop.run_until_complete(rpc.serialize_properties(state, {}))
+        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_ or "", state)
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_ or "", object=obj)
+
+
+class _CatchUp:
+    """Every ``every`` workloads, wait until the engine has answered every registration."""
+
+    def __init__(self, every: int) -> None:
+        self.every = every
+        self.built = 0
+
+    def __call__(self) -> None:
+        self.built += 1
+        if self.built % self.every == 0:
+            pulumi_sdk.sync_await(wait_for_rpcs(await_all_outstanding_tasks=False))
+
+
+class _LogCapture(logging.Handler):
+    def __init__(self, run: ProgramRun) -> None:
+        super().__init__(logging.DEBUG)
+        self.run = run
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.run.logs.append(record.getMessage())
+        if record.levelno >= logging.WARNING:
+            # pulumi.log.warn from a component, e.g. a user env var overriding an injected one
+            self.run.warnings.append(record.getMessage())
+
+
+def run_program(
+    program: Callable[[], Any],
+    *,
+    project: str = "langop-infra",
+    stack: str = "dev",
+    config: Mapping[str, str] | None = None,
+    secret_keys: list[str] | None = None,
+    preview: bool = False,
+    dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    into: ProgramRun | None = None,
+    stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+) -> ProgramRun:
+    """Run ``program`` under the mock engine with the given stack config.
+
+    ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
+    Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
+    of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
+    by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was
+    registered even when the program raises. Every :data:`CATCH_UP_EVERY` workloads the
+    components build (:func:`pacing.workload_built`), the engine answers every pending
+    registration before the program goes on.
+    """
+    run = into if into is not None else ProgramRun()
+    # Not from logging.getLogger: the registry would keep every run alive for good.
+    logger = logging.Logger("langop_infra.offline._mock_engine", logging.DEBUG)
+    logger.addHandler(_LogCapture(run))
+
+    # The caller's loop when there is one (Outputs made before the run live on it); one
+    # otherwise, as asyncio.run() elsewhere (e.g. an MCP call) leaves none behind.
+    pulumi_sdk.ensure_event_loop()
+    pulumi_sdk.clear_root()
+    pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
+    mocks_ = _Mocks(dynamic_state, stack_outputs, preview)
+    monitor = _RecordingMonitor(mocks_, run)
+    pulumi.runtime.set_mocks(
+        mocks_,
+        project=project,
+        stack=stack,
+        preview=preview,
+        logger=logger,
+        monitor=monitor,
+    )
+    pulumi_sdk.clear_run_state()
+
+    root = settings.get_root_resource()
+    try:
+        with pacing.paced(_CatchUp(CATCH_UP_EVERY)), pulumi_sdk.without_stack_traces():
+            _run_with_loop_stopped(program)
+        run.exports = dict(getattr(root, "outputs", {}) or {})
+    finally:
+        pulumi_sdk.clear_root()
+        monitor.close()
+    return run
+
+
+def _run_with_loop_stopped(program: Callable[[], Any]) -> None:
+    """Call ``program`` outside the event loop, as Pulumi's own mocked tests build resources,
+    then let the SDK wait for every registration and raise what the program raised.
+
+    A catch-up then runs the loop itself. Inside a running loop it would re-enter it, and the
+    SDK keeps the loop's ready queue as long as it was on entry by adding a dummy handle for
+    each handle run; every catch-up of one long program step counts the dummies of the
+    catch-ups before it, so their cost grew with the square of the program's size.
+    """
+    try:
+        result = program()
+    except BaseException as exc:  # raised again by the SDK, after its waits
+        failure = exc
+
+        def finish() -> Any:
+            raise failure
+
+    else:
+
+        def finish() -> Any:
+            return result
+
+    pulumi_sdk.sync_await(run_pulumi_func(finish))
+
+
+def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolve on this thread's loop; on a private one if a command already closed it (the
+    run's Outputs are settled, so any loop can read them)."""
+    closed = False
+    with contextlib.suppress(RuntimeError):  # no loop at all: sync_await makes one
+        closed = asyncio.get_event_loop().is_closed()
+    if not closed:
+        return {k: _resolve(v) for k, v in exports.items()}
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return {k: _resolve(v) for k, v in exports.items()}
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+
+
+def _resolve(value: Any) -> Any:
+    """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``, one
+    known only at `pulumi up` (a run as preview) :data:`UNKNOWN_MARKER`."""
+    if isinstance(value, pulumi.Output):
+        if not pulumi_sdk.sync_await(value.is_known()):
+            return UNKNOWN_MARKER
+        is_secret = pulumi_sdk.sync_await(value.is_secret())
+        inner = _resolve(pulumi_sdk.sync_await(value.future()))
+        return Secret(inner) if is_secret else inner
+    if isinstance(value, dict):
+        # dict.items, not value.items: pulumi's output types are dicts whose fields may be
+        # named `items` (a configMap volume's), shadowing the method.
+        return {k: _resolve(v) for k, v in dict.items(value)}
+    if isinstance(value, Mapping):
+        return {k: _resolve(value[k]) for k in value}
+    if isinstance(value, (list, tuple)):
+        return [_resolve(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Secret:
+    """A resolved secret value; ``repr`` never shows it."""
+
+    value: Any
+
+    def __repr__(self) -> str:
+        return f"Secret({REDACTED})"
+
+
+def is_wrapped_secret(value: Any) -> bool:
+    return isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG
+
+
+Visitor = Callable[[Any, str], Any]
+
+
+def visit(
+    value: Any,
+    *,
+    secret: Visitor | None = None,
+    leaf: Visitor | None = None,
+    skip_none: bool = False,
+    path: str | None = None,
+) -> Any:
+    """The one walk over values that may hold secrets: engine inputs (``{sig: secret,
+    value}`` wrappers) and resolved outputs (:class:`Secret`). Mappings and lists are rebuilt
+    around what ``secret(inner, path)`` makes of each secret and ``leaf(scalar, path)`` of
+    each other scalar (unset: kept); ``skip_none`` leaves out mapping entries that are None.
+    Given a ``path`` (``""`` at the top), the callbacks get each value's, as ``.key`` and
+    ``[index]``; without one they get ``""`` (a render walks every object: no strings built)."""
+
+    def walk(value: Any, path: str | None) -> Any:
+        # dict and list first: a render walks every object, and ABC checks cost.
+        kind = type(value)
+        if kind is dict or (kind is not list and isinstance(value, Mapping)):
+            if secret is not None and value.get(SIG_KEY) == SECRET_SIG:
+                return secret(value["value"], path or "")
+            return {
+                k: walk(v, None if path is None else f"{path}.{k}")
+                for k, v in value.items()
+                if not (skip_none and v is None)
+            }
+        if kind is list or kind is tuple:
+            return [walk(v, None if path is None else f"{path}[{i}]") for i, v in enumerate(value)]
+        if secret is not None and kind is Secret:
+            return secret(value.value, path or "")
+        return value if leaf is None else leaf(value, path or "")
+
+    return walk(value, path)
+
+
+def _integral(value: Any, _: str) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def is_unknown(value: Any) -> bool:
+    """Whether an engine input is a value known only at `pulumi up` (preview only)."""
+    return isinstance(value, pulumi.output.Unknown) or (
+        isinstance(value, str) and value == UNKNOWN
+    )
+
+
+def unknown_paths(value: Any, path: str = "") -> Iterator[str]:
+    """The path of every unknown value in engine inputs (``spec.template...image``)."""
+    if is_unknown(value):
+        yield path or "(the whole object)"
+    elif is_wrapped_secret(value):
+        yield from unknown_paths(value["value"], path)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from unknown_paths(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from unknown_paths(v, f"{path}[{i}]")
+
+
+def _manifest_leaf(value: Any, path: str) -> Any:
+    return UNKNOWN_MARKER if is_unknown(value) else _integral(value, path)
+
+
+def to_manifest(value: Any) -> Any:
+    """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints,
+    values unknown until `pulumi up` as :data:`UNKNOWN_MARKER`."""
+    if is_unknown(value):
+        return UNKNOWN_MARKER
+    return visit(
+        value,
+        secret=lambda inner, _: redact(to_manifest(inner)),
+        leaf=_manifest_leaf,
+        skip_none=True,
+    )
+
+
+def redact(value: Any) -> Any:
+    """The same shape with every scalar replaced by the redaction marker."""
+    return visit(value, leaf=lambda _, __: REDACTED)
+
+
+def close_event_loop() -> None:
+    """Close this thread's event loop, for a command about to exit after a run."""
+    with contextlib.suppress(RuntimeError):
+        loop = asyncio.get_event_loop()
+        if not loop.is_running():
+            loop.close()
+    asyncio.set_event_loop(None)

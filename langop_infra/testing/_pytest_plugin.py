@@ -1,0 +1,58 @@
+"""A pytest plugin (entry point ``pytest11``): fresh Pulumi mocks for each test.
+
+Installed with the package, pytest loads it in every project; it imports nothing heavy until
+a test asks for its fixture. ``langop_mocks`` installs a new :class:`~langop_infra.testing.Mocks`
+before the test runs and yields it, so test modules never share mocks: several modules run in
+one process, and under pytest-xdist, each test seeing only its own registrations.
+
+    @pulumi.runtime.test
+    def test_the_tool_has_a_service(langop_mocks):
+        tool = LanguageTool("memory", image="ghcr.io/acme/memory-mcp:1.4.0", namespace="apps")
+        return tool.service.metadata.apply(lambda m: ...)
+
+``@pytest.mark.langop_mocks(schemas={...}, preview=False, project=..., stack=...)`` sets the
+mocks' tool listings and the run's settings for one test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from langop_infra.testing._mocks import Mocks
+
+MARKER = "langop_mocks"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(schemas=None, server_info=None, preview=False, project='project', "
+        "stack='stack'): settings of the langop_mocks fixture for this test",
+    )
+
+
+@pytest.fixture(name="langop_mocks")
+def langop_mocks_fixture(request: pytest.FixtureRequest) -> Iterator[Mocks]:
+    """New :class:`~langop_infra.testing.Mocks`, installed for this test only."""
+    import pulumi
+
+    from langop_infra.testing._mocks import Mocks
+
+    marker = request.node.get_closest_marker(MARKER)
+    options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    mocks = Mocks(
+        schemas=options.pop("schemas", None), server_info=options.pop("server_info", None)
+    )
+    pulumi.runtime.set_mocks(
+        mocks,
+        project=options.pop("project", "project"),
+        stack=options.pop("stack", "stack"),
+        preview=options.pop("preview", False),
+    )
+    if options:
+        raise pytest.UsageError(f"@pytest.mark.{MARKER}: unknown settings {sorted(options)}")
+    yield mocks
