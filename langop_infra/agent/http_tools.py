@@ -39,12 +39,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
+from urllib.parse import unquote_plus
 
 import httpx
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import SchemaError
 
 import langop_infra._json as _json
+from langop_infra.agent._expand import ExpansionProblem, entry_url
 from langop_infra.agent._http_tool_auth import (
     CredentialProblem,
     Token,
@@ -81,7 +83,7 @@ class HttpToolEntry:
     """One HTTP tool as the agent calls it; ``credential`` is the secret (never shown)."""
 
     name: str
-    url: str
+    url: str = field(repr=False)  # expanded: it may carry a routed query credential
     method: str = "POST"
     description: str = ""
     input_schema: Mapping[str, Any] = field(default_factory=dict[str, Any])
@@ -92,6 +94,8 @@ class HttpToolEntry:
     credential: str | None = field(default=None, repr=False)
     requests_per_minute: int | None = None
     burst: int | None = None
+    # The query credentials ``url`` took from its entry's ``env`` (scrubbed like the rest).
+    url_secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def definition(self) -> dict[str, Any]:
         """The tool as an MCP ``tools/list`` entry (what an LLM is shown)."""
@@ -169,9 +173,13 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
     timeout = fields.get("timeoutSeconds", 30)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise _Unusable(f"{where}.timeoutSeconds: must be a positive number of seconds")
+    try:
+        url, url_secrets = entry_url(where, fields, env, "tool")
+    except ExpansionProblem as exc:
+        raise _Unusable(str(exc)) from None
     return HttpToolEntry(
         name=str(fields["name"]),
-        url=str(fields["url"]),
+        url=url,
         method=method,
         description=str(fields.get("description") or ""),
         input_schema=dict(input_schema),
@@ -182,6 +190,7 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
         credential=credential,
         requests_per_minute=per_minute,
         burst=burst,
+        url_secrets=url_secrets,
     )
 
 
@@ -463,7 +472,7 @@ def _sent_secrets(tool: HttpToolEntry) -> list[str]:
     """What calling ``tool`` may send of its credential: the value, an oauth2 document's
     client secret, and a basic credential's password."""
     value = tool.credential or ""
-    found = [value]
+    found = [value, *tool.url_secrets, *(unquote_plus(s) for s in tool.url_secrets)]
     settings = oauth_settings(value) if tool.auth_type == "oauth2" else None
     if settings is not None:
         found.append(str(settings.get("clientSecret") or ""))

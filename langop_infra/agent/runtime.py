@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from langop_infra._errors import LangopError
 from langop_infra.agent._ark_env import ARK_SERVERS_ENV, ark_sections
+from langop_infra.agent._expand import expand_env
 from langop_infra.agent._naming import tool_overrides
 from langop_infra.agent._registry import (
     AgentServers,
@@ -62,7 +63,6 @@ AGENT_CONFIG_PATH = "/etc/agent/config.yaml"
 DATA_DIR_ENV = "AGENT_DATA_DIR"
 DEFAULT_MCP_PATH = "/mcp"
 
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 TRANSPORTS = ("http", "url", "stdio")
 # Keys of the agent's config.yaml (manifests/_contract.py, manifests/_agent_models.py) and
 # servers.json.
@@ -82,22 +82,6 @@ CONFIG_KEYS = frozenset(
 
 class AgentConfigError(LangopError, ValueError):
     """The agent config file cannot be read at all (missing, not YAML, not a mapping)."""
-
-
-def expand_env(value: str, env: Mapping[str, str]) -> str:
-    """``value`` with ``${VAR}`` and ``${VAR:-default}`` replaced from ``env``.
-
-    As in a shell, the default stands in for a variable that is unset or empty;
-    ``KeyError(VAR)`` for a variable without default that is unset.
-    """
-
-    def substitute(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        if default is not None:
-            return env.get(name) or default
-        return env[name]
-
-    return _VARIABLE.sub(substitute, value)
 
 
 def load_agent_servers(

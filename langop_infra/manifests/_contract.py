@@ -27,6 +27,12 @@ from langop_infra.config.agent import AgentSpec, WebhookToolSpec, agent_headers
 from langop_infra.config.cluster import ExportedToolTarget
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core import _yaml_io as yaml_io
+from langop_infra.manifests._query_secrets import (
+    routed_query_env,
+    server_url,
+    url_variables,
+    webhook_url,
+)
 
 MANAGED_BY = "langop-infra"
 DEFAULT_NAMESPACE = "default"
@@ -35,9 +41,6 @@ AGENT_LABEL = "langop.io/agent"
 ACCESS_LABEL_PREFIX = "access.langop.io/"
 CONFIG_CHECKSUM_ANNOTATION = "langop.io/config-checksum"
 SECRET_VERSIONS_ANNOTATION = "langop.io/secret-versions"
-
-# ``${VAR}`` and ``${VAR:-default}``, as the agent runtime expands them.
-URL_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}")
 
 
 @dataclass(frozen=True)
@@ -221,9 +224,19 @@ def mcp_servers_env(targets: Iterable[ToolTarget], style: EndpointStyle = "base"
     return ",".join(agent_endpoint(t, style) for t in targets)
 
 
-def agent_mcp_servers(agent: AgentSpec) -> list[dict[str, str]]:
-    """``AGENT_MCP_SERVERS`` as data: ``[{"name", "url"}]`` (ark's contract)."""
-    return [{"name": s.name, "url": s.url} for s in agent.mcp_servers]
+def agent_mcp_servers(agent: AgentSpec) -> list[dict[str, Any]]:
+    """``AGENT_MCP_SERVERS`` as data: ``[{"name", "url"}]`` (ark's contract), with ``env``
+    declaring the URL's variables when it has any (a query credential is one: see
+    :mod:`langop_infra.manifests._query_secrets`)."""
+    servers: list[dict[str, Any]] = []
+    for server in agent.mcp_servers:
+        url = server_url(server.name, server.url).url
+        entry: dict[str, Any] = {"name": server.name, "url": url}
+        named = url_variables(url)
+        if named:
+            entry["env"] = named
+        servers.append(entry)
+    return servers
 
 
 def header_document(header: HeaderSpec, env_name: str) -> dict[str, str]:
@@ -267,6 +280,18 @@ def enabled_webhook_tools(agent: AgentSpec) -> list[WebhookToolSpec]:
     return [t for t in agent.webhook_tools if t.enabled]
 
 
+def agent_webhook_document(tool: WebhookToolSpec) -> dict[str, Any]:
+    """A webhook tool as an agent is given it: :func:`webhook_tool_document` with its query
+    credentials read from env, declared in the entry's ``env``."""
+    doc = webhook_tool_document(tool)
+    url = webhook_url(tool.name, tool.url).url
+    named = url_variables(url)
+    if named:
+        doc["url"] = url
+        doc["env"] = named
+    return doc
+
+
 def agent_config(
     agent: AgentSpec, targets: Sequence[ToolTarget], style: EndpointStyle = "base"
 ) -> dict[str, Any]:
@@ -301,16 +326,17 @@ def agent_config(
     doc: dict[str, Any] = {"tools": tools} if tools else {}
     servers: list[dict[str, Any]] = []
     for server in agent.mcp_servers:
-        entry = {"name": server.name, "url": server.url}
+        url = server_url(server.name, server.url).url
+        entry = {"name": server.name, "url": url}
         if server.transport != "http":
             entry["transport"] = server.transport
         if not server.auto_connect:
             entry["autoConnect"] = False
         if server.timeout is not None:
             entry["timeoutSeconds"] = _seconds(server.timeout)
-        named = {m.group(1): m.group(0) for m in URL_VARIABLE.finditer(server.url)}
+        named = url_variables(url)
         if named:  # the agent expands in a URL only the variables its entry declares
-            entry["env"] = dict(sorted(named.items()))
+            entry["env"] = named
         if server.headers:
             entry["headers"] = [
                 header_document(h, header_env_name(server.name, h.name)) for h in server.headers
@@ -318,7 +344,7 @@ def agent_config(
         servers.append(entry)
     if servers:
         doc["mcpServers"] = servers
-    webhooks = [webhook_tool_document(t) for t in enabled_webhook_tools(agent)]
+    webhooks = [agent_webhook_document(t) for t in enabled_webhook_tools(agent)]
     if webhooks:
         doc["webhookTools"] = webhooks
     return doc
@@ -395,7 +421,7 @@ def agent_env(
         EnvVar("AGENT_MCP_SERVERS", value=compact_json(agent_mcp_servers(agent))),
         EnvVar(
             "AGENT_WEBHOOK_TOOLS",
-            value=compact_json([webhook_tool_document(t) for t in enabled_webhook_tools(agent)]),
+            value=compact_json([agent_webhook_document(t) for t in enabled_webhook_tools(agent)]),
         ),
         EnvVar("AGENT_CONFIG_PATH", value=CONFIG_PATH),
     ]
@@ -414,6 +440,9 @@ def agent_env(
             env.append(
                 EnvVar(webhook_auth_env_name(tool.name), secret_name=ref.name, secret_key=ref.key)
             )
+    for name, value in routed_query_env(agent).items():  # query credentials: the Secret
+        owned[name] = value
+        env.append(EnvVar(name, secret_name=own_secret, secret_key=name))
     return env, owned
 
 

@@ -1,9 +1,12 @@
 """Endpoints that deserve a second look, reported as warnings by validate and render (and
 judged by the policy pack's ``langop-endpoints``, which configuration can make mandatory):
 
-- a URL whose query carries a credential (``?apikey=``, ``&token=``, ``sig=``): it lands in
-  plain text in a ConfigMap, env and Pulumi state, and in every access log on the way; each
-  warning names the field that takes it from a Secret instead;
+- a URL whose query carries a credential (``?apikey=``, ``&token=``, ``sig=``). An MCP
+  server's or webhook tool's is routed into the agent's own Secret (config.yaml and env carry
+  ``${VAR}``: :mod:`langop_infra.manifests._query_secrets`), but still travels in the URL
+  into every access log on the way; a model endpoint, an HttpTool's endpoint (its catalogue
+  ConfigMap) and a schema-sync URL cannot be routed, so theirs lands in plain text. Each
+  warning says which, and names the field that takes it from a Secret instead;
 - a URL on a link-local address (``169.254.0.0/16``, ``fe80::/10``), a cloud metadata
   service (``169.254.169.254``, ``metadata.google.internal``, ``fd00:ec2::254``,
   ``100.100.100.200``) or the Kubernetes API server (``kubernetes.default…``): a tool, an MCP
@@ -52,16 +55,48 @@ SECRET_ROUTES = {
     "models": "apiKey: {secretKeyRef: {name, key}}",
     "schemaSync": "schemaSync.headers with valueFrom: {secretKeyRef: {name, key}}",
 }
+# Why a field's query credential cannot be routed into a Secret; the others are routed.
+NOT_ROUTED = {
+    "httpTools": (
+        "the HttpTool's ConfigMap <name>.http-tool holds the endpoint as written (agents "
+        "that reference it read the value from their own Secret)"
+    ),
+    "models": (
+        "a model endpoint reaches MODEL_ENDPOINT, config.yaml and the gateway's config as written"
+    ),
+    "schemaSync": (
+        "the schema sync calls it at deploy time, from Pulumi, whose state keeps its inputs; "
+        "no pod reads it"
+    ),
+}
+
+
+# A value that is only a ``${VAR}`` reference: the agent fills it in from its env (a routed
+# credential reads its Secret), so the URL itself carries no credential. ``${VAR:-default}``
+# is not one: its default is a literal.
+_REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
+
+
+def is_credential_param(name: str) -> bool:
+    """Whether a query parameter of this name looks like it carries a credential."""
+    return bool(_CREDENTIAL_PARAM.match(name))
+
+
+def is_reference(value: str) -> bool:
+    """Whether a query value is nothing but a ``${VAR}`` reference (no default)."""
+    return bool(_REFERENCE.match(value))
 
 
 def query_credentials(url: str) -> list[str]:
-    """The names of the query parameters of ``url`` that look like credentials."""
+    """The names of the query parameters of ``url`` that look like credentials (a value
+    that is only a ``${VAR}`` reference is none)."""
     try:
         query = urlsplit(url).query
     except ValueError:
         return []
-    names = [name for name, value in parse_qsl(query, keep_blank_values=True) if value]
-    return sorted({name for name in names if _CREDENTIAL_PARAM.match(name)})
+    pairs = parse_qsl(query, keep_blank_values=True)
+    names = [name for name, value in pairs if value and not is_reference(value)]
+    return sorted({name for name in names if is_credential_param(name)})
 
 
 def endpoint_risk(url: str) -> str | None:
@@ -101,6 +136,24 @@ def endpoints(cluster: ClusterSpec) -> Iterator[tuple[str, str, str]]:
             yield f"tools[{i}].schemaSync.syncUrl", tool.schema_sync.sync_url, "schemaSync"
 
 
+def credential_advice(names: list[str], kind: str) -> str:
+    """What becomes of a query credential in a field of ``kind``, and the better way."""
+    plural = "s" if len(names) > 1 else ""
+    said = f"the query parameter{plural} {', '.join(names)} look like a credential"
+    better = f"send it with {SECRET_ROUTES[kind]}"
+    why = NOT_ROUTED.get(kind)
+    if why is None:
+        return (
+            f"{said}: the agent is given it from its own Secret <agent>-env (config.yaml and "
+            "env carry ${VAR} in its place), but it still travels in the URL into access "
+            f"logs, and the stack config holds it; {better}"
+        )
+    return (
+        f"{said}, which this field cannot take from a Secret ({why}): it lands in plain "
+        f"text in Kubernetes objects, Pulumi state and access logs; {better}"
+    )
+
+
 def endpoint_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     """A warning for each query-string credential and each risky host among the stack's
     endpoints; the messages never quote a query value."""
@@ -111,9 +164,7 @@ def endpoint_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
             warnings.append(
                 Problem(
                     join_path(path, where),
-                    f"the query parameter{'s' if len(names) > 1 else ''} {', '.join(names)} "
-                    "look like a credential, which lands in plain text in a ConfigMap, env, "
-                    f"Pulumi state and access logs; send it with {SECRET_ROUTES[kind]}",
+                    credential_advice(names, kind),
                     "langop_query_credential",
                 )
             )
