@@ -41,6 +41,7 @@ from langop_infra.testing.secrets import secret_leaves
 from langop_infra.toolkit import MCPToolRegistry
 from langop_infra.toolkit._server import build_app
 from tests.support.loopback import serve
+from tests.support.user_project import make_project, run_cli
 from tests.test_secrets_audit import env_by_name, leaks, places_in, secret_holders
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,15 +54,17 @@ PY_TOKEN = "cnry-query-python-c3a9"
 CANARIES = [SERVER_KEY, WEBHOOK_KEY, "cnry-query-server+d41c"]
 SERVER_VAR = "ARK_MCP_KIT_QUERY_APIKEY"
 WEBHOOK_VAR = "AGENT_WEBHOOK_WEATHER_QUERY_KEY"
+OUTPUT_HEAD = """
+import pulumi
+from langop_infra import LanguageAgent
+"""
 
 
 def agent(server_url: str, webhook_url: str) -> dict[str, Any]:
     return {
         "name": "helper",
         "image": "ghcr.io/acme/helper:1.0.0",
-        "mcpServers": [
-            {"name": "kit", "url": f"{server_url}/mcp?region=eu&apikey={SERVER_KEY}"}
-        ],
+        "mcpServers": [{"name": "kit", "url": f"{server_url}/mcp?region=eu&apikey={SERVER_KEY}"}],
         "webhookTools": [
             {
                 "name": "weather",
@@ -138,6 +141,41 @@ def test_the_python_component_routes_the_same_way() -> None:
     assert secret_data(run, "py-agent-env") == {"ARK_MCP_GH_QUERY_ACCESS_TOKEN": PY_TOKEN}
     entry = env_by_name(run)["py/py-agent/ARK_MCP_GH_QUERY_ACCESS_TOKEN"]
     assert entry["valueFrom"]["secretKeyRef"]["name"] == "py-agent-env"
+
+
+def test_an_output_url_with_a_query_credential_is_a_field_error(tmp_path: Path) -> None:
+    """Routing adds an env var and a Secret key, which must not wait for an Output: such a
+    URL is refused when it resolves, naming the field and the fix, never the value."""
+    body = (
+        'LanguageAgent("helper", image="ghcr.io/acme/helper:2.0.0", namespace="apps", '
+        "mcp_servers=[{'name': 'ok', 'url': pulumi.Output.from_input('https://a.example/mcp')},"
+        " {'name': 'gh', 'url': pulumi.Output.from_input("
+        f"'https://gh.example.com/mcp?access_token={PY_TOKEN}')}}])"
+    )
+    code, out, err = run_cli(
+        make_project(tmp_path / "p", OUTPUT_HEAD + body), "render", "--stack", "dev"
+    )
+    assert code == 2
+    assert PY_TOKEN not in out + err and "Traceback" not in err
+    assert "invalid LanguageAgent 'helper': 1 problem (built at " in err
+    assert (
+        "  - mcp_servers[1].url: is an Output whose query carries a credential (?apikey=, "
+        "&token=, ...); such a value is moved into the agent's Secret, which needs it now: "
+        "give the URL as a plain string, or send the credential in a header from a Secret"
+    ) in err
+
+
+def test_an_output_url_without_a_credential_still_renders(tmp_path: Path) -> None:
+    body = (
+        'LanguageAgent("helper", image="ghcr.io/acme/helper:2.0.0", namespace="apps", '
+        "mcp_servers=[{'name': 'ok', 'url': pulumi.Output.from_input("
+        "'https://a.example/mcp?region=eu')}])"
+    )
+    code, out, err = run_cli(
+        make_project(tmp_path / "p", OUTPUT_HEAD + body), "render", "--stack", "dev"
+    )
+    assert code == 0, err
+    assert "url: https://a.example/mcp?region=eu" in out
 
 
 def test_render_shows_no_value_and_the_warning_says_it_is_routed(tmp_path: Path) -> None:

@@ -12,6 +12,10 @@ Whether an Output is a secret is known only once it resolves (``Output.secret(..
   Secret, read through env), before validation: headers are credentials more often than not.
 - an Output in any other field (labels, annotations, image, ...) fails as a field error when
   it resolves as a secret: such fields are plain text in the cluster.
+- an MCP server or webhook tool URL given as an Output fails as a field error when it
+  resolves with a query credential: routing it (:mod:`langop_infra.manifests._query_secrets`)
+  adds an env var and a Secret key, and which objects and keys exist must not wait for an
+  Output.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any, cast
 import pulumi
 
 from langop_infra.core.problems import Problem, SpecError, loc_path
+from langop_infra.manifests._query_secrets import routed_query_env, server_url, webhook_url
 
 Path = tuple[int | str, ...]
 # Fields whose Outputs are routed into a Secret, or kept there as given.
@@ -166,3 +171,47 @@ def secret_data(
 
     given = pulumi.Output.from_input(dict(owned))
     return pulumi.Output.secret(pulumi.Output.all(given, *routed).apply(merge))
+
+
+def unroutable_query_guard(
+    value: Any, known: Any, resolved: Any, subject: str, where: str | None
+) -> Any:
+    """``value``, failing as a field error once the resolved agent spec has a query
+    credential the spec known now (``known``, built from stand-ins) did not: a URL given as
+    an Output. ``resolved`` is the whole spec as an Output, or ``known`` itself."""
+    if not isinstance(resolved, pulumi.Output):
+        return value
+    expected = routed_query_env(known)
+
+    def check(spec: Any) -> bool:
+        if routed_query_env(spec) != expected:
+            problems = [
+                Problem(
+                    loc_path(path),
+                    "is an Output whose query carries a credential (?apikey=, &token=, ...); "
+                    "such a value is moved into the agent's Secret, which needs it now: give "
+                    "the URL as a plain string, or send the credential in a header from a "
+                    "Secret",
+                )
+                for path in _unrouted(spec, expected)
+            ]
+            raise SpecError(problems, subject=subject, where=where)
+        return True
+
+    # Only a flag: not secret, even when the spec holds secrets.
+    guard = pulumi.Output.unsecret(cast("pulumi.Output[Any]", resolved).apply(check))
+    return pulumi.Output.all(value, guard).apply(lambda pair: pair[0])
+
+
+def _unrouted(spec: Any, expected: Mapping[str, str]) -> list[Path]:
+    """Where ``spec`` has query credentials that ``expected`` lacks."""
+    found: list[Path] = []
+    for i, server in enumerate(spec.mcp_servers):
+        if any(
+            expected.get(k) != v for k, v in server_url(server.name, server.url).secrets.items()
+        ):
+            found.append(("mcp_servers", i, "url"))
+    for i, tool in enumerate(spec.webhook_tools):
+        if any(expected.get(k) != v for k, v in webhook_url(tool.name, tool.url).secrets.items()):
+            found.append(("webhook_tools", i, "url"))
+    return found

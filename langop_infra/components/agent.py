@@ -32,6 +32,7 @@ from langop_infra.components.agent_args import LanguageAgentArgs
 from langop_infra.config import _names as names
 from langop_infra.config.agent import AgentSpec
 from langop_infra.core import _pacing as pacing
+from langop_infra.core._construction import construction_site
 from langop_infra.manifests import _contract as contract, _policies as policies
 from langop_infra.manifests._a2a_policies import a2a_policies
 from langop_infra.manifests._agent_objects import AgentObjects, agent_env, agent_objects
@@ -106,7 +107,7 @@ class LanguageAgent(PlannedComponent):
         )
         objects = _objects(plan, final)
         inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
-        config_text = inputs.part(objects, lambda o: o.config_text)
+        config_text = _guarded_config(objects, agent, final)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{key}-config",
             metadata=object_meta(names.config_map_name(agent.name), namespace, labels),
@@ -275,6 +276,18 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     # Here ``final`` is the spec or an Output of it (the branches above return the rest).
     spec = cast("pulumi.Input[AgentSpec]", final)
     return pulumi.Output.all(spec, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
+
+
+def _guarded_config(objects: Any, agent: AgentSpec, final: Any) -> Any:
+    """config.yaml, failing as a field error when a URL given as an Output has a query
+    credential (routing it would change the agent's env and Secret)."""
+    return secret_routing.unroutable_query_guard(
+        inputs.part(objects, lambda o: o.config_text),
+        agent,
+        inputs.whole(final, lambda s: s),
+        f"LanguageAgent {agent.name!r}",
+        construction_site() or None,
+    )
 
 
 def _policy_spec(index: int) -> Callable[[AgentObjects], NetworkPolicySpecDict]:
