@@ -383,3 +383,34 @@ def test_the_warning_says_which_fields_route_and_why_the_others_cannot() -> None
     assert "apiKey: {secretKeyRef" in model
     assert "ConfigMap <name>.http-tool" in warnings["httpTools[0].endpoint"]
     assert "at deploy time" in warnings["tools[0].schemaSync.syncUrl"]
+
+
+def test_an_http_tool_routes_in_its_agents_not_in_its_catalogue_config_map() -> None:
+    """The agent that references an HttpTool reads the value from its own Secret; the
+    HttpTool's catalogue ConfigMap keeps the endpoint as written, which its warning says."""
+    key = "cnry-http-tool-e11f"
+    tool = {
+        "name": "lookup",
+        "displayName": "Lookup",
+        "description": "Lookup",
+        "endpoint": f"https://lookup.example.com/x?token={key}",
+    }
+    helper = {
+        "name": "helper",
+        "image": "ghcr.io/acme/helper:1.0.0",
+        "httpTools": [{"name": "lookup"}],
+    }
+    config = {
+        "langop-infra:namespace": "apps",
+        "langop-infra:httpTools": json.dumps([tool]),
+        "langop-infra:agents": json.dumps([helper]),
+    }
+    run = run_program(stack_main, config=config)
+    assert sorted(leaks(places_in(run), [key])) == [
+        f"{key} in ConfigMap lookup.http-tool tool.json",
+        f"{key} in input kubernetes:core/v1:ConfigMap apps/lookup-http-tool.data.tool.json",
+        f"{key} in manifests",  # all of them in one text: the catalogue ConfigMap's
+    ]
+    assert secret_data(run, "helper-env") == {"AGENT_WEBHOOK_LOOKUP_QUERY_TOKEN": key}
+    [hook] = config_yaml(run)["webhookTools"]
+    assert hook["url"] == "https://lookup.example.com/x?token=${AGENT_WEBHOOK_LOOKUP_QUERY_TOKEN}"
