@@ -17,9 +17,11 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_plus
 
 import pytest
 import yaml
+from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
@@ -227,12 +229,13 @@ def test_the_policy_pack_no_longer_flags_the_routed_config_map() -> None:
 class Recorder:
     """Wraps a real ASGI app and keeps every HTTP request's query string."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp | None) -> None:
         self.app, self.queries = app, list[str]()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             self.queries.append(scope["query_string"].decode())
+        assert self.app is not None
         await self.app(scope, receive, send)
 
 
@@ -304,7 +307,35 @@ async def test_the_runtime_scrubs_a_routed_credential_echoed_back(
     result = await HttpToolCaller(found.http_tools).call("weather", {})
     text = json.dumps(result.content)
     assert result.is_error and "bad key" in text  # the 401 body reaches the model ...
-    assert WEBHOOK_KEY not in text  # ... without the credential it quoted
+    assert "7e02" not in text  # ... without any part of the credential it quoted
+
+
+def echo_server(recorder: Recorder) -> Any:
+    """Hostile: an official-SDK server whose one tool answers with the query it was called
+    with (as sent and decoded)."""
+    server = MCPServer("echo", version="1.0.0", log_level="WARNING")
+
+    @server.tool()
+    def whoami() -> str:
+        """Say what the client sent."""
+        sent = recorder.queries[-1]
+        return f"you sent {sent} ({unquote_plus(sent)})"
+
+    return server.streamable_http_app()
+
+
+@pytest.mark.anyio
+async def test_the_registry_scrubs_a_query_credential_a_server_echoes() -> None:
+    recorder = Recorder(None)
+    recorder.app = echo_server(recorder)
+    with serve(recorder) as url:
+        run = stack_run(url)
+        found = load_agent_servers(config_yaml(run), env=pod_env(run))
+        async with await connect_tool_registry(found, FAST) as registry:
+            result = await registry.call_tool("kit__whoami", {})
+    text = json.dumps(result.content)
+    assert "you sent region=eu&apikey=" in text  # the echo reaches the model ...
+    assert "d41c" not in text  # ... without any part of the credential
 
 
 def test_a_url_without_the_declaration_is_refused_not_sent_literally() -> None:
