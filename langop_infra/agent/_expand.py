@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 from urllib.parse import parse_qsl, urlsplit
 
+from langop_infra._errors import LangopError
 from langop_infra.config.checks._endpoint_advice import is_credential_param
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -46,7 +47,7 @@ def query_secrets(template: str, declared: Mapping[str, str]) -> list[str]:
     return [value for value in found if value]
 
 
-class ExpansionProblem(Exception):
+class ExpansionProblem(LangopError, ValueError):
     """An entry's ``env`` or URL names a variable that is not there; the message says where."""
 
 
