@@ -1271,10 +1271,10 @@ CASES += [
         r"not a Kubernetes quantity",
     ),
     Case(
-        "workspace-both-seeds",
-        doc((f"{A0}.workspace", {"initialFiles": {"a": "b"}, "seedConfigMap": "seed"})),
+        "workspace-both-file-sources",
+        doc((f"{A0}.workspace", {"initialFiles": {"a": "b"}, "initialFilesConfigMap": "starter"})),
         f"{A0}.workspace",
-        r"initialFiles or seedConfigMap, not both",
+        r"initialFiles or initialFilesConfigMap, not both",
     ),
     Case(
         "workspace-file-name",
@@ -1295,9 +1295,9 @@ CASES += [
         r"already mounted",
     ),
     Case(
-        "workspace-seed-image",
-        doc((f"{A0}.workspace", {"seedImage": " "})),
-        f"{A0}.workspace.seedImage",
+        "workspace-init-image",
+        doc((f"{A0}.workspace", {"initImage": " "})),
+        f"{A0}.workspace.initImage",
         r"set a container image",
     ),
     Case(

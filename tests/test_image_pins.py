@@ -12,7 +12,7 @@ import yaml
 
 from langop_infra.cli.main import main
 from langop_infra.config._model import DEFAULT_GATEWAY_IMAGE
-from langop_infra.config.agent import DEFAULT_SEED_IMAGE
+from langop_infra.config.agent import DEFAULT_INIT_IMAGE
 from langop_infra.config.checks._advice import cluster_warnings
 from langop_infra.config.checks._image_pins import is_pinned
 from langop_infra.config.checks._validation import parse_cluster
@@ -38,7 +38,7 @@ def document(**defaults: Any) -> dict[str, Any]:
                 "name": "helper",
                 "image": "ghcr.io/acme/helper" + DIGEST,
                 "model": "gpt",
-                "workspace": {"size": "1Gi", "seedImage": "docker.io/library/alpine:3.20"},
+                "workspace": {"size": "1Gi", "initImage": "docker.io/library/alpine:3.20"},
             }
         ],
     }
@@ -46,7 +46,7 @@ def document(**defaults: Any) -> dict[str, Any]:
 
 UNPINNED = [
     "tools[0].image",
-    "agents[0].workspace.seedImage",
+    "agents[0].workspace.initImage",
     "defaults.modelGateway.image",  # the built-in gateway image is a tag
 ]
 
@@ -81,15 +81,15 @@ def test_require_image_digests_makes_them_errors() -> None:
         requireImageDigests=True, modelGateway={"image": "ghcr.io/berriai/litellm" + DIGEST}
     )
     pinned["tools"][0]["image"] += DIGEST
-    del pinned["agents"][0]["workspace"]["seedImage"]  # the built-in seed image is pinned
+    del pinned["agents"][0]["workspace"]["initImage"]  # the built-in init image is pinned
     cluster = parse_cluster(pinned)
     assert cluster.defaults.require_image_digests is True
     assert cluster_warnings(cluster) == []
 
 
-def test_the_built_in_seed_image_is_pinned() -> None:
-    assert is_pinned(DEFAULT_SEED_IMAGE)
-    assert DEFAULT_SEED_IMAGE.startswith("docker.io/library/busybox:1.36.1@sha256:")
+def test_the_built_in_init_image_is_pinned() -> None:
+    assert is_pinned(DEFAULT_INIT_IMAGE)
+    assert DEFAULT_INIT_IMAGE.startswith("docker.io/library/busybox:1.36.1@sha256:")
 
 
 def stack_file(tmp_path: Path, **defaults: Any) -> Path:

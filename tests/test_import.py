@@ -258,3 +258,21 @@ def test_a_kagent_agent_whose_model_config_is_missing_is_noted(capsys) -> None:
                         extra=("--agent-image", AGENT_IMAGE))
     assert any("ModelConfig 'default-model-config' was not among the imported files" in n
                for n in notes)
+
+
+def test_language_operators_workspace_config_map_becomes_initial_files(render, capsys,
+                                                                       tmp_path) -> None:
+    # language-operator names it workspace.seedConfigMapRef; here it is initialFilesConfigMap.
+    path = tmp_path / "agent.yaml"
+    path.write_text(
+        "apiVersion: langop.io/v1alpha1\nkind: LanguageAgent\n"
+        "metadata: {name: demo-agent, namespace: demo}\n"
+        f"spec: {{image: {AGENT_IMAGE}, workspace: {{size: 1Gi, "
+        "seedConfigMapRef: {name: starter-files}}}\n"
+    )
+    config, _ = imported(capsys, str(path))
+    workspace = config["langop-infra:agents"][0]["workspace"]
+    assert workspace == {"size": "1Gi", "initialFilesConfigMap": "starter-files"}
+    pod = rendered(render, config).find("Deployment", "demo-agent")["spec"]["template"]["spec"]
+    assert pod["initContainers"][0]["name"] == "init-workspace"
+    assert {"name": "initial-files", "configMap": {"name": "starter-files"}} in pod["volumes"]

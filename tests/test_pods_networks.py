@@ -20,7 +20,7 @@ from langop_infra.config._pod import PodSettings
 from langop_infra.core.problems import SpecError
 from langop_infra.manifests import _contract as contract
 from langop_infra.manifests._pod_settings import apply_pod_settings
-from langop_infra.manifests._workspace import SEED_SCRIPT
+from langop_infra.manifests._workspace import INIT_SCRIPT
 from langop_infra.netpol import IPAddress, Network, Pod
 from langop_infra.offline._mock_engine import run_program
 from langop_infra.offline._render import render_stack
@@ -159,8 +159,8 @@ def test_every_new_object_is_valid_at_1_29_and_1_31(rich: list[dict[str, Any]]) 
 
 def test_native_sidecars_start_before_the_agent_with_a_startup_probe(rich) -> None:
     pod = find(rich, "Deployment", "helper")["spec"]["template"]["spec"]
-    # The seed runs first, then each sidecar; the agent container starts after them all.
-    assert [c["name"] for c in pod["initContainers"]] == ["seed-workspace", "files"]
+    # init-workspace first, then each sidecar; the agent container starts after them all.
+    assert [c["name"] for c in pod["initContainers"]] == ["init-workspace", "files"]
     assert [c["name"] for c in pod["containers"]] == ["helper"]
     files = pod["initContainers"][1]
     assert files["restartPolicy"] == "Always"
@@ -203,51 +203,51 @@ def test_sidecar_style_container_keeps_plain_containers() -> None:
 # --- persistent workspace ---------------------------------------------------------------------
 
 
-def test_workspace_claim_seed_config_map_and_restricted_seed_container(rich) -> None:
+def test_workspace_claim_initial_files_config_map_and_restricted_init_container(rich) -> None:
     claim = find(rich, "PersistentVolumeClaim", "helper-workspace")
     assert claim["spec"] == {
         "accessModes": ["ReadWriteMany"],
         "resources": {"requests": {"storage": "2Gi"}},
     }
-    assert find(rich, "ConfigMap", "helper-workspace-seed")["data"] == {"README.md": "hello\n"}
+    assert find(rich, "ConfigMap", "helper-initial-files")["data"] == {"README.md": "hello\n"}
     pod = find(rich, "Deployment", "helper")["spec"]["template"]["spec"]
-    seed = pod["initContainers"][0]
-    assert seed["image"] == (
+    files = pod["initContainers"][0]
+    assert files["image"] == (
         "docker.io/library/busybox:1.36.1"
         "@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"
     )
-    assert seed["securityContext"]["runAsNonRoot"] is True
-    assert seed["securityContext"]["allowPrivilegeEscalation"] is False
-    assert seed["securityContext"]["readOnlyRootFilesystem"] is True
-    assert seed["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert files["securityContext"]["runAsNonRoot"] is True
+    assert files["securityContext"]["allowPrivilegeEscalation"] is False
+    assert files["securityContext"]["readOnlyRootFilesystem"] is True
+    assert files["securityContext"]["capabilities"] == {"drop": ["ALL"]}
     assert {"name": "workspace", "persistentVolumeClaim": {"claimName": "helper-workspace"}} in pod[
         "volumes"
     ]
-    assert {"name": "workspace-seed", "configMap": {"name": "helper-workspace-seed"}} in pod[
+    assert {"name": "initial-files", "configMap": {"name": "helper-initial-files"}} in pod[
         "volumes"
     ]
 
 
-def test_seed_image_and_existing_config_map_are_configurable() -> None:
+def test_init_image_and_existing_config_map_are_configurable() -> None:
     document = {
         "namespace": "apps",
         "agents": [
             {
                 "name": "a",
                 "image": "ghcr.io/acme/a:1",
-                "workspace": {"seedConfigMap": "starter", "seedImage": "ghcr.io/acme/sh:1"},
+                "workspace": {"initialFilesConfigMap": "starter", "initImage": "ghcr.io/acme/sh:1"},
             }
         ],
     }
     manifests = cluster_run(document).manifests()
     pod = find(manifests, "Deployment", "a")["spec"]
     assert pod["strategy"] == {"type": "Recreate"}
-    seed = pod["template"]["spec"]["initContainers"][0]
-    assert seed["image"] == "ghcr.io/acme/sh:1"
-    assert {"name": "workspace-seed", "configMap": {"name": "starter"}} in pod["template"]["spec"][
+    files = pod["template"]["spec"]["initContainers"][0]
+    assert files["image"] == "ghcr.io/acme/sh:1"
+    assert {"name": "initial-files", "configMap": {"name": "starter"}} in pod["template"]["spec"][
         "volumes"
     ]
-    assert not [m for m in manifests if m["metadata"]["name"] == "a-workspace-seed"]
+    assert not [m for m in manifests if m["metadata"]["name"] == "a-initial-files"]
 
 
 def test_without_workspace_the_empty_dir_stays() -> None:
@@ -262,10 +262,14 @@ def test_without_workspace_the_empty_dir_stays() -> None:
     assert not [m for m in manifests if m["kind"] == "PersistentVolumeClaim"]
 
 
-def run_seed(seed: Path, workspace: Path) -> str:
+def run_init_script(files: Path, workspace: Path) -> str:
     done = subprocess.run(
-        ["sh", "-c", SEED_SCRIPT],
-        env={"SEED_DIR": str(seed), "WORKSPACE_DIR": str(workspace), "PATH": "/usr/bin:/bin"},
+        ["sh", "-c", INIT_SCRIPT],
+        env={
+            "INITIAL_FILES_DIR": str(files),
+            "WORKSPACE_DIR": str(workspace),
+            "PATH": "/usr/bin:/bin",
+        },
         capture_output=True,
         text=True,
         timeout=10,
@@ -286,27 +290,29 @@ def configmap_volume(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_seed_script_copies_missing_files_and_never_overwrites(tmp_path: Path) -> None:
-    seed = configmap_volume(tmp_path / "seed", {"README.md": "seed\n", ".env": "A=1\n"})
+def test_init_script_copies_missing_files_and_never_overwrites(tmp_path: Path) -> None:
+    files = configmap_volume(
+        tmp_path / "initial-files", {"README.md": "initial\n", ".env": "A=1\n"}
+    )
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("mine\n")
 
-    first = run_seed(seed, workspace)
+    first = run_init_script(files, workspace)
     assert sorted(p.name for p in workspace.iterdir()) == [".env", "README.md", "notes.txt"]
-    assert (workspace / "README.md").read_text() == "seed\n"
+    assert (workspace / "README.md").read_text() == "initial\n"
     assert not (workspace / "README.md").is_symlink()
-    assert "seeded" in first
+    assert f"copied {workspace}/README.md" in first
 
-    # The agent edits a seeded file and deletes another; a restart restores only the missing.
+    # The agent edits a copied file and deletes another; a restart restores only the missing.
     (workspace / "README.md").write_text("edited by the agent\n")
     (workspace / ".env").unlink()
-    second = run_seed(seed, workspace)
+    second = run_init_script(files, workspace)
     assert (workspace / "README.md").read_text() == "edited by the agent\n"
     assert (workspace / ".env").read_text() == "A=1\n"
     assert (workspace / "notes.txt").read_text() == "mine\n"
     assert f"keep {workspace}/README.md" in second
-    assert not list(workspace.glob("*.seeding"))
+    assert not list(workspace.glob("*.copying"))
     assert not (workspace / "..data").exists()
 
 
@@ -873,7 +879,7 @@ def test_standalone_components_take_the_new_fields() -> None:
     keys = sorted((m["kind"], m["metadata"]["name"]) for m in manifests)
     assert keys == [
         ("ConfigMap", "a-config"),
-        ("ConfigMap", "a-workspace-seed"),
+        ("ConfigMap", "a-initial-files"),
         ("Deployment", "a"),
         ("Deployment", "t"),
         ("HorizontalPodAutoscaler", "t"),

@@ -1,8 +1,8 @@
-"""An example tool for tool authors (seed 003's pattern on the official MCP SDK):
+"""An example tool for tool authors (AgentLab's pattern on the official MCP SDK):
 ``get_current_datetime``, with pydantic models for its input and output, and every failure
 returned as a tool *result* (``isError``) the LLM can read, never a crash.
 
-Serves MCP (streamable HTTP, stateless: seed 000's plain ``tools/list`` works) at
+Serves MCP (streamable HTTP, stateless: language-operator's plain ``tools/list`` works) at
 ``POST /mcp`` and readiness at ``GET /health``. Copy this folder, rename the tool, keep the
 shape; ``test_server.py`` is the test template that goes with it.
 
@@ -88,7 +88,8 @@ def build_server() -> MCPServer:
             ),
         ] = "UTC",
     ) -> DateTimeOutput:
-        # The parameters mirror DateTimeInput so the LLM sees flat arguments (seed 000).
+        # The parameters mirror DateTimeInput so the LLM sees flat arguments
+        # (language-operator's contract).
         return current_datetime(DateTimeInput(format=format, timezone=timezone))
 
     @server.custom_route("/health", methods=["GET"])

@@ -90,7 +90,7 @@ async def chat_with_tools(
     plain = [_plain(m) for m in messages]
     if not plain or plain[-1]["role"] != "user":
         raise ValueError("chat_with_tools needs messages that end with a user message")
-    loop.seed("chat", plain[:-1])
+    loop.preload("chat", plain[:-1])
     outcome = await loop.run(plain[-1]["content"], "chat")
     return outcome.answer, outcome.steps, outcome.tool_results
 

@@ -98,7 +98,7 @@ class AgentLoop:
         self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
-    def seed(self, conversation: str, messages: list[dict[str, Any]]) -> None:
+    def preload(self, conversation: str, messages: list[dict[str, Any]]) -> None:
         """Start ``conversation`` with earlier ``messages`` (user and assistant turns)."""
         self._remember(conversation, [m for m in messages if m.get("role") != "system"])
 

@@ -1,6 +1,6 @@
-"""LanguageMemory: an agent's long-term memory. ``managed`` runs a memory MCP server (seed
-000's ``remember``/``recall``) as a LanguageTool with a persistent volume; ``external``
-records where one runs (Ark's Memory). Agents name it in ``memory: {name}``."""
+"""LanguageMemory: an agent's long-term memory. ``managed`` runs a memory MCP server
+(language-operator's ``remember``/``recall``) as a LanguageTool with a persistent volume;
+``external`` records where one runs (Ark's Memory). Agents name it in ``memory: {name}``."""
 
 from typing import Any
 

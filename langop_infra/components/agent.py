@@ -186,10 +186,10 @@ class LanguageAgent(PlannedComponent):
         objects: Any,
         child: pulumi.ResourceOptions,
     ) -> None:
-        """Service, workspace claim and seed files, disruption budget and autoscaler, each
+        """Service, workspace claim and its initial files, disruption budget and autoscaler, each
         when the spec asks for it."""
         agent, namespace = plan.spec, plan.namespace
-        self.service = self.workspace_claim = self.workspace_seed = None
+        self.service = self.workspace_claim = self.workspace_files = None
         if agent.ports or agent.a2a is not None:
             self.service = k8s.core.v1.Service(
                 key,
@@ -206,11 +206,11 @@ class LanguageAgent(PlannedComponent):
                 opts=child,
             )
             if agent.workspace.initial_files:
-                seed = names.workspace_seed_name(agent.name)
-                self.workspace_seed = k8s.core.v1.ConfigMap(
-                    f"{namespace}/{seed}",
-                    metadata=object_meta(seed, namespace, labels),
-                    data=inputs.part(objects, lambda o: o.workspace_seed),
+                files = names.initial_files_name(agent.name)
+                self.workspace_files = k8s.core.v1.ConfigMap(
+                    f"{namespace}/{files}",
+                    metadata=object_meta(files, namespace, labels),
+                    data=inputs.part(objects, lambda o: o.workspace_files),
                     opts=child,
                 )
         selector = contract.agent_selector(agent.name)

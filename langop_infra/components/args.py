@@ -834,7 +834,7 @@ class HttpToolRefArgs(TypedDict):
 
 
 class WorkspaceArgs(TypedDict):
-    """A persistent workspace: PVC ``<agent>-workspace``, seeded once with files that do not exist yet (an agent's edits survive restarts)."""
+    """A persistent workspace: PVC ``<agent>-workspace``, given initial files once where none of that name exists yet (an agent's edits survive restarts)."""
 
     size: NotRequired[str]
     """Size of the claim. Default: "1Gi"."""
@@ -846,10 +846,10 @@ class WorkspaceArgs(TypedDict):
     """Unset: the agent's workspacePath."""
     initial_files: NotRequired[dict[str, str]]
     """Files written once into an empty workspace: {name: content}."""
-    seed_config_map: NotRequired[str]
+    initial_files_config_map: NotRequired[str]
     """A ConfigMap whose keys are copied once into the workspace."""
-    seed_image: NotRequired[str]
-    """The seeding init container's image (needs sh, cp). Default: "docker.io/library/busybox:1.36.1@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"."""
+    init_image: NotRequired[str]
+    """The image of the init container that copies the initial files (needs sh, cp). Default: "docker.io/library/busybox:1.36.1@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"."""
 
 
 class AgentPortArgs(TypedDict):

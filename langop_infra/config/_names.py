@@ -111,9 +111,9 @@ def workspace_claim_name(agent: str) -> str:
     return f"{agent}-workspace"
 
 
-def workspace_seed_name(agent: str) -> str:
+def initial_files_name(agent: str) -> str:
     """The ConfigMap holding an agent's ``workspace.initialFiles``."""
-    return f"{agent}-workspace-seed"
+    return f"{agent}-initial-files"
 
 
 def peer_header_env_name(peer: str, header: str) -> str:

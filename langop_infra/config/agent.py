@@ -252,15 +252,15 @@ def config_map_key(value: str) -> str:
 # busybox 1.36.1's multi-platform index, by digest: a tag can be re-pushed, a digest cannot.
 # Not read from the registry here: the digest that several public repositories pin for
 # docker.io/library/busybox:1.36.1 (checked 2026-11-25); bump tag and digest together.
-DEFAULT_SEED_IMAGE = (
+DEFAULT_INIT_IMAGE = (
     "docker.io/library/busybox:1.36.1"
     "@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662"
 )
 
 
 class Workspace(Spec):
-    """A persistent workspace: PVC ``<agent>-workspace``, seeded once with files that do not
-    exist yet (an agent's edits survive restarts)."""
+    """A persistent workspace: PVC ``<agent>-workspace``, given initial files once where none
+    of that name exists yet (an agent's edits survive restarts)."""
 
     size: Quantity = "1Gi"
     """Size of the claim."""
@@ -276,18 +276,20 @@ class Workspace(Spec):
     )
     initial_files: dict[Annotated[str, AfterValidator(config_map_key)], str] = {}
     """Files written once into an empty workspace: {name: content}."""
-    seed_config_map: Annotated[str, AfterValidator(dns_subdomain)] | None = None
+    initial_files_config_map: Annotated[str, AfterValidator(dns_subdomain)] | None = None
     """A ConfigMap whose keys are copied once into the workspace."""
-    seed_image: Image = Field(
-        default=DEFAULT_SEED_IMAGE, description="The seeding init container's image (needs sh, cp)."
+    init_image: Image = Field(
+        default=DEFAULT_INIT_IMAGE,
+        description="The image of the init container that copies the initial files (needs sh, cp).",
     )
 
     @model_validator(mode="after")
-    def _one_seed(self) -> Self:
-        if self.initial_files and self.seed_config_map:
+    def _one_source_of_files(self) -> Self:
+        if self.initial_files and self.initial_files_config_map:
             raise invalid(
-                "workspace_seed",
-                "give initialFiles or seedConfigMap, not both; put every file in one of them",
+                "workspace_files",
+                "give initialFiles or initialFilesConfigMap, not both; "
+                "put every file in one of them",
             )
         if "ReadOnlyMany" in self.access_modes:
             raise invalid(
@@ -297,8 +299,8 @@ class Workspace(Spec):
         return self
 
     @property
-    def seeded(self) -> bool:
-        return bool(self.initial_files) or self.seed_config_map is not None
+    def has_initial_files(self) -> bool:
+        return bool(self.initial_files) or self.initial_files_config_map is not None
 
 
 class AgentPort(Spec):

@@ -45,7 +45,7 @@ class AgentObjects:
     warnings: list[str] = field(default_factory=list[str])
     service: dict[str, Any] | None = None
     workspace_claim: dict[str, Any] | None = None
-    workspace_seed: dict[str, str] | None = None
+    workspace_files: dict[str, str] | None = None
     disruption_budget: PodDisruptionBudgetSpecDict | None = None
     autoscaler: HorizontalPodAutoscalerSpecDict | None = None
     #: The annotations of ServiceAccount ``<agent>`` when the spec asks to create it.

@@ -363,7 +363,8 @@ def agent_pod(
     sidecars: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
     """The agent's pod: its container with config.yaml mounted, each sidecar tool with the
-    shared workspace and a ``/tmp`` of its own, and the workspace's seeding init container.
+    shared workspace and a ``/tmp`` of its own, and the init container that copies the
+    workspace's initial files.
 
     Native sidecars (the default) are init containers with ``restartPolicy: Always`` and a
     startup probe on the tool's health path: the agent container starts once every one of
@@ -409,13 +410,13 @@ def agent_pod(
         if defaults.sidecar_style == "native":
             member = native_sidecar(member)
         joined.append(member)
-    seed = workspace.seed_container(
+    files = workspace.init_container(
         agent,
         container_security_context(security),
-        resources_manifest(workspace.SEED_RESOURCES),
+        resources_manifest(workspace.INIT_RESOURCES),
     )
-    # The seed first, so the user's init containers and the sidecars find the workspace seeded.
-    init = [seed] if seed is not None else []
+    # The files first, so the user's init containers and the sidecars find them in place.
+    init = [files] if files is not None else []
     init += init_containers(agent, defaults, security, [mounts[0]], main.get("env", ()))
     if defaults.sidecar_style == "native":
         pod = pod_spec(agent, containers=[main], volumes=volumes, security=security)

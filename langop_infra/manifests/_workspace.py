@@ -1,8 +1,8 @@
-"""An agent's persistent workspace as plain data: its claim, seed ConfigMap and seeding
-init container.
+"""An agent's persistent workspace as plain data: its claim, the ConfigMap of its initial
+files and the init container that copies them.
 
-The seeding container copies a file only when the workspace has none of that name, so what
-the agent wrote survives every restart and every change of the seed files.
+The init container copies a file only when the workspace has none of that name, so what
+the agent wrote survives every restart and every change of the initial files.
 """
 
 from __future__ import annotations
@@ -13,24 +13,24 @@ from langop_infra.config import _names as names
 from langop_infra.config._pod import Resources
 from langop_infra.config.agent import AgentSpec, Workspace
 
-SEED_VOLUME = "workspace-seed"
-SEED_DIR = "/seed"
-SEED_CONTAINER = "seed-workspace"
-SEED_RESOURCES = Resources.model_validate(
+FILES_VOLUME = "initial-files"
+FILES_DIR = "/initial-files"
+INIT_CONTAINER = "init-workspace"
+INIT_RESOURCES = Resources.model_validate(
     {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"cpu": "100m", "memory": "64Mi"}}
 )
 
 # POSIX sh. A ConfigMap volume holds each key as a symlink next to hidden "..data" entries,
 # which the globs skip; `cat` follows the link and writes a plain file the agent may edit.
-SEED_SCRIPT = """set -eu
-for src in "$SEED_DIR"/* "$SEED_DIR"/.[!.]*; do
+INIT_SCRIPT = """set -eu
+for src in "$INITIAL_FILES_DIR"/* "$INITIAL_FILES_DIR"/.[!.]*; do
   [ -f "$src" ] || continue
   dest="$WORKSPACE_DIR/${src##*/}"
   if [ -e "$dest" ] || [ -L "$dest" ]; then
     echo "keep $dest"
   else
-    cat "$src" > "$dest.seeding" && mv "$dest.seeding" "$dest"
-    echo "seeded $dest"
+    cat "$src" > "$dest.copying" && mv "$dest.copying" "$dest"
+    echo "copied $dest"
   fi
 done
 """
@@ -53,47 +53,47 @@ def claim_spec(workspace: Workspace) -> dict[str, Any]:
     return spec
 
 
-def seed_config_map(agent: AgentSpec) -> str | None:
-    """The ConfigMap the seed files come from: the user's, ours, or None without seeding."""
+def files_config_map(agent: AgentSpec) -> str | None:
+    """The ConfigMap the initial files come from: the user's, ours, or None without any."""
     workspace = agent.workspace
-    if workspace is None or not workspace.seeded:
+    if workspace is None or not workspace.has_initial_files:
         return None
-    return workspace.seed_config_map or names.workspace_seed_name(agent.name)
+    return workspace.initial_files_config_map or names.initial_files_name(agent.name)
 
 
 def volumes(agent: AgentSpec) -> list[dict[str, Any]]:
-    """The workspace volume (the claim) and, when seeded, the seed ConfigMap's volume."""
+    """The workspace volume (the claim) and, with initial files, their ConfigMap's volume."""
     out: list[dict[str, Any]] = [
         {
             "name": "workspace",
             "persistentVolumeClaim": {"claimName": names.workspace_claim_name(agent.name)},
         }
     ]
-    seed = seed_config_map(agent)
-    if seed is not None:
-        out.append({"name": SEED_VOLUME, "configMap": {"name": seed}})
+    files = files_config_map(agent)
+    if files is not None:
+        out.append({"name": FILES_VOLUME, "configMap": {"name": files}})
     return out
 
 
-def seed_container(
+def init_container(
     agent: AgentSpec, security_context: dict[str, Any], resources: dict[str, Any]
 ) -> dict[str, Any] | None:
-    """The init container that seeds the workspace, or None without seed files."""
-    if agent.workspace is None or seed_config_map(agent) is None:
+    """The init container that copies the initial files, or None without any."""
+    if agent.workspace is None or files_config_map(agent) is None:
         return None
     target = mount_path(agent)
     return {
-        "name": SEED_CONTAINER,
-        "image": agent.workspace.seed_image,
-        "command": ["sh", "-c", SEED_SCRIPT],
+        "name": INIT_CONTAINER,
+        "image": agent.workspace.init_image,
+        "command": ["sh", "-c", INIT_SCRIPT],
         "env": [
-            {"name": "SEED_DIR", "value": SEED_DIR},
+            {"name": "INITIAL_FILES_DIR", "value": FILES_DIR},
             {"name": "WORKSPACE_DIR", "value": target},
         ],
         "resources": resources,
         "securityContext": security_context,
         "volumeMounts": [
-            {"name": SEED_VOLUME, "mountPath": SEED_DIR, "readOnly": True},
+            {"name": FILES_VOLUME, "mountPath": FILES_DIR, "readOnly": True},
             {"name": "workspace", "mountPath": target},
         ],
     }

@@ -28,6 +28,7 @@ from pulumi.runtime import rpc
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.core._redact import redact
+from langop_infra.sync._crud import SyncProvider, plain
 from langop_infra.sync._kube_proxy import (
     ProxyError,
     confinement_prefix,
@@ -36,7 +37,7 @@ from langop_infra.sync._kube_proxy import (
     proxy_url,
     service_prefix,
 )
-from langop_infra.sync.provider import has_unknown, plain, proxy_access
+from langop_infra.sync.provider import proxy_access
 
 # ``card_path`` is always set: it tells a card sync from a schema sync, which share the
 # dynamic resource type (``langop-infra schemas``, the mocks and the policy pack look for it).
@@ -67,7 +68,6 @@ OUTPUTS = (
 )
 CARD_PATH = "/.well-known/agent-card.json"
 MAX_CARD_BYTES = 256 * 1024
-DIFF_PROBE_TIMEOUT = 5.0
 
 
 class CardError(LangopError, RuntimeError):
@@ -223,46 +223,32 @@ def sync_card(
     return {**outs, **result, "last_synced_at": now}
 
 
-class AgentCardSyncProvider(dyn.ResourceProvider):
-    """The provider: stateless, so it pickles to its class reference."""
+class AgentCardSyncProvider(SyncProvider):
+    """The provider (the shape: :class:`~langop_infra.sync._crud.SyncProvider`): stateless,
+    so it pickles to its class reference."""
 
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
-        known = {k: v for k, v in plain(news).items() if not has_unknown(v)}
-        failures: list[dyn.CheckFailure] = []
+    inputs = INPUTS
+    hash_output = "card_hash"
+
+    def sync(
+        self, inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return sync_card(inputs, previous)
+
+    def live_hash(self, inputs: Mapping[str, Any], timeout: float) -> str:
+        return skills_hash(card_skills(fetch_card(inputs, timeout)))
+
+    def same(self, old: Any, new: Any) -> bool:
+        return (old or None) == (new or None)
+
+    def problems(self, known: Mapping[str, Any], news: Mapping[str, Any]) -> list[tuple[str, str]]:
+        problems: list[tuple[str, str]] = []
         if known.get("access") not in (None, "auto", "direct", "apiserver-proxy"):
-            failures.append(dyn.CheckFailure("access", "must be auto, direct or apiserver-proxy"))
+            problems.append(("access", "must be auto, direct or apiserver-proxy"))
         endpoint = known.get("endpoint")
         if endpoint is not None and not str(endpoint).startswith(("http://", "https://")):
-            failures.append(dyn.CheckFailure("endpoint", "must be an http(s) URL"))
-        return dyn.CheckResult(news, failures)
-
-    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
-        outs = sync_card(props)
-        return dyn.CreateResult(id_=f"{props.get('namespace')}/{props.get('service')}", outs=outs)
-
-    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
-        return dyn.ReadResult(id_=id_, outs=sync_card({**props, "required": False}, props))
-
-    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
-        return dyn.UpdateResult(outs=sync_card(news, olds))
-
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
-        olds, news = plain(olds), plain(news)
-        if has_unknown(news):
-            return dyn.DiffResult(changes=True, replaces=[], stables=[])
-        changed = [k for k in INPUTS if (olds.get(k) or None) != (news.get(k) or None)]
-        if not changed:
-            try:
-                timeout = min(DIFF_PROBE_TIMEOUT, float(news.get("timeout") or 10))
-                live: str | None = skills_hash(card_skills(fetch_card(news, timeout)))
-            except Exception:  # unreachable at preview time: nothing to compare
-                live = None
-            if live is not None and live != olds.get("card_hash"):
-                changed.append("skills")
-        return dyn.DiffResult(changes=bool(changed), replaces=[], stables=[])
-
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
-        return None
+            problems.append(("endpoint", "must be an http(s) URL"))
+        return problems
 
 
 class AgentCardSync(dyn.Resource):

@@ -24,12 +24,19 @@ from urllib.parse import urlsplit
 
 import pulumi
 import pulumi.dynamic as dyn
-from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
 from langop_infra.config._fields import canonical_mcp_path
 from langop_infra.core._redact import Scrubber, redact, secret_strings
 from langop_infra.sync._compare import SchemaTooDeep, schema_hash
+
+# UNKNOWN and has_unknown live in _crud now; this public module still names them.
+from langop_infra.sync._crud import (
+    UNKNOWN as UNKNOWN,
+    SyncProvider,
+    has_unknown as has_unknown,
+    plain,
+)
 from langop_infra.sync._kube_proxy import (
     KubeAccess,
     ProxyError,
@@ -44,7 +51,6 @@ from langop_infra.sync._kube_proxy import (
 )
 from langop_infra.sync._outputs import SyncOutputs
 
-UNKNOWN = rpc.UNKNOWN  # pulumi's marker for a preview-time unknown
 INPUTS = (
     "endpoint",
     "mcp_path",
@@ -68,17 +74,6 @@ SECRET_INPUTS = ("headers", "kubeconfig", "oauth")
 LIMIT_OPTIONS = ("protocol", "max_total_bytes", "max_tools", "max_pages", "max_response_bytes")
 ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
 IN_CLUSTER_SUFFIX = ".svc.cluster.local"
-DIFF_PROBE_TIMEOUT = 5.0
-
-
-def plain(value: Any) -> Any:
-    """``value`` with Pulumi's secret wrappers removed (the provider needs the values)."""
-    value = rpc.unwrap_rpc_secret(value)
-    if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in cast("Mapping[Any, Any]", value).items()}
-    if isinstance(value, list):
-        return [plain(v) for v in cast("list[Any]", value)]
-    return value
 
 
 def is_sidecar(inputs: Mapping[str, Any]) -> bool:
@@ -334,67 +329,35 @@ def sync_schema(
     return {**input_outputs(inputs), **result.as_dict()}
 
 
-def has_unknown(value: Any) -> bool:
-    """Whether a preview-time unknown hides in ``value`` (the servicer hands ``Unknown``
-    objects to check and diff; the wire form is the :data:`UNKNOWN` string)."""
-    if isinstance(value, Mapping):
-        return any(has_unknown(v) for v in cast("Mapping[Any, Any]", value).values())
-    if isinstance(value, (list, tuple)):
-        return any(has_unknown(v) for v in cast("Sequence[Any]", value))
-    return isinstance(value, Unknown) or value == UNKNOWN
+class ToolSchemaSyncProvider(SyncProvider):
+    """The provider (the shape: :class:`~langop_infra.sync._crud.SyncProvider`): stateless,
+    so it pickles to its class reference. A tool left in phase Error shows as a change
+    while it cannot be reached, so ``pulumi up`` tries it again."""
 
+    inputs = INPUTS
+    hash_output = "schema_hash"
+    retry_failed = True
 
-def _same(old: Any, new: Any) -> bool:
-    # An unset input arrives missing, None or empty depending on the path it took.
-    return (old if old not in ("", {}, []) else None) == (new if new not in ("", {}, []) else None)
+    def sync(
+        self, inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return sync_schema(inputs, previous)
 
+    def live_hash(self, inputs: Mapping[str, Any], timeout: float) -> str:
+        return schema_hash(list_tools(inputs, timeout=timeout).tools)
 
-class ToolSchemaSyncProvider(dyn.ResourceProvider):
-    """The provider: stateless, so it pickles to its class reference."""
+    def same(self, old: Any, new: Any) -> bool:
+        # An unset input arrives missing, None or empty depending on the path it took.
+        empty: tuple[object, ...] = ("", {}, [])
+        return (old if old not in empty else None) == (new if new not in empty else None)
 
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
-        known = {k: v for k, v in plain(news).items() if not has_unknown(v)}
-        failures = [dyn.CheckFailure(key, reason) for key, reason in input_problems(known)]
+    def problems(self, known: Mapping[str, Any], news: Mapping[str, Any]) -> list[tuple[str, str]]:
+        problems = input_problems(known)
         if known.get("access") in ("apiserver-proxy", "auto") and not is_sidecar(known):
             for key in ("namespace", "service", "port"):
                 if not known.get(key) and key in news:
-                    failures.append(dyn.CheckFailure(key, "required for apiserver-proxy"))
-        return dyn.CheckResult(news, failures)
-
-    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
-        outs = sync_schema(props)
-        return dyn.CreateResult(id_=f"{props.get('namespace')}/{props.get('service')}", outs=outs)
-
-    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
-        # The engine passes the previous outputs: they hold every input, credentials included.
-        return dyn.ReadResult(id_=id_, outs=sync_schema({**props, "required": False}, props))
-
-    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
-        return dyn.UpdateResult(outs=sync_schema(news, olds))
-
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
-        olds, news = plain(olds), plain(news)
-        if has_unknown(news):
-            return dyn.DiffResult(
-                changes=True, replaces=[], stables=[], delete_before_replace=False
-            )
-        changed = [k for k in INPUTS if not _same(olds.get(k), news.get(k))]
-        if not changed:
-            try:
-                timeout = min(DIFF_PROBE_TIMEOUT, float(news.get("timeout") or 10))
-                live_hash: str | None = schema_hash(list_tools(news, timeout=timeout).tools)
-            except Exception:  # unreachable or refused at preview time: nothing to compare
-                live_hash = None
-            if live_hash is not None and live_hash != olds.get("schema_hash"):
-                changed.append("tool_schemas")
-            elif live_hash is None and olds.get("phase") == "Error":
-                changed.append("phase")
-        return dyn.DiffResult(
-            changes=bool(changed), replaces=[], stables=[], delete_before_replace=False
-        )
-
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
-        return None
+                    problems.append((key, "required for apiserver-proxy"))
+        return problems
 
 
 def _string_map(value: object) -> bool:

@@ -134,7 +134,7 @@ def _agent_objects(
     if agent.workspace is not None:
         made.append(("PersistentVolumeClaim", ns, names.workspace_claim_name(agent.name), where))
         if agent.workspace.initial_files:
-            made.append(("ConfigMap", ns, names.workspace_seed_name(agent.name), where))
+            made.append(("ConfigMap", ns, names.initial_files_name(agent.name), where))
     if agent.disruption_budget is not None or max(agent.replicas, _min(agent)) > 1:
         made.append(("PodDisruptionBudget", ns, agent.name, where))
     for j, ref in enumerate(agent.tools):

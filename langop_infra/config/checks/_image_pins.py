@@ -2,7 +2,7 @@
 
 A tag (``:main-stable``, ``:1.4.0``) names whatever the registry serves under it today; a
 digest (``@sha256:…``) names one image for good. Every image a document runs is checked:
-tools, agents, an agent's workspace seed image, and the model gateway's (set or built in).
+tools, agents, an agent's workspace init image, and the model gateway's (set or built in).
 A warning by default; an error with ``defaults.requireImageDigests``."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def cluster_images(
     for i, agent in zip(agents, cluster.agents, strict=True):
         yield join_path(path, f"agents[{i}].image"), agent.image
         if agent.workspace is not None:
-            yield join_path(path, f"agents[{i}].workspace.seedImage"), agent.workspace.seed_image
+            yield join_path(path, f"agents[{i}].workspace.initImage"), agent.workspace.init_image
     gateway = gateway_defaults(cluster.defaults)
     if any(via_gateway(model, gateway) for model in cluster.models):
         yield join_path(path, "defaults.modelGateway.image"), gateway.image
@@ -59,11 +59,11 @@ def unpinned_images(
 
 def workload_unpinned_images(workload: Any, path: str = "") -> list[Problem]:
     """The same for one standalone LanguageTool or LanguageAgent: its image, and an agent's
-    workspace seed image."""
+    workspace init image."""
     images = [(join_path(path, "image"), workload.image)]
     workspace = getattr(workload, "workspace", None)
     if workspace is not None:
-        images.append((join_path(path, "workspace.seedImage"), workspace.seed_image))
+        images.append((join_path(path, "workspace.initImage"), workspace.init_image))
     return [_unpinned(where, image, False) for where, image in images if not is_pinned(image)]
 
 

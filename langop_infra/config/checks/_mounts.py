@@ -15,9 +15,9 @@ from langop_infra.core.problems import Problem, join_path
 
 # Volumes and init containers every pod of the package may already have (manifests/_pods.py,
 # manifests/_workspace.py): a user's of the same name would replace or clash with them.
-GENERATED_VOLUMES = ("tmp", "config", "workspace", "workspace-seed", "data")
+GENERATED_VOLUMES = ("tmp", "config", "workspace", "initial-files", "data")
 SIDECAR_TMP = re.compile(r"^sidecar-[0-9]+-tmp$")
-SEED_CONTAINER = "seed-workspace"
+INIT_CONTAINER = "init-workspace"
 
 
 def generated_mounts(workload: PodExtensionsSpec) -> dict[str, str]:
@@ -103,7 +103,10 @@ def _init_containers(
     workload: PodExtensionsSpec, declared: dict[str, int], path: str
 ) -> list[Problem]:
     problems: list[Problem] = []
-    reserved = {workload.name: "the workload's own container", SEED_CONTAINER: "the workspace seed"}
+    reserved = {
+        workload.name: "the workload's own container",
+        INIT_CONTAINER: "the workspace's init container",
+    }
     if isinstance(workload, AgentSpec):
         # A sidecar tool joins the agent's pod as a container named after the tool.
         reserved.update({ref.name: "a tool the agent references" for ref in workload.tools})

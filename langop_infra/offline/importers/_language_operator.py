@@ -139,7 +139,9 @@ def _workspace(out: Imported, m: Manifest, entry: Json) -> None:
             "storageClassName": workspace.get("storageClassName"),
             "accessModes": [access] if access else None,
             "initialFiles": workspace.get("initialFiles"),
-            "seedConfigMap": mapping(workspace.get("seedConfigMapRef")).get("name"),
+            # language-operator's field, spelled as its CRD spells it (the one place
+            # tests/test_shared_text.py lets that word through).
+            "initialFilesConfigMap": mapping(workspace.get("seedConfigMapRef")).get("name"),
         }
     )
     if workspace.get("mountPath"):

@@ -368,6 +368,16 @@ def test_a_resource_of_the_sync_type_without_endpoint_or_service_is_no_sync() ->
     assert len(r.schema_sync([tool("memory"), other])) == 1
 
 
+def test_an_a2a_peers_card_sync_is_no_schema_sync_of_the_tool() -> None:
+    # AgentCardSync shares the dynamic resource type; its inputs carry card_path.
+    card = sync("memory")
+    card = r.Resource(card.type, "urn:card:memory", "memory", {**card.props, "card_path": "/c"})
+    found = r.schema_sync([tool("memory"), card])
+    assert messages(found) == ["tool tools/memory has no schema sync"]
+    assert found[0].urn == "urn:tools:memory"
+    assert r.schema_sync([tool("memory"), card, sync("memory")]) == []
+
+
 def test_a_tool_an_agent_waits_for_needs_a_required_sync() -> None:
     waiting = deployment(
         "bot",
@@ -587,4 +597,27 @@ def test_an_env_value_shaped_like_a_credential_is_found_whatever_its_name() -> N
             "apps/x: container main env AGENT_CONFIG is a literal credential; use "
             "valueFrom.secretKeyRef",
         )
+    ]
+
+
+def test_a_credential_inside_a_json_env_value_is_found_where_it_sits() -> None:
+    # The value as a whole passes (no credential name, nothing detect-secrets knows); the
+    # JSON inside it does not. Leading blanks are JSON too; both a list and an object.
+    env = [
+        {"name": "SERVERS", "value": '  [{"name": "Authorization", "value": "Bearer abc"}]'},
+        {"name": "ROUTES", "value": '{"headers": {"X-Api-Key": "k1"}}'},
+        {"name": "NOTE", "value": "  not [json"},
+    ]
+    found = r.literal_credentials([deployment("x", containers=[container(env=env)])])
+    assert found == [
+        r.Finding(
+            "urn:apps:x",
+            "apps/x: container main env SERVERS: [0] (Authorization) holds a literal credential "
+            "(named like a credential); send it from a Secret (valueFrom.secretKeyRef)",
+        ),
+        r.Finding(
+            "urn:apps:x",
+            "apps/x: container main env ROUTES: .headers.X-Api-Key holds a literal credential "
+            "(named like a credential); send it from a Secret (valueFrom.secretKeyRef)",
+        ),
     ]
