@@ -34,6 +34,13 @@ def object_meta(
     return meta
 
 
+def api_object(value: Mapping[str, object] | pulumi.Output[object]) -> Any:
+    """A builder's typed object (or part of one) as pulumi_kubernetes takes it. The builders
+    write the API's camelCase keys, which the provider accepts; its ``*ArgsDict`` types name
+    snake_case keys instead, so the typed value crosses into the SDK untyped, here."""
+    return value
+
+
 def _copied(values: Meta) -> Any:
     if isinstance(values, pulumi.Output):
         return values

@@ -7,11 +7,16 @@ the agent wrote survives every restart and every change of the seed files.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langop_infra.config import _names as names
 from langop_infra.config._pod import Resources
 from langop_infra.config.agent import AgentSpec, Workspace
+from langop_infra.manifests._k8s_types import (
+    ContainerDict,
+    PersistentVolumeClaimSpecDict,
+    ResourceRequirementsDict,
+    SecurityContextDict,
+    VolumeDict,
+)
 
 SEED_VOLUME = "workspace-seed"
 SEED_DIR = "/seed"
@@ -42,9 +47,9 @@ def mount_path(agent: AgentSpec) -> str:
     return agent.workspace_path
 
 
-def claim_spec(workspace: Workspace) -> dict[str, Any]:
+def claim_spec(workspace: Workspace) -> PersistentVolumeClaimSpecDict:
     """The PersistentVolumeClaim ``<agent>-workspace``."""
-    spec: dict[str, Any] = {
+    spec: PersistentVolumeClaimSpecDict = {
         "accessModes": list(workspace.access_modes),
         "resources": {"requests": {"storage": workspace.size}},
     }
@@ -61,9 +66,9 @@ def seed_config_map(agent: AgentSpec) -> str | None:
     return workspace.seed_config_map or names.workspace_seed_name(agent.name)
 
 
-def volumes(agent: AgentSpec) -> list[dict[str, Any]]:
+def volumes(agent: AgentSpec) -> list[VolumeDict]:
     """The workspace volume (the claim) and, when seeded, the seed ConfigMap's volume."""
-    out: list[dict[str, Any]] = [
+    out: list[VolumeDict] = [
         {
             "name": "workspace",
             "persistentVolumeClaim": {"claimName": names.workspace_claim_name(agent.name)},
@@ -76,8 +81,8 @@ def volumes(agent: AgentSpec) -> list[dict[str, Any]]:
 
 
 def seed_container(
-    agent: AgentSpec, security_context: dict[str, Any], resources: dict[str, Any]
-) -> dict[str, Any] | None:
+    agent: AgentSpec, security_context: SecurityContextDict, resources: ResourceRequirementsDict
+) -> ContainerDict | None:
     """The init container that seeds the workspace, or None without seed files."""
     if agent.workspace is None or seed_config_map(agent) is None:
         return None
