@@ -55,7 +55,7 @@ def register_card(
     agent: AgentSpec,
     namespace: str,
     labels: Meta,
-    objects: Any,
+    objects: object,
     opts: pulumi.ResourceOptions,
 ) -> k8s.core.v1.ConfigMap | None:
     """ConfigMap ``<agent>-a2a-card`` (key ``agent-card.json``) of an agent serving A2A."""

@@ -90,7 +90,7 @@ def _none_means_unset(spec: type[Any], key: str) -> bool:
     return field.default_factory is not None or field.default not in (None, Ellipsis)
 
 
-def refuse_outputs(data: Mapping[str, Any], subject: str, why: str) -> None:
+def refuse_outputs(data: Mapping[str, object], subject: str, why: str) -> None:
     """Every Output in ``data`` a field error: the component needs its values now."""
     problems = [
         Problem(loc_path(path), f"must be known when the program runs, not an Output: {why}")
@@ -104,10 +104,10 @@ def refuse_outputs(data: Mapping[str, Any], subject: str, why: str) -> None:
 WHOLE_MAPPINGS = frozenset({"env", "secret_env", "secretEnv"})
 
 
-def refuse_whole_lists(data: Mapping[str, Any], spec: type[Any], subject: str) -> None:
+def refuse_whole_lists(data: Mapping[str, object], spec: type[object], subject: str) -> None:
     """A field that takes a list (or an env mapping), given as one Output: a field error
     (which objects, entries and Secret keys exist follows from it), with the fix."""
-    fields: Mapping[str, Any] = getattr(spec, "model_fields", {})
+    fields: Mapping[str, object] = getattr(spec, "model_fields", {})
     problems = [
         Problem(
             key,
@@ -144,7 +144,7 @@ def _is_list_field(fields: Mapping[str, Any], key: str) -> bool:
     return bool(origins & {list, tuple}) or annotation in (list, tuple)
 
 
-def output_leaves(data: Any, path: Path = ()) -> Iterator[Leaf]:
+def output_leaves(data: object, path: Path = ()) -> Iterator[Leaf]:
     """Every Output inside nested mappings and lists, with its path."""
     if isinstance(data, pulumi.Output):
         yield path, cast("pulumi.Output[Any]", data)
@@ -170,7 +170,7 @@ def replaced(data: Any, path: Path, value: Any) -> Any:
 
 
 def resolve(
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     parse: Callable[[Any], S],
     build: Callable[[S], R],
     structure: Callable[[S], Any],
@@ -205,8 +205,8 @@ def resolve(
         # Another field depends on an unknown value (a volume mount on a volume's name).
         raise SpecError(_needed_now(deferred, exc.problems), subject=subject) from None
 
-    def rebuild(values: Mapping[int, Any]) -> R:
-        filled: Any = stand_in
+    def rebuild(values: Mapping[int, object]) -> R:
+        filled: object = stand_in
         for index, value in values.items():
             filled = replaced(filled, deferred[index][0], value)
         try:
@@ -323,7 +323,7 @@ class Pending:
         return self.later(indexes, pick)
 
 
-def _at(pick: Callable[[Any], Any], key: Any) -> Callable[[Any], Any]:
+def _at(pick: Callable[[Any], Any], key: object) -> Callable[[Any], Any]:
     """``pick``, then the part at ``key``."""
     return lambda whole: pick(whole)[key]
 
@@ -347,11 +347,11 @@ def _related(problem: str, leaf: str) -> bool:
     return _under(problem, {leaf: None}) or (bool(problem) and _under(leaf, {problem: None}))
 
 
-def _under(path: str, prefixes: Mapping[str, Any]) -> bool:
+def _under(path: str, prefixes: Mapping[str, object]) -> bool:
     return any(path == key or path.startswith((key + ".", key + "[")) for key in prefixes)
 
 
-def _refuse_structural(deferred: Sequence[tuple[Path, Any]], subject: str) -> None:
+def _refuse_structural(deferred: Sequence[tuple[Path, object]], subject: str) -> None:
     problems = [
         Problem(
             loc_path(path),
@@ -378,7 +378,7 @@ _INSTEAD = {
 
 
 def _stand_in(
-    data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, Any]], subject: str
+    data: object, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, object]], subject: str
 ) -> Any:
     """``data`` with each unknown value replaced by the first stand-in its field accepts; a
     field that accepts none (one of a fixed set of words) must be known now."""
@@ -443,7 +443,7 @@ _PAIRED: dict[str, list[Any]] = {
 }
 
 
-def _accepted(parse: Callable[[Any], Any], attempt: Any, path: Path) -> bool:
+def _accepted(parse: Callable[[Any], Any], attempt: object, path: Path) -> bool:
     try:
         parse(attempt)
     except SpecError as exc:
@@ -452,7 +452,7 @@ def _accepted(parse: Callable[[Any], Any], attempt: Any, path: Path) -> bool:
     return True
 
 
-def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+def part(objects: object, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     """``pick(objects)``, or its Output when ``objects`` is an Output; of :class:`Pending`
     objects, known where it does not depend on an unknown value."""
     if isinstance(objects, Pending):
@@ -462,7 +462,7 @@ def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     return pick(objects)
 
 
-def whole(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+def whole(objects: object, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     """Like :func:`part`, but all of it an Output as soon as any value in it is unknown."""
     if isinstance(objects, Pending):
         return objects.final.apply(pick)
@@ -473,7 +473,7 @@ def exists(objects: "Pending", pick: Callable[[Any], Any]) -> bool | pulumi.Outp
     """Whether ``pick(objects)`` is there (not None): an Output of it when that depends on a
     value not known now, as a PodDisruptionBudget depends on ``replicas``."""
 
-    def present(built: Any) -> bool:
+    def present(built: object) -> bool:
         return pick(built) is not None
 
     indexes = objects.depends(present)

@@ -56,8 +56,8 @@ def merged_meta(*parts: Meta | None) -> Meta:
     return _merge_all(given)
 
 
-def _merge_all(parts: Sequence[Any]) -> dict[str, Any]:
-    merged: dict[str, Any] = {}
+def _merge_all(parts: Sequence[object]) -> dict[str, Any]:
+    merged: dict[str, object] = {}
     for part in parts:
         merged.update(cast("Mapping[str, Any]", part or {}))
     return merged
@@ -127,7 +127,7 @@ def scaling_objects(
     name: str,
     namespace: str,
     labels: Meta,
-    objects: Any,
+    objects: object,
     *,
     budget: bool | pulumi.Output[bool],
     scaler: bool,
@@ -141,7 +141,7 @@ def scaling_objects(
     shows it only if the value is known there, and ``pulumi up`` creates it when needed.
     """
 
-    def budget_object(_: Any = None) -> k8s.policy.v1.PodDisruptionBudget:
+    def budget_object(_: object = None) -> k8s.policy.v1.PodDisruptionBudget:
         return k8s.policy.v1.PodDisruptionBudget(
             key,
             metadata=object_meta(name, namespace, labels),
@@ -149,7 +149,7 @@ def scaling_objects(
             opts=opts,
         )
 
-    pdb: Any = None
+    pdb: object = None
     hpa = None
     if isinstance(budget, pulumi.Output):
         pdb = budget.apply(lambda wanted: budget_object() if wanted else None)
@@ -340,7 +340,7 @@ def built_components() -> dict[tuple[str, str, str], Any]:
     return entry[1]
 
 
-def register_component(component: Any, kind: str, namespace: str, name: str) -> None:
+def register_component(component: object, kind: str, namespace: str, name: str) -> None:
     """Record a component; a second one of the same kind, namespace and name is an error."""
     built = built_components()
     key = (kind, namespace, name)

@@ -53,7 +53,7 @@ class ModelPlan:
     defaults: Defaults
 
 
-def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
+def plan_model(name: str, args: object, fields: Mapping[str, object]) -> ModelPlan:
     """Validate a standalone model: it is reached directly, so it needs an endpoint."""
     data = inputs.merged_input(args, fields, ModelSpec)
     data.setdefault("name", name)

@@ -74,7 +74,7 @@ class CardError(LangopError, RuntimeError):
     """The peer's answer is not an agent card this sync can record."""
 
 
-def card_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
+def card_target(inputs: Mapping[str, object]) -> tuple[str, dict[str, str], dict[str, Any]]:
     """The card's URL, headers and client options for the access mode (see
     :func:`langop_infra.sync.provider.sync_target`: the same rules)."""
     proxy = proxy_access(inputs)
@@ -142,12 +142,12 @@ def fetch_card(inputs: Mapping[str, Any], timeout: float | None = None) -> dict[
     return cast("dict[str, Any]", card)
 
 
-def card_skills(card: Mapping[str, Any]) -> list[dict[str, Any]]:
+def card_skills(card: Mapping[str, object]) -> list[dict[str, Any]]:
     """``{id, name, description, tags}`` of each skill, in the card's order."""
     skills = card.get("skills")
     if not isinstance(skills, list):
         raise CardError("the agent card has no skills list")
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for skill in cast("list[Any]", skills):
         if not isinstance(skill, Mapping):
             raise CardError("a skill of the agent card is not an object")
@@ -166,7 +166,7 @@ def card_skills(card: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def skills_hash(skills: list[dict[str, Any]]) -> str:
+def skills_hash(skills: list[dict[str, object]]) -> str:
     text = json.dumps(skills, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -226,7 +226,7 @@ def sync_card(
 class AgentCardSyncProvider(dyn.ResourceProvider):
     """The provider: stateless, so it pickles to its class reference."""
 
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
+    def check(self, _olds: dict[str, object], news: dict[str, object]) -> dyn.CheckResult:
         known = {k: v for k, v in plain(news).items() if not has_unknown(v)}
         failures: list[dyn.CheckFailure] = []
         if known.get("access") not in (None, "auto", "direct", "apiserver-proxy"):
@@ -236,14 +236,16 @@ class AgentCardSyncProvider(dyn.ResourceProvider):
             failures.append(dyn.CheckFailure("endpoint", "must be an http(s) URL"))
         return dyn.CheckResult(news, failures)
 
-    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
+    def create(self, props: dict[str, object]) -> dyn.CreateResult:
         outs = sync_card(props)
         return dyn.CreateResult(id_=f"{props.get('namespace')}/{props.get('service')}", outs=outs)
 
-    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+    def read(self, id_: str, props: dict[str, object]) -> dyn.ReadResult:
         return dyn.ReadResult(id_=id_, outs=sync_card({**props, "required": False}, props))
 
-    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+    def update(
+        self, _id: str, olds: dict[str, object], news: dict[str, object]
+    ) -> dyn.UpdateResult:
         return dyn.UpdateResult(outs=sync_card(news, olds))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
@@ -261,7 +263,7 @@ class AgentCardSyncProvider(dyn.ResourceProvider):
                 changed.append("skills")
         return dyn.DiffResult(changes=bool(changed), replaces=[], stables=[])
 
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+    def delete(self, _id: str, _props: dict[str, object]) -> None:
         return None
 
 
@@ -292,7 +294,7 @@ class AgentCardSync(dyn.Resource):
         )
 
 
-def _report(subject: str, phase: Any, last_error: Any, changes: Any) -> None:
+def _report(subject: str, phase: object, last_error: object, changes: object) -> None:
     if phase == "Error":
         pulumi.log.warn(f"card sync of {subject} failed (phase Error): {last_error}")
     elif changes:

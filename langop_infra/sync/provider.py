@@ -71,7 +71,7 @@ IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 DIFF_PROBE_TIMEOUT = 5.0
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> Any:
     """``value`` with Pulumi's secret wrappers removed (the provider needs the values)."""
     value = rpc.unwrap_rpc_secret(value)
     if isinstance(value, Mapping):
@@ -81,7 +81,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def is_sidecar(inputs: Mapping[str, Any]) -> bool:
+def is_sidecar(inputs: Mapping[str, object]) -> bool:
     return inputs.get("deployment_mode") == "sidecar" or bool(inputs.get("pod_selector"))
 
 
@@ -112,7 +112,7 @@ def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
         ) from None
 
 
-def resolve_access(inputs: Mapping[str, Any]) -> str:
+def resolve_access(inputs: Mapping[str, object]) -> str:
     """``direct`` or ``apiserver-proxy``, as :func:`proxy_access` decides."""
     return "direct" if proxy_access(inputs) is None else "apiserver-proxy"
 
@@ -283,7 +283,7 @@ def failure_message(exc: Exception, sent: list[str]) -> str:
     return redact(text, sent)
 
 
-def input_outputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+def input_outputs(inputs: Mapping[str, object]) -> dict[str, Any]:
     """The inputs as outputs, so ``read`` and ``diff`` (which get outputs) see all of them;
     credentials wrapped as secrets so the engine encrypts them even if the input was plain."""
     outs = {k: inputs.get(k) for k in INPUTS}
@@ -295,7 +295,7 @@ def input_outputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     return outs
 
 
-def url_carries_credentials(url: Any) -> bool:
+def url_carries_credentials(url: object) -> bool:
     """Whether a URL holds a user, password or query (where tokens ride): kept secret."""
     if not isinstance(url, str):
         return False
@@ -334,7 +334,7 @@ def sync_schema(
     return {**input_outputs(inputs), **result.as_dict()}
 
 
-def has_unknown(value: Any) -> bool:
+def has_unknown(value: object) -> bool:
     """Whether a preview-time unknown hides in ``value`` (the servicer hands ``Unknown``
     objects to check and diff; the wire form is the :data:`UNKNOWN` string)."""
     if isinstance(value, Mapping):
@@ -344,7 +344,7 @@ def has_unknown(value: Any) -> bool:
     return isinstance(value, Unknown) or value == UNKNOWN
 
 
-def _same(old: Any, new: Any) -> bool:
+def _same(old: object, new: object) -> bool:
     # An unset input arrives missing, None or empty depending on the path it took.
     return (old if old not in ("", {}, []) else None) == (new if new not in ("", {}, []) else None)
 
@@ -352,7 +352,7 @@ def _same(old: Any, new: Any) -> bool:
 class ToolSchemaSyncProvider(dyn.ResourceProvider):
     """The provider: stateless, so it pickles to its class reference."""
 
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
+    def check(self, _olds: dict[str, object], news: dict[str, object]) -> dyn.CheckResult:
         known = {k: v for k, v in plain(news).items() if not has_unknown(v)}
         failures = [dyn.CheckFailure(key, reason) for key, reason in input_problems(known)]
         if known.get("access") in ("apiserver-proxy", "auto") and not is_sidecar(known):
@@ -361,15 +361,17 @@ class ToolSchemaSyncProvider(dyn.ResourceProvider):
                     failures.append(dyn.CheckFailure(key, "required for apiserver-proxy"))
         return dyn.CheckResult(news, failures)
 
-    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
+    def create(self, props: dict[str, object]) -> dyn.CreateResult:
         outs = sync_schema(props)
         return dyn.CreateResult(id_=f"{props.get('namespace')}/{props.get('service')}", outs=outs)
 
-    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+    def read(self, id_: str, props: dict[str, object]) -> dyn.ReadResult:
         # The engine passes the previous outputs: they hold every input, credentials included.
         return dyn.ReadResult(id_=id_, outs=sync_schema({**props, "required": False}, props))
 
-    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+    def update(
+        self, _id: str, olds: dict[str, object], news: dict[str, object]
+    ) -> dyn.UpdateResult:
         return dyn.UpdateResult(outs=sync_schema(news, olds))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
@@ -393,7 +395,7 @@ class ToolSchemaSyncProvider(dyn.ResourceProvider):
             changes=bool(changed), replaces=[], stables=[], delete_before_replace=False
         )
 
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+    def delete(self, _id: str, _props: dict[str, object]) -> None:
         return None
 
 
@@ -405,7 +407,7 @@ def _string_map(value: object) -> bool:
     )
 
 
-def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
+def input_problems(known: Mapping[str, object]) -> list[tuple[str, str]]:
     """(input, reason) for every known input the provider cannot use; values never quoted,
     since some of them are credentials."""
     problems: list[tuple[str, str]] = []
@@ -427,7 +429,9 @@ def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
     if selector is not None and not _string_map(selector):
         problems.append(("pod_selector", "must map label names to label values (strings)"))
     oauth = known.get("oauth")
-    auth: Mapping[str, Any] = cast("Mapping[str, Any]", oauth) if isinstance(oauth, Mapping) else {}
+    auth: Mapping[str, object] = (
+        cast("Mapping[str, object]", oauth) if isinstance(oauth, Mapping) else {}
+    )
     if auth.get("client_secret") and not auth.get("issuer"):
         problems.append(
             ("oauth", "a client secret needs its issuer (schemaSync.auth.issuer) to be sent to")
@@ -472,7 +476,7 @@ class ToolSchemaSync(dyn.Resource):
         )
 
 
-def warn_failed_sync(subject: str, phase: Any, last_error: Any) -> None:
+def warn_failed_sync(subject: str, phase: object, last_error: object) -> None:
     """A ``pulumi.log.warn`` for a sync that ended in phase Error (``last_error`` is
     already credential-free: :func:`failure_message`)."""
     if phase == "Error":
