@@ -257,7 +257,7 @@ class Pending:
             lambda values: self.rebuild(dict(enumerate(values)))
         )
 
-    def map(self, fn: Callable[[Any], Any]) -> "Pending":
+    def map(self, fn: Callable[[Any], object]) -> "Pending":
         """What ``fn`` makes of it, part by part as known."""
         return Pending(
             fn(self.base),
@@ -266,23 +266,23 @@ class Pending:
             lambda values: fn(self.rebuild(values)),
         )
 
-    def pick(self, pick: Callable[[Any], Any]) -> Any:
+    def pick(self, pick: Callable[[Any], object]) -> Any:
         return self._leafwise(
             pick(self.base), [v if v is _EVERY else pick(v) for v in self.variants], pick
         )
 
-    def depends(self, pick: Callable[[Any], Any]) -> list[int]:
+    def depends(self, pick: Callable[[Any], object]) -> list[int]:
         """The values that ``pick`` of it depends on."""
         base = pick(self.base)
         return [i for i, v in enumerate(self.variants) if v is _EVERY or not _same(pick(v), base)]
 
-    def later(self, indexes: Sequence[int], pick: Callable[[Any], Any]) -> pulumi.Output[Any]:
+    def later(self, indexes: Sequence[int], pick: Callable[[Any], object]) -> pulumi.Output[Any]:
         """``pick`` of it, made from the real values of ``indexes`` once they are known."""
         return pulumi.Output.all(*[self.outputs[i] for i in indexes]).apply(
             lambda values: pick(self.rebuild(dict(zip(indexes, values, strict=True))))
         )
 
-    def _leafwise(self, base: Any, variants: list[Any], pick: Callable[[Any], Any]) -> Any:
+    def _leafwise(self, base: Any, variants: list[Any], pick: Callable[[Any], object]) -> Any:
         """``base`` where every variant equals it; below that, the parts that differ, each an
         Output of only the values it depends on."""
         if all(v is not _EVERY and _same(v, base) for v in variants):
@@ -323,7 +323,7 @@ class Pending:
         return self.later(indexes, pick)
 
 
-def _at(pick: Callable[[Any], Any], key: object) -> Callable[[Any], Any]:
+def _at(pick: Callable[[Any], Any], key: object) -> Callable[[Any], object]:
     """``pick``, then the part at ``key``."""
     return lambda whole: pick(whole)[key]
 
@@ -378,7 +378,10 @@ _INSTEAD = {
 
 
 def _stand_in(
-    data: object, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, object]], subject: str
+    data: object,
+    parse: Callable[[Any], object],
+    deferred: Sequence[tuple[Path, object]],
+    subject: str,
 ) -> Any:
     """``data`` with each unknown value replaced by the first stand-in its field accepts; a
     field that accepts none (one of a fixed set of words) must be known now."""
@@ -413,7 +416,7 @@ def _needed_now(deferred: Sequence[Leaf], problems: Sequence[Problem]) -> list[P
     ]
 
 
-def _alternative(filled: Any, parse: Callable[[Any], Any], spec: Any, path: Path) -> Any:
+def _alternative(filled: Any, parse: Callable[[Any], object], spec: Any, path: Path) -> Any:
     """``filled`` with another stand-in at ``path``, one that changes the parsed spec (``1``
     and ``"1"`` both parse to 1: the second would hide that the value matters); None when
     the field accepts no other."""
@@ -443,7 +446,7 @@ _PAIRED: dict[str, list[Any]] = {
 }
 
 
-def _accepted(parse: Callable[[Any], Any], attempt: object, path: Path) -> bool:
+def _accepted(parse: Callable[[Any], object], attempt: object, path: Path) -> bool:
     try:
         parse(attempt)
     except SpecError as exc:
@@ -469,7 +472,7 @@ def whole(objects: object, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     return part(objects, pick)
 
 
-def exists(objects: "Pending", pick: Callable[[Any], Any]) -> bool | pulumi.Output[bool]:
+def exists(objects: "Pending", pick: Callable[[Any], object]) -> bool | pulumi.Output[bool]:
     """Whether ``pick(objects)`` is there (not None): an Output of it when that depends on a
     value not known now, as a PodDisruptionBudget depends on ``replicas``."""
 

@@ -59,7 +59,7 @@ def merged_meta(*parts: Meta | None) -> Meta:
 def _merge_all(parts: Sequence[object]) -> dict[str, Any]:
     merged: dict[str, object] = {}
     for part in parts:
-        merged.update(cast("Mapping[str, Any]", part or {}))
+        merged.update(cast("Mapping[str, object]", part or {}))
     return merged
 
 
@@ -113,12 +113,15 @@ def network_policy(
     name: str,
     namespace: str,
     labels: Meta,
-    spec: Any,
+    spec: Mapping[str, object] | pulumi.Output[object],
     opts: pulumi.ResourceOptions,
 ) -> k8s.networking.v1.NetworkPolicy:
     """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<namespace>/<name>``)."""
     return k8s.networking.v1.NetworkPolicy(
-        f"{namespace}/{name}", metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
+        f"{namespace}/{name}",
+        metadata=object_meta(name, namespace, labels),
+        spec=api_object(spec),
+        opts=opts,
     )
 
 
@@ -316,7 +319,7 @@ def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> k8s.Provider | 
 # (runs of the offline mock engine each get one), and within it by the RPC manager's list of
 # outstanding RPCs: `pulumi.runtime.test` starts each test with `rpc_manager.clear()`, which
 # makes a new list, so each test is its own program while the root Stack stays the same.
-_BUILT: weakref.WeakKeyDictionary[Any, tuple[list[Any], dict[tuple[str, str, str], Any]]] = (
+_BUILT: weakref.WeakKeyDictionary[object, tuple[list[object], dict[tuple[str, str, str], Any]]] = (
     weakref.WeakKeyDictionary()
 )
 

@@ -74,7 +74,7 @@ class ToolPlan:
     # The spec with the user's values where ``spec`` holds stand-ins (labels are read here).
     pending_spec: inputs.Pending | None = None
 
-    def spec_part(self, pick: Callable[[ToolSpec], Any]) -> Any:
+    def spec_part(self, pick: Callable[[ToolSpec], object]) -> Any:
         """``pick`` of the tool's spec as the user wrote it: known now, or Outputs of it."""
         return pick(self.spec) if self.pending_spec is None else self.pending_spec.pick(pick)
 
@@ -82,7 +82,7 @@ class ToolPlan:
     def namespace(self) -> str:
         return self.spec.namespace or contract.DEFAULT_NAMESPACE
 
-    def target_part(self, pick: Callable[[contract.ToolTarget], Any]) -> Any:
+    def target_part(self, pick: Callable[[contract.ToolTarget], object]) -> Any:
         """``pick`` of the tool's target: known now, or an Output of its real value."""
         target = contract.ToolTarget.of(self.spec, self.namespace)
         return pick(target) if self.pending_target is None else self.pending_target.pick(pick)

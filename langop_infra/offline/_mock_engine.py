@@ -248,7 +248,7 @@ class _LogCapture(logging.Handler):
 
 
 def run_program(
-    program: Callable[[], Any],
+    program: Callable[[], object],
     *,
     project: str = "langop-infra",
     stack: str = "dev",
@@ -302,7 +302,7 @@ def run_program(
     return run
 
 
-def _run_with_loop_stopped(program: Callable[[], Any]) -> None:
+def _run_with_loop_stopped(program: Callable[[], object]) -> None:
     """Call ``program`` outside the event loop, as Pulumi's own mocked tests build resources,
     then let the SDK wait for every registration and raise what the program raised.
 
@@ -378,7 +378,7 @@ def is_wrapped_secret(value: object) -> bool:
     return isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG
 
 
-Visitor = Callable[[Any, str], Any]
+Visitor = Callable[[Any, str], object]
 
 
 def visit(
@@ -416,7 +416,7 @@ def visit(
     return walk(value, path)
 
 
-def _integral(value: object, _: str) -> Any:
+def _integral(value: object, _: str) -> object:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
@@ -441,7 +441,7 @@ def unknown_paths(value: Any, path: str = "") -> Iterator[str]:
             yield from unknown_paths(v, f"{path}[{i}]")
 
 
-def _manifest_leaf(value: object, path: str) -> Any:
+def _manifest_leaf(value: object, path: str) -> object:
     return UNKNOWN_MARKER if is_unknown(value) else _integral(value, path)
 
 
