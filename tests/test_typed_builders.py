@@ -267,20 +267,20 @@ def test_rendered_objects_hold_only_typed_keys(stack: str) -> None:
 def test_strict_pyright_checks_the_workload_keys(tmp_path: Path) -> None:
     program = tmp_path / "workloads.py"
     program.write_text(
+        "from langop_infra.config.cluster import Defaults\n"
         "from langop_infra.config.tool import ToolSpec\n"
         "from langop_infra.manifests import _pods as pods\n"
-        "def read(tool: ToolSpec) -> None:\n"
-        "    port: int = pods.tool_service_spec(tool)['ports'][0]['port']\n"
-        "    deployment = pods.tool_objects(tool, None, 'apps', 'x').deployment  # type: ignore\n"
-        "    assert deployment is not None\n"
-        "    image: str = deployment['template']['spec']['containers'][0]['image']\n"
-        "    wrong: object = deployment['template']['spec']['containers'][0]['imagePullpolicy']\n"
-        "    deployment['replicas'] = '3'\n"
+        "def given() -> tuple[ToolSpec, Defaults]: raise NotImplementedError\n"
+        "tool, defaults = given()\n"
+        "port: int = pods.tool_service_spec(tool)['ports'][0]['port']\n"
+        "deployment = pods.tool_objects(tool, defaults, 'apps', 'x').deployment\n"
+        "assert deployment is not None\n"
+        "image: str = deployment['template']['spec']['containers'][0]['image']\n"
+        "wrong: object = deployment['template']['spec']['containers'][0]['imagePullpolicy']\n"
+        "deployment['replicas'] = '3'\n"
     )
-    (tmp_path / "pyrightconfig.json").write_text(
-        '{"typeCheckingMode": "strict", "enableTypeIgnoreComments": true}'
-    )
+    (tmp_path / "pyrightconfig.json").write_text('{"typeCheckingMode": "strict"}')
     result = run_pyright("-p", str(tmp_path / "pyrightconfig.json"), str(program), cwd=ROOT)
     errors = [line.split(":")[1] for line in result.stdout.splitlines() if " - error" in line]
-    assert sorted(set(errors)) == ["8", "9"], result.stdout
+    assert sorted(set(errors)) == ["10", "11"], result.stdout
     assert '"imagePullpolicy" is not a defined key' in result.stdout
