@@ -126,7 +126,7 @@ class _Query(NamedTuple):
     protocol: str
 
 
-def _mapping(value: Any, where: str, fields: tuple[str, ...]) -> dict[str, Any]:
+def _mapping(value: object, where: str, fields: tuple[str, ...]) -> dict[str, Any]:
     """``value`` as a dict without null entries (null means omitted), rejecting unknown fields."""
     if not isinstance(value, Mapping):
         raise ValueError(f"{where}: expected a mapping, got {type(value).__name__}")
@@ -137,7 +137,7 @@ def _mapping(value: Any, where: str, fields: tuple[str, ...]) -> dict[str, Any]:
     return {str(key): item for key, item in mapping.items() if item is not None}
 
 
-def _list(value: Any, where: str) -> list[Any]:
+def _list(value: object, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list | tuple):
@@ -178,7 +178,7 @@ def _network(value: Any, where: str) -> _IPNetwork:
         raise ValueError(f"{where}: {value!r} is not a CIDR such as 10.0.0.0/8") from None
 
 
-def _peer(value: Any, where: str) -> _Peer:
+def _peer(value: object, where: str) -> _Peer:
     spec = _mapping(value, where, ("podSelector", "namespaceSelector", "ipBlock"))
     if not spec:
         raise ValueError(f"{where}: a peer needs podSelector, namespaceSelector or ipBlock")
@@ -216,11 +216,11 @@ def _port(value: Any, where: str) -> _Port:
     return _Port(protocol, port, end_port)
 
 
-def _is_port_number(value: Any) -> bool:
+def _is_port_number(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 65535
 
 
-def _rules(spec: Mapping[str, Any], direction: str, where: str) -> tuple[_Rule, ...]:
+def _rules(spec: Mapping[str, object], direction: str, where: str) -> tuple[_Rule, ...]:
     peers_field = "from" if direction == "ingress" else "to"
     rules: list[_Rule] = []
     for i, raw in enumerate(_list(spec.get(direction), f"{where}.{direction}")):
@@ -237,11 +237,11 @@ def _rules(spec: Mapping[str, Any], direction: str, where: str) -> tuple[_Rule, 
     return tuple(rules)
 
 
-def _policy(manifest: Any, order: int) -> _Policy:
+def _policy(manifest: object, order: int) -> _Policy:
     if not isinstance(manifest, Mapping):
         raise ValueError(f"policies[{order}]: expected a NetworkPolicy mapping, got {manifest!r}")
     policy = cast("Mapping[str, Any]", manifest)
-    given: Any = policy.get("metadata")
+    given: object = policy.get("metadata")
     metadata = cast("Mapping[str, Any]", given if isinstance(given, Mapping) else {})
     name, namespace = metadata.get("name"), metadata.get("namespace")
     where = f"NetworkPolicy {namespace}/{name}"
@@ -452,7 +452,7 @@ class Network:
         return found
 
 
-def _check_query(source: Any, destination: Any, port: Any, protocol: Any) -> None:
+def _check_query(source: object, destination: object, port: object, protocol: object) -> None:
     for endpoint in (source, destination):
         if not isinstance(endpoint, Pod | IPAddress):
             raise TypeError(f"expected a Pod or IPAddress, got {endpoint!r}")
@@ -463,7 +463,7 @@ def _check_query(source: Any, destination: Any, port: Any, protocol: Any) -> Non
 
 
 def may_reach(
-    policies: Iterable[Mapping[str, Any]],
+    policies: Iterable[Mapping[str, object]],
     source: Endpoint,
     destination: Endpoint,
     port: int,

@@ -81,7 +81,7 @@ class PeerClient:
                 context_id=context_id or "",
             )
             texts: list[str] = []
-            data: list[Any] = []
+            data: list[object] = []
             context = ""
             try:
                 async for event in client.send_message(SendMessageRequest(message=message)):

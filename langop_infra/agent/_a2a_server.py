@@ -53,7 +53,7 @@ class LoopExecutor(AgentExecutor):
 def read_card(path: Path) -> bytes:
     """The agent card file, checked to be a JSON object a2a-sdk can read."""
     data = path.read_bytes()
-    document: Any = _json.read(data)
+    document: object = _json.read(data)
     if not isinstance(document, dict):
         raise ValueError(f"{path}: the agent card is not a JSON object")
     parse_agent_card(dict(document))  # pyright: ignore[reportUnknownArgumentType]

@@ -41,7 +41,7 @@ def _json_list(env: Mapping[str, str], name: str, found: ArkSections) -> list[An
     if raw is None or not raw.strip():
         return None
     try:
-        value: Any = _json.read(raw)
+        value: object = _json.read(raw)
     except ValueError as exc:
         why = _json.reason(exc)
         found.failures.append((name, f"{name}: not JSON ({why}); expected a JSON list"))

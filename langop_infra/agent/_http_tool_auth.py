@@ -154,7 +154,7 @@ class TokenKeeper:
         self._refusals.pop(tool, None)
 
 
-def lifetime(reply: Mapping[str, Any], clock: Callable[[], float] = time.monotonic) -> float:
+def lifetime(reply: Mapping[str, object], clock: Callable[[], float] = time.monotonic) -> float:
     """When a token with this token response's ``expires_in`` should be renewed."""
     given = reply.get("expires_in")
     seconds = float(given) if isinstance(given, (int, float)) else 3600.0

@@ -40,9 +40,9 @@ class LocalTools:
         self.tools = {tool.name: tool for tool in listed}
 
     def llm_definitions(
-        self, format: Any = "openai"
+        self, format: object = "openai"
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        definitions: list[dict[str, Any]] = []
+        definitions: list[dict[str, object]] = []
         names: dict[str, str] = {}
         for name, tool in self.tools.items():
             api_name = llm_name(name)
@@ -54,7 +54,7 @@ class LocalTools:
         return definitions, names
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None
+        self, name: str, arguments: Mapping[str, object] | None = None
     ) -> ToolCallResult:
         tool = self.tools.get(name)
         if tool is None:

@@ -98,7 +98,7 @@ class AgentLoop:
         self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
-    def preload(self, conversation: str, messages: list[dict[str, Any]]) -> None:
+    def preload(self, conversation: str, messages: list[dict[str, object]]) -> None:
         """Start ``conversation`` with earlier ``messages`` (user and assistant turns)."""
         self._remember(conversation, [m for m in messages if m.get("role") != "system"])
 
@@ -205,7 +205,7 @@ class AgentLoop:
         return ToolResult(name, False, {"error": problem}, problem, call_id=call_id,
                           timestamp=datetime.now(timezone.utc))
 
-    def _remember(self, conversation: str, messages: list[dict[str, Any]]) -> None:
+    def _remember(self, conversation: str, messages: list[dict[str, object]]) -> None:
         """Keep the last ``history_messages`` messages, starting at a user message (a tool
         result without the call that asked for it is refused by chat APIs)."""
         kept = messages[-self.history_messages:]
@@ -230,7 +230,7 @@ def _with_ids(reply: ModelReply) -> ModelReply:
 
 
 def _assistant(reply: ModelReply) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    message: dict[str, object] = {"role": "assistant", "content": reply.content or None}
     if reply.calls:
         message["tool_calls"] = [
             {
@@ -245,7 +245,7 @@ def _assistant(reply: ModelReply) -> dict[str, Any]:
 
 def _arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     try:
-        value: Any = _json.read(raw or "{}")
+        value: object = _json.read(raw or "{}")
     except ValueError:
         return {}, f"the arguments are not JSON: {raw[:200]!r}; send a JSON object"
     if not isinstance(value, dict):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Protocol
+from typing import Protocol
 
 from langop_infra.mcp._session import ToolCallResult
 from langop_infra.toolkit._models import ToolCall, ToolResult
@@ -23,7 +23,7 @@ RECALL_LIMIT = 5
 
 class ToolCaller(Protocol):
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None
+        self, name: str, arguments: dict[str, object] | None = None
     ) -> ToolCallResult: ...
 
 
@@ -71,12 +71,12 @@ class Memory:
         result = await self._call(self.recall_tool, {"query": query[:1000], "limit": RECALL_LIMIT})
         if result is None:
             return []
-        found: Any = (result.structured_content or {}).get("memories")
+        found: object = (result.structured_content or {}).get("memories")
         if isinstance(found, list):
             return [str(m.get("content", "")) for m in found if isinstance(m, dict)]  # pyright: ignore
         return [str(c.get("text", "")) for c in result.content if c.get("type") == "text"]
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> ToolCallResult | None:
+    async def _call(self, tool: str, arguments: dict[str, object]) -> ToolCallResult | None:
         result = await self._tools.call_tool(tool, arguments)
         if result.is_error:
             text = " ".join(str(c.get("text", "")) for c in result.content)

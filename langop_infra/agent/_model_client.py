@@ -68,9 +68,9 @@ class ChatModel:
         self._metrics = metrics
 
     async def complete(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+        self, messages: Sequence[Mapping[str, object]], tools: Sequence[Mapping[str, object]]
     ) -> ModelReply:
-        body: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        body: dict[str, object] = {"model": self.model, "messages": list(messages)}
         if tools:
             body["tools"] = list(tools)
         started = time.perf_counter()
@@ -84,7 +84,7 @@ class ChatModel:
         self._metrics.model_requests.labels("ok").inc()
         return reply
 
-    async def _post(self, body: dict[str, Any]) -> ModelReply:
+    async def _post(self, body: dict[str, object]) -> ModelReply:
         try:
             response = await self._client.post(self.url, json=body, headers=self._headers)
         except httpx.HTTPError as exc:
@@ -99,7 +99,7 @@ class ChatModel:
         if len(response.content) > MAX_RESPONSE_BYTES:
             raise ModelError(f"the model's answer is over {MAX_RESPONSE_BYTES} bytes")
         try:
-            document: Any = _json.read(response.content)
+            document: object = _json.read(response.content)
         except ValueError:
             raise ModelError(
                 f"the model answered something that is not JSON: {_excerpt(response.text)}"

@@ -156,7 +156,7 @@ def llm_definitions(
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Tool definitions in an LLM API's shape, and the map from each API name back to the
     registry name (to route the model's tool call)."""
-    definitions: list[dict[str, Any]] = []
+    definitions: list[dict[str, object]] = []
     reverse: dict[str, str] = {}
     for name, tool in tools.items():
         api_name = _unique(llm_name(name), reverse)
@@ -164,7 +164,7 @@ def llm_definitions(
             api_name = _unique(api_name[:60], reverse)
         reverse[api_name] = name
         description = str(tool.definition.get("description") or "")
-        schema: Any = tool.definition.get("inputSchema") or {"type": "object", "properties": {}}
+        schema: object = tool.definition.get("inputSchema") or {"type": "object", "properties": {}}
         if format == "openai":
             definitions.append(
                 {

@@ -16,7 +16,7 @@ __all__ = ["checked_output"]
 
 
 def checked_output(
-    name: str, definition: Mapping[str, Any], result: ToolCallResult
+    name: str, definition: Mapping[str, object], result: ToolCallResult
 ) -> ToolCallResult:
     """``result``, or an error result when its ``structuredContent`` violates the tool's
     ``outputSchema`` (the MCP spec: clients SHOULD validate it)."""

@@ -17,7 +17,7 @@ class RateLimitProblem(LangopError):
     """A ``rateLimit`` the agent cannot keep; the message names the field."""
 
 
-def rate_limit(where: str, limit: Any) -> tuple[int | None, int | None]:
+def rate_limit(where: str, limit: object) -> tuple[int | None, int | None]:
     """``rateLimit``'s requestsPerMinute and burst: whole numbers of at least 1, or absent."""
     if limit is None:
         return None, None
@@ -25,7 +25,7 @@ def rate_limit(where: str, limit: Any) -> tuple[int | None, int | None]:
         raise RateLimitProblem(f"{where}.rateLimit: must be a mapping (requestsPerMinute, burst)")
     found: list[int | None] = []
     for key in ("requestsPerMinute", "burst"):
-        value: Any = cast("dict[str, Any]", limit).get(key)
+        value: object = cast("dict[str, Any]", limit).get(key)
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value < 1
         ):

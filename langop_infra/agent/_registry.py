@@ -155,7 +155,7 @@ class ToolRegistry:
         return naming_rules.llm_definitions(self.tools, format)
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None
+        self, name: str, arguments: Mapping[str, object] | None = None
     ) -> ToolCallResult:
         """Call a tool by its registry name; a failure is an ``is_error`` result, never raised."""
         tool = self.tools.get(name)
@@ -182,7 +182,7 @@ class ToolRegistry:
         return scrubbed_result(self.scrubber, self._options, result)
 
     async def _call(
-        self, tool: RegisteredTool, arguments: Mapping[str, Any] | None
+        self, tool: RegisteredTool, arguments: Mapping[str, object] | None
     ) -> ToolCallResult:
         session = self.sessions.get(tool.server)
         if session is None:
@@ -335,7 +335,7 @@ class ToolRegistry:
         return [{**t.definition, "name": t.name} for t in self.tools.values() if t.server == server]
 
     def _watch(self, server: str, session: Session) -> None:
-        def notified(message: Mapping[str, Any]) -> None:
+        def notified(message: Mapping[str, object]) -> None:
             if message.get("method") == "notifications/tools/list_changed":
                 task = asyncio.get_running_loop().create_task(self._relist(server))
                 self._relists.add(task)
@@ -379,7 +379,7 @@ def _mcp_error_result(name: str, exc: MCPError) -> ToolCallResult:
     result = _error_result(f"tool {name} failed: {exc} [{exc.kind}]")
     if not isinstance(exc, JSONRPCError):
         return result
-    error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    error: dict[str, object] = {"code": exc.code, "message": exc.message}
     if exc.data is not None:
         error["data"] = exc.data
         shown = json.dumps(exc.data, ensure_ascii=False, default=str)
@@ -395,8 +395,8 @@ def _names(tools: Mapping[str, RegisteredTool], shown: int = 20) -> str:
     return (", ".join(names[:shown]) or "none") + more
 
 
-def _listed_by_server(tools: Mapping[str, RegisteredTool]) -> dict[str, list[dict[str, Any]]]:
-    listed: dict[str, list[dict[str, Any]]] = {}
+def _listed_by_server(tools: Mapping[str, RegisteredTool]) -> dict[str, list[dict[str, object]]]:
+    listed: dict[str, list[dict[str, object]]] = {}
     for tool in tools.values():
         if tool.server:
             listed.setdefault(tool.server, []).append(tool.definition)
@@ -478,7 +478,7 @@ async def _endpoint(
 
 async def _connect(
     entry: ServerEntry, options: ClientOptions, warnings: list[str]
-) -> tuple[Session, list[dict[str, Any]]] | ServerFailure:
+) -> tuple[Session, list[dict[str, object]]] | ServerFailure:
     session: Session | None = None
     try:
         url, entry, options = await _endpoint(entry, options, warnings)

@@ -54,8 +54,8 @@ def scrubbed_result(
 
 def held_secrets(options: ClientOptions) -> list[str]:
     """The client secret and tokens an OAuth ``auth`` holds (none for other auths)."""
-    held: Any = getattr(options.auth, "held_secrets", None)
-    values: Any = held() if callable(held) else []
+    held: object = getattr(options.auth, "held_secrets", None)
+    values: object = held() if callable(held) else []
     return [str(value) for value in cast("list[Any]", values)]
 
 

@@ -20,7 +20,7 @@ import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from langop_infra.agent._loop import AgentLoop, TurnOutcome
 from langop_infra.agent._memory import Memory
@@ -140,7 +140,7 @@ def serve_forever(env: Mapping[str, str]) -> None:
     holder: dict[str, Runtime] = {}
 
     @asynccontextmanager
-    async def lifespan(_app: Any) -> AsyncGenerator[None]:
+    async def lifespan(_app: object) -> AsyncGenerator[None]:
         holder["runtime"] = await start_runtime(env)
         try:
             yield

@@ -89,7 +89,7 @@ def _shown(entry: ServerEntry) -> str:
     return display_url(entry.url) if entry.url else shlex.join(entry.command)
 
 
-def offered(entry: ServerEntry | None, listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def offered(entry: ServerEntry | None, listed: list[dict[str, object]]) -> list[dict[str, Any]]:
     """The listed tools the agent may use: every one, or those ``allowed_tools`` names (a
     tool outside the list is never offered, so never called)."""
     if entry is None or entry.allowed_tools is None:
@@ -99,7 +99,7 @@ def offered(entry: ServerEntry | None, listed: list[dict[str, Any]]) -> list[dic
 
 
 def refuse_other_settings(
-    entry: ServerEntry, entries: Mapping[str, ServerEntry], connected: Mapping[str, Any]
+    entry: ServerEntry, entries: Mapping[str, ServerEntry], connected: Mapping[str, object]
 ) -> None:
     """``ValueError`` when a server of ``entry``'s name is connected with other settings
     (``connect(ServerEntry)`` would otherwise swap a live server's settings under it)."""

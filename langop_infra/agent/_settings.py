@@ -91,7 +91,7 @@ def _first(value: str) -> str:
     return next((part.strip() for part in value.split(",") if part.strip()), "")
 
 
-def _config(path: Path) -> dict[str, Any]:
+def _config(path: Path) -> dict[str, object]:
     if not path.is_file():
         return {}
     from langop_infra.core import _yaml_io as yaml_io
@@ -130,7 +130,7 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     if not raw:
         return ()
     try:
-        listed: Any = _json.read(raw)
+        listed: object = _json.read(raw)
     except ValueError as exc:
         why = _json.reason(exc)
         raise SettingsError(f"A2A_PEERS: not JSON ({why})") from None
@@ -150,7 +150,7 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
     """The runtime's settings from ``env`` and the config file it names."""
     config_path = container_path(env.get("AGENT_CONFIG_PATH") or DEFAULT_CONFIG, env)
     config = _config(config_path)
-    agent: Any = config.get("agent") or {}
+    agent: object = config.get("agent") or {}
     agent = cast("dict[str, Any]", agent) if isinstance(agent, dict) else {}
     endpoint = _first(env.get("MODEL_ENDPOINT", ""))
     model = _first(env.get("LLM_MODEL", "")) or env.get("AGENT_MODEL", "")
@@ -163,14 +163,14 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
     if env.get("AGENT_PERSONA"):
         prompt = f"{prompt}\n\n{env['AGENT_PERSONA']}".strip()
     iterations = env.get("AGENT_MAX_ITERATIONS") or agent.get("maxIterations")
-    a2a: Any = config.get("a2a") or {}
+    a2a: object = config.get("a2a") or {}
     a2a = cast("dict[str, Any]", a2a) if isinstance(a2a, dict) else {}
-    tools: Any = config.get("tools") or {}
+    tools: object = config.get("tools") or {}
     required = tuple(
         str(name) for name, spec in cast("dict[str, Any]", tools).items()
         if isinstance(spec, dict) and cast("dict[str, Any]", spec).get("required") is True
     ) if isinstance(tools, dict) else ()
-    memory: Any = config.get("memory") or {}
+    memory: object = config.get("memory") or {}
     memory_tool = cast("dict[str, Any]", memory).get("name") if isinstance(memory, dict) else None
     return RuntimeSettings(
         model_endpoint=endpoint.rstrip("/"),

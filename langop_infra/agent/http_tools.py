@@ -107,13 +107,13 @@ class HttpToolEntry:
 
 
 def load_http_tools(
-    document: Mapping[str, Any], env: Mapping[str, str]
+    document: Mapping[str, object], env: Mapping[str, str]
 ) -> tuple[list[HttpToolEntry], list[tuple[str, str]]]:
     """The HTTP tools of a config.yaml document, and ``(name, problem)`` of each entry that
     cannot be used (the caller reports it; the other tools stay usable)."""
     tools: list[HttpToolEntry] = []
     failures: list[tuple[str, str]] = []
-    specs: Any = document.get("webhookTools") or []
+    specs: object = document.get("webhookTools") or []
     if not isinstance(specs, list):
         return [], [("webhookTools", "webhookTools: must be a list")]
     for index, spec in enumerate(cast("list[Any]", specs)):
@@ -219,7 +219,7 @@ class HttpToolCaller:
         self.scrubber = Scrubber([_sent_secrets(tool) for tool in tools])
         self.token_fetches = 0  # OAuth token requests made (the cache's witness)
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> ToolCallResult:
+    async def call(self, name: str, arguments: Mapping[str, object] | None) -> ToolCallResult:
         """Call tool ``name``; any failure is an ``is_error`` result naming the tool. What
         the result holds of a credential sent is replaced by a mark."""
         try:
@@ -235,7 +235,7 @@ class HttpToolCaller:
             structured_content=self.scrubber.value(result.structured_content),
         )
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> ToolCallResult:
+    async def _call(self, name: str, arguments: dict[str, object]) -> ToolCallResult:
         tool = self.tools.get(name)
         if tool is None:
             return error_result(f"no HTTP tool named {name!r}")
@@ -264,7 +264,7 @@ class HttpToolCaller:
         except _CallFailed as exc:
             return error_result(f"tool {name}: {exc}")
 
-    async def _send(self, tool: HttpToolEntry, arguments: dict[str, Any]) -> ToolCallResult:
+    async def _send(self, tool: HttpToolEntry, arguments: dict[str, object]) -> ToolCallResult:
         headers = await self._auth_headers(tool)
         response = await self._open(tool, arguments, headers)
         if response.status_code == 401 and _fetches_tokens(tool):
@@ -289,7 +289,7 @@ class HttpToolCaller:
     async def _refused(
         self,
         tool: HttpToolEntry,
-        arguments: dict[str, Any],
+        arguments: dict[str, object],
         headers: dict[str, str],
         response: httpx.Response,
     ) -> httpx.Response:
@@ -362,7 +362,7 @@ class HttpToolCaller:
             return header_value(tool.credential or "", tool.name, tool.credential_env)
         return await self._keeper.token(tool.name, lambda: self._fetch_token(tool, settings))
 
-    async def _fetch_token(self, tool: HttpToolEntry, settings: Mapping[str, Any]) -> Token:
+    async def _fetch_token(self, tool: HttpToolEntry, settings: Mapping[str, object]) -> Token:
         missing = [k for k in ("tokenUrl", "clientId", "clientSecret") if not settings.get(k)]
         if missing:
             raise _CallFailed(
@@ -389,7 +389,9 @@ class HttpToolCaller:
             answer = _json.read(response.content)
         except ValueError:
             answer = {}
-        reply: dict[str, Any] = cast("dict[str, Any]", answer) if isinstance(answer, dict) else {}
+        reply: dict[str, object] = (
+            cast("dict[str, Any]", answer) if isinstance(answer, dict) else {}
+        )
         token = reply.get("access_token")
         if not response.is_success or not isinstance(token, str):
             error = reply.get("error")
@@ -430,9 +432,9 @@ def _invalid_arguments(tool: HttpToolEntry, arguments: Mapping[str, Any]) -> str
     )
 
 
-def _query(arguments: Mapping[str, Any]) -> dict[str, Any]:
+def _query(arguments: Mapping[str, object]) -> dict[str, Any]:
     """Query parameters: scalars as text, lists repeated, objects as JSON."""
-    query: dict[str, Any] = {}
+    query: dict[str, object] = {}
     for key, value in arguments.items():
         if isinstance(value, bool):
             query[key] = "true" if value else "false"
@@ -456,7 +458,7 @@ def _json_object(text: str, content_type: str) -> dict[str, Any] | None:
     return cast("dict[str, Any]", value) if isinstance(value, dict) else None
 
 
-def _query_overrides(tool: HttpToolEntry, arguments: Mapping[str, Any]) -> str:
+def _query_overrides(tool: HttpToolEntry, arguments: Mapping[str, object]) -> str:
     """The arguments of a GET or DELETE that name a parameter of the configured URL's query
     (its ``apikey``, say): the model may add to that query, never change it."""
     if tool.method not in QUERY_METHODS:

@@ -85,7 +85,7 @@ class AgentConfigError(LangopError, ValueError):
 
 
 def load_agent_servers(
-    config: str | Path | Mapping[str, Any] | None = AGENT_CONFIG_PATH,
+    config: str | Path | Mapping[str, object] | None = AGENT_CONFIG_PATH,
     *,
     env: Mapping[str, str] | None = None,
     data_dir: str | Path | None = None,
@@ -112,7 +112,7 @@ def load_agent_servers(
     document = _with_data_dir_servers(document, data_dir or env.get(DATA_DIR_ENV))
     for name, spec in _mapping(document.get("tools"), "tools").items():
         found.add_tool(str(name), spec, env)
-    servers: Any = document.get("mcpServers") or []
+    servers: object = document.get("mcpServers") or []
     if not isinstance(servers, list):
         raise AgentConfigError("config.yaml: mcpServers must be a list of {name, url, headers}")
     for index, spec in enumerate(cast("list[Any]", servers)):
@@ -174,7 +174,7 @@ class _Collector:
         self._add(replace(entry, allowed_tools=allowed_tools, overrides=overrides))
 
     def add_external(
-        self, index: int, spec: Any, env: Mapping[str, str], key: str = "mcpServers"
+        self, index: int, spec: object, env: Mapping[str, str], key: str = "mcpServers"
     ) -> None:
         where = f"{key}[{index}]"
         fields = _object(spec)
@@ -215,7 +215,7 @@ class _Collector:
         )
 
     @staticmethod
-    def _headers(where: str, specs: Any, env: Mapping[str, str]) -> dict[str, str]:
+    def _headers(where: str, specs: object, env: Mapping[str, str]) -> dict[str, str]:
         headers: dict[str, str] = {}
         for header in cast("list[object]", specs) if isinstance(specs, list) else []:
             fields = _object(header)
@@ -230,11 +230,11 @@ class _Collector:
 
     @staticmethod
     def _command(
-        where: str, spec: Mapping[str, Any], env: Mapping[str, str]
+        where: str, spec: Mapping[str, object], env: Mapping[str, str]
     ) -> tuple[tuple[str, ...], dict[str, str]]:
         if spec.get("transport") != "stdio":
             return (), {}
-        args: Any = spec.get("args") or []
+        args: object = spec.get("args") or []
         if not isinstance(args, list):
             raise _Unset(f"{where}.args: must be a list of strings")
         expanded: list[str] = []
@@ -249,11 +249,11 @@ class _Collector:
         return (str(spec["command"]), *expanded), _Collector._declared(where, spec, env)
 
     @staticmethod
-    def _declared(where: str, spec: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    def _declared(where: str, spec: Mapping[str, object], env: Mapping[str, str]) -> dict[str, str]:
         """The entry's ``env``, expanded from the agent's: what a stdio child gets, and the
         only variables its URL may name."""
         declared: dict[str, str] = {}
-        given_env: Any = spec.get("env") or {}
+        given_env: object = spec.get("env") or {}
         if not isinstance(given_env, Mapping):
             raise _Unset(f"{where}.env: must be a mapping of names to values")
         for key, value in cast("Mapping[Any, Any]", given_env).items():
@@ -306,7 +306,7 @@ class _Unset(Exception):
     """A header needs an environment variable that is not set."""
 
 
-def _header_value(header: Mapping[str, Any], env: Mapping[str, str]) -> str:
+def _header_value(header: Mapping[str, object], env: Mapping[str, str]) -> str:
     if header.get("valueFromEnv"):
         variable = str(header["valueFromEnv"])
         if variable not in env:
@@ -318,7 +318,7 @@ def _header_value(header: Mapping[str, Any], env: Mapping[str, str]) -> str:
         raise _Unset(f"${{{exc.args[0]}}} is not set in the environment") from None
 
 
-def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str, Any]:
+def _read_document(config: str | Path | Mapping[str, object] | None) -> Mapping[str, Any]:
     if config is None:
         return {}
     if isinstance(config, Mapping):
@@ -343,7 +343,7 @@ def _read_document(config: str | Path | Mapping[str, Any] | None) -> Mapping[str
 
 
 def _with_data_dir_servers(
-    document: Mapping[str, Any], data_dir: str | Path | None
+    document: Mapping[str, object], data_dir: str | Path | None
 ) -> Mapping[str, Any]:
     """``document`` with the ``servers`` of ``{data_dir}/mcp/servers.json`` appended."""
     if not data_dir:
@@ -354,12 +354,12 @@ def _with_data_dir_servers(
     extra = _read_document(path).get("servers", [])
     if not isinstance(extra, list):
         raise AgentConfigError(f"{path}: servers must be a list of server settings")
-    given: Any = document.get("servers", [])
+    given: object = document.get("servers", [])
     listed = cast("list[Any]", given) if isinstance(given, list) else []
     return {**document, "servers": [*listed, *cast("list[Any]", extra)]}
 
 
-def _mapping(value: Any, key: str) -> Mapping[str, Any]:
+def _mapping(value: object, key: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):

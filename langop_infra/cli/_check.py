@@ -69,7 +69,7 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if mandatory else 0
 
 
-def _policy_config(path: Path | None) -> dict[str, Any] | None:
+def _policy_config(path: Path | None) -> dict[str, object] | None:
     if path is None:
         return None
     try:

@@ -129,7 +129,7 @@ def stack_file_schema() -> dict[str, Any]:
     }
 
 
-def _strip_titles(schema: Any) -> Any:
+def _strip_titles(schema: object) -> Any:
     """Without pydantic's generated titles ("Image Pull Policy"), and with ``$defs`` refs
     pointing at ``definitions`` (draft-07)."""
     if isinstance(schema, dict):

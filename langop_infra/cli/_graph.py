@@ -211,7 +211,7 @@ def _external(document: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def _items(value: Any) -> Any:
+def _items(value: object) -> Any:
     """A manifest's or config's list field, or an empty list when it is unset."""
     return value or []
 

@@ -8,7 +8,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 
 class DeprecatedOutput(argparse.Action):
@@ -18,7 +17,7 @@ class DeprecatedOutput(argparse.Action):
         self,
         parser: argparse.ArgumentParser,
         namespace: argparse.Namespace,
-        values: Any,
+        values: object,
         option_string: str | None = None,
     ) -> None:
         value = self.const if self.nargs == 0 else values
@@ -57,7 +56,7 @@ def add_output_argument(
         )  # fmt: skip
 
 
-def dump(data: Any, output: str) -> str:
+def dump(data: object, output: str) -> str:
     """``data`` as JSON (indented, keys in the given order) or YAML."""
     if output == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -36,7 +36,7 @@ def _outputs(args: argparse.Namespace) -> int:
     return 0
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> Any:
     """Resolved outputs with every secret as the redaction marker."""
     from langop_infra.offline._mock_engine import REDACTED, visit
 

@@ -189,8 +189,8 @@ def stack_targets(
             per_tool = min(per_tool, timeout)
         # OAuth and the caps as `pulumi up` uses them; the issuer pin keeps the client secret
         # on its authorization server whichever route the listing takes.
-        oauth: Mapping[str, Any] | None = inputs.get("oauth") or None
-        limits: Mapping[str, Any] = inputs.get("limits") or {}
+        oauth: Mapping[str, object] | None = inputs.get("oauth") or None
+        limits: Mapping[str, object] = inputs.get("limits") or {}
         if oauth and _unreadable(oauth.get("client_secret")):
             failed[name] = SyncResult(name, error=ENCRYPTED_OAUTH_SECRET)
             continue
@@ -225,11 +225,11 @@ def lock_names(syncs: Sequence[Registration]) -> dict[str, str]:
     }
 
 
-def plain_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+def plain_inputs(inputs: Mapping[str, object]) -> dict[str, Any]:
     """Engine inputs with secret wrappers removed (the values are needed to call the tool)."""
     from langop_infra.offline._mock_engine import visit
 
-    def plain(value: Any) -> Any:
+    def plain(value: object) -> Any:
         return visit(value, secret=lambda inner, _: plain(inner))
 
     return {k: plain(v) for k, v in inputs.items() if k != "__provider"}
@@ -242,14 +242,14 @@ ENCRYPTED_OAUTH_SECRET = (
 )
 
 
-def _unreadable(value: Any) -> bool:
+def _unreadable(value: object) -> bool:
     """Whether ``value`` is a ``secure:`` config value, which render cannot decrypt."""
     from langop_infra.offline._mock_engine import REDACTED
 
     return value is None or value == REDACTED
 
 
-def _usable_headers(tool: str, headers: Mapping[str, Any]) -> dict[str, str]:
+def _usable_headers(tool: str, headers: Mapping[str, object]) -> dict[str, str]:
     usable: dict[str, str] = {}
     for name, value in headers.items():
         if _unreadable(value):

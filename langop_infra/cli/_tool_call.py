@@ -64,7 +64,7 @@ def run_call(
     args: argparse.Namespace,
     target: str | list[str],
     tool: str,
-    arguments: dict[str, Any],
+    arguments: dict[str, object],
     headers: dict[str, str],
 ) -> int:
     """Call ``tool`` at the resolved ``target`` (a URL or a stdio command) and print it."""
@@ -104,7 +104,7 @@ def failure_document(exc: Exception) -> dict[str, Any]:
     error (a JSON-RPC error's ``code``, ``message`` and ``data`` as the server sent them)."""
     from langop_infra.mcp._errors import JSONRPCError
 
-    error: dict[str, Any] = {"kind": getattr(exc, "kind", type(exc).__name__), "text": str(exc)}
+    error: dict[str, object] = {"kind": getattr(exc, "kind", type(exc).__name__), "text": str(exc)}
     if isinstance(exc, JSONRPCError):
         error.update({"code": exc.code, "message": exc.message})
         if exc.data is not None:

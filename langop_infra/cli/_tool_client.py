@@ -195,14 +195,14 @@ def fail(exc: Exception, secrets: list[str]) -> int:
     return 1
 
 
-def scrub(value: Any, secrets: list[str]) -> Any:
+def scrub(value: object, secrets: list[str]) -> Any:
     """``value`` with every credential this run sent replaced by a marker."""
     from langop_infra.core._redact import Scrubber
 
     return Scrubber(secrets).value(value)
 
 
-def scrubbed_json(document: Any, secrets: list[str], indent: int | None = 2) -> str:
+def scrubbed_json(document: object, secrets: list[str], indent: int | None = 2) -> str:
     """``document`` as terminal-safe JSON without the credentials this run sent."""
     from langop_infra.core._redact import json_text
 

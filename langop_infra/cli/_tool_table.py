@@ -44,14 +44,14 @@ def _pad(text: str, width: int) -> str:
     return text + " " * (width - cells(text))
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: object) -> dict[str, object]:
     return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
-def print_table(tools: list[dict[str, Any]]) -> None:
+def print_table(tools: list[dict[str, object]]) -> None:
     rows = [("NAME", "TITLE", "REQUIRED", "DESCRIPTION")]
     for tool in tools:
-        schema: dict[str, Any] = _mapping(tool.get("inputSchema"))
+        schema: dict[str, object] = _mapping(tool.get("inputSchema"))
         listed: object = schema.get("required") or []
         required = cast("list[Any]", listed) if isinstance(listed, list) else []
         annotations = _mapping(tool.get("annotations"))

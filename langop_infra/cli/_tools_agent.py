@@ -49,13 +49,13 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(args.agent_config) and (target[:1] == ["call"] or args.format is not None)
 
 
-def run(args: argparse.Namespace, options: Any) -> int:
+def run(args: argparse.Namespace, options: object) -> int:
     """Run ``tools call`` or ``tools --format`` on an agent config; ``options`` are the
     client options the ``tools`` command built from its flags."""
     from langop_infra.agent.runtime import AgentConfigError, load_agent_servers
 
     target = list(args.target or [])
-    arguments: Any = {}
+    arguments: object = {}
     if target[:1] == ["call"]:
         if len(target) != 2:
             return _usage("tools call --agent-config FILE needs exactly one tool NAME")

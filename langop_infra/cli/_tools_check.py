@@ -50,7 +50,7 @@ def wanted(args: argparse.Namespace) -> bool:
     return list(getattr(args, "target", None) or [])[:1] == ["check"]
 
 
-def run(args: argparse.Namespace, options: Any) -> int:
+def run(args: argparse.Namespace, options: object) -> int:
     target = list(args.target)
     if len(target) != 2:
         print("langop-infra tools: error: tools check needs one URL", file=sys.stderr)
@@ -162,7 +162,7 @@ async def _error_format(url: str, options: Any) -> Check:
     return Check(name, False, f"calling {MISSING_TOOL!r} succeeded; want an error")
 
 
-def _message(text: str, kind: str, request_id: Any) -> dict[str, Any] | None:
+def _message(text: str, kind: str, request_id: object) -> dict[str, Any] | None:
     """The JSON-RPC answer to ``request_id`` in a JSON body or an SSE stream."""
     candidates: list[str] = [text] if kind == "application/json" else []
     if kind == "text/event-stream":

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
 from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import (
@@ -86,14 +85,14 @@ def _warnings(args: argparse.Namespace) -> list[str]:
 def _print_report(
     output: str,
     valid: bool,
-    problems: tuple[dict[str, Any], ...],
+    problems: tuple[dict[str, object], ...],
     warnings: list[str] | None = None,
 ) -> None:
     report = {"valid": valid, "problems": list(problems), "warnings": list(warnings or ())}
     emit(dump(report, output))
 
 
-def _as_problem(warning: str) -> dict[str, Any]:
+def _as_problem(warning: str) -> dict[str, object]:
     """``path: message`` split as the report lists problems."""
     path, sep, message = warning.partition(": ")
     if not (sep and " " not in path):

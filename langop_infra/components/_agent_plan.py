@@ -85,7 +85,7 @@ def agent_document(
     return data, given
 
 
-def _refuse_single_tool(tools: Any, subject: str) -> None:
+def _refuse_single_tool(tools: object, subject: str) -> None:
     """``tools=memory`` for ``tools=[memory]``: a field problem, not a TypeError."""
     target = getattr(tools, "target", tools)
     if isinstance(target, contract.ToolTarget) or isinstance(tools, Mapping):
@@ -167,7 +167,7 @@ def resolve_tools(
     once. A reference not in ``index`` may name a LanguageTool built earlier in the program."""
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     targets: list[contract.ToolTarget] = []
-    tools: list[Any] = []
+    tools: list[object] = []
     resolved: list[contract.ToolTarget | None] = []
     problems: list[Problem] = []
     for i, ref in enumerate(agent.tools):
@@ -217,7 +217,7 @@ def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | 
     return (tool.target, tool) if tool is not None else None
 
 
-def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPlan, Any]:
+def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[AgentPlan, Any]:
     """Validate a standalone agent and resolve its tools; return its plan and its spec as
     it will be once every Output resolves (an Output itself when one does not yet)."""
     data, given = agent_document(name, args, fields)
@@ -228,7 +228,7 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
         defaults = Defaults.model_validate(data.pop("defaults", None) or {})
 
-        def parse(document: Any) -> AgentSpec:
+        def parse(document: object) -> AgentSpec:
             agent = parse_agent(document)
             problems = deploy_problems(agent, defaults)
             if problems:

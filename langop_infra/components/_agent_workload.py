@@ -4,7 +4,7 @@ ConfigMap and its peers' card syncs: registration only, from the specs ``manifes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -12,6 +12,7 @@ import pulumi_kubernetes as k8s
 from langop_infra.components import _inputs as inputs
 from langop_infra.components._k8s import (
     Meta,
+    api_object,
     child_options,
     find_component,
     kubernetes_access,
@@ -22,6 +23,7 @@ from langop_infra.config._schedule import ScheduleSpec
 from langop_infra.config.agent import AgentSpec
 from langop_infra.manifests._a2a import PeerTarget
 from langop_infra.manifests._cronjob import cronjob_spec
+from langop_infra.manifests._k8s_types import CronJobSpecDict, DeploymentSpecDict
 from langop_infra.sync.card_sync import AgentCardSync
 
 
@@ -36,14 +38,15 @@ def register_workload(
     schedule = agent.schedule
     if schedule is None:
         return k8s.apps.v1.Deployment(key, metadata=metadata, spec=deployment, opts=opts), None
-    spec = _cron_spec(schedule, deployment)
+    spec = api_object(_cron_spec(schedule, deployment))
     return None, k8s.batch.v1.CronJob(key, metadata=metadata, spec=spec, opts=opts)
 
 
-def _cron_spec(schedule: ScheduleSpec, deployment: Any) -> Any:
+def _cron_spec(
+    schedule: ScheduleSpec, deployment: DeploymentSpecDict | pulumi.Output[DeploymentSpecDict]
+) -> CronJobSpecDict | pulumi.Output[CronJobSpecDict]:
     if isinstance(deployment, pulumi.Output):
-        resolved = cast("pulumi.Output[dict[str, Any]]", deployment)
-        return resolved.apply(lambda spec: cronjob_spec(schedule, spec))
+        return deployment.apply(lambda spec: cronjob_spec(schedule, spec))
     return cronjob_spec(schedule, deployment)
 
 
@@ -52,7 +55,7 @@ def register_card(
     agent: AgentSpec,
     namespace: str,
     labels: Meta,
-    objects: Any,
+    objects: object,
     opts: pulumi.ResourceOptions,
 ) -> k8s.core.v1.ConfigMap | None:
     """ConfigMap ``<agent>-a2a-card`` (key ``agent-card.json``) of an agent serving A2A."""

@@ -14,7 +14,7 @@ class PlannedComponent(pulumi.ComponentResource):
     :meth:`_from_plan` skips the validation for a plan made elsewhere."""
 
     @classmethod
-    def _from_plan(cls, name: str, plan: Any, opts: pulumi.ResourceOptions | None) -> Self:
+    def _from_plan(cls, name: str, plan: object, opts: pulumi.ResourceOptions | None) -> Self:
         """A component of a plan LanguageCluster has validated: ``__init__`` is skipped."""
         self = cls.__new__(cls)
         self._build(name, plan, opts)

@@ -90,7 +90,7 @@ def _none_means_unset(spec: type[Any], key: str) -> bool:
     return field.default_factory is not None or field.default not in (None, Ellipsis)
 
 
-def refuse_outputs(data: Mapping[str, Any], subject: str, why: str) -> None:
+def refuse_outputs(data: Mapping[str, object], subject: str, why: str) -> None:
     """Every Output in ``data`` a field error: the component needs its values now."""
     problems = [
         Problem(loc_path(path), f"must be known when the program runs, not an Output: {why}")
@@ -104,10 +104,10 @@ def refuse_outputs(data: Mapping[str, Any], subject: str, why: str) -> None:
 WHOLE_MAPPINGS = frozenset({"env", "secret_env", "secretEnv"})
 
 
-def refuse_whole_lists(data: Mapping[str, Any], spec: type[Any], subject: str) -> None:
+def refuse_whole_lists(data: Mapping[str, object], spec: type[object], subject: str) -> None:
     """A field that takes a list (or an env mapping), given as one Output: a field error
     (which objects, entries and Secret keys exist follows from it), with the fix."""
-    fields: Mapping[str, Any] = getattr(spec, "model_fields", {})
+    fields: Mapping[str, object] = getattr(spec, "model_fields", {})
     problems = [
         Problem(
             key,
@@ -144,7 +144,7 @@ def _is_list_field(fields: Mapping[str, Any], key: str) -> bool:
     return bool(origins & {list, tuple}) or annotation in (list, tuple)
 
 
-def output_leaves(data: Any, path: Path = ()) -> Iterator[Leaf]:
+def output_leaves(data: object, path: Path = ()) -> Iterator[Leaf]:
     """Every Output inside nested mappings and lists, with its path."""
     if isinstance(data, pulumi.Output):
         yield path, cast("pulumi.Output[Any]", data)
@@ -170,7 +170,7 @@ def replaced(data: Any, path: Path, value: Any) -> Any:
 
 
 def resolve(
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     parse: Callable[[Any], S],
     build: Callable[[S], R],
     structure: Callable[[S], Any],
@@ -205,8 +205,8 @@ def resolve(
         # Another field depends on an unknown value (a volume mount on a volume's name).
         raise SpecError(_needed_now(deferred, exc.problems), subject=subject) from None
 
-    def rebuild(values: Mapping[int, Any]) -> R:
-        filled: Any = stand_in
+    def rebuild(values: Mapping[int, object]) -> R:
+        filled: object = stand_in
         for index, value in values.items():
             filled = replaced(filled, deferred[index][0], value)
         try:
@@ -257,7 +257,7 @@ class Pending:
             lambda values: self.rebuild(dict(enumerate(values)))
         )
 
-    def map(self, fn: Callable[[Any], Any]) -> "Pending":
+    def map(self, fn: Callable[[Any], object]) -> "Pending":
         """What ``fn`` makes of it, part by part as known."""
         return Pending(
             fn(self.base),
@@ -266,23 +266,23 @@ class Pending:
             lambda values: fn(self.rebuild(values)),
         )
 
-    def pick(self, pick: Callable[[Any], Any]) -> Any:
+    def pick(self, pick: Callable[[Any], object]) -> Any:
         return self._leafwise(
             pick(self.base), [v if v is _EVERY else pick(v) for v in self.variants], pick
         )
 
-    def depends(self, pick: Callable[[Any], Any]) -> list[int]:
+    def depends(self, pick: Callable[[Any], object]) -> list[int]:
         """The values that ``pick`` of it depends on."""
         base = pick(self.base)
         return [i for i, v in enumerate(self.variants) if v is _EVERY or not _same(pick(v), base)]
 
-    def later(self, indexes: Sequence[int], pick: Callable[[Any], Any]) -> pulumi.Output[Any]:
+    def later(self, indexes: Sequence[int], pick: Callable[[Any], object]) -> pulumi.Output[Any]:
         """``pick`` of it, made from the real values of ``indexes`` once they are known."""
         return pulumi.Output.all(*[self.outputs[i] for i in indexes]).apply(
             lambda values: pick(self.rebuild(dict(zip(indexes, values, strict=True))))
         )
 
-    def _leafwise(self, base: Any, variants: list[Any], pick: Callable[[Any], Any]) -> Any:
+    def _leafwise(self, base: Any, variants: list[Any], pick: Callable[[Any], object]) -> Any:
         """``base`` where every variant equals it; below that, the parts that differ, each an
         Output of only the values it depends on."""
         if all(v is not _EVERY and _same(v, base) for v in variants):
@@ -323,7 +323,7 @@ class Pending:
         return self.later(indexes, pick)
 
 
-def _at(pick: Callable[[Any], Any], key: Any) -> Callable[[Any], Any]:
+def _at(pick: Callable[[Any], Any], key: object) -> Callable[[Any], object]:
     """``pick``, then the part at ``key``."""
     return lambda whole: pick(whole)[key]
 
@@ -347,11 +347,11 @@ def _related(problem: str, leaf: str) -> bool:
     return _under(problem, {leaf: None}) or (bool(problem) and _under(leaf, {problem: None}))
 
 
-def _under(path: str, prefixes: Mapping[str, Any]) -> bool:
+def _under(path: str, prefixes: Mapping[str, object]) -> bool:
     return any(path == key or path.startswith((key + ".", key + "[")) for key in prefixes)
 
 
-def _refuse_structural(deferred: Sequence[tuple[Path, Any]], subject: str) -> None:
+def _refuse_structural(deferred: Sequence[tuple[Path, object]], subject: str) -> None:
     problems = [
         Problem(
             loc_path(path),
@@ -378,7 +378,10 @@ _INSTEAD = {
 
 
 def _stand_in(
-    data: Any, parse: Callable[[Any], Any], deferred: Sequence[tuple[Path, Any]], subject: str
+    data: object,
+    parse: Callable[[Any], object],
+    deferred: Sequence[tuple[Path, object]],
+    subject: str,
 ) -> Any:
     """``data`` with each unknown value replaced by the first stand-in its field accepts; a
     field that accepts none (one of a fixed set of words) must be known now."""
@@ -413,7 +416,7 @@ def _needed_now(deferred: Sequence[Leaf], problems: Sequence[Problem]) -> list[P
     ]
 
 
-def _alternative(filled: Any, parse: Callable[[Any], Any], spec: Any, path: Path) -> Any:
+def _alternative(filled: Any, parse: Callable[[Any], object], spec: Any, path: Path) -> Any:
     """``filled`` with another stand-in at ``path``, one that changes the parsed spec (``1``
     and ``"1"`` both parse to 1: the second would hide that the value matters); None when
     the field accepts no other."""
@@ -443,7 +446,7 @@ _PAIRED: dict[str, list[Any]] = {
 }
 
 
-def _accepted(parse: Callable[[Any], Any], attempt: Any, path: Path) -> bool:
+def _accepted(parse: Callable[[Any], object], attempt: object, path: Path) -> bool:
     try:
         parse(attempt)
     except SpecError as exc:
@@ -452,7 +455,7 @@ def _accepted(parse: Callable[[Any], Any], attempt: Any, path: Path) -> bool:
     return True
 
 
-def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+def part(objects: object, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     """``pick(objects)``, or its Output when ``objects`` is an Output; of :class:`Pending`
     objects, known where it does not depend on an unknown value."""
     if isinstance(objects, Pending):
@@ -462,18 +465,18 @@ def part(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     return pick(objects)
 
 
-def whole(objects: Any, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
+def whole(objects: object, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:
     """Like :func:`part`, but all of it an Output as soon as any value in it is unknown."""
     if isinstance(objects, Pending):
         return objects.final.apply(pick)
     return part(objects, pick)
 
 
-def exists(objects: "Pending", pick: Callable[[Any], Any]) -> bool | pulumi.Output[bool]:
+def exists(objects: "Pending", pick: Callable[[Any], object]) -> bool | pulumi.Output[bool]:
     """Whether ``pick(objects)`` is there (not None): an Output of it when that depends on a
     value not known now, as a PodDisruptionBudget depends on ``replicas``."""
 
-    def present(built: Any) -> bool:
+    def present(built: object) -> bool:
         return pick(built) is not None
 
     indexes = objects.depends(present)

@@ -34,6 +34,13 @@ def object_meta(
     return meta
 
 
+def api_object(value: Mapping[str, object] | pulumi.Output[object]) -> Any:
+    """A builder's typed object (or part of one) as pulumi_kubernetes takes it. The builders
+    write the API's camelCase keys, which the provider accepts; its ``*ArgsDict`` types name
+    snake_case keys instead, so the typed value crosses into the SDK untyped, here."""
+    return value
+
+
 def _copied(values: Meta) -> Any:
     if isinstance(values, pulumi.Output):
         return values
@@ -49,10 +56,10 @@ def merged_meta(*parts: Meta | None) -> Meta:
     return _merge_all(given)
 
 
-def _merge_all(parts: Sequence[Any]) -> dict[str, Any]:
-    merged: dict[str, Any] = {}
+def _merge_all(parts: Sequence[object]) -> dict[str, Any]:
+    merged: dict[str, object] = {}
     for part in parts:
-        merged.update(cast("Mapping[str, Any]", part or {}))
+        merged.update(cast("Mapping[str, object]", part or {}))
     return merged
 
 
@@ -106,12 +113,15 @@ def network_policy(
     name: str,
     namespace: str,
     labels: Meta,
-    spec: Any,
+    spec: Mapping[str, object] | pulumi.Output[object],
     opts: pulumi.ResourceOptions,
 ) -> k8s.networking.v1.NetworkPolicy:
     """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<namespace>/<name>``)."""
     return k8s.networking.v1.NetworkPolicy(
-        f"{namespace}/{name}", metadata=object_meta(name, namespace, labels), spec=spec, opts=opts
+        f"{namespace}/{name}",
+        metadata=object_meta(name, namespace, labels),
+        spec=api_object(spec),
+        opts=opts,
     )
 
 
@@ -120,7 +130,7 @@ def scaling_objects(
     name: str,
     namespace: str,
     labels: Meta,
-    objects: Any,
+    objects: object,
     *,
     budget: bool | pulumi.Output[bool],
     scaler: bool,
@@ -134,7 +144,7 @@ def scaling_objects(
     shows it only if the value is known there, and ``pulumi up`` creates it when needed.
     """
 
-    def budget_object(_: Any = None) -> k8s.policy.v1.PodDisruptionBudget:
+    def budget_object(_: object = None) -> k8s.policy.v1.PodDisruptionBudget:
         return k8s.policy.v1.PodDisruptionBudget(
             key,
             metadata=object_meta(name, namespace, labels),
@@ -142,7 +152,7 @@ def scaling_objects(
             opts=opts,
         )
 
-    pdb: Any = None
+    pdb: object = None
     hpa = None
     if isinstance(budget, pulumi.Output):
         pdb = budget.apply(lambda wanted: budget_object() if wanted else None)
@@ -309,7 +319,7 @@ def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> k8s.Provider | 
 # (runs of the offline mock engine each get one), and within it by the RPC manager's list of
 # outstanding RPCs: `pulumi.runtime.test` starts each test with `rpc_manager.clear()`, which
 # makes a new list, so each test is its own program while the root Stack stays the same.
-_BUILT: weakref.WeakKeyDictionary[Any, tuple[list[Any], dict[tuple[str, str, str], Any]]] = (
+_BUILT: weakref.WeakKeyDictionary[object, tuple[list[object], dict[tuple[str, str, str], Any]]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -333,7 +343,7 @@ def built_components() -> dict[tuple[str, str, str], Any]:
     return entry[1]
 
 
-def register_component(component: Any, kind: str, namespace: str, name: str) -> None:
+def register_component(component: object, kind: str, namespace: str, name: str) -> None:
     """Record a component; a second one of the same kind, namespace and name is an error."""
     built = built_components()
     key = (kind, namespace, name)

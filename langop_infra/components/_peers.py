@@ -34,7 +34,7 @@ def resolve_features(agent: AgentSpec) -> tuple[AgentSpec, AgentFeatures, list[A
         if p.path.startswith("agents[0].")
     ]
     memory = None
-    tools: list[Any] = []
+    tools: list[object] = []
     if agent.memory is not None:
         space = agent.memory.namespace or namespace
         built_memory = find_component("LanguageMemory", space, agent.memory.name)

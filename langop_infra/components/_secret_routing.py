@@ -33,7 +33,7 @@ Path = tuple[int | str, ...]
 SECRET_CAPABLE = frozenset({"env", "secret_env", "secretEnv", "secret", "secrets"})
 
 
-def secretness(out: pulumi.Output[Any]) -> pulumi.Output[bool]:
+def secretness(out: pulumi.Output[object]) -> pulumi.Output[bool]:
     """Whether ``out`` is a secret, as a known, non-secret Output (known even when the value
     is not, as at preview)."""
 
@@ -49,7 +49,7 @@ def secret_capable(path: Path) -> bool:
 
 
 def guarded(
-    out: pulumi.Output[Any], path: Path, subject: str, where: str | None
+    out: pulumi.Output[object], path: Path, subject: str, where: str | None
 ) -> pulumi.Output[Any]:
     """``out``, failing as a field error at ``path`` when it resolves as a secret."""
 
@@ -67,7 +67,7 @@ def guarded(
     return pulumi.Output.all(secretness(out).apply(check), out).apply(lambda pair: pair[1])
 
 
-def route_header_values(data: Any) -> Any:
+def route_header_values(data: object) -> Any:
     """``data`` with each header whose ``value`` is an Output given as its ``secret``."""
     if isinstance(data, Mapping):
         mapping = cast("Mapping[str, Any]", data)
@@ -81,7 +81,7 @@ def route_header_values(data: Any) -> Any:
     return data
 
 
-def _as_secret(header: Any) -> Any:
+def _as_secret(header: object) -> Any:
     fields = _mapping(header)
     if fields is not None and isinstance(fields.get("value"), pulumi.Output):
         entry = dict(fields)
@@ -90,7 +90,7 @@ def _as_secret(header: Any) -> Any:
     return header
 
 
-def _mapping(value: Any) -> dict[str, Any] | None:
+def _mapping(value: object) -> dict[str, Any] | None:
     """``value`` as a typed mapping, or None when it is not one."""
     if isinstance(value, Mapping):
         return dict(cast("Mapping[str, Any]", value))
@@ -132,9 +132,9 @@ def route_env(spec: Any, secret_name: str) -> tuple[Any, list[pulumi.Output[Any]
 
 
 def _routed_entry(
-    name: Any, value: pulumi.Output[Any], flag: pulumi.Output[bool], secret_name: str
+    name: object, value: pulumi.Output[object], flag: pulumi.Output[bool], secret_name: str
 ) -> dict[str, Any]:
-    def ref(key: Any) -> dict[str, Any]:
+    def ref(key: object) -> dict[str, Any]:
         return {"secretKeyRef": {"name": secret_name, "key": key}}
 
     return {
@@ -147,7 +147,7 @@ def _routed_entry(
     }
 
 
-def _pod_spec(spec: Any) -> dict[str, Any] | None:
+def _pod_spec(spec: object) -> dict[str, Any] | None:
     if not isinstance(spec, dict):
         return None
     template = _mapping(cast("dict[str, Any]", spec).get("template"))

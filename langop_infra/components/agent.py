@@ -183,7 +183,7 @@ class LanguageAgent(PlannedComponent):
         key: str,
         plan: AgentPlan,
         labels: Meta,
-        objects: Any,
+        objects: object,
         child: pulumi.ResourceOptions,
     ) -> None:
         """Service, workspace claim and its initial files, disruption budget and autoscaler, each

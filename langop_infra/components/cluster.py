@@ -246,7 +246,7 @@ class LanguageCluster(pulumi.ComponentResource):
         )
 
 
-def _parse(name: str, args: Any, fields: Mapping[str, Any]) -> ClusterSpec:
+def _parse(name: str, args: object, fields: Mapping[str, object]) -> ClusterSpec:
     if isinstance(args, ClusterSpec) and not fields:
         return parse_cluster(args)
     data = inputs.merged_input(args, fields, ClusterSpec)

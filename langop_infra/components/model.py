@@ -17,6 +17,7 @@ from langop_infra.components import _inputs as inputs
 from langop_infra.components._base import PlannedComponent
 from langop_infra.components._k8s import (
     aliased,
+    api_object,
     component_error,
     network_policy,
     register_component,
@@ -52,7 +53,7 @@ class ModelPlan:
     defaults: Defaults
 
 
-def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
+def plan_model(name: str, args: object, fields: Mapping[str, object]) -> ModelPlan:
     """Validate a standalone model: it is reached directly, so it needs an endpoint."""
     data = inputs.merged_input(args, fields, ModelSpec)
     data.setdefault("name", name)
@@ -182,7 +183,11 @@ def register_gateway(
     )
     key = f"{namespace}/{gateway.GATEWAY_NAME}"
     env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
-    used = {e["valueFrom"]["secretKeyRef"]["name"] for e in env if "valueFrom" in e}
+    used = {
+        e["valueFrom"]["secretKeyRef"]["name"]
+        for e in env
+        if "valueFrom" in e and "secretKeyRef" in e["valueFrom"]
+    }
     labels = gateway.gateway_labels(part_of, settings.image)
     otlp = defaults.observability.otlp_endpoint if defaults.observability else None
     specs = [
@@ -200,18 +205,24 @@ def register_gateway(
         )
     return Gateway(
         config_map=k8s.core.v1.ConfigMap(
-            f"{key}-config", metadata=config_map["metadata"], data=config_map["data"], opts=opts
+            f"{key}-config",
+            metadata=api_object(config_map["metadata"]),
+            data=config_map["data"],
+            opts=opts,
         ),
         deployment=k8s.apps.v1.Deployment(
             key,
-            metadata=deployment["metadata"],
+            metadata=api_object(deployment["metadata"]),
             spec=with_pod_annotations(
                 deployment["spec"], [s for n, s in sorted(secrets.items()) if n in used]
             ),
             opts=opts,
         ),
         service=k8s.core.v1.Service(
-            key, metadata=service["metadata"], spec=service["spec"], opts=opts
+            key,
+            metadata=api_object(service["metadata"]),
+            spec=api_object(service["spec"]),
+            opts=opts,
         ),
         network_policies=[
             network_policy(name, namespace, labels, spec, opts) for name, spec in specs

@@ -74,7 +74,7 @@ class ToolPlan:
     # The spec with the user's values where ``spec`` holds stand-ins (labels are read here).
     pending_spec: inputs.Pending | None = None
 
-    def spec_part(self, pick: Callable[[ToolSpec], Any]) -> Any:
+    def spec_part(self, pick: Callable[[ToolSpec], object]) -> Any:
         """``pick`` of the tool's spec as the user wrote it: known now, or Outputs of it."""
         return pick(self.spec) if self.pending_spec is None else self.pending_spec.pick(pick)
 
@@ -82,7 +82,7 @@ class ToolPlan:
     def namespace(self) -> str:
         return self.spec.namespace or contract.DEFAULT_NAMESPACE
 
-    def target_part(self, pick: Callable[[contract.ToolTarget], Any]) -> Any:
+    def target_part(self, pick: Callable[[contract.ToolTarget], object]) -> Any:
         """``pick`` of the tool's target: known now, or an Output of its real value."""
         target = contract.ToolTarget.of(self.spec, self.namespace)
         return pick(target) if self.pending_target is None else self.pending_target.pick(pick)
@@ -99,7 +99,7 @@ def sync_headers(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any]:
     """Schema-sync headers with their values; a ``valueFrom`` must name a secret whose value
     this program holds (``langop-infra:secrets``), since ``pulumi up`` cannot read the
     cluster's Secrets. Validation reports a missing one; here it is simply left out."""
-    headers: dict[str, Any] = {}
+    headers: dict[str, object] = {}
     for header in tool.schema_sync.headers:
         if header.value_from is None:
             headers[header.name] = header.value if header.value is not None else header.secret
@@ -142,7 +142,7 @@ def sync_auth(tool: ToolSpec, secret_values: SecretValues) -> dict[str, Any] | N
     }
 
 
-def sync_inputs(plan: ToolPlan, kube_context: Any, kubeconfig: Any) -> dict[str, Any]:
+def sync_inputs(plan: ToolPlan, kube_context: object, kubeconfig: object) -> dict[str, Any]:
     """What ToolSchemaSync needs to list the tool's schema (see docs/SCHEMA_SYNC.md)."""
     tool = plan.spec
     inputs = {
@@ -180,7 +180,7 @@ def warn_unknown_allowed(tool: str, found: Any) -> None:
 def sync_limits(tool: ToolSpec) -> dict[str, Any]:
     """The MCP client's protocol choice and caps for this tool's sync."""
     sync = tool.schema_sync
-    limits: dict[str, Any] = {
+    limits: dict[str, object] = {
         "protocol": sync.protocol,
         "max_tools": sync.max_tools,
         "max_pages": sync.max_pages,
@@ -192,7 +192,7 @@ def sync_limits(tool: ToolSpec) -> dict[str, Any]:
     return limits
 
 
-def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
+def tool_document(name: str, args: object, fields: Mapping[str, object]) -> dict[str, Any]:
     """One mapping from the ``args`` given (a mapping or a ToolSpec) and keyword fields."""
     data = inputs.merged_input(args, fields, ToolSpec)
     data.setdefault("name", name)
@@ -200,7 +200,7 @@ def tool_document(name: str, args: Any, fields: Mapping[str, Any]) -> dict[str, 
     return data
 
 
-def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan, Any]:
+def plan_tool(name: str, args: object, fields: Mapping[str, object]) -> tuple[ToolPlan, Any]:
     """Validate a standalone tool; return its plan and its objects (an Output when a value
     is unknown until deployment)."""
     data = tool_document(name, args, fields)
@@ -209,7 +209,7 @@ def plan_tool(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[ToolPlan
     # The image's labels are built from the real image as it resolves (inputs.Pending).
     image_known = True
 
-    def parse(document: Any) -> ToolSpec:
+    def parse(document: object) -> ToolSpec:
         tool = parse_tool(document)
         problems = standalone_problems(tool, defaults)
         if problems:
@@ -380,8 +380,8 @@ class LanguageTool(PlannedComponent):
         key: str,
         plan: ToolPlan,
         labels: Meta,
-        objects: Any,
-        deployment: Any,
+        objects: object,
+        deployment: object,
         child: pulumi.ResourceOptions,
     ) -> None:
         tool, namespace = plan.spec, plan.namespace

@@ -87,7 +87,7 @@ class BuiltinRuntime(Spec):
 
     @model_validator(mode="before")
     @classmethod
-    def _builtin_runtime(cls, data: Any) -> Any:
+    def _builtin_runtime(cls, data: object) -> Any:
         return builtin_defaults(data)
 
     @model_validator(mode="after")

@@ -11,7 +11,6 @@ pydantic's own extraction.
 import ast
 import sys
 from functools import cache
-from typing import Any
 
 from pydantic._internal._docs_extraction import (
     DocstringVisitor,
@@ -20,7 +19,7 @@ from pydantic._internal._docs_extraction import (
 from pydantic.fields import FieldInfo
 
 
-def describe_fields(cls: type[Any], fields: dict[str, FieldInfo]) -> None:
+def describe_fields(cls: type[object], fields: dict[str, FieldInfo]) -> None:
     """Set each field's description from its docstring, where it has none (as pydantic's
     ``use_attribute_docstrings`` does)."""
     docs = _class_docstrings(cls)
@@ -31,7 +30,7 @@ def describe_fields(cls: type[Any], fields: dict[str, FieldInfo]) -> None:
             info.description = docs[name]
 
 
-def _class_docstrings(cls: type[Any]) -> dict[str, str] | None:
+def _class_docstrings(cls: type[object]) -> dict[str, str] | None:
     if "<locals>" in cls.__qualname__:
         return None
     module = sys.modules.get(cls.__module__)

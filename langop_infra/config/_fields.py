@@ -116,7 +116,7 @@ def canonical_mcp_path(value: str) -> str:
     return PERCENT_ESCAPE.sub(escape, value)
 
 
-def parse_duration(value: Any) -> float:
+def parse_duration(value: object) -> float:
     """``"30s"``, ``"1m"``, ``"500ms"``, ``"1h"`` or a number of seconds, as seconds."""
     if isinstance(value, bool):
         raise invalid("parse_duration", "expected a duration such as '30s' or '1m'")
@@ -236,14 +236,14 @@ def annotations_size(value: dict[str, str]) -> dict[str, str]:
     return value
 
 
-def not_bool(value: Any) -> Any:
+def not_bool(value: object) -> Any:
     """YAML's ``true`` is an int to pydantic (``port: true`` would be port 1): refuse it."""
     if isinstance(value, bool):
         raise invalid("int_not_bool", "expected an integer, got true/false; write a number")
     return value
 
 
-def number_quantity(value: Any) -> Any:
+def number_quantity(value: object) -> Any:
     """A number as Kubernetes reads it for a quantity (``cpu: 1``, ``cpu: 0.5``): its decimal
     text, ``"1"``, ``"0.5"``; true/false and other types are left to fail as they are."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -291,7 +291,7 @@ def secret_key(value: str) -> str:
     return value
 
 
-def secret_text(value: Any) -> Any:
+def secret_text(value: object) -> Any:
     if not is_secret_value(value):
         raise invalid(
             "secret_text",
@@ -311,7 +311,7 @@ def instructions_text(value: str) -> str:
     return value
 
 
-def is_secret_value(value: Any) -> bool:
+def is_secret_value(value: object) -> bool:
     """A literal secret: a string, or an opaque object such as a ``pulumi.Output``."""
     return isinstance(value, str) or (hasattr(value, "apply") and hasattr(value, "future"))
 
@@ -377,7 +377,7 @@ class Spec(BaseModel):
     )
 
     @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+    def __pydantic_init_subclass__(cls, **kwargs: object) -> None:
         """A docstring under a field is its description (the schemas and Args show it), as
         with pydantic's ``use_attribute_docstrings``, at a fraction of its import cost."""
         super().__pydantic_init_subclass__(**kwargs)
@@ -412,7 +412,7 @@ class SecretSource(Spec):
     """The Secret's name and key."""
 
 
-def secret_env_value(value: Any) -> Any:
+def secret_env_value(value: object) -> Any:
     if isinstance(value, SecretSource) or is_secret_value(value):
         return value
     if isinstance(value, Mapping):
@@ -438,7 +438,7 @@ class HeaderSpec(Spec):
 
     @field_validator("secret")
     @classmethod
-    def _secret(cls, value: Any) -> Any:
+    def _secret(cls, value: object) -> object:
         if value is not None and not is_secret_value(value):
             raise invalid("secret", "secret must be a string or a pulumi secret Output")
         if isinstance(value, str):
@@ -457,5 +457,5 @@ class HeaderSpec(Spec):
             )
         return self
 
-    def _source(self, name: str) -> Any:
+    def _source(self, name: str) -> object:
         return {"value": self.value, "valueFrom": self.value_from, "secret": self.secret}[name]

@@ -50,7 +50,7 @@ MANIFEST_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
 METADATA_KEYS = ("name", "namespace", "labels", "annotations")
 
 
-def flatten_manifest(value: Any) -> Any:
+def flatten_manifest(value: object) -> Any:
     """STOA's Tool manifest as written (``apiVersion``, ``kind``, ``metadata``, ``spec``,
     and ``status``, which is what STOA observed and is dropped) as the flattened entry."""
     if not isinstance(value, dict):
@@ -72,17 +72,17 @@ def flatten_manifest(value: Any) -> Any:
             f"{api} {document.get('kind')} is not STOA's Tool (gostoa.dev/v1alpha1 Tool); "
             "convert other manifests with `langop-infra import`",
         )
-    metadata: dict[str, Any] = document.get("metadata") or {}
-    spec: dict[str, Any] = document.get("spec") or {}
+    metadata: dict[str, object] = document.get("metadata") or {}
+    spec: dict[str, object] = document.get("spec") or {}
     return {**{k: metadata[k] for k in METADATA_KEYS if k in metadata}, **spec}
 
 
-def flattened_entries(items: Any) -> Any:
+def flattened_entries(items: object) -> Any:
     """``httpTools`` entries with the manifest ones flattened (a bad manifest is left as
     written: validating it reports why)."""
     if not isinstance(items, list):
         return items
-    found: list[Any] = []
+    found: list[object] = []
     for item in cast("list[Any]", items):
         try:
             found.append(flatten_manifest(item))
@@ -96,7 +96,7 @@ class HttpToolSpec(HttpToolFields):
 
     @model_validator(mode="before")
     @classmethod
-    def _manifest_form(cls, value: Any) -> Any:
+    def _manifest_form(cls, value: object) -> object:
         return flatten_manifest(value)
 
     name: DnsLabel = Field(description="Unique in its namespace; the tool's name for the LLM.")

@@ -13,7 +13,7 @@ import langop_infra._json as _json
 from langop_infra.config._invalid import invalid
 
 
-def json_schema_input(value: Any) -> Any:
+def json_schema_input(value: object) -> Any:
     """A JSON Schema as a mapping, a JSON string, or a pydantic model class."""
     if isinstance(value, type) and hasattr(value, "model_json_schema"):
         return cast("type[BaseModel]", value).model_json_schema()

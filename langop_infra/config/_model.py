@@ -51,7 +51,7 @@ PLAIN_KEY_ADVICE = (
 )
 
 
-def no_plain_secret(value: Any) -> Any:
+def no_plain_secret(value: object) -> Any:
     """Refuse a literal secret before pydantic echoes it in an error (never quote it)."""
     if is_secret_value(value) or isinstance(value, (int, float)):
         raise invalid("no_plain_secret", PLAIN_KEY_ADVICE)

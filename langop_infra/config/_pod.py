@@ -88,14 +88,14 @@ class LocalObjectRef(Spec):
     """Name of the object."""
 
 
-def command_list(value: Any) -> Any:
+def command_list(value: object) -> Any:
     """``"npx"`` as ``["npx"]``: the executable alone, its arguments go in ``args`` (as
     language-operator's MCP client writes it). A string with spaces is left to fail as a
     string: it is a command line to split."""
     return [value] if isinstance(value, str) and value and not value.split()[1:] else value
 
 
-def local_object_ref(value: Any) -> Any:
+def local_object_ref(value: object) -> Any:
     """``imagePullSecrets`` entries: ``name`` or ``{name}``."""
     return {"name": value} if isinstance(value, str) else value
 
@@ -359,7 +359,7 @@ class PodSettings(Spec):
     """Seconds a pod gets to stop."""
 
 
-def count_or_percent(value: Any) -> int | str:
+def count_or_percent(value: object) -> int | str:
     """A pod count (``1``, or ``"1"`` as every language but Python must write it: the
     package schema types it a string) or a percentage of the pods (``"50%"``)."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:

@@ -31,7 +31,7 @@ def _child(node: object, part: int | str) -> tuple[bool, object]:
     return False, None
 
 
-def _data_loc(data: Any, loc: tuple[int | str, ...]) -> list[int | str]:
+def _data_loc(data: object, loc: tuple[int | str, ...]) -> list[int | str]:
     """The parts of pydantic's ``loc`` that are keys or indexes of the data; it also holds
     validator tags (``function-after[...]``) that are not."""
     if data is None:
@@ -63,7 +63,7 @@ def _parent(data: Any, loc: Sequence[int | str]) -> Any:
     return parent
 
 
-def _given_twice(data: Any, loc: list[int | str]) -> str | None:
+def _given_twice(data: object, loc: list[int | str]) -> str | None:
     """The other spelling of ``loc[-1]`` when the same mapping holds both."""
     parent = _parent(data, loc)
     if not isinstance(parent, Mapping) or not loc:
@@ -76,7 +76,7 @@ def _given_twice(data: Any, loc: list[int | str]) -> str | None:
 def problems_from(
     error: ValidationError,
     prefix: str = "",
-    data: Any = None,
+    data: object = None,
     known_fields: Sequence[str] = (),
     model: type[BaseModel] | None = None,
 ) -> list[Problem]:
@@ -158,7 +158,7 @@ _TYPES = {
 
 
 def _rephrased(
-    kind: str, ctx: Mapping[str, Any], given: Any, model: Any, loc: Sequence[int | str]
+    kind: str, ctx: Mapping[str, object], given: object, model: object, loc: Sequence[int | str]
 ) -> str | None:
     """pydantic's wording for ranges, types, choices and lengths, said with the fix."""
     if kind in _BOUNDS:
@@ -189,7 +189,7 @@ def _rephrased(
     return None
 
 
-def _unwrap(tp: Any) -> Any:
+def _unwrap(tp: object) -> Any:
     """``tp`` without ``Annotated`` metadata and without ``None`` in an optional union."""
     while True:
         if get_origin(tp) is Annotated:
@@ -203,7 +203,7 @@ def _unwrap(tp: Any) -> Any:
             return tp
 
 
-def _is_model(tp: Any) -> bool:
+def _is_model(tp: object) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
@@ -249,7 +249,7 @@ def _suggestion(
     key: str,
     here: list[tuple[str, str]] | None,
     known_fields: Sequence[str],
-    siblings: Any,
+    siblings: object,
 ) -> str | None:
     """The field ``key`` was probably meant to be, spelt as the keys around it are."""
     if here is None:
@@ -266,7 +266,7 @@ def _suggestion(
     return same[0] if same else closest(key, names)
 
 
-def _kind_of(value: Any) -> str:
+def _kind_of(value: object) -> str:
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, (int, float)):
@@ -305,7 +305,7 @@ def _describe(tp: Any, plural: bool = False) -> str | None:
     return words[tp][plural] if tp in words else None
 
 
-def _expected_form(model: Any, loc: Sequence[int | str], given: Any) -> str | None:
+def _expected_form(model: object, loc: Sequence[int | str], given: object) -> str | None:
     """``expected a list of {port, protocol}; this item is a number`` for a value of the
     wrong type, from the model's own fields; None when the type is not known."""
     if model is None:

@@ -187,7 +187,7 @@ class VolumeSpec(Spec):
 
     @field_validator("host_path")
     @classmethod
-    def _no_host_path(cls, value: Any) -> Any:
+    def _no_host_path(cls, value: object) -> Any:
         raise invalid("host_path", HOST_PATH_REASON)
 
     @model_validator(mode="after")
@@ -312,7 +312,7 @@ class PodExtensionsSpec(WorkloadSpec):
         return self.service_account_name
 
 
-def _without_empty_lists(value: Any) -> Any:
+def _without_empty_lists(value: object) -> Any:
     if isinstance(value, dict):
         mapping = cast("dict[str, Any]", value)
         return {k: _without_empty_lists(v) for k, v in mapping.items() if v != []}

@@ -313,7 +313,7 @@ class AgentPort(Spec):
     """Port number, 1-65535."""
 
 
-def persona_ref(value: Any) -> Any:
+def persona_ref(value: object) -> Any:
     """A persona's name, or the persona itself; each form checked on its own, so a problem is
     reported at its field rather than once per form the value could have taken."""
     if value is None or isinstance(value, PersonaSpec):
@@ -370,7 +370,7 @@ class AgentSpec(builtin.BuiltinRuntime, PodExtensionsSpec, AgentFeatureFields):
 
     @model_validator(mode="before")
     @classmethod
-    def _ark_tools(cls, data: Any) -> Any:
+    def _ark_tools(cls, data: object) -> Any:
         """ark's inline webhook tools under ``tools``: an entry with a webhook-only key
         (``url``, ``method``, ``inputSchema``, ``description``) cannot be a LanguageTool
         reference, so it joins ``webhookTools``."""
@@ -442,7 +442,7 @@ def agent_headers(agent: AgentSpec) -> Iterator[tuple[str, str, HeaderSpec]]:
     yield from peer_headers(agent)
 
 
-def shorthand_model(value: str, models: Mapping[str, Any] | None) -> str | None:
+def shorthand_model(value: str, models: Mapping[str, object] | None) -> str | None:
     """The declared model ark's ``model: <value>`` means: the one named ``value``, else the
     one model whose ``modelName`` is ``value``; None when no (or more than one) declared
     model serves it. ``models`` None: the caller has no list, so ``value`` is a name."""
@@ -452,14 +452,14 @@ def shorthand_model(value: str, models: Mapping[str, Any] | None) -> str | None:
     return serving[0] if len(serving) == 1 else None
 
 
-def passthrough_model(agent: AgentSpec, models: Mapping[str, Any]) -> str | None:
+def passthrough_model(agent: AgentSpec, models: Mapping[str, object]) -> str | None:
     """ark's ``model:`` when no declared model serves it: passed on as ``AGENT_MODEL`` only."""
     if agent.model is None or shorthand_model(agent.model, models) is not None:
         return None
     return agent.model
 
 
-def model_refs(agent: AgentSpec, models: Mapping[str, Any] | None = None) -> list[ModelRef]:
+def model_refs(agent: AgentSpec, models: Mapping[str, object] | None = None) -> list[ModelRef]:
     """The agent's model references, ark's ``model: <name>`` shorthand expanded against the
     declared ``models`` (by name); a model no declared one serves is no reference."""
     if agent.model is not None:

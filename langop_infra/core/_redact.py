@@ -51,12 +51,12 @@ _KEY_VALUE = re.compile(
 )
 
 
-def secret_strings(*sources: Any) -> list[str]:
+def secret_strings(*sources: object) -> list[str]:
     """Every string worth scrubbing in ``sources`` (header maps, lists, strings), plus the
     token part of ``<scheme> <token>`` values, longest first."""
     found: set[str] = set()
 
-    def collect(value: Any) -> None:
+    def collect(value: object) -> None:
         if isinstance(value, Mapping):
             for item in cast("Mapping[object, object]", value).values():
                 collect(item)
@@ -98,13 +98,13 @@ class Scrubber:
         self.forms: list[str] = []
         self.add(*sources)
 
-    def add(self, *sources: Any) -> None:
+    def add(self, *sources: object) -> None:
         """Know more credentials for good."""
         for secret in secret_strings(*sources):
             self._kept |= _forms(secret)
         self._index()
 
-    def learn(self, *sources: Any) -> None:
+    def learn(self, *sources: object) -> None:
         """Know more short-lived credentials; the oldest beyond :data:`MAX_LEARNED` go."""
         for secret in secret_strings(*sources):
             self._learned.pop(secret, None)
@@ -124,7 +124,7 @@ class Scrubber:
                 text = text.replace(form, MARK)
         return _cut_off_echoes(text, [f for f in self.forms if len(f) >= MIN_PREFIX])
 
-    def value(self, value: Any) -> Any:
+    def value(self, value: object) -> Any:
         """``value`` (JSON-like) with :meth:`text` applied to every string and key."""
         if not self.forms:
             return value
@@ -137,7 +137,7 @@ class Scrubber:
             return [self.value(v) for v in cast("Iterable[object]", value)]
         return value
 
-    def line(self, text: Any, limit: int = LIMIT) -> str:
+    def line(self, text: object, limit: int = LIMIT) -> str:
         """``text`` without known credentials, URL userinfo and query values, token-looking
         strings or control characters, on one line of at most ``limit`` characters."""
         line = self.text(_CONTROL.sub("?", " ".join(str(text).split())))
@@ -149,7 +149,7 @@ class Scrubber:
         return one_line(line, limit)
 
 
-def redact(text: Any, secrets: Iterable[str] = (), limit: int = LIMIT) -> str:
+def redact(text: object, secrets: Iterable[str] = (), limit: int = LIMIT) -> str:
     """``Scrubber(secrets).line(text, limit)``: one message, credential-free."""
     return Scrubber(list(secrets)).line(text, limit)
 
@@ -215,7 +215,7 @@ def escape(text: str, keep: str = "") -> str:
     )
 
 
-def json_text(document: Any, indent: int | None = 2) -> str:
+def json_text(document: object, indent: int | None = 2) -> str:
     """``document`` as JSON, readable (non-ASCII kept), but with the characters a terminal
     acts on escaped as ``\\uXXXX``: still valid JSON, decoding to the same value."""
     text = json.dumps(document, indent=indent, ensure_ascii=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
 
 # How alike a name must be to one we know to be suggested (difflib's ratio): 'memry' for
 # 'memory' (0.91) is; 'db-credentials' for 'search-credentials' (0.75) is not. Two letters
@@ -26,7 +25,7 @@ def _swapped(a: str, b: str) -> bool:
     )
 
 
-def closest(name: Any, known: Iterable[Any]) -> str | None:
+def closest(name: object, known: Iterable[object]) -> str | None:
     """The name among ``known`` that ``name`` was probably meant to be, or None."""
     # Sorted: ``known`` may be a set, and a tie must not depend on its order.
     names = sorted({str(k) for k in known})
@@ -36,7 +35,7 @@ def closest(name: Any, known: Iterable[Any]) -> str | None:
     return next((k for k in names if _swapped(str(name), k)), None)
 
 
-def did_you_mean(name: Any, known: Iterable[Any], then: str = "Otherwise: ") -> str:
+def did_you_mean(name: object, known: Iterable[object], then: str = "Otherwise: ") -> str:
     """``did you mean 'memory'? Otherwise: `` for a near miss among ``known``, else ``""``."""
     close = closest(name, known)
     return f"did you mean {close!r}? {then}" if close is not None else ""

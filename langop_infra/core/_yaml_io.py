@@ -48,7 +48,7 @@ _LiteralDumper.add_representer(str, _represent_str)
 
 
 def dump(
-    value: Any, *, sort_keys: bool = True, flow: bool = False, literal_blocks: bool = False
+    value: object, *, sort_keys: bool = True, flow: bool = False, literal_blocks: bool = False
 ) -> str:
     """``value`` as block YAML (flow style with ``flow``), never folded, Unicode kept;
     multi-line strings as ``|`` blocks with ``literal_blocks``."""
@@ -139,7 +139,7 @@ def load_config_all(
     return [_construct(node) for node in nodes]
 
 
-def _built(text: str, max_depth: int, max_values: int, *, single: bool) -> list[Any] | None:
+def _built(text: str, max_depth: int, max_values: int, *, single: bool) -> list[object] | None:
     """The documents built straight from the event stream (``yaml_stream``: a few bytes of
     memory per input byte); None for the rare forms read through the node graph instead."""
     builder = yaml_stream.Builder(LOADER, max_depth, max_values, ConfigYAMLError)
@@ -150,7 +150,7 @@ def _built(text: str, max_depth: int, max_values: int, *, single: bool) -> list[
         return None
 
 
-def _construct(node: yaml.Node) -> Any:
+def _construct(node: yaml.Node) -> object:
     loader = LOADER("")
     try:
         return cast(Any, loader.construct_document(node))  # pyright: ignore[reportUnknownMemberType]

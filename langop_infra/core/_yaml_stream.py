@@ -156,7 +156,7 @@ class Builder:
             raise self.error(f"a value cannot be read: {exc}", line, 1) from None
         return self._anchored(event.anchor, value)
 
-    def _anchored(self, anchor: str | None, value: Any) -> Any:
+    def _anchored(self, anchor: str | None, value: object) -> Any:
         if anchor is not None:
             if anchor in self.anchors:
                 raise Unsupported("a duplicate anchor")  # PyYAML words the error
@@ -211,7 +211,7 @@ class Builder:
             parent.has_key = False
             container[parent.key] = value
 
-    def _key(self, parent: _Open, key: Any, event: Any) -> None:
+    def _key(self, parent: _Open, key: object, event: object) -> None:
         if type(event) is yaml.ScalarEvent:
             tag = self.last_tag
             line = event.start_mark.line + 1
@@ -239,7 +239,7 @@ class Builder:
         if not stack:
             return ""
         parent = stack[-1]
-        container: Any = parent.value
+        container: object = parent.value
         if isinstance(container, list):
             return f"{parent.label}[{len(cast('list[Any]', container))}]"
         if not parent.has_key:

@@ -31,7 +31,7 @@ class Problem:
 
     def as_dict(self) -> dict[str, Any]:
         """For ``-o json``: path, message, kind, and file/line/column when known."""
-        found: dict[str, Any] = {"path": self.path, "message": self.message, "kind": self.kind}
+        found: dict[str, object] = {"path": self.path, "message": self.message, "kind": self.kind}
         if self.file and self.line:
             found.update(file=self.file, line=self.line, column=self.column)
         return found

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
-from langop_infra.config._a2a import A2ASpec, AgentPeerRef
+from langop_infra.config._a2a import A2ASecurityScheme, A2ASkill, A2ASpec, AgentPeerRef
 from langop_infra.config._fields import HeaderSpec
 from langop_infra.config._names import (
     A2A_CARD_DIR,
@@ -20,6 +19,14 @@ from langop_infra.config._names import (
 )
 from langop_infra.config.agent import AgentSpec
 from langop_infra.manifests._contract import EnvVar, agent_selector, compact_json, tool_endpoint
+from langop_infra.manifests._k8s_types import (
+    ContainerDict,
+    ContainerPortDict,
+    PodSpecDict,
+    ServicePortDict,
+    ServiceSpecDict,
+    VolumeDict,
+)
 
 A2A_PROTOCOL_VERSION = "1.0"
 A2A_BINDING = "JSONRPC"
@@ -91,13 +98,13 @@ def _peer_target(
     )
 
 
-def agent_card(agent: AgentSpec, namespace: str) -> dict[str, Any]:
+def agent_card(agent: AgentSpec, namespace: str) -> dict[str, object]:
     """The agent card document (A2A v1.0 JSON: ``supportedInterfaces`` holds the endpoint)."""
     spec = agent.a2a
     if spec is None:
         raise ValueError(f"agent {agent.name!r} has no a2a")
     description = spec.description or _first_line(agent.instructions) or f"Agent {agent.name}"
-    card: dict[str, Any] = {
+    card: dict[str, object] = {
         "name": agent.name,
         "description": description,
         "supportedInterfaces": [
@@ -128,8 +135,8 @@ def _first_line(text: str | None) -> str:
     return text.strip().splitlines()[0].strip() if text and text.strip() else ""
 
 
-def _skill(skill: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def _skill(skill: A2ASkill) -> dict[str, object]:
+    out: dict[str, object] = {
         "id": skill.id,
         "name": skill.name,
         "description": skill.description,
@@ -144,17 +151,17 @@ def _skill(skill: Any) -> dict[str, Any]:
     return out
 
 
-def _scheme(scheme: Any) -> dict[str, Any]:
+def _scheme(scheme: A2ASecurityScheme) -> dict[str, object]:
     extra = {"description": scheme.description} if scheme.description else {}
     if scheme.type == "bearer":
-        http: dict[str, Any] = {"scheme": "Bearer", **extra}
+        http: dict[str, object] = {"scheme": "Bearer", **extra}
         if scheme.bearer_format:
             http["bearerFormat"] = scheme.bearer_format
         return {"httpAuthSecurityScheme": http}
     return {"apiKeySecurityScheme": {"location": "header", "name": scheme.header_name, **extra}}
 
 
-def card_json(card: Mapping[str, Any]) -> str:
+def card_json(card: Mapping[str, object]) -> str:
     """The card file's text: stable, indented JSON."""
     return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
 
@@ -175,10 +182,10 @@ def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget]) -> list[EnvVar]:
     return env
 
 
-def a2a_config(agent: AgentSpec, namespace: str, peers: Sequence[PeerTarget]) -> dict[str, Any]:
+def a2a_config(agent: AgentSpec, namespace: str, peers: Sequence[PeerTarget]) -> dict[str, object]:
     """config.yaml ``a2a:`` (what the agent serves) and ``agents:`` (its peers; a header
     is named, its value is in env ``A2A_PEER_<PEER>_HEADER_<HEADER>``)."""
-    doc: dict[str, Any] = {}
+    doc: dict[str, object] = {}
     if agent.a2a is not None:
         doc["a2a"] = {
             "port": agent.a2a.port,
@@ -187,9 +194,9 @@ def a2a_config(agent: AgentSpec, namespace: str, peers: Sequence[PeerTarget]) ->
             "cardPath": f"{A2A_CARD_DIR}/{A2A_CARD_FILE}",
         }
     if peers:
-        entries: dict[str, Any] = {}
+        entries: dict[str, object] = {}
         for peer in peers:
-            entry: dict[str, Any] = {"url": peer.url, "cardUrl": peer.card_url}
+            entry: dict[str, object] = {"url": peer.url, "cardUrl": peer.card_url}
             if peer.headers:
                 entry["headers"] = [h.name for h in peer.headers]
             entries[peer.name] = entry
@@ -209,11 +216,11 @@ def caller_labels(namespace: str, peers: Sequence[PeerTarget]) -> dict[str, str]
     }
 
 
-def with_card_volume(pod: dict[str, Any], agent: str) -> dict[str, Any]:
+def with_card_volume(pod: PodSpecDict, agent: str) -> PodSpecDict:
     """The pod with its config volume projected from two ConfigMaps: config.yaml and the
     card at ``a2a/agent-card.json`` (one volume, as a mount nested in a ConfigMap's read-only
     mount cannot be created)."""
-    projected = {
+    projected: VolumeDict = {
         "name": CONFIG_VOLUME,
         "projected": {
             "sources": [
@@ -236,19 +243,24 @@ def with_card_volume(pod: dict[str, Any], agent: str) -> dict[str, Any]:
     return {**pod, "volumes": volumes}
 
 
-def with_a2a_port(pod: dict[str, Any], spec: A2ASpec) -> dict[str, Any]:
+def with_a2a_port(pod: PodSpecDict, spec: A2ASpec) -> PodSpecDict:
     """The pod's first (the agent's) container with container port ``a2a``."""
     main, *rest = pod["containers"]
-    port = {"name": "a2a", "containerPort": spec.port, "protocol": "TCP"}
-    main = {**main, "ports": [*main.get("ports", []), port]}
-    return {**pod, "containers": [main, *rest]}
+    port: ContainerPortDict = {"name": "a2a", "containerPort": spec.port, "protocol": "TCP"}
+    served: ContainerDict = {**main, "ports": [*main.get("ports", []), port]}
+    return {**pod, "containers": [served, *rest]}
 
 
 def with_a2a_service_port(
-    service: dict[str, Any] | None, agent: str, spec: A2ASpec
-) -> dict[str, Any]:
+    service: ServiceSpecDict | None, agent: str, spec: A2ASpec
+) -> ServiceSpecDict:
     """Service ``<agent>`` with port ``a2a`` (made for it when the agent has no ports)."""
-    port = {"name": "a2a", "port": spec.port, "targetPort": "a2a", "protocol": "TCP"}
+    port: ServicePortDict = {
+        "name": "a2a",
+        "port": spec.port,
+        "targetPort": "a2a",
+        "protocol": "TCP",
+    }
     if service is None:
         return {"type": "ClusterIP", "selector": agent_selector(agent), "ports": [port]}
     return {**service, "ports": [*service["ports"], port]}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._network import NetworkPeer
@@ -13,6 +12,7 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.manifests import _a2a as a2a, _cronjob as cronjob, _memory as memory
 from langop_infra.manifests._a2a_policies import Policy, a2a_policies, with_peer_egress
 from langop_infra.manifests._contract import EndpointStyle, EnvVar, ToolTarget
+from langop_infra.manifests._k8s_types import PodSpecDict, ServiceSpecDict
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def feature_config(
     features: AgentFeatures,
     targets: Sequence[ToolTarget],
     style: EndpointStyle = "base",
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """config.yaml ``a2a:``, ``agents:``, ``memory:`` and ``schedule:``, each when set."""
     doc = a2a.a2a_config(agent, namespace, features.peers)
     doc.update(memory.memory_parts(features.memory, namespace, targets, style)[1])
@@ -62,14 +62,14 @@ def card_text(agent: AgentSpec, namespace: str) -> str | None:
     return a2a.card_json(a2a.agent_card(agent, namespace)) if agent.a2a is not None else None
 
 
-def feature_pod(pod: dict[str, Any], agent: AgentSpec) -> dict[str, Any]:
+def feature_pod(pod: PodSpecDict, agent: AgentSpec) -> PodSpecDict:
     """The agent's pod with its card volume and A2A container port, when it serves A2A."""
     if agent.a2a is None:
         return pod
     return a2a.with_card_volume(a2a.with_a2a_port(pod, agent.a2a), agent.name)
 
 
-def feature_service(service: dict[str, Any] | None, agent: AgentSpec) -> dict[str, Any] | None:
+def feature_service(service: ServiceSpecDict | None, agent: AgentSpec) -> ServiceSpecDict | None:
     """Service ``<agent>`` with port ``a2a`` when it serves A2A."""
     if agent.a2a is None:
         return service

@@ -11,7 +11,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langop_infra.config._model import (
     KNOWN_ENDPOINTS,
@@ -197,18 +196,19 @@ def agent_model_config(
     targets: Sequence[ModelTarget],
     namespace: str,
     persona: PersonaSpec | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """config.yaml additions: ``agent``, ``models``, ``instructions``, ``personas``.
 
     No secret: a direct model's key is named by the env var holding it (``apiKeyFromEnv``).
     """
-    doc: dict[str, Any] = {"agent": {"name": agent.name, "namespace": namespace}}
+    identity: dict[str, object] = {"name": agent.name, "namespace": namespace}
+    doc: dict[str, object] = {"agent": identity}
     if agent.max_iterations is not None:
-        doc["agent"]["maxIterations"] = agent.max_iterations
+        identity["maxIterations"] = agent.max_iterations
     if targets:
-        models: dict[str, Any] = {}
+        models: dict[str, object] = {}
         for t in targets:
-            entry: dict[str, Any] = {
+            entry: dict[str, object] = {
                 "role": t.role,
                 "provider": t.provider,
                 "model": t.model,
@@ -246,7 +246,7 @@ class AgentModelParts:
 
     env: list[EnvVar]
     overridden: list[str]
-    config: dict[str, Any]
+    config: dict[str, object]
     annotations: dict[str, str]
     pod_labels: dict[str, str]
     egress_rules: list[NetworkPolicyEgressRuleDict]

@@ -1,9 +1,8 @@
 """Every object spec of one agent as plain data: config.yaml, the Deployment spec and its
 NetworkPolicies, with its tools, models, persona and identity wired in."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from langop_infra.config._model import ModelSpec, PersonaSpec
 from langop_infra.config.agent import AgentSpec
@@ -28,9 +27,13 @@ from langop_infra.manifests._agent_features import (
 from langop_infra.manifests._agent_models import agent_model_parts, override_warnings
 from langop_infra.manifests._gateway_policies import with_model_egress
 from langop_infra.manifests._k8s_types import (
+    ContainerDict,
+    DeploymentSpecDict,
     HorizontalPodAutoscalerSpecDict,
+    PersistentVolumeClaimSpecDict,
     PodDisruptionBudgetSpecDict,
     PolicyEntry,
+    ServiceSpecDict,
 )
 from langop_infra.manifests._pod_settings import autoscaler_spec, disruption_budget_spec
 
@@ -40,11 +43,11 @@ class AgentObjects:
     """What the component registers for one agent, and the warnings it logs."""
 
     config_text: str
-    deployment: dict[str, Any]
+    deployment: DeploymentSpecDict
     policies: list[PolicyEntry]
     warnings: list[str] = field(default_factory=list[str])
-    service: dict[str, Any] | None = None
-    workspace_claim: dict[str, Any] | None = None
+    service: ServiceSpecDict | None = None
+    workspace_claim: PersistentVolumeClaimSpecDict | None = None
     workspace_files: dict[str, str] | None = None
     disruption_budget: PodDisruptionBudgetSpecDict | None = None
     autoscaler: HorizontalPodAutoscalerSpecDict | None = None
@@ -62,7 +65,7 @@ def agent_env(
     models: Sequence[ModelSpec] = (),
     persona: PersonaSpec | None = None,
     features: AgentFeatures = NO_FEATURES,
-) -> tuple[list[contract.EnvVar], dict[str, Any]]:
+) -> tuple[list[contract.EnvVar], dict[str, object]]:
     """Every env var of the agent container (tools, servers, models, identity, A2A, memory,
     schedule) and the literal secrets its own Secret holds."""
     env, owned = contract.agent_env(agent, targets, defaults.endpoint_style)
@@ -79,7 +82,7 @@ def agent_objects(
     defaults: Defaults,
     part_of: str,
     targets: Sequence[contract.ToolTarget],
-    sidecars: Sequence[Mapping[str, Any]],
+    sidecars: Sequence[ContainerDict],
     *,
     models: Sequence[ModelSpec] = (),
     persona: PersonaSpec | None = None,

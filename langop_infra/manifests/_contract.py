@@ -27,6 +27,7 @@ from langop_infra.config.agent import AgentSpec, WebhookToolSpec, agent_headers
 from langop_infra.config.cluster import ExportedToolTarget
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core import _yaml_io as yaml_io
+from langop_infra.manifests._k8s_types import EnvVarDict
 from langop_infra.manifests._query_secrets import (
     routed_query_env,
     server_url,
@@ -79,7 +80,7 @@ class ToolTarget:
         """A tool another stack exports (one entry of its ``toolTargets``)."""
         return cls(exported.name, exported.namespace, exported.port, exported.mcp_path)
 
-    def exported(self) -> dict[str, Any]:
+    def exported(self) -> dict[str, object]:
         """This service tool as one entry of a stack's ``toolTargets`` output: the
         :class:`ExportedToolTarget` model, dumped by alias, the same that reads it back."""
         return ExportedToolTarget(
@@ -246,14 +247,14 @@ def header_document(header: HeaderSpec, env_name: str) -> dict[str, str]:
     return {"name": header.name, "valueFromEnv": env_name}
 
 
-def webhook_tool_document(tool: WebhookToolSpec) -> dict[str, Any]:
+def webhook_tool_document(tool: WebhookToolSpec) -> dict[str, object]:
     """A webhook tool as agents see it: every field but the secret itself.
 
     ``inputSchema`` is a JSON string, as ark's spec and runtime have it (its Go runtime
     unmarshals the field into a string and refuses an object): the user's own text when
     given as one, else compact JSON.
     """
-    doc: dict[str, Any] = {
+    doc: dict[str, object] = {
         "name": tool.name,
         "description": tool.description,
         "url": tool.url,
@@ -294,7 +295,7 @@ def agent_webhook_document(tool: WebhookToolSpec) -> dict[str, Any]:
 
 def agent_config(
     agent: AgentSpec, targets: Sequence[ToolTarget], style: EndpointStyle = "base"
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The ``/etc/agent/config.yaml`` document.
 
     ``tools`` follows the language-operator contract exactly (``endpoint``, ``protocol``),
@@ -303,10 +304,10 @@ def agent_config(
     ``tools`` key. No secret value appears: a secret header or
     credential is named by the env var that holds it (``valueFromEnv``).
     """
-    tools: dict[str, dict[str, Any]] = {}
+    tools: dict[str, dict[str, object]] = {}
     refs = {ref.name: ref for ref in agent.tools if ref.enabled}
     for target in targets:
-        entry: dict[str, Any] = {"endpoint": agent_endpoint(target, style), "protocol": "mcp"}
+        entry: dict[str, object] = {"endpoint": agent_endpoint(target, style), "protocol": "mcp"}
         if target.mcp_path != DEFAULT_MCP_PATH:
             entry["mcpPath"] = target.mcp_path
         ref = refs.get(target.name)
@@ -323,8 +324,8 @@ def agent_config(
                 header_document(h, tool_header_env_name(ref.name, h.name)) for h in ref.headers
             ]
         tools[target.name] = entry
-    doc: dict[str, Any] = {"tools": tools} if tools else {}
-    servers: list[dict[str, Any]] = []
+    doc: dict[str, object] = {"tools": tools} if tools else {}
+    servers: list[dict[str, object]] = []
     for server in agent.mcp_servers:
         url = server_url(server.name, server.url).url
         entry = {"name": server.name, "url": url}
@@ -350,12 +351,12 @@ def agent_config(
     return doc
 
 
-def config_yaml(document: Mapping[str, Any]) -> str:
+def config_yaml(document: Mapping[str, object]) -> str:
     """The document as YAML, stable byte for byte for the same input."""
     return yaml_io.dump(dict(document), sort_keys=False)
 
 
-def compact_json(value: Any) -> str:
+def compact_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -377,7 +378,7 @@ class EnvVar:
     secret_key: str | None = None
     field_path: str | None = None  # the downward API: metadata.name, metadata.namespace
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> EnvVarDict:
         if self.field_path is not None:
             return {"name": self.name, "valueFrom": {"fieldRef": {"fieldPath": self.field_path}}}
         if self.secret_name is None:
@@ -389,15 +390,15 @@ class EnvVar:
 
 
 def workload_env(
-    workload: str, env: Mapping[str, str], secret_env: Mapping[str, Any]
-) -> tuple[list[EnvVar], dict[str, Any]]:
+    workload: str, env: Mapping[str, str], secret_env: Mapping[str, object]
+) -> tuple[list[EnvVar], dict[str, object]]:
     """Env vars of a tool or agent, and the literal secret values its own Secret must hold.
 
     A literal secret (string or pulumi secret) goes into ``<workload>-env`` under its env var
     name; a ``secretKeyRef`` points at the existing Secret; neither copies a value into env.
     """
     out = [EnvVar(name, value=value) for name, value in env.items()]
-    owned: dict[str, Any] = {}
+    owned: dict[str, object] = {}
     for name, value in secret_env.items():
         if isinstance(value, SecretSource):
             ref = value.secret_key_ref
@@ -410,7 +411,7 @@ def workload_env(
 
 def agent_env(
     agent: AgentSpec, targets: Sequence[ToolTarget], style: EndpointStyle = "base"
-) -> tuple[list[EnvVar], dict[str, Any]]:
+) -> tuple[list[EnvVar], dict[str, object]]:
     """Every env var the agent container gets, and the literal secrets its Secret holds;
     ``MCP_SERVERS`` only for an agent with tools."""
     env, owned = workload_env(agent.name, agent.env, agent.secret_env)

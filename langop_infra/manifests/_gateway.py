@@ -15,7 +15,6 @@ Writable paths under the read-only root filesystem (each an ``emptyDir``):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from langop_infra.config._model import (
     GATEWAY_NAME,
@@ -27,6 +26,15 @@ from langop_infra.config._names import env_token
 from langop_infra.config._pod import Security
 from langop_infra.core import _yaml_io as yaml_io
 from langop_infra.manifests._contract import EnvVar, checksum, otel_env, recommended_labels
+from langop_infra.manifests._k8s_types import (
+    ConfigMapDict,
+    ContainerDict,
+    DeploymentDict,
+    ObjectMetaDict,
+    PodSpecDict,
+    ProbeDict,
+    ServiceDict,
+)
 from langop_infra.manifests._pods import (
     TMP_VOLUME,
     container_security_context,
@@ -89,9 +97,9 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
-def litellm_params(model: ModelSpec) -> dict[str, Any]:
+def litellm_params(model: ModelSpec) -> dict[str, object]:
     """One ``model_list`` entry's ``litellm_params``; a key only as ``os.environ/<VAR>``."""
-    params: dict[str, Any] = {"model": litellm_model(model)}
+    params: dict[str, object] = {"model": litellm_model(model)}
     if model.endpoint is not None:
         params["api_base"] = model.endpoint
     if model.api_key is not None:
@@ -123,9 +131,9 @@ def litellm_params(model: ModelSpec) -> dict[str, Any]:
     return params
 
 
-def gateway_config(models: Sequence[ModelSpec], *, master_key: bool) -> dict[str, Any]:
+def gateway_config(models: Sequence[ModelSpec], *, master_key: bool) -> dict[str, object]:
     """LiteLLM's proxy ``config.yaml`` for the gateway's models, in declaration order."""
-    doc: dict[str, Any] = {
+    doc: dict[str, object] = {
         "model_list": [{"model_name": m.name, "litellm_params": litellm_params(m)} for m in models]
     }
     fallbacks = [{m.name: list(m.fallbacks)} for m in models if m.fallbacks]
@@ -173,9 +181,9 @@ def gateway_container(
     env: Sequence[EnvVar],
     security: Security,
     image_pull_policy: str | None = None,
-) -> dict[str, Any]:
+) -> ContainerDict:
     """LiteLLM's proxy on port 8000, probed on its own health endpoints."""
-    out: dict[str, Any] = {
+    out: ContainerDict = {
         "name": GATEWAY_NAME,
         "image": gateway.image,
         "args": ["--config", f"{CONFIG_DIR}/{CONFIG_FILE}", "--port", str(GATEWAY_PORT)],
@@ -198,7 +206,7 @@ def gateway_container(
     return out
 
 
-def _probe(path: str, *, period: int, failures: int) -> dict[str, Any]:
+def _probe(path: str, *, period: int, failures: int) -> ProbeDict:
     return {
         "httpGet": {"path": path, "port": GATEWAY_PORT},
         "periodSeconds": period,
@@ -207,7 +215,7 @@ def _probe(path: str, *, period: int, failures: int) -> dict[str, Any]:
     }
 
 
-def _meta(name: str, namespace: str, labels: Mapping[str, str]) -> dict[str, Any]:
+def _meta(name: str, namespace: str, labels: Mapping[str, str]) -> ObjectMetaDict:
     return {"name": name, "namespace": namespace, "labels": dict(labels)}
 
 
@@ -224,7 +232,7 @@ def gateway_objects(
     security: Security,
     image_pull_policy: str | None = None,
     observability: ObservabilityDefaults | None = None,
-) -> list[dict[str, Any]]:
+) -> tuple[ConfigMapDict, DeploymentDict, ServiceDict]:
     """ConfigMap ``gateway-config``, Deployment and Service ``gateway``, as manifests.
 
     The pod template carries a checksum of the config and the key references, so a change
@@ -234,7 +242,7 @@ def gateway_objects(
     config_text = gateway_config_yaml(models, master_key=gateway.master_key is not None)
     env = gateway_env(models, gateway, namespace, observability)
     rollout = checksum(config_text, *(repr(v.manifest()) for v in env))
-    pod: dict[str, Any] = {
+    pod: PodSpecDict = {
         "automountServiceAccountToken": False,
         "securityContext": pod_security_context(security),
         "containers": [gateway_container(gateway, env, security, image_pull_policy)],
@@ -250,7 +258,7 @@ def gateway_objects(
             },
         ],
     }
-    return [
+    return (
         {
             "apiVersion": "v1",
             "kind": "ConfigMap",
@@ -285,4 +293,4 @@ def gateway_objects(
                 ],
             },
         },
-    ]
+    )

@@ -4,7 +4,6 @@ agents get), and what an agent sees of its memory (env, config.yaml ``memory:``)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from langop_infra.config._memory import MEMORY_DATA_PATH, MemorySpec
 from langop_infra.config._names import memory_header_env_name
@@ -39,7 +38,9 @@ def managed_tool(memory: MemorySpec, namespace: str | None = None) -> ToolSpec:
     )
 
 
-def find_memory(cluster_memories: Sequence[MemorySpec], agent: AgentSpec, home: str) -> Any:
+def find_memory(
+    cluster_memories: Sequence[MemorySpec], agent: AgentSpec, home: str
+) -> MemorySpec | None:
     """The memory ``agent.memory`` names, or None."""
     if agent.memory is None:
         return None
@@ -76,12 +77,12 @@ def memory_parts(
     namespace: str,
     targets: Sequence[ToolTarget],
     style: EndpointStyle = "base",
-) -> tuple[list[EnvVar], dict[str, Any]]:
+) -> tuple[list[EnvVar], dict[str, object]]:
     """``AGENT_MEMORY_ENDPOINT``, ``AGENT_MEMORY_TYPE`` (and external headers' env), and
     config.yaml ``memory: {name, type, endpoint, protocol: mcp}``."""
     if memory is None:
         return [], {}
-    doc: dict[str, Any] = {"name": memory.name, "type": memory.type}
+    doc: dict[str, object] = {"name": memory.name, "type": memory.type}
     env = [EnvVar("AGENT_MEMORY_TYPE", value=memory.type)]
     if memory.type == "managed":
         space = memory.namespace or namespace

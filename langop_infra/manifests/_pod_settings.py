@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
+
+from pydantic import BaseModel
 
 from langop_infra.config._pod import Autoscaling, PodSettings, ProbeSpec, WorkloadSpec
 from langop_infra.manifests._k8s_types import (
+    ContainerDict,
     HorizontalPodAutoscalerSpecDict,
+    JSONObject,
     LabelSelectorDict,
     PodDisruptionBudgetSpecDict,
+    PodTemplateSpecDict,
+    ProbeDict,
 )
 
 PROBE_FIELDS = {
@@ -24,32 +30,34 @@ PROBE_FIELDS = {
 }
 
 
-def dump(spec: Any) -> Any:
+def dump(spec: BaseModel) -> JSONObject:
     """A spec as its Kubernetes fields (camelCase, unset fields left out)."""
     return spec.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False)
 
 
-def probe_manifest(probe: ProbeSpec, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def probe_manifest(probe: ProbeSpec, base: ProbeDict | None = None) -> ProbeDict:
     """``probe`` over ``base``: the fields it sets replace those of ``base``; a probe without
     a handler keeps the handler of ``base``."""
-    out = dict(base or {})
+    out: ProbeDict = {**base} if base else {}
     if probe.has_handler:
-        for handler in ("httpGet", "tcpSocket", "exec"):
-            out.pop(handler, None)
-    out.update(dump(probe))
+        out.pop("httpGet", None)
+        out.pop("tcpSocket", None)
+        out.pop("exec", None)
+    # The ProbeSpec model holds the Probe API's fields, by their API names.
+    out.update(cast(ProbeDict, dump(probe)))
     return out
 
 
 def with_probes(
-    container: dict[str, Any],
+    container: ContainerDict,
     settings: PodSettings,
-    fallback: Mapping[str, Mapping[str, Any]] | None = None,
-) -> dict[str, Any]:
+    fallback: Mapping[str, ProbeDict] | None = None,
+) -> ContainerDict:
     """The container with the probes ``settings`` name merged over its own, or over
     ``fallback[key]`` for a probe the container does not have yet."""
     if settings.probes is None:
         return container
-    out = dict(container)
+    out: ContainerDict = {**container}
     for field, key in PROBE_FIELDS.items():
         probe = getattr(settings.probes, field)
         if probe is not None:
@@ -58,7 +66,7 @@ def with_probes(
     return out
 
 
-def _selector_manifest(selector: Any, default: Mapping[str, str]) -> dict[str, Any]:
+def _selector_manifest(selector: BaseModel | None, default: Mapping[str, str]) -> JSONObject:
     if selector is None:
         return {"matchLabels": dict(default)}
     out = dump(selector)
@@ -67,16 +75,16 @@ def _selector_manifest(selector: Any, default: Mapping[str, str]) -> dict[str, A
 
 def apply_pod_settings(
     settings: PodSettings,
-    template: Mapping[str, Any],
+    template: PodTemplateSpecDict,
     *,
     container: str,
     selector: Mapping[str, str],
-) -> dict[str, Any]:
+) -> PodTemplateSpecDict:
     """A pod template (``{metadata: {labels, annotations}, spec}``) with ``settings`` applied:
     scheduling fields and pull secrets on the pod, ``envFrom`` and probes on ``container``,
     ``podLabels``/``podAnnotations`` on the template. ``selector`` labels the workload's own
     pods: a topology constraint without labelSelector spreads those."""
-    out = copy.deepcopy(dict(template))
+    out = copy.deepcopy(template)
     metadata, pod = out.setdefault("metadata", {}), out["spec"]
     if settings.pod_labels:
         # The selector labels must stay: they tie the pods to their Deployment and policies.
@@ -90,7 +98,7 @@ def apply_pod_settings(
     if settings.tolerations:
         pod["tolerations"] = [dump(t) for t in settings.tolerations]
     if settings.affinity is not None:
-        pod["affinity"] = _prune(dump(settings.affinity))
+        pod["affinity"] = _prune_object(dump(settings.affinity))
     if settings.topology_spread_constraints:
         pod["topologySpreadConstraints"] = [
             {
@@ -109,20 +117,24 @@ def apply_pod_settings(
     return out
 
 
-def _main_container(container: dict[str, Any], settings: PodSettings) -> dict[str, Any]:
+def _main_container(container: ContainerDict, settings: PodSettings) -> ContainerDict:
     out = with_probes(container, settings)
     if settings.env_from:
         out["envFrom"] = [dump(source) for source in settings.env_from]
     return out
 
 
-def _prune(value: Any) -> Any:
+def _prune_object(value: JSONObject) -> JSONObject:
     """Empty lists and mappings left out, as ``kubectl`` would show the object."""
+    pruned = {k: _prune(v) for k, v in value.items()}
+    return {k: v for k, v in pruned.items() if v not in ([], {})}
+
+
+def _prune(value: object) -> object:
     if isinstance(value, dict):
-        pruned = {k: _prune(v) for k, v in cast("dict[str, Any]", value).items()}
-        return {k: v for k, v in pruned.items() if v not in ([], {})}
+        return _prune_object(cast("JSONObject", value))
     if isinstance(value, list):
-        return [_prune(v) for v in cast("list[Any]", value)]
+        return [_prune(v) for v in cast("list[object]", value)]
     return value
 
 

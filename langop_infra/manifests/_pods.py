@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from langop_infra.config import _names as names
 from langop_infra.config._fields import overlay
@@ -26,9 +26,24 @@ from langop_infra.manifests import (
 )
 from langop_infra.manifests._contract import EnvVar
 from langop_infra.manifests._k8s_types import (
+    CapabilitiesDict,
+    ContainerDict,
+    DeploymentSpecDict,
+    EnvVarDict,
     HorizontalPodAutoscalerSpecDict,
     NetworkPolicySpecDict,
+    PersistentVolumeClaimSpecDict,
     PodDisruptionBudgetSpecDict,
+    PodSecurityContextDict,
+    PodSpecDict,
+    PodTemplateSpecDict,
+    ProbeDict,
+    ResourceRequirementsDict,
+    SecurityContextDict,
+    ServiceSpecDict,
+    TemplateMetaDict,
+    VolumeDict,
+    VolumeMountDict,
 )
 from langop_infra.manifests._pod_settings import (
     apply_pod_settings,
@@ -44,10 +59,10 @@ DATA_VOLUME = "data"
 # emptyDirs each sidecar tool gets of its own in the agent's pod.
 SIDECAR_OWN_VOLUMES = (TMP_VOLUME, stdio_bridge.BRIDGE_HOME_VOLUME)
 # A sidecar gets two minutes to become ready before the kubelet restarts it.
-STARTUP_PROBE = {"periodSeconds": 2, "failureThreshold": 60}
+STARTUP_PROBE: ProbeDict = {"periodSeconds": 2, "failureThreshold": 60}
 
 
-def pod_security_context(security: Security) -> dict[str, Any]:
+def pod_security_context(security: Security) -> PodSecurityContextDict:
     return {
         "runAsNonRoot": security.run_as_non_root,
         "runAsUser": security.run_as_user,
@@ -57,8 +72,8 @@ def pod_security_context(security: Security) -> dict[str, Any]:
     }
 
 
-def container_security_context(security: Security) -> dict[str, Any]:
-    capabilities: dict[str, Any] = {"drop": list(security.drop_capabilities)}
+def container_security_context(security: Security) -> SecurityContextDict:
+    capabilities: CapabilitiesDict = {"drop": list(security.drop_capabilities)}
     if security.add_capabilities:
         capabilities["add"] = list(security.add_capabilities)
     return {
@@ -73,8 +88,8 @@ def container_security_context(security: Security) -> dict[str, Any]:
     }
 
 
-def resources_manifest(resources: Resources) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def resources_manifest(resources: Resources) -> ResourceRequirementsDict:
+    out: ResourceRequirementsDict = {}
     for part in ("requests", "limits"):
         amounts = getattr(resources, part).model_dump(exclude_none=True)
         if amounts:
@@ -89,10 +104,10 @@ def container(
     resources: Resources,
     security: Security,
     image_pull_policy: str | None,
-    mounts: Sequence[dict[str, Any]] = (),
-) -> dict[str, Any]:
+    mounts: Sequence[VolumeMountDict] = (),
+) -> ContainerDict:
     """The workload's main container, secure by default, with ``/tmp`` writable."""
-    out: dict[str, Any] = {
+    out: ContainerDict = {
         "name": spec.name,
         "image": spec.image,
         "env": [var.manifest() for var in env],
@@ -116,14 +131,14 @@ def tool_container(
     resources: Resources,
     security: Security,
     image_pull_policy: str | None,
-    mounts: Sequence[dict[str, Any]] = (),
-) -> dict[str, Any]:
+    mounts: Sequence[VolumeMountDict] = (),
+) -> ContainerDict:
     """A tool's container: its port named ``mcp``, readiness and liveness on ``healthPath``."""
     health = stdio_bridge.BRIDGE_HEALTH_PATH if tool.transport == "stdio" else tool.health_path
-    probe = {"httpGet": {"path": health, "port": tool.port}}
+    probe: ProbeDict = {"httpGet": {"path": health, "port": tool.port}}
     # Tools built like the example read PORT; never shadow a PORT the user set.
     user_set_port = "PORT" in tool.env or "PORT" in tool.secret_env
-    port_env = [] if user_set_port else [EnvVar("PORT", value=str(tool.port))]
+    port_env: list[EnvVar] = [] if user_set_port else [EnvVar("PORT", value=str(tool.port))]
     out = container(
         tool,
         env=[*port_env, *env],
@@ -142,20 +157,21 @@ def tool_container(
     }
     if tool.env_from:
         out["envFrom"] = [s.model_dump(by_alias=True, exclude_none=True) for s in tool.env_from]
-    startup = {**probe, **STARTUP_PROBE}
+    startup: ProbeDict = {**probe, **STARTUP_PROBE}
     return with_probes(out, tool, {"startupProbe": startup})
 
 
 def pod_spec(
     spec: WorkloadSpec,
     *,
-    containers: Sequence[dict[str, Any]],
-    volumes: Sequence[dict[str, Any]],
+    containers: Sequence[ContainerDict],
+    volumes: Sequence[VolumeDict],
     security: Security,
-) -> dict[str, Any]:
+) -> PodSpecDict:
     """The pod: the generated volumes, then the user's own (``volumes``)."""
-    user_volumes = [v.manifest() for v in getattr(spec, "volumes", ())]
-    out: dict[str, Any] = {
+    # VolumeSpec holds one of the sources VolumeDict names, by their API names.
+    user_volumes = [cast(VolumeDict, v.manifest()) for v in getattr(spec, "volumes", ())]
+    out: PodSpecDict = {
         "automountServiceAccountToken": spec.automount_service_account_token,
         "securityContext": pod_security_context(security),
         "containers": list(containers),
@@ -171,28 +187,28 @@ def pod_spec(
     return out
 
 
-def user_mounts(spec: WorkloadSpec) -> list[dict[str, Any]]:
+def user_mounts(spec: WorkloadSpec) -> list[VolumeMountDict]:
     """The user's ``volumeMounts`` of the main container."""
-    return [m.manifest() for m in getattr(spec, "volume_mounts", ())]
+    return [cast(VolumeMountDict, m.manifest()) for m in getattr(spec, "volume_mounts", ())]
 
 
 def init_containers(
     spec: WorkloadSpec,
     defaults: Defaults,
     security: Security,
-    generated: Sequence[dict[str, Any]] = (),
-    inherited_env: Sequence[dict[str, Any]] = (),
-) -> list[dict[str, Any]]:
+    generated: Sequence[VolumeMountDict] = (),
+    inherited_env: Sequence[EnvVarDict] = (),
+) -> list[ContainerDict]:
     """The user's ``initContainers``: the main container's security context (so the
     restricted standard holds), its resources unless they set their own, a ``/tmp`` and the
     ``generated`` mounts (an agent's config.yaml, which a config adapter reads); first in
     their env, ``inherited_env`` (an agent's contract env, as upstream's
     ``reconcileDeployment`` gives its init containers), less the names they set themselves."""
-    out: list[dict[str, Any]] = []
+    out: list[ContainerDict] = []
     for init in getattr(spec, "init_containers", ()):
         resources = overlay(defaults.resources, init.resources or spec.resources)
-        own = [{"name": k, "value": v} for k, v in init.env.items()]
-        member: dict[str, Any] = {
+        own: list[EnvVarDict] = [{"name": k, "value": v} for k, v in init.env.items()]
+        member: ContainerDict = {
             "name": init.name,
             "image": init.image,
             "env": [*(e for e in inherited_env if e["name"] not in init.env), *own],
@@ -201,15 +217,16 @@ def init_containers(
             "volumeMounts": [
                 {"name": TMP_VOLUME, "mountPath": "/tmp"},
                 *generated,
-                *(m.manifest() for m in init.volume_mounts),
+                *(cast(VolumeMountDict, m.manifest()) for m in init.volume_mounts),
             ],
         }
         if init.command is not None:
             member["command"] = list(init.command)
         if init.args is not None:
             member["args"] = list(init.args)
-        if spec.image_pull_policy or defaults.image_pull_policy:
-            member["imagePullPolicy"] = spec.image_pull_policy or defaults.image_pull_policy
+        pull = spec.image_pull_policy or defaults.image_pull_policy
+        if pull:
+            member["imagePullPolicy"] = pull
         out.append(member)
     return out
 
@@ -227,22 +244,22 @@ def deployment_spec(
     selector: dict[str, str],
     pod_labels: dict[str, str],
     pod_annotations: dict[str, str],
-    pod: dict[str, Any],
-) -> dict[str, Any]:
+    pod: PodSpecDict,
+) -> DeploymentSpecDict:
     """The Deployment spec with the workload's pod settings; without ``replicas`` when an
     autoscaler owns the count (so ``pulumi up`` and the HPA do not fight over it)."""
-    metadata: dict[str, Any] = {"labels": pod_labels}
+    metadata: TemplateMetaDict = {"labels": pod_labels}
     if pod_annotations:  # no empty `annotations: {}` in what Kubernetes receives
         metadata["annotations"] = pod_annotations
-    template = {"metadata": metadata, "spec": pod}
-    out: dict[str, Any] = {}
+    template: PodTemplateSpecDict = {"metadata": metadata, "spec": pod}
+    settled = apply_pod_settings(workload, template, container=workload.name, selector=selector)
     if workload.autoscaling is None:
-        out["replicas"] = workload.replicas
-    out["selector"] = {"matchLabels": selector}
-    out["template"] = apply_pod_settings(
-        workload, template, container=workload.name, selector=selector
-    )
-    return out
+        return {
+            "replicas": workload.replicas,
+            "selector": {"matchLabels": selector},
+            "template": settled,
+        }
+    return {"selector": {"matchLabels": selector}, "template": settled}
 
 
 @dataclass(frozen=True)
@@ -252,10 +269,10 @@ class ToolObjects:
     ``deployment`` is None in sidecar mode, where ``container`` joins each agent's pod instead.
     """
 
-    container: dict[str, Any]
-    claim: tuple[str, dict[str, Any]] | None
-    deployment: dict[str, Any] | None
-    service: dict[str, Any] | None
+    container: ContainerDict
+    claim: tuple[str, PersistentVolumeClaimSpecDict] | None
+    deployment: DeploymentSpecDict | None
+    service: ServiceSpecDict | None
     ingress_policy: tuple[str, NetworkPolicySpecDict] | None
     egress_policy: tuple[str, NetworkPolicySpecDict] | None = None
     disruption_budget: PodDisruptionBudgetSpecDict | None = None
@@ -282,8 +299,8 @@ def tool_objects(
         if v.name not in user
     ]
     claim = tool_claim(tool)
-    volumes: list[dict[str, Any]] = []
-    mounts: list[dict[str, Any]] = []
+    volumes: list[VolumeDict] = []
+    mounts: list[VolumeMountDict] = []
     if claim is not None and tool.persistence is not None:
         volumes.append({"name": DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim[0]}})
         mounts.append({"name": DATA_VOLUME, "mountPath": tool.persistence.mount_path})
@@ -333,11 +350,11 @@ def tool_objects(
     )
 
 
-def tool_claim(tool: ToolSpec) -> tuple[str, dict[str, Any]] | None:
+def tool_claim(tool: ToolSpec) -> tuple[str, PersistentVolumeClaimSpecDict] | None:
     """The PersistentVolumeClaim ``<tool>-data`` of a service-mode tool with persistence."""
     if tool.persistence is None or tool.deployment_mode != "service":
         return None
-    spec: dict[str, Any] = {
+    spec: PersistentVolumeClaimSpecDict = {
         "accessModes": ["ReadWriteOnce"],
         "resources": {"requests": {"storage": tool.persistence.size}},
     }
@@ -346,7 +363,7 @@ def tool_claim(tool: ToolSpec) -> tuple[str, dict[str, Any]] | None:
     return f"{tool.name}-data", spec
 
 
-def tool_service_spec(tool: ToolSpec) -> dict[str, Any]:
+def tool_service_spec(tool: ToolSpec) -> ServiceSpecDict:
     """The Service in front of a service-mode tool (ClusterIP unless ``service.type``): port
     ``mcp``."""
     return {
@@ -360,8 +377,8 @@ def agent_pod(
     agent: AgentSpec,
     defaults: Defaults,
     env: Sequence[contract.EnvVar],
-    sidecars: Sequence[Mapping[str, Any]],
-) -> dict[str, Any]:
+    sidecars: Sequence[ContainerDict],
+) -> PodSpecDict:
     """The agent's pod: its container with config.yaml mounted, each sidecar tool with the
     shared workspace and a ``/tmp`` of its own, and the init container that copies the
     workspace's initial files.
@@ -371,11 +388,11 @@ def agent_pod(
     them is ready. ``defaults.sidecarStyle: container`` keeps plain containers (< 1.29).
     """
     security = overlay(defaults.security, agent.security)
-    mounts: list[dict[str, Any]] = [
+    mounts: list[VolumeMountDict] = [
         {"name": CONFIG_VOLUME, "mountPath": names.CONFIG_DIR, "readOnly": True}
     ]
-    volumes: list[dict[str, Any]] = [config_volume(agent.name)]
-    shared = {"name": WORKSPACE_VOLUME, "mountPath": workspace.mount_path(agent)}
+    volumes: list[VolumeDict] = [config_volume(agent.name)]
+    shared: VolumeMountDict = {"name": WORKSPACE_VOLUME, "mountPath": workspace.mount_path(agent)}
     if agent.workspace is not None:
         mounts.append(shared)
         volumes += workspace.volumes(agent)
@@ -394,17 +411,17 @@ def agent_pod(
         main["ports"] = [
             {"name": p.name, "containerPort": p.port, "protocol": "TCP"} for p in agent.ports
         ]
-    joined: list[dict[str, Any]] = []
+    joined: list[ContainerDict] = []
     for index, sidecar in enumerate(sidecars):
         # Each sidecar gets its own /tmp (and a stdio bridge's HOME): the agent's scratch
         # files are not the tool's.
-        member = copy.deepcopy(dict(sidecar))
-        mounts_of: list[dict[str, Any]] = []
+        member = copy.deepcopy(sidecar)
+        mounts_of: list[VolumeMountDict] = []
         for mount in member["volumeMounts"]:
             if mount["name"] in SIDECAR_OWN_VOLUMES:
                 own = f"sidecar-{index}-{mount['name']}"
                 volumes.append({"name": own, "emptyDir": {}})
-                mount = {**mount, "name": own}
+                mount: VolumeMountDict = {**mount, "name": own}
             mounts_of.append(mount)
         member["volumeMounts"] = [*mounts_of, shared]
         if defaults.sidecar_style == "native":
@@ -428,21 +445,24 @@ def agent_pod(
     return pod
 
 
-def native_sidecar(member: dict[str, Any]) -> dict[str, Any]:
+def native_sidecar(member: ContainerDict) -> ContainerDict:
     """A sidecar container as a native sidecar: restarted like a container, and holding the
     agent back until its startup probe (the readiness check, by default) passes."""
-    out = {**member, "restartPolicy": "Always"}
+    out: ContainerDict = {**member, "restartPolicy": "Always"}
     if "startupProbe" not in out:
-        handler = {
-            k: v
-            for k, v in member["readinessProbe"].items()
-            if k in ("httpGet", "tcpSocket", "exec")
-        }
+        readiness = member.get("readinessProbe", {})
+        handler: ProbeDict = {}
+        if "httpGet" in readiness:
+            handler["httpGet"] = readiness["httpGet"]
+        if "tcpSocket" in readiness:
+            handler["tcpSocket"] = readiness["tcpSocket"]
+        if "exec" in readiness:
+            handler["exec"] = readiness["exec"]
         out["startupProbe"] = {**handler, **STARTUP_PROBE}
     return out
 
 
-def config_volume(agent: str) -> dict[str, Any]:
+def config_volume(agent: str) -> VolumeDict:
     """The volume holding the agent's ConfigMap, mounted read-only at ``/etc/agent``."""
     return {
         "name": CONFIG_VOLUME,
@@ -463,7 +483,7 @@ def namespace_labels(labels: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def agent_service_spec(agent: AgentSpec) -> dict[str, Any] | None:
+def agent_service_spec(agent: AgentSpec) -> ServiceSpecDict | None:
     """ClusterIP Service ``<agent>`` publishing the agent's ``ports``, or None without any."""
     if not agent.ports:
         return None

@@ -9,10 +9,9 @@ emptyDir, the root filesystem stays read-only.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langop_infra.config.tool import ToolSpec
 from langop_infra.manifests._contract import EnvVar
+from langop_infra.manifests._k8s_types import ContainerDict, VolumeDict
 
 # The bridge release the builder's arguments are written for (and CI tests against).
 MCP_PROXY_VERSION = "0.13.0"
@@ -50,9 +49,9 @@ def bridge_env(tool: ToolSpec) -> list[EnvVar]:
     return [EnvVar(name, value=value) for name, value in values.items() if name not in user]
 
 
-def bridged(container: dict[str, Any], tool: ToolSpec) -> dict[str, Any]:
+def bridged(container: ContainerDict, tool: ToolSpec) -> ContainerDict:
     """The tool's container running its stdio server behind the bridge."""
-    out = dict(container)
+    out: ContainerDict = {**container}
     out["command"] = [BRIDGE_COMMAND]
     out["args"] = bridge_args(tool)
     out["env"] = [v.manifest() for v in bridge_env(tool)] + list(container["env"])
@@ -63,5 +62,5 @@ def bridged(container: dict[str, Any], tool: ToolSpec) -> dict[str, Any]:
     return out
 
 
-def home_volume() -> dict[str, Any]:
+def home_volume() -> VolumeDict:
     return {"name": BRIDGE_HOME_VOLUME, "emptyDir": {}}

@@ -7,11 +7,16 @@ the agent wrote survives every restart and every change of the initial files.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langop_infra.config import _names as names
 from langop_infra.config._pod import Resources
 from langop_infra.config.agent import AgentSpec, Workspace
+from langop_infra.manifests._k8s_types import (
+    ContainerDict,
+    PersistentVolumeClaimSpecDict,
+    ResourceRequirementsDict,
+    SecurityContextDict,
+    VolumeDict,
+)
 
 FILES_VOLUME = "initial-files"
 FILES_DIR = "/initial-files"
@@ -42,9 +47,9 @@ def mount_path(agent: AgentSpec) -> str:
     return agent.workspace_path
 
 
-def claim_spec(workspace: Workspace) -> dict[str, Any]:
+def claim_spec(workspace: Workspace) -> PersistentVolumeClaimSpecDict:
     """The PersistentVolumeClaim ``<agent>-workspace``."""
-    spec: dict[str, Any] = {
+    spec: PersistentVolumeClaimSpecDict = {
         "accessModes": list(workspace.access_modes),
         "resources": {"requests": {"storage": workspace.size}},
     }
@@ -61,9 +66,9 @@ def files_config_map(agent: AgentSpec) -> str | None:
     return workspace.initial_files_config_map or names.initial_files_name(agent.name)
 
 
-def volumes(agent: AgentSpec) -> list[dict[str, Any]]:
+def volumes(agent: AgentSpec) -> list[VolumeDict]:
     """The workspace volume (the claim) and, with initial files, their ConfigMap's volume."""
-    out: list[dict[str, Any]] = [
+    out: list[VolumeDict] = [
         {
             "name": "workspace",
             "persistentVolumeClaim": {"claimName": names.workspace_claim_name(agent.name)},
@@ -76,8 +81,8 @@ def volumes(agent: AgentSpec) -> list[dict[str, Any]]:
 
 
 def init_container(
-    agent: AgentSpec, security_context: dict[str, Any], resources: dict[str, Any]
-) -> dict[str, Any] | None:
+    agent: AgentSpec, security_context: SecurityContextDict, resources: ResourceRequirementsDict
+) -> ContainerDict | None:
     """The init container that copies the initial files, or None without any."""
     if agent.workspace is None or files_config_map(agent) is None:
         return None

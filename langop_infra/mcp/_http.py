@@ -356,7 +356,7 @@ def kubernetes_status(body: bytes, content_type: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _json_object(value: object) -> dict[str, Any]:
+def _json_object(value: object) -> dict[str, object]:
     """``value`` when it is a JSON object, else an empty one."""
     return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 

@@ -16,7 +16,7 @@ METHOD_NOT_FOUND = -32601
 MAX_DEPTH = _json.MAX_DEPTH
 
 
-def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> Message:
+def request(request_id: int, method: str, params: dict[str, object] | None = None) -> Message:
     """A request message; ``params`` is omitted when ``None``."""
     message: Message = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
@@ -24,7 +24,7 @@ def request(request_id: int, method: str, params: dict[str, Any] | None = None) 
     return message
 
 
-def notification(method: str, params: dict[str, Any] | None = None) -> Message:
+def notification(method: str, params: dict[str, object] | None = None) -> Message:
     """A notification message (no id, no response)."""
     message: Message = {"jsonrpc": "2.0", "method": method}
     if params is not None:

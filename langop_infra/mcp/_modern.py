@@ -50,9 +50,9 @@ def envelope(
 
 def routing_headers(
     method: str,
-    params: Mapping[str, Any],
+    params: Mapping[str, object],
     version: str,
-    input_schema: Mapping[str, Any] | None = None,
+    input_schema: Mapping[str, object] | None = None,
 ) -> dict[str, str]:
     """The HTTP headers that mirror a request of ``version`` for routers and gateways."""
     headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
@@ -72,11 +72,13 @@ def encode_header_value(value: str) -> str:
     return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
 
 
-def param_headers(input_schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, str]:
+def param_headers(
+    input_schema: Mapping[str, object], arguments: Mapping[str, object]
+) -> dict[str, str]:
     """``Mcp-Param-<token>`` for each argument whose property carries ``x-mcp-header``."""
     headers: dict[str, str] = {}
     for path, token in _annotated(input_schema):
-        value: Any = arguments
+        value: object = arguments
         for key in path:
             parent = cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
             value = parent.get(key) if parent is not None else None
@@ -90,9 +92,9 @@ def param_headers(input_schema: Mapping[str, Any], arguments: Mapping[str, Any])
     return headers
 
 
-def _annotated(schema: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
+def _annotated(schema: Mapping[str, object]) -> Iterator[tuple[tuple[str, ...], str]]:
     # Only chains of plain "properties" are addressable by a header (as the SDK requires).
-    stack: list[tuple[tuple[str, ...], Any]] = [((), schema)]
+    stack: list[tuple[tuple[str, ...], object]] = [((), schema)]
     while stack:
         path, node = stack.pop()
         if not isinstance(node, Mapping):
@@ -107,7 +109,7 @@ def _annotated(schema: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str
             stack.extend(((*path, str(key)), sub) for key, sub in children)
 
 
-def supported_versions(data: Any) -> list[str] | None:
+def supported_versions(data: object) -> list[str] | None:
     """``data.supported`` of a -32022 error, or None when it names no list of strings."""
     if not isinstance(data, Mapping):
         return None

@@ -149,12 +149,12 @@ class Negotiation:
         subscribe = getattr(self._transport, "subscribe", None)
         if self.options.listen and subscribe is not None:
             # 2026-07-28 has no GET stream: a client opts in to notifications by listening.
-            params = {"notifications": {"toolsListChanged": True}}
+            params: dict[str, object] = {"notifications": {"toolsListChanged": True}}
             message = jsonrpc.request(next(self._ids), "subscriptions/listen", params)
             message["params"] = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
             subscribe(message, modern.routing_headers("subscriptions/listen", params, version))
 
-    def _no_common_version(self, supported: Sequence[Any]) -> ProtocolVersionError:
+    def _no_common_version(self, supported: Sequence[object]) -> ProtocolVersionError:
         offered = ", ".join(map(str, supported[:8])) or "none"
         return ProtocolVersionError(
             f"{self.label} speaks protocol versions {offered}, and this client speaks "

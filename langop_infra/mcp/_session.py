@@ -369,7 +369,10 @@ class Session(Negotiation):
         can stop the work; best effort, briefly. ``initialize`` is never cancelled (spec)."""
         if message["method"] == "initialize":
             return
-        params = {"requestId": message["id"], "reason": "the client's timeout expired"}
+        params: dict[str, object] = {
+            "requestId": message["id"],
+            "reason": "the client's timeout expired",
+        }
         try:
             async with timeout_after(_CANCEL_SECONDS):
                 await transport.notify(jsonrpc.notification("notifications/cancelled", params))

@@ -89,7 +89,7 @@ def _change_lines(change: FieldChange) -> list[str]:
     return [f"    {change.path}: {old} -> {new}"]
 
 
-def _show_pair(old: Any, new: Any) -> tuple[str, str]:
+def _show_pair(old: object, new: object) -> tuple[str, str]:
     """Both values on one line each; two long strings are cut around where they differ."""
     if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > WIDTH:
         start = 0
@@ -109,7 +109,7 @@ def _window(text: str, start: int) -> str:
     )
 
 
-def _show(value: Any, *, cut: bool = True) -> str:
+def _show(value: object, *, cut: bool = True) -> str:
     if value is MISSING:
         return "(absent)"
     value = _plain_secrets(value)
@@ -118,7 +118,7 @@ def _show(value: Any, *, cut: bool = True) -> str:
     return text if not cut or len(text) <= WIDTH else text[: WIDTH - 3] + "..."
 
 
-def _plain_secrets(value: Any) -> Any:
+def _plain_secrets(value: object) -> object:
     """Fingerprints read as the redaction marker in text (the JSON report keeps them)."""
     if isinstance(value, dict):
         return {k: _plain_secrets(v) for k, v in cast("dict[Any, Any]", value).items()}
@@ -167,7 +167,7 @@ def as_json(diff: RenderDiff) -> dict[str, Any]:
         return {"apiVersion": api_version, "kind": kind, "namespace": namespace, "name": name}
 
     def change(c: FieldChange) -> dict[str, Any]:
-        item: dict[str, Any] = {"path": c.path, "kind": c.kind}
+        item: dict[str, object] = {"path": c.path, "kind": c.kind}
         if c.old is not MISSING:
             item["old"] = c.old
         if c.new is not MISSING:

@@ -19,10 +19,10 @@ import langop_infra._json as _json
 from langop_infra.core.problems import Problem, SpecError
 
 
-def imported_environments(data: Mapping[str, Any]) -> list[str]:
+def imported_environments(data: Mapping[str, object]) -> list[str]:
     """The environments a stack file imports: ``environment: [a, b]`` or
     ``environment: {imports: [a, b]}``."""
-    given: Any = data.get("environment")
+    given: object = data.get("environment")
     if isinstance(given, Mapping):
         given = cast("Mapping[str, Any]", given).get("imports")
     if isinstance(given, str):
@@ -58,10 +58,10 @@ def environment_config(files: Sequence[Path], project: str) -> dict[str, str]:
     return config
 
 
-def _pulumi_config(path: Path) -> dict[str, Any]:
+def _pulumi_config(path: Path) -> dict[str, object]:
     where = f"--environment-values {path}"
     try:
-        document: Any = _json.read(Path(path).read_bytes())
+        document: object = _json.read(Path(path).read_bytes())
     except OSError as exc:
         raise SpecError([Problem(where, f"cannot read it: {exc.strerror}")]) from None
     except json.JSONDecodeError as exc:
@@ -75,7 +75,7 @@ def _pulumi_config(path: Path) -> dict[str, Any]:
         raise SpecError([Problem(where, f"cannot be read as JSON: {exc}")]) from None
     if not isinstance(document, Mapping):
         raise SpecError([Problem(where, "expected the JSON object `pulumi env open` prints")])
-    values: Any = cast("Mapping[str, Any]", document).get("pulumiConfig") or {}
+    values: object = cast("Mapping[str, Any]", document).get("pulumiConfig") or {}
     if not isinstance(values, Mapping):
         raise SpecError([Problem(f"{where}: pulumiConfig", "expected a mapping of config keys")])
     return {str(k): v for k, v in cast("Mapping[Any, Any]", values).items()}

@@ -70,7 +70,7 @@ def load_render(path: str | Path) -> dict[ObjectKey, dict[str, Any]]:
         files = sorted(path.rglob("*.yaml"))
     else:
         files = [path]
-    objects: dict[ObjectKey, dict[str, Any]] = {}
+    objects: dict[ObjectKey, dict[str, object]] = {}
     for file in files:
         for doc in _documents(file):
             key = object_key(doc)
@@ -155,7 +155,7 @@ class RenderDiff:
 
 
 def diff_renders(
-    old: Mapping[ObjectKey, Mapping[str, Any]], new: Mapping[ObjectKey, Mapping[str, Any]]
+    old: Mapping[ObjectKey, Mapping[str, object]], new: Mapping[ObjectKey, Mapping[str, object]]
 ) -> RenderDiff:
     result = RenderDiff()
     result.added = sorted(set(new) - set(old))
@@ -235,7 +235,7 @@ def _leaf_change(old: Any, new: Any, path: str, tally: _SecretTally) -> Iterator
     yield FieldChange(path, old, new)
 
 
-def _secret_mark(value: Any) -> tuple[str, str] | None:
+def _secret_mark(value: object) -> tuple[str, str] | None:
     """``(key id, mac)`` of a fingerprint; ``("", "")`` for a plain redaction marker."""
     if value == REDACTED:
         return ("", "")
@@ -283,7 +283,7 @@ def _moved(old_names: list[str], new_names: list[str]) -> list[str]:
     return [n for n in b if n not in kept]
 
 
-def _named(items: list[Any]) -> bool:
+def _named(items: list[object]) -> bool:
     names = [cast("Mapping[str, Any]", i).get("name") for i in items if isinstance(i, Mapping)]
     return (
         len(names) == len(items)

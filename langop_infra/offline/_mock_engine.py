@@ -248,7 +248,7 @@ class _LogCapture(logging.Handler):
 
 
 def run_program(
-    program: Callable[[], Any],
+    program: Callable[[], object],
     *,
     project: str = "langop-infra",
     stack: str = "dev",
@@ -257,7 +257,7 @@ def run_program(
     preview: bool = False,
     dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     into: ProgramRun | None = None,
-    stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+    stack_outputs: Mapping[str, Mapping[str, object]] | None = None,
 ) -> ProgramRun:
     """Run ``program`` under the mock engine with the given stack config.
 
@@ -302,7 +302,7 @@ def run_program(
     return run
 
 
-def _run_with_loop_stopped(program: Callable[[], Any]) -> None:
+def _run_with_loop_stopped(program: Callable[[], object]) -> None:
     """Call ``program`` outside the event loop, as Pulumi's own mocked tests build resources,
     then let the SDK wait for every registration and raise what the program raised.
 
@@ -327,7 +327,7 @@ def _run_with_loop_stopped(program: Callable[[], Any]) -> None:
     pulumi_sdk.sync_await(run_pulumi_func(finish))
 
 
-def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
+def _resolve_exports(exports: Mapping[str, object]) -> dict[str, Any]:
     """Resolve on this thread's loop; on a private one if a command already closed it (the
     run's Outputs are settled, so any loop can read them)."""
     closed = False
@@ -344,7 +344,7 @@ def _resolve_exports(exports: Mapping[str, Any]) -> dict[str, Any]:
         asyncio.set_event_loop(None)
 
 
-def _resolve(value: Any) -> Any:
+def _resolve(value: object) -> Any:
     """An exported value, with Outputs resolved; a secret Output becomes a ``Secret``, one
     known only at `pulumi up` (a run as preview) :data:`UNKNOWN_MARKER`."""
     if isinstance(value, pulumi.Output):
@@ -374,11 +374,11 @@ class Secret:
         return f"Secret({REDACTED})"
 
 
-def is_wrapped_secret(value: Any) -> bool:
+def is_wrapped_secret(value: object) -> bool:
     return isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG
 
 
-Visitor = Callable[[Any, str], Any]
+Visitor = Callable[[Any, str], object]
 
 
 def visit(
@@ -416,11 +416,11 @@ def visit(
     return walk(value, path)
 
 
-def _integral(value: Any, _: str) -> Any:
+def _integral(value: object, _: str) -> object:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def is_unknown(value: Any) -> bool:
+def is_unknown(value: object) -> bool:
     """Whether an engine input is a value known only at `pulumi up` (preview only)."""
     return isinstance(value, pulumi.output.Unknown) or (
         isinstance(value, str) and value == UNKNOWN
@@ -441,11 +441,11 @@ def unknown_paths(value: Any, path: str = "") -> Iterator[str]:
             yield from unknown_paths(v, f"{path}[{i}]")
 
 
-def _manifest_leaf(value: Any, path: str) -> Any:
+def _manifest_leaf(value: object, path: str) -> object:
     return UNKNOWN_MARKER if is_unknown(value) else _integral(value, path)
 
 
-def to_manifest(value: Any) -> Any:
+def to_manifest(value: object) -> Any:
     """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints,
     values unknown until `pulumi up` as :data:`UNKNOWN_MARKER`."""
     if is_unknown(value):
@@ -458,7 +458,7 @@ def to_manifest(value: Any) -> Any:
     )
 
 
-def redact(value: Any) -> Any:
+def redact(value: object) -> Any:
     """The same shape with every scalar replaced by the redaction marker."""
     return visit(value, leaf=lambda _, __: REDACTED)
 

@@ -101,7 +101,7 @@ def load_stack_file(path: Path) -> dict[str, Any]:
     try:
         raw = path.read_bytes()
         _refuse_manifests(path, raw)
-        data: Any = yaml_io.load_config(raw) or {}
+        data: object = yaml_io.load_config(raw) or {}
     except yaml_io.ConfigYAMLError as exc:
         if exc.line is None:
             raise SpecError([Problem(str(path), str(exc))]) from None
@@ -165,7 +165,7 @@ def _yaml_problem(path: Path, exc: Exception) -> Problem:
 def stack_config(
     project: Project,
     path: Path,
-    data: Mapping[str, Any] | None = None,
+    data: Mapping[str, object] | None = None,
     *,
     keep_ciphertext: bool = False,
 ) -> tuple[dict[str, str], list[str]]:
@@ -176,7 +176,7 @@ def stack_config(
     ciphertext (not secret in itself), so that fingerprints change when a value is set again.
     """
     data = load_stack_file(path) if data is None else data
-    raw: Any = data.get("config") or {}
+    raw: object = data.get("config") or {}
     if not isinstance(raw, Mapping):
         raise SpecError([Problem(f"{path}:config", "expected a mapping of config keys")])
     config: dict[str, str] = {}
@@ -192,14 +192,14 @@ def stack_config(
     return config, secret_keys
 
 
-def _strip_secure(value: Any, keep_ciphertext: bool = False) -> tuple[Any, bool]:
+def _strip_secure(value: object, keep_ciphertext: bool = False) -> tuple[object, bool]:
     """Replace every ``{secure: ...}`` with the redaction marker; say whether there was one."""
     if isinstance(value, Mapping):
         mapping = cast("Mapping[Any, Any]", value)
         if set(mapping) == {"secure"}:
             return (str(mapping["secure"]) if keep_ciphertext else REDACTED), True
         found = False
-        out: dict[Any, Any] = {}
+        out: dict[object, object] = {}
         for k, v in mapping.items():
             out[k], inner = _strip_secure(v, keep_ciphertext)
             found = found or inner

@@ -110,7 +110,7 @@ def unknown_warnings(run: ProgramRun) -> list[str]:
             continue
         kind = registration.type.rsplit(":", 1)[-1]
         given = registration.inputs.get("metadata")
-        meta: dict[str, Any] = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
+        meta: dict[str, object] = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
         where = registration.name
         named = not is_unknown(meta.get("name"))
         if named and isinstance(meta.get("name"), str):
@@ -133,7 +133,7 @@ def fingerprinted_manifests(run: ProgramRun, key: bytes) -> list[dict[str, Any]]
     return [_fingerprinted(r.inputs, key) for r in run.kubernetes()]
 
 
-def _fingerprinted(value: Any, key: bytes) -> Any:
+def _fingerprinted(value: object, key: bytes) -> Any:
     """``to_manifest`` with each secret scalar as its keyed fingerprint."""
     return visit(
         value,
@@ -155,18 +155,18 @@ def manifest_key(manifest: Mapping[str, Any]) -> tuple[int, str, str, str]:
     )
 
 
-def sorted_manifests(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def sorted_manifests(manifests: list[dict[str, object]]) -> list[dict[str, Any]]:
     return sorted(manifests, key=manifest_key)
 
 
-def dump_yaml(manifest: Mapping[str, Any]) -> str:
+def dump_yaml(manifest: Mapping[str, object]) -> str:
     """One object as YAML; multi-line strings (a ConfigMap's config.yaml, the gateway's
     config) as ``|`` blocks, the form ``kubectl get -o yaml`` and ``helm template`` print."""
     return yaml_io.dump(dict(manifest), literal_blocks=True)
 
 
 @tuned_for_run()
-def dump_stream(manifests: list[dict[str, Any]]) -> str:
+def dump_stream(manifests: list[dict[str, object]]) -> str:
     """One multi-document YAML stream, objects in a deterministic order."""
     return "".join(f"---\n{dump_yaml(m)}" for m in sorted_manifests(manifests))
 
@@ -178,7 +178,7 @@ def manifest_filename(manifest: Mapping[str, Any]) -> str:
 
 
 @tuned_for_run()
-def write_tree(manifests: list[dict[str, Any]], out: Path) -> list[Path]:
+def write_tree(manifests: list[dict[str, object]], out: Path) -> list[Path]:
     """One file per object under ``out/<namespace>/<kind>-<name>.yaml``.
 
     ``out`` must be empty or a previous render (marked by ``.langop-render``), whose YAML

@@ -84,7 +84,7 @@ def _metadata(manifest: Manifest) -> Mapping[str, object]:
 
 
 def select(
-    manifests: Sequence[dict[str, Any]],
+    manifests: Sequence[dict[str, object]],
     show_only: Sequence[str] = (),
     selector: str | None = None,
 ) -> list[dict[str, Any]]:

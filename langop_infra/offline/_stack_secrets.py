@@ -33,7 +33,7 @@ MIN_FINGERPRINT_KEY_BYTES = 16
 FINGERPRINT = re.compile(r"\[secret hmac-sha256 key=([0-9a-f]{8}) ([0-9a-f]{64})\]")
 
 
-def secure_values(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+def secure_values(value: object, path: str) -> Iterator[tuple[str, Any]]:
     """``(config path, ciphertext)`` of every ``{secure: ...}`` under ``value``."""
     if isinstance(value, Mapping):
         mapping = cast("Mapping[Any, Any]", value)
@@ -52,7 +52,7 @@ def _set_again(path: str, stack: str) -> str:
     return f"set it again with `pulumi config set --secret --path '{key}' <value> -s {stack}`"
 
 
-def check_secure_values(data: Mapping[str, Any], file: Path, stack: str) -> list[Problem]:
+def check_secure_values(data: Mapping[str, object], file: Path, stack: str) -> list[Problem]:
     """Problems with the ``secure:`` values of a parsed stack file (see the module doc)."""
     salt = data.get("encryptionsalt")
     provider = str(data.get("secretsprovider") or "passphrase")
@@ -96,7 +96,7 @@ def check_secure_values(data: Mapping[str, Any], file: Path, stack: str) -> list
     return problems
 
 
-def _passphrase_parts(text: Any) -> tuple[bytes, bytes] | None:
+def _passphrase_parts(text: object) -> tuple[bytes, bytes] | None:
     match = _PASSPHRASE_VALUE.fullmatch(text) if isinstance(text, str) else None
     if match is None:
         return None
@@ -166,7 +166,7 @@ def fingerprint_key(variable: str) -> bytes:
     return value.encode()
 
 
-def fingerprint(value: Any, key: bytes) -> str:
+def fingerprint(value: object, key: bytes) -> str:
     """``[secret hmac-sha256 key=<key id> <mac>]``: equal values give equal marks under one
     key; the key id tells renders made with different keys apart."""
     key_id = hmac.new(key, b"langop-infra fingerprint key id", hashlib.sha256).hexdigest()[:8]

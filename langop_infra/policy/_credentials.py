@@ -74,7 +74,7 @@ def credential_header(name: str) -> bool:
     return bool(_HEADER.search(name.strip()))
 
 
-def literal(value: Any) -> bool:
+def literal(value: object) -> bool:
     """Whether ``value`` is a literal worth judging (not a reference, not a placeholder)."""
     if not isinstance(value, str):
         return False
@@ -93,7 +93,7 @@ def _plugins() -> tuple[Any, ...]:
 
     skipped = {"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
     classes = get_mapping_from_secret_type_to_class().values()
-    found: list[Any] = [c() for c in classes if c.__name__ not in skipped]
+    found: list[object] = [c() for c in classes if c.__name__ not in skipped]
     return (*found, Base64HighEntropyString(limit=4.5), HexHighEntropyString(limit=3.0))
 
 
@@ -112,7 +112,7 @@ def detected(name: str, value: str) -> str | None:
     return None
 
 
-def judge(name: str, value: Any, header: bool = False) -> str | None:
+def judge(name: str, value: object, header: bool = False) -> str | None:
     """Why ``name = value`` is a credential literal, or ``None``."""
     if not literal(value):
         return None
@@ -123,10 +123,10 @@ def judge(name: str, value: Any, header: bool = False) -> str | None:
     return f"looks like one ({found})" if found else None
 
 
-def in_document(document: Any, where: str = "") -> Iterator[tuple[str, str]]:
+def in_document(document: object, where: str = "") -> Iterator[tuple[str, str]]:
     """``(path, reason)`` of each credential literal in a parsed JSON or YAML document:
     ``{name, value}`` pairs (env and header lists), ``headers`` maps, and plain keys."""
-    stack: list[tuple[str, Any, bool]] = [(where, document, False)]
+    stack: list[tuple[str, object, bool]] = [(where, document, False)]
     while stack:
         path, node, headers = stack.pop()
         if isinstance(node, Mapping):
@@ -187,13 +187,13 @@ def _parsed(key: str, text: str) -> Any:
     if key.endswith(".env") or ":" not in text:
         return None
     try:
-        document: Any = yaml_io.load(text)
+        document: object = yaml_io.load(text)
     except yaml_io.YAMLError:
         return None
     return cast("Any", document) if isinstance(document, (dict, list)) else None
 
 
-def in_binary(key: str, encoded: Any) -> Iterator[tuple[str, str]]:
+def in_binary(key: str, encoded: object) -> Iterator[tuple[str, str]]:
     """``(path, reason)`` for a ``binaryData`` entry: its key's name, then its decoded text."""
     if credential_name(key) and encoded:
         yield f"binaryData.{key}", "named like a credential"

@@ -28,7 +28,7 @@ def risky_endpoints(resources: Sequence[Resource]) -> list[Finding]:
     findings: list[Finding] = []
     for w in workloads(resources):
         for c in containers(w.pod):
-            variables: list[Mapping[str, Any]] = c.get("env") or []
+            variables: list[Mapping[str, object]] = c.get("env") or []
             for env in variables:
                 where = f"{w.namespace}/{w.name}: container {c.get('name')} env {env.get('name')}"
                 findings += [
@@ -38,9 +38,9 @@ def risky_endpoints(resources: Sequence[Resource]) -> list[Finding]:
     for resource in sorted(resources, key=lambda r: r.urn):
         if resource.kind != "ConfigMap":
             continue
-        meta: Mapping[str, Any] = resource.props.get("metadata") or {}
+        meta: Mapping[str, object] = resource.props.get("metadata") or {}
         where = f"ConfigMap {meta.get('namespace', '')}/{meta.get('name')}"
-        data: Mapping[str, Any] = resource.props.get("data") or {}
+        data: Mapping[str, object] = resource.props.get("data") or {}
         for key, value in data.items():
             findings += [
                 Finding(resource.urn, f"{where}: {key}: {problem}")
@@ -74,10 +74,10 @@ def _urls(text: str) -> Iterator[str]:
     if not stripped.startswith(("{", "[")) and ":\n" not in text:
         return
     try:
-        document: Any = _json.read(stripped) if stripped[:1] in "{[" else yaml_io.load(text)
+        document: object = _json.read(stripped) if stripped[:1] in "{[" else yaml_io.load(text)
     except (ValueError, yaml_io.YAMLError):
         return
-    stack: list[Any] = [document]
+    stack: list[object] = [document]
     while stack:  # strings in structures whose text escapes them (JSON's \/)
         node = stack.pop()
         if isinstance(node, str):

@@ -30,9 +30,9 @@ def open_network_policies(resources: Sequence[Resource]) -> list[Finding]:
         if resource.kind != "NetworkPolicy":
             continue
         manifest = resource.manifest
-        meta: Mapping[str, Any] = manifest.get("metadata") or {}
+        meta: Mapping[str, object] = manifest.get("metadata") or {}
         where = f"NetworkPolicy {meta.get('namespace', '')}/{meta.get('name')}"
-        spec: Mapping[str, Any] = manifest.get("spec") or {}
+        spec: Mapping[str, object] = manifest.get("spec") or {}
         findings += [
             Finding(resource.urn, f"{where}: {problem}; name the peers it admits")
             for problem in openings(spec)
@@ -40,17 +40,17 @@ def open_network_policies(resources: Sequence[Resource]) -> list[Finding]:
     return findings
 
 
-def openings(spec: Mapping[str, Any]) -> Iterator[str]:
+def openings(spec: Mapping[str, object]) -> Iterator[str]:
     """What in ``spec`` admits every peer, one line each."""
     for direction, peers_key in DIRECTIONS:
-        rules: Any = spec.get(direction)
+        rules: object = spec.get(direction)
         if not isinstance(rules, list):
             continue
         for index, rule in enumerate(cast("list[Any]", rules)):
             path = f"{direction}[{index}]"
-            empty: Mapping[str, Any] = {}
+            empty: Mapping[str, object] = {}
             fields = cast("Mapping[str, Any]", rule) if isinstance(rule, Mapping) else empty
-            peers: Any = fields.get(peers_key)
+            peers: object = fields.get(peers_key)
             if not peers:
                 yield f"{path} has no {peers_key}: it admits every peer"
                 continue
@@ -60,12 +60,12 @@ def openings(spec: Mapping[str, Any]) -> Iterator[str]:
                     yield f"{path}.{peers_key}[{number}] {problem}"
 
 
-def peer_opening(peer: Any) -> str | None:
+def peer_opening(peer: object) -> str | None:
     """Why one peer admits the world, or ``None``."""
     if not isinstance(peer, Mapping) or not peer:
         return "is empty: it admits every peer"
     fields = cast("Mapping[str, Any]", peer)
-    block: Any = fields.get("ipBlock")
+    block: object = fields.get("ipBlock")
     if isinstance(block, Mapping):
         cidr = str(cast("Mapping[str, Any]", block).get("cidr") or "")
         try:
@@ -74,13 +74,13 @@ def peer_opening(peer: Any) -> str | None:
             whole = False
         if whole:
             return f"is ipBlock {cidr}: the whole internet"
-    pods: Any = fields.get("podSelector")
+    pods: object = fields.get("podSelector")
     if empty_selector(fields.get("namespaceSelector")) and (pods is None or empty_selector(pods)):
         return "is namespaceSelector {} without a podSelector: every pod of every namespace"
     return None
 
 
-def empty_selector(selector: Any) -> bool:
+def empty_selector(selector: object) -> bool:
     """A label selector that selects everything: ``{}``, or no labels and no expressions."""
     if not isinstance(selector, Mapping):
         return False

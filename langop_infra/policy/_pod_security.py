@@ -44,15 +44,15 @@ def pod_templates(manifests: Iterable[PodTemplate]) -> dict[str, PodTemplate]:
 def _templates_by_shape(manifest: PodTemplate, max_depth: int = 12) -> Iterator[tuple[str, Any]]:
     """``(path, mapping)`` of each mapping in ``manifest`` whose ``spec.containers`` is a
     list, outermost first; an explicit stack, at most ``max_depth`` levels down."""
-    stack: list[tuple[str, Any, int]] = [("", manifest, 0)]
+    stack: list[tuple[str, object, int]] = [("", manifest, 0)]
     while stack:
         path, node, depth = stack.pop(0)
         if isinstance(node, Mapping):
-            spec: Any = node.get("spec")
+            spec: object = node.get("spec")
             if isinstance(spec, Mapping) and isinstance(spec.get("containers"), list):
                 yield path, node
                 continue  # a pod's own fields hold no further pod
-            children: list[tuple[str, Any]] = [(f"{path}.{k}", v) for k, v in node.items()]
+            children: list[tuple[str, object]] = [(f"{path}.{k}", v) for k, v in node.items()]
         elif isinstance(node, list):
             children = [(f"{path}[{i}]", v) for i, v in enumerate(node)]
         else:

@@ -82,7 +82,7 @@ class Workload:
         )
 
 
-def _integral(value: Any) -> Any:
+def _integral(value: object) -> Any:
     if isinstance(value, Mapping):
         return {k: _integral(v) for k, v in value.items()}
     if isinstance(value, Sequence) and not isinstance(value, str):
@@ -248,7 +248,7 @@ def agent_egress(
     # An agent whose egress is open is admitted at a target by its namespace and the labels
     # ingress peers look at; agents alike in those share each target's verdict.
     peer_keys = network.peer_label_keys("ingress")
-    verdicts: dict[tuple[Any, int], int | None] = {}
+    verdicts: dict[tuple[object, int], int | None] = {}
     findings: list[Finding] = []
     for agent in all_workloads:
         if not _selected(agent.labels, agent_labels):
@@ -378,5 +378,5 @@ def schema_sync(
     return findings
 
 
-def _truthy(value: Any) -> bool:
+def _truthy(value: object) -> bool:
     return value is True or str(value).lower() == "true"

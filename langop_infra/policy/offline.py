@@ -66,7 +66,7 @@ class Violation:
         return f"{type_path.rsplit('$', 1)[-1]}: {name}"
 
 
-def servicer(config: Mapping[str, Any] | None = None) -> _PolicyAnalyzerServicer:
+def servicer(config: Mapping[str, object] | None = None) -> _PolicyAnalyzerServicer:
     """The pack's Analyzer servicer, configured as the engine would from a policy config file
     (``{policy name: {"enforcementLevel": ..., other settings}}``)."""
     pack: list[Policy] = [*policies()]
@@ -129,7 +129,7 @@ def _stack_env(stack: str) -> Iterator[None]:
 
 
 def analyze(
-    run: ProgramRun, stack: str, config: Mapping[str, Any] | None = None
+    run: ProgramRun, stack: str, config: Mapping[str, object] | None = None
 ) -> list[Violation]:
     """The pack's verdict through its Analyzer servicer and the engine's protobuf messages:
     exactly what ``pulumi preview --policy-pack`` does (slow for large stacks: the servicer
@@ -147,7 +147,9 @@ def analyze(
     ]
 
 
-def check(run: ProgramRun, stack: str, config: Mapping[str, Any] | None = None) -> list[Violation]:
+def check(
+    run: ProgramRun, stack: str, config: Mapping[str, object] | None = None
+) -> list[Violation]:
     """The pack's verdict on a run: the same policies, levels and configuration as
     :func:`analyze`, handed the run's resources directly rather than through protobuf
     (tests/test_policy_pack.py holds the two equal)."""

@@ -107,11 +107,11 @@ def _egress(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Findin
     )
 
 
-def _open_policies(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Finding]:
+def _open_policies(found: Sequence[Resource], config: Mapping[str, object]) -> list[Finding]:
     return open_network_policies(found) if _in_strict_stack(config) else []
 
 
-def _images(found: Sequence[Resource], config: Mapping[str, Any]) -> list[Finding]:
+def _images(found: Sequence[Resource], config: Mapping[str, object]) -> list[Finding]:
     return rules.unpinned_images(found) if _in_strict_stack(config) else []
 
 

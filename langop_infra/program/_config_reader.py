@@ -126,7 +126,7 @@ def read_cluster_document(
     problems = _unknown_key_problems(source, name)
     refused: list[str] = []  # keys holding a secure value where none belongs
     marked: list[str] = []  # paths of secure values found by their markers
-    document: dict[str, Any] = {}
+    document: dict[str, object] = {}
     for key in KEYS:
         full_key = prefix + key
         if key in PROGRAM_KEYS:
@@ -186,7 +186,7 @@ def read_cluster_document(
     return spec
 
 
-def _secure_spots(value: Any, loc: tuple[int | str, ...] = ()) -> list[str]:
+def _secure_spots(value: object, loc: tuple[int | str, ...] = ()) -> list[str]:
     """Paths of the redaction markers an offline render puts where a stack file has
     ``secure:`` values (``pulumi up`` passes the plaintext: then there are none)."""
     if isinstance(value, str):
@@ -238,7 +238,7 @@ def _build_items_first() -> None:
 
 
 def _document_problems(
-    document: dict[str, Any], external: list[tuple[str, str]]
+    document: dict[str, object], external: list[tuple[str, str]]
 ) -> tuple[ClusterSpec | None, list[Problem]]:
     _build_items_first()
     try:
@@ -251,9 +251,9 @@ def _document_problems(
     return spec, external_reference_problems(spec, external)
 
 
-def _raw_values(source: ConfigSource, prefix: str, keys: list[str]) -> dict[str, Any]:
+def _raw_values(source: ConfigSource, prefix: str, keys: list[str]) -> dict[str, object]:
     """The values of ``keys`` as the engine passed them, without the SDK's secret warning."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for key in keys:
         text = source.get(prefix + key)
         if key in ("namespace", "partOf"):

@@ -101,14 +101,14 @@ class SchemaTooDeep(LangopError, ValueError):
     """A value nested deeper than :data:`MAX_NESTING`: refused before any recursion."""
 
 
-def check_nesting(value: Any, limit: int = MAX_NESTING) -> None:
+def check_nesting(value: object, limit: int = MAX_NESTING) -> None:
     """Raise :class:`SchemaTooDeep` when ``value`` nests objects and arrays more than
     ``limit`` levels deep; walks with an explicit stack, so any depth is safe to check."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, Mapping):
-            children: Iterable[Any] = cast("Mapping[Any, Any]", node).values()
+            children: Iterable[object] = cast("Mapping[Any, Any]", node).values()
         elif isinstance(node, (list, tuple)):
             children = cast("Sequence[Any]", node)
         else:
@@ -121,14 +121,14 @@ def check_nesting(value: Any, limit: int = MAX_NESTING) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """Sorted keys, no whitespace, non-ASCII kept: equal JSON values give equal strings.
     :class:`SchemaTooDeep` for a value nested over :data:`MAX_NESTING` levels."""
     check_nesting(value)
     return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def schema_hash(tools: Iterable[Mapping[str, Any]]) -> str:
+def schema_hash(tools: Iterable[Mapping[str, object]]) -> str:
     """SHA-256 (hex) of the canonical JSON of ``tools`` sorted by name; list order is ignored.
     :class:`SchemaTooDeep` for tools nested over :data:`MAX_NESTING` levels."""
     tools = list(tools)
@@ -138,7 +138,7 @@ def schema_hash(tools: Iterable[Mapping[str, Any]]) -> str:
 
 
 def compare_tools(
-    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
+    old: Sequence[Mapping[str, object]], new: Sequence[Mapping[str, object]]
 ) -> SchemaComparison:
     """Classify every change from ``old`` to ``new`` (tool objects as ``tools/list`` returns).
 
@@ -156,7 +156,9 @@ def compare_tools(
     return SchemaComparison(tuple(ordered))
 
 
-def _compare_tool(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[SchemaChange]:
+def _compare_tool(
+    name: str, old: Mapping[str, object], new: Mapping[str, object]
+) -> list[SchemaChange]:
     changes: list[SchemaChange] = []
     for key in sorted((old.keys() | new.keys()) - {"name"}, key=str):
         before, after = old.get(key, _MISSING), new.get(key, _MISSING)
@@ -231,7 +233,7 @@ class _SchemaDiff:
         """More values allowed: breaks callers who read them, not callers who send them."""
         self._record("compatible" if self.direction == "input" else "breaking", here, message)
 
-    def _same(self, old: Any, new: Any) -> bool:
+    def _same(self, old: object, new: object) -> bool:
         """Equal once local $refs are expanded, so a changed definition is not missed."""
         old_key, new_key = _key(old), _key(new)
         if '"$ref"' not in old_key and '"$ref"' not in new_key:
@@ -281,7 +283,7 @@ class _SchemaDiff:
             else:
                 self._opaque(here, f"keyword {key!r}", before, after)
 
-    def _type(self, old: Mapping[str, Any], new: Mapping[str, Any], here: _Here) -> bool:
+    def _type(self, old: Mapping[str, object], new: Mapping[str, object], here: _Here) -> bool:
         """Record a type change; False when old and new types have nothing in common."""
         if not (_valid_type(old) and _valid_type(new)):
             self._opaque(here, "type", old.get("type"), new.get("type"))
@@ -320,10 +322,12 @@ class _SchemaDiff:
             if added := [new_values[k] for k in sorted(new_values.keys() - old_values.keys())]:
                 self._widened(here, f"{keyword} widened: added {_show_values(added)}")
 
-    def _properties(self, old: Mapping[str, Any], new: Mapping[str, Any], here: _Here) -> None:
+    def _properties(
+        self, old: Mapping[str, object], new: Mapping[str, object], here: _Here
+    ) -> None:
         given_before, given_after = old.get("properties", {}), new.get("properties", {})
-        before: Mapping[str, Any] | None = _object(given_before)
-        after: Mapping[str, Any] | None = _object(given_after)
+        before: Mapping[str, object] | None = _object(given_before)
+        after: Mapping[str, object] | None = _object(given_after)
         if before is None or after is None:
             self._opaque(here, "properties", given_before, given_after)
             before, after = {}, {}
@@ -430,7 +434,7 @@ def _resolve(node: Any, root: Any, seen: frozenset[str]) -> tuple[Any, frozenset
     return node, seen, "cannot be resolved"
 
 
-def _true_as_empty(schema: Any) -> Any:
+def _true_as_empty(schema: object) -> Any:
     """``true``, the schema that admits anything, as the equivalent ``{}``."""
     return {} if schema is True else schema
 
@@ -445,12 +449,12 @@ def _array(value: object) -> list[Any] | None:
     return cast("list[Any]", value) if isinstance(value, list) else None
 
 
-def _pointer(root: Any, ref: str) -> Any:
+def _pointer(root: object, ref: str) -> Any:
     """The target of a local JSON pointer (``#/$defs/A``); ``_MISSING`` for anything else."""
     fragment = unquote(ref[1:]) if ref.startswith("#") else None
     if fragment is None or (fragment and not fragment.startswith("/")):
         return _MISSING  # another document or a named anchor: never fetched
-    node: Any = root
+    node: object = root
     for token in fragment.split("/")[1:]:
         token = token.replace("~1", "/").replace("~0", "~")
         mapping, items = _object(node), _array(node)
@@ -464,14 +468,14 @@ def _pointer(root: Any, ref: str) -> Any:
 
 
 def _flatten_union(
-    node: Mapping[str, Any], root: Any, seen: frozenset[str]
+    node: Mapping[str, object], root: object, seen: frozenset[str]
 ) -> tuple[Mapping[str, Any], frozenset[str]]:
     """Rewrite ``anyOf``/``oneOf`` of plain types, or of ``X`` and null, as a ``type`` list."""
     for keyword in ("anyOf", "oneOf"):
         options = _array(node.get(keyword))
         if "type" in node or not options:
             continue
-        resolved: list[Mapping[str, Any]] = []
+        resolved: list[Mapping[str, object]] = []
         expanded = seen
         for option in options:
             option, option_seen, problem = _resolve(option, root, seen)
@@ -523,7 +527,7 @@ def _plain_type(option: Mapping[str, Any]) -> str | None:
     return kind if plain else None
 
 
-def _valid_type(node: Mapping[str, Any]) -> bool:
+def _valid_type(node: Mapping[str, object]) -> bool:
     kind = node.get("type")
     return (
         kind is None
@@ -554,10 +558,10 @@ def _required(node: Mapping[str, Any]) -> frozenset[str] | None:
     return frozenset(names)
 
 
-def _by_name(tools: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+def _by_name(tools: Sequence[Mapping[str, object]]) -> dict[str, Mapping[str, Any]]:
     if isinstance(tools, (str, bytes, Mapping)):
         raise TypeError(f"expected a list of tool objects, got {type(tools).__name__}")
-    found: dict[str, Mapping[str, Any]] = {}
+    found: dict[str, Mapping[str, object]] = {}
     for tool in tools or ():
         name = _name_of(tool)
         if name is not None and (name not in found or _key(tool) < _key(found[name])):
@@ -565,13 +569,13 @@ def _by_name(tools: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]
     return found
 
 
-def _name_of(tool: Any) -> str | None:
+def _name_of(tool: object) -> str | None:
     fields = _object(tool)
     name = fields.get("name") if fields is not None else None
     return name if isinstance(name, str) else None
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in cast("Mapping[Any, Any]", value).items()}
     if isinstance(value, (list, tuple)):
@@ -579,7 +583,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _key(value: Any) -> str:
+def _key(value: object) -> str:
     """A canonical string for equality; never raises (a non-JSON value is shown by repr)."""
     if value is _MISSING:
         return "<missing>"
@@ -595,7 +599,7 @@ def _suffix(parts: tuple[str, ...]) -> str:
     return "".join(p if p == "[]" else f".{p}" for p in parts)
 
 
-def _or(value: Any, fallback: Any) -> Any:
+def _or(value: object, fallback: object) -> Any:
     return fallback if value is _MISSING or value is None else value
 
 
@@ -603,23 +607,23 @@ def _differs(old: Mapping[str, Any], new: Mapping[str, Any], key: Any) -> bool:
     return _key(old.get(key, _MISSING)) != _key(new.get(key, _MISSING))
 
 
-def _verb(old: Any, new: Any) -> str:
+def _verb(old: object, new: object) -> str:
     return "added" if old is _MISSING else "removed" if new is _MISSING else "changed"
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _change(old: Any, new: Any) -> str:
+def _change(old: object, new: object) -> str:
     return f"{_show(old)} -> {_show(new)}"
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return "unset" if value is _MISSING else _key(value)
 
 
-def _show_values(values: Sequence[Any]) -> str:
+def _show_values(values: Sequence[object]) -> str:
     shown = ", ".join(_key(v) for v in values[:8])
     return shown + (f" and {len(values) - 8} more" if len(values) > 8 else "")
 

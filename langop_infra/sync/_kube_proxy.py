@@ -144,7 +144,7 @@ def kubeconfig_secrets(kubeconfig: str | None) -> list[str]:
         return [line.strip() for line in text.splitlines() if line.strip()]
     found: list[str] = []
 
-    def collect(value: Any) -> None:
+    def collect(value: object) -> None:
         if isinstance(value, Mapping):
             for item in cast("Mapping[object, object]", value).values():
                 collect(item)
@@ -159,7 +159,7 @@ def kubeconfig_secrets(kubeconfig: str | None) -> list[str]:
     return found
 
 
-def _label(value: Any, what: str) -> str:
+def _label(value: object, what: str) -> str:
     if not isinstance(value, str) or not DNS_LABEL.fullmatch(value):
         raise ProxyError(
             f"schema sync {what} {value!r} is not a DNS label; cannot build a proxy URL"
@@ -177,13 +177,13 @@ def _port(value: Any) -> int:
     return port
 
 
-def service_prefix(namespace: Any, service: Any, port: Any) -> str:
+def service_prefix(namespace: object, service: object, port: object) -> str:
     """``/api/v1/namespaces/<ns>/services/<svc>:<port>/proxy``."""
     ns, svc = _label(namespace, "namespace"), _label(service, "service")
     return f"/api/v1/namespaces/{ns}/services/{svc}:{_port(port)}/proxy"
 
 
-def pod_prefix(namespace: Any, pod: Any, port: Any) -> str:
+def pod_prefix(namespace: object, pod: object, port: object) -> str:
     """``/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy``."""
     ns = _label(namespace, "namespace")
     if not isinstance(pod, str) or not DNS_SUBDOMAIN.fullmatch(pod):

@@ -62,7 +62,7 @@ class LockEntry:
     tools: tuple[dict[str, Any], ...]
 
     @classmethod
-    def from_tools(cls, tools: Sequence[Mapping[str, Any]]) -> LockEntry:
+    def from_tools(cls, tools: Sequence[Mapping[str, object]]) -> LockEntry:
         ordered = sorted((dict(t) for t in tools), key=lambda t: str(t.get("name", "")))
         return cls(schema_hash(ordered), tuple(ordered))
 

@@ -74,7 +74,7 @@ class CardError(LangopError, RuntimeError):
     """The peer's answer is not an agent card this sync can record."""
 
 
-def card_target(inputs: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
+def card_target(inputs: Mapping[str, object]) -> tuple[str, dict[str, str], dict[str, Any]]:
     """The card's URL, headers and client options for the access mode (see
     :func:`langop_infra.sync.provider.sync_target`: the same rules)."""
     proxy = proxy_access(inputs)
@@ -142,12 +142,12 @@ def fetch_card(inputs: Mapping[str, Any], timeout: float | None = None) -> dict[
     return cast("dict[str, Any]", card)
 
 
-def card_skills(card: Mapping[str, Any]) -> list[dict[str, Any]]:
+def card_skills(card: Mapping[str, object]) -> list[dict[str, Any]]:
     """``{id, name, description, tags}`` of each skill, in the card's order."""
     skills = card.get("skills")
     if not isinstance(skills, list):
         raise CardError("the agent card has no skills list")
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for skill in cast("list[Any]", skills):
         if not isinstance(skill, Mapping):
             raise CardError("a skill of the agent card is not an object")
@@ -166,7 +166,7 @@ def card_skills(card: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def skills_hash(skills: list[dict[str, Any]]) -> str:
+def skills_hash(skills: list[dict[str, object]]) -> str:
     text = json.dumps(skills, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -278,7 +278,7 @@ class AgentCardSync(dyn.Resource):
         )
 
 
-def _report(subject: str, phase: Any, last_error: Any, changes: Any) -> None:
+def _report(subject: str, phase: object, last_error: object, changes: object) -> None:
     if phase == "Error":
         pulumi.log.warn(f"card sync of {subject} failed (phase Error): {last_error}")
     elif changes:

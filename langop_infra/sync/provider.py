@@ -76,7 +76,7 @@ ACCESS_MODES = ("auto", "direct", "apiserver-proxy")
 IN_CLUSTER_SUFFIX = ".svc.cluster.local"
 
 
-def is_sidecar(inputs: Mapping[str, Any]) -> bool:
+def is_sidecar(inputs: Mapping[str, object]) -> bool:
     return inputs.get("deployment_mode") == "sidecar" or bool(inputs.get("pod_selector"))
 
 
@@ -107,7 +107,7 @@ def proxy_access(inputs: Mapping[str, Any]) -> KubeAccess | None:
         ) from None
 
 
-def resolve_access(inputs: Mapping[str, Any]) -> str:
+def resolve_access(inputs: Mapping[str, object]) -> str:
     """``direct`` or ``apiserver-proxy``, as :func:`proxy_access` decides."""
     return "direct" if proxy_access(inputs) is None else "apiserver-proxy"
 
@@ -278,7 +278,7 @@ def failure_message(exc: Exception, sent: list[str]) -> str:
     return redact(text, sent)
 
 
-def input_outputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+def input_outputs(inputs: Mapping[str, object]) -> dict[str, Any]:
     """The inputs as outputs, so ``read`` and ``diff`` (which get outputs) see all of them;
     credentials wrapped as secrets so the engine encrypts them even if the input was plain."""
     outs = {k: inputs.get(k) for k in INPUTS}
@@ -290,7 +290,7 @@ def input_outputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     return outs
 
 
-def url_carries_credentials(url: Any) -> bool:
+def url_carries_credentials(url: object) -> bool:
     """Whether a URL holds a user, password or query (where tokens ride): kept secret."""
     if not isinstance(url, str):
         return False
@@ -368,7 +368,7 @@ def _string_map(value: object) -> bool:
     )
 
 
-def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
+def input_problems(known: Mapping[str, object]) -> list[tuple[str, str]]:
     """(input, reason) for every known input the provider cannot use; values never quoted,
     since some of them are credentials."""
     problems: list[tuple[str, str]] = []
@@ -390,7 +390,9 @@ def input_problems(known: Mapping[str, Any]) -> list[tuple[str, str]]:
     if selector is not None and not _string_map(selector):
         problems.append(("pod_selector", "must map label names to label values (strings)"))
     oauth = known.get("oauth")
-    auth: Mapping[str, Any] = cast("Mapping[str, Any]", oauth) if isinstance(oauth, Mapping) else {}
+    auth: Mapping[str, object] = (
+        cast("Mapping[str, object]", oauth) if isinstance(oauth, Mapping) else {}
+    )
     if auth.get("client_secret") and not auth.get("issuer"):
         problems.append(
             ("oauth", "a client secret needs its issuer (schemaSync.auth.issuer) to be sent to")
@@ -435,7 +437,7 @@ class ToolSchemaSync(dyn.Resource):
         )
 
 
-def warn_failed_sync(subject: str, phase: Any, last_error: Any) -> None:
+def warn_failed_sync(subject: str, phase: object, last_error: object) -> None:
     """A ``pulumi.log.warn`` for a sync that ended in phase Error (``last_error`` is
     already credential-free: :func:`failure_message`)."""
     if phase == "Error":

@@ -53,7 +53,7 @@ class Mocks(pulumi.runtime.Mocks):
             return self.sync_state(state)
         return f"{args.name}-id", state
 
-    def sync_state(self, state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def sync_state(self, state: dict[str, object]) -> tuple[str, dict[str, Any]]:
         """A schema sync's id and outputs: the listing given for the tool, else Pending."""
         tool = str(state.get("service") or "")
         listed = self.schemas.get(tool)

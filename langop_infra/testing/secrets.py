@@ -13,11 +13,11 @@ from typing import Any
 from langop_infra.offline._mock_engine import visit
 
 
-def secret_leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
+def secret_leaves(value: object, path: str = "") -> list[tuple[str, Any]]:
     """``(path, plain value)`` of every secret scalar in engine inputs (for tests and audits)."""
-    found: list[tuple[str, Any]] = []
+    found: list[tuple[str, object]] = []
 
-    def secret(inner: Any, where: str) -> Any:
+    def secret(inner: object, where: str) -> Any:
         visit(inner, leaf=lambda scalar, at: found.append((at, scalar)), path=where)
         return inner
 

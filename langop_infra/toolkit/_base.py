@@ -64,10 +64,10 @@ class MCPToolBase(ABC):
         return self._declared_output("output_schema")
 
     @abstractmethod
-    async def execute(self, **kwargs: Any) -> dict[str, Any]:
+    async def execute(self, **kwargs: object) -> dict[str, Any]:
         """Run the tool; return a dict (``success``, the result, ``error``)."""
 
-    async def execute_with_validation(self, **kwargs: Any) -> dict[str, Any]:
+    async def execute_with_validation(self, **kwargs: object) -> dict[str, Any]:
         """Validate ``kwargs`` against the input model, run :meth:`execute` on the validated
         values, and check the result against the output model when there is one.
 

@@ -18,7 +18,7 @@ def to_langchain_tool(tool: MCPToolBase) -> Any:
             "get_langchain_tools() needs langchain-core: pip install 'langop-infra[langchain]'"
         ) from None
 
-    async def run(**kwargs: Any) -> dict[str, Any]:
+    async def run(**kwargs: object) -> dict[str, Any]:
         return await tool.execute_with_validation(**kwargs)
 
     return StructuredTool.from_function(

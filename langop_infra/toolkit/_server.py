@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -40,7 +39,7 @@ def _listed(tool: MCPToolBase) -> types.Tool:
 
 
 async def call_result(
-    registry: MCPToolRegistry, name: str, arguments: dict[str, Any] | None
+    registry: MCPToolRegistry, name: str, arguments: dict[str, object] | None
 ) -> types.CallToolResult:
     """Run one tool as an MCP ``tools/call`` would; never raises."""
     tool = registry.get_tool(name)
@@ -70,10 +69,10 @@ def build_app(registry: MCPToolRegistry | None = None, name: str = "langop-toolk
     """The ASGI app serving ``registry`` (default: the global one)."""
     tools = registry if registry is not None else get_registry()
 
-    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+    async def list_tools(_ctx: object, _params: object) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_listed(tool) for tool in _present(tools)])
 
-    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(_ctx: object, params: types.CallToolRequestParams) -> types.CallToolResult:
         return await call_result(tools, params.name, params.arguments)
 
     async def health(_request: Request) -> JSONResponse:
@@ -93,7 +92,7 @@ def build_app(registry: MCPToolRegistry | None = None, name: str = "langop-toolk
             return JSONResponse({"detail": f"Tool '{tool_name}' not found"}, status_code=404)
         return JSONResponse(info)
 
-    server: Server[Any] = Server(
+    server: Server[object] = Server(
         name, version="1", on_list_tools=list_tools, on_call_tool=call_tool
     )
     return server.streamable_http_app(

@@ -4,7 +4,7 @@ agent reference resolves to a callable tool, the Secret a tool names exists."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import cast
 
 from langop_infra.config._http_tool import HttpToolSpec, http_tool_secret_refs
 from langop_infra.config._names import webhook_auth_env_name
@@ -14,7 +14,7 @@ from langop_infra.core._text import did_you_mean
 from langop_infra.core.problems import Problem, join_path
 
 
-def declared_http_tools(raw: Any, namespace: str) -> set[tuple[str, str]]:
+def declared_http_tools(raw: object, namespace: str) -> set[tuple[str, str]]:
     """(namespace, name) of every HttpTool the document names, valid or not."""
     items = cast("list[object]", raw) if isinstance(raw, list) else []
     found: set[tuple[str, str]] = set()

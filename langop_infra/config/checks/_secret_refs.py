@@ -5,7 +5,7 @@ schema sync sends must be a value this program holds."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, cast
+from typing import cast
 
 from langop_infra.config._fields import SecretKeyRef, SecretSource
 from langop_infra.config.agent import agent_headers
@@ -15,7 +15,7 @@ from langop_infra.core._text import did_you_mean
 from langop_infra.core.problems import Problem, join_path
 
 
-def secret_names(head: Mapping[str, Any]) -> set[str] | None:
+def secret_names(head: Mapping[str, object]) -> set[str] | None:
     """The Secret names a document declares, even when another of its fields is invalid;
     None when they cannot be read, so that no reference is called undeclared for that."""
     secrets = head.get("secrets", {})

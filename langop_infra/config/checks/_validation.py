@@ -70,7 +70,7 @@ KNOWN_FIELDS = sorted(
 )
 
 
-def _validate(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
+def _validate(model: type[Spec], data: object, path: str) -> tuple[Any, list[Problem]]:
     if isinstance(data, model):
         return data, []
     if not isinstance(data, Mapping):
@@ -96,7 +96,7 @@ _COMPARED = ("port", "deployment_mode", "egress", "endpoint")
 _IDENTITY = ("name", "namespace")
 
 
-def _partial(model: type[Spec], data: Mapping[str, Any], exc: ValidationError) -> Any:
+def _partial(model: type[Spec], data: Mapping[str, object], exc: ValidationError) -> Any:
     """``data`` without the top-level fields that failed: what the checks across fields and
     items can still read, so that one run reports their problems too. None when the item
     cannot be told apart without them, or fails as a whole."""
@@ -117,12 +117,12 @@ def _partial(model: type[Spec], data: Mapping[str, Any], exc: ValidationError) -
     return spec
 
 
-def invalid_fields(spec: Any) -> frozenset[str]:
+def invalid_fields(spec: object) -> frozenset[str]:
     """The fields a partial item (see :func:`_partial`) was read without."""
     return vars(spec).get("_invalid_fields", frozenset())
 
 
-def _validate_partial(model: type[Spec], data: Any, path: str) -> tuple[Any, list[Problem]]:
+def _validate_partial(model: type[Spec], data: object, path: str) -> tuple[Any, list[Problem]]:
     """Like :func:`_validate`, but a failed item gives its partial reading too."""
     if isinstance(data, model) or not isinstance(data, Mapping):
         return _validate(model, data, path)
@@ -134,7 +134,7 @@ def _validate_partial(model: type[Spec], data: Any, path: str) -> tuple[Any, lis
 
 
 def _validate_list(
-    model: type[Spec], items: Any, path: str, partial: bool = False
+    model: type[Spec], items: object, path: str, partial: bool = False
 ) -> tuple[list[tuple[int, Any]], list[Problem]]:
     if items is None:
         return [], []
@@ -151,9 +151,9 @@ def _validate_list(
 
 
 def _duplicates(
-    keyed: Iterable[tuple[str, Any]], prefix: str, message: Callable[[Any], str]
+    keyed: Iterable[tuple[str, object]], prefix: str, message: Callable[[Any], str]
 ) -> list[Problem]:
-    first: dict[Any, str] = {}
+    first: dict[object, str] = {}
     problems: list[Problem] = []
     for where, key in keyed:
         if key in first:
@@ -343,7 +343,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     return full
 
 
-def _declared_tools(data: Mapping[str, Any], namespace: str) -> set[tuple[str, str]]:
+def _declared_tools(data: Mapping[str, object], namespace: str) -> set[tuple[str, str]]:
     """(namespace, name) of every tool the document names, valid or not. ``namespace`` is
     "" when missing: the cluster's stand-in has that namespace, and so do its items."""
     raw_tools = data.get("tools")
@@ -385,14 +385,14 @@ def _unparsed_agent_references(
     return problems
 
 
-def _declared_names(items: Any) -> set[str]:
+def _declared_names(items: object) -> set[str]:
     """The names a raw list declares, its invalid items included."""
     if not isinstance(items, list):
         return set()
     return {i["name"] for i in items if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
 
 
-def _defaults_or_default(value: Any) -> Defaults:
+def _defaults_or_default(value: object) -> Defaults:
     """The document's defaults without their invalid fields, so that a bad ``resources``
     does not also make ``egress: restricted`` count as unset (its problem is reported)."""
     if not isinstance(value, Mapping):

@@ -58,7 +58,7 @@ _FIRST = {(kagent.GROUP, "RemoteMCPServer"), (kagent.GROUP, "ModelConfig")}
 PREFIX = "langop-infra"
 
 
-def manifest_kind(document: Any) -> str | None:
+def manifest_kind(document: object) -> str | None:
     """``"<Kind> (<system>)"`` when ``document`` is a manifest ``import`` reads, else None."""
     if not isinstance(document, Mapping) or "apiVersion" not in document:
         return None
@@ -119,7 +119,7 @@ def _place(out: Imported, section: str, entry: Json, namespace: str | None) -> J
 def stack_config(out: Imported, namespace: str | None = None) -> dict[str, Any]:
     """The ``config:`` of a stack file holding what was imported (full keys)."""
     chosen = _stack_namespace(out, namespace)
-    config: dict[str, Any] = {}
+    config: dict[str, object] = {}
     if chosen:
         config[f"{PREFIX}:namespace"] = chosen
     if out.part_of:

@@ -97,11 +97,11 @@ class Manifest:
 Converter = Callable[[Manifest, Imported], None]
 
 
-def mapping(value: Any) -> Json:
+def mapping(value: object) -> Json:
     return cast("Json", value) if isinstance(value, dict) else {}
 
 
-def items(value: Any) -> list[Any]:
+def items(value: object) -> list[Any]:
     return cast("list[Any]", value) if isinstance(value, list) else []
 
 
@@ -112,7 +112,7 @@ def note(out: Imported, manifest: Manifest, path: str, why: str, todo: str) -> N
 def leftovers(
     out: Imported,
     manifest: Manifest,
-    spec: Mapping[str, Any],
+    spec: Mapping[str, object],
     handled: set[str],
     reasons: Mapping[str, tuple[str, str]],
     prefix: str = "spec",
@@ -149,7 +149,7 @@ def drop_status(out: Imported, manifest: Manifest) -> None:
 
 
 def env_map(
-    out: Imported, manifest: Manifest, env: Any, path: str
+    out: Imported, manifest: Manifest, env: object, path: str
 ) -> tuple[dict[str, str], dict[str, Json]]:
     """A Kubernetes ``env`` list as ``env`` (literals) and ``secretEnv`` (Secret references:
     the value stays in the Secret)."""
@@ -176,7 +176,7 @@ def env_map(
     return literal, secret
 
 
-def egress_rules(out: Imported, manifest: Manifest, rules: Any, path: str) -> list[Json]:
+def egress_rules(out: Imported, manifest: Manifest, rules: object, path: str) -> list[Json]:
     """language-operator's ``NetworkRule`` list as ``egressTo``: CIDR destinations carry
     over; DNS names cannot (a NetworkPolicy matches addresses), so they are noted."""
     carried: list[Json] = []
@@ -202,7 +202,7 @@ def egress_rules(out: Imported, manifest: Manifest, rules: Any, path: str) -> li
     return carried
 
 
-def resources(value: Any) -> Json | None:
+def resources(value: object) -> Json | None:
     """``{requests, limits}`` with only cpu and memory (what langop-infra sets)."""
     found = mapping(value)
     shaped = {

@@ -34,20 +34,20 @@ def _yaml() -> Any:
     return rt
 
 
-def _key(config: dict[str, Any], short: str) -> str:
+def _key(config: dict[str, object], short: str) -> str:
     """The spelling the file uses for ``short`` (full ``langop-infra:`` key by default)."""
     full = f"{PREFIX}:{short}"
     return short if short in config and full not in config else full
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: object, b: object) -> bool:
     if not (isinstance(a, dict) and isinstance(b, dict)):
         return False
     left, right = cast("dict[str, Any]", a), cast("dict[str, Any]", b)
     return all(left.get(k) == right.get(k) for k in ("name", "namespace"))
 
 
-def _merge_list(config: dict[str, Any], key: str, new: list[Any]) -> None:
+def _merge_list(config: dict[str, object], key: str, new: list[object]) -> None:
     existing = config.get(key)
     if not isinstance(existing, list):
         config[key] = CommentedSeq(new)
