@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+import pytest
 import yaml
 from pulumi.runtime.sync_await import _sync_await
 
@@ -132,6 +133,7 @@ def test_computed_outputs_are_unknown(langop_mocks):
 """
 
 
+@pytest.mark.slow
 def test_langop_mocks_leave_computed_outputs_unknown_never_none(tmp_path: Path) -> None:
     folder = tmp_path / "shop-tests"
     folder.mkdir()
