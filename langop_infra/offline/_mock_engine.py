@@ -97,6 +97,22 @@ def engine_computes(type_: str, custom: bool) -> bool:
     )
 
 
+# The response's `unknown`: newer SDKs only (the floor, 3.237, has no such field).
+_SAYS_UNKNOWN = "unknown" in resource_pb2.RegisterResourceResponse.DESCRIPTOR.fields_by_name
+
+
+def registered(urn: str, id_: str, obj: Any, type_: str, custom: bool) -> Any:
+    """The engine's answer to a registration. With ``unknown``, every output the answer
+    leaves out is one the provider computes: the SDK resolves it as unknown also as
+    `pulumi up` (at preview it always does). An SDK too old to read ``unknown`` resolves such
+    outputs as None outside a preview."""
+    if not _SAYS_UNKNOWN:
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=obj)
+    return resource_pb2.RegisterResourceResponse(
+        urn=urn, id=id_, object=obj, unknown=engine_computes(type_, custom)
+    )
+
+
 class _Mocks(pulumi.runtime.Mocks):
     """Answers registrations as the engine does at preview for resources to be created.
 
@@ -231,14 +247,7 @@ class _RecordingMonitor(mocks.MockMonitor):
         id_, state = self.mocks.new_resource(args)
         obj = loop.run_until_complete(rpc.serialize_properties(state, {}))
         self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_ or "", state)
-        # `unknown`: every output the state leaves out is one the provider computes, unknown
-        # offline also as `pulumi up` (the SDK resolves it so; at preview it always does).
-        return resource_pb2.RegisterResourceResponse(
-            urn=urn,
-            id=id_ or "",
-            object=obj,
-            unknown=engine_computes(request.type, bool(request.custom)),
-        )
+        return registered(urn, id_ or "", obj, request.type, bool(request.custom))
 
 
 class _CatchUp:

@@ -23,7 +23,7 @@ from pulumi.runtime import mocks as pulumi_mocks, rpc
 from pulumi.runtime.proto import resource_pb2
 
 from langop_infra.core import _pulumi_sdk as pulumi_sdk
-from langop_infra.offline._mock_engine import engine_computes
+from langop_infra.offline._mock_engine import registered
 from langop_infra.sync.provider import SyncOutputs
 
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
@@ -139,9 +139,5 @@ class _Monitor(pulumi_mocks.MockMonitor):
         )
         id_, state = self.langop_mocks.new_resource(args)
         self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, id_, state)
-        return resource_pb2.RegisterResourceResponse(
-            urn=urn,
-            id=id_,
-            object=pulumi_sdk.sync_await(rpc.serialize_properties(state, {})),
-            unknown=engine_computes(str(request.type), bool(request.custom)),
-        )
+        obj = pulumi_sdk.sync_await(rpc.serialize_properties(state, {}))
+        return registered(urn, id_, obj, str(request.type), bool(request.custom))
