@@ -179,7 +179,9 @@ def test_a_secure_value_that_is_not_a_ciphertext_of_the_provider(
     assert err.endswith(
         f"  - {path}:langop-infra:secrets.search-credentials.token: not a ciphertext of this "
         "stack's passphrase secrets provider (v1:<nonce>:<ciphertext>); set it again with "
-        "`pulumi config set --secret --path 'secrets.search-credentials.token' <value> -s qa`\n"
+        "`pulumi config set --secret --path 'secrets.search-credentials.token' -s qa < FILE` "
+        "(the value from FILE, or typed at the prompt without `< FILE`; never as an argument, "
+        "which shell history and `ps` keep)\n"
     )
 
 
@@ -200,9 +202,40 @@ def test_a_secure_value_copied_from_another_stack_does_not_decrypt(
         "langop-infra render: error: invalid configuration: 1 problem\n"
         f"  - {path}:langop-infra:secrets.search-credentials.token: does not decrypt for stack "
         "'qa' (copied from another stack's file?); set it again with `pulumi config set "
-        "--secret --path 'secrets.search-credentials.token' <value> -s qa`\n"
+        "--secret --path 'secrets.search-credentials.token' -s qa < FILE` (the value from "
+        "FILE, or typed at the prompt without `< FILE`; never as an argument, which shell "
+        "history and `ps` keep)\n"
     )
     assert CANARY not in err and PASSPHRASE not in err
+
+
+@pytest.mark.slow
+def test_a_value_copied_from_a_stack_beside_it_is_copied_again_with_config_cp(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    stacks: dict[str, tuple[str, bytes]],
+) -> None:
+    """The prod stack's file is beside qa's and the passphrase unlocks it: the advice names
+    prod and `pulumi config cp`, which re-encrypts the value without it ever being typed."""
+    qa_salt, _ = stacks["qa"]
+    prod_salt, prod_key = stacks["prod"]
+    copied = _aes(prod_key, CANARY, os.urandom(12))
+    (tmp_path / "Pulumi.prod.yaml").write_bytes(stack_text(prod_salt, copied))
+    # A stack file beside them that the passphrase does not unlock is passed over.
+    (tmp_path / "Pulumi.other.yaml").write_bytes(
+        stack_text(passphrase_stack(b"othersal", "x")[0], copied)
+    )
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
+    code, out, err, path = render_file(tmp_path, capsys, stack_text(qa_salt, copied))
+    assert (code, out) == (2, "")
+    assert err == (
+        "langop-infra render: error: invalid configuration: 1 problem\n"
+        f"  - {path}:langop-infra:secrets.search-credentials.token: does not decrypt for stack "
+        "'qa' (it was encrypted for stack 'prod' and copied from its file); copy it with "
+        "`pulumi config cp --path 'secrets.search-credentials.token' --stack prod --dest qa`\n"
+    )
+    assert CANARY not in err and PASSPHRASE not in err and "<value>" not in err
 
 
 @pytest.mark.slow

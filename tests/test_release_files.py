@@ -26,16 +26,45 @@ def test_the_changelog_keeps_a_changelog_and_says_how_to_upgrade() -> None:
     text = (ROOT / "CHANGELOG.md").read_text()
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert "[Keep a Changelog](https://keepachangelog.com/" in text
-    assert re.search(rf"^## \[{re.escape(version)}\]$", text, re.MULTILINE)
+    assert re.search(rf"^## \[{re.escape(version)}\] - ", text, re.MULTILINE)
     assert "## [Unreleased]" in text
     notes = text.split("### Upgrade notes", 1)[1]
     assert "`langop:index:*`" in notes and "`langop-infra:index:*`" in notes
-    # The pre-layout import paths never shipped in a release: their removal is noted, and
-    # they are really gone.
-    removed = text.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+    # The pre-layout import paths never shipped in a release: their removal is noted in the
+    # first release, and they are really gone.
+    removed = text.split(f"## [{version}]", 1)[1].split("\n## [", 1)[0]
     for old in ("stack_program", "package", "contract", "schema_compare", "agent_runtime"):
         assert f"`langop_infra.{old}`" in removed or f"`.{old}`" in removed
         assert not (ROOT / "langop_infra" / f"{old}.py").exists()
+
+
+def test_the_newest_release_is_pyprojects_version_with_an_iso_date() -> None:
+    """Keep a Changelog: `## [Unreleased]` on top, then the newest release as
+    `## [X.Y.Z] - YYYY-MM-DD`, the version pyproject.toml gives (the git tag is `vX.Y.Z`)."""
+    import datetime
+
+    text = (ROOT / "CHANGELOG.md").read_text()
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert headings[0] == "[Unreleased]", headings[:2]
+    newest = re.fullmatch(r"\[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})", headings[1])
+    assert newest is not None, headings[1]
+    assert newest.group(1) == version
+    assert datetime.date.fromisoformat(newest.group(2)).isoformat() == newest.group(2)
+    # Every release heading is dated, and its link reference is there.
+    assert all(re.fullmatch(r"\[[\d.]+\] - \d{4}-\d{2}-\d{2}", h) for h in headings[1:])
+    assert re.search(rf"^\[{re.escape(version)}\]: ", text, re.MULTILINE)
+
+
+def test_no_public_home_no_urls_and_the_readme_says_where_it_comes_from() -> None:
+    """No index serves the package and it has no public home: pyproject names no URLs (a
+    made-up one would mislead), and the README says to install from the wheel or the
+    repository."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "urls" not in project
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "not yet published on any package index" in readme
+    assert "install it from the wheel" in readme and "or from the repository" in readme
 
 
 @pytest.mark.parametrize(

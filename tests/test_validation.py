@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from langop_infra.config._pod import Resources
+from langop_infra.config._pydantic_errors import stack_wording
 from langop_infra.config.checks._advice import agent_warnings, cluster_warnings
 from langop_infra.config.checks._validation import parse_agent, parse_cluster, parse_tool
 from langop_infra.core.problems import Problem, SpecError
@@ -268,7 +269,10 @@ def test_spec_error_keeps_one_of_each_path_and_message() -> None:
 def test_a_value_of_the_wrong_type_is_told_the_expected_form(
     data: dict[str, Any], path: str, message: str
 ) -> None:
-    assert (path, message) in problems(parse_agent, {**AGENT, **data})
+    """In a stack file's words (``a mapping``, camelCase fields); the Python API's are in
+    tests/test_python_wording.py."""
+    with stack_wording():
+        assert (path, message) in problems(parse_agent, {**AGENT, **data})
 
 
 def test_a_large_model_is_described_by_its_required_fields() -> None:
@@ -340,9 +344,10 @@ def test_an_invalid_defaults_field_does_not_unset_the_valid_ones() -> None:
 
 
 def test_external_secrets_must_be_a_list_of_secret_names() -> None:
-    assert problems(parse_cluster, cluster(externalSecrets={"vault": True})) == [
-        ("externalSecrets", "expected a list of strings, got a mapping")
-    ]
+    with stack_wording():
+        assert problems(parse_cluster, cluster(externalSecrets={"vault": True})) == [
+            ("externalSecrets", "expected a list of strings, got a mapping")
+        ]
     ((path, message),) = problems(parse_cluster, cluster(externalSecrets=["Vault_Creds"]))
     assert (path, message.split(":")[0]) == (
         "externalSecrets[0]",

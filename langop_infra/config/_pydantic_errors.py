@@ -168,9 +168,12 @@ def _rephrased(
         expected = _TYPES[kind]
         if not STACK_WORDING.get():
             expected = expected.removesuffix(" (quote it in YAML)")
-            if given is None or isinstance(given, bool):  # `got None`, not `got null None`
+            expected = "True or False" if expected == "true or false" else expected
+            if given is None or isinstance(given, bool):  # `got None`, not `got None None`
                 return f"expected {expected}, got {given!r}; write the value as such"
         return f"expected {expected}, got {_kind_of(given)} {given!r}; write the value as such"
+    if kind == "langop_int_not_bool" and not STACK_WORDING.get():  # Python words, not YAML
+        return f"expected an integer, got {given!r}; write a number"
     if kind in ("literal_error", "enum"):
         choices = [c.strip().strip("'") for c in re.split(r",| or ", str(ctx.get("expected", "")))]
         choices = [c for c in choices if c]
@@ -267,42 +270,66 @@ def _suggestion(
 
 
 def _kind_of(value: object) -> str:
+    """What ``value`` is, in a stack file's words (``null``, ``a mapping``) or, from the
+    Python API, in Python's (``None``, ``a dict``)."""
+    python = not STACK_WORDING.get()
     if isinstance(value, bool):
-        return "true/false"
+        return repr(value) if python else "true/false"
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, Mapping):
-        return "a mapping"
+        return "a dict" if python else "a mapping"
+    if isinstance(value, tuple) and python:
+        return "a tuple"
     if isinstance(value, (list, tuple)):
         return "a list"
-    return "null" if value is None else type(value).__name__
+    if value is None:
+        return "None" if python else "null"
+    return type(value).__name__
 
 
 def _describe(tp: Any, plural: bool = False) -> str | None:
-    """``{port, protocol}``, ``a list of strings``, ``a mapping of names to strings``."""
+    """``{port, protocol}``, ``a list of strings``, ``a mapping of names to strings``; from
+    the Python API in Python's words (``a dict``, ``True or False``, snake_case fields)."""
+    python = not STACK_WORDING.get()
     tp = _unwrap(tp)
     origin, args = get_origin(tp), get_args(tp)
     if _is_model(tp):
         fields = tp.model_fields
-        shown = [i.alias or n for n, i in fields.items() if len(fields) <= 6 or i.is_required()]
+        shown = [
+            n if python else i.alias or n
+            for n, i in fields.items()
+            if len(fields) <= 6 or i.is_required()
+        ]
         return "{" + ", ".join(shown) + (", …" if len(shown) < len(fields) else "") + "}"
     if origin in (list, tuple, Sequence) and args:
         inner = _describe(args[0], plural=True)
         return ("lists" if plural else "a list") + (f" of {inner}" if inner else "")
     if origin in (dict, Mapping) and len(args) == 2:
         inner = _describe(args[1], plural=True)
-        return ("mappings" if plural else "a mapping") + (f" of names to {inner}" if inner else "")
+        mapping = ("dicts" if plural else "a dict") if python else _mapping(plural)
+        return mapping + (f" of names to {inner}" if inner else "")
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in args)
     words = {
         str: ("a string", "strings"),
         int: ("an integer", "integers"),
-        bool: ("true or false", "true/false values"),
+        bool: ("True or False", "bools") if python else ("true or false", "true/false values"),
         float: ("a number", "numbers"),
     }
     return words[tp][plural] if tp in words else None
+
+
+def not_a_mapping(given: object) -> str:
+    """The problem with a whole spec that is not a mapping (a dict, from Python)."""
+    expected = "a mapping" if STACK_WORDING.get() else "a dict"
+    return f"expected {expected}, got {type(given).__name__}"
+
+
+def _mapping(plural: bool) -> str:
+    return "mappings" if plural else "a mapping"
 
 
 def _expected_form(model: object, loc: Sequence[int | str], given: object) -> str | None:
@@ -318,5 +345,6 @@ def _expected_form(model: object, loc: Sequence[int | str], given: object) -> st
     form = _describe(tp)
     if form is None:
         return None
-    form = f"a mapping {form}" if _is_model(_unwrap(tp)) else form
+    if _is_model(_unwrap(tp)):
+        form = f"{'a dict' if not STACK_WORDING.get() else 'a mapping'} {form}"
     return f"expected {form}, got {_kind_of(given)}"

@@ -87,6 +87,32 @@ class ProgramRun:
             return [to_manifest(r.inputs) for r in self.kubernetes()]
 
 
+def engine_computes(type_: str, custom: bool) -> bool:
+    """Whether the engine fills in this resource's outputs beyond its inputs: a custom
+    resource of a provider (kubernetes, random, aws, ...). Not a dynamic resource (ours, whose
+    outputs the mocks give in full), a StackReference (the caller gives its outputs) or a
+    provider itself (its outputs are its inputs)."""
+    return custom and not (
+        type_ in (DYNAMIC_TYPE, STACK_REFERENCE_TYPE) or type_.startswith("pulumi:providers:")
+    )
+
+
+# The response's `unknown`: newer SDKs only (the floor, 3.237, has no such field).
+_SAYS_UNKNOWN = "unknown" in resource_pb2.RegisterResourceResponse.DESCRIPTOR.fields_by_name
+
+
+def registered(urn: str, id_: str, obj: Any, type_: str, custom: bool) -> Any:
+    """The engine's answer to a registration. With ``unknown``, every output the answer
+    leaves out is one the provider computes: the SDK resolves it as unknown also as
+    `pulumi up` (at preview it always does). An SDK too old to read ``unknown`` resolves such
+    outputs as None outside a preview."""
+    if not _SAYS_UNKNOWN:
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=obj)
+    return resource_pb2.RegisterResourceResponse(
+        urn=urn, id=id_, object=obj, unknown=engine_computes(type_, custom)
+    )
+
+
 class _Mocks(pulumi.runtime.Mocks):
     """Answers registrations as the engine does at preview for resources to be created.
 
@@ -199,7 +225,9 @@ class _RecordingMonitor(mocks.MockMonitor):
         if request.type == "pulumi:pulumi:Stack":
             return resource_pb2.RegisterResourceResponse(urn=urn)
         loop = self._thread_loop()
-        inputs = rpc.deserialize_properties(request.object)
+        # keep_unknowns: a value unknown to the program stays unknown in what `pulumi up`
+        # registers (else the SDK reads it as None outside a preview).
+        inputs = rpc.deserialize_properties(request.object, keep_unknowns=True)
         if request.custom and getattr(self.mocks, "preview", False):
             inputs = _autonamed(request.type, inputs)
         self.run.registrations.append(
@@ -219,7 +247,7 @@ class _RecordingMonitor(mocks.MockMonitor):
         id_, state = self.mocks.new_resource(args)
         obj = loop.run_until_complete(rpc.serialize_properties(state, {}))
         self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_ or "", state)
-        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_ or "", object=obj)
+        return registered(urn, id_ or "", obj, request.type, bool(request.custom))
 
 
 class _CatchUp:

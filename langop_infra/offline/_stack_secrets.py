@@ -5,7 +5,9 @@
 secrets provider (the stack file has ``encryptionsalt``) every value must have the provider's
 form ``v1:<nonce>:<ciphertext>``; when ``PULUMI_CONFIG_PASSPHRASE`` (or ``_FILE``) is set and
 ``cryptography`` is installed, each value must also decrypt (AES-256-GCM authenticates it)
-with this stack's key, so a value copied from another stack's file is refused. Cloud and KMS
+with this stack's key, so a value copied from another stack's file is refused; when a stack
+file beside it holds the key that does decrypt it (the same passphrase), the advice names that
+stack and `pulumi config cp`. Advice never puts a secret on the command line. Cloud and KMS
 providers keep the key elsewhere: their values are not checked offline.
 
 Fingerprints: an HMAC-SHA256 of a secret value keyed by a key the user holds, so that two
@@ -48,8 +50,57 @@ def secure_values(value: object, path: str) -> Iterator[tuple[str, Any]]:
 
 
 def _set_again(path: str, stack: str) -> str:
+    """How to set a secret again with its value never on the command line (shell history,
+    ``ps``): from a file on stdin, or typed at Pulumi's prompt."""
     key = path.split(":", 1)[-1]
-    return f"set it again with `pulumi config set --secret --path '{key}' <value> -s {stack}`"
+    return (
+        f"set it again with `pulumi config set --secret --path '{key}' -s {stack} < FILE` "
+        "(the value from FILE, or typed at the prompt without `< FILE`; never as an "
+        "argument, which shell history and `ps` keep)"
+    )
+
+
+def _copy_again(path: str, source: str, stack: str) -> str:
+    """How to copy a secret from the stack it was encrypted for: Pulumi decrypts it with
+    ``source``'s key and encrypts it with this stack's."""
+    key = path.split(":", 1)[-1]
+    return (
+        f"(it was encrypted for stack {source!r} and copied from its file); copy it with "
+        f"`pulumi config cp --path '{key}' --stack {source} --dest {stack}`"
+    )
+
+
+def _sibling_keys(file: Path) -> Iterator[tuple[str, bytes]]:
+    """``(stack, key)`` of each other stack file beside ``file`` that the passphrase unlocks."""
+    for other in sorted(file.parent.glob("Pulumi.*.yaml")):
+        if other.resolve() == file.resolve():
+            continue
+        salt = _salt_of(other)
+        key = _stack_key(salt, other) if salt is not None else None
+        if isinstance(key, bytes):
+            yield other.name[len("Pulumi.") : -len(".yaml")], key
+
+
+def _salt_of(file: Path) -> str | None:
+    """A stack file's ``encryptionsalt``, read as one top-level line (no full parse: an
+    unrelated broken file must not fail this stack's check)."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    match = re.search(r"^encryptionsalt:\s*(\S+)\s*$", text, re.MULTILINE)
+    return match.group(1).strip("'\"") if match else None
+
+
+def _decrypts(key: bytes, nonce: bytes, ciphertext: bytes) -> bool:
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    try:
+        AESGCM(key).decrypt(nonce, ciphertext, None)
+    except InvalidTag:
+        return False
+    return True
 
 
 def check_secure_values(data: Mapping[str, object], file: Path, stack: str) -> list[Problem]:
@@ -79,20 +130,18 @@ def check_secure_values(data: Mapping[str, object], file: Path, stack: str) -> l
         return [*problems, key]
     if key is None:
         return problems
-    from cryptography.exceptions import InvalidTag
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
+    siblings: list[tuple[str, bytes]] | None = None  # derived once, only when needed
     for path, nonce, ciphertext in parsed:
-        try:
-            AESGCM(key).decrypt(nonce, ciphertext, None)
-        except InvalidTag:
-            problems.append(
-                Problem(
-                    f"{file}:{path}",
-                    f"does not decrypt for stack {stack!r} (copied from another stack's "
-                    f"file?); {_set_again(path, stack)}",
-                )
-            )
+        if _decrypts(key, nonce, ciphertext):
+            continue
+        if siblings is None:
+            siblings = list(_sibling_keys(file))
+        source = next((name for name, k in siblings if _decrypts(k, nonce, ciphertext)), None)
+        if source is None:
+            why = f"(copied from another stack's file?); {_set_again(path, stack)}"
+        else:
+            why = _copy_again(path, source, stack)
+        problems.append(Problem(f"{file}:{path}", f"does not decrypt for stack {stack!r} {why}"))
     return problems
 
 

@@ -6,6 +6,9 @@ mocks answer as the real providers would: a Kubernetes object gets the id the ku
 provider gives (``<namespace>/<name>``, or ``<name>`` for a cluster-scoped object) and its
 inputs back with a ``uid`` and ``resourceVersion``; a tool's schema sync reports the listing
 given for that tool (phase ``Registered``, its names and hash), else stays ``Pending``.
+Installed with :meth:`Mocks.monitor` (as the ``langop_mocks`` fixture does), every other output
+a provider computes (a ``random`` resource's ``result``, a Kubernetes object's ``status``) is
+unknown, never ``None``: no mock can know it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 import pulumi
+from pulumi.runtime import mocks as pulumi_mocks, rpc
+from pulumi.runtime.proto import resource_pb2
 
+from langop_infra.core import _pulumi_sdk as pulumi_sdk
+from langop_infra.offline._mock_engine import registered
 from langop_infra.sync.provider import SyncOutputs
 
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
@@ -71,6 +78,12 @@ class Mocks(pulumi.runtime.Mocks):
     ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         return {}, None
 
+    def monitor(self) -> pulumi_mocks.MockMonitor:
+        """The monitor to install these mocks with, ``pulumi.runtime.set_mocks(mocks,
+        monitor=mocks.monitor())``: outputs the mocks leave out come back unknown (the
+        SDK's own monitor resolves them as ``None`` outside a preview)."""
+        return _Monitor(self)
+
     def find(self, typ: str, name: str) -> dict[str, Any]:
         """The inputs of the latest registration of type ``typ`` (e.g.
         ``kubernetes:core/v1:ConfigMap``) whose object or logical name is ``name``: the
@@ -100,3 +113,31 @@ def kubernetes_state(typ: str, name: str, state: dict[str, Any]) -> tuple[str, d
     metadata["resourceVersion"] = "1"
     resource_id = f"{namespace}/{object_name}" if namespace else object_name
     return resource_id, {**state, "metadata": metadata}
+
+
+class _Monitor(pulumi_mocks.MockMonitor):
+    """Pulumi's mock monitor, with unknowns kept: a value unknown to the program reaches the
+    mocks as unknown (not ``None``), and outputs a provider computes that the mocks leave out
+    resolve as unknown, as the engine tells the SDK for a resource it could not know."""
+
+    def __init__(self, mocks: Mocks) -> None:
+        super().__init__(mocks)
+        self.langop_mocks = mocks
+
+    def RegisterResource(self, request: Any) -> Any:
+        urn = self.make_urn(request.parent, request.type, request.name)
+        if request.type == "pulumi:pulumi:Stack":
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        pulumi_sdk.ensure_event_loop()
+        args = pulumi.runtime.MockResourceArgs(
+            typ=request.type,
+            name=request.name,
+            inputs=rpc.deserialize_properties(request.object, keep_unknowns=True),
+            provider=request.provider,
+            resource_id=request.importId,
+            custom=bool(request.custom),
+        )
+        id_, state = self.langop_mocks.new_resource(args)
+        self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, id_, state)
+        obj = pulumi_sdk.sync_await(rpc.serialize_properties(state, {}))
+        return registered(urn, id_, obj, str(request.type), bool(request.custom))

@@ -49,6 +49,7 @@ def langop_mocks_fixture(request: pytest.FixtureRequest) -> Iterator[Mocks]:
     )
     pulumi.runtime.set_mocks(
         mocks,
+        monitor=mocks.monitor(),
         project=options.pop("project", "project"),
         stack=options.pop("stack", "stack"),
         preview=options.pop("preview", False),

@@ -21,7 +21,7 @@ from langop_infra.config._names import (
     webhook_auth_env_name,
 )
 from langop_infra.config._pod import WorkloadSpec
-from langop_infra.config._pydantic_errors import problems_from
+from langop_infra.config._pydantic_errors import not_a_mapping, problems_from
 from langop_infra.config.agent import AgentSpec, ToolRef, agent_headers
 from langop_infra.config.checks._checked import VALIDATED
 from langop_infra.config.checks._http_tool_checks import (
@@ -74,7 +74,7 @@ def _validate(model: type[Spec], data: object, path: str) -> tuple[Any, list[Pro
     if isinstance(data, model):
         return data, []
     if not isinstance(data, Mapping):
-        return None, [Problem(path, f"expected a mapping, got {type(data).__name__}")]
+        return None, [Problem(path, not_a_mapping(data))]
     try:
         return model.model_validate(data), []
     except ValidationError as exc:
@@ -276,7 +276,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         VALIDATED.add(data)
         return data
     if not isinstance(data, Mapping):
-        raise SpecError([Problem(path, f"expected a mapping, got {type(data).__name__}")])
+        raise SpecError([Problem(path, not_a_mapping(data))])
     listed = ("tools", "agents", "models", "personas", "httpTools", "http_tools")
     head = {k: v for k, v in data.items() if k not in listed}
     cluster, problems = _validate(ClusterSpec, head, path)
