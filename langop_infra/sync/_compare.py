@@ -143,7 +143,7 @@ def schema_hash(tools: Iterable[Mapping[str, Any]]) -> str:
     return hashlib.sha256(canonical_json(ordered).encode("utf-8")).hexdigest()
 
 
-_JSON_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_JSON_SCALARS: Final[frozenset[object]] = frozenset({str, int, float, bool, type(None)})
 
 
 def _dumps(value: Any) -> str:
@@ -164,17 +164,17 @@ def _json_within(value: Any, limit: int) -> bool:
             return False
         below: list[Any] = []
         for node in level:
-            kind = type(node)
+            kind: object = type(cast(object, node))
             if kind is dict:
-                if not all(type(k) is str for k in node):
+                if not all(type(k) is str for k in cast("dict[Any, Any]", node)):
                     return False
-                children: Iterable[Any] = node.values()
+                children: Iterable[Any] = cast("dict[Any, Any]", node).values()
             elif kind is list:
                 children = node
             else:
                 return False
             for child in children:
-                kind = type(child)
+                kind = type(cast(object, child))
                 if kind is dict or kind is list:
                     below.append(child)
                 elif kind not in scalars:
