@@ -15,7 +15,7 @@ import yaml
 
 from langop_infra import _json as json_reader
 from langop_infra.core import _yaml_io as yaml_io
-from langop_infra.sync import _lock as lock
+from langop_infra.sync import _lock as lock, _lock_json as lock_json
 from langop_infra.sync._compare import MAX_NESTING, SchemaTooDeep, schema_hash
 from langop_infra.sync._lock import LockEntry, LockError, dump_lock, parse_lock
 
@@ -50,7 +50,7 @@ def entries() -> dict[str, LockEntry]:
 def through_yaml(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     """``parse_lock`` as before the JSON route: every text read as YAML."""
     with monkeypatch.context() as patched:
-        patched.setattr(lock, "_JSON_START", re.compile(r"(?!)"))
+        patched.setattr(lock_json, "_JSON_START", re.compile(r"(?!)"))
         return parse_lock(text, "schemas.lock.json")
 
 

@@ -19,17 +19,16 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from langop_infra import _json as json_reader
 from langop_infra._errors import LangopError
 from langop_infra.core import _yaml_io as yaml_io
 from langop_infra.core._redact import redact, secret_strings
 from langop_infra.core._text import one_line
+from langop_infra.sync import _lock_json as lock_json
 from langop_infra.sync._compare import (
     MAX_NESTING,
     SchemaComparison,
@@ -229,10 +228,9 @@ def parse_lock(text: str, source: str = "lock") -> dict[str, LockEntry]:
 def _bounded_document(text: str, source: str) -> Any:
     """The lock's one document, read as stack files are (a pull request can change it): no
     alias bomb, duplicate key or nesting beyond what a synced schema can have."""
-    if _JSON_START.match(text):
-        found = _json_document(text)
-        if found is not _NOT_READ:
-            return found
+    found = lock_json.read(text, max_depth=MAX_NESTING + 4, max_bytes=MAX_LOCK_BYTES)
+    if found is not None:
+        return found
     data = text.encode("utf-8")
     try:
         return yaml_io.load_config(  # JSON is YAML too
@@ -245,48 +243,6 @@ def _bounded_document(text: str, source: str) -> Any:
         raise LockError(f"{source}: refused: {exc}") from None
     except yaml_io.YAMLError as exc:
         raise LockError(f"{source}: not valid YAML or JSON: {one_line(str(exc))}") from None
-
-
-# A lock written as JSON (an object first), read by the C decoder: about ten times faster
-# than building it from YAML events. Anything that decoder does not read cleanly (not JSON,
-# a limit, a key given twice, an integer over the digit limit, a surrogate escape) is read
-# as YAML instead, which refuses it with the line, as before.
-_JSON_START = re.compile(r"[ \t\r\n]*\{")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_NOT_READ: Any = object()
-
-
-class _KeyTwice(ValueError):
-    """A JSON object gives a key twice."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        raise _KeyTwice
-    return found
-
-
-def _json_document(text: str) -> Any:
-    """``text`` read as JSON within the YAML route's limits (size, depth; JSON has no
-    aliases), or ``_NOT_READ``."""
-    if _SURROGATE_ESCAPE.search(text):
-        return _NOT_READ
-    if not text.isascii():
-        try:
-            if len(text.encode("utf-8")) > MAX_LOCK_BYTES:
-                return _NOT_READ  # refused there, by its size in bytes
-        except UnicodeEncodeError:
-            return _NOT_READ
-    try:
-        return json_reader.read(
-            text,
-            max_depth=MAX_NESTING + 4,  # as for YAML, below
-            max_bytes=MAX_LOCK_BYTES,
-            object_pairs_hook=_unique_keys,
-        )
-    except ValueError:  # JSONDecodeError, a limit, _KeyTwice, int's digit limit
-        return _NOT_READ
 
 
 def load_lock(path: str | Path) -> dict[str, LockEntry]:
