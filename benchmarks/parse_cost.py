@@ -11,11 +11,15 @@ read. Files: a lock of tools with realistic input schemas (YAML, and JSON for th
 size), a render stream of Deployments and ConfigMaps, a stack file of tools.
 
 **Linearity** (10,000 tools at most 10x the time of 1,000). ``langop-infra validate`` of
-generated stacks of 1,000 and 10,000 tools (no agents), medians of N runs, as child
-processes; ``--render`` adds ``langop-infra render`` at both sizes (minutes at 10,000).
+generated stacks of 1,000 and 10,000 tools (no agents: the stacks have none to scale),
+as child processes in alternating order (small first, then large first), medians of N runs;
+``--render`` adds ``langop-infra render`` at both sizes (minutes at 10,000). Times are
+judged on CPU seconds (user + system), printed beside wall seconds: on a shared machine the
+wall time measures the other tenants.
 
     python benchmarks/parse_cost.py                 # ~3 minutes on a quiet machine
     python benchmarks/parse_cost.py --render        # + render at 1,000 and 10,000 tools
+    python benchmarks/parse_cost.py --only linearity --render --runs 3
     python benchmarks/parse_cost.py --quick         # seconds; the test suite's smoke test
 """
 
@@ -180,9 +184,10 @@ def measure(kind: str, fmt: str, size_mib: int, tmp: Path) -> dict[str, Any]:
     }
 
 
-def linearity(counts: tuple[int, int], runs: int, render: bool) -> list[dict[str, Any]]:
-    """validate (and render) of stacks of ``counts`` tools: medians, and large / small."""
-    commands = ["validate", "render"] if render else ["validate"]
+def linearity(counts: tuple[int, int], runs: int, commands: list[str]) -> list[dict[str, Any]]:
+    """``commands`` (validate, render) of stacks of ``counts`` tools, as child processes, in
+    alternating order (small first, then large first, ...): medians of CPU time (user +
+    system, the judged figure: the machine may be shared) and of wall time, and large / small."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="langop-bench-") as tmp:
         projects = {}
@@ -193,6 +198,7 @@ def linearity(counts: tuple[int, int], runs: int, render: bool) -> list[dict[str
             projects[count] = project
         for command in commands:
             cpu: dict[int, list[float]] = {count: [] for count in counts}
+            wall: dict[int, list[float]] = {count: [] for count in counts}
             for round_ in range(runs):
                 for count in counts if round_ % 2 == 0 else tuple(reversed(counts)):
                     argv = [
@@ -203,16 +209,28 @@ def linearity(counts: tuple[int, int], runs: int, render: bool) -> list[dict[str
                         "--project-dir",
                         str(projects[count]),
                     ]
-                    cpu[count].append(ro.run_child(argv, None)["cpu_s"])
+                    found = ro.run_child(argv, None)
+                    cpu[count].append(found["cpu_s"])
+                    wall[count].append(found["wall_s"])
+                    print(
+                        f"{command} {count} tools: {found['cpu_s']:.2f} s CPU, "
+                        f"{found['wall_s']:.2f} s wall",
+                        file=sys.stderr,
+                    )
             small, large = (_common.median(cpu[c]) for c in counts)
+            small_wall, large_wall = (_common.median(wall[c]) for c in counts)
             rows.append(
                 {
                     "command": command,
                     "small": counts[0],
                     "large": counts[1],
+                    "runs": runs,
                     "small_cpu_s": small,
                     "large_cpu_s": large,
                     "growth": large / small,
+                    "small_wall_s": small_wall,
+                    "large_wall_s": large_wall,
+                    "wall_growth": large_wall / small_wall,
                 }
             )
     return rows
@@ -222,6 +240,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1 MiB files, 20 and 200 tools")
     parser.add_argument("--render", action="store_true", help="also render at both sizes")
+    parser.add_argument(
+        "--only",
+        choices=("parsing", "linearity"),
+        help="run one half of the benchmark (e.g. --only linearity --render)",
+    )
+    parser.add_argument("--runs", type=int, help="rounds of the linearity comparison")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument(
         "--python",
@@ -236,82 +260,137 @@ def main(argv: list[str] | None = None) -> int:
     if args.python:
         PYTHON[0] = args.python
     plan = QUICK if args.quick else FULL
-    parsing = []
-    with tempfile.TemporaryDirectory(prefix="langop-bench-") as tmp:
-        for size in plan["sizes_mib"]:
-            parsing.append(measure("lock", "yaml", size, Path(tmp)))
-            parsing.append(measure("render", "yaml", size, Path(tmp)))
-            parsing.append(measure("stack", "yaml", STACK_MIB, Path(tmp)))
-        parsing.append(measure("lock", "json", plan["sizes_mib"][-1], Path(tmp)))
-    for p in parsing:  # as measured, should a later step fail
-        print(json.dumps(p), file=sys.stderr)
+    parsing = [] if args.only == "linearity" else run_parsing(plan["sizes_mib"])
+    commands = ["validate", "render"] if args.render else ["validate"]
+    skip_linearity = args.python or args.only == "parsing"
     data: dict[str, Any] = {
         "benchmark": "parse_cost",
         "python": PYTHON[0],
         "parsing": parsing,
-        "linearity": [] if args.python else linearity(plan["tools"], plan["runs"], args.render),
+        "linearity": []
+        if skip_linearity
+        else linearity(plan["tools"], args.runs or plan["runs"], commands),
     }
-    top = max(p["mib"] for p in parsing if p["kind"] == "lock")
-    largest = [p for p in parsing if p["kind"] == "lock" and p["mib"] >= top * 0.9]
-    data["verdicts"] = [
-        (
-            "worst bytes of memory per input byte",
-            max(p["bytes_per_byte"] for p in parsing),
-            TARGETS["bytes_per_byte"],
-        ),
-        (
-            f"largest lock ({largest[0]['mib']} MiB): peak RSS MiB",
-            max(p["peak_rss_mib"] for p in largest),
-            TARGETS["lock_64_rss_mib"],
-        ),
-        (
-            f"largest lock ({largest[0]['mib']} MiB): wall s",
-            max(p["wall_s"] for p in largest),
-            TARGETS["lock_64_s"],
-        ),
-        *[
-            (
-                f"{r['command']} {r['large']} / {r['small']} tools, CPU",
-                r["growth"],
-                TARGETS["growth"],
-            )
-            for r in data["linearity"]
-        ],
-    ]
-    _common.print_machine()
-    print(
-        f"\nreading a file in a child process ({PYTHON[0]}); memory: peak minus resident "
-        "before the read"
-    )
-    _common.print_table(
-        ["file", "format", "MiB", "CPU s", "wall s", "peak RSS MiB", "grown MiB", "B per byte"],
-        [
-            [
-                p["kind"],
-                p["format"],
-                p["mib"],
-                p["cpu_s"],
-                p["wall_s"],
-                round(p["peak_rss_mib"]),
-                round(p["grown_mib"]),
-                p["bytes_per_byte"],
-            ]
-            for p in parsing
-        ],
-    )
-    print("\nvalidate / render of T tools, child processes, medians of CPU time")
-    _common.print_table(
-        ["command", "T small", "CPU s", "T large", "CPU s", "large / small"],
-        [
-            [r["command"], r["small"], r["small_cpu_s"], r["large"], r["large_cpu_s"], r["growth"]]
-            for r in data["linearity"]
-        ],
-    )
-    print("\ntargets:")
-    for name, value, target in data["verdicts"]:
-        print(f"  {name}: {value:.3f} (target {target}: {_common.met(value, target)})")
+    data["verdicts"] = verdicts(parsing, data["linearity"])
+    report(data)
     _common.write_json(args.json, data)
     return 0
+
+
+def run_parsing(sizes_mib: tuple[int, ...]) -> list[dict[str, Any]]:
+    parsing = []
+    with tempfile.TemporaryDirectory(prefix="langop-bench-") as tmp:
+        for size in sizes_mib:
+            parsing.append(measure("lock", "yaml", size, Path(tmp)))
+            parsing.append(measure("render", "yaml", size, Path(tmp)))
+            parsing.append(measure("stack", "yaml", STACK_MIB, Path(tmp)))
+        parsing.append(measure("lock", "json", sizes_mib[-1], Path(tmp)))
+    for p in parsing:  # as measured, should a later step fail
+        print(json.dumps(p), file=sys.stderr)
+    return parsing
+
+
+def verdicts(
+    parsing: list[dict[str, Any]], rows: list[dict[str, Any]]
+) -> list[tuple[str, float, float]]:
+    """(what, measured, target): times are judged on CPU time (user + system), which a
+    shared machine does not inflate; wall time is printed beside them."""
+    found: list[tuple[str, float, float]] = []
+    if parsing:
+        top = max(p["mib"] for p in parsing if p["kind"] == "lock")
+        largest = [p for p in parsing if p["kind"] == "lock" and p["mib"] >= top * 0.9]
+        mib = largest[0]["mib"]
+        found += [
+            (
+                "worst bytes of memory per input byte",
+                max(p["bytes_per_byte"] for p in parsing),
+                TARGETS["bytes_per_byte"],
+            ),
+            (
+                f"largest lock ({mib} MiB): peak RSS MiB",
+                max(p["peak_rss_mib"] for p in largest),
+                TARGETS["lock_64_rss_mib"],
+            ),
+            (
+                f"largest lock ({mib} MiB): CPU s (judged)",
+                max(p["cpu_s"] for p in largest),
+                TARGETS["lock_64_s"],
+            ),
+            (
+                f"largest lock ({mib} MiB): wall s (not judged: load-dependent)",
+                max(p["wall_s"] for p in largest),
+                TARGETS["lock_64_s"],
+            ),
+        ]
+    for r in rows:
+        what = f"{r['command']} {r['large']} / {r['small']} tools"
+        found.append((f"{what}, CPU (judged)", r["growth"], TARGETS["growth"]))
+        found.append(
+            (f"{what}, wall (not judged: load-dependent)", r["wall_growth"], TARGETS["growth"])
+        )
+    return found
+
+
+def report(data: dict[str, Any]) -> None:
+    _common.print_machine()
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if data["parsing"]:
+        print(
+            f"\nreading a file in a child process ({PYTHON[0]}); memory: peak minus resident "
+            "before the read; CPU s is the child's user + system time around the read"
+        )
+        _common.print_table(
+            ["file", "format", "MiB", "CPU s", "wall s", "peak RSS MiB", "grown MiB", "B per byte"],
+            [
+                [
+                    p["kind"],
+                    p["format"],
+                    p["mib"],
+                    p["cpu_s"],
+                    p["wall_s"],
+                    round(p["peak_rss_mib"]),
+                    round(p["grown_mib"]),
+                    p["bytes_per_byte"],
+                ]
+                for p in data["parsing"]
+            ],
+        )
+    if data["linearity"]:
+        runs = data["linearity"][0]["runs"]
+        print(
+            f"\nvalidate / render of T tools, child processes, alternating order, medians of "
+            f"{runs} runs; CPU = user + system seconds"
+        )
+        _common.print_table(
+            [
+                "command",
+                "T small",
+                "CPU s",
+                "wall s",
+                "T large",
+                "CPU s",
+                "wall s",
+                "CPU ratio",
+                "wall ratio",
+            ],
+            [
+                [
+                    r["command"],
+                    r["small"],
+                    r["small_cpu_s"],
+                    r["small_wall_s"],
+                    r["large"],
+                    r["large_cpu_s"],
+                    r["large_wall_s"],
+                    r["growth"],
+                    r["wall_growth"],
+                ]
+                for r in data["linearity"]
+            ],
+        )
+    print("\ntargets: times are judged on CPU seconds (wall seconds depend on the load)")
+    for name, value, target in data["verdicts"]:
+        print(f"  {name}: {value:.3f} (target {target}: {_common.met(value, target)})")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
 from langop_infra._errors import LangopError
@@ -27,9 +29,11 @@ MAX_DEPTH = 100
 # The most a document may hold: ClientOptions.max_response_bytes' default.
 MAX_BYTES = 8 * 1024 * 1024
 
-# A JSON string (escapes included), or one bracket: strings are skipped whole, so a bracket
-# inside one is not counted.
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+# A JSON string (escapes included): strings are removed whole before brackets are counted,
+# so a bracket inside one is not counted.
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class JSONLimitError(LangopError, ValueError):
@@ -49,9 +53,11 @@ def read(
     *,
     max_depth: int = MAX_DEPTH,
     max_bytes: int = MAX_BYTES,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
 ) -> Any:
     """``data`` parsed as JSON; :class:`JSONLimitError` over the limits, ``ValueError``
-    (``json.JSONDecodeError``, ``UnicodeDecodeError``) when it is not JSON."""
+    (``json.JSONDecodeError``, ``UnicodeDecodeError``) when it is not JSON.
+    ``object_pairs_hook`` is ``json.loads``' (e.g. to refuse a key given twice)."""
     if len(data) > max_bytes:
         raise JSONTooLarge(f"the JSON is larger than {max_bytes} bytes ({len(data)})")
     if isinstance(data, (bytes, bytearray)):
@@ -61,7 +67,7 @@ def read(
         text = data
     if depth_over(text, max_depth):
         raise JSONTooDeep(f"the JSON nests more than {max_depth} levels of objects and arrays")
-    return json.loads(text)
+    return json.loads(text, object_pairs_hook=object_pairs_hook)
 
 
 def reason(exc: ValueError) -> str:
@@ -72,16 +78,10 @@ def reason(exc: ValueError) -> str:
 
 def depth_over(text: str, limit: int) -> bool:
     """Whether ``text`` opens more than ``limit`` objects and arrays at once (a linear scan,
-    no recursion; brackets inside strings do not count)."""
+    no recursion; brackets inside strings do not count). Strings and everything but
+    brackets are dropped by the regular-expression engine, and the running depth is summed
+    by ``accumulate``: no Python-level step per token."""
     if text.count("[") + text.count("{") <= limit:
         return False  # cannot nest deeper than it has brackets
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if token == "[" or token == "{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif token == "]" or token == "}":
-            depth -= 1
-    return False
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit

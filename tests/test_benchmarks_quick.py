@@ -112,6 +112,12 @@ def test_parse_cost_quick(tmp_path: Path) -> None:
     [validate] = data["linearity"]
     assert (validate["command"], validate["small"], validate["large"]) == ("validate", 20, 200)
     assert validate["small_cpu_s"] > 0 and validate["growth"] > 0
+    assert validate["small_wall_s"] > 0 and validate["wall_growth"] > 0 and validate["runs"] == 1
+    judged = [name for name, *_ in data["verdicts"] if "(judged)" in name]
+    assert len(judged) == 2 and judged[0].startswith("largest lock ("), judged
+    assert judged[0].endswith("CPU s (judged)"), judged
+    assert judged[1] == "validate 200 / 20 tools, CPU (judged)", judged
+    assert "times are judged on CPU seconds" in stdout
 
 
 def test_fixed_cost_profile_quick(tmp_path: Path) -> None:

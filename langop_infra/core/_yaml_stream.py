@@ -15,6 +15,7 @@ Rare forms (an explicit tag on a mapping or sequence, merge keys ``<<``) raise
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,9 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 _STR_TAG = "tag:yaml.org,2002:str"
 _INT_TAG = "tag:yaml.org,2002:int"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+# A plain decimal integer as SafeConstructor reads it (no sign, underscore, base or
+# sexagesimal part); at most _SHARED_MAX characters, far below Python's digit limit.
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
 _SHARED_MAX = 64  # strings up to this length are shared between equal values
 _CACHED = 4096  # entries each cache holds before it starts again: its cost stays constant
 
@@ -39,20 +43,39 @@ class Unsupported(LangopError):
     """A document this builder leaves to the node graph."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Open:
     """A mapping or sequence being built: its value, size so far, and where it started."""
 
     value: Any
     line: int
     anchor: str | None
-    label: str  # its place, for messages: `tools[3].inputSchema`
+    parent: _Open | None  # the collection it sits in, for its place in messages
+    slot: int | str | None  # its index there, its key's label, or None (it is a key)
     size: int = 1
     key: Any = None
     has_key: bool = False
     key_label: str = ""
-    keys: dict[tuple[str, str], int] = field(default_factory=dict[tuple[str, str], int])
+    # Where each key was given (its start mark), by what it is: the text of a string key,
+    # (tag, text) for any other scalar key: one key whatever its quoting, as in the node graph.
+    keys: dict[object, Any] = field(default_factory=dict[object, Any])
     keys_seen: int = 0
+
+    def label(self) -> str:
+        """Its place, for messages: ``tools[3].inputSchema`` (built only when needed)."""
+        chain: list[_Open] = []
+        node: _Open | None = self
+        while node is not None:
+            chain.append(node)
+            node = node.parent
+        label = ""
+        for node in reversed(chain):
+            slot = node.slot
+            if isinstance(slot, int):
+                label = f"{label}[{slot}]"
+            elif isinstance(slot, str):
+                label = f"{label}.{slot}" if label else slot
+        return label
 
 
 class Builder:
@@ -71,7 +94,7 @@ class Builder:
         self.budget = max_values
         self.error = error
         self.shared: dict[str, str] = {}
-        self.tags: dict[tuple[str, tuple[bool, bool]], str] = {}
+        self.plain_tags: dict[str, str] = {}  # the tags of plain scalars, by text
         self.last_tag = ""  # of the last scalar built: a key's, when one is added
         self.anchors: dict[str, tuple[Any, int, int]] = {}  # value, size, line (0: open)
 
@@ -83,7 +106,8 @@ class Builder:
         for event in events:
             kind = type(event)
             if kind is yaml.ScalarEvent:
-                self._add(stack, root, self._scalar(event, stack), 1, event)  # type: ignore[arg-type]
+                if not (stack and self._common_scalar(stack[-1], event)):  # type: ignore[arg-type]
+                    self._add(stack, root, self._scalar(event, stack), 1, event)  # type: ignore[arg-type]
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 self._open(stack, event, kind)  # type: ignore[arg-type]
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
@@ -113,19 +137,71 @@ class Builder:
 
     # --- values --------------------------------------------------------------------------
 
+    def _common_scalar(self, parent: _Open, event: yaml.ScalarEvent) -> bool:
+        """Add the most common values to ``parent`` with the work of :meth:`_scalar`,
+        :meth:`_add` and :meth:`_key` in one call: a short string without anchor or tag (to
+        a list, as a value or as a new key), or a plain decimal integer (to a list or as a
+        value). False for anything else, or anything to refuse: nothing is done, and the
+        general path does it or says why."""
+        value: str = event.value
+        if len(value) > _SHARED_MAX or event.tag is not None or event.anchor is not None:
+            return False
+        tag = self.plain_tags.get(value) if event.implicit[0] else _STR_TAG
+        if tag is None:
+            tag = self._tag(event)
+        if parent.size >= self.budget:
+            return False
+        container = parent.value
+        if tag == _STR_TAG:
+            shared = self.shared
+            known = shared.get(value)
+            if known is None:
+                if len(shared) >= _CACHED:
+                    shared.clear()
+                known = shared[value] = value
+            if type(container) is list:
+                container.append(known)  # pyright: ignore[reportUnknownMemberType]
+            elif parent.has_key:
+                parent.has_key = False
+                container[parent.key] = known
+            elif known not in parent.keys:
+                parent.keys[known] = event.start_mark
+                parent.keys_seen += 1
+                parent.key, parent.key_label, parent.has_key = known, known, True
+            else:
+                return False  # given twice
+        elif tag == _INT_TAG and _DECIMAL.fullmatch(value):
+            # What SafeConstructor makes of a plain decimal, without its passes.
+            if type(container) is list:
+                container.append(int(value))  # pyright: ignore[reportUnknownMemberType]
+            elif parent.has_key:
+                parent.has_key = False
+                container[parent.key] = int(value)
+            else:
+                return False
+        else:
+            return False
+        parent.size += 1
+        return True
+
     def _tag(self, event: yaml.ScalarEvent) -> str:
-        """The scalar's tag as PyYAML's composer resolves it (remembered for short values)."""
+        """The scalar's tag as PyYAML's composer resolves it (remembered for short plain
+        values)."""
         tag: str | None = event.tag
         if tag is not None and tag != "!":
             return tag
         value, implicit = event.value, event.implicit
+        if not implicit[0]:
+            # Quoted or a block: SafeLoader's resolver has no path resolvers, so it is a
+            # string whatever the text.
+            return _STR_TAG
         if len(value) > _SHARED_MAX:
             return self._resolve(value, implicit)
-        known = self.tags.get((value, implicit))
+        known = self.plain_tags.get(value)  # plain: resolved by its text alone
         if known is None:
-            if len(self.tags) >= _CACHED:
-                self.tags.clear()
-            known = self.tags[(value, implicit)] = self._resolve(value, implicit)
+            if len(self.plain_tags) >= _CACHED:
+                self.plain_tags.clear()
+            known = self.plain_tags[value] = self._resolve(value, implicit)
         return known
 
     def _resolve(self, value: str, implicit: tuple[bool, bool]) -> str:
@@ -181,8 +257,15 @@ class Builder:
         if len(stack) >= self.max_depth:
             message = f"nested more than {self.max_depth} levels deep at line {line}"
             raise self.error(message, line, 1)
-        label = self._child_label(stack)
-        opened = _Open({} if mapping else [], line, event.anchor, label)
+        parent = stack[-1] if stack else None
+        slot: int | str | None = None
+        if parent is not None:
+            container: Any = parent.value
+            if type(container) is list:
+                slot = len(cast("list[Any]", container))
+            elif parent.has_key:
+                slot = parent.key_label
+        opened = _Open({} if mapping else [], line, event.anchor, parent, slot)
         if event.anchor is not None:
             if event.anchor in self.anchors:
                 raise Unsupported("a duplicate anchor")  # PyYAML words the error
@@ -215,7 +298,8 @@ class Builder:
         if type(event) is yaml.ScalarEvent:
             tag = self.last_tag
             line = event.start_mark.line + 1
-            first = parent.keys.setdefault((tag, event.value), line)
+            known = event.value if tag == _STR_TAG else (tag, event.value)
+            first = parent.keys.setdefault(known, event.start_mark).line + 1
             if parent.keys_seen == len(parent.keys):  # the key was there already
                 raise self.error(
                     f"key {event.value!r} given twice, at line {first} and line {line}; keep one",
@@ -236,15 +320,17 @@ class Builder:
 
     @staticmethod
     def _child_label(stack: list[_Open]) -> str:
+        """The place of a value added now to the innermost open collection."""
         if not stack:
             return ""
         parent = stack[-1]
+        label = parent.label()
         container: object = parent.value
         if isinstance(container, list):
-            return f"{parent.label}[{len(cast('list[Any]', container))}]"
+            return f"{label}[{len(cast('list[Any]', container))}]"
         if not parent.has_key:
-            return parent.label  # a key's own place is its mapping's
-        return f"{parent.label}.{parent.key_label}" if parent.label else parent.key_label
+            return label  # a key's own place is its mapping's
+        return f"{label}.{parent.key_label}" if label else parent.key_label
 
     def _check_int(self, value: str, event: yaml.ScalarEvent, stack: list[_Open]) -> None:
         limit = sys.get_int_max_str_digits()

@@ -132,9 +132,55 @@ def schema_hash(tools: Iterable[Mapping[str, object]]) -> str:
     """SHA-256 (hex) of the canonical JSON of ``tools`` sorted by name; list order is ignored.
     :class:`SchemaTooDeep` for tools nested over :data:`MAX_NESTING` levels."""
     tools = list(tools)
+    if _json_within(tools, MAX_NESTING):
+        # Plain JSON values: each tool is encoded once, and the list's canonical JSON is
+        # those texts joined, in the same order and with the same bytes as below.
+        keyed = sorted((_name_of(t) or "", _dumps(t)) for t in tools)
+        text = "[" + ",".join(key for _, key in keyed) + "]"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
     check_nesting(tools)
     ordered = sorted((_plain(t) for t in tools), key=lambda t: (_name_of(t) or "", _key(t)))
     return hashlib.sha256(canonical_json(ordered).encode("utf-8")).hexdigest()
+
+
+_JSON_SCALARS: Final[frozenset[object]] = frozenset({str, int, float, bool, type(None)})
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_within(value: Any, limit: int) -> bool:
+    """Whether ``value`` is built of dicts with string keys, lists and JSON scalars only,
+    nested at most ``limit`` levels: then ``_plain`` would return it unchanged and
+    :func:`check_nesting` would pass. One pass over containers, level by level, no recursion
+    and no per-value function call; False leaves the value to the general path."""
+    level: list[Any] = [value]
+    depth = 0
+    scalars = _JSON_SCALARS
+    while level:
+        depth += 1
+        if depth > limit:
+            return False
+        below: list[Any] = []
+        for node in level:
+            kind: object = type(cast(object, node))
+            if kind is dict:
+                if not all(type(k) is str for k in cast("dict[Any, Any]", node)):
+                    return False
+                children: Iterable[Any] = cast("dict[Any, Any]", node).values()
+            elif kind is list:
+                children = node
+            else:
+                return False
+            for child in children:
+                kind = type(cast(object, child))
+                if kind is dict or kind is list:
+                    below.append(child)
+                elif kind not in scalars:
+                    return False
+        level = below
+    return True
 
 
 def compare_tools(

@@ -28,6 +28,7 @@ from langop_infra._errors import LangopError
 from langop_infra.core import _yaml_io as yaml_io
 from langop_infra.core._redact import redact, secret_strings
 from langop_infra.core._text import one_line
+from langop_infra.sync import _lock_json as lock_json
 from langop_infra.sync._compare import (
     MAX_NESTING,
     SchemaComparison,
@@ -227,6 +228,9 @@ def parse_lock(text: str, source: str = "lock") -> dict[str, LockEntry]:
 def _bounded_document(text: str, source: str) -> Any:
     """The lock's one document, read as stack files are (a pull request can change it): no
     alias bomb, duplicate key or nesting beyond what a synced schema can have."""
+    found = lock_json.read(text, max_depth=MAX_NESTING + 4, max_bytes=MAX_LOCK_BYTES)
+    if found is not None:
+        return found
     data = text.encode("utf-8")
     try:
         return yaml_io.load_config(  # JSON is YAML too
