@@ -117,6 +117,9 @@ def test_parse_cost_quick(tmp_path: Path) -> None:
     assert len(judged) == 2 and judged[0].startswith("largest lock ("), judged
     assert judged[0].endswith("CPU s (judged)"), judged
     assert judged[1] == "validate 200 / 20 tools, CPU (judged)", judged
+    # Linear is the target: the time ratio at most the tool-count ratio (200 / 20).
+    targets = {name: target for name, _, target in data["verdicts"]}
+    assert targets["validate 200 / 20 tools, CPU (judged)"] == 10.0, targets
     assert "times are judged on CPU seconds" in stdout
 
 
