@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import pytest
 import yaml
@@ -30,7 +31,7 @@ from langop_infra.offline._render import render_stack
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _common import cluster_document  # noqa: E402
+from _common import cluster_document  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 pytestmark = pytest.mark.slow
 
@@ -111,7 +112,7 @@ def test_the_guard_sees_a_loop_over_all_tools_per_tool(tmp_path: Path) -> None:
     original = pods.tool_objects
     seen: list[object] = []  # every tool built so far
 
-    def quadratic(*args: object, **kwargs: object) -> object:
+    def quadratic(*args: Any, **kwargs: Any) -> Any:
         seen.append(args)
         for _ in seen:  # every earlier tool, once per tool
             pairwise()
