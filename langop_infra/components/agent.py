@@ -130,7 +130,9 @@ class LanguageAgent(PlannedComponent):
             else None,
         )
         account = [self.service_account] if self.service_account else []
-        pod_spec = with_pod_annotations(deployment, self._secrets(plan))
+        pod_spec = with_pod_annotations(
+            deployment, self._secrets(plan), f"{key}-rollout-key", child
+        )
         self.card_config_map = register_card(key, agent, namespace, labels, objects, child)
         self.deployment, self.cron_job = register_workload(
             key,
@@ -227,7 +229,7 @@ class LanguageAgent(PlannedComponent):
         )
 
     def _secrets(self, plan: AgentPlan) -> list[Any]:
-        """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
+        """The Secrets whose data rolls the pods: its own, the cluster's it reads, and
         its sidecars' own."""
         env = agent_env(
             plan.spec,

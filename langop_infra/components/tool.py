@@ -393,7 +393,7 @@ class LanguageTool(PlannedComponent):
             metadata=object_meta(
                 tool.name, namespace, labels, plan.spec_part(user_meta.workload_annotations)
             ),
-            spec=with_pod_annotations(deployment, secrets),
+            spec=with_pod_annotations(deployment, secrets, f"{key}-rollout-key", child),
             opts=pulumi.ResourceOptions.merge(
                 child, pulumi.ResourceOptions(depends_on=[self.service_account])
             )

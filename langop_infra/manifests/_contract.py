@@ -34,7 +34,7 @@ TOOL_LABEL = "langop.io/tool"
 AGENT_LABEL = "langop.io/agent"
 ACCESS_LABEL_PREFIX = "access.langop.io/"
 CONFIG_CHECKSUM_ANNOTATION = "langop.io/config-checksum"
-SECRET_VERSIONS_ANNOTATION = "langop.io/secret-versions"
+SECRET_DIGEST_ANNOTATION = "langop.io/secret-digest"
 
 # ``${VAR}`` and ``${VAR:-default}``, as the agent runtime expands them.
 URL_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}")

@@ -23,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 from langop_infra._errors import REDACTED
 from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk
 from langop_infra.core._gc_tuning import tuned_for_run
+from langop_infra.sync import rollout_key
 
 # How a value the engine learns only at `pulumi up` shows in a render, as `[secret]` does.
 UNKNOWN_MARKER = "[unknown]"
@@ -112,6 +113,9 @@ class _Mocks(pulumi.runtime.Mocks):
             # Another stack's outputs, as the caller supplies them (none: an empty stack).
             outputs = dict(self.stack_outputs.get(state.get("name", ""), {}))
             return state.get("name", args.name), {**state, "outputs": outputs}
+        key = rollout_key.offline_outputs(args.typ, state)
+        if key is not None:  # rollout_key.OFFLINE_KEY: renders stay the same run to run
+            return f"{args.name}-id", key
         if args.typ == DYNAMIC_TYPE:
             # Never run: a dynamic resource stays Pending unless the caller says otherwise.
             state.update({"phase": "Pending"})
@@ -127,8 +131,7 @@ class _Mocks(pulumi.runtime.Mocks):
         return {}, None
 
 
-# Metadata the API server fills in. (resourceVersion is left out: a missing one reads as
-# "no version yet", which pod-template annotations rely on.)
+# Metadata the API server fills in.
 _ASSIGNED = ("uid", "creationTimestamp")
 
 
