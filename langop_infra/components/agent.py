@@ -243,11 +243,9 @@ class LanguageAgent(PlannedComponent):
         used = set(contract.secret_names_used(env))
         secrets = [self.secret] if self.secret is not None else []
         secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
-        secrets += [
-            t.secret
-            for t, target in zip(plan.tools, plan.targets, strict=True)
-            if target.sidecar_container is not None and getattr(t, "secret", None) is not None
-        ]
+        for tool, target in zip(plan.tools, plan.targets, strict=True):
+            if target.sidecar_container is not None:
+                secrets += getattr(tool, "read_secrets", [])
         return secrets
 
 
