@@ -3,8 +3,9 @@
 Each workload that reads a Secret langop-infra makes (tool and agent Deployments, a scheduled
 agent's CronJob, the model gateway) carries ``langop.io/secret-digest: hmac-sha256:<hex>`` on
 its pod template: an HMAC of the Secrets' data keyed by the workload's RolloutKey, a dynamic
-resource whose key lives only in Pulumi state. Offline runs answer the key with the fixed
-``OFFLINE_KEY``; the provider itself is driven through the SDK's own servicer.
+resource whose key lives only in Pulumi state. The mock engine answers the key only when
+given one (here ``OFFLINE_KEY``; ``render`` derives one from ``--fingerprint-key-env``), else
+the digest stays unknown; the provider itself is driven through the SDK's own servicer.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def cluster_document(token: str, image: str = IMAGE, extra: str | None = None) -
 
 
 def render(document: dict[str, Any], **options: Any) -> ProgramRun:
+    options.setdefault("rollout_key", OFFLINE_KEY)
     return run_program(lambda: LanguageCluster("apps", document), **options)
 
 
@@ -198,10 +200,14 @@ def tool_with_secret_env(value: str) -> Callable[[], Any]:
     return program
 
 
+def keyed(program: Callable[[], Any]) -> ProgramRun:
+    return run_program(program, rollout_key=OFFLINE_KEY)
+
+
 def test_a_secret_output_in_env_rolls_the_tool() -> None:
-    before = pod_metadata(run_program(tool_with_secret_env(TOKEN)), "Deployment", "memory")
-    same = pod_metadata(run_program(tool_with_secret_env(TOKEN)), "Deployment", "memory")
-    after = pod_metadata(run_program(tool_with_secret_env(OTHER)), "Deployment", "memory")
+    before = pod_metadata(keyed(tool_with_secret_env(TOKEN)), "Deployment", "memory")
+    same = pod_metadata(keyed(tool_with_secret_env(TOKEN)), "Deployment", "memory")
+    after = pod_metadata(keyed(tool_with_secret_env(OTHER)), "Deployment", "memory")
     digest_before = before["annotations"][SECRET_DIGEST_ANNOTATION]
     assert same["annotations"][SECRET_DIGEST_ANNOTATION] == digest_before
     assert after["annotations"][SECRET_DIGEST_ANNOTATION] != digest_before
@@ -294,7 +300,7 @@ def test_the_programs_key_output_is_a_secret(key_program: Any) -> Any:
 
 
 def test_the_key_never_reaches_logs(caplog: pytest.LogCaptureFixture) -> None:
-    run = run_program(tool_with_secret_env(TOKEN))
+    run = keyed(tool_with_secret_env(TOKEN))
     text = "\n".join([*run.logs, *run.warnings, caplog.text])
     assert OFFLINE_KEY not in text and TOKEN not in text
 
@@ -360,9 +366,9 @@ def test_refresh_reads_back_the_same_key_still_secret() -> None:
 
 
 def test_offline_mocks_answer_only_the_key_resource() -> None:
-    answered = rollout_key.offline_outputs(TYPE, {"purpose": "x"})
+    answered = rollout_key.offline_outputs(TYPE, {"purpose": "x"}, OFFLINE_KEY)
     assert answered == {"purpose": "x", "key": OFFLINE_KEY}
-    assert rollout_key.offline_outputs("pulumi-python:dynamic:Resource", {"x": 1}) is None
+    assert rollout_key.offline_outputs("pulumi-python:dynamic:Resource", {"x": 1}, "k") is None
     # The SDK derives the type token the mocks answer from the class's module and name.
     derived = RolloutKey._resource_type_name  # pyright: ignore[reportPrivateUsage]
     assert f"pulumi-python:{derived}" == TYPE
@@ -392,3 +398,58 @@ def test_a_sidecar_reading_a_cluster_secret_rolls_its_agent() -> None:
 
     assert agent_digest(TOKEN) == agent_digest(TOKEN)
     assert agent_digest(TOKEN) != agent_digest(OTHER)
+
+
+# -- render: no digest under a key anyone knows ---------------------------------------------
+
+
+def test_without_a_key_the_render_shows_the_digest_unknown_and_the_rest_known() -> None:
+    document = cluster_document(TOKEN)
+    document["agents"][0]["podAnnotations"] = {"team": "research"}
+    run = render(document, rollout_key=None, preview=True)
+    annotations = pod_metadata(run, "Deployment", "researcher")["annotations"]
+    assert annotations[SECRET_DIGEST_ANNOTATION] == "[unknown]"
+    assert annotations["team"] == "research"
+    assert annotations["langop.io/config-checksum"] != "[unknown]"
+    assert SECRET_DIGEST_ANNOTATION not in pod_metadata(run, "Deployment", "plain").get(
+        "annotations", {}
+    )
+
+
+def test_the_dev_render_derives_the_key_only_from_the_users_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import contextlib
+    import io
+    from pathlib import Path
+
+    from langop_infra.cli.main import main
+
+    root = Path(__file__).resolve().parents[1]
+
+    def rendered(*argv: str) -> tuple[str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            assert main(["render", "--project-dir", str(root), "--stack", "dev", *argv]) == 0
+        return out.getvalue(), err.getvalue()
+
+    plain, warnings = rendered()
+    assert f"{SECRET_DIGEST_ANNOTATION}: '[unknown]'" in plain
+    assert SECRET_DIGEST_ANNOTATION not in warnings  # unknown by design: no warning
+    user_key = "a-fingerprint-key-for-tests-0123456789"
+    monkeypatch.setenv("ROLL_KEY", user_key)
+    keyed_text, _ = rendered("--fingerprint-key-env", "ROLL_KEY")
+    [line] = [x for x in keyed_text.splitlines() if SECRET_DIGEST_ANNOTATION in x]
+    shown = line.split(": ", 1)[1]
+    assert shown.startswith(DIGEST_PREFIX)
+    derived = rollout_key.derived_key(user_key.encode())
+    assert derived not in keyed_text and OFFLINE_KEY not in keyed_text
+    assert user_key not in keyed_text
+    # Not the digest anyone could compute with the public test key.
+    assert shown != digest(
+        OFFLINE_KEY,
+        [
+            ("search-credentials", {"token": "dev-search-token-not-for-prod"}),
+            ("ticketing-token", {"token": "dev-ticketing-token-not-for-prod"}),
+        ],
+    )

@@ -229,11 +229,12 @@ def with_pod_annotations(
     The annotations stay an Output inside a plain spec, so a preview shows the rest of it."""
     if not secrets:
         return deployment
-    signed = rollout.secret_digest(secrets, key_name, opts)
+    read, signed = rollout.secret_digest(secrets, key_name, opts)
 
     def merge(spec: dict[str, Any]) -> dict[str, Any]:
         template = spec["template"]
-        annotations = rollout.with_digest(template["metadata"].get("annotations", {}), signed)
+        given = template["metadata"].get("annotations", {})
+        annotations = rollout.with_digest(given, read, signed)
         metadata = {**template["metadata"], "annotations": annotations}
         return {**spec, "template": {**template, "metadata": metadata}}
 

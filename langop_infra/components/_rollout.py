@@ -75,33 +75,40 @@ def _data_of(secret: Any) -> Any:
 
 def secret_digest(
     secrets: Sequence[Any], key_name: str, opts: pulumi.ResourceOptions
-) -> pulumi.Output[str | None]:
-    """The digest of ``secrets`` (Secrets, Outputs of one or of None), not secret; None when
-    the workload turns out to read none of them. Registers the workload's
-    :class:`RolloutKey` ``key_name`` with ``opts``."""
+) -> tuple[pulumi.Output[bool], pulumi.Output[str | None]]:
+    """Whether the workload reads any of ``secrets`` (Secrets, Outputs of one or of None),
+    and the digest of those it reads, neither of them secret. Registers the workload's
+    :class:`RolloutKey` ``key_name`` with ``opts``. The first is known as soon as the
+    Secrets' data is; the digest also waits for the key (unknown at a first preview)."""
     key = pulumi.Output.secret(RolloutKey(key_name, opts).key)
+    data = pulumi.Output.all(*[_data_of(s) for s in secrets])
 
-    def sign(parts: list[Any]) -> Any:
-        present = sorted((p for p in parts if p is not None), key=lambda p: str(p[0]))
-        if not present:
-            return None
+    def read(parts: list[Any]) -> bool:
+        return any(p is not None for p in parts)
+
+    def sign(parts: list[Any]) -> str | None:
+        key_hex, found = parts[0], [p for p in parts[1] if p is not None]
         # Without a key (a user's own mocks that do not know RolloutKey) there is no digest.
-        return key.apply(lambda k: digest(k, present) if k else None)
+        if not found or not key_hex:
+            return None
+        return digest(key_hex, sorted(found, key=lambda p: str(p[0])))
 
-    signed = pulumi.Output.all(*[_data_of(s) for s in secrets]).apply(sign)
-    return pulumi.Output.unsecret(cast("pulumi.Output[str | None]", signed))
+    signed = pulumi.Output.all(key, data).apply(sign)
+    return pulumi.Output.unsecret(data.apply(read)), pulumi.Output.unsecret(signed)
 
 
-def with_digest(annotations: Any, signed: pulumi.Output[str | None]) -> pulumi.Output[Any]:
-    """Pod-template ``annotations`` (a mapping or an Output of one) plus the digest."""
+def with_digest(
+    annotations: Any, read: pulumi.Output[bool], signed: pulumi.Output[str | None]
+) -> pulumi.Output[Any]:
+    """Pod-template ``annotations`` (a mapping or an Output of one), plus the digest when the
+    workload reads a Secret. The digest stays an Output inside the mapping: while it is
+    unknown, the other annotations are not."""
 
     def merge(parts: list[Any]) -> dict[str, Any]:
         given = dict(cast("Mapping[str, Any]", parts[0] or {}))
-        return {**given, SECRET_DIGEST_ANNOTATION: parts[1]} if parts[1] else given
+        return {**given, SECRET_DIGEST_ANNOTATION: signed} if parts[1] else given
 
+    given: Any = annotations
     if isinstance(annotations, pulumi.Output):
-        given = cast("pulumi.Output[Any]", annotations)
-        return pulumi.Output.all(given, signed).apply(merge)
-    # A plain mapping stays one inside: an unknown digest leaves the other values known.
-    plain: Any = annotations
-    return signed.apply(lambda value: merge([plain, value]))
+        return pulumi.Output.all(cast("pulumi.Output[Any]", given), read).apply(merge)
+    return read.apply(lambda flag: merge([given, flag]))

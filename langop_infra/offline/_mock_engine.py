@@ -102,7 +102,9 @@ class _Mocks(pulumi.runtime.Mocks):
         dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None,
         stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
         preview: bool = False,
+        rollout_key: str | None = None,
     ) -> None:
+        self.rollout_key = rollout_key
         self.dynamic_state = dynamic_state
         self.stack_outputs = stack_outputs or {}
         self.preview = preview
@@ -113,8 +115,9 @@ class _Mocks(pulumi.runtime.Mocks):
             # Another stack's outputs, as the caller supplies them (none: an empty stack).
             outputs = dict(self.stack_outputs.get(state.get("name", ""), {}))
             return state.get("name", args.name), {**state, "outputs": outputs}
-        key = rollout_key.offline_outputs(args.typ, state)
-        if key is not None:  # rollout_key.OFFLINE_KEY: renders stay the same run to run
+        # Unknown unless the caller holds a key: digests under a known key would be hashes.
+        key = rollout_key.offline_outputs(args.typ, state, self.rollout_key or UNKNOWN)
+        if key is not None:
             return f"{args.name}-id", key
         if args.typ == DYNAMIC_TYPE:
             # Never run: a dynamic resource stays Pending unless the caller says otherwise.
@@ -261,13 +264,15 @@ def run_program(
     dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     into: ProgramRun | None = None,
     stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+    rollout_key: str | None = None,
 ) -> ProgramRun:
     """Run ``program`` under the mock engine with the given stack config.
 
     ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
     of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
-    by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was
+    by ``<org>/<project>/<stack>``, for StackReferences; ``rollout_key`` the workloads'
+    rollout key (hex; None: unknown, as at a first preview). Pass ``into`` to keep what was
     registered even when the program raises. Every :data:`CATCH_UP_EVERY` workloads the
     components build (:func:`pacing.workload_built`), the engine answers every pending
     registration before the program goes on.
@@ -282,7 +287,7 @@ def run_program(
     pulumi_sdk.ensure_event_loop()
     pulumi_sdk.clear_root()
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
-    mocks_ = _Mocks(dynamic_state, stack_outputs, preview)
+    mocks_ = _Mocks(dynamic_state, stack_outputs, preview, rollout_key)
     monitor = _RecordingMonitor(mocks_, run)
     pulumi.runtime.set_mocks(
         mocks_,

@@ -11,13 +11,17 @@ refresh``) returns it as it was. Its output ``key`` is a secret
 (``additional_secret_outputs``); the program reads it only through ``Output.secret``.
 
 Public by name: Pulumi pickles the provider by this module's path into every stack's state.
-Offline runs (``render``, the mock engine, :class:`langop_infra.testing.Mocks`) never run
-it: they answer with :data:`OFFLINE_KEY`, a fixed key that keeps renders deterministic and
-is never used by ``pulumi up``.
+Offline runs never run it. The mock engine (``render``) answers with a key only when given
+one (``render --fingerprint-key-env``: a key derived from the user's), else leaves the key,
+and so the digest, unknown, as the first ``pulumi preview`` shows it: a digest under a key
+anyone knows would be a plain hash of the secrets in disguise. :class:`langop_infra.testing.
+Mocks` answers with :data:`OFFLINE_KEY`, a fixed key, so users' tests can assert rollouts.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import uuid
 from collections.abc import Mapping
@@ -31,8 +35,8 @@ KEY_BYTES = 32
 PURPOSE = "pod-rollout HMAC key"
 # The Pulumi type token the SDK derives from ``module`` and ``name`` below.
 TYPE = "pulumi-python:dynamic/langop:RolloutKey"
-# Documented (docs/secrets.md): offline runs' key, 32 bytes of 0x6c ("l"). Not a secret:
-# digests made with it are only ever shown in renders.
+# Documented (SECURITY.md, Pod rollouts): the key of users' test mocks, 32 bytes of 0x6c.
+# Public: a digest under it is no better than a plain hash, so renders never use it.
 OFFLINE_KEY = "6c" * KEY_BYTES
 
 
@@ -41,12 +45,18 @@ def new_key() -> str:
     return secrets.token_hex(KEY_BYTES)
 
 
-def offline_outputs(type_: str, inputs: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The outputs offline mocks give a :class:`RolloutKey` (its inputs with
-    :data:`OFFLINE_KEY`), or None for any other resource."""
+def offline_outputs(type_: str, inputs: Mapping[str, Any], key: Any) -> dict[str, Any] | None:
+    """The outputs offline mocks give a :class:`RolloutKey` (its inputs with ``key``), or
+    None for any other resource."""
     if type_ != TYPE:
         return None
-    return {**inputs, "key": OFFLINE_KEY}
+    return {**inputs, "key": key}
+
+
+def derived_key(user_key: bytes) -> str:
+    """A rollout key for offline renders from a key the user holds (``render
+    --fingerprint-key-env``): digests only that user can reproduce."""
+    return hmac.new(user_key, b"langop-infra rollout key", hashlib.sha256).hexdigest()
 
 
 class RolloutKeyProvider(dyn.ResourceProvider):

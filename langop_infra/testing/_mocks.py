@@ -49,7 +49,7 @@ class Mocks(pulumi.runtime.Mocks):
         state = dict(_inputs(args))
         if args.typ.startswith("kubernetes:"):
             return kubernetes_state(args.typ, args.name, state)
-        key = rollout_key.offline_outputs(args.typ, state)
+        key = rollout_key.offline_outputs(args.typ, state, rollout_key.OFFLINE_KEY)
         if key is not None:  # the fixed rollout_key.OFFLINE_KEY: digests stable run to run
             return f"{args.name}-id", key
         # An A2A peer's card sync (sync/card_sync.py) carries card_path: not a tool's sync.
