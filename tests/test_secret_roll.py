@@ -453,3 +453,9 @@ def test_the_dev_render_derives_the_key_only_from_the_users_key(
             ("ticketing-token", {"token": "dev-ticketing-token-not-for-prod"}),
         ],
     )
+
+
+def test_diff_knows_the_digest_annotation_by_its_contract_name() -> None:
+    from langop_infra.offline import _manifest_diff
+
+    assert _manifest_diff.SECRET_DIGEST_ANNOTATION == SECRET_DIGEST_ANNOTATION

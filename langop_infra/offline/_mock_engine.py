@@ -115,8 +115,10 @@ class _Mocks(pulumi.runtime.Mocks):
             # Another stack's outputs, as the caller supplies them (none: an empty stack).
             outputs = dict(self.stack_outputs.get(state.get("name", ""), {}))
             return state.get("name", args.name), {**state, "outputs": outputs}
-        # Unknown unless the caller holds a key: digests under a known key would be hashes.
-        key = rollout_key.offline_outputs(args.typ, state, self.rollout_key or UNKNOWN)
+        # At preview (every render) unknown unless the caller holds a key: a digest under a
+        # key anyone knows would be a plain hash. A run as `pulumi up` (tests) has a key.
+        default = UNKNOWN if self.preview else rollout_key.OFFLINE_KEY
+        key = rollout_key.offline_outputs(args.typ, state, self.rollout_key or default)
         if key is not None:
             return f"{args.name}-id", key
         if args.typ == DYNAMIC_TYPE:
@@ -272,10 +274,11 @@ def run_program(
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
     of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
     by ``<org>/<project>/<stack>``, for StackReferences; ``rollout_key`` the workloads'
-    rollout key (hex; None: unknown, as at a first preview). Pass ``into`` to keep what was
-    registered even when the program raises. Every :data:`CATCH_UP_EVERY` workloads the
-    components build (:func:`pacing.workload_built`), the engine answers every pending
-    registration before the program goes on.
+    rollout key (hex; None: unknown at preview, as at a first ``pulumi preview``, and the
+    public ``OFFLINE_KEY`` in a run as ``pulumi up``, which only tests make). Pass ``into``
+    to keep what was registered even when the program raises. Every :data:`CATCH_UP_EVERY`
+    workloads the components build (:func:`pacing.workload_built`), the engine answers every
+    pending registration before the program goes on.
     """
     run = into if into is not None else ProgramRun()
     # Not from logging.getLogger: the registry would keep every run alive for good.
