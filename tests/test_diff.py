@@ -598,11 +598,17 @@ def test_a_rotated_secret_shows_as_changed_with_fingerprints(
     assert rendered.count("[secret hmac-sha256 key=") == 4
     code, out, _ = run_diff(old, new, capsys)
     assert code == 1
-    assert out == (
-        "~ Secret research-dev/search-credentials\n"
-        "    stringData.token: secret value changed\n"
-        "0 added, 0 removed, 1 changed (1 secret value changed)\n"
+    # The researcher reads that Secret: its pods roll (a digest keyed by the user's key).
+    lines = out.splitlines()
+    assert lines[0] == "~ Deployment research-dev/researcher"
+    assert lines[1].startswith(
+        "    spec.template.metadata.annotations.langop.io/secret-digest: hmac-sha256:"
     )
+    assert lines[2:] == [
+        "~ Secret research-dev/search-credentials",
+        "    stringData.token: secret value changed",
+        "0 added, 0 removed, 2 changed (1 field, 1 secret value changed)",
+    ]
     same = _render_to(tmp_path / "same.yaml", monkeypatch, KEY, "--stack", "dev")
     code, out, _ = run_diff(old, same, capsys)
     assert (code, out) == (0, "no differences\n")

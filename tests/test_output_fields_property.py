@@ -25,7 +25,7 @@ from langop_infra.config._model import ModelSpec
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import SpecError
-from langop_infra.manifests._contract import SECRET_VERSIONS_ANNOTATION
+from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
 from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
 
@@ -247,8 +247,8 @@ def _spec_error(exc: BaseException) -> SpecError | None:
 
 
 def normal(run: ProgramRun, drop_own_secret: bool) -> list[dict[str, Any]]:
-    """The registered objects as manifests, without the secret-versions annotation (the
-    own Secret's version) and, if asked, without the workload's own Secret."""
+    """The registered objects as manifests, without the secret-digest annotation (of the
+    Secrets' data) and, if asked, without the workload's own Secret."""
     found = []
     for manifest in run.manifests():
         if drop_own_secret and manifest["kind"] == "Secret":
@@ -256,7 +256,7 @@ def normal(run: ProgramRun, drop_own_secret: bool) -> list[dict[str, Any]]:
         text = json.dumps(manifest)
         manifest = json.loads(text)
         template = manifest.get("spec", {}).get("template", {}).get("metadata", {})
-        template.get("annotations", {}).pop(SECRET_VERSIONS_ANNOTATION, None)
+        template.get("annotations", {}).pop(SECRET_DIGEST_ANNOTATION, None)
         found.append(manifest)
     # Registration order follows when Outputs resolve.
     return sorted(found, key=lambda m: (m["kind"], m["metadata"]["name"]))

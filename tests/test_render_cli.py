@@ -674,6 +674,7 @@ def test_render_matches_the_config_encoding_of_the_pulumi_cli() -> None:
         project="langop-infra",
         stack="dev",
         config=as_cli,
+        preview=True,  # as render runs it (a run as `pulumi up` would know the secret digest)
     )
     assert (
         BANNER + dump_stream(run.manifests())

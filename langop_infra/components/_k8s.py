@@ -10,10 +10,14 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import _inputs as inputs, _secret_routing as secret_routing
+from langop_infra.components import (
+    _inputs as inputs,
+    _rollout as rollout,
+    _secret_routing as secret_routing,
+)
 from langop_infra.core import _pulumi_sdk as pulumi_sdk
 from langop_infra.core.problems import Problem, SpecError
-from langop_infra.manifests._contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
+from langop_infra.manifests._contract import workload_secret_name
 
 # Labels or annotations: a mapping (its values may be Outputs), or an Output of one while a
 # value the user gave is not known yet (see inputs.part).
@@ -100,13 +104,15 @@ def opaque_secret(
     opts: pulumi.ResourceOptions,
 ) -> k8s.core.v1.Secret:
     """A Secret whose every value is a Pulumi secret, whatever form it came in."""
-    return k8s.core.v1.Secret(
+    data = {key: pulumi.Output.secret(value) for key, value in values.items()}
+    secret = k8s.core.v1.Secret(
         resource_name,
         metadata=object_meta(name, namespace, labels),
         type="Opaque",
-        string_data={key: pulumi.Output.secret(value) for key, value in values.items()},
+        string_data=data,
         opts=opts,
     )
+    return rollout.remember(secret, name, data)
 
 
 def network_policy(
@@ -188,13 +194,16 @@ def workload_secret(
         return None
 
     def secret(_: Any = None) -> k8s.core.v1.Secret:
-        return k8s.core.v1.Secret(
+        name = workload_secret_name(workload)
+        data = secret_routing.secret_data(owned, routed)
+        made = k8s.core.v1.Secret(
             f"{key}-env",
-            metadata=object_meta(workload_secret_name(workload), namespace, labels),
+            metadata=object_meta(name, namespace, labels),
             type="Opaque",
-            string_data=secret_routing.secret_data(owned, routed),
+            string_data=data,
             opts=opts,
         )
+        return rollout.remember(made, name, data)
 
     if owned:
         return secret()
@@ -204,45 +213,6 @@ def workload_secret(
         *[pulumi.Output.unsecret(r.apply(lambda pair: pair[1] is not None)) for r in routed]
     )
     return needed.apply(lambda flags: secret() if any(flags) else None)
-
-
-def pod_annotations(
-    annotations: Meta, secrets: Sequence[Any]
-) -> pulumi.Input[dict[str, str]]:
-    """Pod-template annotations, plus the managed Secrets' resource versions.
-
-    A changed Secret gets a new resourceVersion, so the pods roll. The version says nothing
-    of the value, unlike a checksum of it, and is not secret, so the Deployment's spec stays
-    readable in previews (Pulumi would otherwise mark the whole spec secret).
-    """
-    if not secrets:
-        return annotations if isinstance(annotations, pulumi.Output) else dict(annotations)
-    versions = [_version_of(s) for s in secrets]
-
-    def merge(parts: list[Any]) -> dict[str, str]:
-        given = cast("Mapping[str, str]", parts[0] or {})
-        joined = ",".join(sorted(p for p in parts[1:] if p))
-        return {**given, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(given)
-
-    if isinstance(annotations, pulumi.Output):
-        return pulumi.Output.all(annotations, *versions).apply(merge)
-    # A plain mapping stays one: an unknown value in it leaves the others known.
-    return pulumi.Output.all(*versions).apply(lambda parts: merge([annotations, *parts]))
-
-
-def _version_of(secret: Any) -> Any:
-    """``<name>@<resourceVersion>`` of a Secret, or of an Output of one (or of None)."""
-    if secret is None:
-        return ""
-    if isinstance(secret, pulumi.Output):
-        return cast("pulumi.Output[Any]", secret).apply(_version_of)
-    def tag(parts: list[Any]) -> str:
-        name, version = parts
-        return f"{name}@{version}" if version else ""
-
-    # Field by field: the API server's other metadata (uid) is unknown at preview.
-    meta = secret.metadata
-    return pulumi.Output.all(meta.name, meta.resource_version).apply(tag)
 
 
 def child_options(
@@ -260,16 +230,21 @@ def child_options(
     return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
 
 
-def with_pod_annotations(deployment: Any, secrets: Sequence[Any]) -> Any:
-    """A Deployment spec whose pod template also carries the managed Secrets' versions
-    (see :func:`pod_annotations`), so a changed Secret rolls the pods. The annotations stay
-    an Output inside a plain spec, so a preview shows the rest of it."""
+def with_pod_annotations(
+    deployment: Any, secrets: Sequence[Any], key_name: str, opts: pulumi.ResourceOptions
+) -> Any:
+    """A Deployment spec whose pod template also carries the keyed digest of the Secrets the
+    pods read (see :mod:`components._rollout`), so a change of their data rolls the pods;
+    the workload's rollout key ``key_name`` is registered with ``opts`` when there are any.
+    The annotations stay an Output inside a plain spec, so a preview shows the rest of it."""
     if not secrets:
         return deployment
+    read, signed = rollout.secret_digest(secrets, key_name, opts)
 
     def merge(spec: dict[str, Any]) -> dict[str, Any]:
         template = spec["template"]
-        annotations = pod_annotations(template["metadata"].get("annotations", {}), secrets)
+        given = template["metadata"].get("annotations", {})
+        annotations = rollout.with_digest(given, read, signed)
         metadata = {**template["metadata"], "annotations": annotations}
         return {**spec, "template": {**template, "metadata": metadata}}
 

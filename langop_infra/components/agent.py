@@ -131,7 +131,9 @@ class LanguageAgent(PlannedComponent):
             else None,
         )
         account = [self.service_account] if self.service_account else []
-        pod_spec = with_pod_annotations(deployment, self._secrets(plan))
+        pod_spec = with_pod_annotations(
+            deployment, self._secrets(plan), f"{key}-rollout-key", child
+        )
         self.card_config_map = register_card(key, agent, namespace, labels, objects, child)
         self.deployment, self.cron_job = register_workload(
             key,
@@ -228,7 +230,7 @@ class LanguageAgent(PlannedComponent):
         )
 
     def _secrets(self, plan: AgentPlan) -> list[Any]:
-        """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
+        """The Secrets whose data rolls the pods: its own, the cluster's it reads, and
         its sidecars' own."""
         env = agent_env(
             plan.spec,
@@ -242,11 +244,9 @@ class LanguageAgent(PlannedComponent):
         used = set(contract.secret_names_used(env))
         secrets = [self.secret] if self.secret is not None else []
         secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
-        secrets += [
-            t.secret
-            for t, target in zip(plan.tools, plan.targets, strict=True)
-            if target.sidecar_container is not None and getattr(t, "secret", None) is not None
-        ]
+        for tool, target in zip(plan.tools, plan.targets, strict=True):
+            if target.sidecar_container is not None:
+                secrets += getattr(tool, "read_secrets", [])
         return secrets
 
 

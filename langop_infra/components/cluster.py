@@ -40,6 +40,7 @@ from langop_infra.config.checks._references import (
 from langop_infra.config.checks._sync_path_check import sync_path_findings
 from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec
+from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import SpecError
 from langop_infra.manifests import _contract as contract, _pods as pods, _policies as policies
 from langop_infra.manifests._a2a import peer_targets
@@ -135,7 +136,7 @@ class LanguageCluster(pulumi.ComponentResource):
             (plan.namespace, plan.spec.name): LanguageTool._from_plan(
                 f"{plan.namespace}/{plan.spec.name}", plan, child
             )
-            for plan in tool_plans(cluster)
+            for plan in tool_plans(cluster, self.secrets_by_namespace)
         }
         # By name for the cluster's own namespace, by "<namespace>/<name>" elsewhere.
         self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
@@ -258,8 +259,11 @@ def _key(home: str, namespace: str, name: str) -> str:
     return name if namespace == home else f"{namespace}/{name}"
 
 
-def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
-    """Each tool of a validated cluster, in its namespace, with its schema-sync headers."""
+def tool_plans(
+    cluster: ClusterSpec, secrets: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[ToolPlan]:
+    """Each tool of a validated cluster, in its namespace, with its schema-sync headers and
+    the cluster's registered Secrets there (``secrets``, by namespace)."""
     ns = cluster.namespace
     return [
         ToolPlan(
@@ -269,9 +273,16 @@ def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
             sync_headers(tool, cluster.secrets),
             sync_auth(tool, cluster.secrets),
             allowed_by_agents(cluster, tool.namespace or ns, tool.name),
+            cluster_secrets=read_secrets(tool, (secrets or {}).get(tool.namespace or ns, {})),
         )
         for tool in cluster.tools
     ]
+
+
+def read_secrets(tool: ToolSpec, managed: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The registered Secrets of the cluster (``managed``, by name) the tool's env reads."""
+    env = contract.workload_env(tool.name, tool.env, tool.secret_env)[0]
+    return tuple(managed[n] for n in contract.secret_names_used(env) if n in managed)
 
 
 def allowed_by_agents(cluster: ClusterSpec, namespace: str, tool: str) -> dict[str, list[str]]:

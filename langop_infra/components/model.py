@@ -214,7 +214,10 @@ def register_gateway(
             key,
             metadata=api_object(deployment["metadata"]),
             spec=with_pod_annotations(
-                deployment["spec"], [s for n, s in sorted(secrets.items()) if n in used]
+                deployment["spec"],
+                [s for n, s in sorted(secrets.items()) if n in used],
+                f"{key}-rollout-key",
+                opts,
             ),
             opts=opts,
         ),

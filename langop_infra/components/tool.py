@@ -73,6 +73,7 @@ class ToolPlan:
     pending_target: inputs.Pending | None = None
     # The spec with the user's values where ``spec`` holds stand-ins (labels are read here).
     pending_spec: inputs.Pending | None = None
+    cluster_secrets: tuple[Any, ...] = ()  # the cluster's Secrets its env reads: they roll it
 
     def spec_part(self, pick: Callable[[ToolSpec], object]) -> Any:
         """``pick`` of the tool's spec as the user wrote it: known now, or Outputs of it."""
@@ -354,6 +355,7 @@ class LanguageTool(PlannedComponent):
         spec = inputs.part(objects, lambda o: o.deployment) if service else None
         deployment, routed = secret_routing.route_env(spec, workload_secret_name(tool.name))
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child, routed)
+        self.read_secrets = [s for s in (self.secret, *plan.cluster_secrets) if s is not None]
         self.persistent_volume_claim = None
         if tool.persistence is not None and tool.deployment_mode == "service":
             self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
@@ -385,7 +387,6 @@ class LanguageTool(PlannedComponent):
         child: pulumi.ResourceOptions,
     ) -> None:
         tool, namespace = plan.spec, plan.namespace
-        secrets = [self.secret] if self.secret else []
         account = user_meta.account_annotations(tool, plan.spec_part)
         self.service_account = service_account(key, tool, namespace, labels, child, account)
         self.deployment = k8s.apps.v1.Deployment(
@@ -393,7 +394,7 @@ class LanguageTool(PlannedComponent):
             metadata=object_meta(
                 tool.name, namespace, labels, plan.spec_part(user_meta.workload_annotations)
             ),
-            spec=with_pod_annotations(deployment, secrets),
+            spec=with_pod_annotations(deployment, self.read_secrets, f"{key}-rollout-key", child),
             opts=pulumi.ResourceOptions.merge(
                 child, pulumi.ResourceOptions(depends_on=[self.service_account])
             )
@@ -412,9 +413,8 @@ class LanguageTool(PlannedComponent):
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,
         )
-        policy_name = names.tool_ingress_name(tool.name)
         self.network_policy = network_policy(
-            policy_name,
+            names.tool_ingress_name(tool.name),
             namespace,
             labels,
             inputs.part(objects, lambda o: o.ingress_policy[1]),

@@ -23,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 from langop_infra._errors import REDACTED
 from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk
 from langop_infra.core._gc_tuning import tuned_for_run
+from langop_infra.sync import rollout_key
 
 # How a value the engine learns only at `pulumi up` shows in a render, as `[secret]` does.
 UNKNOWN_MARKER = "[unknown]"
@@ -127,7 +128,9 @@ class _Mocks(pulumi.runtime.Mocks):
         dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None,
         stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
         preview: bool = False,
+        rollout_key: str | None = None,
     ) -> None:
+        self.rollout_key = rollout_key
         self.dynamic_state = dynamic_state
         self.stack_outputs = stack_outputs or {}
         self.preview = preview
@@ -138,6 +141,12 @@ class _Mocks(pulumi.runtime.Mocks):
             # Another stack's outputs, as the caller supplies them (none: an empty stack).
             outputs = dict(self.stack_outputs.get(state.get("name", ""), {}))
             return state.get("name", args.name), {**state, "outputs": outputs}
+        # At preview (every render) unknown unless the caller holds a key: a digest under a
+        # key anyone knows would be a plain hash. A run as `pulumi up` (tests) has a key.
+        default = UNKNOWN if self.preview else rollout_key.OFFLINE_KEY
+        key = rollout_key.offline_outputs(args.typ, state, self.rollout_key or default)
+        if key is not None:
+            return f"{args.name}-id", key
         if args.typ == DYNAMIC_TYPE:
             # Never run: a dynamic resource stays Pending unless the caller says otherwise.
             state.update({"phase": "Pending"})
@@ -153,8 +162,7 @@ class _Mocks(pulumi.runtime.Mocks):
         return {}, None
 
 
-# Metadata the API server fills in. (resourceVersion is left out: a missing one reads as
-# "no version yet", which pod-template annotations rely on.)
+# Metadata the API server fills in.
 _ASSIGNED = ("uid", "creationTimestamp")
 
 
@@ -286,16 +294,19 @@ def run_program(
     dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     into: ProgramRun | None = None,
     stack_outputs: Mapping[str, Mapping[str, object]] | None = None,
+    rollout_key: str | None = None,
 ) -> ProgramRun:
     """Run ``program`` under the mock engine with the given stack config.
 
     ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
     of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
-    by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was
-    registered even when the program raises. Every :data:`CATCH_UP_EVERY` workloads the
-    components build (:func:`pacing.workload_built`), the engine answers every pending
-    registration before the program goes on.
+    by ``<org>/<project>/<stack>``, for StackReferences; ``rollout_key`` the workloads'
+    rollout key (hex; None: unknown at preview, as at a first ``pulumi preview``, and the
+    public ``OFFLINE_KEY`` in a run as ``pulumi up``, which only tests make). Pass ``into``
+    to keep what was registered even when the program raises. Every :data:`CATCH_UP_EVERY`
+    workloads the components build (:func:`pacing.workload_built`), the engine answers every
+    pending registration before the program goes on.
     """
     run = into if into is not None else ProgramRun()
     # Not from logging.getLogger: the registry would keep every run alive for good.
@@ -307,7 +318,7 @@ def run_program(
     pulumi_sdk.ensure_event_loop()
     pulumi_sdk.clear_root()
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
-    mocks_ = _Mocks(dynamic_state, stack_outputs, preview)
+    mocks_ = _Mocks(dynamic_state, stack_outputs, preview, rollout_key)
     monitor = _RecordingMonitor(mocks_, run)
     pulumi.runtime.set_mocks(
         mocks_,

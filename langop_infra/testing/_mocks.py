@@ -5,7 +5,8 @@ Pulumi's documented pattern: ``pulumi.runtime.set_mocks(...)`` once per module, 
 mocks answer as the real providers would: a Kubernetes object gets the id the kubernetes
 provider gives (``<namespace>/<name>``, or ``<name>`` for a cluster-scoped object) and its
 inputs back with a ``uid`` and ``resourceVersion``; a tool's schema sync reports the listing
-given for that tool (phase ``Registered``, its names and hash), else stays ``Pending``.
+given for that tool (phase ``Registered``, its names and hash), else stays ``Pending``; a
+workload's rollout key is the fixed ``OFFLINE_KEY`` of :mod:`langop_infra.sync.rollout_key`.
 Installed with :meth:`Mocks.monitor` (as the ``langop_mocks`` fixture does), every other output
 a provider computes (a ``random`` resource's ``result``, a Kubernetes object's ``status``) is
 unknown, never ``None``: no mock can know it.
@@ -24,6 +25,7 @@ from pulumi.runtime.proto import resource_pb2
 
 from langop_infra.core import _pulumi_sdk as pulumi_sdk
 from langop_infra.offline._mock_engine import registered
+from langop_infra.sync import rollout_key
 from langop_infra.sync.provider import SyncOutputs
 
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
@@ -54,6 +56,9 @@ class Mocks(pulumi.runtime.Mocks):
         state = dict(_inputs(args))
         if args.typ.startswith("kubernetes:"):
             return kubernetes_state(args.typ, args.name, state)
+        key = rollout_key.offline_outputs(args.typ, state, rollout_key.OFFLINE_KEY)
+        if key is not None:  # the fixed rollout_key.OFFLINE_KEY: digests stable run to run
+            return f"{args.name}-id", key
         # An A2A peer's card sync (sync/card_sync.py) carries card_path: not a tool's sync.
         synced = {"endpoint", "service"} <= state.keys() and "card_path" not in state
         if args.typ == DYNAMIC_TYPE and synced:
