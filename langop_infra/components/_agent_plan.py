@@ -8,7 +8,12 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import _inputs as inputs, _user_meta as user_meta
+from langop_infra.components import (
+    _agent_namespace as agent_namespace,
+    _inputs as inputs,
+    _namespace as namespaces,
+    _user_meta as user_meta,
+)
 from langop_infra.components._k8s import (
     built_components,
     component_error,
@@ -52,6 +57,19 @@ class AgentPlan:
     image_known: bool = True
     #: A2A peers and memory.
     features: AgentFeatures = NO_FEATURES
+    # Its namespace is an Output: ``spec``, ``part_of`` and ``targets`` hold a stand-in for
+    # it, which :meth:`placed` replaces; ``followers`` are ``(index in tools, LanguageTool)``
+    # of the tools whose namespace is an Output (see components/_agent_namespace.py).
+    namespace_late: bool = False
+    part_of_given: bool = True
+    followers: Sequence[tuple[int, Any]] = ()
+
+    def placed(self, spec: AgentSpec) -> tuple[str, list[contract.ToolTarget]]:
+        """``part_of`` and ``targets`` for ``spec``, the agent as it resolves."""
+        if not self.namespace_late:
+            return self.part_of, list(self.targets)
+        part_of = self.part_of if self.part_of_given else agent_namespace.namespace_of(spec)
+        return part_of, agent_namespace.retargeted(self.targets, self.namespace, spec)
 
     @property
     def namespace(self) -> str:
@@ -75,7 +93,11 @@ def agent_document(
         target: Any = item
         if not isinstance(item, pulumi.Output):
             target = getattr(item, "target", item)
-        if isinstance(target, contract.ToolTarget):
+        if isinstance(target, contract.ToolTarget) and agent_namespace.follows(item):
+            # Its namespace is an Output: taken to be the agent's, checked as both resolve.
+            given[(agent_namespace.FOLLOWING, target.name)] = (target, item)
+            refs.append({"name": target.name})
+        elif isinstance(target, contract.ToolTarget):
             given[(target.namespace, target.name)] = (target, None if item is target else item)
             refs.append({"name": target.name, "namespace": target.namespace})
         else:
@@ -235,7 +257,16 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
                 raise SpecError(problems)
             return resolve_http_tools(agent, given_http)
 
-        agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        agent, final = inputs.resolve(
+            data, parse, lambda spec: spec, _structure, subject, namespaces.LATE
+        )
+        late = isinstance(final, inputs.Pending) and bool(
+            final.depends(agent_namespace.namespace_of)
+        )
+        following = {n for ns, n in given if ns == agent_namespace.FOLLOWING}
+        given = agent_namespace.rekeyed(given, agent_namespace.namespace_of(agent))
+        if late:
+            agent_namespace.refuse_unplaced(agent, given, given_models, subject)
         agent, features, memory_tools = resolve_features(agent)
         memory_index = {(t.target.namespace, t.target.name): (t.target, t) for t in memory_tools}
         given = {**given, **memory_index}
@@ -257,6 +288,13 @@ def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPl
         # The image's labels are built from the real image as it resolves (inputs.Pending).
         image_known=True,
         features=features,
+        namespace_late=late,
+        part_of_given=bool(part_of),
+        followers=[
+            (i, given[(namespace, r.name)][1])
+            for i, r in enumerate(agent.tools)
+            if r.name in following and not r.namespace and (namespace, r.name) in given
+        ],
     )
     return plan, final
 
@@ -291,7 +329,6 @@ def resolve_http_tools(agent: AgentSpec, given: list[HttpToolSpec]) -> AgentSpec
 def _structure(agent: AgentSpec) -> tuple[Any, ...]:
     return (
         agent.name,
-        agent.namespace,
         agent.tools,
         sorted(agent.secret_env),
         agent.egress,

@@ -12,6 +12,7 @@ import pulumi_kubernetes as k8s
 from langop_infra.components import _inputs as inputs
 from langop_infra.components._k8s import (
     Meta,
+    Namespace,
     child_options,
     find_component,
     kubernetes_access,
@@ -50,7 +51,7 @@ def _cron_spec(schedule: ScheduleSpec, deployment: Any) -> Any:
 def register_card(
     key: str,
     agent: AgentSpec,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     objects: Any,
     opts: pulumi.ResourceOptions,

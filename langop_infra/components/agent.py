@@ -7,7 +7,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import _inputs as inputs, _secret_routing as secret_routing
+from langop_infra.components import (
+    _agent_namespace as agent_namespace,
+    _inputs as inputs,
+    _namespace as namespaces,
+    _secret_routing as secret_routing,
+)
 from langop_infra.components._agent_plan import AgentPlan, plan_agent
 from langop_infra.components._agent_workload import (
     register_card,
@@ -21,7 +26,6 @@ from langop_infra.components._k8s import (
     child_options,
     network_policy,
     object_meta,
-    register_component,
     scaling_objects,
     service_account,
     type_token,
@@ -32,6 +36,7 @@ from langop_infra.components.agent_args import LanguageAgentArgs
 from langop_infra.config import _names as names
 from langop_infra.config.agent import AgentSpec
 from langop_infra.core import _pacing as pacing
+from langop_infra.core._construction import construction_site
 from langop_infra.manifests import _contract as contract, _policies as policies
 from langop_infra.manifests._a2a_policies import a2a_policies
 from langop_infra.manifests._agent_objects import AgentObjects, agent_env, agent_objects
@@ -94,15 +99,19 @@ class LanguageAgent(PlannedComponent):
         resolved: Any = None,
     ) -> None:
         final = plan.spec if resolved is None else resolved
-        agent, namespace, targets = plan.spec, plan.namespace, plan.targets
-        register_component(self, "LanguageAgent", namespace, agent.name)
+        agent, targets, site = plan.spec, plan.targets, construction_site()
+        place = namespaces.placement(name, inputs.part(final, agent_namespace.namespace_of))
+        place = namespaces.registered(self, "LanguageAgent", place, agent.name, site)
+        place = agent_namespace.checked(place, plan.followers, f"LanguageAgent {name!r}", site)
+        namespace = place.value
         super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
         child = child_options(self, opts)
-        key = f"{namespace}/{agent.name}"
+        key = f"{place.prefix}/{agent.name}"
         self.spec, self.targets = agent, targets
         # Read from ``final``, not ``agent``: an Output label has a stand-in in ``agent``.
         labels = inputs.part(
-            final, lambda s: contract.agent_labels(s, plan.part_of, image_known=plan.image_known)
+            final,
+            lambda s: contract.agent_labels(s, plan.placed(s)[0], image_known=plan.image_known),
         )
         objects = _objects(plan, final)
         inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
@@ -142,23 +151,33 @@ class LanguageAgent(PlannedComponent):
             child_options(self, opts, [*_waits_for(plan), *account]),
         )
         egress = agent.egress or plan.defaults.egress
+        # ``where`` is the agent's namespace (a stand-in while it is an Output) or a tool's.
         self.network_policies = [
-            network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
+            network_policy(
+                policy,
+                namespace if where == plan.namespace else where,
+                labels,
+                inputs.part(objects, _policy_spec(n)),
+                child,
+                place.prefix if where == plan.namespace else where,
+            )
             for n, (policy, where, _) in enumerate(
                 [
-                    *policies.agent_policies(agent, namespace, targets, egress),
-                    *a2a_policies(agent, namespace, plan.features.peers),
+                    *policies.agent_policies(agent, plan.namespace, targets, egress),
+                    *a2a_policies(agent, plan.namespace, plan.features.peers),
                 ]
             )
         ]
-        self._register_pod_objects(key, plan, labels, objects, child)
+        self._register_pod_objects(key, place, plan, labels, objects, child)
         self.sidecar_syncs = self._sidecar_syncs(key, plan, opts)
         self.card_syncs = register_card_syncs(
             key, self, plan.features.peers, plan.defaults.schema_sync_access, opts
         )
         self.config_yaml = pulumi.Output.from_input(config_text)
         style = plan.defaults.endpoint_style
-        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
+        self.mcp_servers = pulumi.Output.from_input(
+            inputs.part(final, lambda s: contract.mcp_servers_env(plan.placed(s)[1], style))
+        )
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
         pacing.workload_built()
 
@@ -180,6 +199,7 @@ class LanguageAgent(PlannedComponent):
     def _register_pod_objects(
         self,
         key: str,
+        place: namespaces.Placement,
         plan: AgentPlan,
         labels: Meta,
         objects: Any,
@@ -187,7 +207,7 @@ class LanguageAgent(PlannedComponent):
     ) -> None:
         """Service, workspace claim and seed files, disruption budget and autoscaler, each
         when the spec asks for it."""
-        agent, namespace = plan.spec, plan.namespace
+        agent, namespace = plan.spec, place.value
         self.service = self.workspace_claim = self.workspace_seed = None
         if agent.ports or agent.a2a is not None:
             self.service = k8s.core.v1.Service(
@@ -199,7 +219,7 @@ class LanguageAgent(PlannedComponent):
         if agent.workspace is not None:
             claim = names.workspace_claim_name(agent.name)
             self.workspace_claim = k8s.core.v1.PersistentVolumeClaim(
-                f"{namespace}/{claim}",
+                f"{place.prefix}/{claim}",
                 metadata=object_meta(claim, namespace, labels),
                 spec=inputs.part(objects, lambda o: o.workspace_claim),
                 opts=child,
@@ -207,7 +227,7 @@ class LanguageAgent(PlannedComponent):
             if agent.workspace.initial_files:
                 seed = names.workspace_seed_name(agent.name)
                 self.workspace_seed = k8s.core.v1.ConfigMap(
-                    f"{namespace}/{seed}",
+                    f"{place.prefix}/{seed}",
                     metadata=object_meta(seed, namespace, labels),
                     data=inputs.part(objects, lambda o: o.workspace_seed),
                     opts=child,
@@ -254,11 +274,12 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     sidecars = [t.sidecar_container for t in plan.targets if t.sidecar_container is not None]
 
     def build(spec: AgentSpec, containers: Sequence[Any]) -> AgentObjects:
+        part_of, targets = plan.placed(spec)
         return agent_objects(
             spec,
             plan.defaults,
-            plan.part_of,
-            plan.targets,
+            part_of,
+            targets,
             containers,
             models=plan.models,
             persona=plan.persona,

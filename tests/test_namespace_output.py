@@ -1,0 +1,198 @@
+"""``namespace=ns.metadata.name``: a component's namespace given as an Output is what every
+object it registers carries, resolved as Pulumi resolves it (issue 35 §1); never a stand-in.
+
+Under Pulumi's mocks (``langop_mocks``, the plugin users' tests use) with ``preview`` off and
+on, for a Namespace named explicitly and one the provider names; under the offline engine at
+preview, an autonamed Namespace's name stays unknown in every object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+
+from langop_infra import LanguageAgent, LanguageTool
+from langop_infra.offline._mock_engine import is_unknown, run_program
+from langop_infra.testing import Mocks
+
+IMAGE = "ghcr.io/acme/memory-mcp:1.4.0"
+NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
+# Every kind of child a LanguageTool and a LanguageAgent can register.
+TOOL_KINDS = {
+    "Deployment",
+    "Service",
+    "ServiceAccount",
+    "Secret",
+    "NetworkPolicy",
+    "PersistentVolumeClaim",
+    "PodDisruptionBudget",
+    "HorizontalPodAutoscaler",
+}
+AGENT_KINDS = {"ConfigMap"}
+
+
+class ProviderMocks(Mocks):
+    """langop-infra's Mocks, naming an autonamed Namespace as the kubernetes provider does at
+    ``pulumi up`` (``<logical name>-<suffix>``)."""
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        if args.typ == NAMESPACE_TYPE and not (args.inputs.get("metadata") or {}).get("name"):
+            inputs = {**args.inputs, "metadata": {"name": f"{args.name}-7f3k2"}}
+            args = pulumi.runtime.MockResourceArgs(
+                args.typ, args.name, inputs, args.provider, args.resource_id, args.custom
+            )
+        return super().new_resource(args)
+
+
+@pytest.fixture(params=[False, True], ids=["up", "preview"])
+def mocks(request: pytest.FixtureRequest) -> Iterator[ProviderMocks]:
+    mocks = ProviderMocks()
+    pulumi.runtime.set_mocks(mocks, project="shop", stack="dev", preview=request.param)
+    yield mocks
+
+
+def namespace(explicit: bool) -> tuple[k8s.core.v1.Namespace, str]:
+    if explicit:
+        return k8s.core.v1.Namespace("apps", metadata={"name": "shop-apps"}), "shop-apps"
+    return k8s.core.v1.Namespace("apps"), "apps-7f3k2"
+
+
+def full_tool(ns: Any) -> LanguageTool:
+    """Tools with every child object between them: account, Secret, budget, egress policy
+    (``memory``), a volume claim (``store``) and an autoscaler (``scaled``)."""
+    LanguageTool("store", image=IMAGE, namespace=ns, persistence={"size": "1Gi"})
+    LanguageTool("scaled", image=IMAGE, namespace=ns, autoscaling={"maxReplicas": 4})
+    return LanguageTool(
+        "memory",
+        image=IMAGE,
+        namespace=ns,
+        service_account={"create": True},
+        secret_env={"TOKEN": "s3cret-canary"},
+        replicas=2,
+        egress="restricted",
+    )
+
+
+def children(mocks: Mocks) -> list[pulumi.runtime.MockResourceArgs]:
+    return [r for r in mocks.resources if r.typ != NAMESPACE_TYPE]
+
+
+def kind(resource: pulumi.runtime.MockResourceArgs) -> str:
+    return resource.typ.rsplit(":", 1)[-1]
+
+
+def assert_placed(mocks: Mocks, expected: str, kinds: set[str]) -> None:
+    """Every Kubernetes child is in ``expected``; the schema sync asks there; no stand-in."""
+    objects = [r for r in children(mocks) if r.typ.startswith("kubernetes:")]
+    assert kinds <= {kind(r) for r in objects}
+    for r in objects:
+        assert r.inputs["metadata"]["namespace"] == expected, (r.typ, r.name)
+        labels = r.inputs["metadata"]["labels"]
+        assert labels["app.kubernetes.io/part-of"] == expected, (r.typ, r.name)
+    syncs = [r for r in children(mocks) if "service" in r.inputs and "endpoint" in r.inputs]
+    for sync in syncs:
+        assert sync.inputs["namespace"] == expected
+        assert f".{expected}.svc.cluster.local" in sync.inputs["endpoint"]
+    text = json.dumps([r.inputs for r in mocks.resources], default=str)
+    assert "placeholder" not in text
+    assert not [r.name for r in mocks.resources if "placeholder" in r.name]
+
+
+@pytest.mark.parametrize("explicit", [True, False], ids=["named", "autonamed"])
+@pulumi.runtime.test
+def test_a_tool_in_an_output_namespace_places_every_object_there(
+    mocks: ProviderMocks, explicit: bool
+) -> None:
+    ns, expected = namespace(explicit)
+    tool = full_tool(ns.metadata.name)
+
+    def check(values: list[Any]) -> None:
+        assert values[0] == expected
+        assert values[1] == f"http://memory.{expected}.svc.cluster.local:8080"
+        assert_placed(mocks, expected, TOOL_KINDS)
+        policy = mocks.find("kubernetes:networking.k8s.io/v1:NetworkPolicy", "memory-ingress")
+        assert policy["metadata"]["name"] == "memory-ingress"
+
+    return pulumi.Output.all(tool.namespace, tool.endpoint, tool.deployment.id).apply(check)
+
+
+@pytest.mark.parametrize("explicit", [True, False], ids=["named", "autonamed"])
+@pulumi.runtime.test
+def test_an_agent_and_its_tool_in_an_output_namespace(mocks: ProviderMocks, explicit: bool) -> None:
+    ns, expected = namespace(explicit)
+    tool = LanguageTool("memory", image=IMAGE, namespace=ns.metadata.name)
+    agent = LanguageAgent(
+        "helper",
+        image="ghcr.io/acme/helper:2.0.0",
+        namespace=ns.metadata.name,
+        tools=[tool],
+        secret_env={"TOKEN": "s3cret-canary"},
+        service_account={"create": True},
+        egress="restricted",
+        ports=[{"name": "http", "port": 8000}],
+    )
+
+    def check(values: list[Any]) -> None:
+        assert values[0] == f"http://memory.{expected}.svc.cluster.local:8080"
+        assert f"memory.{expected}.svc.cluster.local" in values[1]
+        assert_placed(mocks, expected, {"Deployment", "Service", "Secret", "ConfigMap"})
+
+    return pulumi.Output.all(agent.mcp_servers, agent.config_yaml, agent.deployment.id).apply(
+        check
+    )
+
+
+def test_at_preview_an_unknown_namespace_stays_unknown_in_every_object() -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps")
+        full_tool(ns.metadata.name)
+
+    run = run_program(program, preview=True)
+    objects = [r for r in run.kubernetes() if r.type != NAMESPACE_TYPE]
+    assert {r.type.rsplit(":", 1)[-1] for r in objects} >= TOOL_KINDS
+    for r in objects:
+        assert is_unknown(r.inputs["metadata"]["namespace"]), r.name
+    assert "placeholder" not in json.dumps([r.inputs for r in run.registrations], default=str)
+
+
+def run_failing(program: Callable[[], None]) -> str:
+    with pytest.raises(Exception) as caught:
+        run_program(program)
+    return str(caught.value)
+
+
+def test_a_namespace_resolving_to_a_bad_name_is_a_field_error() -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        LanguageTool("memory", image=IMAGE, namespace=ns.metadata.name.apply(lambda n: "Bad_NS"))
+
+    message = run_failing(program)
+    assert "invalid LanguageTool 'memory': 1 problem (built at " in message
+    assert "test_namespace_output.py:" in message
+    assert "- namespace: " in message and "Bad_NS" in message
+    assert "placeholder" not in message
+
+
+def test_a_secret_namespace_is_a_field_error() -> None:
+    def program() -> None:
+        LanguageTool("memory", image=IMAGE, namespace=pulumi.Output.secret("apps"))
+
+    message = run_failing(program)
+    assert "invalid LanguageTool 'memory'" in message
+    assert "- namespace: is a secret Output, but this field is plain text" in message
+
+
+def test_two_tools_of_one_name_meeting_in_a_resolved_namespace_is_a_field_error() -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        LanguageTool("memory", image=IMAGE, namespace="apps")
+        LanguageTool("again", {"name": "memory", "image": IMAGE, "namespace": ns.metadata.name})
+
+    message = run_failing(program)
+    assert "a LanguageTool named 'memory' already exists in namespace 'apps'" in message
+    assert "test_namespace_output.py:" in message
