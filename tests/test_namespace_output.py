@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
+import yaml
 
 from langop_infra import LanguageAgent, LanguageTool
 from langop_infra.offline._mock_engine import is_unknown, run_program
 from langop_infra.testing import Mocks
+from tests.support.user_project import make_project, run_cli
 
 IMAGE = "ghcr.io/acme/memory-mcp:1.4.0"
 NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
@@ -196,3 +199,47 @@ def test_two_tools_of_one_name_meeting_in_a_resolved_namespace_is_a_field_error(
     message = run_failing(program)
     assert "a LanguageTool named 'memory' already exists in namespace 'apps'" in message
     assert "test_namespace_output.py:" in message
+
+
+USER_PROGRAM = """
+import pulumi
+import pulumi_kubernetes as k8s
+from langop_infra import LanguageAgent, LanguageTool
+IMAGE = "ghcr.io/acme/memory-mcp:1.4.0@sha256:" + "a" * 64
+ns = k8s.core.v1.Namespace("apps", metadata={{"name": "apps"}})
+memory = LanguageTool("memory", image=IMAGE, namespace={namespace}, secret_env={{"K": "v"}})
+LanguageAgent(
+    "helper",
+    image="ghcr.io/acme/helper:2.0.0@sha256:" + "b" * 64,
+    namespace={namespace},
+    tools=[memory],
+    egress="restricted",
+)
+pulumi.export("endpoint", memory.endpoint)
+"""
+
+
+def test_a_user_project_renders_the_same_with_the_namespace_as_an_output(tmp_path: Path) -> None:
+    """A user's project outside the repository: ``namespace=ns.metadata.name`` renders what
+    ``namespace="apps"`` does, object for object."""
+    plain = make_project(tmp_path / "plain", USER_PROGRAM.format(namespace='"apps"'))
+    given = make_project(tmp_path / "output", USER_PROGRAM.format(namespace="ns.metadata.name"))
+    code, expected, err = run_cli(plain, "render", "--stack", "dev")
+    assert code == 0, err
+    code, rendered, err = run_cli(given, "render", "--stack", "dev")
+    assert code == 0, err
+    assert rendered == expected
+    kinds = {d["kind"] for d in yaml.safe_load_all(rendered) if d}
+    assert {"Deployment", "Service", "ConfigMap", "NetworkPolicy", "Secret"} <= kinds
+
+
+def test_a_user_project_whose_namespace_resolves_badly_gets_a_field_error(tmp_path: Path) -> None:
+    program = USER_PROGRAM.format(namespace='ns.metadata.name.apply(lambda n: "Apps_1")')
+    project = make_project(tmp_path / "p", program.split("LanguageAgent(\n")[0])
+    code, _, err = run_cli(project, "render", "--stack", "dev")
+    assert code == 2, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert "invalid LanguageTool 'memory'" in err
+    assert f"(built at {project / '__main__.py'}:7)" in err
+    assert "  - namespace: " in err and "Apps_1" in err
+    assert "placeholder" not in err

@@ -150,24 +150,7 @@ class LanguageAgent(PlannedComponent):
             pod_spec,
             child_options(self, opts, [*_waits_for(plan), *account]),
         )
-        egress = agent.egress or plan.defaults.egress
-        # ``where`` is the agent's namespace (a stand-in while it is an Output) or a tool's.
-        self.network_policies = [
-            network_policy(
-                policy,
-                namespace if where == plan.namespace else where,
-                labels,
-                inputs.part(objects, _policy_spec(n)),
-                child,
-                place.prefix if where == plan.namespace else where,
-            )
-            for n, (policy, where, _) in enumerate(
-                [
-                    *policies.agent_policies(agent, plan.namespace, targets, egress),
-                    *a2a_policies(agent, plan.namespace, plan.features.peers),
-                ]
-            )
-        ]
+        self.network_policies = _register_policies(plan, place, labels, objects, child)
         self._register_pod_objects(key, place, plan, labels, objects, child)
         self.sidecar_syncs = self._sidecar_syncs(key, plan, opts)
         self.card_syncs = register_card_syncs(
@@ -296,6 +279,35 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     # Here ``final`` is the spec or an Output of it (the branches above return the rest).
     spec = cast("pulumi.Input[AgentSpec]", final)
     return pulumi.Output.all(spec, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
+
+
+def _register_policies(
+    plan: AgentPlan,
+    place: namespaces.Placement,
+    labels: Meta,
+    objects: Any,
+    child: pulumi.ResourceOptions,
+) -> list[k8s.networking.v1.NetworkPolicy]:
+    """The agent's NetworkPolicies; ``where`` is the agent's namespace (a stand-in while it
+    is an Output: ``place`` then) or a tool's."""
+    agent, here = plan.spec, plan.namespace
+    egress = agent.egress or plan.defaults.egress
+    return [
+        network_policy(
+            policy,
+            place.value if where == here else where,
+            labels,
+            inputs.part(objects, _policy_spec(n)),
+            child,
+            place.prefix if where == here else where,
+        )
+        for n, (policy, where, _) in enumerate(
+            [
+                *policies.agent_policies(agent, here, plan.targets, egress),
+                *a2a_policies(agent, here, plan.features.peers),
+            ]
+        )
+    ]
 
 
 def _policy_spec(index: int) -> Callable[[AgentObjects], NetworkPolicySpecDict]:
