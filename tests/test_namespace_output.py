@@ -18,8 +18,8 @@ import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
-from langop_infra import LanguageAgent, LanguageTool
-from langop_infra.offline._mock_engine import is_unknown, run_program
+from langop_infra import LanguageAgent, LanguageCluster, LanguageTool, SpecError
+from langop_infra.offline._mock_engine import ProgramRun, is_unknown, run_program
 from langop_infra.testing import Mocks
 from tests.support.user_project import make_project, run_cli
 
@@ -243,3 +243,55 @@ def test_a_user_project_whose_namespace_resolves_badly_gets_a_field_error(tmp_pa
     assert f"(built at {project / '__main__.py'}:7)" in err
     assert "  - namespace: " in err and "Apps_1" in err
     assert "placeholder" not in err
+
+
+def test_a_tool_in_an_output_namespace_must_resolve_to_its_agents() -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("other", metadata={"name": "other"})
+        tool = LanguageTool("memory", image=IMAGE, namespace=ns.metadata.name)
+        LanguageAgent("helper", image=IMAGE, namespace="apps", tools=[tool])
+
+    message = run_failing(program)
+    assert "invalid LanguageAgent 'helper'" in message
+    assert "test_namespace_output.py:" in message
+    assert "- tools[0]: LanguageTool 'memory' is in namespace 'other', the agent in 'apps'" in (
+        message
+    )
+
+
+def test_an_agent_in_an_output_namespace_says_what_it_cannot_find() -> None:
+    """References by name, A2A peers and memory are found by namespace when the program
+    runs: field errors, before anything is registered, never quoting a stand-in."""
+    run = ProgramRun()
+
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        LanguageTool("files", image=IMAGE, namespace="apps")
+        LanguageAgent(
+            "helper",
+            image=IMAGE,
+            namespace=ns.metadata.name,
+            tools=[{"name": "files"}],
+            agents=[{"name": "peer"}],
+        )
+
+    with pytest.raises(SpecError) as caught:
+        run_program(program, into=run)
+    problems = {p.path: p.message for p in caught.value.problems}
+    assert set(problems) == {"tools[0]", "agents"}
+    assert "pass the LanguageTool object itself" in problems["tools[0]"]
+    assert "placeholder" not in str(caught.value)
+    assert not [r for r in run.registrations if "helper" in r.name]
+
+
+def test_a_cluster_refuses_an_external_tool_in_an_output_namespace() -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        tool = LanguageTool("memory", image=IMAGE, namespace=ns.metadata.name)
+        LanguageCluster("team", {"namespace": "team"}, external_tools=[tool])
+
+    with pytest.raises(SpecError) as caught:
+        run_program(program)
+    [problem] = caught.value.problems
+    assert problem.path == "external_tools[0]"
+    assert "takes its namespace from an Output" in problem.message

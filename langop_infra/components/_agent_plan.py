@@ -236,7 +236,9 @@ def _known_tools(index: ToolIndex, namespace: str) -> set[str]:
 
 def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | None:
     tool = find_component("LanguageTool", namespace, name)
-    return (tool.target, tool) if tool is not None else None
+    # Found in ``namespace``: its target's may be a stand-in (a namespace from an Output).
+    target = dataclasses.replace(tool.target, namespace=namespace) if tool is not None else None
+    return (target, tool) if target is not None else None
 
 
 def plan_agent(name: str, args: Any, fields: Mapping[str, Any]) -> tuple[AgentPlan, Any]:
