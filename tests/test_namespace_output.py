@@ -18,7 +18,14 @@ import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
-from langop_infra import LanguageAgent, LanguageCluster, LanguageTool, SpecError
+from langop_infra import (
+    HttpTool,
+    LanguageAgent,
+    LanguageCluster,
+    LanguageModel,
+    LanguageTool,
+    SpecError,
+)
 from langop_infra.offline._mock_engine import ProgramRun, is_unknown, run_program
 from langop_infra.testing import Mocks
 from tests.support.user_project import make_project, run_cli
@@ -295,3 +302,82 @@ def test_a_cluster_refuses_an_external_tool_in_an_output_namespace() -> None:
     [problem] = caught.value.problems
     assert problem.path == "external_tools[0]"
     assert "takes its namespace from an Output" in problem.message
+
+
+MODEL = {"provider": "openai-compatible", "model_name": "m", "endpoint": "http://vllm:8000/v1"}
+
+
+def test_a_model_in_an_output_namespace_serves_an_agent_there() -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        model = LanguageModel("llama", namespace=ns.metadata.name, **MODEL)
+        LanguageAgent("helper", image=IMAGE, namespace=ns.metadata.name, model=model)
+
+    run = run_program(program)
+    [deployment] = [m for m in run.manifests() if m["kind"] == "Deployment"]
+    assert deployment["metadata"]["namespace"] == "apps"
+    [container] = deployment["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert env["MODEL_ENDPOINT"] == "http://vllm:8000/v1"
+
+
+@pytest.mark.parametrize(
+    ("namespace", "expected"),
+    [
+        (lambda: pulumi.Output.from_input("apps").apply(lambda n: "Bad_NS"), "Bad_NS"),
+        (lambda: pulumi.Output.secret("apps"), "is a secret Output"),
+    ],
+    ids=["bad-name", "secret"],
+)
+def test_a_model_namespace_is_checked_when_it_resolves(
+    namespace: Callable[[], Any], expected: str
+) -> None:
+    message = run_failing(lambda: LanguageModel("llama", namespace=namespace(), **MODEL) and None)
+    assert "invalid LanguageModel 'llama'" in message
+    assert "test_namespace_output.py:" in message
+    assert "- namespace: " in message and expected in message
+
+
+HTTP_TOOL = {
+    "description": "Look a ticket up.",
+    "endpoint": "https://tickets.example.com/x",
+    "display_name": "Ticket lookup",
+    "version": "1",
+}
+
+
+@pytest.mark.parametrize("preview", [False, True], ids=["up", "preview"])
+def test_an_http_tool_in_an_output_namespace(preview: bool) -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        HttpTool("lookup", namespace=ns.metadata.name, **HTTP_TOOL)
+
+    run = run_program(program, preview=preview)
+    [config_map] = [m for m in run.manifests() if m["kind"] == "ConfigMap"]
+    assert config_map["metadata"]["namespace"] == "apps"
+    assert config_map["metadata"]["labels"]["app.kubernetes.io/part-of"] == "apps"
+
+
+def test_an_agent_refuses_an_http_tool_in_an_output_namespace() -> None:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        lookup = HttpTool("lookup", namespace=ns.metadata.name, **HTTP_TOOL)
+        LanguageAgent("helper", image=IMAGE, namespace="apps", http_tools=[lookup])
+
+    with pytest.raises(SpecError) as caught:
+        run_program(program)
+    [problem] = caught.value.problems
+    assert problem.path == "http_tools[0]"
+    assert "LanguageAgent 'helper'" in str(caught.value)
+    assert "takes its namespace from an Output" in problem.message
+
+
+def test_an_http_tool_namespace_is_checked_when_it_resolves() -> None:
+    bad = pulumi.Output.from_input  # a name Kubernetes refuses, known only as it resolves
+    message = run_failing(
+        lambda: HttpTool("lookup", namespace=bad("x").apply(lambda n: "Bad_NS"), **HTTP_TOOL)
+        and None
+    )
+    assert "invalid HttpTool 'lookup'" in message
+    assert "test_namespace_output.py:" in message
+    assert "- namespace: " in message and "Bad_NS" in message

@@ -92,6 +92,7 @@ HTTP_TOOL: dict[str, Any] = {
     "version": "version-v",
 }
 MODEL: dict[str, Any] = {
+    "namespace": "default",
     "provider": "openai-compatible",
     "model_name": "model-name-v",
     "endpoint": "http://vllm.apps:8000/v1-v",
@@ -296,7 +297,12 @@ def assert_field_error(error: SpecError, path: Path, secret: bool) -> None:
 
 # Structural fields a component nevertheless takes as a (non-secret) Output: it builds from
 # their values as they resolve (tests/test_namespace_output.py).
-ACCEPTED_OUTPUTS = {("LanguageTool", ("namespace",)), ("LanguageAgent", ("namespace",))}
+ACCEPTED_OUTPUTS = {
+    ("LanguageTool", ("namespace",)),
+    ("LanguageAgent", ("namespace",)),
+    ("LanguageModel", ("namespace",)),
+    ("HttpTool", ("namespace",)),
+}
 
 WRAPS: list[Callable[[Any], Any]] = [
     pulumi.Output.from_input,

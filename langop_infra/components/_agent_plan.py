@@ -306,8 +306,15 @@ def http_tool_document(data: dict[str, Any]) -> list[HttpToolSpec]:
     given: list[HttpToolSpec] = []
     refs: list[Any] = []
     items: list[Any] = data.get("http_tools") or []
-    for item in items:
+    for i, item in enumerate(items):
         spec = getattr(item, "spec", None)
+        if isinstance(spec, HttpToolSpec) and isinstance(item.namespace_name, pulumi.Output):
+            message = (
+                f"HttpTool {spec.name!r} takes its namespace from an Output; an agent needs "
+                "its HttpTools' namespaces when the program runs: give it a plain namespace"
+            )
+            subject = f"LanguageAgent {data.get('name')!r}"
+            raise SpecError([Problem(f"http_tools[{i}]", message)], subject=subject)
         if isinstance(spec, HttpToolSpec):
             given.append(spec.model_copy(update={"namespace": item.namespace_name}))
             refs.append({"name": spec.name, "namespace": item.namespace_name})

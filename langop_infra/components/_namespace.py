@@ -21,6 +21,9 @@ from typing import Any
 import pulumi
 
 from langop_infra.components._k8s import register_component
+from langop_infra.components._secret_routing import guarded
+from langop_infra.config._fields import dns_label
+from langop_infra.core.problems import Problem, SpecError
 
 # The structural fields a component builds from as they resolve (see inputs.resolve).
 LATE = frozenset({"namespace"})
@@ -59,3 +62,17 @@ def registered(component: Any, kind: str, where: Placement, name: str, site: str
         return namespace
 
     return Placement(pulumi.Output.from_input(where.value).apply(record), where.prefix)
+
+
+def checked_name(value: pulumi.Output[Any], subject: str, site: str) -> pulumi.Output[str]:
+    """A namespace Output of a component whose spec holds no namespace (LanguageModel),
+    failing as a field error naming ``site`` when it resolves as a secret or to a name
+    Kubernetes refuses."""
+
+    def check(name: Any) -> str:
+        try:
+            return dns_label(str(name))
+        except ValueError as exc:
+            raise SpecError([Problem("namespace", str(exc))], subject=subject, where=site) from None
+
+    return guarded(value, ("namespace",), subject, site).apply(check)
