@@ -22,6 +22,7 @@ from langop_infra import (
     HttpTool,
     LanguageAgent,
     LanguageCluster,
+    LanguageMemory,
     LanguageModel,
     LanguageTool,
     SpecError,
@@ -381,3 +382,14 @@ def test_an_http_tool_namespace_is_checked_when_it_resolves() -> None:
     assert "invalid HttpTool 'lookup'" in message
     assert "test_namespace_output.py:" in message
     assert "- namespace: " in message and "Bad_NS" in message
+
+
+def test_a_memory_says_its_namespace_must_be_plain() -> None:
+    """Agents find a LanguageMemory by namespace when they are built."""
+    ns = pulumi.Output.from_input("apps")
+    with pytest.raises(SpecError) as caught:
+        run_program(lambda: LanguageMemory("mem", namespace=ns, type="managed"))
+    [problem] = caught.value.problems
+    assert problem.path == "namespace"
+    assert problem.message.startswith("must be known when the program runs, not an Output")
+    assert "pulumi.output.Output object" not in str(caught.value)
