@@ -393,3 +393,38 @@ def test_a_memory_says_its_namespace_must_be_plain() -> None:
     assert problem.path == "namespace"
     assert problem.message.startswith("must be known when the program runs, not an Output")
     assert "pulumi.output.Output object" not in str(caught.value)
+
+
+def test_an_agent_with_a_card_a_workspace_and_a_sidecar_in_an_output_namespace() -> None:
+    skill = {"id": "s", "name": "S", "description": "d", "tags": ["t"]}
+
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        files = LanguageTool(
+            "files", image=IMAGE, namespace=ns.metadata.name, deployment_mode="sidecar", port=8181
+        )
+        LanguageAgent(
+            "helper",
+            image=IMAGE,
+            namespace=ns.metadata.name,
+            tools=[files],
+            a2a={"description": "helps", "skills": [skill]},
+            workspace={"size": "1Gi", "initial_files": {"a.txt": "hi"}},
+        )
+
+    run = run_program(program)
+    placed = {
+        (m["kind"], m["metadata"]["name"]): m["metadata"]["namespace"]
+        for m in run.manifests()
+        if m["kind"] != "Namespace"
+    }
+    assert {
+        ("ConfigMap", "helper-a2a-card"),
+        ("ConfigMap", "helper-workspace-seed"),
+        ("PersistentVolumeClaim", "helper-workspace"),
+        ("NetworkPolicy", "helper-a2a-ingress"),
+    } <= placed.keys()
+    assert set(placed.values()) == {"apps"}
+    [sync] = [r for r in run.registrations if r.name.endswith("files-schema")]
+    assert sync.inputs["namespace"] == "apps"
+    assert "placeholder" not in json.dumps([r.inputs for r in run.registrations], default=str)
