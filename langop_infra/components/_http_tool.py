@@ -39,6 +39,7 @@ from langop_infra.core._construction import construction_site
 from langop_infra.manifests import _contract as contract
 
 HTTP_TOOL_LABEL = "langop.io/http-tool"
+PART_OF = "app.kubernetes.io/part-of"
 PROBE_TIMEOUT_SECONDS = 5.0
 
 
@@ -171,11 +172,13 @@ class HttpTool(pulumi.ComponentResource):
         namespaces.registered(self, "HttpTool", place, spec.name, construction_site())
         super().__init__(type_token("HttpTool"), name, None, aliased(opts, "HttpTool"))
         self.spec, self.namespace_name = spec, plan.namespace
-        labels = {
-            **contract.recommended_labels(spec.name, "http-tool", plan.part_of),
+        labels: dict[str, Any] = {
+            **contract.recommended_labels(spec.name, "http-tool", ""),
             HTTP_TOOL_LABEL: spec.name,
             **spec.labels,
         }
+        if labels[PART_OF] == "":  # not the user's: the namespace's, an Output with it
+            labels[PART_OF] = plan.part_of
         self.config_map = k8s.core.v1.ConfigMap(
             f"{name}-http-tool",
             metadata=object_meta(

@@ -16,7 +16,7 @@ name runs when the namespace resolves.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 
@@ -45,7 +45,7 @@ class Placement:
 def placement(resource_name: str, value: Any) -> Placement:
     """The placement of a component named ``resource_name`` whose namespace is ``value``."""
     if isinstance(value, pulumi.Output):
-        return Placement(value, f"[{resource_name}]")
+        return Placement(cast("pulumi.Output[str]", value), f"[{resource_name}]")
     return Placement(str(value), str(value))
 
 

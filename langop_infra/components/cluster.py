@@ -151,7 +151,7 @@ class LanguageCluster(pulumi.ComponentResource):
         self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
         self._register_models(cluster, child)
         self.http_tools = {
-            _key(ns, plan.namespace, plan.spec.name): HttpTool._from_plan(
+            _key(ns, str(plan.namespace), plan.spec.name): HttpTool._from_plan(
                 f"{plan.namespace}/{plan.spec.name}", plan, child
             )
             for plan in http_tool_plans(cluster)
