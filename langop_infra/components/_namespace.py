@@ -23,10 +23,11 @@ import pulumi
 from langop_infra.components._k8s import register_component
 from langop_infra.components._secret_routing import guarded
 from langop_infra.config._fields import dns_label
+from langop_infra.config._structure import LATE_FIELDS
 from langop_infra.core.problems import Problem, SpecError
 
 # The structural fields a component builds from as they resolve (see inputs.resolve).
-LATE = frozenset({"namespace"})
+LATE = frozenset(LATE_FIELDS)
 
 
 @dataclasses.dataclass(frozen=True)
