@@ -29,7 +29,7 @@ _WHY = (
 )
 
 
-def follows(item: Any) -> bool:
+def follows(item: object) -> bool:
     """Whether ``item`` is a LanguageTool whose namespace is an Output."""
     return getattr(item, "namespace_known", True) is False
 
@@ -41,14 +41,14 @@ def namespace_of(agent: AgentSpec) -> str:
 def rekeyed(given: Mapping[tuple[str, str], Any], namespace: str) -> dict[tuple[str, str], Any]:
     """``given`` with the following tools filed, and targeted, in the agent's ``namespace``."""
     placed = {k: v for k, v in given.items() if k[0] != FOLLOWING}
-    for (_, name), (target, tool) in given.items():
-        if _ == FOLLOWING:
+    for (space, name), (target, tool) in given.items():
+        if space == FOLLOWING:
             placed[(namespace, name)] = (dataclasses.replace(target, namespace=namespace), tool)
     return placed
 
 
 def unplaced_problems(
-    agent: AgentSpec, given: Mapping[tuple[str, str], Any], models: Mapping[str, Any]
+    agent: AgentSpec, given: Mapping[tuple[str, str], Any], models: Mapping[str, object]
 ) -> list[Problem]:
     """What an agent whose namespace is an Output cannot have, as field problems."""
     namespace = namespace_of(agent)
@@ -91,7 +91,10 @@ def unplaced_problems(
 
 
 def refuse_unplaced(
-    agent: AgentSpec, given: Mapping[tuple[str, str], Any], models: Mapping[str, Any], subject: str
+    agent: AgentSpec,
+    given: Mapping[tuple[str, str], Any],
+    models: Mapping[str, object],
+    subject: str,
 ) -> None:
     problems = unplaced_problems(agent, given, models)
     if problems:
@@ -120,7 +123,7 @@ def checked(
     if not followers:
         return place
 
-    def check(values: list[Any]) -> str:
+    def check(values: list[object]) -> str:
         agent_namespace, tools = values[0], values[1:]
         problems = [
             Problem(

@@ -93,7 +93,8 @@ def agent_document(
         target: Any = item
         if not isinstance(item, pulumi.Output):
             target = getattr(item, "target", item)
-        if isinstance(target, contract.ToolTarget) and agent_namespace.follows(item):
+        follows = agent_namespace.follows(cast("object", item))
+        if isinstance(target, contract.ToolTarget) and follows:
             # Its namespace is an Output: taken to be the agent's, checked as both resolve.
             given[(agent_namespace.FOLLOWING, target.name)] = (target, item)
             refs.append({"name": target.name})

@@ -172,7 +172,7 @@ class HttpTool(pulumi.ComponentResource):
         namespaces.registered(self, "HttpTool", place, spec.name, construction_site())
         super().__init__(type_token("HttpTool"), name, None, aliased(opts, "HttpTool"))
         self.spec, self.namespace_name = spec, plan.namespace
-        labels: dict[str, Any] = {
+        labels: dict[str, str | pulumi.Output[str]] = {
             **contract.recommended_labels(spec.name, "http-tool", ""),
             HTTP_TOOL_LABEL: spec.name,
             **spec.labels,

@@ -43,14 +43,16 @@ class Placement:
         return not isinstance(self.value, pulumi.Output)
 
 
-def placement(resource_name: str, value: Any) -> Placement:
+def placement(resource_name: str, value: object) -> Placement:
     """The placement of a component named ``resource_name`` whose namespace is ``value``."""
     if isinstance(value, pulumi.Output):
         return Placement(cast("pulumi.Output[str]", value), f"[{resource_name}]")
     return Placement(str(value), str(value))
 
 
-def registered(component: Any, kind: str, where: Placement, name: str, site: str) -> Placement:
+def registered(
+    component: object, kind: str, where: Placement, name: str, site: str
+) -> Placement:
     """Record ``component`` (see :func:`register_component`), at once with a known namespace,
     else as it resolves: the namespace its objects get then fails, as a field error naming
     ``site`` (the user's line), when another one of that kind and name is already there."""
@@ -70,7 +72,7 @@ def checked_name(value: pulumi.Output[Any], subject: str, site: str) -> pulumi.O
     failing as a field error naming ``site`` when it resolves as a secret or to a name
     Kubernetes refuses."""
 
-    def check(name: Any) -> str:
+    def check(name: object) -> str:
         try:
             return dns_label(str(name))
         except ValueError as exc:

@@ -61,7 +61,7 @@ def plan_model(name: str, args: Any, fields: Mapping[str, Any]) -> ModelPlan:
     if isinstance(namespace, pulumi.Output):
         # Only agents' lookups by name read it: checked when it resolves.
         site, subject = construction_site(), f"LanguageModel {data.get('name')!r}"
-        namespace = namespaces.checked_name(cast("pulumi.Output[Any]", namespace), subject, site)
+        namespace = namespaces.checked_name(cast("pulumi.Output[str]", namespace), subject, site)
     # Outside a LanguageCluster there is no gateway: agents call the provider directly.
     data.setdefault("gateway", False)
     inputs.refuse_outputs(
