@@ -22,11 +22,13 @@ from langop_infra.manifests._contract import workload_secret_name
 # Labels or annotations: a mapping (its values may be Outputs), or an Output of one while a
 # value the user gave is not known yet (see inputs.part).
 Meta = Mapping[str, Any] | pulumi.Output[Any]
+# A namespace: its name, or an Output of it (see components/_namespace.py).
+Namespace = str | pulumi.Output[str]
 
 
 def object_meta(
     name: str,
-    namespace: str | None,
+    namespace: Namespace | None,
     labels: Meta,
     annotations: Meta | None = None,
 ) -> k8s.meta.v1.ObjectMetaArgsDict:
@@ -70,7 +72,7 @@ def _merge_all(parts: Sequence[object]) -> dict[str, Any]:
 def service_account(
     key: str,
     workload: Any,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     opts: pulumi.ResourceOptions,
     annotations: Meta | None = None,
@@ -98,7 +100,7 @@ def opaque_secret(
     resource_name: str,
     *,
     name: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     values: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
@@ -117,14 +119,16 @@ def opaque_secret(
 
 def network_policy(
     name: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     spec: Mapping[str, object] | pulumi.Output[object],
     opts: pulumi.ResourceOptions,
+    prefix: str | None = None,
 ) -> k8s.networking.v1.NetworkPolicy:
-    """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<namespace>/<name>``)."""
+    """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<prefix>/<name>``, the
+    prefix being the namespace unless it is an Output: see components/_namespace.py)."""
     return k8s.networking.v1.NetworkPolicy(
-        f"{namespace}/{name}",
+        f"{namespace if prefix is None else prefix}/{name}",
         metadata=object_meta(name, namespace, labels),
         spec=api_object(spec),
         opts=opts,
@@ -134,7 +138,7 @@ def network_policy(
 def scaling_objects(
     key: str,
     name: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     objects: object,
     *,
@@ -177,7 +181,7 @@ def scaling_objects(
 def workload_secret(
     key: str,
     workload: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     owned: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
@@ -318,8 +322,11 @@ def built_components() -> dict[tuple[str, str, str], Any]:
     return entry[1]
 
 
-def register_component(component: object, kind: str, namespace: str, name: str) -> None:
-    """Record a component; a second one of the same kind, namespace and name is an error."""
+def register_component(
+    component: object, kind: str, namespace: str, name: str, site: str | None = None
+) -> None:
+    """Record a component; a second one of the same kind, namespace and name is an error
+    (naming ``site``, the user's line, when it is found as a namespace resolves)."""
     built = built_components()
     key = (kind, namespace, name)
     if key in built:
@@ -332,6 +339,7 @@ def register_component(component: object, kind: str, namespace: str, name: str) 
                 )
             ],
             subject=f"{kind} {name!r}",
+            where=site,
         )
     built[key] = component
 

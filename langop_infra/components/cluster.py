@@ -41,7 +41,7 @@ from langop_infra.config.checks._sync_path_check import sync_path_findings
 from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.tool import ToolSpec
-from langop_infra.core.problems import SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract, _pods as pods, _policies as policies
 from langop_infra.manifests._a2a import peer_targets
 from langop_infra.manifests._agent_features import AgentFeatures
@@ -108,7 +108,17 @@ class LanguageCluster(pulumi.ComponentResource):
         cluster = with_managed_memories(_parse(name, args, kwargs))
         external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
         external.update({(t.target.namespace, t.target.name): t for t in external_tools})
-        problems = external_reference_problems(cluster, external.keys())
+        problems = [
+            Problem(
+                f"external_tools[{i}]",
+                f"LanguageTool {t.spec.name!r} takes its namespace from an Output; a "
+                "LanguageCluster needs its tools' namespaces when the program runs: give "
+                "that tool a plain namespace",
+            )
+            for i, t in enumerate(external_tools)
+            if getattr(t, "namespace_known", True) is False
+        ]
+        problems += external_reference_problems(cluster, external.keys())
         problems += external_sidecar_problems(
             cluster, {k: getattr(t, "target", t) for k, t in external.items()}
         )
@@ -142,7 +152,7 @@ class LanguageCluster(pulumi.ComponentResource):
         self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
         self._register_models(cluster, child)
         self.http_tools = {
-            _key(ns, plan.namespace, plan.spec.name): HttpTool._from_plan(
+            _key(ns, str(plan.namespace), plan.spec.name): HttpTool._from_plan(
                 f"{plan.namespace}/{plan.spec.name}", plan, child
             )
             for plan in http_tool_plans(cluster)
