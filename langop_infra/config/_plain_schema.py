@@ -53,7 +53,7 @@ def _number(value: object, _depth: int) -> bool:
 
 
 def _positive_number(value: object, depth: int) -> bool:
-    return _number(value, depth) and value > 0  # type: ignore[operator]
+    return _number(value, depth) and cast(float, value) > 0
 
 
 def _count(value: object, _depth: int) -> bool:
@@ -71,7 +71,7 @@ def _list(value: object, _depth: int) -> bool:
 def _unique_strings(value: object) -> bool:
     if type(value) is not list:
         return False
-    items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+    items = cast("list[Any]", value)
     return all(type(i) is str for i in items) and len(set(items)) == len(items)
 
 
@@ -92,17 +92,16 @@ def _regex(value: object, _depth: int = 0) -> bool:
 def _type(value: object, _depth: int) -> bool:
     if type(value) is str:
         return value in _SIMPLE_TYPES
-    return (
-        _unique_strings(value)
-        and len(value) > 0  # type: ignore[arg-type]
-        and all(t in _SIMPLE_TYPES for t in value)  # type: ignore[attr-defined]
-    )
+    if not _unique_strings(value):
+        return False
+    names = cast("list[str]", value)
+    return len(names) > 0 and all(t in _SIMPLE_TYPES for t in names)
 
 
 def _schema_array(value: object, depth: int) -> bool:
     if type(value) is not list or not value:
         return False
-    items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+    items = cast("list[Any]", value)
     return all(_schema(i, depth) for i in items)
 
 
@@ -115,24 +114,27 @@ def _schema_or_array(value: object, depth: int) -> bool:
 def _schema_map(value: object, depth: int) -> bool:
     if type(value) is not dict:
         return False
-    items: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    items = cast("dict[Any, Any]", value)
     return all(type(k) is str and _schema(v, depth) for k, v in items.items())
 
 
 def _pattern_map(value: object, depth: int) -> bool:
     if not _schema_map(value, depth):
         return False
-    return all(_regex(k) for k in value)  # type: ignore[attr-defined]
+    return all(_regex(k) for k in cast("dict[str, Any]", value))
 
 
 def _dependencies(value: object, depth: int) -> bool:
     if type(value) is not dict:
         return False
-    items: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
-    return all(
-        type(k) is str and (_unique_strings(v) if type(v) is list else _schema(v, depth))  # pyright: ignore[reportUnknownArgumentType]
-        for k, v in items.items()
-    )
+    items = cast("dict[Any, Any]", value)
+    return all(type(k) is str and _dependency(v, depth) for k, v in items.items())
+
+
+def _dependency(value: object, depth: int) -> bool:
+    if type(value) is list:
+        return _unique_strings(cast("list[Any]", value))
+    return _schema(value, depth)
 
 
 # Each draft-07 meta-schema keyword this module understands, and what its value must be.
