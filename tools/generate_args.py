@@ -41,6 +41,9 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.tool import ToolSpec
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate_field_docs import TARGET as DOCS_TARGET, generate as field_docs
+
 TARGET = Path(__file__).resolve().parents[1] / "langop_infra" / "components" / "args.py"
 SCALARS = {str: "str", int: "int", float: "float", bool: "bool"}
 # Field names too general to name a choice alone: their alias takes the model's name too.
@@ -421,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args_text, agent_text = _generate()
     stale = 0
-    for target, text in ((TARGET, args_text), (AGENT_TARGET, agent_text)):
+    targets = (TARGET, args_text), (AGENT_TARGET, agent_text), (DOCS_TARGET, field_docs())
+    for target, text in targets:
         if args.check:
             if not target.exists() or target.read_text() != text:
                 print(f"{target} is stale: run python tools/generate_args.py", file=sys.stderr)
