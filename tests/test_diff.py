@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from langop_infra._errors import REDACTED
 from langop_infra.cli.main import main
 from langop_infra.core.problems import SpecError
 from langop_infra.offline._diff_report import report
@@ -24,7 +25,6 @@ from langop_infra.offline._manifest_diff import (
     load_render,
     object_key,
 )
-from langop_infra.offline._mock_engine import REDACTED
 from langop_infra.offline._render import dump_stream
 
 ROOT = Path(__file__).parents[1]

@@ -27,7 +27,8 @@ from langop_infra import (
     LanguageTool,
     SpecError,
 )
-from langop_infra.offline._mock_engine import ProgramRun, is_unknown, run_program
+from langop_infra.offline._engine_values import is_unknown
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.testing import Mocks
 from tests.support.user_project import make_project, run_cli
 
@@ -153,9 +154,7 @@ def test_an_agent_and_its_tool_in_an_output_namespace(mocks: ProviderMocks, expl
         assert f"memory.{expected}.svc.cluster.local" in values[1]
         assert_placed(mocks, expected, {"Deployment", "Service", "Secret", "ConfigMap"})
 
-    return pulumi.Output.all(agent.mcp_servers, agent.config_yaml, agent.deployment.id).apply(
-        check
-    )
+    return pulumi.Output.all(agent.mcp_servers, agent.config_yaml, agent.deployment.id).apply(check)
 
 
 def test_at_preview_an_unknown_namespace_stays_unknown_in_every_object() -> None:
@@ -376,8 +375,9 @@ def test_an_agent_refuses_an_http_tool_in_an_output_namespace() -> None:
 def test_an_http_tool_namespace_is_checked_when_it_resolves() -> None:
     bad = pulumi.Output.from_input  # a name Kubernetes refuses, known only as it resolves
     message = run_failing(
-        lambda: HttpTool("lookup", namespace=bad("x").apply(lambda n: "Bad_NS"), **HTTP_TOOL)
-        and None
+        lambda: (
+            HttpTool("lookup", namespace=bad("x").apply(lambda n: "Bad_NS"), **HTTP_TOOL) and None
+        )
     )
     assert "invalid HttpTool 'lookup'" in message
     assert "test_namespace_output.py:" in message
@@ -420,7 +420,7 @@ def test_an_agent_with_a_card_a_workspace_and_a_sidecar_in_an_output_namespace()
     }
     assert {
         ("ConfigMap", "helper-a2a-card"),
-        ("ConfigMap", "helper-workspace-seed"),
+        ("ConfigMap", "helper-initial-files"),
         ("PersistentVolumeClaim", "helper-workspace"),
         ("NetworkPolicy", "helper-a2a-ingress"),
     } <= placed.keys()

@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 import yaml
 
+from langop_infra._errors import REDACTED
 from langop_infra.cli.main import main
-from langop_infra.offline._mock_engine import REDACTED, run_program
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.offline._render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
 from langop_infra.program.stack import KEYS
 from tests.support.manifests import validate_manifests

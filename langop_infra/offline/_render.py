@@ -18,17 +18,16 @@ from langop_infra.core._gc_tuning import tuned_for_run
 from langop_infra.core._streams import stdout_to_stderr
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
-from langop_infra.offline._esc import environment_config
-from langop_infra.offline._formats import OUT_MARKER
-from langop_infra.offline._mock_engine import (
+from langop_infra.offline._engine_values import (
     UNKNOWN_MARKER,
-    ProgramRun,
     is_unknown,
-    run_program,
     to_manifest,
     unknown_paths,
     visit,
 )
+from langop_infra.offline._esc import environment_config
+from langop_infra.offline._formats import OUT_MARKER
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.offline._project import (
     Project,
     choose_stack,
