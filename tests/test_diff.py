@@ -660,9 +660,9 @@ def test_secure_values_are_fingerprinted_by_their_ciphertext(
 
 
 def test_redaction_marker_is_the_engines() -> None:
-    from langop_infra.offline import _formats as formats, _mock_engine as mock_engine
+    from langop_infra.offline import _engine_values as engine_values, _formats as formats
 
-    assert formats.REDACTED == mock_engine.REDACTED
+    assert formats.REDACTED == engine_values.REDACTED == "[secret]"
 
 
 def test_the_example_ci_workflow_posts_the_markdown_diff(tmp_path: Path) -> None:
