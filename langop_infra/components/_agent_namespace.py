@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pulumi
 
@@ -20,6 +20,9 @@ from langop_infra.components._namespace import Placement
 from langop_infra.config.agent import AgentSpec
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract
+
+if TYPE_CHECKING:
+    from langop_infra.components.tool import LanguageTool
 
 # The namespace under which agent_document files the tools that follow the agent's.
 FOLLOWING = ""
@@ -38,7 +41,7 @@ def namespace_of(agent: AgentSpec) -> str:
     return agent.namespace or contract.DEFAULT_NAMESPACE
 
 
-def rekeyed(given: Mapping[tuple[str, str], Any], namespace: str) -> dict[tuple[str, str], Any]:
+def rekeyed(given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]], namespace: str) -> dict[tuple[str, str], tuple[contract.ToolTarget, object]]:
     """``given`` with the following tools filed, and targeted, in the agent's ``namespace``."""
     placed = {k: v for k, v in given.items() if k[0] != FOLLOWING}
     for (space, name), (target, tool) in given.items():
@@ -48,7 +51,7 @@ def rekeyed(given: Mapping[tuple[str, str], Any], namespace: str) -> dict[tuple[
 
 
 def unplaced_problems(
-    agent: AgentSpec, given: Mapping[tuple[str, str], Any], models: Mapping[str, object]
+    agent: AgentSpec, given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]], models: Mapping[str, object]
 ) -> list[Problem]:
     """What an agent whose namespace is an Output cannot have, as field problems."""
     namespace = namespace_of(agent)
@@ -92,7 +95,7 @@ def unplaced_problems(
 
 def refuse_unplaced(
     agent: AgentSpec,
-    given: Mapping[tuple[str, str], Any],
+    given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
     models: Mapping[str, object],
     subject: str,
 ) -> None:
@@ -114,7 +117,7 @@ def retargeted(
 
 def checked(
     place: Placement,
-    followers: Sequence[tuple[int, Any]],
+    followers: Sequence[tuple[int, LanguageTool]],
     subject: str,
     site: str,
 ) -> Placement:

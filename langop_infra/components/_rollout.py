@@ -31,23 +31,23 @@ from langop_infra.sync.rollout_key import RolloutKey
 DIGEST_PREFIX = "hmac-sha256:"
 
 # Each Secret langop-infra registered: its Kubernetes name and the stringData it was given.
-_DATA: weakref.WeakKeyDictionary[k8s.core.v1.Secret, tuple[str, Any]] = weakref.WeakKeyDictionary()
+_DATA: weakref.WeakKeyDictionary[k8s.core.v1.Secret, tuple[str, object]] = weakref.WeakKeyDictionary()
 
 
-def remember(secret: k8s.core.v1.Secret, name: str, data: Any) -> k8s.core.v1.Secret:
+def remember(secret: k8s.core.v1.Secret, name: str, data: object) -> k8s.core.v1.Secret:
     """``secret``, noted with its name and ``stringData`` for the digests of its readers."""
     _DATA[secret] = (name, data)
     return secret
 
 
-def canonical(secrets: Sequence[tuple[str, Mapping[str, Any]]]) -> bytes:
+def canonical(secrets: Sequence[tuple[str, Mapping[str, object]]]) -> bytes:
     """The bytes the digest covers: ``{secret name: {key: value}}`` as JSON, keys sorted."""
     merged = {name: dict(data) for name, data in secrets}
     text = json.dumps(merged, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode()
 
 
-def digest(key: str, secrets: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+def digest(key: str, secrets: Sequence[tuple[str, Mapping[str, object]]]) -> str:
     """``hmac-sha256:<hex>`` of :func:`canonical` ``secrets`` under the hex ``key``."""
     mac = hmac.new(bytes.fromhex(key), canonical(secrets), hashlib.sha256)
     return DIGEST_PREFIX + mac.hexdigest()
@@ -67,14 +67,14 @@ def _data_of(secret: Any) -> Any:
     else:
         name, data = remembered
 
-    def pair(parts: list[Any]) -> tuple[str, Mapping[str, Any]]:
-        return str(parts[0]), cast("Mapping[str, Any]", parts[1] or {})
+    def pair(parts: list[object]) -> tuple[str, Mapping[str, object]]:
+        return str(parts[0]), cast("Mapping[str, object]", parts[1] or {})
 
     return pulumi.Output.all(name, pulumi.Output.from_input(data)).apply(pair)
 
 
 def secret_digest(
-    secrets: Sequence[Any], key_name: str, opts: pulumi.ResourceOptions
+    secrets: Sequence[object], key_name: str, opts: pulumi.ResourceOptions
 ) -> tuple[pulumi.Output[bool], pulumi.Output[str | None]]:
     """Whether the workload reads any of ``secrets`` (Secrets, Outputs of one or of None),
     and the digest of those it reads, neither of them secret. Registers the workload's
@@ -83,7 +83,7 @@ def secret_digest(
     key = pulumi.Output.secret(RolloutKey(key_name, opts).key)
     data = pulumi.Output.all(*[_data_of(s) for s in secrets])
 
-    def read(parts: list[Any]) -> bool:
+    def read(parts: list[object]) -> bool:
         return any(p is not None for p in parts)
 
     def sign(parts: list[Any]) -> str | None:
@@ -104,8 +104,8 @@ def with_digest(
     workload reads a Secret. The digest stays an Output inside the mapping: while it is
     unknown, the other annotations are not."""
 
-    def merge(parts: list[Any]) -> dict[str, Any]:
-        given = dict(cast("Mapping[str, Any]", parts[0] or {}))
+    def merge(parts: list[object]) -> dict[str, object]:
+        given = dict(cast("Mapping[str, object]", parts[0] or {}))
         return {**given, SECRET_DIGEST_ANNOTATION: signed} if parts[1] else given
 
     given: Any = annotations

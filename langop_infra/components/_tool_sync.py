@@ -1,7 +1,7 @@
 """What a LanguageTool's schema sync is given besides its endpoint: its protocol limits,
 and the warning for allowedTools the tool does not serve."""
 
-from typing import Any
+from collections.abc import Sequence
 
 import pulumi
 
@@ -9,7 +9,7 @@ from langop_infra.config.checks._admission import parse_quantity
 from langop_infra.config.tool import ToolSpec
 
 
-def warn_unknown_allowed(tool: str, found: Any) -> None:
+def warn_unknown_allowed(tool: str, found: Sequence[str] | None) -> None:
     """Report allowedTools names the synced tool does not serve: schema drift."""
     if found:
         pulumi.log.warn(
@@ -18,10 +18,10 @@ def warn_unknown_allowed(tool: str, found: Any) -> None:
         )
 
 
-def sync_limits(tool: ToolSpec) -> dict[str, Any]:
+def sync_limits(tool: ToolSpec) -> dict[str, object]:
     """The MCP client's protocol choice and caps for this tool's sync."""
     sync = tool.schema_sync
-    limits: dict[str, Any] = {
+    limits: dict[str, object] = {
         "protocol": sync.protocol,
         "max_tools": sync.max_tools,
         "max_pages": sync.max_pages,

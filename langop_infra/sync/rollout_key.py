@@ -25,7 +25,7 @@ import hmac
 import secrets
 import uuid
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pulumi
 from pulumi import dynamic as dyn
@@ -45,7 +45,7 @@ def new_key() -> str:
     return secrets.token_hex(KEY_BYTES)
 
 
-def offline_outputs(type_: str, inputs: Mapping[str, Any], key: Any) -> dict[str, Any] | None:
+def offline_outputs(type_: str, inputs: Mapping[str, object], key: object) -> dict[str, object] | None:
     """The outputs offline mocks give a :class:`RolloutKey` (its inputs with ``key``), or
     None for any other resource."""
     if type_ != TYPE:
@@ -62,27 +62,27 @@ def derived_key(user_key: bytes) -> str:
 class RolloutKeyProvider(dyn.ResourceProvider):
     """The provider: stateless, so it pickles to its class reference."""
 
-    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
+    def create(self, props: dict[str, object]) -> dyn.CreateResult:
         return dyn.CreateResult(
             id_=uuid.uuid4().hex, outs={"purpose": props.get("purpose", PURPOSE), "key": new_key()}
         )
 
-    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> dyn.DiffResult:
+    def diff(self, _id: str, _olds: dict[str, object], _news: dict[str, object]) -> dyn.DiffResult:
         # Never a change, never a replacement: a new key would roll every pod once for nothing.
         return dyn.DiffResult(changes=False, replaces=[], stables=["key"])
 
-    def update(self, _id: str, olds: dict[str, Any], _news: dict[str, Any]) -> dyn.UpdateResult:
+    def update(self, _id: str, olds: dict[str, object], _news: dict[str, object]) -> dyn.UpdateResult:
         return dyn.UpdateResult(outs=_kept(olds))
 
-    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+    def read(self, id_: str, props: dict[str, object]) -> dyn.ReadResult:
         # The key lives only in state: what the engine holds is what there is.
         return dyn.ReadResult(id_=id_, outs=_kept(props))
 
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+    def delete(self, _id: str, _props: dict[str, object]) -> None:
         return None
 
 
-def _kept(olds: Mapping[str, Any]) -> dict[str, Any]:
+def _kept(olds: Mapping[str, object]) -> dict[str, object]:
     return {"purpose": olds.get("purpose", PURPOSE), "key": olds.get("key")}
 
 
