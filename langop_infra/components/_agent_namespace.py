@@ -27,9 +27,7 @@ if TYPE_CHECKING:
 # The namespace under which agent_document files the tools that follow the agent's.
 FOLLOWING = ""
 
-_WHY = (
-    "an agent whose namespace is an Output finds nothing by namespace when the program runs; "
-)
+_WHY = "an agent whose namespace is an Output finds nothing by namespace when the program runs; "
 
 
 def follows(item: object) -> bool:
@@ -41,7 +39,9 @@ def namespace_of(agent: AgentSpec) -> str:
     return agent.namespace or contract.DEFAULT_NAMESPACE
 
 
-def rekeyed(given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]], namespace: str) -> dict[tuple[str, str], tuple[contract.ToolTarget, object]]:
+def rekeyed(
+    given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]], namespace: str
+) -> dict[tuple[str, str], tuple[contract.ToolTarget, object]]:
     """``given`` with the following tools filed, and targeted, in the agent's ``namespace``."""
     placed = {k: v for k, v in given.items() if k[0] != FOLLOWING}
     for (space, name), (target, tool) in given.items():
@@ -51,7 +51,9 @@ def rekeyed(given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
 
 
 def unplaced_problems(
-    agent: AgentSpec, given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]], models: Mapping[str, object]
+    agent: AgentSpec,
+    given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
+    models: Mapping[str, object],
 ) -> list[Problem]:
     """What an agent whose namespace is an Output cannot have, as field problems."""
     namespace = namespace_of(agent)

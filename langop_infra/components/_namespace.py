@@ -16,7 +16,7 @@ name runs when the namespace resolves.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, cast
+from typing import cast
 
 import pulumi
 
@@ -67,7 +67,7 @@ def registered(
     return Placement(pulumi.Output.from_input(where.value).apply(record), where.prefix)
 
 
-def checked_name(value: pulumi.Output[Any], subject: str, site: str) -> pulumi.Output[str]:
+def checked_name(value: pulumi.Output[object], subject: str, site: str) -> pulumi.Output[str]:
     """A namespace Output of a component whose spec holds no namespace (LanguageModel),
     failing as a field error naming ``site`` when it resolves as a secret or to a name
     Kubernetes refuses."""

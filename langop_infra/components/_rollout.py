@@ -31,7 +31,9 @@ from langop_infra.sync.rollout_key import RolloutKey
 DIGEST_PREFIX = "hmac-sha256:"
 
 # Each Secret langop-infra registered: its Kubernetes name and the stringData it was given.
-_DATA: weakref.WeakKeyDictionary[k8s.core.v1.Secret, tuple[str, object]] = weakref.WeakKeyDictionary()
+_DATA: weakref.WeakKeyDictionary[k8s.core.v1.Secret, tuple[str, object]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def remember(secret: k8s.core.v1.Secret, name: str, data: object) -> k8s.core.v1.Secret:

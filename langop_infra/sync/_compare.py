@@ -164,7 +164,7 @@ def _json_within(value: object, limit: int) -> bool:
             return False
         below: list[object] = []
         for node in level:
-            kind: object = type(cast(object, node))
+            kind: object = type(node)
             if kind is dict:
                 if not all(type(k) is str for k in cast("dict[object, object]", node)):
                     return False
@@ -174,7 +174,7 @@ def _json_within(value: object, limit: int) -> bool:
             else:
                 return False
             for child in children:
-                kind = type(cast(object, child))
+                kind = type(child)
                 if kind is dict or kind is list:
                     below.append(child)
                 elif kind not in scalars:

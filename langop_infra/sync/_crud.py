@@ -20,7 +20,7 @@ those names stay where deployed state put them (``langop_infra.sync.provider``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import pulumi.dynamic as dyn
 from pulumi.output import Unknown
@@ -40,8 +40,9 @@ def plain(value: object) -> object:
     return value
 
 
-def plain_props(props: Mapping[str, object]) -> dict[str, object]:
-    """:func:`plain` of a property map (a map stays a map)."""
+def plain_props(props: Mapping[str, object]) -> dict[str, Any]:
+    """:func:`plain` of a property map (a map stays a map), its values as the engine's
+    untyped property values."""
     return cast("dict[str, object]", plain(props))
 
 
@@ -88,7 +89,9 @@ class SyncProvider(dyn.ResourceProvider):
         None or empty depending on the path it took)."""
         raise NotImplementedError
 
-    def problems(self, known: Mapping[str, object], news: Mapping[str, object]) -> list[tuple[str, str]]:
+    def problems(
+        self, known: Mapping[str, object], news: Mapping[str, object]
+    ) -> list[tuple[str, str]]:
         """(input, reason) for each known input this provider cannot use."""
         return []
 
@@ -105,7 +108,9 @@ class SyncProvider(dyn.ResourceProvider):
         # The engine passes the previous outputs: they hold every input, credentials included.
         return dyn.ReadResult(id_=id_, outs=self.sync({**props, "required": False}, props))
 
-    def update(self, _id: str, olds: dict[str, object], news: dict[str, object]) -> dyn.UpdateResult:
+    def update(
+        self, _id: str, olds: dict[str, object], news: dict[str, object]
+    ) -> dyn.UpdateResult:
         return dyn.UpdateResult(outs=self.sync(news, olds))
 
     def diff(self, _id: str, olds: dict[str, object], news: dict[str, object]) -> dyn.DiffResult:
@@ -118,7 +123,7 @@ class SyncProvider(dyn.ResourceProvider):
     def changed_live(self, olds: Mapping[str, object], news: Mapping[str, object]) -> bool:
         """Inputs equal: whether the peer's live answer differs from the stored one."""
         try:
-            timeout = min(DIFF_PROBE_TIMEOUT, float(news.get("timeout") or 10))
+            timeout = min(DIFF_PROBE_TIMEOUT, float(cast("float | str", news.get("timeout") or 10)))
             live: str | None = self.live_hash(news, timeout)
         except Exception:  # unreachable or refused at preview time: nothing to compare
             live = None

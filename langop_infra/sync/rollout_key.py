@@ -45,7 +45,9 @@ def new_key() -> str:
     return secrets.token_hex(KEY_BYTES)
 
 
-def offline_outputs(type_: str, inputs: Mapping[str, object], key: object) -> dict[str, object] | None:
+def offline_outputs(
+    type_: str, inputs: Mapping[str, object], key: object
+) -> dict[str, object] | None:
     """The outputs offline mocks give a :class:`RolloutKey` (its inputs with ``key``), or
     None for any other resource."""
     if type_ != TYPE:
@@ -71,7 +73,9 @@ class RolloutKeyProvider(dyn.ResourceProvider):
         # Never a change, never a replacement: a new key would roll every pod once for nothing.
         return dyn.DiffResult(changes=False, replaces=[], stables=["key"])
 
-    def update(self, _id: str, olds: dict[str, object], _news: dict[str, object]) -> dyn.UpdateResult:
+    def update(
+        self, _id: str, olds: dict[str, object], _news: dict[str, object]
+    ) -> dyn.UpdateResult:
         return dyn.UpdateResult(outs=_kept(olds))
 
     def read(self, id_: str, props: dict[str, object]) -> dyn.ReadResult:

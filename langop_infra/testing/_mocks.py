@@ -44,14 +44,14 @@ class Mocks(pulumi.runtime.Mocks):
 
     def __init__(
         self,
-        schemas: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-        server_info: Mapping[str, Any] | None = None,
+        schemas: Mapping[str, Sequence[Mapping[str, object]]] | None = None,
+        server_info: Mapping[str, object] | None = None,
     ) -> None:
         self.schemas = {name: [dict(t) for t in tools] for name, tools in (schemas or {}).items()}
         self.server_info = dict(server_info or {"name": "mock", "version": "0"})
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, object]]:
         self.resources.append(args)
         state = dict(_inputs(args))
         if args.typ.startswith("kubernetes:"):
@@ -65,7 +65,7 @@ class Mocks(pulumi.runtime.Mocks):
             return self.sync_state(state)
         return f"{args.name}-id", state
 
-    def sync_state(self, state: dict[str, object]) -> tuple[str, dict[str, Any]]:
+    def sync_state(self, state: dict[str, object]) -> tuple[str, dict[str, object]]:
         """A schema sync's id and outputs: the listing given for the tool, else Pending."""
         tool = str(state.get("service") or "")
         listed = self.schemas.get(tool)
@@ -80,7 +80,7 @@ class Mocks(pulumi.runtime.Mocks):
 
     def call(
         self, args: pulumi.runtime.MockCallArgs
-    ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+    ) -> tuple[dict[str, object], list[tuple[str, str]] | None]:
         return {}, None
 
     def monitor(self) -> pulumi_mocks.MockMonitor:
