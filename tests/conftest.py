@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from langop_infra.offline._mock_engine import run_program
-from tests.support.manifests import Rendered, validate_manifests
 from langop_infra.testing._pytest_plugin import ensure_event_loop
+from tests.support.manifests import Rendered, validate_manifests
 from tests.support.side_envs import missing_environment_lines
 
 # Hypothesis judges by wall-clock time too (a 200 ms deadline per example, a health check on
