@@ -6,10 +6,25 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from langop_infra.offline._mock_engine import run_program
+from langop_infra.testing._pytest_plugin import ensure_event_loop
 from tests.support.manifests import Rendered, validate_manifests
 from tests.support.side_envs import missing_environment_lines
+
+# Hypothesis judges by wall-clock time too (a 200 ms deadline per example, a health check on
+# slow generation): on a loaded 2-core machine both fail tests that are right. The suite
+# asserts on no time, so neither applies.
+settings.register_profile("langop", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("langop")
+
+
+@pytest.fixture(autouse=True)
+def _an_open_event_loop() -> None:
+    """Each test starts with an open event loop in its thread, whatever the tests before it
+    did with theirs (``asyncio.run`` leaves none; the SDK's mocks need one)."""
+    ensure_event_loop()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -335,6 +335,7 @@ def test_component_type_and_parents(scenario_run) -> None:
         "ai/helper-config",
         "ai/helper-env",
         "ai/helper-ingress",
+        "ai/helper-rollout-key",  # its Secret's data rolls the pods (an HMAC under this key)
         "ai/helper/files-schema",
     ]
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from langop_infra._errors import REDACTED
 from langop_infra.cli.main import main
 from langop_infra.core.problems import SpecError
 from langop_infra.offline._diff_report import report
@@ -24,7 +25,6 @@ from langop_infra.offline._manifest_diff import (
     load_render,
     object_key,
 )
-from langop_infra.offline._mock_engine import REDACTED
 from langop_infra.offline._render import dump_stream
 
 ROOT = Path(__file__).parents[1]
@@ -598,11 +598,17 @@ def test_a_rotated_secret_shows_as_changed_with_fingerprints(
     assert rendered.count("[secret hmac-sha256 key=") == 4
     code, out, _ = run_diff(old, new, capsys)
     assert code == 1
-    assert out == (
-        "~ Secret research-dev/search-credentials\n"
-        "    stringData.token: secret value changed\n"
-        "0 added, 0 removed, 1 changed (1 secret value changed)\n"
+    # The researcher reads that Secret: its pods roll (a digest keyed by the user's key).
+    lines = out.splitlines()
+    assert lines[0] == "~ Deployment research-dev/researcher"
+    assert lines[1].startswith(
+        "    spec.template.metadata.annotations.langop.io/secret-digest: hmac-sha256:"
     )
+    assert lines[2:] == [
+        "~ Secret research-dev/search-credentials",
+        "    stringData.token: secret value changed",
+        "0 added, 0 removed, 2 changed (1 field, 1 secret value changed)",
+    ]
     same = _render_to(tmp_path / "same.yaml", monkeypatch, KEY, "--stack", "dev")
     code, out, _ = run_diff(old, same, capsys)
     assert (code, out) == (0, "no differences\n")
@@ -654,9 +660,9 @@ def test_secure_values_are_fingerprinted_by_their_ciphertext(
 
 
 def test_redaction_marker_is_the_engines() -> None:
-    from langop_infra.offline import _formats as formats, _mock_engine as mock_engine
+    from langop_infra.offline import _engine_values as engine_values, _formats as formats
 
-    assert formats.REDACTED == mock_engine.REDACTED
+    assert formats.REDACTED == engine_values.REDACTED == "[secret]"
 
 
 def test_the_example_ci_workflow_posts_the_markdown_diff(tmp_path: Path) -> None:

@@ -301,6 +301,7 @@ PUBLIC_MODULES = {
     "schema_sync",
     "sync/provider",
     "sync/card_sync",
+    "sync/rollout_key",
     "cli/main",
     "program/stack",
     "program/package",

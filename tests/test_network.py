@@ -13,12 +13,13 @@ from typing import Any
 import pulumi
 import pytest
 
+from langop_infra._errors import REDACTED
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.tool import LanguageTool
 from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Network, Pod
-from langop_infra.offline._mock_engine import REDACTED, ProgramRun, run_program
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.offline._render import dump_stream
 from langop_infra.testing.secrets import secret_leaves
 from tests.support.manifests import validate_manifests

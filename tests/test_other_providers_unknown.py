@@ -18,7 +18,8 @@ import pytest
 import yaml
 from pulumi.runtime.sync_await import _sync_await
 
-from langop_infra.offline._mock_engine import UNKNOWN_MARKER, run_program
+from langop_infra.offline._engine_values import UNKNOWN_MARKER
+from langop_infra.offline._mock_engine import run_program
 from tests.support.user_project import make_project, run_cli
 
 # As pulumi_random's generated SDK declares it: `result` is an output only (None as input).

@@ -81,11 +81,18 @@ def test_a_known_invalid_value_fails_before_anything_registers() -> None:
 
 
 def test_a_structural_field_cannot_be_an_output() -> None:
+    """``deployment_mode`` decides which objects exist. (``namespace`` may be an Output:
+    tests/test_namespace_output.py.)"""
     run = ProgramRun()
     with pytest.raises(SpecError) as caught:
-        run_program(lambda: LanguageTool("memory", image=IMAGE, namespace=later("apps")), into=run)
+        run_program(
+            lambda: LanguageTool(
+                "memory", image=IMAGE, namespace="apps", deployment_mode=later("sidecar")
+            ),
+            into=run,
+        )
     [problem] = caught.value.problems
-    assert problem.path == "namespace"
+    assert problem.path == "deployment_mode"
     assert "must be known when the program runs" in problem.message
     assert run.registrations == []
 

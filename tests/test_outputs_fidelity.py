@@ -10,7 +10,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from langop_infra.offline._mock_engine import UNKNOWN_MARKER
+from langop_infra.offline._engine_values import UNKNOWN_MARKER
 from tests.support.user_project import make_project, run_cli
 
 HEAD = """

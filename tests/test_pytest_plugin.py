@@ -106,3 +106,16 @@ def test_an_unknown_marker_setting_is_a_usage_error(tmp_path: Path) -> None:
     result = run(folder)
     assert result.returncode != 0
     assert "@pytest.mark.langop_mocks: unknown settings ['schema']" in result.stdout
+
+
+@pytest.mark.slow
+def test_a_module_after_asyncio_run_still_gets_mocks(tmp_path: Path) -> None:
+    # asyncio.run leaves the main thread without an event loop; the fixture gives it one.
+    folder = project(tmp_path)
+    (folder / "test_aaa_async.py").write_text(
+        "import asyncio\n\n\ndef test_runs_a_coroutine():\n"
+        "    assert asyncio.run(asyncio.sleep(0, result=7)) == 7\n"
+    )
+    result = run(folder, "-p", "no:randomly")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "7 passed" in result.stdout

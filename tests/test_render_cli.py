@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 import yaml
 
+from langop_infra._errors import REDACTED
 from langop_infra.cli.main import main
-from langop_infra.offline._mock_engine import REDACTED, run_program
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.offline._render import OUT_MARKER, Project, dump_stream, dump_yaml, render_stack
 from langop_infra.program.stack import KEYS
 from tests.support.manifests import validate_manifests
@@ -674,6 +675,7 @@ def test_render_matches_the_config_encoding_of_the_pulumi_cli() -> None:
         project="langop-infra",
         stack="dev",
         config=as_cli,
+        preview=True,  # as render runs it (a run as `pulumi up` would know the secret digest)
     )
     assert (
         BANNER + dump_stream(run.manifests())

@@ -33,18 +33,13 @@ import pulumi
 import pytest
 import yaml
 
+from langop_infra._errors import REDACTED
 from langop_infra.cli.main import main as cli_main
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.tool import LanguageTool
 from langop_infra.core.problems import SpecError
-from langop_infra.offline._mock_engine import (
-    REDACTED,
-    ProgramRun,
-    Registration,
-    Secret,
-    is_wrapped_secret,
-    run_program,
-)
+from langop_infra.offline._engine_values import Secret, is_wrapped_secret
+from langop_infra.offline._mock_engine import ProgramRun, Registration, run_program
 from langop_infra.offline._render import render_stack
 from langop_infra.program.stack import main as stack_main
 from langop_infra.testing.secrets import secret_leaves

@@ -18,7 +18,8 @@ from langop_infra.config.checks._collisions import secret_namespaces
 from langop_infra.config.checks._secret_refs import sync_only_secrets
 from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
-from langop_infra.offline._mock_engine import DYNAMIC_TYPE, is_wrapped_secret, run_program
+from langop_infra.offline._engine_values import is_wrapped_secret
+from langop_infra.offline._mock_engine import DYNAMIC_TYPE, run_program
 from langop_infra.testing.secrets import secret_leaves
 from tests.test_secrets_audit import plain_strings
 

@@ -41,4 +41,12 @@ def test_the_program_creates_the_namespace_it_deploys_into() -> None:
     tree = ast.parse((TEMPLATE / "__main__.py").read_text())
     calls = [ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)]
     assert "k8s.core.v1.Namespace" in calls
-    assert "depends_on=[ns]" in (TEMPLATE / "__main__.py").read_text()
+    # Its components take the namespace's name as an Output (issue 35 §1).
+    given = {
+        ast.unparse(n.func): ast.unparse(k.value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        for k in n.keywords
+        if k.arg == "namespace"
+    }
+    assert given == {"LanguageTool": "ns.metadata.name", "LanguageAgent": "ns.metadata.name"}

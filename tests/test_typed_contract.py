@@ -347,14 +347,8 @@ def test_one_tool_target_model_writes_and_reads_the_exported_targets() -> None:
 
 def test_one_visitor_walks_wrapped_and_resolved_secrets() -> None:
     from langop_infra import secret_leaves
-    from langop_infra.offline._mock_engine import (
-        REDACTED,
-        SECRET_SIG,
-        SIG_KEY,
-        Secret,
-        to_manifest,
-        visit,
-    )
+    from langop_infra._errors import REDACTED
+    from langop_infra.offline._engine_values import SECRET_SIG, SIG_KEY, Secret, to_manifest, visit
 
     wrapped = {SIG_KEY: SECRET_SIG, "value": {"token": "canary-visit-1", "n": [2.0]}}
     inputs = {"data": wrapped, "port": 8080.0, "gone": None, "list": ["a", wrapped]}

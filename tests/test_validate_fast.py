@@ -200,12 +200,15 @@ def test_stacks_that_read_other_stacks_run_the_program(tmp_path: Path) -> None:
 
 
 def test_validate_of_a_stack_file_project_imports_no_pulumi() -> None:
+    """Nor jsonschema (issue 41): the dev stack's inline inputSchema is plain draft-07, checked
+    without it; nor the manifest importers, which only a Kubernetes manifest needs."""
     code = (
         "import sys\n"
         "from langop_infra.cli.main import main\n"
         f"status = main(['validate', '--stack', 'dev', '--project-dir', {str(REPO)!r}])\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('pulumi', 'pulumi_kubernetes', 'grpc'))\n"
+        "('pulumi', 'pulumi_kubernetes', 'grpc', 'jsonschema', 'referencing'))\n"
+        "loaded += [m for m in sys.modules if m.startswith('langop_infra.offline.importers')]\n"
         "print(status, loaded)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGOP_INFRA_VALIDATE")}

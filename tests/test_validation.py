@@ -276,11 +276,10 @@ def test_a_value_of_the_wrong_type_is_told_the_expected_form(
 
 
 def test_a_large_model_is_described_by_its_required_fields() -> None:
-    assert problems(parse_cluster, cluster(tools=[["memory"]]))[0] == (
-        "tools[0]",
-        "expected a mapping, got list",
-    )
-    (found,) = problems(parse_agent, {**AGENT, "webhookTools": "lookup"})
+    with stack_wording():
+        first = problems(parse_cluster, cluster(tools=[["memory"]]))[0]
+        (found,) = problems(parse_agent, {**AGENT, "webhookTools": "lookup"})
+    assert first == ("tools[0]", "expected a mapping, got list")
     assert found == ("webhookTools", "expected a list of {name, url, …}, got a string")
 
 

@@ -11,8 +11,9 @@ TypedDicts are their Python (and, through Pulumi's analyzer, multi-language) fac
   percentage", a component or its reference) gets an alias: the precise type for type
   checkers under ``TYPE_CHECKING``, the type the package schema shows at run time;
 - top-level scalar fields of LanguageTool and LanguageAgent are ``pulumi.Input[...]``, but
-  those in :data:`STRUCTURAL_FIELDS`, which decide which objects exist; secret values accept
-  Outputs everywhere.
+  those in :data:`STRUCTURAL_FIELDS`, which decide which objects exist (except
+  :data:`LATE_FIELDS`: ``namespace``, also an Input of LanguageModel and HttpTool); secret
+  values accept Outputs everywhere.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ from langop_infra.config._http_tool import HttpToolSpec
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._model import ModelSpec, PersonaSpec
 from langop_infra.config._pod import count_or_percent
-from langop_infra.config._structure import STRUCTURAL_FIELDS
+from langop_infra.config._structure import LATE_FIELDS, STRUCTURAL_FIELDS
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.tool import ToolSpec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate_field_docs import TARGET as DOCS_TARGET, generate as field_docs
 
 TARGET = Path(__file__).resolve().parents[1] / "langop_infra" / "components" / "args.py"
 SCALARS = {str: "str", int: "int", float: "float", bool: "bool"}
@@ -135,7 +139,12 @@ COMPONENTS = (
         ModelSpec,
         "The inputs of a LanguageModel; the same fields as a stack file's ``models:`` entry.",
         drop=("name",),
-        extra={"namespace": ("str", "Namespace of the agents that use it (default: default).")},
+        extra={
+            "namespace": (
+                "pulumi.Input[str]",
+                "Namespace of the agents that use it (default: default).",
+            )
+        },
     ),
     Component(
         "LanguageMemoryArgs",
@@ -148,6 +157,7 @@ COMPONENTS = (
         HttpToolSpec,
         "The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry.",
         drop=("name",),
+        override={"namespace": "pulumi.Input[str]"},
     ),
     Component(
         "LanguageClusterArgs",
@@ -246,7 +256,7 @@ class Writer:
         for key, info in c.spec.model_fields.items():
             if key in c.drop:
                 continue
-            plain = not c.inputs or key in STRUCTURAL_FIELDS
+            plain = not c.inputs or (key in STRUCTURAL_FIELDS and key not in LATE_FIELDS)
             text = c.override.get(key) or self.annotation(info, c.spec, key, not plain)
             lines += self.field_lines(c.rename.get(key, key), info, text, c.spec)
         for key, (text, doc) in c.extra.items():
@@ -414,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args_text, agent_text = _generate()
     stale = 0
-    for target, text in ((TARGET, args_text), (AGENT_TARGET, agent_text)):
+    targets = (TARGET, args_text), (AGENT_TARGET, agent_text), (DOCS_TARGET, field_docs())
+    for target, text in targets:
         if args.check:
             if not target.exists() or target.read_text() != text:
                 print(f"{target} is stale: run python tools/generate_args.py", file=sys.stderr)

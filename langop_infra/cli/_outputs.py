@@ -38,7 +38,8 @@ def _outputs(args: argparse.Namespace) -> int:
 
 def plain(value: object) -> Any:
     """Resolved outputs with every secret as the redaction marker."""
-    from langop_infra.offline._mock_engine import REDACTED, visit
+    from langop_infra._errors import REDACTED
+    from langop_infra.offline._engine_values import visit
 
     # Output keys are strings already (Pulumi serializes exports as JSON objects).
     return visit(value, secret=lambda _, __: REDACTED)

@@ -74,6 +74,7 @@ def _render(args: argparse.Namespace) -> int:
     )
     from langop_infra.offline._select import SelectionError, label_selector, select
     from langop_infra.offline._stack_secrets import fingerprint_key
+    from langop_infra.sync.rollout_key import derived_key
 
     if args.output_dir is not None and args.output != "yaml":
         raise CommandError("-o json prints to stdout; --output-dir writes YAML files")
@@ -88,7 +89,9 @@ def _render(args: argparse.Namespace) -> int:
             key = fingerprint_key(args.fingerprint_key_env)
         except ValueError as exc:
             raise CommandError(f"--fingerprint-key-env: {exc}") from None
-    result = run_stack(args, "render", keep_ciphertext=key is not None)
+    # The pods' secret digests under a key derived from the user's, else unknown.
+    rollout = None if key is None else derived_key(key)
+    result = run_stack(args, "render", keep_ciphertext=key is not None, rollout_key=rollout)
     for warning in result.warnings:
         print(f"langop-infra render: warning: {warning}", file=sys.stderr)
     manifests = result.manifests() if key is None else fingerprinted_manifests(result, key)

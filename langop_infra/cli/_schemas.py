@@ -227,7 +227,7 @@ def lock_names(syncs: Sequence[Registration]) -> dict[str, str]:
 
 def plain_inputs(inputs: Mapping[str, object]) -> dict[str, Any]:
     """Engine inputs with secret wrappers removed (the values are needed to call the tool)."""
-    from langop_infra.offline._mock_engine import visit
+    from langop_infra.offline._engine_values import visit
 
     def plain(value: object) -> Any:
         return visit(value, secret=lambda inner, _: plain(inner))
@@ -244,7 +244,7 @@ ENCRYPTED_OAUTH_SECRET = (
 
 def _unreadable(value: object) -> bool:
     """Whether ``value`` is a ``secure:`` config value, which render cannot decrypt."""
-    from langop_infra.offline._mock_engine import REDACTED
+    from langop_infra._errors import REDACTED
 
     return value is None or value == REDACTED
 

@@ -62,7 +62,11 @@ def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_stack(
-    args: argparse.Namespace, command: str, *, keep_ciphertext: bool = False
+    args: argparse.Namespace,
+    command: str,
+    *,
+    keep_ciphertext: bool = False,
+    rollout_key: str | None = None,
 ) -> ProgramRun:
     """Render the stack the arguments name, with a progress line on a slow render.
 
@@ -91,6 +95,7 @@ def run_stack(
                 keep_ciphertext=keep_ciphertext,
                 environment_values=environment_values,
                 project=project,
+                rollout_key=rollout_key,
             )
     except Exception as caught:
         # The failed run's other Output tasks end here, not in a finaliser during a later

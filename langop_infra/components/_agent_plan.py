@@ -8,7 +8,12 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import _inputs as inputs, _user_meta as user_meta
+from langop_infra.components import (
+    _agent_namespace as agent_namespace,
+    _inputs as inputs,
+    _namespace as namespaces,
+    _user_meta as user_meta,
+)
 from langop_infra.components._k8s import (
     built_components,
     component_error,
@@ -52,6 +57,19 @@ class AgentPlan:
     image_known: bool = True
     #: A2A peers and memory.
     features: AgentFeatures = NO_FEATURES
+    # Its namespace is an Output: ``spec``, ``part_of`` and ``targets`` hold a stand-in for
+    # it, which :meth:`placed` replaces; ``followers`` are ``(index in tools, LanguageTool)``
+    # of the tools whose namespace is an Output (see components/_agent_namespace.py).
+    namespace_late: bool = False
+    part_of_given: bool = True
+    followers: Sequence[tuple[int, Any]] = ()
+
+    def placed(self, spec: AgentSpec) -> tuple[str, list[contract.ToolTarget]]:
+        """``part_of`` and ``targets`` for ``spec``, the agent as it resolves."""
+        if not self.namespace_late:
+            return self.part_of, list(self.targets)
+        part_of = self.part_of if self.part_of_given else agent_namespace.namespace_of(spec)
+        return part_of, agent_namespace.retargeted(self.targets, self.namespace, spec)
 
     @property
     def namespace(self) -> str:
@@ -75,7 +93,12 @@ def agent_document(
         target: Any = item
         if not isinstance(item, pulumi.Output):
             target = getattr(item, "target", item)
-        if isinstance(target, contract.ToolTarget):
+        follows = agent_namespace.follows(cast("object", item))
+        if isinstance(target, contract.ToolTarget) and follows:
+            # Its namespace is an Output: taken to be the agent's, checked as both resolve.
+            given[(agent_namespace.FOLLOWING, target.name)] = (target, item)
+            refs.append({"name": target.name})
+        elif isinstance(target, contract.ToolTarget):
             given[(target.namespace, target.name)] = (target, None if item is target else item)
             refs.append({"name": target.name, "namespace": target.namespace})
         else:
@@ -214,7 +237,9 @@ def _known_tools(index: ToolIndex, namespace: str) -> set[str]:
 
 def _built_tool(namespace: str, name: str) -> tuple[contract.ToolTarget, Any] | None:
     tool = find_component("LanguageTool", namespace, name)
-    return (tool.target, tool) if tool is not None else None
+    # Found in ``namespace``: its target's may be a stand-in (a namespace from an Output).
+    target = dataclasses.replace(tool.target, namespace=namespace) if tool is not None else None
+    return (target, tool) if target is not None else None
 
 
 def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[AgentPlan, Any]:
@@ -235,7 +260,16 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
                 raise SpecError(problems)
             return resolve_http_tools(agent, given_http)
 
-        agent, final = inputs.resolve(data, parse, lambda spec: spec, _structure, subject)
+        agent, final = inputs.resolve(
+            data, parse, lambda spec: spec, _structure, subject, namespaces.LATE
+        )
+        late = isinstance(final, inputs.Pending) and bool(
+            final.depends(agent_namespace.namespace_of)
+        )
+        following = {n for ns, n in given if ns == agent_namespace.FOLLOWING}
+        given = agent_namespace.rekeyed(given, agent_namespace.namespace_of(agent))
+        if late:
+            agent_namespace.refuse_unplaced(agent, given, given_models, subject)
         agent, features, memory_tools = resolve_features(agent)
         memory_index = {(t.target.namespace, t.target.name): (t.target, t) for t in memory_tools}
         given = {**given, **memory_index}
@@ -257,6 +291,13 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         # The image's labels are built from the real image as it resolves (inputs.Pending).
         image_known=True,
         features=features,
+        namespace_late=late,
+        part_of_given=bool(part_of),
+        followers=[
+            (i, given[(namespace, r.name)][1])
+            for i, r in enumerate(agent.tools)
+            if r.name in following and not r.namespace and (namespace, r.name) in given
+        ],
     )
     return plan, final
 
@@ -266,8 +307,15 @@ def http_tool_document(data: dict[str, Any]) -> list[HttpToolSpec]:
     given: list[HttpToolSpec] = []
     refs: list[Any] = []
     items: list[Any] = data.get("http_tools") or []
-    for item in items:
+    for i, item in enumerate(items):
         spec = getattr(item, "spec", None)
+        if isinstance(spec, HttpToolSpec) and isinstance(item.namespace_name, pulumi.Output):
+            message = (
+                f"HttpTool {spec.name!r} takes its namespace from an Output; an agent needs "
+                "its HttpTools' namespaces when the program runs: give it a plain namespace"
+            )
+            subject = f"LanguageAgent {data.get('name')!r}"
+            raise SpecError([Problem(f"http_tools[{i}]", message)], subject=subject)
         if isinstance(spec, HttpToolSpec):
             given.append(spec.model_copy(update={"namespace": item.namespace_name}))
             refs.append({"name": spec.name, "namespace": item.namespace_name})
@@ -291,7 +339,6 @@ def resolve_http_tools(agent: AgentSpec, given: list[HttpToolSpec]) -> AgentSpec
 def _structure(agent: AgentSpec) -> tuple[Any, ...]:
     return (
         agent.name,
-        agent.namespace,
         agent.tools,
         sorted(agent.secret_env),
         agent.egress,

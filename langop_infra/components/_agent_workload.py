@@ -12,6 +12,7 @@ import pulumi_kubernetes as k8s
 from langop_infra.components import _inputs as inputs
 from langop_infra.components._k8s import (
     Meta,
+    Namespace,
     api_object,
     child_options,
     find_component,
@@ -53,7 +54,7 @@ def _cron_spec(
 def register_card(
     key: str,
     agent: AgentSpec,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     objects: object,
     opts: pulumi.ResourceOptions,

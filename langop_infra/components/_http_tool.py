@@ -22,13 +22,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import _inputs as inputs
+from langop_infra.components import _inputs as inputs, _namespace as namespaces
 from langop_infra.components._k8s import (
     aliased,
     child_options,
     component_error,
     object_meta,
-    register_component,
     type_token,
 )
 from langop_infra.components.args import HttpToolArgs
@@ -36,9 +35,11 @@ from langop_infra.config._http_tool import HttpToolSpec, as_webhook_tool
 from langop_infra.config._names import http_tool_config_map_name
 from langop_infra.config.checks._validation import parse_http_tool
 from langop_infra.core import _pacing as pacing
+from langop_infra.core._construction import construction_site
 from langop_infra.manifests import _contract as contract
 
 HTTP_TOOL_LABEL = "langop.io/http-tool"
+PART_OF = "app.kubernetes.io/part-of"
 PROBE_TIMEOUT_SECONDS = 5.0
 
 
@@ -47,8 +48,9 @@ class HttpToolPlan:
     """A validated HttpTool in its namespace."""
 
     spec: HttpToolSpec
-    namespace: str
-    part_of: str
+    # Outputs of them when the namespace is one (see components/_namespace.py).
+    namespace: str | pulumi.Output[str]
+    part_of: str | pulumi.Output[str]
 
 
 def tool_document(spec: HttpToolSpec) -> dict[str, Any]:
@@ -74,6 +76,7 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
     data.update(fields)
     data.setdefault("name", name)
     part_of = data.pop("part_of", None)
+    late = data.pop("namespace") if isinstance(data.get("namespace"), pulumi.Output) else None
     inputs.refuse_outputs(
         data,
         f"HttpTool {data.get('name')!r}",
@@ -81,7 +84,10 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
     )
     with component_error(f"HttpTool {data.get('name')!r}"):
         spec = parse_http_tool(data)
-    namespace = spec.namespace or contract.DEFAULT_NAMESPACE
+    namespace: str | pulumi.Output[str] = spec.namespace or contract.DEFAULT_NAMESPACE
+    if late is not None:
+        subject = f"HttpTool {spec.name!r}"
+        namespace = namespaces.checked_name(late, subject, construction_site())
     return HttpToolPlan(spec, namespace, part_of or namespace)
 
 
@@ -162,14 +168,17 @@ class HttpTool(pulumi.ComponentResource):
 
     def _build(self, name: str, plan: HttpToolPlan, opts: pulumi.ResourceOptions | None) -> None:
         spec = plan.spec
-        register_component(self, "HttpTool", plan.namespace, spec.name)
+        place = namespaces.placement(name, plan.namespace)
+        namespaces.registered(self, "HttpTool", place, spec.name, construction_site())
         super().__init__(type_token("HttpTool"), name, None, aliased(opts, "HttpTool"))
         self.spec, self.namespace_name = spec, plan.namespace
-        labels = {
-            **contract.recommended_labels(spec.name, "http-tool", plan.part_of),
+        labels: dict[str, str | pulumi.Output[str]] = {
+            **contract.recommended_labels(spec.name, "http-tool", ""),
             HTTP_TOOL_LABEL: spec.name,
             **spec.labels,
         }
+        if labels[PART_OF] == "":  # not the user's: the namespace's, an Output with it
+            labels[PART_OF] = plan.part_of
         self.config_map = k8s.core.v1.ConfigMap(
             f"{name}-http-tool",
             metadata=object_meta(

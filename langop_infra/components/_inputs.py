@@ -175,11 +175,14 @@ def resolve(
     build: Callable[[S], R],
     structure: Callable[[S], Any],
     subject: str,
+    late: frozenset[str] = frozenset(),
 ) -> tuple[S, "R | Pending"]:
     """The parsed spec and what ``build`` makes of it, :class:`Pending` when a value is
     unknown now.
 
     With no Output in a place the spec cannot hold one, this is ``build(parse(data))``.
+    ``late`` names structural fields this component builds from as they resolve
+    (``namespace``: see :mod:`langop_infra.components._namespace`).
     """
     leaves = list(output_leaves(data))
     try:
@@ -195,7 +198,7 @@ def resolve(
             raise SpecError(known or exc.problems, subject=subject) from None
     else:
         return spec, build(spec)
-    _refuse_structural(deferred, subject)
+    _refuse_structural([d for d in deferred if not (d[0] and d[0][0] in late)], subject)
     # The user's line that built the component, for an error found when a value resolves.
     where = construction_site()
     stand_in = _stand_in(data, parse, deferred, subject)

@@ -10,19 +10,25 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from langop_infra.components import _inputs as inputs, _secret_routing as secret_routing
+from langop_infra.components import (
+    _inputs as inputs,
+    _rollout as rollout,
+    _secret_routing as secret_routing,
+)
 from langop_infra.core import _pulumi_sdk as pulumi_sdk
 from langop_infra.core.problems import Problem, SpecError
-from langop_infra.manifests._contract import SECRET_VERSIONS_ANNOTATION, workload_secret_name
+from langop_infra.manifests._contract import workload_secret_name
 
 # Labels or annotations: a mapping (its values may be Outputs), or an Output of one while a
 # value the user gave is not known yet (see inputs.part).
 Meta = Mapping[str, Any] | pulumi.Output[Any]
+# A namespace: its name, or an Output of it (see components/_namespace.py).
+Namespace = str | pulumi.Output[str]
 
 
 def object_meta(
     name: str,
-    namespace: str | None,
+    namespace: Namespace | None,
     labels: Meta,
     annotations: Meta | None = None,
 ) -> k8s.meta.v1.ObjectMetaArgsDict:
@@ -66,7 +72,7 @@ def _merge_all(parts: Sequence[object]) -> dict[str, Any]:
 def service_account(
     key: str,
     workload: Any,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     opts: pulumi.ResourceOptions,
     annotations: Meta | None = None,
@@ -94,31 +100,35 @@ def opaque_secret(
     resource_name: str,
     *,
     name: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     values: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
 ) -> k8s.core.v1.Secret:
     """A Secret whose every value is a Pulumi secret, whatever form it came in."""
-    return k8s.core.v1.Secret(
+    data = {key: pulumi.Output.secret(value) for key, value in values.items()}
+    secret = k8s.core.v1.Secret(
         resource_name,
         metadata=object_meta(name, namespace, labels),
         type="Opaque",
-        string_data={key: pulumi.Output.secret(value) for key, value in values.items()},
+        string_data=data,
         opts=opts,
     )
+    return rollout.remember(secret, name, data)
 
 
 def network_policy(
     name: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     spec: Mapping[str, object] | pulumi.Output[object],
     opts: pulumi.ResourceOptions,
+    prefix: str | None = None,
 ) -> k8s.networking.v1.NetworkPolicy:
-    """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<namespace>/<name>``)."""
+    """A NetworkPolicy named ``name`` in ``namespace`` (logical name ``<prefix>/<name>``, the
+    prefix being the namespace unless it is an Output: see components/_namespace.py)."""
     return k8s.networking.v1.NetworkPolicy(
-        f"{namespace}/{name}",
+        f"{namespace if prefix is None else prefix}/{name}",
         metadata=object_meta(name, namespace, labels),
         spec=api_object(spec),
         opts=opts,
@@ -128,7 +138,7 @@ def network_policy(
 def scaling_objects(
     key: str,
     name: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     objects: object,
     *,
@@ -171,7 +181,7 @@ def scaling_objects(
 def workload_secret(
     key: str,
     workload: str,
-    namespace: str,
+    namespace: Namespace,
     labels: Meta,
     owned: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
@@ -188,13 +198,16 @@ def workload_secret(
         return None
 
     def secret(_: Any = None) -> k8s.core.v1.Secret:
-        return k8s.core.v1.Secret(
+        name = workload_secret_name(workload)
+        data = secret_routing.secret_data(owned, routed)
+        made = k8s.core.v1.Secret(
             f"{key}-env",
-            metadata=object_meta(workload_secret_name(workload), namespace, labels),
+            metadata=object_meta(name, namespace, labels),
             type="Opaque",
-            string_data=secret_routing.secret_data(owned, routed),
+            string_data=data,
             opts=opts,
         )
+        return rollout.remember(made, name, data)
 
     if owned:
         return secret()
@@ -204,45 +217,6 @@ def workload_secret(
         *[pulumi.Output.unsecret(r.apply(lambda pair: pair[1] is not None)) for r in routed]
     )
     return needed.apply(lambda flags: secret() if any(flags) else None)
-
-
-def pod_annotations(
-    annotations: Meta, secrets: Sequence[Any]
-) -> pulumi.Input[dict[str, str]]:
-    """Pod-template annotations, plus the managed Secrets' resource versions.
-
-    A changed Secret gets a new resourceVersion, so the pods roll. The version says nothing
-    of the value, unlike a checksum of it, and is not secret, so the Deployment's spec stays
-    readable in previews (Pulumi would otherwise mark the whole spec secret).
-    """
-    if not secrets:
-        return annotations if isinstance(annotations, pulumi.Output) else dict(annotations)
-    versions = [_version_of(s) for s in secrets]
-
-    def merge(parts: list[Any]) -> dict[str, str]:
-        given = cast("Mapping[str, str]", parts[0] or {})
-        joined = ",".join(sorted(p for p in parts[1:] if p))
-        return {**given, SECRET_VERSIONS_ANNOTATION: joined} if joined else dict(given)
-
-    if isinstance(annotations, pulumi.Output):
-        return pulumi.Output.all(annotations, *versions).apply(merge)
-    # A plain mapping stays one: an unknown value in it leaves the others known.
-    return pulumi.Output.all(*versions).apply(lambda parts: merge([annotations, *parts]))
-
-
-def _version_of(secret: Any) -> Any:
-    """``<name>@<resourceVersion>`` of a Secret, or of an Output of one (or of None)."""
-    if secret is None:
-        return ""
-    if isinstance(secret, pulumi.Output):
-        return cast("pulumi.Output[Any]", secret).apply(_version_of)
-    def tag(parts: list[Any]) -> str:
-        name, version = parts
-        return f"{name}@{version}" if version else ""
-
-    # Field by field: the API server's other metadata (uid) is unknown at preview.
-    meta = secret.metadata
-    return pulumi.Output.all(meta.name, meta.resource_version).apply(tag)
 
 
 def child_options(
@@ -260,16 +234,21 @@ def child_options(
     return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
 
 
-def with_pod_annotations(deployment: Any, secrets: Sequence[Any]) -> Any:
-    """A Deployment spec whose pod template also carries the managed Secrets' versions
-    (see :func:`pod_annotations`), so a changed Secret rolls the pods. The annotations stay
-    an Output inside a plain spec, so a preview shows the rest of it."""
+def with_pod_annotations(
+    deployment: Any, secrets: Sequence[Any], key_name: str, opts: pulumi.ResourceOptions
+) -> Any:
+    """A Deployment spec whose pod template also carries the keyed digest of the Secrets the
+    pods read (see :mod:`components._rollout`), so a change of their data rolls the pods;
+    the workload's rollout key ``key_name`` is registered with ``opts`` when there are any.
+    The annotations stay an Output inside a plain spec, so a preview shows the rest of it."""
     if not secrets:
         return deployment
+    read, signed = rollout.secret_digest(secrets, key_name, opts)
 
     def merge(spec: dict[str, Any]) -> dict[str, Any]:
         template = spec["template"]
-        annotations = pod_annotations(template["metadata"].get("annotations", {}), secrets)
+        given = template["metadata"].get("annotations", {})
+        annotations = rollout.with_digest(given, read, signed)
         metadata = {**template["metadata"], "annotations": annotations}
         return {**spec, "template": {**template, "metadata": metadata}}
 
@@ -343,8 +322,11 @@ def built_components() -> dict[tuple[str, str, str], Any]:
     return entry[1]
 
 
-def register_component(component: object, kind: str, namespace: str, name: str) -> None:
-    """Record a component; a second one of the same kind, namespace and name is an error."""
+def register_component(
+    component: object, kind: str, namespace: str, name: str, site: str | None = None
+) -> None:
+    """Record a component; a second one of the same kind, namespace and name is an error
+    (naming ``site``, the user's line, when it is found as a namespace resolves)."""
     built = built_components()
     key = (kind, namespace, name)
     if key in built:
@@ -357,6 +339,7 @@ def register_component(component: object, kind: str, namespace: str, name: str) 
                 )
             ],
             subject=f"{kind} {name!r}",
+            where=site,
         )
     built[key] = component
 

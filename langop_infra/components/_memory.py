@@ -19,7 +19,7 @@ from langop_infra.components.args import LanguageMemoryArgs
 from langop_infra.components.tool import LanguageTool
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._pydantic_errors import problems_from
-from langop_infra.core.problems import SpecError
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract
 from langop_infra.manifests._memory import managed_tool
 
@@ -32,6 +32,12 @@ def parse_memory(name: str, args: Any, fields: dict[str, Any]) -> MemorySpec:
     data.update(fields)
     data.setdefault("name", name)
     with component_error(f"LanguageMemory {data.get('name')!r}"):
+        if isinstance(data.get("namespace"), pulumi.Output):
+            why = (
+                "must be known when the program runs, not an Output: agents find a "
+                "LanguageMemory by its namespace when they are built; pass the name as a string"
+            )
+            raise SpecError([Problem("namespace", why)])
         try:
             return MemorySpec.model_validate(data)
         except ValidationError as exc:

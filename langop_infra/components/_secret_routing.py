@@ -70,14 +70,14 @@ def guarded(
 def route_header_values(data: object) -> Any:
     """``data`` with each header whose ``value`` is an Output given as its ``secret``."""
     if isinstance(data, Mapping):
-        mapping = cast("Mapping[str, Any]", data)
+        mapping = cast("Mapping[str, object]", data)
         routed = {k: route_header_values(v) for k, v in mapping.items()}
         headers = routed.get("headers")
         if isinstance(headers, list):
-            routed["headers"] = [_as_secret(h) for h in cast("list[Any]", headers)]
+            routed["headers"] = [_as_secret(h) for h in cast("list[object]", headers)]
         return routed
     if isinstance(data, list):
-        return [route_header_values(v) for v in cast("list[Any]", data)]
+        return [route_header_values(v) for v in cast("list[object]", data)]
     return data
 
 
@@ -90,10 +90,10 @@ def _as_secret(header: object) -> Any:
     return header
 
 
-def _mapping(value: object) -> dict[str, Any] | None:
+def _mapping(value: object) -> dict[str, object] | None:
     """``value`` as a typed mapping, or None when it is not one."""
     if isinstance(value, Mapping):
-        return dict(cast("Mapping[str, Any]", value))
+        return dict(cast("Mapping[str, object]", value))
     return None
 
 
@@ -105,19 +105,19 @@ def route_env(spec: Any, secret_name: str) -> tuple[Any, list[pulumi.Output[Any]
     if pod is None:
         return spec, []
     routed: list[pulumi.Output[Any]] = []
-    containers: list[Any] = []
-    for container in cast("list[Any]", pod["containers"]):
+    containers: list[object] = []
+    for container in cast("list[object]", pod["containers"]):
         fields = _mapping(container)
         env = fields.get("env") if fields is not None else None
         if not isinstance(env, list):
             containers.append(container)
             continue
-        entries: list[Any] = []
-        for entry in cast("list[Any]", env):
+        entries: list[object] = []
+        for entry in cast("list[object]", env):
             item = _mapping(entry)
             if item is not None and isinstance(item.get("value"), pulumi.Output):
                 name = item["name"]
-                value = cast("pulumi.Output[Any]", item["value"])
+                value = cast("pulumi.Output[object]", item["value"])
                 flag = secretness(value)
                 routed.append(
                     pulumi.Output.all(name, flag.apply(lambda s, v=value: v if s else None))
@@ -125,7 +125,7 @@ def route_env(spec: Any, secret_name: str) -> tuple[Any, list[pulumi.Output[Any]
                 entries.append(_routed_entry(name, value, flag, secret_name))
             else:
                 entries.append(entry)
-        containers.append({**cast("dict[str, Any]", container), "env": entries})
+        containers.append({**cast("dict[str, object]", container), "env": entries})
     template = spec["template"]
     pod_spec = {**pod, "containers": containers}
     return {**spec, "template": {**template, "spec": pod_spec}}, routed
@@ -147,10 +147,10 @@ def _routed_entry(
     }
 
 
-def _pod_spec(spec: object) -> dict[str, Any] | None:
+def _pod_spec(spec: object) -> dict[str, object] | None:
     if not isinstance(spec, dict):
         return None
-    template = _mapping(cast("dict[str, Any]", spec).get("template"))
+    template = _mapping(cast("dict[str, object]", spec).get("template"))
     pod = _mapping(template.get("spec")) if template is not None else None
     if pod is None or not isinstance(pod.get("containers"), list):
         return None

@@ -7,7 +7,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import _inputs as inputs, _secret_routing as secret_routing
+from langop_infra.components import (
+    _agent_namespace as agent_namespace,
+    _inputs as inputs,
+    _namespace as namespaces,
+    _secret_routing as secret_routing,
+)
 from langop_infra.components._agent_plan import AgentPlan, plan_agent
 from langop_infra.components._agent_workload import (
     register_card,
@@ -21,7 +26,6 @@ from langop_infra.components._k8s import (
     child_options,
     network_policy,
     object_meta,
-    register_component,
     scaling_objects,
     service_account,
     type_token,
@@ -95,15 +99,19 @@ class LanguageAgent(PlannedComponent):
         resolved: Any = None,
     ) -> None:
         final = plan.spec if resolved is None else resolved
-        agent, namespace, targets = plan.spec, plan.namespace, plan.targets
-        register_component(self, "LanguageAgent", namespace, agent.name)
+        agent, targets, site = plan.spec, plan.targets, construction_site()
+        place = namespaces.placement(name, inputs.part(final, agent_namespace.namespace_of))
+        place = namespaces.registered(self, "LanguageAgent", place, agent.name, site)
+        place = agent_namespace.checked(place, plan.followers, f"LanguageAgent {name!r}", site)
+        namespace = place.value
         super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
         child = child_options(self, opts)
-        key = f"{namespace}/{agent.name}"
+        key = f"{place.prefix}/{agent.name}"
         self.spec, self.targets = agent, targets
         # Read from ``final``, not ``agent``: an Output label has a stand-in in ``agent``.
         labels = inputs.part(
-            final, lambda s: contract.agent_labels(s, plan.part_of, image_known=plan.image_known)
+            final,
+            lambda s: contract.agent_labels(s, plan.placed(s)[0], image_known=plan.image_known),
         )
         objects = _objects(plan, final)
         inputs.whole(objects, lambda o: [pulumi.log.warn(w) for w in o.warnings])
@@ -131,7 +139,9 @@ class LanguageAgent(PlannedComponent):
             else None,
         )
         account = [self.service_account] if self.service_account else []
-        pod_spec = with_pod_annotations(deployment, self._secrets(plan))
+        pod_spec = with_pod_annotations(
+            deployment, self._secrets(plan), f"{key}-rollout-key", child
+        )
         self.card_config_map = register_card(key, agent, namespace, labels, objects, child)
         self.deployment, self.cron_job = register_workload(
             key,
@@ -142,24 +152,17 @@ class LanguageAgent(PlannedComponent):
             pod_spec,
             child_options(self, opts, [*_waits_for(plan), *account]),
         )
-        egress = agent.egress or plan.defaults.egress
-        self.network_policies = [
-            network_policy(policy, where, labels, inputs.part(objects, _policy_spec(n)), child)
-            for n, (policy, where, _) in enumerate(
-                [
-                    *policies.agent_policies(agent, namespace, targets, egress),
-                    *a2a_policies(agent, namespace, plan.features.peers),
-                ]
-            )
-        ]
-        self._register_pod_objects(key, plan, labels, objects, child)
+        self.network_policies = _register_policies(plan, place, labels, objects, child)
+        self._register_pod_objects(key, place, plan, labels, objects, child)
         self.sidecar_syncs = self._sidecar_syncs(key, plan, opts)
         self.card_syncs = register_card_syncs(
             key, self, plan.features.peers, plan.defaults.schema_sync_access, opts
         )
         self.config_yaml = pulumi.Output.from_input(config_text)
         style = plan.defaults.endpoint_style
-        self.mcp_servers = pulumi.Output.from_input(contract.mcp_servers_env(targets, style))
+        self.mcp_servers = pulumi.Output.from_input(
+            inputs.part(final, lambda s: contract.mcp_servers_env(plan.placed(s)[1], style))
+        )
         self.register_outputs({"config_yaml": self.config_yaml, "mcp_servers": self.mcp_servers})
         pacing.workload_built()
 
@@ -181,6 +184,7 @@ class LanguageAgent(PlannedComponent):
     def _register_pod_objects(
         self,
         key: str,
+        place: namespaces.Placement,
         plan: AgentPlan,
         labels: Meta,
         objects: object,
@@ -188,7 +192,7 @@ class LanguageAgent(PlannedComponent):
     ) -> None:
         """Service, workspace claim and its initial files, disruption budget and autoscaler, each
         when the spec asks for it."""
-        agent, namespace = plan.spec, plan.namespace
+        agent, namespace = plan.spec, place.value
         self.service = self.workspace_claim = self.workspace_files = None
         if agent.ports or agent.a2a is not None:
             self.service = k8s.core.v1.Service(
@@ -200,7 +204,7 @@ class LanguageAgent(PlannedComponent):
         if agent.workspace is not None:
             claim = names.workspace_claim_name(agent.name)
             self.workspace_claim = k8s.core.v1.PersistentVolumeClaim(
-                f"{namespace}/{claim}",
+                f"{place.prefix}/{claim}",
                 metadata=object_meta(claim, namespace, labels),
                 spec=inputs.part(objects, lambda o: o.workspace_claim),
                 opts=child,
@@ -208,7 +212,7 @@ class LanguageAgent(PlannedComponent):
             if agent.workspace.initial_files:
                 files = names.initial_files_name(agent.name)
                 self.workspace_files = k8s.core.v1.ConfigMap(
-                    f"{namespace}/{files}",
+                    f"{place.prefix}/{files}",
                     metadata=object_meta(files, namespace, labels),
                     data=inputs.part(objects, lambda o: o.workspace_files),
                     opts=child,
@@ -228,7 +232,7 @@ class LanguageAgent(PlannedComponent):
         )
 
     def _secrets(self, plan: AgentPlan) -> list[Any]:
-        """The Secrets whose versions roll the pods: its own, the cluster's it reads, and
+        """The Secrets whose data rolls the pods: its own, the cluster's it reads, and
         its sidecars' own."""
         env = agent_env(
             plan.spec,
@@ -242,11 +246,9 @@ class LanguageAgent(PlannedComponent):
         used = set(contract.secret_names_used(env))
         secrets = [self.secret] if self.secret is not None else []
         secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
-        secrets += [
-            t.secret
-            for t, target in zip(plan.tools, plan.targets, strict=True)
-            if target.sidecar_container is not None and getattr(t, "secret", None) is not None
-        ]
+        for tool, target in zip(plan.tools, plan.targets, strict=True):
+            if target.sidecar_container is not None:
+                secrets += getattr(tool, "read_secrets", [])
         return secrets
 
 
@@ -255,11 +257,12 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
     sidecars = [t.sidecar_container for t in plan.targets if t.sidecar_container is not None]
 
     def build(spec: AgentSpec, containers: Sequence[Any]) -> AgentObjects:
+        part_of, targets = plan.placed(spec)
         return agent_objects(
             spec,
             plan.defaults,
-            plan.part_of,
-            plan.targets,
+            part_of,
+            targets,
             containers,
             models=plan.models,
             persona=plan.persona,
@@ -288,6 +291,33 @@ def _guarded_config(objects: Any, agent: AgentSpec, final: Any) -> Any:
         f"LanguageAgent {agent.name!r}",
         construction_site() or None,
     )
+def _register_policies(
+    plan: AgentPlan,
+    place: namespaces.Placement,
+    labels: Meta,
+    objects: Any,
+    child: pulumi.ResourceOptions,
+) -> list[k8s.networking.v1.NetworkPolicy]:
+    """The agent's NetworkPolicies; ``where`` is the agent's namespace (a stand-in while it
+    is an Output: ``place`` then) or a tool's."""
+    agent, here = plan.spec, plan.namespace
+    egress = agent.egress or plan.defaults.egress
+    return [
+        network_policy(
+            policy,
+            place.value if where == here else where,
+            labels,
+            inputs.part(objects, _policy_spec(n)),
+            child,
+            place.prefix if where == here else where,
+        )
+        for n, (policy, where, _) in enumerate(
+            [
+                *policies.agent_policies(agent, here, plan.targets, egress),
+                *a2a_policies(agent, here, plan.features.peers),
+            ]
+        )
+    ]
 
 
 def _policy_spec(index: int) -> Callable[[AgentObjects], NetworkPolicySpecDict]:

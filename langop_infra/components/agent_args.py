@@ -83,7 +83,7 @@ class LanguageAgentArgs(TypedDict):
     """Extra annotations on the pods."""
     termination_grace_period_seconds: NotRequired[pulumi.Input[int]]
     """Seconds a pod gets to stop."""
-    namespace: NotRequired[str]
+    namespace: NotRequired[pulumi.Input[str]]
     """Unset: the cluster's namespace."""
     image: NotRequired[pulumi.Input[str]]
     """Container image, e.g. ghcr.io/org/agent:1.2.3 (required unless runtime is builtin). Default: ""."""

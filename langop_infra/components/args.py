@@ -1372,7 +1372,7 @@ class LanguageToolArgs(TypedDict):
     """Extra annotations on the pods."""
     termination_grace_period_seconds: NotRequired[pulumi.Input[int]]
     """Seconds a pod gets to stop."""
-    namespace: NotRequired[str]
+    namespace: NotRequired[pulumi.Input[str]]
     """Unset: the cluster's namespace."""
     image: pulumi.Input[str]
     """Container image, e.g. ghcr.io/org/tool:1.2.3."""
@@ -1465,7 +1465,7 @@ class LanguageModelArgs(TypedDict):
     """Where the gateway (or, in direct mode, the agent) may connect."""
     gateway: NotRequired[bool]
     """false: agents call the provider directly. Default: true."""
-    namespace: NotRequired[str]
+    namespace: NotRequired[pulumi.Input[str]]
     """Namespace of the agents that use it (default: default)."""
 
 
@@ -1507,7 +1507,7 @@ class HttpToolArgs(TypedDict):
     """Unset: no limit."""
     enabled: NotRequired[bool]
     """false: agents are not given the tool. Default: true."""
-    namespace: NotRequired[str]
+    namespace: NotRequired[pulumi.Input[str]]
     """Unset: the stack's namespace."""
     labels: NotRequired[dict[str, str]]
     """Extra labels on the tool's ConfigMap."""

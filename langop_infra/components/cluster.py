@@ -40,7 +40,8 @@ from langop_infra.config.checks._references import (
 from langop_infra.config.checks._sync_path_check import sync_path_findings
 from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.core.problems import SpecError
+from langop_infra.config.tool import ToolSpec
+from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract, _pods as pods, _policies as policies
 from langop_infra.manifests._a2a import peer_targets
 from langop_infra.manifests._agent_features import AgentFeatures
@@ -107,7 +108,17 @@ class LanguageCluster(pulumi.ComponentResource):
         cluster = with_managed_memories(_parse(name, args, kwargs))
         external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
         external.update({(t.target.namespace, t.target.name): t for t in external_tools})
-        problems = external_reference_problems(cluster, external.keys())
+        problems = [
+            Problem(
+                f"external_tools[{i}]",
+                f"LanguageTool {t.spec.name!r} takes its namespace from an Output; a "
+                "LanguageCluster needs its tools' namespaces when the program runs: give "
+                "that tool a plain namespace",
+            )
+            for i, t in enumerate(external_tools)
+            if getattr(t, "namespace_known", True) is False
+        ]
+        problems += external_reference_problems(cluster, external.keys())
         problems += external_sidecar_problems(
             cluster, {k: getattr(t, "target", t) for k, t in external.items()}
         )
@@ -135,13 +146,13 @@ class LanguageCluster(pulumi.ComponentResource):
             (plan.namespace, plan.spec.name): LanguageTool._from_plan(
                 f"{plan.namespace}/{plan.spec.name}", plan, child
             )
-            for plan in tool_plans(cluster)
+            for plan in tool_plans(cluster, self.secrets_by_namespace)
         }
         # By name for the cluster's own namespace, by "<namespace>/<name>" elsewhere.
         self.tools = {_key(ns, space, name): tool for (space, name), tool in built.items()}
         self._register_models(cluster, child)
         self.http_tools = {
-            _key(ns, plan.namespace, plan.spec.name): HttpTool._from_plan(
+            _key(ns, str(plan.namespace), plan.spec.name): HttpTool._from_plan(
                 f"{plan.namespace}/{plan.spec.name}", plan, child
             )
             for plan in http_tool_plans(cluster)
@@ -258,8 +269,11 @@ def _key(home: str, namespace: str, name: str) -> str:
     return name if namespace == home else f"{namespace}/{name}"
 
 
-def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
-    """Each tool of a validated cluster, in its namespace, with its schema-sync headers."""
+def tool_plans(
+    cluster: ClusterSpec, secrets: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[ToolPlan]:
+    """Each tool of a validated cluster, in its namespace, with its schema-sync headers and
+    the cluster's registered Secrets there (``secrets``, by namespace)."""
     ns = cluster.namespace
     return [
         ToolPlan(
@@ -269,9 +283,16 @@ def tool_plans(cluster: ClusterSpec) -> list[ToolPlan]:
             sync_headers(tool, cluster.secrets),
             sync_auth(tool, cluster.secrets),
             allowed_by_agents(cluster, tool.namespace or ns, tool.name),
+            cluster_secrets=read_secrets(tool, (secrets or {}).get(tool.namespace or ns, {})),
         )
         for tool in cluster.tools
     ]
+
+
+def read_secrets(tool: ToolSpec, managed: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The registered Secrets of the cluster (``managed``, by name) the tool's env reads."""
+    env = contract.workload_env(tool.name, tool.env, tool.secret_env)[0]
+    return tuple(managed[n] for n in contract.secret_names_used(env) if n in managed)
 
 
 def allowed_by_agents(cluster: ClusterSpec, namespace: str, tool: str) -> dict[str, list[str]]:

@@ -7,20 +7,19 @@ gateway to join, so it is reached directly (``gateway: false``).
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import _inputs as inputs
+from langop_infra.components import _inputs as inputs, _namespace as namespaces
 from langop_infra.components._base import PlannedComponent
 from langop_infra.components._k8s import (
     aliased,
     api_object,
     component_error,
     network_policy,
-    register_component,
     type_token,
     with_pod_annotations,
 )
@@ -28,6 +27,7 @@ from langop_infra.components.args import LanguageModelArgs, ModelRefArgs
 from langop_infra.config._model import KNOWN_ENDPOINTS, ModelSpec, PersonaSpec, via_gateway
 from langop_infra.config.checks._validation import parse_model
 from langop_infra.config.cluster import Defaults, gateway_defaults
+from langop_infra.core._construction import construction_site
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import (
     _contract as contract,
@@ -49,7 +49,8 @@ class ModelPlan:
     """A validated model, its namespace and the cluster's defaults."""
 
     spec: ModelSpec
-    namespace: str
+    # An Output of it for a standalone model (see components/_namespace.py).
+    namespace: str | pulumi.Output[str]
     defaults: Defaults
 
 
@@ -58,6 +59,10 @@ def plan_model(name: str, args: object, fields: Mapping[str, object]) -> ModelPl
     data = inputs.merged_input(args, fields, ModelSpec)
     data.setdefault("name", name)
     namespace = data.pop("namespace", None) or contract.DEFAULT_NAMESPACE
+    if isinstance(namespace, pulumi.Output):
+        # Only agents' lookups by name read it: checked when it resolves.
+        site, subject = construction_site(), f"LanguageModel {data.get('name')!r}"
+        namespace = namespaces.checked_name(cast("pulumi.Output[str]", namespace), subject, site)
     # Outside a LanguageCluster there is no gateway: agents call the provider directly.
     data.setdefault("gateway", False)
     inputs.refuse_outputs(
@@ -129,10 +134,14 @@ class LanguageModel(PlannedComponent):
         opts: pulumi.ResourceOptions | None,
         resolved: Any = None,
     ) -> None:
-        register_component(self, "LanguageModel", plan.namespace, plan.spec.name)
+        place = namespaces.placement(name, plan.namespace)
+        place = namespaces.registered(
+            self, "LanguageModel", place, plan.spec.name, construction_site()
+        )
         super().__init__(type_token("LanguageModel"), name, None, aliased(opts, "LanguageModel"))
         self.spec = plan.spec
-        url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), plan.namespace)
+        # Not through a gateway (refused outside a cluster): the namespace plays no part.
+        url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), place.prefix)
         self.endpoint = pulumi.Output.from_input(url)
         self.register_outputs({"endpoint": self.endpoint})
 
@@ -214,7 +223,10 @@ def register_gateway(
             key,
             metadata=api_object(deployment["metadata"]),
             spec=with_pod_annotations(
-                deployment["spec"], [s for n, s in sorted(secrets.items()) if n in used]
+                deployment["spec"],
+                [s for n, s in sorted(secrets.items()) if n in used],
+                f"{key}-rollout-key",
+                opts,
             ),
             opts=opts,
         ),

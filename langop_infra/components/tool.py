@@ -10,12 +10,14 @@ from typing_extensions import Unpack
 
 from langop_infra.components import (
     _inputs as inputs,
+    _namespace as namespaces,
     _secret_routing as secret_routing,
     _user_meta as user_meta,
 )
 from langop_infra.components._base import PlannedComponent
 from langop_infra.components._k8s import (
     Meta,
+    Namespace,
     aliased,
     child_options,
     component_error,
@@ -23,16 +25,16 @@ from langop_infra.components._k8s import (
     merged_meta,
     network_policy,
     object_meta,
-    register_component,
     scaling_objects,
     service_account,
     type_token,
     with_pod_annotations,
     workload_secret,
 )
+from langop_infra.components._tool_sync import sync_limits, warn_unknown_allowed
 from langop_infra.components.args import LanguageToolArgs, ToolRefArgs
 from langop_infra.config import _names as names
-from langop_infra.config.checks._admission import deploy_problems, parse_quantity
+from langop_infra.config.checks._admission import deploy_problems
 from langop_infra.config.checks._advice import header_warnings
 from langop_infra.config.checks._image_pins import workload_unpinned_images
 from langop_infra.config.checks._secret_refs import sync_secret_refs
@@ -41,6 +43,7 @@ from langop_infra.config.checks._validation import parse_tool
 from langop_infra.config.cluster import Defaults
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core import _pacing as pacing
+from langop_infra.core._construction import construction_site
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract, _pods as pods
 from langop_infra.manifests._contract import workload_secret_name
@@ -73,6 +76,12 @@ class ToolPlan:
     pending_target: inputs.Pending | None = None
     # The spec with the user's values where ``spec`` holds stand-ins (labels are read here).
     pending_spec: inputs.Pending | None = None
+    cluster_secrets: tuple[Any, ...] = ()  # the cluster's Secrets its env reads: they roll it
+    # False when ``part_of`` is a stand-in, from a namespace given as an Output.
+    part_of_known: bool = True
+
+    def part_of_for(self, tool: ToolSpec) -> str:
+        return self.part_of if self.part_of_known else _namespace(tool)
 
     def spec_part(self, pick: Callable[[ToolSpec], object]) -> Any:
         """``pick`` of the tool's spec as the user wrote it: known now, or Outputs of it."""
@@ -168,30 +177,6 @@ def sync_inputs(plan: ToolPlan, kube_context: object, kubeconfig: object) -> dic
     return inputs
 
 
-def warn_unknown_allowed(tool: str, found: Any) -> None:
-    """Report allowedTools names the synced tool does not serve: schema drift."""
-    if found:
-        pulumi.log.warn(
-            f"tool {tool!r} drifted from its agents' allowedTools: it serves no "
-            f"{', '.join(map(str, found))}; fix allowedTools or the tool"
-        )
-
-
-def sync_limits(tool: ToolSpec) -> dict[str, Any]:
-    """The MCP client's protocol choice and caps for this tool's sync."""
-    sync = tool.schema_sync
-    limits: dict[str, object] = {
-        "protocol": sync.protocol,
-        "max_tools": sync.max_tools,
-        "max_pages": sync.max_pages,
-    }
-    if sync.max_bytes is not None:
-        limits["max_total_bytes"] = int(parse_quantity(sync.max_bytes))
-    if sync.max_response_bytes is not None:
-        limits["max_response_bytes"] = int(parse_quantity(sync.max_response_bytes))
-    return limits
-
-
 def tool_document(name: str, args: object, fields: Mapping[str, object]) -> dict[str, Any]:
     """One mapping from the ``args`` given (a mapping or a ToolSpec) and keyword fields."""
     data = inputs.merged_input(args, fields, ToolSpec)
@@ -226,7 +211,9 @@ def plan_tool(name: str, args: object, fields: Mapping[str, object]) -> tuple[To
 
     subject = f"LanguageTool {data.get('name')!r}"
     with component_error(subject):
-        tool, built = inputs.resolve(data, parse, build_with_target, _structure, subject)
+        tool, built = inputs.resolve(
+            data, parse, build_with_target, _structure, subject, namespaces.LATE
+        )
     pending_target = pending_spec = None
     if isinstance(built, inputs.Pending):
         objects, pending_target = built.map(lambda b: b[0]), built.map(lambda b: b[1])
@@ -248,6 +235,7 @@ def plan_tool(name: str, args: object, fields: Mapping[str, object]) -> tuple[To
         image_known=image_known,
         pending_target=pending_target,
         pending_spec=pending_spec,
+        part_of_known=bool(part_of) or pending_spec is None or not pending_spec.depends(_namespace),
     )
     return plan, objects
 
@@ -259,7 +247,6 @@ def _namespace(tool: ToolSpec) -> str:
 def _structure(tool: ToolSpec) -> tuple[Any, ...]:
     return (
         tool.name,
-        tool.namespace,
         tool.deployment_mode,
         tool.persistence is None,
         tool.schema_sync.enabled,
@@ -339,21 +326,24 @@ class LanguageTool(PlannedComponent):
             objects = pods.tool_objects(
                 plan.spec, plan.defaults, plan.namespace, plan.part_of, image_known=plan.image_known
             )
-        tool, namespace = plan.spec, plan.namespace
-        register_component(self, "LanguageTool", namespace, tool.name)
+        tool, site = plan.spec, construction_site()
+        place = namespaces.placement(name, plan.spec_part(_namespace))
+        place = namespaces.registered(self, "LanguageTool", place, tool.name, site)
+        namespace = place.value
         super().__init__(type_token("LanguageTool"), name, None, aliased(opts, "LanguageTool"))
         child = child_options(self, opts)
-        key = f"{namespace}/{tool.name}"
+        key = f"{place.prefix}/{tool.name}"
         self.spec = tool
         self.target_known = plan.target_known
         labels = plan.spec_part(
-            lambda t: contract.tool_labels(t, plan.part_of, image_known=plan.image_known)
+            lambda t: contract.tool_labels(t, plan.part_of_for(t), image_known=plan.image_known)
         )
         owned = contract.workload_env(tool.name, tool.env, tool.secret_env)[1]
         service = tool.deployment_mode == "service"
         spec = inputs.part(objects, lambda o: o.deployment) if service else None
         deployment, routed = secret_routing.route_env(spec, workload_secret_name(tool.name))
         self.secret = workload_secret(key, tool.name, namespace, labels, owned, child, routed)
+        self.read_secrets = [s for s in (self.secret, *plan.cluster_secrets) if s is not None]
         self.persistent_volume_claim = None
         if tool.persistence is not None and tool.deployment_mode == "service":
             self.persistent_volume_claim = k8s.core.v1.PersistentVolumeClaim(
@@ -367,25 +357,27 @@ class LanguageTool(PlannedComponent):
         if tool.deployment_mode == "sidecar":
             self.sidecar_container = inputs.whole(objects, lambda o: o.container)
         else:
-            self._register_service(key, plan, labels, objects, deployment, child)
+            self._register_service(key, place, plan, labels, objects, deployment, child)
         self.target = dataclasses.replace(
-            contract.ToolTarget.of(tool, namespace), sidecar_container=self.sidecar_container
+            contract.ToolTarget.of(tool, plan.namespace), sidecar_container=self.sidecar_container
         )
-        self._register_schema_sync(key, plan, opts)
+        # Agents read ``target``, whose namespace is a stand-in while ``place`` is not known.
+        self.namespace_known = place.known
+        self._register_schema_sync(key, plan, opts, namespace)
         self._export(tool, namespace, plan.target_part(lambda t: t.endpoint))
         pacing.workload_built()
 
     def _register_service(
         self,
         key: str,
+        place: namespaces.Placement,
         plan: ToolPlan,
         labels: Meta,
         objects: object,
         deployment: object,
         child: pulumi.ResourceOptions,
     ) -> None:
-        tool, namespace = plan.spec, plan.namespace
-        secrets = [self.secret] if self.secret else []
+        tool, namespace = plan.spec, place.value
         account = user_meta.account_annotations(tool, plan.spec_part)
         self.service_account = service_account(key, tool, namespace, labels, child, account)
         self.deployment = k8s.apps.v1.Deployment(
@@ -393,7 +385,7 @@ class LanguageTool(PlannedComponent):
             metadata=object_meta(
                 tool.name, namespace, labels, plan.spec_part(user_meta.workload_annotations)
             ),
-            spec=with_pod_annotations(deployment, secrets),
+            spec=with_pod_annotations(deployment, self.read_secrets, f"{key}-rollout-key", child),
             opts=pulumi.ResourceOptions.merge(
                 child, pulumi.ResourceOptions(depends_on=[self.service_account])
             )
@@ -412,17 +404,17 @@ class LanguageTool(PlannedComponent):
             spec=inputs.part(objects, lambda o: o.service),
             opts=child,
         )
-        policy_name = names.tool_ingress_name(tool.name)
         self.network_policy = network_policy(
-            policy_name,
+            names.tool_ingress_name(tool.name),
             namespace,
             labels,
             inputs.part(objects, lambda o: o.ingress_policy[1]),
             child,
+            place.prefix,
         )
         # Which objects exist follows from the spec; their specs may wait for Outputs.
         shape = pods.tool_objects(
-            tool, plan.defaults, namespace, plan.part_of, image_known=plan.image_known
+            tool, plan.defaults, plan.namespace, plan.part_of, image_known=plan.image_known
         )
         self.egress_policy = None
         if shape.egress_policy is not None:
@@ -432,6 +424,7 @@ class LanguageTool(PlannedComponent):
                 labels,
                 inputs.part(objects, lambda o: o.egress_policy[1]),
                 child,
+                place.prefix,
             )
         self.disruption_budget, self.autoscaler = scaling_objects(
             key,
@@ -447,11 +440,13 @@ class LanguageTool(PlannedComponent):
         )
 
     def _register_schema_sync(
-        self, key: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None
+        self, key: str, plan: ToolPlan, opts: pulumi.ResourceOptions | None, namespace: Namespace
     ) -> None:
         tool = plan.spec
         self.schema_sync = None
-        inputs = sync_inputs(plan, *kubernetes_access(opts)) if tool.schema_sync.enabled else None
+        inputs = None
+        if tool.schema_sync.enabled:
+            inputs = {**sync_inputs(plan, *kubernetes_access(opts)), "namespace": namespace}
         if tool.deployment_mode == "sidecar":
             # Each agent carrying the sidecar syncs it through its own pods (pod proxy).
             self.target = dataclasses.replace(self.target, sync_inputs=inputs)
@@ -472,7 +467,7 @@ class LanguageTool(PlannedComponent):
         for name in SyncOutputs.EXPORTED:
             setattr(self, name, getattr(self.schema_sync, name))
 
-    def _export(self, tool: ToolSpec, namespace: str, endpoint: Any) -> None:
+    def _export(self, tool: ToolSpec, namespace: Namespace, endpoint: Any) -> None:
         self.endpoint = pulumi.Output.from_input(endpoint)
         self.service_name = pulumi.Output.from_input(tool.name)
         self.namespace = pulumi.Output.from_input(namespace)

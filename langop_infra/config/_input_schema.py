@@ -1,5 +1,6 @@
 """An inline JSON Schema as an agent or an HTTP tool gives it: a mapping, JSON text or a
-pydantic model class, checked against draft-07 at the edge."""
+pydantic model class, checked against draft-07 at the edge (plain schemas without jsonschema,
+see :mod:`._plain_schema`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel
 
 import langop_infra._json as _json
 from langop_infra.config._invalid import invalid
+from langop_infra.config._plain_schema import plainly_valid
 
 
 def json_schema_input(value: object) -> Any:
@@ -32,6 +34,8 @@ def json_schema_input(value: object) -> Any:
     if not isinstance(value, Mapping):
         raise invalid("json_schema_input", "inputSchema must be a JSON Schema object")
     schema = cast("Mapping[str, Any]", value)
+    if plainly_valid(schema):  # most inline schemas: no jsonschema import (issue 41)
+        return dict(schema)
     from jsonschema import Draft7Validator
     from jsonschema.exceptions import SchemaError
 

@@ -17,6 +17,9 @@ STRUCTURAL_FIELDS = (
     # A2A, peers, memory and schedule decide the card, the policies and Deployment vs CronJob.
     *("a2a", "agents", "memory", "schedule"),
 )
+# Structural fields a component nevertheless takes as an Output: it builds its objects from
+# the value as it resolves (components/_namespace.py).
+LATE_FIELDS = ("namespace",)
 
 
 def camel_names(model: type[BaseModel], names: Iterable[str]) -> dict[str, str]:

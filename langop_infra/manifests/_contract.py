@@ -41,7 +41,7 @@ TOOL_LABEL = "langop.io/tool"
 AGENT_LABEL = "langop.io/agent"
 ACCESS_LABEL_PREFIX = "access.langop.io/"
 CONFIG_CHECKSUM_ANNOTATION = "langop.io/config-checksum"
-SECRET_VERSIONS_ANNOTATION = "langop.io/secret-versions"
+SECRET_DIGEST_ANNOTATION = "langop.io/secret-digest"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,9 @@ from langop_infra.core.problems import Problem, SpecError
 from langop_infra.offline._formats import OUT_MARKER, REDACTED
 from langop_infra.offline._stack_secrets import FINGERPRINT
 
+# manifests._contract.SECRET_DIGEST_ANNOTATION, not imported: `diff` loads no config models.
+SECRET_DIGEST_ANNOTATION = "langop.io/secret-digest"
+
 MAX_RENDER_BYTES = 256 * 1024 * 1024
 MAX_RENDER_DEPTH = 128
 
@@ -167,6 +170,15 @@ def diff_renders(
             result.changed[key] = changes
     result.unseen_secrets = tally.unseen
     result.key_mismatch = tally.key_mismatch
+    if tally.key_mismatch:
+        # Pods' secret digests under keys derived from different fingerprint keys: no
+        # comparison either (the report's note says so).
+        for key, changes in list(result.changed.items()):
+            kept = [c for c in changes if not c.path.endswith(SECRET_DIGEST_ANNOTATION)]
+            if kept:
+                result.changed[key] = kept
+            else:
+                del result.changed[key]
     return result
 
 

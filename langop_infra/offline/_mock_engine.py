@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,14 +20,15 @@ from pulumi.runtime import mocks, rpc, settings
 from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
-from langop_infra._errors import REDACTED
 from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk
 from langop_infra.core._gc_tuning import tuned_for_run
+from langop_infra.offline._engine_values import (
+    UNKNOWN_MARKER,
+    Secret,
+    to_manifest,
+)
+from langop_infra.sync import rollout_key
 
-# How a value the engine learns only at `pulumi up` shows in a render, as `[secret]` does.
-UNKNOWN_MARKER = "[unknown]"
-SECRET_SIG = pulumi_sdk.SECRET_SIG
-SIG_KEY = pulumi_sdk.SIG_KEY
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
 STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
 UNKNOWN = rpc.UNKNOWN
@@ -127,7 +128,9 @@ class _Mocks(pulumi.runtime.Mocks):
         dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None,
         stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
         preview: bool = False,
+        rollout_key: str | None = None,
     ) -> None:
+        self.rollout_key = rollout_key
         self.dynamic_state = dynamic_state
         self.stack_outputs = stack_outputs or {}
         self.preview = preview
@@ -138,6 +141,12 @@ class _Mocks(pulumi.runtime.Mocks):
             # Another stack's outputs, as the caller supplies them (none: an empty stack).
             outputs = dict(self.stack_outputs.get(state.get("name", ""), {}))
             return state.get("name", args.name), {**state, "outputs": outputs}
+        # At preview (every render) unknown unless the caller holds a key: a digest under a
+        # key anyone knows would be a plain hash. A run as `pulumi up` (tests) has a key.
+        default = UNKNOWN if self.preview else rollout_key.OFFLINE_KEY
+        key = rollout_key.offline_outputs(args.typ, state, self.rollout_key or default)
+        if key is not None:
+            return f"{args.name}-id", key
         if args.typ == DYNAMIC_TYPE:
             # Never run: a dynamic resource stays Pending unless the caller says otherwise.
             state.update({"phase": "Pending"})
@@ -153,8 +162,7 @@ class _Mocks(pulumi.runtime.Mocks):
         return {}, None
 
 
-# Metadata the API server fills in. (resourceVersion is left out: a missing one reads as
-# "no version yet", which pod-template annotations rely on.)
+# Metadata the API server fills in.
 _ASSIGNED = ("uid", "creationTimestamp")
 
 
@@ -286,16 +294,19 @@ def run_program(
     dynamic_state: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     into: ProgramRun | None = None,
     stack_outputs: Mapping[str, Mapping[str, object]] | None = None,
+    rollout_key: str | None = None,
 ) -> ProgramRun:
     """Run ``program`` under the mock engine with the given stack config.
 
     ``config`` maps full keys (``langop-infra:tools``) to strings, as the CLI passes them.
     Exceptions from the program propagate unchanged. ``dynamic_state`` supplies the outputs
     of dynamic resources (they are not run); ``stack_outputs`` the outputs of other stacks
-    by ``<org>/<project>/<stack>``, for StackReferences. Pass ``into`` to keep what was
-    registered even when the program raises. Every :data:`CATCH_UP_EVERY` workloads the
-    components build (:func:`pacing.workload_built`), the engine answers every pending
-    registration before the program goes on.
+    by ``<org>/<project>/<stack>``, for StackReferences; ``rollout_key`` the workloads'
+    rollout key (hex; None: unknown at preview, as at a first ``pulumi preview``, and the
+    public ``OFFLINE_KEY`` in a run as ``pulumi up``, which only tests make). Pass ``into``
+    to keep what was registered even when the program raises. Every :data:`CATCH_UP_EVERY`
+    workloads the components build (:func:`pacing.workload_built`), the engine answers every
+    pending registration before the program goes on.
     """
     run = into if into is not None else ProgramRun()
     # Not from logging.getLogger: the registry would keep every run alive for good.
@@ -307,7 +318,7 @@ def run_program(
     pulumi_sdk.ensure_event_loop()
     pulumi_sdk.clear_root()
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
-    mocks_ = _Mocks(dynamic_state, stack_outputs, preview)
+    mocks_ = _Mocks(dynamic_state, stack_outputs, preview, rollout_key)
     monitor = _RecordingMonitor(mocks_, run)
     pulumi.runtime.set_mocks(
         mocks_,
@@ -390,105 +401,6 @@ def _resolve(value: object) -> Any:
     if isinstance(value, (list, tuple)):
         return [_resolve(v) for v in value]
     return value
-
-
-@dataclass(frozen=True)
-class Secret:
-    """A resolved secret value; ``repr`` never shows it."""
-
-    value: Any
-
-    def __repr__(self) -> str:
-        return f"Secret({REDACTED})"
-
-
-def is_wrapped_secret(value: object) -> bool:
-    return isinstance(value, dict) and value.get(SIG_KEY) == SECRET_SIG
-
-
-Visitor = Callable[[Any, str], object]
-
-
-def visit(
-    value: Any,
-    *,
-    secret: Visitor | None = None,
-    leaf: Visitor | None = None,
-    skip_none: bool = False,
-    path: str | None = None,
-) -> Any:
-    """The one walk over values that may hold secrets: engine inputs (``{sig: secret,
-    value}`` wrappers) and resolved outputs (:class:`Secret`). Mappings and lists are rebuilt
-    around what ``secret(inner, path)`` makes of each secret and ``leaf(scalar, path)`` of
-    each other scalar (unset: kept); ``skip_none`` leaves out mapping entries that are None.
-    Given a ``path`` (``""`` at the top), the callbacks get each value's, as ``.key`` and
-    ``[index]``; without one they get ``""`` (a render walks every object: no strings built)."""
-
-    def walk(value: Any, path: str | None) -> Any:
-        # dict and list first: a render walks every object, and ABC checks cost.
-        kind = type(value)
-        if kind is dict or (kind is not list and isinstance(value, Mapping)):
-            if secret is not None and value.get(SIG_KEY) == SECRET_SIG:
-                return secret(value["value"], path or "")
-            return {
-                k: walk(v, None if path is None else f"{path}.{k}")
-                for k, v in value.items()
-                if not (skip_none and v is None)
-            }
-        if kind is list or kind is tuple:
-            return [walk(v, None if path is None else f"{path}[{i}]") for i, v in enumerate(value)]
-        if secret is not None and kind is Secret:
-            return secret(value.value, path or "")
-        return value if leaf is None else leaf(value, path or "")
-
-    return walk(value, path)
-
-
-def _integral(value: object, _: str) -> object:
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-def is_unknown(value: object) -> bool:
-    """Whether an engine input is a value known only at `pulumi up` (preview only)."""
-    return isinstance(value, pulumi.output.Unknown) or (
-        isinstance(value, str) and value == UNKNOWN
-    )
-
-
-def unknown_paths(value: Any, path: str = "") -> Iterator[str]:
-    """The path of every unknown value in engine inputs (``spec.template...image``)."""
-    if is_unknown(value):
-        yield path or "(the whole object)"
-    elif is_wrapped_secret(value):
-        yield from unknown_paths(value["value"], path)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from unknown_paths(v, f"{path}.{k}" if path else str(k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from unknown_paths(v, f"{path}[{i}]")
-
-
-def _manifest_leaf(value: object, path: str) -> object:
-    return UNKNOWN_MARKER if is_unknown(value) else _integral(value, path)
-
-
-def to_manifest(value: object) -> Any:
-    """Engine inputs as a manifest: secrets redacted leaf by leaf, integral numbers as ints,
-    values unknown until `pulumi up` as :data:`UNKNOWN_MARKER`."""
-    if is_unknown(value):
-        return UNKNOWN_MARKER
-    return visit(
-        value,
-        secret=lambda inner, _: redact(to_manifest(inner)),
-        leaf=_manifest_leaf,
-        skip_none=True,
-    )
-
-
-def redact(value: object) -> Any:
-    """The same shape with every scalar replaced by the redaction marker."""
-    return visit(value, leaf=lambda _, __: REDACTED)
 
 
 def close_event_loop() -> None:

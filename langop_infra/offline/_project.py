@@ -121,12 +121,14 @@ def load_stack_file(path: Path) -> dict[str, Any]:
 def _refuse_manifests(path: Path, raw: bytes) -> None:
     """A Kubernetes manifest of a system ``import`` reads is not a stack file: say so, and
     name the command that converts it (instead of "namespace: required")."""
-    from langop_infra.offline.importers import manifest_kind
-
     try:
         documents = yaml_io.load_config_all(raw)
     except yaml_io.YAMLError:
         return  # load_config reports it, at its line
+    if not any(isinstance(d, Mapping) and "apiVersion" in d for d in documents):
+        return  # not a manifest (manifest_kind would say None): no importers to import
+    from langop_infra.offline.importers import manifest_kind
+
     kinds = [k for k in map(manifest_kind, documents) if k]
     if kinds:
         listed = ", ".join(dict.fromkeys(kinds))

@@ -17,17 +17,17 @@ from langop_infra.core import _yaml_io as yaml_io
 from langop_infra.core._gc_tuning import tuned_for_run
 from langop_infra.core._streams import stdout_to_stderr
 from langop_infra.core.problems import Problem, SpecError
-from langop_infra.offline._esc import environment_config
-from langop_infra.offline._formats import OUT_MARKER
-from langop_infra.offline._mock_engine import (
+from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
+from langop_infra.offline._engine_values import (
     UNKNOWN_MARKER,
-    ProgramRun,
     is_unknown,
-    run_program,
     to_manifest,
     unknown_paths,
     visit,
 )
+from langop_infra.offline._esc import environment_config
+from langop_infra.offline._formats import OUT_MARKER
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.offline._project import (
     Project,
     choose_stack,
@@ -56,6 +56,7 @@ def render_stack(
     keep_ciphertext: bool = False,
     project: Project | None = None,
     environment_values: Sequence[Path] = (),
+    rollout_key: str | None = None,
 ) -> ProgramRun:
     """Run the project's program for a stack under the mock engine.
 
@@ -65,7 +66,9 @@ def render_stack(
 
     ``environment_values``: outputs of ``pulumi env open <env> --format json`` for the ESC
     environments the stack imports; their ``pulumiConfig`` is merged under the stack's own
-    config (see :mod:`langop_infra.offline._esc`).
+    config (see :mod:`langop_infra.offline._esc`). ``rollout_key``: the key of the pods'
+    secret digests (None: unknown, as at a first ``pulumi preview``; see
+    :mod:`langop_infra.sync.rollout_key`).
     """
     project = project if project is not None else Project.find(project_dir)
     stack, path = choose_stack(project, stack, config_file)
@@ -96,6 +99,7 @@ def render_stack(
             config=config,
             secret_keys=secret_keys,
             preview=True,
+            rollout_key=rollout_key,
         )
     run.warnings.extend(unknown_warnings(run))
     return run
@@ -105,7 +109,9 @@ def unknown_warnings(run: ProgramRun) -> list[str]:
     """One warning per field whose value `pulumi preview` would not know either."""
     warnings: list[str] = []
     for registration in run.kubernetes():
-        fields = list(dict.fromkeys(unknown_paths(registration.inputs)))
+        # The secret digest is unknown by design without a key: no warning for it.
+        found = unknown_paths(registration.inputs)
+        fields = list(dict.fromkeys(f for f in found if not f.endswith(SECRET_DIGEST_ANNOTATION)))
         if not fields:
             continue
         kind = registration.type.rsplit(":", 1)[-1]

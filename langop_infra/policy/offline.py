@@ -32,7 +32,8 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-from langop_infra.offline._mock_engine import ProgramRun
+from langop_infra.offline._engine_values import is_unknown, visit
+from langop_infra.offline._mock_engine import UNKNOWN, ProgramRun
 from langop_infra.policy.pack import PACK_NAME, policies
 
 LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.DISABLED: "disabled"}
@@ -87,8 +88,7 @@ def _configure_request(config: Mapping[str, Any]) -> Any:
         level_name = str(settings.pop("enforcementLevel", "advisory"))
         if level_name not in _CONFIG_LEVELS:
             raise ValueError(
-                f"{name}: enforcementLevel {level_name!r} is not one of "
-                f"{', '.join(_CONFIG_LEVELS)}"
+                f"{name}: enforcementLevel {level_name!r} is not one of {', '.join(_CONFIG_LEVELS)}"
             )
         level = _CONFIG_LEVELS[level_name]
         properties = json_format.ParseDict(settings, struct_pb2.Struct())
@@ -105,7 +105,7 @@ def stack_request(run: ProgramRun) -> Any:
                 type=r.type,
                 urn=r.urn,
                 name=r.name,
-                properties=json_format.ParseDict(r.inputs, struct_pb2.Struct()),
+                properties=json_format.ParseDict(_on_the_wire(r.inputs), struct_pb2.Struct()),
                 parent=r.parent,
                 dependencies=r.dependencies,
             )
@@ -113,6 +113,12 @@ def stack_request(run: ProgramRun) -> Any:
             if r.custom
         ]
     )
+
+
+def _on_the_wire(inputs: Mapping[str, Any]) -> Any:
+    """``inputs`` with each value unknown at preview as the engine sends it: the unknown
+    sentinel string (a pod's secret digest is one in a render without a key)."""
+    return visit(dict(inputs), leaf=lambda value, _: UNKNOWN if is_unknown(value) else value)
 
 
 @contextmanager
@@ -164,8 +170,12 @@ def check(
             name = "mandatory" if level == EnforcementLevel.MANDATORY else "advisory"
             args = StackValidationArgs(found, settings.get(policy.name))
 
-            def report(message: str, urn: str | None = None, policy_name: str = policy.name,
-                       level_name: str = name) -> None:
+            def report(
+                message: str,
+                urn: str | None = None,
+                policy_name: str = policy.name,
+                level_name: str = name,
+            ) -> None:
                 violations.append(Violation(policy_name, level_name, urn or "", message))
 
             policy.validate(args, report)

@@ -108,9 +108,9 @@ def check_nesting(value: object, limit: int = MAX_NESTING) -> None:
     while stack:
         node, depth = stack.pop()
         if isinstance(node, Mapping):
-            children: Iterable[object] = cast("Mapping[Any, Any]", node).values()
+            children: Iterable[object] = cast("Mapping[object, object]", node).values()
         elif isinstance(node, (list, tuple)):
-            children = cast("Sequence[Any]", node)
+            children = cast("Sequence[object]", node)
         else:
             continue
         if depth > limit:
@@ -146,35 +146,35 @@ def schema_hash(tools: Iterable[Mapping[str, object]]) -> str:
 _JSON_SCALARS: Final[frozenset[object]] = frozenset({str, int, float, bool, type(None)})
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _json_within(value: Any, limit: int) -> bool:
+def _json_within(value: object, limit: int) -> bool:
     """Whether ``value`` is built of dicts with string keys, lists and JSON scalars only,
     nested at most ``limit`` levels: then ``_plain`` would return it unchanged and
     :func:`check_nesting` would pass. One pass over containers, level by level, no recursion
     and no per-value function call; False leaves the value to the general path."""
-    level: list[Any] = [value]
+    level: list[object] = [value]
     depth = 0
     scalars = _JSON_SCALARS
     while level:
         depth += 1
         if depth > limit:
             return False
-        below: list[Any] = []
+        below: list[object] = []
         for node in level:
-            kind: object = type(cast(object, node))
+            kind: object = type(node)
             if kind is dict:
-                if not all(type(k) is str for k in cast("dict[Any, Any]", node)):
+                if not all(type(k) is str for k in cast("dict[object, object]", node)):
                     return False
-                children: Iterable[Any] = cast("dict[Any, Any]", node).values()
+                children: Iterable[object] = cast("dict[object, object]", node).values()
             elif kind is list:
-                children = node
+                children = cast("list[object]", node)
             else:
                 return False
             for child in children:
-                kind = type(cast(object, child))
+                kind = type(child)
                 if kind is dict or kind is list:
                     below.append(child)
                 elif kind not in scalars:
@@ -555,7 +555,7 @@ def _expand(
         value, seen, _problem = _resolve(value, root, seen)
         return {str(k): _expand(v, root, seen, budget) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand(v, root, seen, budget) for v in cast("list[Any]", value)]
+        return [_expand(v, root, seen, budget) for v in cast("list[object]", value)]
     return value
 
 
@@ -578,7 +578,7 @@ def _valid_type(node: Mapping[str, object]) -> bool:
     return (
         kind is None
         or isinstance(kind, str)
-        or (isinstance(kind, list) and all(isinstance(k, str) for k in cast("list[Any]", kind)))
+        or (isinstance(kind, list) and all(isinstance(k, str) for k in cast("list[object]", kind)))
     )
 
 
@@ -623,9 +623,9 @@ def _name_of(tool: object) -> str | None:
 
 def _plain(value: object) -> Any:
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in cast("Mapping[Any, Any]", value).items()}
+        return {str(k): _plain(v) for k, v in cast("Mapping[object, object]", value).items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in cast("Sequence[Any]", value)]
+        return [_plain(v) for v in cast("Sequence[object]", value)]
     return value
 
 

@@ -30,23 +30,29 @@ UNKNOWN = rpc.UNKNOWN  # pulumi's marker for a preview-time unknown
 DIFF_PROBE_TIMEOUT = 5.0
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> object:
     """``value`` with Pulumi's secret wrappers removed (the provider needs the values)."""
     value = rpc.unwrap_rpc_secret(value)
     if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in cast("Mapping[Any, Any]", value).items()}
+        return {k: plain(v) for k, v in cast("Mapping[object, object]", value).items()}
     if isinstance(value, list):
-        return [plain(v) for v in cast("list[Any]", value)]
+        return [plain(v) for v in cast("list[object]", value)]
     return value
 
 
-def has_unknown(value: Any) -> bool:
+def plain_props(props: Mapping[str, object]) -> dict[str, Any]:
+    """:func:`plain` of a property map (a map stays a map), its values as the engine's
+    untyped property values."""
+    return cast("dict[str, object]", plain(props))
+
+
+def has_unknown(value: object) -> bool:
     """Whether a preview-time unknown hides in ``value`` (the servicer hands ``Unknown``
     objects to check and diff; the wire form is the :data:`UNKNOWN` string)."""
     if isinstance(value, Mapping):
-        return any(has_unknown(v) for v in cast("Mapping[Any, Any]", value).values())
+        return any(has_unknown(v) for v in cast("Mapping[object, object]", value).values())
     if isinstance(value, (list, tuple)):
-        return any(has_unknown(v) for v in cast("Sequence[Any]", value))
+        return any(has_unknown(v) for v in cast("Sequence[object]", value))
     return isinstance(value, Unknown) or value == UNKNOWN
 
 
@@ -69,51 +75,55 @@ class SyncProvider(dyn.ResourceProvider):
     (so ``pulumi up`` tries it again)."""
 
     def sync(
-        self, inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]:
+        self, inputs: Mapping[str, object], previous: Mapping[str, object] | None = None
+    ) -> dict[str, object]:
         """Sync once: the outputs. Raises only for a failed ``required`` sync."""
         raise NotImplementedError
 
-    def live_hash(self, inputs: Mapping[str, Any], timeout: float) -> str:
+    def live_hash(self, inputs: Mapping[str, object], timeout: float) -> str:
         """The hash of what the peer answers now, within ``timeout`` seconds."""
         raise NotImplementedError
 
-    def same(self, old: Any, new: Any) -> bool:
+    def same(self, old: object, new: object) -> bool:
         """Whether two values of one input are the same (an unset input arrives missing,
         None or empty depending on the path it took)."""
         raise NotImplementedError
 
-    def problems(self, known: Mapping[str, Any], news: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def problems(
+        self, known: Mapping[str, object], news: Mapping[str, object]
+    ) -> list[tuple[str, str]]:
         """(input, reason) for each known input this provider cannot use."""
         return []
 
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dyn.CheckResult:
-        known = {k: v for k, v in plain(news).items() if not has_unknown(v)}
+    def check(self, _olds: dict[str, object], news: dict[str, object]) -> dyn.CheckResult:
+        known = {k: v for k, v in plain_props(news).items() if not has_unknown(v)}
         failures = [dyn.CheckFailure(key, reason) for key, reason in self.problems(known, news)]
         return dyn.CheckResult(news, failures)
 
-    def create(self, props: dict[str, Any]) -> dyn.CreateResult:
+    def create(self, props: dict[str, object]) -> dyn.CreateResult:
         outs = self.sync(props)
         return dyn.CreateResult(id_=f"{props.get('namespace')}/{props.get('service')}", outs=outs)
 
-    def read(self, id_: str, props: dict[str, Any]) -> dyn.ReadResult:
+    def read(self, id_: str, props: dict[str, object]) -> dyn.ReadResult:
         # The engine passes the previous outputs: they hold every input, credentials included.
         return dyn.ReadResult(id_=id_, outs=self.sync({**props, "required": False}, props))
 
-    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.UpdateResult:
+    def update(
+        self, _id: str, olds: dict[str, object], news: dict[str, object]
+    ) -> dyn.UpdateResult:
         return dyn.UpdateResult(outs=self.sync(news, olds))
 
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dyn.DiffResult:
-        olds, news = plain(olds), plain(news)
+    def diff(self, _id: str, olds: dict[str, object], news: dict[str, object]) -> dyn.DiffResult:
+        olds, news = plain_props(olds), plain_props(news)
         if has_unknown(news):
             return _diff(True)
         changed = [k for k in self.inputs if not self.same(olds.get(k), news.get(k))]
         return _diff(bool(changed) or self.changed_live(olds, news))
 
-    def changed_live(self, olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    def changed_live(self, olds: Mapping[str, object], news: Mapping[str, object]) -> bool:
         """Inputs equal: whether the peer's live answer differs from the stored one."""
         try:
-            timeout = min(DIFF_PROBE_TIMEOUT, float(news.get("timeout") or 10))
+            timeout = min(DIFF_PROBE_TIMEOUT, float(cast("float | str", news.get("timeout") or 10)))
             live: str | None = self.live_hash(news, timeout)
         except Exception:  # unreachable or refused at preview time: nothing to compare
             live = None
@@ -121,5 +131,5 @@ class SyncProvider(dyn.ResourceProvider):
             return live != olds.get(self.hash_output)
         return self.retry_failed and olds.get("phase") == "Error"
 
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+    def delete(self, _id: str, _props: dict[str, object]) -> None:
         return None

@@ -11,7 +11,7 @@ YAML route's value budget has nothing to count here.
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import cast
 
 from langop_infra import _json as json_reader
 
@@ -23,14 +23,14 @@ class _KeyTwice(ValueError):
     """A JSON object gives a key twice."""
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     found = dict(pairs)
     if len(found) != len(pairs):
         raise _KeyTwice
     return found
 
 
-def read(text: str, *, max_depth: int, max_bytes: int) -> dict[str, Any] | None:
+def read(text: str, *, max_depth: int, max_bytes: int) -> dict[str, object] | None:
     """``text``'s object, read as JSON within ``max_depth`` levels and ``max_bytes`` bytes
     of UTF-8; None when the YAML route must read it."""
     if not _JSON_START.match(text) or _SURROGATE_ESCAPE.search(text):
@@ -42,9 +42,9 @@ def read(text: str, *, max_depth: int, max_bytes: int) -> dict[str, Any] | None:
         except UnicodeEncodeError:
             return None
     try:
-        found: Any = json_reader.read(
+        found: object = json_reader.read(
             text, max_depth=max_depth, max_bytes=max_bytes, object_pairs_hook=_unique_keys
         )
     except ValueError:  # JSONDecodeError, a limit, _KeyTwice, int's digit limit
         return None
-    return cast("dict[str, Any]", found) if isinstance(found, dict) else None
+    return cast("dict[str, object]", found) if isinstance(found, dict) else None

@@ -28,7 +28,7 @@ from pulumi.runtime import rpc
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.core._redact import redact
-from langop_infra.sync._crud import SyncProvider, plain
+from langop_infra.sync._crud import SyncProvider, plain_props
 from langop_infra.sync._kube_proxy import (
     ProxyError,
     confinement_prefix,
@@ -188,8 +188,8 @@ def sync_card(
     inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """Fetch once: the resource's outputs. Raises only for a failed ``required`` fetch."""
-    inputs = plain(dict(inputs))
-    before: Mapping[str, Any] = plain(dict(previous or {}))
+    inputs = plain_props(dict(inputs))
+    before: Mapping[str, Any] = plain_props(dict(previous or {}))
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     held: list[Any] = before.get("skill_ids") or []
     old_ids = [str(s) for s in held]

@@ -35,7 +35,7 @@ from langop_infra.sync._crud import (
     UNKNOWN as UNKNOWN,
     SyncProvider,
     has_unknown as has_unknown,
-    plain,
+    plain_props,
 )
 from langop_infra.sync._kube_proxy import (
     KubeAccess,
@@ -302,8 +302,8 @@ def sync_schema(
     inputs: Mapping[str, Any], previous: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """Sync once: the resource's outputs. Raises only for a failed ``required`` sync."""
-    inputs = plain(dict(inputs))
-    previous_outputs: Mapping[str, Any] = plain(dict(previous or {}))
+    inputs = plain_props(dict(inputs))
+    previous_outputs: Mapping[str, Any] = plain_props(dict(previous or {}))
     sent = credentials(inputs)
     try:
         url, headers, tls = sync_target(inputs)

@@ -5,7 +5,8 @@ Pulumi's documented pattern: ``pulumi.runtime.set_mocks(...)`` once per module, 
 mocks answer as the real providers would: a Kubernetes object gets the id the kubernetes
 provider gives (``<namespace>/<name>``, or ``<name>`` for a cluster-scoped object) and its
 inputs back with a ``uid`` and ``resourceVersion``; a tool's schema sync reports the listing
-given for that tool (phase ``Registered``, its names and hash), else stays ``Pending``.
+given for that tool (phase ``Registered``, its names and hash), else stays ``Pending``; a
+workload's rollout key is the fixed ``OFFLINE_KEY`` of :mod:`langop_infra.sync.rollout_key`.
 Installed with :meth:`Mocks.monitor` (as the ``langop_mocks`` fixture does), every other output
 a provider computes (a ``random`` resource's ``result``, a Kubernetes object's ``status``) is
 unknown, never ``None``: no mock can know it.
@@ -24,6 +25,7 @@ from pulumi.runtime.proto import resource_pb2
 
 from langop_infra.core import _pulumi_sdk as pulumi_sdk
 from langop_infra.offline._mock_engine import registered
+from langop_infra.sync import rollout_key
 from langop_infra.sync.provider import SyncOutputs
 
 DYNAMIC_TYPE = "pulumi-python:dynamic:Resource"
@@ -42,25 +44,28 @@ class Mocks(pulumi.runtime.Mocks):
 
     def __init__(
         self,
-        schemas: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-        server_info: Mapping[str, Any] | None = None,
+        schemas: Mapping[str, Sequence[Mapping[str, object]]] | None = None,
+        server_info: Mapping[str, object] | None = None,
     ) -> None:
         self.schemas = {name: [dict(t) for t in tools] for name, tools in (schemas or {}).items()}
         self.server_info = dict(server_info or {"name": "mock", "version": "0"})
         self.resources: list[pulumi.runtime.MockResourceArgs] = []
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, object]]:
         self.resources.append(args)
         state = dict(_inputs(args))
         if args.typ.startswith("kubernetes:"):
             return kubernetes_state(args.typ, args.name, state)
+        key = rollout_key.offline_outputs(args.typ, state, rollout_key.OFFLINE_KEY)
+        if key is not None:  # the fixed rollout_key.OFFLINE_KEY: digests stable run to run
+            return f"{args.name}-id", key
         # An A2A peer's card sync (sync/card_sync.py) carries card_path: not a tool's sync.
         synced = {"endpoint", "service"} <= state.keys() and "card_path" not in state
         if args.typ == DYNAMIC_TYPE and synced:
             return self.sync_state(state)
         return f"{args.name}-id", state
 
-    def sync_state(self, state: dict[str, object]) -> tuple[str, dict[str, Any]]:
+    def sync_state(self, state: dict[str, object]) -> tuple[str, dict[str, object]]:
         """A schema sync's id and outputs: the listing given for the tool, else Pending."""
         tool = str(state.get("service") or "")
         listed = self.schemas.get(tool)
@@ -75,7 +80,7 @@ class Mocks(pulumi.runtime.Mocks):
 
     def call(
         self, args: pulumi.runtime.MockCallArgs
-    ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+    ) -> tuple[dict[str, object], list[tuple[str, str]] | None]:
         return {}, None
 
     def monitor(self) -> pulumi_mocks.MockMonitor:

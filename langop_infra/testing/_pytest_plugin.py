@@ -16,6 +16,7 @@ mocks' tool listings and the run's settings for one test.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,7 @@ def langop_mocks_fixture(request: pytest.FixtureRequest) -> Iterator[Mocks]:
     mocks = Mocks(
         schemas=options.pop("schemas", None), server_info=options.pop("server_info", None)
     )
+    ensure_event_loop()
     pulumi.runtime.set_mocks(
         mocks,
         monitor=mocks.monitor(),
@@ -57,3 +59,14 @@ def langop_mocks_fixture(request: pytest.FixtureRequest) -> Iterator[Mocks]:
     if options:
         raise pytest.UsageError(f"@pytest.mark.{MARKER}: unknown settings {sorted(options)}")
     yield mocks
+
+
+def ensure_event_loop() -> None:
+    """Give this thread an open event loop if it has none: the SDK's mocks need one, and a
+    test before (``asyncio.run``, an async test plugin) may have left the thread without."""
+    try:
+        closed = asyncio.get_event_loop_policy().get_event_loop().is_closed()
+    except RuntimeError:
+        closed = True
+    if closed:
+        asyncio.set_event_loop(asyncio.new_event_loop())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langop_infra.offline._mock_engine import visit
+from langop_infra.offline._engine_values import visit
 
 
 def secret_leaves(value: object, path: str = "") -> list[tuple[str, Any]]:

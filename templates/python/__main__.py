@@ -11,24 +11,21 @@ from langop_infra import LanguageAgent, LanguageTool
 config = pulumi.Config("langop-infra")
 namespace = config.get("namespace") or "apps"
 
-# The namespace this stack deploys into, created first (depends_on) and named explicitly:
-# the components need its name when the program runs.
+# The namespace this stack deploys into. The components take its name as an Output, so
+# their objects are created after it (Pulumi follows the Output) and land where it is.
 ns = k8s.core.v1.Namespace("namespace", metadata={"name": namespace})
-in_namespace = pulumi.ResourceOptions(depends_on=[ns])
 
 memory = LanguageTool(
     "memory",
     image="ghcr.io/acme/memory-mcp:1.4.0",  # your MCP server's image
-    namespace=namespace,
-    opts=in_namespace,
+    namespace=ns.metadata.name,
 )
 agent = LanguageAgent(
     "helper",
     image="ghcr.io/acme/helper-agent:2.0.0",  # your agent's image
-    namespace=namespace,
+    namespace=ns.metadata.name,  # the tool's namespace: the agent reaches it there
     instructions="You help the team with their questions.",
     tools=[memory],
-    opts=in_namespace,
 )
 pulumi.export("namespace", ns.metadata.name)
 pulumi.export("memory_endpoint", memory.endpoint)

@@ -23,7 +23,9 @@ from langop_infra.mcp import (
 pytestmark = pytest.mark.anyio
 
 SDK_TOOLS = {"add", "echo", "fail", "chatty", "polled"}
-FAST = ClientOptions(timeout=5, deadline=10)
+# The deadline bounds a hung test, not a speed: a stdio server starting on a loaded 2-core
+# machine (importing the MCP SDK) has taken more than 10 s.
+FAST = ClientOptions(timeout=5, deadline=60)
 # The 2025 era: a session, server-to-client requests (2026-07-28 has neither).
 HANDSHAKE = ClientOptions(timeout=5, deadline=10, protocol="2025-11-25")
 

@@ -38,7 +38,8 @@ from typing import Any
 
 import httpx
 
-from langop_infra.offline._mock_engine import ProgramRun, visit
+from langop_infra.offline._engine_values import visit
+from langop_infra.offline._mock_engine import ProgramRun
 
 SERVICE = re.compile(r"\b([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9-]+)\.svc\.cluster\.local\b")
 _VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
@@ -52,8 +53,12 @@ def revealed_manifests(run: ProgramRun) -> list[dict[str, Any]]:
         return int(value) if isinstance(value, float) and value.is_integer() else value
 
     return [
-        visit(r.inputs, secret=lambda inner, _: visit(inner, leaf=integral), leaf=integral,
-              skip_none=True)
+        visit(
+            r.inputs,
+            secret=lambda inner, _: visit(inner, leaf=integral),
+            leaf=integral,
+            skip_none=True,
+        )
         for r in run.kubernetes()
     ]
 
@@ -146,9 +151,13 @@ class Pod:
         return containers[0] if name is None else next(c for c in containers if c["name"] == name)
 
     def _object_data(self, kind: str, name: str) -> dict[str, str]:
-        found = [m for m in self.cluster.manifests if m["kind"] == kind
-                 and m["metadata"]["name"] == name
-                 and m["metadata"].get("namespace", self.namespace) == self.namespace]
+        found = [
+            m
+            for m in self.cluster.manifests
+            if m["kind"] == kind
+            and m["metadata"]["name"] == name
+            and m["metadata"].get("namespace", self.namespace) == self.namespace
+        ]
         if not found:
             raise LookupError(f"the pod needs {kind} {self.namespace}/{name}; none is rendered")
         data = dict(found[0].get("stringData") or {})
@@ -159,8 +168,11 @@ class Pod:
     def env(self, container: dict[str, Any]) -> dict[str, str]:
         env: dict[str, str] = {}
         for source in container.get("envFrom") or []:
-            kind, ref = (("Secret", source["secretRef"]) if "secretRef" in source
-                         else ("ConfigMap", source["configMapRef"]))
+            kind, ref = (
+                ("Secret", source["secretRef"])
+                if "secretRef" in source
+                else ("ConfigMap", source["configMapRef"])
+            )
             for key, value in self._object_data(kind, ref["name"]).items():
                 env[source.get("prefix", "") + key] = value
         for var in container.get("env") or []:
@@ -178,8 +190,11 @@ class Pod:
             ref = source["configMapKeyRef"]
             return self._object_data("ConfigMap", ref["name"])[ref["key"]]
         path = source["fieldRef"]["fieldPath"]
-        fields = {"metadata.name": self.name, "metadata.namespace": self.namespace,
-                  "status.podIP": self.ip}
+        fields = {
+            "metadata.name": self.name,
+            "metadata.namespace": self.namespace,
+            "status.podIP": self.ip,
+        }
         if path not in fields:
             raise LookupError(f"fieldRef {path} is not one this harness knows")
         return fields[path]
@@ -195,8 +210,9 @@ class Pod:
                 if "configMap" in source or "secret" in source:
                     self._write_source(source, mount, target)
 
-    def _write_source(self, volume: Mapping[str, Any], mount: Mapping[str, Any],
-                      target: Path) -> None:
+    def _write_source(
+        self, volume: Mapping[str, Any], mount: Mapping[str, Any], target: Path
+    ) -> None:
         """One ConfigMap or Secret (a volume, or a projected volume's source) at ``target``."""
         kind = "ConfigMap" if "configMap" in volume else "Secret"
         source = volume["configMap"] if kind == "ConfigMap" else volume["secret"]
@@ -240,8 +256,11 @@ class Pod:
         if host_flag is not None:
             argv += [host_flag, self.ip]
         (self.root / "tmp").mkdir(parents=True, exist_ok=True)
-        env |= {"PATH": path or os.environ.get("PATH", ""), "HOME": str(self.root),
-                "TMPDIR": str(self.root / "tmp")}
+        env |= {
+            "PATH": path or os.environ.get("PATH", ""),
+            "HOME": str(self.root),
+            "TMPDIR": str(self.root / "tmp"),
+        }
         out = (self.root / f"{container['name']}.out").open("wb")
         log = (self.root / f"{container['name']}.log").open("wb")
         process = subprocess.Popen(argv, env=env, cwd=self.root, stdout=out, stderr=log)
@@ -257,8 +276,9 @@ class Pod:
     def log(self, container_name: str | None = None) -> str:
         """The container's stderr, then its stdout."""
         name = self.container(container_name)["name"]
-        return "".join((self.root / f"{name}.{kind}").read_text(errors="replace")
-                       for kind in ("log", "out"))
+        return "".join(
+            (self.root / f"{name}.{kind}").read_text(errors="replace") for kind in ("log", "out")
+        )
 
     def output(self, container_name: str | None = None) -> str:
         name = self.container(container_name)["name"]
@@ -280,8 +300,9 @@ def wait_http(url: str, process: subprocess.Popen[bytes], pod: Pod, deadline: fl
     give_up = time.monotonic() + deadline
     while time.monotonic() < give_up:
         if process.poll() is not None:
-            raise AssertionError(f"the container exited with {process.returncode}:\n"
-                                 f"{pod.log()[-3000:]}")
+            raise AssertionError(
+                f"the container exited with {process.returncode}:\n{pod.log()[-3000:]}"
+            )
         try:
             if httpx.get(url, timeout=2).status_code == 200:
                 return

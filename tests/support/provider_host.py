@@ -12,6 +12,8 @@ engine builds (``pkg/resource/plugin/provider_plugin.go``), and keeps the state 
   (``annotateSecrets``). ``wrap_secrets=True`` sends them wrapped in the secret signature
   instead, as for a provider that accepts secrets, except ``__provider``: the servicer's
   ``get_provider`` cannot take a wrapped one (``TypeError: unhashable type: 'dict'``);
+- outputs the registration lists in ``additionalSecretOutputs`` (``secret_outputs``) are
+  made secret by the engine after each step, as the engine does for any provider;
 - preview sends unknowns as the unknown sentinel and never calls ``Create``/``Update`` (the
   dynamic provider does not support provider previews);
 - ``diff``, ``update`` and ``read`` get the previous *outputs*, ``read`` also the inputs.
@@ -220,6 +222,8 @@ class EngineHost:
     inputs: dict[str, Any] = field(default_factory=dict)
     outputs: dict[str, Any] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
+    # The registration's additionalSecretOutputs: the engine marks these outputs secret.
+    secret_outputs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.module = load_servicer_module()
@@ -341,6 +345,9 @@ class EngineHost:
 
     def _record(self, id_: str, inputs: dict, outs: dict, secrets_from: Mapping) -> None:
         annotate_secrets(outs, secrets_from)
+        for name in self.secret_outputs:
+            if name in outs and not isinstance(outs[name], Secret):
+                outs[name] = Secret(outs[name])
         self.id, self.inputs, self.outputs = id_, inputs, outs
 
     def _send(self, props: Mapping[str, Any], unknowns: bool = False) -> struct_pb2.Struct:

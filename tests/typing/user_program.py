@@ -8,6 +8,7 @@ import pulumi
 
 from langop_infra import (
     AgentSpec,
+    HttpTool,
     LanguageAgent,
     LanguageAgentArgs,
     LanguageCluster,
@@ -39,11 +40,20 @@ agent_args: LanguageAgentArgs = {
 LanguageAgent("helper", agent_args)
 LanguageAgent("other", AgentSpec(name="other", image="ghcr.io/acme/agent:1"))
 LanguageCluster("apps", namespace="apps", tools=[{"name": "a", "image": "ghcr.io/acme/a:1"}])
+# A namespace's name as an Output (k8s.core.v1.Namespace(...).metadata.name).
+ns_name = pulumi.Output.from_input("apps")
+in_ns = LanguageTool("in-ns", image="ghcr.io/acme/a:1", namespace=ns_name)
+LanguageAgent("in-ns", image="ghcr.io/acme/agent:1", namespace=ns_name, tools=[in_ns])
+LanguageModel("in-ns", provider="openai", model_name="gpt-4o-mini", namespace=ns_name)
+HttpTool(
+    "in-ns", description="d", display_name="D", version="1", endpoint="https://x.example.com",
+    namespace=ns_name,
+)
 
 LanguageTool("no-image", port=8080)  # type: ignore
 LanguageTool("bad-mode", image="x:1", deployment_mode="daemon")  # type: ignore
 LanguageTool("typo", image="x:1", imagePullPolicy="Always")  # type: ignore
 LanguageModel("no-provider", model_name="gpt-4o")  # type: ignore
 LanguageTool("bad-port", image="x:1", port="8080")  # type: ignore
-LanguageTool("structural", image="x:1", namespace=image)  # type: ignore
+LanguageTool("structural", image="x:1", deployment_mode=pulumi.Output.from_input("sidecar"))  # type: ignore
 bad: LanguageToolArgs = {"image": "x:1", "resources": {"limits": {"gpu": "1"}}}  # type: ignore

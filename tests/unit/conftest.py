@@ -8,5 +8,5 @@ import os
 from hypothesis import settings
 
 if os.environ.get("MUTANT_UNDER_TEST"):
-    settings.register_profile("mutation", max_examples=3)
+    settings.register_profile("mutation", settings.get_profile("langop"), max_examples=3)
     settings.load_profile("mutation")

@@ -1,0 +1,149 @@
+"""A LanguageAgent and namespaces given as Outputs (see components/_namespace.py).
+
+A LanguageTool whose namespace is an Output, handed to an agent, is taken to be in the
+agent's namespace (the usual case: both from ``ns.metadata.name``); that they are is checked
+when both resolve. An agent whose own namespace is an Output builds its objects from it as it
+resolves; what it must find by namespace when the program runs (tools of another namespace,
+components built earlier and named by reference, A2A peers, memory) it cannot have, and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import pulumi
+
+from langop_infra.components._k8s import built_components
+from langop_infra.components._namespace import Placement
+from langop_infra.config.agent import AgentSpec
+from langop_infra.core.problems import Problem, SpecError
+from langop_infra.manifests import _contract as contract
+
+if TYPE_CHECKING:
+    from langop_infra.components.tool import LanguageTool
+
+# The namespace under which agent_document files the tools that follow the agent's.
+FOLLOWING = ""
+
+_WHY = "an agent whose namespace is an Output finds nothing by namespace when the program runs; "
+
+
+def follows(item: object) -> bool:
+    """Whether ``item`` is a LanguageTool whose namespace is an Output."""
+    return getattr(item, "namespace_known", True) is False
+
+
+def namespace_of(agent: AgentSpec) -> str:
+    return agent.namespace or contract.DEFAULT_NAMESPACE
+
+
+def rekeyed(
+    given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]], namespace: str
+) -> dict[tuple[str, str], tuple[contract.ToolTarget, object]]:
+    """``given`` with the following tools filed, and targeted, in the agent's ``namespace``."""
+    placed = {k: v for k, v in given.items() if k[0] != FOLLOWING}
+    for (space, name), (target, tool) in given.items():
+        if space == FOLLOWING:
+            placed[(namespace, name)] = (dataclasses.replace(target, namespace=namespace), tool)
+    return placed
+
+
+def unplaced_problems(
+    agent: AgentSpec,
+    given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
+    models: Mapping[str, object],
+) -> list[Problem]:
+    """What an agent whose namespace is an Output cannot have, as field problems."""
+    namespace = namespace_of(agent)
+    problems = [
+        Problem(field, _WHY + fix)
+        for field, present, fix in (
+            ("agents", bool(agent.agents), "give it a plain namespace to call A2A peers"),
+            ("memory", agent.memory is not None, "give it a plain namespace to use memory"),
+        )
+        if present
+    ]
+    for i, ref in enumerate(agent.tools):
+        key = (ref.namespace or namespace, ref.name)
+        if ref.enabled and key not in given:
+            problems.append(
+                Problem(
+                    f"tools[{i}]",
+                    _WHY + "pass the LanguageTool object itself (its namespace from the same "
+                    "Output), not a reference by name",
+                )
+            )
+        elif ref.enabled and given[key][0].deployment_mode == "service" and key[0] != namespace:
+            problems.append(
+                Problem(
+                    f"tools[{i}]",
+                    _WHY + f"LanguageTool {ref.name!r} is in namespace {key[0]!r}, and the "
+                    "policy admitting the agent there is named after the agent's namespace; "
+                    "give the agent a plain namespace",
+                )
+            )
+    built = {n for kind, _, n in built_components() if kind == "LanguageModel"}
+    names = [("model", agent.model)] if agent.model else []
+    names += [(f"models[{i}].name", m.name) for i, m in enumerate(agent.models)]
+    problems += [
+        Problem(field, _WHY + "pass the LanguageModel object itself, not its name")
+        for field, name in names
+        if name not in models and name in built
+    ]
+    return problems
+
+
+def refuse_unplaced(
+    agent: AgentSpec,
+    given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
+    models: Mapping[str, object],
+    subject: str,
+) -> None:
+    problems = unplaced_problems(agent, given, models)
+    if problems:
+        raise SpecError(problems, subject=subject)
+
+
+def retargeted(
+    targets: Sequence[contract.ToolTarget], stand_in: str, agent: AgentSpec
+) -> list[contract.ToolTarget]:
+    """``targets`` with the agent's namespace where they hold its stand-in ``stand_in``."""
+    namespace = namespace_of(agent)
+    return [
+        dataclasses.replace(t, namespace=namespace) if t.namespace == stand_in else t
+        for t in targets
+    ]
+
+
+def checked(
+    place: Placement,
+    followers: Sequence[tuple[int, LanguageTool]],
+    subject: str,
+    site: str,
+) -> Placement:
+    """``place``, whose namespace fails as a field error (naming ``site``) when a following
+    tool (``(index in tools, LanguageTool)``) resolves to another namespace."""
+    if not followers:
+        return place
+
+    def check(values: list[object]) -> str:
+        agent_namespace, tools = values[0], values[1:]
+        problems = [
+            Problem(
+                f"tools[{index}]",
+                f"LanguageTool {tool.spec.name!r} is in namespace {namespace!r}, the agent in "
+                f"{agent_namespace!r}; a tool whose namespace is an Output is taken to be in "
+                "its agent's namespace: give both the same namespace",
+            )
+            for (index, tool), namespace in zip(followers, tools, strict=True)
+            if namespace != agent_namespace
+        ]
+        if problems:
+            raise SpecError(problems, subject=subject, where=site)
+        return str(agent_namespace)
+
+    namespaces = [tool.namespace for _, tool in followers]
+    value = pulumi.Output.all(place.value, *namespaces).apply(check)
+    return Placement(value, place.prefix)
