@@ -124,3 +124,11 @@ def test_no_side_environment_is_tracked() -> None:
 
 
 SIDE_ENVS = (".venv-checkov", ".venv-litellm", ".venv-mcp-proxy", ".conformance")
+
+
+def test_ci_builds_the_docs_strictly_and_loudly() -> None:
+    # mkdocs --quiet drops warnings before --strict counts them: broken links passed CI.
+    script = (ROOT / ".ci" / "run").read_text().splitlines()
+    commands = [line for line in script if "mkdocs build" in line]
+    assert commands
+    assert all("--strict" in c and "--quiet" not in c and " -q " not in c for c in commands)
