@@ -51,6 +51,25 @@ class ExpansionProblem(LangopError, ValueError):
     """An entry's ``env`` or URL names a variable that is not there; the message says where."""
 
 
+def declared_env(
+    where: str, fields: Mapping[str, object], env: Mapping[str, str]
+) -> dict[str, str]:
+    """The entry's own ``env``, expanded from the agent's: what a stdio child gets, and the
+    only variables its URL may name."""
+    given: object = fields.get("env") or {}
+    if not isinstance(given, Mapping):
+        raise ExpansionProblem(f"{where}.env: must be a mapping of names to values")
+    declared: dict[str, str] = {}
+    for key, value in cast("Mapping[object, object]", given).items():
+        try:
+            declared[str(key)] = expand_env(str(value), env)
+        except KeyError as exc:
+            raise ExpansionProblem(
+                f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
+            ) from None
+    return declared
+
+
 def entry_url(
     where: str, fields: Mapping[str, Any], env: Mapping[str, str], owner: str = "server"
 ) -> tuple[str, tuple[str, ...]]:
@@ -58,17 +77,7 @@ def entry_url(
     expanded from the agent's environment: a routed query credential reads its Secret so),
     and the query credentials that came from there. An entry without ``env`` keeps its URL
     as written (ark's contract)."""
-    given: Any = fields.get("env") or {}
-    if not isinstance(given, Mapping):
-        raise ExpansionProblem(f"{where}.env: must be a mapping of names to values")
-    declared: dict[str, str] = {}
-    for key, value in cast("Mapping[Any, Any]", given).items():
-        try:
-            declared[str(key)] = expand_env(str(value), env)
-        except KeyError as exc:
-            raise ExpansionProblem(
-                f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
-            ) from None
+    declared = declared_env(where, fields, env)
     template = str(fields.get("url") or "")
     if not declared:
         return template, ()

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from langop_infra._errors import LangopError
 from langop_infra.agent._ark_env import ARK_SERVERS_ENV, ark_sections
-from langop_infra.agent._expand import expand_env
+from langop_infra.agent._expand import ExpansionProblem, declared_env, expand_env
 from langop_infra.agent._naming import tool_overrides
 from langop_infra.agent._registry import (
     AgentServers,
@@ -250,20 +250,11 @@ class _Collector:
 
     @staticmethod
     def _declared(where: str, spec: Mapping[str, object], env: Mapping[str, str]) -> dict[str, str]:
-        """The entry's ``env``, expanded from the agent's: what a stdio child gets, and the
-        only variables its URL may name."""
-        declared: dict[str, str] = {}
-        given_env: object = spec.get("env") or {}
-        if not isinstance(given_env, Mapping):
-            raise _Unset(f"{where}.env: must be a mapping of names to values")
-        for key, value in cast("Mapping[Any, Any]", given_env).items():
-            try:
-                declared[str(key)] = expand_env(str(value), env)
-            except KeyError as exc:
-                raise _Unset(
-                    f"{where}.env.{key}: ${{{exc.args[0]}}} is not set in the environment"
-                ) from None
-        return declared
+        """The entry's ``env``, expanded from the agent's (:func:`declared_env`)."""
+        try:
+            return declared_env(where, spec, env)
+        except ExpansionProblem as problem:
+            raise _Unset(str(problem)) from None
 
     def add_endpoint(self, endpoint: str) -> None:
         if _origin(endpoint) in self._origins:
