@@ -17,6 +17,7 @@ mocks' tool listings and the run's settings for one test.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -64,9 +65,11 @@ def langop_mocks_fixture(request: pytest.FixtureRequest) -> Iterator[Mocks]:
 def ensure_event_loop() -> None:
     """Give this thread an open event loop if it has none: the SDK's mocks need one, and a
     test before (``asyncio.run``, an async test plugin) may have left the thread without."""
-    try:
-        closed = asyncio.get_event_loop_policy().get_event_loop().is_closed()
-    except RuntimeError:
-        closed = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12, 3.13: "made one for you"
+        try:
+            closed = asyncio.get_event_loop().is_closed()
+        except RuntimeError:  # none set for this thread: asyncio.run leaves none
+            closed = True
     if closed:
         asyncio.set_event_loop(asyncio.new_event_loop())
