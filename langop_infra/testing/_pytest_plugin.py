@@ -17,6 +17,7 @@ mocks' tool listings and the run's settings for one test.
 from __future__ import annotations
 
 import asyncio
+import gc
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,10 @@ def langop_mocks_fixture(request: pytest.FixtureRequest) -> Iterator[Mocks]:
     if options:
         raise pytest.UsageError(f"@pytest.mark.{MARKER}: unknown settings {sorted(options)}")
     yield mocks
+    # Finalize here the futures of Outputs that failed, which nobody retrieved: collected later,
+    # asyncio logs their tracebacks wherever the collector runs, on Python 3.11 even inside
+    # pytest's rewrite of a module, where the nested ast.parse breaks the interpreter.
+    gc.collect()
 
 
 def ensure_event_loop() -> None:
