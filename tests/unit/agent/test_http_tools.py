@@ -754,3 +754,78 @@ def test_an_argument_may_not_override_the_query_of_the_configured_url() -> None:
     (fine,) = run(up, [tool], [("t", {"q": 2})])
     assert fine.is_error is False
     assert up.seen[0]["query"] == "apikey=k&v=1&q=2"
+
+
+# --- what a call may send of its secrets, and the entry's own messages (mutation survivors) ----
+
+
+def test_sent_secrets_of_a_basic_credential_hold_the_whole_password() -> None:
+    tool = h.HttpToolEntry("t", "u", auth_type="basic", credential="user:pa:ss")
+    assert h._sent_secrets(tool) == ["user:pa:ss", "pa:ss"]
+
+
+def test_sent_secrets_hold_a_routed_query_credential_also_decoded() -> None:
+    assert h._sent_secrets(h.HttpToolEntry("t", "u", url_secrets=("a%2Bb c",))) == [
+        "a%2Bb c",
+        "a+b c",
+    ]
+    assert h._sent_secrets(h.HttpToolEntry("t", "u")) == []
+
+
+def test_sent_secrets_of_an_oauth_document_without_a_client_secret_are_the_document() -> None:
+    document = json.dumps({"clientId": "c", "tokenUrl": "https://a/t"})
+    tool = h.HttpToolEntry("t", "u", auth_type="oauth2", credential=document)
+    assert h._sent_secrets(tool) == [document]
+
+
+def test_load_names_an_undeclared_url_variable_with_the_tools_words() -> None:
+    spec = {"name": "t", "url": "https://x/?k=${NOPE}", "env": {"A": "1"}}
+    assert h.load_http_tools({"webhookTools": [spec]}, {}) == (
+        [],
+        [
+            (
+                "t",
+                "webhookTools[0].url: ${NOPE} is not declared in this tool's env; a URL expands "
+                "only the variables its entry declares (env: {NOPE: ...})",
+            )
+        ],
+    )
+
+
+def test_load_keeps_a_routed_query_credential_for_the_scrubber() -> None:
+    spec = {"name": "t", "url": "https://x/?apikey=${Q}", "env": {"Q": "${SECRET_Q}"}}
+    (tool,), failures = h.load_http_tools({"webhookTools": [spec]}, {"SECRET_Q": "s3cr3t"})
+    assert failures == []
+    assert (tool.url, tool.url_secrets) == ("https://x/?apikey=s3cr3t", ("s3cr3t",))
+
+
+def test_load_says_where_a_credential_and_a_rate_limit_are_unusable() -> None:
+    auth = {"type": "bearer", "valueFromEnv": "TOK"}
+    spec = {"name": "t", "url": "https://x/", "authentication": auth}
+    assert h.load_http_tools({"webhookTools": [spec]}, {"TOK": "ab\x01cd"})[1] == [
+        (
+            "t",
+            "webhookTools[0].authentication: the value of TOK holds a control character (a line "
+            "break or other byte below 0x20) that no HTTP header may carry; recreate the Secret "
+            "without it (only a trailing newline is trimmed)",
+        )
+    ]
+    limited = {"name": "t", "url": "https://x/", "rateLimit": {"requestsPerMinute": 0}}
+    assert h.load_http_tools({"webhookTools": [limited]}, {})[1] == [
+        (
+            "t",
+            "webhookTools[0].rateLimit.requestsPerMinute: must be a whole number of at least 1 "
+            "(remove rateLimit for no limit)",
+        )
+    ]
+
+
+def test_messages_list_every_clash_and_every_invalid_argument() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}
+    tool = h.HttpToolEntry("t", "https://x/?a=1&b=2", method="GET", input_schema=schema)
+    assert h._query_overrides(tool, {"a": 1, "b": 2}) == (
+        "a, b: set by the tool's URL; arguments cannot override them"
+    )
+    assert h._invalid_arguments(tool, {"x": "s", "y": "t"}) == (
+        "x: 's' is not of type 'integer'; y: 't' is not of type 'integer'"
+    )
