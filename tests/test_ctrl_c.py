@@ -37,13 +37,15 @@ def big_project(folder: Path, tools: int = 60, agents: int = 120) -> Path:
     return folder
 
 
-def interrupted_after(argv: list[str], cwd: Path, delay: float) -> tuple[int, str, str]:
+def interrupted_after(
+    argv: list[str], cwd: Path, delay: float, env: dict[str, str] = ENV
+) -> tuple[int, str, str]:
     """Start ``langop-infra <argv>``, send SIGINT after ``delay`` s; exit code, stdout and
     stderr once it has exited (no second signal is ever sent)."""
     with subprocess.Popen(
         [sys.executable, "-m", "langop_infra", *argv],
         cwd=cwd,
-        env=ENV,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -55,8 +57,8 @@ def interrupted_after(argv: list[str], cwd: Path, delay: float) -> tuple[int, st
         return process.returncode, out, err
 
 
-def check(argv: list[str], cwd: Path, delay: float) -> None:
-    code, out, err = interrupted_after(argv, cwd, delay)
+def check(argv: list[str], cwd: Path, delay: float, env: dict[str, str] = ENV) -> None:
+    code, out, err = interrupted_after(argv, cwd, delay, env)
     where = f"{argv[0]} interrupted at {delay:.2f} s"
     # Warnings the run gave before the signal (the generated images have no digest) stay:
     # whole lines, each of its own. The interruption itself is one line, the last.
@@ -94,9 +96,29 @@ def test_ctrl_c_at_ten_random_points_of_a_large_render(tmp_path: Path) -> None:
         check(["render", "--stack", "big"], project, delay)
 
 
+def run_time(argv: list[str], cwd: Path, env: dict[str, str] = ENV) -> float:
+    """How long ``langop-infra <argv>`` takes uninterrupted, in seconds."""
+    started = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-m", "langop_infra", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    return time.monotonic() - started
+
+
 def test_ctrl_c_during_validate_and_diff(tmp_path: Path) -> None:
-    project = big_project(tmp_path)
-    check(["validate", "--stack", "big"], project, 1.0)
+    # validate of a stack file reads it alone and ends within 0.3 s even at 240 x 480: the
+    # signal goes to the run of the program it makes on request (LANGOP_INFRA_VALIDATE_RUN).
+    # The diff inputs are large enough that diff is still running at the signal.
+    project = big_project(tmp_path, tools=240, agents=480)
+    run = {**ENV, "LANGOP_INFRA_VALIDATE_RUN": "1"}
+    duration = run_time(["validate", "--stack", "big"], project, run)
+    assert duration > 0.6, f"validate took {duration:.2f} s: too short to interrupt"
+    check(["validate", "--stack", "big"], project, random.uniform(0.3, 0.7 * duration), run)
     head = subprocess.run(
         [sys.executable, "-m", "langop_infra", "render", "--stack", "big"],
         cwd=project,
@@ -108,16 +130,8 @@ def test_ctrl_c_during_validate_and_diff(tmp_path: Path) -> None:
     ).stdout
     (tmp_path / "new.yaml").write_text(head)
     (tmp_path / "old.yaml").write_text(head.replace(":1.0.0", ":0.9.0").replace("MODEL", "M"))
-    started = time.monotonic()
-    subprocess.run(
-        [sys.executable, "-m", "langop_infra", "diff", "old.yaml", "new.yaml"],
-        cwd=tmp_path,
-        env=ENV,
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )
-    duration = time.monotonic() - started
+    duration = run_time(["diff", "old.yaml", "new.yaml"], tmp_path)
+    assert duration > 0.6, f"diff took {duration:.2f} s: too short to interrupt"
     for _ in range(3):  # within the time a diff of these two large renders takes
         check(["diff", "old.yaml", "new.yaml"], tmp_path, random.uniform(0.25, 0.7 * duration))
 
