@@ -113,6 +113,15 @@ def test_outputs_show_endpoints_phases_env_names_and_config_yaml(
     assert json.loads(as_json)["agents"]["researcher"] == researcher
 
 
+def test_outputs_give_a_scheduled_agent_its_env_names(capsys: pytest.CaptureFixture) -> None:
+    """A scheduled agent's env is read from its CronJob's pod template."""
+    code, out, err = run(capsys, "outputs", "--stack", "dev", "--project-dir", str(ROOT))
+    assert (code, err) == (0, "")
+    digest = yaml.safe_load(out)["agents"]["morning-digest"]
+    assert digest["envNames"][:2] == ["MCP_SERVERS", "AGENT_MCP_SERVERS"]
+    assert "AGENT_MODE" in digest["envNames"]
+
+
 def test_outputs_never_show_a_secret_value(capsys: pytest.CaptureFixture) -> None:
     code, out, _ = run(
         capsys, "outputs", "--stack", "dev", "-o", "json", "--project-dir", str(ROOT)
@@ -154,9 +163,30 @@ def test_graph_all_shows_blocked_pairs_and_open_egress_in_dev(
         "  blocked: tool research-dev/docs-search:9090\n"
         "  blocked: gateway research-dev/gateway:8000\n"
         "  may reach tool research-dev/memory:8080\n"
+        "  may reach agent research-dev/researcher:8080\n"  # its A2A peer
         "  may reach tool research-dev/team-notes:8080\n"  # its managed memory (#38)
     )
     assert "fetch_ticket (tickets.example.com):443 (open egress)" in out
+
+
+def test_graph_shows_scheduled_agents_and_a2a_peers(capsys: pytest.CaptureFixture) -> None:
+    """A scheduled agent (a CronJob) is a source like any agent; an agent serving A2A is a
+    target its callers may reach on its `a2a` port, and no one else may."""
+    code, out, _ = run(capsys, "graph", "--stack", "dev", "--all", "--project-dir", str(ROOT))
+    assert code == 0
+    sections = ("\n" + out).split("\nagent ")
+    digest = next(s for s in sections if s.startswith("morning-digest\n"))
+    assert digest.splitlines() == [
+        "morning-digest",
+        "  blocked: tool research-dev/docs-search:9090",
+        "  may reach gateway research-dev/gateway:8000",
+        "  blocked: tool research-dev/memory:8080",
+        "  may reach agent research-dev/researcher:8080",
+        "  may reach tool research-dev/team-notes:8080",
+    ]
+    researcher = next(s for s in sections if s.startswith("researcher\n"))
+    assert "research-dev/researcher:" not in researcher  # never its own peer
+    assert "  may reach agent research-dev/researcher:8080\n" in out.split("agent triage\n")[1]
 
 
 def test_graph_mermaid_and_json(capsys: pytest.CaptureFixture) -> None:

@@ -1,8 +1,9 @@
 """``langop-infra graph``: who may reach whom, from a stack's rendered NetworkPolicies.
 
 Workloads any address on the internet may reach (``0.0.0.0/0`` or ``::/0`` ingress) come
-first, as edges from ``(internet)``. Then, for every agent: the tools, models (any other
-Deployment: a model gateway) it may open a connection to, on their container ports, decided by
+first, as edges from ``(internet)``. Then, for every agent (a Deployment, or a scheduled
+agent's CronJob): the tools, models (any other Deployment: a model gateway) and A2A peers it
+may open a connection to, on their container ports, decided by
 :class:`langop_infra.netpol.Network` over the rendered policies; its sidecar
 tools (over localhost, always); and its external MCP servers and webhook tools. A policy
 cannot name a hostname: an IP literal is checked as is; for a host name the evaluator is asked
@@ -39,7 +40,7 @@ WORLD_PROBES = {
 @dataclass(frozen=True)
 class Edge:
     agent: str
-    kind: str  # tool | model | <component> | sidecar | external
+    kind: str  # tool | gateway | agent | <component> | sidecar | external
     target: str
     port: int | None
     allowed: bool
@@ -92,19 +93,25 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
         for m in manifests
         if m.get("kind") == "ConfigMap"
     }
-    pods = {id(d): _pod(d, Pod) for d in deployments}
+    # A scheduled agent runs as a CronJob: a source of connections, never a target.
+    agents = sorted(
+        (m for m in manifests if m.get("kind") in ("Deployment", "CronJob")),
+        key=lambda m: (m["metadata"].get("namespace", ""), m["metadata"]["name"]),
+    )
+    agents = [m for m in agents if _component(m) == "agent"]
+    pods = {id(w): _pod(w, Pod) for w in [*deployments, *agents]}
     edges = world_open_edges(network, deployments, pods, IPAddress)
-    for agent in (d for d in deployments if _component(d) == "agent"):
+    for agent in agents:
         name, namespace = agent["metadata"]["name"], agent["metadata"].get("namespace", "")
         source = pods[id(agent)]
         for other in deployments:
-            if _component(other) == "agent":
+            if other is agent:
                 continue
             for port in _ports(other):
                 allowed = network.allows(source, pods[id(other)], port)
                 target = f"{other['metadata'].get('namespace', '')}/{other['metadata']['name']}"
                 edges.append(Edge(name, _component(other) or "other", target, port, allowed))
-        pod = agent["spec"]["template"]["spec"]
+        pod = pod_template(agent)["spec"]
         # Native sidecars are init containers that keep running (restartPolicy: Always).
         init: Any = pod.get("initContainers") or []
         native = [c for c in init if c.get("restartPolicy") == "Always"]
@@ -182,8 +189,15 @@ def _component(deployment: dict[str, Any]) -> str:
     return str(labels.get(COMPONENT, ""))
 
 
+def pod_template(workload: dict[str, Any]) -> Any:
+    """A Deployment's or a CronJob's pod template."""
+    if workload["kind"] == "CronJob":
+        return workload["spec"]["jobTemplate"]["spec"]["template"]
+    return workload["spec"]["template"]
+
+
 def _pod(deployment: dict[str, Any], pod_type: Any) -> Any:
-    template = deployment["spec"]["template"]
+    template = pod_template(deployment)
     ports: dict[Any, Any] = {
         p["name"]: p["containerPort"]
         for c in template["spec"]["containers"]
@@ -201,7 +215,7 @@ def _pod(deployment: dict[str, Any], pod_type: Any) -> Any:
 
 
 def _ports(deployment: dict[str, Any]) -> list[int]:
-    main = deployment["spec"]["template"]["spec"]["containers"][0]
+    main = pod_template(deployment)["spec"]["containers"][0]
     return [p["containerPort"] for p in _items(main.get("ports"))]
 
 

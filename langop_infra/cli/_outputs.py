@@ -2,8 +2,8 @@
 
 Tools' endpoints, modes and schema-sync phases (offline a tool is never contacted, so its
 phase is ``Pending``), each agent's config.yaml and ``MCP_SERVERS`` as the stack exports them,
-plus the names of the env vars its container gets (read from the rendered Deployment; names
-only, never values). Secret outputs print as ``[secret]``.
+plus the names of the env vars its container gets (read from the rendered Deployment, or a
+scheduled agent's CronJob; names only, never values). Secret outputs print as ``[secret]``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,10 @@ def plain(value: object) -> Any:
 
 
 def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Agent name -> env var names of its main container, from the rendered Deployments."""
+    """Agent name -> env var names of its main container, from the rendered Deployments and
+    CronJobs."""
+    from langop_infra.cli._graph import pod_template
+
     names: dict[str, list[str]] = {}
     for m in manifests:
         meta: Any = m.get("metadata") or {}
@@ -54,10 +57,10 @@ def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:
         # Labels known only at `pulumi up` render as "[unknown]".
         known: dict[str, Any] = cast("dict[str, Any]", labels) if isinstance(labels, dict) else {}
         component = known.get("app.kubernetes.io/component")
-        if m.get("kind") != "Deployment" or component != "agent":
+        if m.get("kind") not in ("Deployment", "CronJob") or component != "agent":
             continue
         name = m["metadata"]["name"]
-        containers: Any = m["spec"]["template"]["spec"].get("containers") or []
+        containers: Any = pod_template(m)["spec"].get("containers") or []
         main: Any = next((c for c in containers if c.get("name") == name), containers[0])
         env: Any = main.get("env") or []
         names[name] = [e["name"] for e in env]
