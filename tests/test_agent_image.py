@@ -38,24 +38,44 @@ def test_the_dockerfile_pins_its_base_and_runs_what_the_render_names() -> None:
 @pytest.mark.slow
 def test_a_clean_venv_from_the_wheel_runs_the_cmd(tmp_path: Path) -> None:
     wheels, env_dir = tmp_path / "wheels", tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels),
-                    str(REPO)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(REPO)],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = wheels.glob("langop_infra-*.whl")
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
-    subprocess.run([str(env_dir / "bin" / "pip"), "install", "-q", f"{wheel}[agent]"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(env_dir / "bin" / "pip"), "install", "-q", f"{wheel}[agent]"],
+        check=True,
+        capture_output=True,
+    )
     bin_path = f"{env_dir / 'bin'}:/usr/bin:/bin"
-    where = subprocess.run(["python", "-c", "import langop_infra; print(langop_infra.__file__)"],
-                           env={"PATH": bin_path}, cwd=tmp_path, capture_output=True, text=True,
-                           check=True)
+    where = subprocess.run(
+        ["python", "-c", "import langop_infra; print(langop_infra.__file__)"],
+        env={"PATH": bin_path},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert where.stdout.startswith(str(env_dir))
     fake = FakeOpenAI()
     with serve(fake.app()) as model:
         run = subprocess.run(
-            dockerfile_cmd(), cwd=tmp_path, capture_output=True, text=True, timeout=120,
-            env={"PATH": bin_path, "MODEL_ENDPOINT": model, "LLM_MODEL": "local",
-                 "AGENT_MODE": "scheduled", "AGENT_INPUT": "hello?",
-                 "LANGOP_PATH_ROOT": str(tmp_path)},
+            dockerfile_cmd(),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={
+                "PATH": bin_path,
+                "MODEL_ENDPOINT": model,
+                "LLM_MODEL": "local",
+                "AGENT_MODE": "scheduled",
+                "AGENT_INPUT": "hello?",
+                "LANGOP_PATH_ROOT": str(tmp_path),
+            },
         )
     assert run.returncode == 0, run.stderr[-3000:]
     (line,) = [json.loads(x) for x in run.stdout.splitlines()]

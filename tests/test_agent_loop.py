@@ -49,9 +49,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def tools() -> Iterator[list[ServerEntry]]:
-    with serve(tool_app(PopulationTool())) as geo, serve(
-        tool_app(MultiplyTool(), HangTool())
-    ) as calc:
+    with (
+        serve(tool_app(PopulationTool())) as geo,
+        serve(tool_app(MultiplyTool(), HangTool())) as calc,
+    ):
         yield [ServerEntry("geo", f"{geo}/mcp"), ServerEntry("calc", f"{calc}/mcp")]
 
 
@@ -88,7 +89,8 @@ async def test_two_tools_two_steps_and_the_right_answer(tools: list[ServerEntry]
     assert [c.call_id for c in outcome.tool_calls] == [r.call_id for r in outcome.tool_results]
     assert fake.requests[0]["authorization"] == "Bearer sk-test"
     assert set(named(fake.requests[0]["body"], s) for s in ("population", "multiply")) == {
-        "geo__population", "calc__multiply"
+        "geo__population",
+        "calc__multiply",
     }
     assert sample(metrics, "langop_agent_tool_invocations_total", tool="geo__population") == 1
     assert sample(metrics, "langop_agent_tool_invocations_total", tool="calc__multiply") == 1
@@ -120,8 +122,10 @@ async def test_a_model_answering_garbage_gives_an_error_answer(tools: list[Serve
     assert first.error == (
         "the model answered something that is not JSON: <html>502 Bad Gateway</html>"
     )
-    assert second.error == "the model's answer is not a chat completion (list index out of " \
-        "range): {\"choices\": []}"
+    assert (
+        second.error == "the model's answer is not a chat completion (list index out of "
+        'range): {"choices": []}'
+    )
 
 
 async def test_unknown_tools_and_bad_arguments_are_error_results(
@@ -238,8 +242,11 @@ async def test_chat_with_tools_runs_tool_kit_tools_in_process() -> None:
 
     fake = FakeOpenAI(script=script)
     with serve(fake.app()) as url:
-        messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
-                    {"role": "user", "content": "What is the date in Tokyo?"}]
+        messages = [
+            {"role": "user", "content": "hello"},
+            {"role": "assistant", "content": "hi"},
+            {"role": "user", "content": "What is the date in Tokyo?"},
+        ]
         response, steps, results = await chat_with_tools(
             messages, registry, 5, model=model_at(url, RuntimeMetrics())
         )

@@ -27,8 +27,14 @@ from tests.test_toolkit import CalculatorTool
 
 
 def agent_env(root: Path, model_url: str, **extra: str) -> dict[str, str]:
-    return {"PATH": "/usr/bin:/bin", "LANGOP_PATH_ROOT": str(root), "MODEL_ENDPOINT": model_url,
-            "LLM_MODEL": "m1,m2", "AGENT_NAME": "helper", **extra}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "LANGOP_PATH_ROOT": str(root),
+        "MODEL_ENDPOINT": model_url,
+        "LLM_MODEL": "m1,m2",
+        "AGENT_NAME": "helper",
+        **extra,
+    }
 
 
 def write_config(root: Path, document: dict[str, Any]) -> None:
@@ -38,14 +44,29 @@ def write_config(root: Path, document: dict[str, Any]) -> None:
 
 
 def test_settings_read_the_rendered_contract(tmp_path: Path) -> None:
-    write_config(tmp_path, {"agent": {"name": "helper", "maxIterations": 4},
-                            "tools": {"memory": {"endpoint": "http://m", "required": True},
-                                      "files": {"endpoint": "http://f"}}})
-    env = agent_env(tmp_path, "http://gw:8000/", AGENT_SYSTEM_PROMPT="Be brief.",
-                    AGENT_PERSONA="Tone: calm.", MODEL_API_KEY="sk-1")
+    write_config(
+        tmp_path,
+        {
+            "agent": {"name": "helper", "maxIterations": 4},
+            "tools": {
+                "memory": {"endpoint": "http://m", "required": True},
+                "files": {"endpoint": "http://f"},
+            },
+        },
+    )
+    env = agent_env(
+        tmp_path,
+        "http://gw:8000/",
+        AGENT_SYSTEM_PROMPT="Be brief.",
+        AGENT_PERSONA="Tone: calm.",
+        MODEL_API_KEY="sk-1",
+    )
     settings = load_settings(env)
     assert (settings.model_endpoint, settings.model, settings.api_key) == (
-        "http://gw:8000", "m1", "sk-1")
+        "http://gw:8000",
+        "m1",
+        "sk-1",
+    )
     assert settings.system_prompt == "Be brief.\n\nTone: calm."
     assert (settings.max_iterations, settings.required_tools) == (4, ("memory",))
     assert settings.card_path == tmp_path / "etc/agent/a2a/agent-card.json"
@@ -55,9 +76,14 @@ def test_settings_read_the_rendered_contract(tmp_path: Path) -> None:
 def test_bad_settings_exit_2_naming_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve"], {"AGENT_MODE": "scheduled"}) == 2
     assert capsys.readouterr().err.startswith(
-        "langop-agent: error: the agent has no model: MODEL_ENDPOINT and LLM_MODEL")
-    assert main(["serve"], {"MODEL_ENDPOINT": "http://x", "LLM_MODEL": "m",
-                            "AGENT_MAX_ITERATIONS": "0"}) == 2
+        "langop-agent: error: the agent has no model: MODEL_ENDPOINT and LLM_MODEL"
+    )
+    assert (
+        main(
+            ["serve"], {"MODEL_ENDPOINT": "http://x", "LLM_MODEL": "m", "AGENT_MAX_ITERATIONS": "0"}
+        )
+        == 2
+    )
     assert "AGENT_MAX_ITERATIONS='0': must be at least 1" in capsys.readouterr().err
 
 
@@ -66,7 +92,8 @@ def test_scheduled_without_input_or_model_fails_with_a_json_line(tmp_path: Path)
     env = agent_env(tmp_path, f"http://127.0.0.1:{free_port()}", AGENT_MODE="scheduled")
     assert asyncio.run(run_scheduled(env, out)) == 1
     assert json.loads(out.getvalue())["error"] == (
-        "AGENT_MODE=scheduled needs AGENT_INPUT (the prompt)")
+        "AGENT_MODE=scheduled needs AGENT_INPUT (the prompt)"
+    )
     out = io.StringIO()
     assert asyncio.run(run_scheduled({**env, "AGENT_INPUT": "hi"}, out)) == 1
     (line,) = [json.loads(x) for x in out.getvalue().splitlines()]
@@ -76,22 +103,47 @@ def test_scheduled_without_input_or_model_fails_with_a_json_line(tmp_path: Path)
 @pytest.mark.slow
 def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
     tool_port, ip, port = free_port(), loopback_ip(), 8080
-    write_config(tmp_path, {"tools": {"calc": {"endpoint": f"http://127.0.0.1:{tool_port}",
-                                               "protocol": "mcp", "required": True}}})
+    write_config(
+        tmp_path,
+        {
+            "tools": {
+                "calc": {
+                    "endpoint": f"http://127.0.0.1:{tool_port}",
+                    "protocol": "mcp",
+                    "required": True,
+                }
+            }
+        },
+    )
     fake = FakeOpenAI()
     with serve(fake.app()) as model_url:
         env = agent_env(tmp_path, model_url, A2A_HOST=ip, A2A_PORT=str(port))
-        process = subprocess.Popen([sys.executable, "-m", "langop_infra.agent", "serve"],
-                                   env=env, stderr=(tmp_path / "log").open("wb"))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "langop_infra.agent", "serve"],
+            env=env,
+            stderr=(tmp_path / "log").open("wb"),
+        )
         base = f"http://{ip}:{port}"
         try:
             health = _wait(f"{base}/healthz", process, tmp_path)
             not_ready = httpx.get(f"{base}/readyz")
             card = httpx.get(f"{base}/.well-known/agent-card.json").json()
-            sent = httpx.post(f"{base}/", timeout=30, json={
-                "jsonrpc": "2.0", "id": 1, "method": "message/send",
-                "params": {"message": {"role": "user", "messageId": "m-1",
-                                       "parts": [{"kind": "text", "text": "hi"}]}}}).json()
+            sent = httpx.post(
+                f"{base}/",
+                timeout=30,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "message/send",
+                    "params": {
+                        "message": {
+                            "role": "user",
+                            "messageId": "m-1",
+                            "parts": [{"kind": "text", "text": "hi"}],
+                        }
+                    },
+                },
+            ).json()
             with serve(tool_app(CalculatorTool()), port=tool_port):
                 ready = _poll(f"{base}/readyz")
         finally:
@@ -99,7 +151,9 @@ def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
             process.wait(timeout=20)
     assert health.json() == {"status": "ok"}
     assert (not_ready.status_code, not_ready.json()) == (
-        503, {"status": "not ready", "waiting_for": ["calc"]})
+        503,
+        {"status": "not ready", "waiting_for": ["calc"]},
+    )
     assert (card["name"], card["url"], card["protocolVersion"]) == ("helper", f"{base}/", "0.3.0")
     parts = sent["result"]["parts"]
     assert parts[0] == {"kind": "text", "text": "hello from m1"}
@@ -148,14 +202,15 @@ def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path)
 
     fake, metrics = FakeOpenAI(), RuntimeMetrics()
     with serve(fake.app()) as model_url:
-        loop = AgentLoop(ChatModel(model_url, "peer-model", None, 10, metrics), NoTools(),
-                         metrics)
+        loop = AgentLoop(ChatModel(model_url, "peer-model", None, 10, metrics), NoTools(), metrics)
         recorder = Recorder(build_app(a2a_routes(None, "/rpc", lambda: loop, "reviewer")))
         with serve(recorder) as peer_url:
-            peers = load_peers({
-                "A2A_PEERS": json.dumps([{"name": "reviewer", "url": f"{peer_url}/rpc"}]),
-                "A2A_PEER_REVIEWER_HEADER_AUTHORIZATION": "Bearer peer-canary",
-            })
+            peers = load_peers(
+                {
+                    "A2A_PEERS": json.dumps([{"name": "reviewer", "url": f"{peer_url}/rpc"}]),
+                    "A2A_PEER_REVIEWER_HEADER_AUTHORIZATION": "Bearer peer-canary",
+                }
+            )
             reply = asyncio.run(PeerClient(peers, timeout=30).send("reviewer", "check this"))
             with pytest.raises(A2AClientError, match="no A2A peer named 'nobody'"):
                 asyncio.run(PeerClient(peers).send("nobody", "hi"))
@@ -169,8 +224,10 @@ def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path)
 def test_pulumi_and_the_a2a_runtime_share_a_process() -> None:
     """a2a-sdk's gRPC parts and Pulumi's SDK define the same protobuf symbol; the runtime
     keeps the gRPC parts out, so a test run (or a program) may import both, in either order."""
-    for first, second in (("pulumi.provider", "langop_infra.agent._a2a_client"),
-                          ("langop_infra.agent._a2a_server", "pulumi.provider")):
+    for first, second in (
+        ("pulumi.provider", "langop_infra.agent._a2a_client"),
+        ("langop_infra.agent._a2a_server", "pulumi.provider"),
+    ):
         code = f"import {first}; import {second}; import langop_infra.agent._a2a_server"
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr[-2000:]

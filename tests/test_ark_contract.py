@@ -83,8 +83,10 @@ spec:
 # What the ArkAgent gets from ark's operator and not from its spec: the Redis queue, from
 # ark's shared Secret (envFrom). Here the user supplies it the same way, from a Secret.
 QUEUE_SECRET = {"secretKeyRef": {"name": "ark-queue", "key": "url"}}
-SECRETS = {("ark-queue", "url"): "redis.ark-system.svc.cluster.local:6379",
-           ("mcp-credentials", "search-token"): "your-token-here"}
+SECRETS = {
+    ("ark-queue", "url"): "redis.ark-system.svc.cluster.local:6379",
+    ("mcp-credentials", "search-token"): "your-token-here",
+}
 
 
 class ArkConfigError(Exception):
@@ -122,6 +124,7 @@ def _go_decode(raw: str, fields: Mapping[str, type], what: str) -> list[dict[str
 
 def ark_config_load(env: Mapping[str, str]) -> dict[str, Any]:
     """ark's ``config.Load()``: every env var its runtime reads, with its checks."""
+
     def require(key: str) -> str:
         if not env.get(key):
             raise ArkConfigError(f"required env var {key} is not set")
@@ -164,15 +167,20 @@ def ark_agent(seed: str, name: str = "ark") -> dict[str, Any]:
     """The seed's ``spec`` as one of our agents: plus the name and image ark's CRD keeps in
     metadata and its operator settings, and the queue ark's operator injects."""
     spec = yaml.safe_load(seed)["spec"]
-    return {"name": name, "image": "ghcr.io/arkonis-dev/ark-agent:0.1", **spec,
-            "secretEnv": {"TASK_QUEUE_URL": QUEUE_SECRET}}
+    return {
+        "name": name,
+        "image": "ghcr.io/arkonis-dev/ark-agent:0.1",
+        **spec,
+        "secretEnv": {"TASK_QUEUE_URL": QUEUE_SECRET},
+    }
 
 
 def pod_env(rendered: Any, agent: str) -> dict[str, str]:
     """The agent container's env as the kubelet resolves it (secretKeyRef included)."""
     deployment = rendered.find("Deployment", agent, "ark")
-    [container] = [c for c in deployment["spec"]["template"]["spec"]["containers"]
-                   if c["name"] == agent]
+    [container] = [
+        c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == agent
+    ]
     env = {}
     for item in container["env"]:
         if "fieldRef" in item.get("valueFrom", {}):  # POD_NAME: the pod's name
@@ -187,8 +195,13 @@ def pod_env(rendered: Any, agent: str) -> dict[str, str]:
 
 
 def cluster(*agents: dict[str, Any], models: list[dict[str, Any]] | None = None) -> dict:
-    return {"namespace": "ark", "partOf": "ark", "models": models or [], "agents": list(agents),
-            "externalSecrets": ["ark-queue", "mcp-credentials"]}
+    return {
+        "namespace": "ark",
+        "partOf": "ark",
+        "models": models or [],
+        "agents": list(agents),
+        "externalSecrets": ["ark-queue", "mcp-credentials"],
+    }
 
 
 def test_the_seeds_mcp_servers_agent_starts_in_arks_runtime(render) -> None:
@@ -204,7 +217,10 @@ def test_the_seeds_mcp_servers_agent_starts_in_arks_runtime(render) -> None:
     assert config["WebhookTools"] == []
     # ark's defaults stand: we set none of its limits.
     assert (config["MaxTokensPerCall"], config["TimeoutSeconds"], config["MaxRetries"]) == (
-        8000, 120, 3)
+        8000,
+        120,
+        3,
+    )
 
 
 def test_the_seeds_webhook_tools_reach_arks_runtime_as_written(render) -> None:
@@ -228,30 +244,45 @@ def test_the_seeds_secret_header_reaches_the_pod_only_through_secret_key_ref(ren
     deployment = rendered.find("Deployment", "ark", "ark")
     env = {e["name"]: e for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert env["ARK_MCP_PRIVATE_SEARCH_HEADER_AUTHORIZATION"]["valueFrom"] == {
-        "secretKeyRef": {"name": "mcp-credentials", "key": "search-token"}}
+        "secretKeyRef": {"name": "mcp-credentials", "key": "search-token"}
+    }
     assert env["ARK_MCP_PRIVATE_SEARCH_HEADER_X_API_VERSION"]["value"] == "2"
     assert "your-token-here" not in json.dumps(rendered.manifests)
     config = ark_config_load(pod_env(rendered, "ark"))
     assert config["MCPServers"] == [
-        {"name": "private-search", "url": "https://search.internal/sse"}]
+        {"name": "private-search", "url": "https://search.internal/sse"}
+    ]
 
 
 def test_an_inputschema_object_would_stop_arks_runtime() -> None:
     # Why the string matters: ark's Go struct has a string field, and an object fails Load.
-    env = {"AGENT_MODEL": "m", "AGENT_SYSTEM_PROMPT": "p", "TASK_QUEUE_URL": "q",
-           "AGENT_WEBHOOK_TOOLS": json.dumps([{"name": "t", "url": "http://x",
-                                               "inputSchema": {"type": "object"}}])}
+    env = {
+        "AGENT_MODEL": "m",
+        "AGENT_SYSTEM_PROMPT": "p",
+        "TASK_QUEUE_URL": "q",
+        "AGENT_WEBHOOK_TOOLS": json.dumps(
+            [{"name": "t", "url": "http://x", "inputSchema": {"type": "object"}}]
+        ),
+    }
     with pytest.raises(ArkConfigError, match="cannot unmarshal dict into Go struct field"):
         ark_config_load(env)
 
 
 def test_a_model_id_maps_to_the_declared_model_serving_it(render) -> None:
-    models = [{"name": "llama", "provider": "openai-compatible", "modelName": "llama3.2",
-               "endpoint": "http://ollama.ark.svc.cluster.local:11434/v1"}]
-    run = run_program(lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS),
-                                                            models=models)))
-    rendered = render(lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS),
-                                                           models=models)))
+    models = [
+        {
+            "name": "llama",
+            "provider": "openai-compatible",
+            "modelName": "llama3.2",
+            "endpoint": "http://ollama.ark.svc.cluster.local:11434/v1",
+        }
+    ]
+    run = run_program(
+        lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS), models=models))
+    )
+    rendered = render(
+        lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS), models=models))
+    )
     env = pod_env(rendered, "ark")
     # Through the gateway the agent asks for the declared model's name (the gateway's alias).
     assert env["AGENT_MODEL"] == env["LLM_MODEL"] == "llama"
@@ -262,37 +293,48 @@ def test_a_model_id_maps_to_the_declared_model_serving_it(render) -> None:
 def test_a_model_id_no_declared_model_serves_is_passed_on_with_a_warning(render) -> None:
     run = run_program(lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS))))
     assert [w for w in run.warnings if "'llama3.2'" in w and "no gateway serves it" in w]
-    env = pod_env(render(lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS)))),
-                  "ark")
+    env = pod_env(render(lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS)))), "ark")
     assert env["AGENT_MODEL"] == "llama3.2"
     assert "MODEL_ENDPOINT" not in env and "LLM_MODEL" not in env
 
 
 def test_a_model_id_two_declared_models_serve_is_ambiguous() -> None:
-    models = [{"name": n, "provider": "openai-compatible", "modelName": "llama3.2",
-               "endpoint": f"http://{n}.ark.svc.cluster.local:8000/v1"} for n in ("a", "b")]
+    models = [
+        {
+            "name": n,
+            "provider": "openai-compatible",
+            "modelName": "llama3.2",
+            "endpoint": f"http://{n}.ark.svc.cluster.local:8000/v1",
+        }
+        for n in ("a", "b")
+    ]
     with pytest.raises(SpecError) as caught:
-        run_program(lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS),
-                                                         models=models)))
+        run_program(
+            lambda: LanguageCluster("c", cluster(ark_agent(SEED_MCP_SERVERS), models=models))
+        )
     [problem] = caught.value.problems
     assert problem.path == "agents[0].model"
     assert "a, b" in problem.message and "'llama3.2'" in problem.message
 
 
 def test_arks_tools_key_holds_webhook_tools_next_to_language_tool_references() -> None:
-    agent = AgentSpec.model_validate({
-        "name": "a", "image": "x/y:1",
-        "tools": [{"name": "memory"}, {"name": "hook", "url": "http://h.internal/x"}],
-        "webhookTools": [{"name": "first", "url": "http://f.internal/x"}],
-    })
+    agent = AgentSpec.model_validate(
+        {
+            "name": "a",
+            "image": "x/y:1",
+            "tools": [{"name": "memory"}, {"name": "hook", "url": "http://h.internal/x"}],
+            "webhookTools": [{"name": "first", "url": "http://f.internal/x"}],
+        }
+    )
     assert [t.name for t in agent.tools] == ["memory"]
     assert [t.name for t in agent.webhook_tools] == ["first", "hook"]
 
 
 def test_an_ark_tool_without_url_is_reported_as_a_webhook_tool() -> None:
     with pytest.raises(ValueError) as caught:
-        AgentSpec.model_validate({"name": "a", "image": "x/y:1",
-                                  "tools": [{"name": "hook", "method": "GET"}]})
+        AgentSpec.model_validate(
+            {"name": "a", "image": "x/y:1", "tools": [{"name": "hook", "method": "GET"}]}
+        )
     assert "webhookTools.0.url" in str(caught.value)
     assert "Field required" in str(caught.value)
 
@@ -300,8 +342,9 @@ def test_an_ark_tool_without_url_is_reported_as_a_webhook_tool() -> None:
 def test_the_stack_file_schema_takes_the_seeds_agent_as_written() -> None:
     import jsonschema
 
-    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" /
-                         "stack-config.schema.json").read_text())
+    schema = json.loads(
+        (Path(__file__).resolve().parents[1] / "schemas" / "stack-config.schema.json").read_text()
+    )
     validator = jsonschema.Draft7Validator(schema)
 
     def errors(agent: dict[str, Any]) -> list[str]:

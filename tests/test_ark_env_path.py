@@ -55,8 +55,14 @@ def test_arks_env_alone_gives_servers_headers_and_webhook_tools() -> None:
         "ARK_MCP_SEARCH_HEADER_AUTHORIZATION": "Bearer canary-token",
         "ARK_MCP_SEARCH_HEADER_X_API_VERSION": "2",
         "AGENT_WEBHOOK_TOOLS": json.dumps(
-            [{"name": "lookup", "url": "http://h.example/x", "method": "GET",
-              "inputSchema": '{"type":"object"}'}]
+            [
+                {
+                    "name": "lookup",
+                    "url": "http://h.example/x",
+                    "method": "GET",
+                    "inputSchema": '{"type":"object"}',
+                }
+            ]
         ),
     }
     found = load_agent_servers(MISSING, env=env)
@@ -64,7 +70,8 @@ def test_arks_env_alone_gives_servers_headers_and_webhook_tools() -> None:
         ("search", "http://s.example/mcp", "AGENT_MCP_SERVERS")
     ]
     assert dict(found.servers[0].headers) == {
-        "Authorization": "Bearer canary-token", "X-Api-Version": "2"
+        "Authorization": "Bearer canary-token",
+        "X-Api-Version": "2",
     }
     assert [t.name for t in found.http_tools] == ["lookup"]
     assert (found.failures, found.warnings) == ([], [])
@@ -77,9 +84,7 @@ def test_unusable_ark_env_is_a_failure_not_zero_servers() -> None:
         ("AGENT_MCP_SERVERS", "AGENT_MCP_SERVERS: not JSON")
     ]
     found = load_agent_servers(MISSING, env={"AGENT_MCP_SERVERS": '[{"url": "http://x"}]'})
-    assert [f.message for f in found.failures] == [
-        "AGENT_MCP_SERVERS[0]: needs a name and a url"
-    ]
+    assert [f.message for f in found.failures] == ["AGENT_MCP_SERVERS[0]: needs a name and a url"]
     stray = load_agent_servers(
         MISSING, env={"AGENT_MCP_SERVERS": "[]", "ARK_MCP_GONE_HEADER_TOKEN": "x"}
     )
@@ -99,8 +104,18 @@ def test_config_yaml_wins_over_the_env_it_duplicates() -> None:
 def test_servers_json_under_the_data_dir(tmp_path: Path) -> None:
     (tmp_path / "mcp").mkdir()
     (tmp_path / "mcp" / "servers.json").write_text(
-        json.dumps({"servers": [{"name": "files", "transport": "http", "url": "http://f/mcp",
-                                 "auto_connect": False}]})
+        json.dumps(
+            {
+                "servers": [
+                    {
+                        "name": "files",
+                        "transport": "http",
+                        "url": "http://f/mcp",
+                        "auto_connect": False,
+                    }
+                ]
+            }
+        )
     )
     found = load_agent_servers(MISSING, env={"AGENT_DATA_DIR": str(tmp_path)})
     assert [(s.name, s.source, s.auto_connect) for s in found.servers] == [
@@ -154,15 +169,18 @@ def _success_false_server() -> Any:
             structured_content=value,
         )
 
-    return Server("legacy", version="1", on_list_tools=list_tools,
-                  on_call_tool=call_tool).streamable_http_app(
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    return Server(
+        "legacy", version="1", on_list_tools=list_tools, on_call_tool=call_tool
+    ).streamable_http_app(
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    )
 
 
 async def test_success_false_counts_as_an_error() -> None:
     with serve(_success_false_server()) as url:
-        async with await connect_tool_registry([ServerEntry("legacy", f"{url}/mcp")],
-                                               FAST) as registry:
+        async with await connect_tool_registry(
+            [ServerEntry("legacy", f"{url}/mcp")], FAST
+        ) as registry:
             result = await registry.call_tool("legacy__lookup", {})
             counts = registry.counts["legacy__lookup"]
     assert result.is_error is False  # as the server said

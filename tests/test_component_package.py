@@ -86,7 +86,12 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
         http_tool["inputProperties"]
     )
     assert set(http_tool["properties"]) == {
-        "phase", "lastError", "registeredAt", "lastSyncedAt", "conditions"}
+        "phase",
+        "lastError",
+        "registeredAt",
+        "lastSyncedAt",
+        "conditions",
+    }
     model = resources["langop-infra:index:LanguageModel"]
     assert {"provider", "modelName", "endpoint", "apiKey", "fallbacks"} <= set(
         model["inputProperties"]

@@ -19,8 +19,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "import"
 AGENT_IMAGE = "ghcr.io/acme/agent:1.0.0"
 
 
-def imported(capsys: pytest.CaptureFixture[str], *names: str, extra: tuple[str, ...] = ()
-             ) -> tuple[dict[str, Any], list[str]]:
+def imported(
+    capsys: pytest.CaptureFixture[str], *names: str, extra: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], list[str]]:
     files = [str(FIXTURES / n) for n in names]
     code = main(["import", *files, *extra])
     captured = capsys.readouterr()
@@ -53,8 +54,9 @@ def test_seed_000_languagetool_round_trip(render, capsys) -> None:
 
 
 def test_language_operator_simple_agent_round_trip(render, capsys) -> None:
-    names = [f"langop-simple-agent-{k}.yaml" for k in ("cluster", "tool", "model", "persona",
-                                                        "agent")]
+    names = [
+        f"langop-simple-agent-{k}.yaml" for k in ("cluster", "tool", "model", "persona", "agent")
+    ]
     config, notes = imported(capsys, *names)
     assert config["langop-infra:partOf"] == "demo"
     assert any("spec.egress[0].to.dns" in n for n in notes)
@@ -64,8 +66,11 @@ def test_language_operator_simple_agent_round_trip(render, capsys) -> None:
     agent = pod["containers"][0]
     env = env_of(agent)
     # The sidecar tool joins the agent's pod on its port; the agent is told where.
-    sidecars = [c for c in pod.get("initContainers", []) + pod["containers"]
-                if c["image"] == "ghcr.io/language-operator/tool:latest"]
+    sidecars = [
+        c
+        for c in pod.get("initContainers", []) + pod["containers"]
+        if c["image"] == "ghcr.io/language-operator/tool:latest"
+    ]
     assert [p["containerPort"] for p in sidecars[0]["ports"]] == [80]
     assert env["MCP_SERVERS"] == "http://localhost:80"
     assert env["AGENT_CLUSTER_NAME"] == "demo"  # upstream: the LanguageCluster's name
@@ -74,7 +79,8 @@ def test_language_operator_simple_agent_round_trip(render, capsys) -> None:
     assert env["MODEL_ENDPOINT"] == "http://gateway.demo.svc.cluster.local:8000"
     # The model's CIDR egress rule is carried (it admits the gateway's calls to LM Studio).
     assert config["langop-infra:models"][0]["egressTo"] == [
-        {"cidr": "192.168.68.0/24", "ports": [{"port": 1234, "protocol": "TCP"}]}]
+        {"cidr": "192.168.68.0/24", "ports": [{"port": 1234, "protocol": "TCP"}]}
+    ]
 
 
 def test_toolhive_fetch_round_trip(render, capsys) -> None:
@@ -82,18 +88,23 @@ def test_toolhive_fetch_round_trip(render, capsys) -> None:
     assert notes == []
     out = rendered(render, config)
     container = out.find("Deployment", "fetch", "toolhive-system")["spec"]["template"]["spec"][
-        "containers"][0]
-    assert container["resources"] == {"requests": {"cpu": "50m", "memory": "64Mi"},
-                                      "limits": {"cpu": "100m", "memory": "128Mi"}}
-    assert [p["port"] for p in out.find("Service", "fetch", "toolhive-system")["spec"][
-        "ports"]] == [8080]
+        "containers"
+    ][0]
+    assert container["resources"] == {
+        "requests": {"cpu": "50m", "memory": "64Mi"},
+        "limits": {"cpu": "100m", "memory": "128Mi"},
+    }
+    assert [
+        p["port"] for p in out.find("Service", "fetch", "toolhive-system")["spec"]["ports"]
+    ] == [8080]
 
 
 def test_toolhive_stdio_secret_is_referenced_and_its_command_asked_for(capsys) -> None:
     config, notes = imported(capsys, "toolhive-mcpserver_github.yaml")
     tool = config["langop-infra:tools"][0]
-    assert tool["secretEnv"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": {
-        "secretKeyRef": {"name": "github-token", "key": "token"}}}
+    assert tool["secretEnv"] == {
+        "GITHUB_PERSONAL_ACCESS_TOKEN": {"secretKeyRef": {"name": "github-token", "key": "token"}}
+    }
     assert config["langop-infra:externalSecrets"] == ["github-token"]
     assert any("spec.transport" in n and "set command" in n for n in notes)
 
@@ -107,16 +118,21 @@ def test_kagent_agent_with_its_remote_server_round_trip(render, capsys) -> None:
         extra=("--agent-image", AGENT_IMAGE),
     )
     agent = config["langop-infra:agents"][0]
-    assert agent["mcpServers"] == [{"name": "server-everything",
-                                    "url": "https://servereverything.dev/mcp", "timeout": "30s"}]
+    assert agent["mcpServers"] == [
+        {"name": "server-everything", "url": "https://servereverything.dev/mcp", "timeout": "30s"}
+    ]
     assert any("toolNames" in n for n in notes)
     # The agent names kagent's default model config; the doc's ModelConfig is my-model.
     agent["model"] = "my-model"
     out = rendered(render, config)
-    env = env_of(out.find("Deployment", "server-everything-agent", "kagent")["spec"]["template"][
-        "spec"]["containers"][0])
+    env = env_of(
+        out.find("Deployment", "server-everything-agent", "kagent")["spec"]["template"]["spec"][
+            "containers"
+        ][0]
+    )
     assert json.loads(env["AGENT_MCP_SERVERS"]) == [
-        {"name": "server-everything", "url": "https://servereverything.dev/mcp"}]
+        {"name": "server-everything", "url": "https://servereverything.dev/mcp"}
+    ]
     assert env["AGENT_INSTRUCTIONS"].startswith("You are a helpful assistant")
 
 
@@ -128,8 +144,9 @@ def test_kagent_model_config_references_its_secret(capsys) -> None:
 
 
 def test_ark_reference_example_round_trip(render, capsys) -> None:
-    config, notes = imported(capsys, "ark-arkagent-reference.yaml",
-                             extra=("--agent-image", AGENT_IMAGE))
+    config, notes = imported(
+        capsys, "ark-arkagent-reference.yaml", extra=("--agent-image", AGENT_IMAGE)
+    )
     assert any("spec.limits.maxConcurrentTasks" in n for n in notes)
     out = rendered(render, config)
     deployment = out.find("Deployment", "research-agent", "default")
@@ -139,15 +156,19 @@ def test_ark_reference_example_round_trip(render, capsys) -> None:
     assert env["AGENT_MAX_TOKENS"] == "8000" and env["AGENT_TIMEOUT_SECONDS"] == "120"
     assert [t["name"] for t in json.loads(env["AGENT_WEBHOOK_TOOLS"])] == ["fetch_news"]
     assert json.loads(env["AGENT_MCP_SERVERS"]) == [
-        {"name": "web-search", "url": "https://search.mcp.internal/sse"}]
+        {"name": "web-search", "url": "https://search.mcp.internal/sse"}
+    ]
 
 
 def test_seed_004_examples_round_trip(render, capsys) -> None:
     config, _ = imported(capsys, "seed004-examples.yaml")
     assert config["langop-infra:externalSecrets"] == ["salesforce-oauth", "openai-key"]
     out = rendered(render, config)
-    for name, namespace in (("echo", "tenant-demo"), ("salesforce-query", "tenant-enterprise"),
-                            ("openai-completion", "tenant-ai")):
+    for name, namespace in (
+        ("echo", "tenant-demo"),
+        ("salesforce-query", "tenant-enterprise"),
+        ("openai-completion", "tenant-ai"),
+    ):
         out.find("ConfigMap", f"{name}.http-tool", namespace)
 
 
@@ -176,8 +197,9 @@ def test_commands_given_a_manifest_name_import(command, capsys, tmp_path) -> Non
 def test_validate_json_names_the_kind_of_problem(capsys, tmp_path) -> None:
     (tmp_path / "Pulumi.yaml").write_text("name: langop-infra\nruntime: python\n")
     manifest = FIXTURES / "seed004-examples.yaml"  # three documents
-    code = main(["validate", "--project-dir", str(tmp_path), "--config", str(manifest), "-o",
-                 "json"])
+    code = main(
+        ["validate", "--project-dir", str(tmp_path), "--config", str(manifest), "-o", "json"]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == 2 and report["valid"] is False
     [problem] = report["problems"]
@@ -192,8 +214,7 @@ def test_into_keeps_comments_and_other_keys(capsys, tmp_path) -> None:
         "  langop-infra:namespace: apps\n  langop-infra:tools:\n"
         "    - name: memory   # keep me\n      image: ghcr.io/acme/memory:1\n"
     )
-    code = main(["import", str(FIXTURES / "seed000-deployment-pattern.yaml"), "--into",
-                 str(stack)])
+    code = main(["import", str(FIXTURES / "seed000-deployment-pattern.yaml"), "--into", str(stack)])
     assert code == 0, capsys.readouterr().err
     text = stack.read_text()
     assert text.startswith("# the dev stack\n")
@@ -204,8 +225,10 @@ def test_into_keeps_comments_and_other_keys(capsys, tmp_path) -> None:
     assert [t["name"] for t in config["langop-infra:tools"]] == ["memory", "mem0-memory"]
     assert config["langop-infra:tools"][1]["namespace"] == "language-operator-myapp"
     # Importing again replaces the entry instead of adding a second one.
-    assert main(["import", str(FIXTURES / "seed000-deployment-pattern.yaml"), "--into",
-                 str(stack)]) == 0
+    assert (
+        main(["import", str(FIXTURES / "seed000-deployment-pattern.yaml"), "--into", str(stack)])
+        == 0
+    )
     assert len(yaml.safe_load(stack.read_text())["config"]["langop-infra:tools"]) == 2
 
 
@@ -220,7 +243,8 @@ def test_json_output_carries_the_notes(capsys) -> None:
     assert main(["import", str(FIXTURES / "langop-simple-agent-persona.yaml"), "-o", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["config"]["langop-infra:personas"] == [
-        {"name": "helpful-assistant", "tone": "professional"}]
+        {"name": "helpful-assistant", "tone": "professional"}
+    ]
     fields = [n["field"] for n in report["notes"]]
     assert fields == ["spec.systemPrompt", "spec.displayName", "spec.description", "spec.language"]
 
@@ -230,8 +254,7 @@ def test_a_secret_in_the_input_is_never_copied(capsys, tmp_path) -> None:
     mixed = tmp_path / "with-secret.yaml"
     mixed.write_text(
         "apiVersion: v1\nkind: Secret\nmetadata: {name: payment-api-token}\n"
-        f"stringData: {{token: {canary}}}\n---\n"
-        + (FIXTURES / "seed004-examples.yaml").read_text()
+        f"stringData: {{token: {canary}}}\n---\n" + (FIXTURES / "seed004-examples.yaml").read_text()
     )
     for output in ("yaml", "json"):
         assert main(["import", str(mixed), "-o", output]) == 0
@@ -249,19 +272,25 @@ def test_stdin_is_read_with_a_dash(capsys, monkeypatch) -> None:
     assert main(["import", "-"]) == 0
     config = yaml.safe_load(capsys.readouterr().out)["config"]
     assert config["langop-infra:tools"] == [
-        {"name": "mem0-memory", "image": "myregistry/mem0-mcp:latest", "port": 8080}]
+        {"name": "mem0-memory", "image": "myregistry/mem0-mcp:latest", "port": 8080}
+    ]
 
 
 def test_a_kagent_agent_whose_model_config_is_missing_is_noted(capsys) -> None:
-    _, notes = imported(capsys, "kagent-server-everything-agent.yaml",
-                        "kagent-server-everything-remote-mcpserver.yaml",
-                        extra=("--agent-image", AGENT_IMAGE))
-    assert any("ModelConfig 'default-model-config' was not among the imported files" in n
-               for n in notes)
+    _, notes = imported(
+        capsys,
+        "kagent-server-everything-agent.yaml",
+        "kagent-server-everything-remote-mcpserver.yaml",
+        extra=("--agent-image", AGENT_IMAGE),
+    )
+    assert any(
+        "ModelConfig 'default-model-config' was not among the imported files" in n for n in notes
+    )
 
 
-def test_language_operators_workspace_config_map_becomes_initial_files(render, capsys,
-                                                                       tmp_path) -> None:
+def test_language_operators_workspace_config_map_becomes_initial_files(
+    render, capsys, tmp_path
+) -> None:
     # language-operator names it workspace.seedConfigMapRef; here it is initialFilesConfigMap.
     path = tmp_path / "agent.yaml"
     path.write_text(

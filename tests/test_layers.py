@@ -271,6 +271,8 @@ def test_the_error_root_imports_nothing() -> None:
 def test_the_json_reader_imports_only_the_error_root() -> None:
     """mcp/ may import it, so it must pull nothing else of ours in."""
     assert imported(PACKAGE / "_json.py") == {"langop_infra._errors"}
+
+
 CORE_FILES = sorted((PACKAGE / "core").glob("*.py"))
 
 

@@ -454,8 +454,11 @@ def pod_templates(manifests: list[dict[str, Any]]) -> list[Pod]:
     return [
         Pod(
             m["metadata"]["namespace"],
-            (m["spec"]["template"] if m["kind"] == "Deployment" else
-             m["spec"]["jobTemplate"]["spec"]["template"])["metadata"]["labels"],
+            (
+                m["spec"]["template"]
+                if m["kind"] == "Deployment"
+                else m["spec"]["jobTemplate"]["spec"]["template"]
+            )["metadata"]["labels"],
             m["metadata"]["name"],
         )
         for m in manifests

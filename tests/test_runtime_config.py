@@ -27,8 +27,9 @@ def rendered_agent(tmp_path: Path, **agent: Any) -> dict[str, Any]:
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
     assert code == 0, err
     objects = list(yaml.safe_load_all(out))
-    return next(o for o in objects if o and o["kind"] == "Deployment"
-                and o["metadata"]["name"] == "solo")
+    return next(
+        o for o in objects if o and o["kind"] == "Deployment" and o["metadata"]["name"] == "solo"
+    )
 
 
 def test_builtin_runtime_selects_the_packages_image_and_command(tmp_path: Path) -> None:
@@ -38,14 +39,19 @@ def test_builtin_runtime_selects_the_packages_image_and_command(tmp_path: Path) 
     assert container["command"] == ["python", "-m", "langop_infra.agent", "serve"]
     env = {e["name"]: e for e in container["env"]}
     assert env["POD_NAME"] == {
-        "name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}
+        "name": "POD_NAME",
+        "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}},
     }
 
 
 def test_builtin_runtime_keeps_a_given_image_and_command() -> None:
     agent = AgentSpec.model_validate(
-        {"name": "a", "runtime": "builtin", "image": "registry.local/agent:2",
-         "command": ["python", "-m", "langop_infra.agent", "serve", "--verbose"]}
+        {
+            "name": "a",
+            "runtime": "builtin",
+            "image": "registry.local/agent:2",
+            "command": ["python", "-m", "langop_infra.agent", "serve", "--verbose"],
+        }
     )
     assert agent.image == "registry.local/agent:2"
     assert agent.command == [*BUILTIN_AGENT_COMMAND, "--verbose"]
@@ -60,18 +66,29 @@ def test_an_agent_needs_an_image_or_the_builtin_runtime() -> None:
 
 def test_system_prompt_is_a_python_keyword(render: Any) -> None:
     def program() -> None:
-        LanguageAgent("helper", image="ghcr.io/acme/helper:1", namespace="ai",
-                      system_prompt="Be helpful.", mcp_servers=[{"name": "s", "url": "http://s"}])
+        LanguageAgent(
+            "helper",
+            image="ghcr.io/acme/helper:1",
+            namespace="ai",
+            system_prompt="Be helpful.",
+            mcp_servers=[{"name": "s", "url": "http://s"}],
+        )
 
     deployment = render(program).find("Deployment", "helper", "ai")
-    env = {e["name"]: e.get("value") for e in
-           deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
+    env = {
+        e["name"]: e.get("value")
+        for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    }
     assert (env["AGENT_SYSTEM_PROMPT"], env["AGENT_INSTRUCTIONS"]) == ("Be helpful.",) * 2
 
 
 def test_validate_warns_about_an_ark_agent_without_system_prompt() -> None:
-    base: dict[str, Any] = {"name": "ark", "image": "x:1", "model": "llama3.2",
-                            "mcpServers": [{"name": "s", "url": "http://s"}]}
+    base: dict[str, Any] = {
+        "name": "ark",
+        "image": "x:1",
+        "model": "llama3.2",
+        "mcpServers": [{"name": "s", "url": "http://s"}],
+    }
     warnings = [str(w) for w in agent_warnings(AgentSpec.model_validate(base), "agents[0]")]
     assert warnings == [
         "agents[0].systemPrompt: the agent uses ark's fields (model, mcpServers) but has no "

@@ -276,7 +276,7 @@ def test_oauth_client_secret_reaches_the_sync_as_a_secret_only() -> None:
                         "clientSecret": {"secretKeyRef": {"name": "sync-oauth", "key": "secret"}},
                         "scopes": ["tools:read"],
                         "issuer": "https://auth.example.com",
-                    }
+                    },
                 },
             }
         ],
@@ -308,7 +308,7 @@ def test_oauth_on_a_standalone_tool_is_refused_before_registration() -> None:
                         "clientId": "c",
                         "clientSecret": {"secretKeyRef": {"name": "oauth", "key": "secret"}},
                         "issuer": "https://auth.example.com",
-                    }
+                    },
                 },
             )
         )

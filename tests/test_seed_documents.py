@@ -30,8 +30,11 @@ FIXTURES = Path(__file__).parent / "fixtures" / "import"
 COMPLETE = yaml.safe_load((FIXTURES / "seed004-complete.yaml").read_text())
 EXAMPLES = list(yaml.safe_load_all((FIXTURES / "seed004-examples.yaml").read_text()))
 FAST = ClientOptions(timeout=5, deadline=10, connect_retries=0)
-AGENT = {"name": "billing", "image": "ghcr.io/acme/billing:1", "httpTools": [
-    {"name": "payment-create"}]}
+AGENT = {
+    "name": "billing",
+    "image": "ghcr.io/acme/billing:1",
+    "httpTools": [{"name": "payment-create"}],
+}
 
 
 def problems(document: dict[str, Any]) -> list[str]:
@@ -55,17 +58,29 @@ def test_the_seeds_manifest_is_an_entry_and_every_problem_comes_at_once() -> Non
 def test_the_manifest_form_reads_as_the_flattened_entry() -> None:
     manifest = json.loads(json.dumps(COMPLETE))
     manifest["spec"]["endpoint"] = "https://api.acme.example/acme/payment-api/v2/payments"
-    flat = {**{k: manifest["metadata"][k] for k in ("name", "namespace", "labels",
-                                                    "annotations")}, **manifest["spec"]}
+    flat = {
+        **{k: manifest["metadata"][k] for k in ("name", "namespace", "labels", "annotations")},
+        **manifest["spec"],
+    }
     assert HttpToolSpec.model_validate(manifest) == HttpToolSpec.model_validate(flat)
-    cluster = parse_cluster({"namespace": "tenant-acme", "httpTools": [manifest],
-                             "externalSecrets": ["payment-api-token"], "agents": [AGENT]})
+    cluster = parse_cluster(
+        {
+            "namespace": "tenant-acme",
+            "httpTools": [manifest],
+            "externalSecrets": ["payment-api-token"],
+            "agents": [AGENT],
+        }
+    )
     assert cluster.http_tools[0].labels == {"app.kubernetes.io/part-of": "payment-api"}
 
 
 def test_another_kind_under_http_tools_is_refused_by_name() -> None:
-    other = {"apiVersion": "kagent.dev/v1alpha2", "kind": "RemoteMCPServer",
-             "metadata": {"name": "x"}, "spec": {"url": "https://x.example/mcp"}}
+    other = {
+        "apiVersion": "kagent.dev/v1alpha2",
+        "kind": "RemoteMCPServer",
+        "metadata": {"name": "x"},
+        "spec": {"url": "https://x.example/mcp"},
+    }
     [message] = problems({"namespace": "n", "httpTools": [other]})
     assert "kagent.dev/v1alpha2 RemoteMCPServer is not STOA's Tool" in message
     assert "langop-infra import" in message
@@ -90,8 +105,10 @@ def test_an_endpoint_must_be_a_real_url(url: str, expected: str) -> None:
     assert expected in message
 
 
-@pytest.mark.parametrize("url", ["https://api.example.com:8443/x", "http://[::1]:8080/mcp",
-                                 "https://api.example.com/x?at=1:2"])
+@pytest.mark.parametrize(
+    "url",
+    ["https://api.example.com:8443/x", "http://[::1]:8080/mcp", "https://api.example.com/x?at=1:2"],
+)
 def test_real_urls_pass(url: str) -> None:
     entry = {"name": "t", "displayName": "T", "description": "d", "endpoint": url}
     assert parse_cluster({"namespace": "n", "httpTools": [entry]}).http_tools[0].endpoint == url
@@ -99,17 +116,31 @@ def test_real_urls_pass(url: str) -> None:
 
 def test_conditions_sit_beside_the_phase(render) -> None:
     echo, salesforce, _ = EXAMPLES
-    disabled = {**salesforce, "metadata": {"name": "off", "namespace": "tenant-enterprise"},
-                "spec": {**salesforce["spec"], "enabled": False}}
-    config = {"langop-infra:namespace": "tenant-demo",
-              "langop-infra:httpTools": json.dumps([echo, salesforce, disabled]),
-              "langop-infra:externalSecrets": json.dumps(["salesforce-oauth"])}
+    disabled = {
+        **salesforce,
+        "metadata": {"name": "off", "namespace": "tenant-enterprise"},
+        "spec": {**salesforce["spec"], "enabled": False},
+    }
+    config = {
+        "langop-infra:namespace": "tenant-demo",
+        "langop-infra:httpTools": json.dumps([echo, salesforce, disabled]),
+        "langop-infra:externalSecrets": json.dumps(["salesforce-oauth"]),
+    }
     outputs = render(stack_program, config=config).outputs["httpTools"]
     conditions = {name.split("/")[-1]: (o["phase"], o["conditions"]) for name, o in outputs.items()}
     assert len(conditions) == 3, sorted(outputs)
-    assert conditions["echo"] == ("Pending", [{
-        "type": "Ready", "status": "False", "reason": "Pending",
-        "message": "no endpoint yet: agents are not given the tool", "lastTransitionTime": ""}])
+    assert conditions["echo"] == (
+        "Pending",
+        [
+            {
+                "type": "Ready",
+                "status": "False",
+                "reason": "Pending",
+                "message": "no endpoint yet: agents are not given the tool",
+                "lastTransitionTime": "",
+            }
+        ],
+    )
     assert conditions["salesforce-query"][1][0]["status"] == "True"
     assert conditions["salesforce-query"][1][0]["reason"] == "Registered"
     assert conditions["off"][1][0]["reason"] == "Disabled"
@@ -117,9 +148,15 @@ def test_conditions_sit_beside_the_phase(render) -> None:
 
 def test_a_stdio_command_may_be_a_string_with_args_beside_it() -> None:
     # language-operator's servers.json: "command": "npx", "args": [...]
-    tool = ToolSpec.model_validate({"name": "everything", "image": "ghcr.io/acme/mcp:1",
-                                    "transport": "stdio", "command": "npx",
-                                    "args": ["-y", "@modelcontextprotocol/server-everything"]})
+    tool = ToolSpec.model_validate(
+        {
+            "name": "everything",
+            "image": "ghcr.io/acme/mcp:1",
+            "transport": "stdio",
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-everything"],
+        }
+    )
     assert tool.command == ["npx"]
     assert tool.args == ["-y", "@modelcontextprotocol/server-everything"]
 
@@ -133,21 +170,24 @@ def failing_memory_app() -> Any:
     """An official-SDK low-level server whose tool answers language-operator's error response."""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool(
-            name="remember", input_schema={"type": "object"})])
+        return types.ListToolsResult(
+            tools=[types.Tool(name="remember", input_schema={"type": "object"})]
+        )
 
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         raise SdkMCPError(-32603, "Memory store unavailable", SEED_ERROR_DATA)
 
-    return Server("memory", version="1.0.0", on_list_tools=list_tools,
-                  on_call_tool=call_tool).streamable_http_app()
+    return Server(
+        "memory", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool
+    ).streamable_http_app()
 
 
 def test_the_errors_data_reaches_the_agent() -> None:
     async def call(base: str) -> Any:
         document = {"tools": {"memory": {"endpoint": base, "protocol": "mcp"}}}
-        async with await connect_tool_registry(load_agent_servers(document, env={}),
-                                               FAST) as registry:
+        async with await connect_tool_registry(
+            load_agent_servers(document, env={}), FAST
+        ) as registry:
             return await registry.call_tool("memory__remember", {"content": "x"})
 
     with serve(failing_memory_app()) as base:
@@ -156,14 +196,25 @@ def test_the_errors_data_reaches_the_agent() -> None:
     texts = [c["text"] for c in result.content]
     assert "Memory store unavailable" in texts[0]
     assert texts[1] == 'error data: {"reason": "connection refused"}'
-    assert result.structured_content == {"error": {
-        "code": -32603, "message": "Memory store unavailable", "data": SEED_ERROR_DATA}}
+    assert result.structured_content == {
+        "error": {"code": -32603, "message": "Memory store unavailable", "data": SEED_ERROR_DATA}
+    }
 
 
 def test_tools_call_json_prints_json_on_an_error(capsys) -> None:
     with serve(failing_memory_app()) as base:
-        code = main(["tools", "call", f"{base}/mcp", "remember", "--arguments",
-                     '{"content": "x"}', "-o", "json"])
+        code = main(
+            [
+                "tools",
+                "call",
+                f"{base}/mcp",
+                "remember",
+                "--arguments",
+                '{"content": "x"}',
+                "-o",
+                "json",
+            ]
+        )
     captured = capsys.readouterr()
     assert code == 1
     document = json.loads(captured.out)
@@ -176,16 +227,33 @@ def test_tools_call_json_prints_json_on_an_error(capsys) -> None:
 def test_the_editor_schema_admits_what_validation_admits() -> None:
     import jsonschema
 
-    schema = json.loads((Path(__file__).parents[1] / "schemas" /
-                         "stack-config.schema.json").read_text())
+    schema = json.loads(
+        (Path(__file__).parents[1] / "schemas" / "stack-config.schema.json").read_text()
+    )
     validator = jsonschema.Draft7Validator(schema)
-    manifest = {"config": {"langop-infra:namespace": "tenant-acme",
-                           "langop-infra:httpTools": [COMPLETE]}}
-    command = {"config": {"langop-infra:namespace": "n", "langop-infra:tools": [
-        {"name": "e", "image": "ghcr.io/acme/mcp:1", "transport": "stdio", "command": "npx",
-         "args": ["-y", "@modelcontextprotocol/server-everything"]}]}}
+    manifest = {
+        "config": {"langop-infra:namespace": "tenant-acme", "langop-infra:httpTools": [COMPLETE]}
+    }
+    command = {
+        "config": {
+            "langop-infra:namespace": "n",
+            "langop-infra:tools": [
+                {
+                    "name": "e",
+                    "image": "ghcr.io/acme/mcp:1",
+                    "transport": "stdio",
+                    "command": "npx",
+                    "args": ["-y", "@modelcontextprotocol/server-everything"],
+                }
+            ],
+        }
+    }
     assert [e.message for e in validator.iter_errors(manifest)] == []
     assert [e.message for e in validator.iter_errors(command)] == []
-    stray = {"config": {"langop-infra:namespace": "n", "langop-infra:httpTools": [
-        {**COMPLETE, "extra": 1}]}}
+    stray = {
+        "config": {
+            "langop-infra:namespace": "n",
+            "langop-infra:httpTools": [{**COMPLETE, "extra": 1}],
+        }
+    }
     assert list(validator.iter_errors(stray)) != []

@@ -48,8 +48,9 @@ def document(**tool: Any) -> dict[str, Any]:
     return {
         "namespace": "apps",
         "tools": [spec],
-        "agents": [{"name": "helper", "image": "ghcr.io/acme/helper:1",
-                    "tools": [{"name": spec["name"]}]}],
+        "agents": [
+            {"name": "helper", "image": "ghcr.io/acme/helper:1", "tools": [{"name": spec["name"]}]}
+        ],
     }
 
 
@@ -65,8 +66,16 @@ def test_a_stdio_tool_runs_its_server_behind_the_bridge(render) -> None:
     main = main_container(pod, "everything")
     assert main["command"] == ["mcp-proxy"]
     assert main["args"] == [
-        "--host", "0.0.0.0", "--port", "3000", "--pass-environment", "--",
-        "npx", "-y", "@modelcontextprotocol/server-everything@2025.9.25", "stdio",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "3000",
+        "--pass-environment",
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-everything@2025.9.25",
+        "stdio",
     ]
     env = {e["name"]: e.get("value") for e in main["env"]}
     assert env["HOME"] == "/home/mcp" and env["STDIO_GREETING"] == "Hi"
@@ -134,8 +143,7 @@ def listing_over_stdio(env: dict[str, str]) -> list[dict[str, Any]]:
         params = StdioServerParameters(command=sys.executable, args=[str(STDIO_SERVER)], env=env)
         async with Client(params) as client:
             result = await client.list_tools()
-        return [t.model_dump(mode="json", by_alias=True, exclude_none=True)
-                for t in result.tools]
+        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in result.tools]
 
     return asyncio.run(listing())
 
@@ -151,13 +159,15 @@ def bridge() -> Iterator[str]:
     if not MCP_PROXY.exists():
         pytest.skip("mcp-proxy is not installed (.ci/run installs it in .venv-mcp-proxy)")
     port = free_port()
-    tool = ToolSpec.model_validate({
-        **STDIO_TOOL, "port": port, "command": [sys.executable, str(STDIO_SERVER)], "args": []})
+    tool = ToolSpec.model_validate(
+        {**STDIO_TOOL, "port": port, "command": [sys.executable, str(STDIO_SERVER)], "args": []}
+    )
     # The pod binds every interface; a test binds loopback only.
     args = [a if a != "0.0.0.0" else "127.0.0.1" for a in stdio_bridge.bridge_args(tool)]
     env = {**os.environ, "STDIO_GREETING": "Hi"}
-    process = subprocess.Popen([str(MCP_PROXY), *args], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [str(MCP_PROXY), *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -207,4 +217,3 @@ def test_the_bridge_passes_the_containers_env_to_the_server(bridge: str) -> None
         return " ".join(c.get("text", "") for c in result.content)
 
     assert asyncio.run(greet()) == "Hi, Ada!"
-

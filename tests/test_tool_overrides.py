@@ -29,8 +29,13 @@ def cluster(ref: dict[str, Any]) -> dict[str, Any]:
     return {
         "namespace": "apps",
         "tools": [{"name": "memory", "image": "ghcr.io/acme/memory:1"}],
-        "agents": [{"name": "helper", "image": "ghcr.io/acme/helper:1",
-                    "tools": [{"name": "memory", **ref}]}],
+        "agents": [
+            {
+                "name": "helper",
+                "image": "ghcr.io/acme/helper:1",
+                "tools": [{"name": "memory", **ref}],
+            }
+        ],
     }
 
 
@@ -62,12 +67,18 @@ def test_the_tools_own_objects_do_not_change() -> None:
     [
         ({"overrides": {"remember": {"name": "store note"}}}, UNSAFE),
         ({"overrides": {"remember": {"name": "x" * 65}}}, UNSAFE),
-        ({"overrides": {"remember": {"name": "keep"}, "recall": {"name": "keep"}}},
-         "'recall' and 'remember' would both be offered as 'keep'"),
-        ({"allowedTools": ["recall"], "overrides": {"remember": {"name": "keep"}}},
-         "['remember'] are overridden but not in allowedTools"),
-        ({"allowedTools": ["recall", "remember"], "overrides": {"remember": {"name": "recall"}}},
-         "'remember' would be offered as 'recall', which another tool is"),
+        (
+            {"overrides": {"remember": {"name": "keep"}, "recall": {"name": "keep"}}},
+            "'recall' and 'remember' would both be offered as 'keep'",
+        ),
+        (
+            {"allowedTools": ["recall"], "overrides": {"remember": {"name": "keep"}}},
+            "['remember'] are overridden but not in allowedTools",
+        ),
+        (
+            {"allowedTools": ["recall", "remember"], "overrides": {"remember": {"name": "recall"}}},
+            "'remember' would be offered as 'recall', which another tool is",
+        ),
     ],
 )
 def test_a_clash_or_an_unsafe_name_is_refused(ref: dict[str, Any], expected: str) -> None:
@@ -78,12 +89,13 @@ def test_a_clash_or_an_unsafe_name_is_refused(ref: dict[str, Any], expected: str
 
 def registry_view(overrides: dict[str, Any]) -> tuple[dict[str, str], Any, list[str]]:
     async def connect(base: str) -> tuple[dict[str, str], Any, list[str]]:
-        document = {"tools": {"memory": {"endpoint": base, "protocol": "mcp",
-                                         "overrides": overrides}}}
-        async with await connect_tool_registry(load_agent_servers(document, env={}),
-                                               FAST) as registry:
-            described = {n: t.definition.get("description", "") for n, t in
-                         registry.tools.items()}
+        document = {
+            "tools": {"memory": {"endpoint": base, "protocol": "mcp", "overrides": overrides}}
+        }
+        async with await connect_tool_registry(
+            load_agent_servers(document, env={}), FAST
+        ) as registry:
+            described = {n: t.definition.get("description", "") for n, t in registry.tools.items()}
             call = await registry.call_tool("memory__store_note", {"content": "x"})
             return described, call, registry.warnings
 
@@ -93,8 +105,10 @@ def registry_view(overrides: dict[str, Any]) -> tuple[dict[str, str], Any, list[
 
 def test_the_registry_offers_the_new_name_and_maps_calls_back() -> None:
     described, call, _ = registry_view(RENAME)
-    assert described == {"memory__store_note": "Keep a note for later.",
-                         "memory__recall": "Retrieve information from long-term memory."}
+    assert described == {
+        "memory__store_note": "Keep a note for later.",
+        "memory__recall": "Retrieve information from long-term memory.",
+    }
     assert not call.is_error
     assert call.content[0]["text"] == "Stored."  # remember answered
 

@@ -50,16 +50,24 @@ def cluster(ref: dict[str, Any], **extra: Any) -> dict[str, Any]:
         "namespace": "apps",
         "secrets": {"memory-token": {"token": "from-the-secret"}},
         "tools": [{"name": "memory", "image": "ghcr.io/acme/memory:1"}],
-        "agents": [{"name": "helper", "image": "ghcr.io/acme/helper:1",
-                    "tools": [{"name": "memory", **ref}], **extra}],
+        "agents": [
+            {
+                "name": "helper",
+                "image": "ghcr.io/acme/helper:1",
+                "tools": [{"name": "memory", **ref}],
+                **extra,
+            }
+        ],
     }
 
 
 REF = {
     "allowedTools": ["recall"],
     "headers": [
-        {"name": "Authorization",
-         "valueFrom": {"secretKeyRef": {"name": "memory-token", "key": "token"}}},
+        {
+            "name": "Authorization",
+            "valueFrom": {"secretKeyRef": {"name": "memory-token", "key": "token"}},
+        },
         {"name": "X-Org", "value": "acme"},
     ],
 }
@@ -67,8 +75,9 @@ REF = {
 
 def test_config_yaml_carries_allowed_tools_and_names_header_env_vars(render) -> None:
     rendered = render(lambda: LanguageCluster("c", cluster(REF)))
-    config = yaml.safe_load(rendered.find("ConfigMap", "helper-config", "apps")["data"][
-        "config.yaml"])
+    config = yaml.safe_load(
+        rendered.find("ConfigMap", "helper-config", "apps")["data"]["config.yaml"]
+    )
     assert config["tools"]["memory"] == {
         "endpoint": "http://memory.apps.svc.cluster.local:8080",
         "protocol": "mcp",
@@ -78,37 +87,54 @@ def test_config_yaml_carries_allowed_tools_and_names_header_env_vars(render) -> 
             {"name": "X-Org", "value": "acme"},
         ],
     }
-    env = {e["name"]: e for e in rendered.find("Deployment", "helper", "apps")["spec"][
-        "template"]["spec"]["containers"][0]["env"]}
+    env = {
+        e["name"]: e
+        for e in rendered.find("Deployment", "helper", "apps")["spec"]["template"]["spec"][
+            "containers"
+        ][0]["env"]
+    }
     assert env["LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION"] == {
         "name": "LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION",
         "valueFrom": {"secretKeyRef": {"name": "memory-token", "key": "token"}},
     }
     assert env["LANGOP_TOOL_MEMORY_HEADER_X_ORG"]["value"] == "acme"
     assert "from-the-secret" not in json.dumps(
-        [m for m in rendered.manifests if m["kind"] != "Secret"])
+        [m for m in rendered.manifests if m["kind"] != "Secret"]
+    )
 
 
 def test_a_reference_without_scoping_renders_as_before(render) -> None:
     rendered = render(lambda: LanguageCluster("c", cluster({})))
-    config = yaml.safe_load(rendered.find("ConfigMap", "helper-config", "apps")["data"][
-        "config.yaml"])
+    config = yaml.safe_load(
+        rendered.find("ConfigMap", "helper-config", "apps")["data"]["config.yaml"]
+    )
     assert config["tools"]["memory"] == {
-        "endpoint": "http://memory.apps.svc.cluster.local:8080", "protocol": "mcp"}
+        "endpoint": "http://memory.apps.svc.cluster.local:8080",
+        "protocol": "mcp",
+    }
 
 
 def test_an_undeclared_header_secret_is_refused() -> None:
-    ref = {"headers": [{"name": "Authorization",
-                        "valueFrom": {"secretKeyRef": {"name": "nope", "key": "token"}}}]}
+    ref = {
+        "headers": [
+            {
+                "name": "Authorization",
+                "valueFrom": {"secretKeyRef": {"name": "nope", "key": "token"}},
+            }
+        ]
+    }
     with pytest.raises(SpecError) as caught:
         run_program(lambda: LanguageCluster("c", cluster(ref)))
     assert [p.path for p in caught.value.problems] == [
-        "agents[0].tools[0].headers[0].valueFrom.secretKeyRef.name"]
+        "agents[0].tools[0].headers[0].valueFrom.secretKeyRef.name"
+    ]
 
 
 def test_bad_input_names_the_field_and_never_echoes_a_secret() -> None:
-    ref = {"allowedTools": ["recall", "recall"],
-           "headers": [{"name": "bad header", "secret": CANARY}]}
+    ref = {
+        "allowedTools": ["recall", "recall"],
+        "headers": [{"name": "bad header", "secret": CANARY}],
+    }
     with pytest.raises(SpecError) as caught:
         run_program(lambda: LanguageCluster("c", cluster(ref)))
     paths = sorted(p.path for p in caught.value.problems)
@@ -133,13 +159,15 @@ def test_two_headers_folding_to_one_env_var_are_refused() -> None:
 
 def test_the_reserved_prefix_cannot_be_user_env() -> None:
     with pytest.raises(SpecError, match="LANGOP_TOOL_MEMORY_HEADER_X is set by langop-infra"):
-        run_program(lambda: LanguageCluster("c", cluster({}, env={
-            "LANGOP_TOOL_MEMORY_HEADER_X": "y"})))
+        run_program(
+            lambda: LanguageCluster("c", cluster({}, env={"LANGOP_TOOL_MEMORY_HEADER_X": "y"}))
+        )
 
 
 def test_allowed_tools_is_optional_and_may_be_empty() -> None:
-    agent = AgentSpec.model_validate({"name": "a", "image": "x/y:1", "tools": [
-        {"name": "m"}, {"name": "n", "allowedTools": []}]})
+    agent = AgentSpec.model_validate(
+        {"name": "a", "image": "x/y:1", "tools": [{"name": "m"}, {"name": "n", "allowedTools": []}]}
+    )
     assert [r.allowed_tools for r in agent.tools] == [None, []]
 
 
@@ -159,8 +187,9 @@ def registry_names(document: dict[str, Any], env: dict[str, str]) -> tuple[list[
 
 def test_the_registry_offers_only_the_allowed_tools() -> None:
     with serve(two_tool_server().streamable_http_app()) as base:
-        document = {"tools": {"memory": {"endpoint": base, "protocol": "mcp",
-                                         "allowedTools": ["recall"]}}}
+        document = {
+            "tools": {"memory": {"endpoint": base, "protocol": "mcp", "allowedTools": ["recall"]}}
+        }
         names, (refused, allowed, failures) = registry_names(document, {})
     assert names == ["memory__recall"]
     assert refused.is_error and "no tool named 'memory__remember'" in refused.content[0]["text"]
@@ -180,16 +209,16 @@ def test_a_header_from_env_reaches_a_tool_that_demands_a_token() -> None:
     server = guarded_memory_server(f"http://127.0.0.1:{port}")
     header = {"name": "Authorization", "valueFromEnv": "LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION"}
     with serve(server.streamable_http_app(), port) as base:
-        document = {"tools": {"memory": {"endpoint": base, "protocol": "mcp",
-                                         "headers": [header]}}}
+        document = {"tools": {"memory": {"endpoint": base, "protocol": "mcp", "headers": [header]}}}
 
         async def connect(env: dict[str, str]) -> tuple[list[str], list[Any]]:
             servers = load_agent_servers(document, env=env)
             async with await connect_tool_registry(servers, FAST) as registry:
                 return sorted(registry.tools), registry.failures
 
-        with_token = asyncio.run(connect(
-            {"LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION": f"Bearer {GOOD_TOKEN}"}))
+        with_token = asyncio.run(
+            connect({"LANGOP_TOOL_MEMORY_HEADER_AUTHORIZATION": f"Bearer {GOOD_TOKEN}"})
+        )
         without = asyncio.run(connect({}))
     assert with_token == (["memory__remember"], [])
     assert without[0] == []
@@ -202,8 +231,9 @@ def test_a_header_from_env_reaches_a_tool_that_demands_a_token() -> None:
 
 def test_schema_sync_is_given_each_agents_allowed_tools() -> None:
     document = cluster({"allowedTools": ["recall", "recal"]})
-    document["agents"].append({"name": "other", "image": "ghcr.io/acme/o:1",
-                               "tools": [{"name": "memory"}]})
+    document["agents"].append(
+        {"name": "other", "image": "ghcr.io/acme/o:1", "tools": [{"name": "memory"}]}
+    )
     run = run_program(lambda: LanguageCluster("c", document))
     [sync] = [r for r in run.registrations if r.type == "pulumi-python:dynamic:Resource"]
     assert sync.inputs["allowed_tools"] == {"apps/helper": ["recall", "recal"]}
@@ -218,8 +248,9 @@ def test_a_tool_without_scoping_agents_syncs_as_before() -> None:
 def test_the_provider_reports_an_allowed_name_the_tool_lacks_as_drift() -> None:
     host = EngineHost(ToolSchemaSyncProvider())
     with serve(two_tool_server().streamable_http_app()) as base:
-        inputs = service_inputs(base, allowed_tools={"apps/helper": ["recall", "recal"],
-                                                     "apps/other": ["remember"]})
+        inputs = service_inputs(
+            base, allowed_tools={"apps/helper": ["recall", "recal"], "apps/other": ["remember"]}
+        )
         host.up(inputs)
         assert reveal(host.outputs["phase"]) == "Registered"
         assert reveal(host.outputs["unknown_allowed_tools"]) == ["apps/helper: recal"]
@@ -234,6 +265,7 @@ def test_the_tool_warns_of_the_drift_its_sync_found() -> None:
     def synced(state: dict[str, Any]) -> dict[str, Any]:
         return {"phase": "Registered", "unknown_allowed_tools": ["apps/helper: recal"]}
 
-    run = run_program(lambda: LanguageCluster("c", cluster({"allowedTools": ["recal"]})),
-                      dynamic_state=synced)
+    run = run_program(
+        lambda: LanguageCluster("c", cluster({"allowedTools": ["recal"]})), dynamic_state=synced
+    )
     assert [w for w in run.warnings if "'memory' drifted" in w and "apps/helper: recal" in w]

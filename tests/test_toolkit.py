@@ -126,7 +126,11 @@ def test_my_tool_metadata() -> None:
     assert "description" in metadata
     assert metadata["input_schema"]["properties"]["format"]["default"] == "iso"
     assert set(metadata["output_schema"]["properties"]) == {
-        "success", "datetime", "format", "timezone", "error"
+        "success",
+        "datetime",
+        "format",
+        "timezone",
+        "error",
     }
 
 
@@ -169,7 +173,9 @@ def test_langchain_tools_run_with_validation() -> None:
     tools = registry.get_langchain_tools(["calculator"])
     assert [t.name for t in tools] == ["calculator"]
     assert asyncio.run(tools[0].ainvoke({"operation": "multiply", "a": 6, "b": 7})) == {
-        "success": True, "result": 42.0, "error": None
+        "success": True,
+        "result": 42.0,
+        "error": None,
     }
     every = [t.name for t in registry.get_langchain_tools()]
     assert every == ["get_current_datetime", "calculator"]
@@ -182,7 +188,10 @@ def test_records_have_the_seeds_fields() -> None:
     result = ToolResult("calculator", True, {"result": 2}, call_id="call_1")
     step = AgentStep(1, "calculator", {"a": 1}, {"result": 2}, reasoning="needs a sum")
     assert call.to_dict() == {
-        "tool_name": "calculator", "tool_args": {"a": 1}, "call_id": "call_1", "timestamp": None
+        "tool_name": "calculator",
+        "tool_args": {"a": 1},
+        "call_id": "call_1",
+        "timestamp": None,
     }
     assert (result.error, result.call_id) == (None, "call_1")
     assert step.to_dict()["step_number"] == 1
@@ -232,7 +241,8 @@ async def _call(url: str, name: str, arguments: dict[str, Any]) -> Any:
 def test_success_false_is_an_mcp_error_result(served: str) -> None:
     good = asyncio.run(_call(served, "calculator", {"operation": "add", "a": 2, "b": 3}))
     assert (good.is_error, good.structured_content) == (
-        False, {"success": True, "result": 5.0, "error": None}
+        False,
+        {"success": True, "result": 5.0, "error": None},
     )
     bad = asyncio.run(_call(served, "calculator", {"operation": "divide", "a": 1, "b": 0}))
     assert bad.is_error is True

@@ -66,14 +66,21 @@ def contains(actual: Any, expected: Any, path: str = "$") -> list[str]:
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return [f"{path}: expected an object, got {actual!r}"]
-        return [m for k, v in expected.items()
-                for m in (contains(actual[k], v, f"{path}.{k}") if k in actual
-                          else [f"{path}.{k}: missing"])]
+        return [
+            m
+            for k, v in expected.items()
+            for m in (
+                contains(actual[k], v, f"{path}.{k}") if k in actual else [f"{path}.{k}: missing"]
+            )
+        ]
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return [f"{path}: expected {len(expected)} items, got {actual!r}"]
-        return [m for i, (a, e) in enumerate(zip(actual, expected, strict=True))
-                for m in contains(a, e, f"{path}[{i}]")]
+        return [
+            m
+            for i, (a, e) in enumerate(zip(actual, expected, strict=True))
+            for m in contains(a, e, f"{path}[{i}]")
+        ]
     return [] if actual == expected else [f"{path}: expected {expected!r}, got {actual!r}"]
 
 
@@ -94,8 +101,9 @@ def test_the_seeds_discovery_request_gets_the_seeds_plain_json(memory_tool_url, 
     headers = {"Content-Type": "application/json"}
     if accept is not None:
         headers["Accept"] = accept
-    response = httpx.post(f"{memory_tool_url}/mcp", headers=headers, content=SEED_REQUEST,
-                          timeout=5)
+    response = httpx.post(
+        f"{memory_tool_url}/mcp", headers=headers, content=SEED_REQUEST, timeout=5
+    )
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].split(";")[0] == "application/json"
     assert contains(response.json(), json.loads(SEED_RESPONSE)) == []
@@ -106,7 +114,8 @@ def test_the_seed_comparison_fails_on_a_different_document() -> None:
     changed = json.loads(SEED_RESPONSE)
     changed["result"]["tools"][1]["inputSchema"]["required"] = []
     assert contains(changed, seed) == [
-        "$.result.tools[1].inputSchema.required: expected 1 items, got []"]
+        "$.result.tools[1].inputSchema.required: expected 1 items, got []"
+    ]
 
 
 # --- agent env, as upstream's buildAgentEnv gives it ------------------------------------------
@@ -115,20 +124,34 @@ TWO_GATEWAY_MODELS = {
     "namespace": "apps",
     "partOf": "shop",
     "models": [
-        {"name": "claude", "provider": "openai-compatible", "modelName": "claude-sonnet-4-5",
-         "endpoint": "http://litellm-upstream.apps.svc.cluster.local:4000/v1"},
-        {"name": "local", "provider": "openai-compatible", "modelName": "llama-3.1-8b",
-         "endpoint": "http://vllm.apps.svc.cluster.local:8000/v1"},
+        {
+            "name": "claude",
+            "provider": "openai-compatible",
+            "modelName": "claude-sonnet-4-5",
+            "endpoint": "http://litellm-upstream.apps.svc.cluster.local:4000/v1",
+        },
+        {
+            "name": "local",
+            "provider": "openai-compatible",
+            "modelName": "llama-3.1-8b",
+            "endpoint": "http://vllm.apps.svc.cluster.local:8000/v1",
+        },
     ],
-    "agents": [{"name": "helper", "image": "ghcr.io/acme/helper:1",
-                "models": [{"name": "claude"}, {"name": "local", "role": "fallback"}]}],
+    "agents": [
+        {
+            "name": "helper",
+            "image": "ghcr.io/acme/helper:1",
+            "models": [{"name": "claude"}, {"name": "local", "role": "fallback"}],
+        }
+    ],
 }
 
 
 def helper_env(render: Any, document: dict[str, Any]) -> dict[str, Any]:
     rendered = render(lambda: LanguageCluster("c", document))
     container = rendered.find("Deployment", "helper", "apps")["spec"]["template"]["spec"][
-        "containers"][0]
+        "containers"
+    ][0]
     return {e["name"]: e.get("value") for e in container["env"]}
 
 
@@ -138,7 +161,6 @@ def test_two_gateway_models_name_the_gateway_once(render) -> None:
     assert env["MODEL_ENDPOINT"] == "http://gateway.apps.svc.cluster.local:8000"
     assert env["LLM_MODEL"] == "claude,local"
     assert "MODEL_ENDPOINTS" not in env  # the old name; upstream dropped it
-
 
 
 # --- upstream's buildAgentEnv, line by line ---------------------------------------------------
@@ -168,12 +190,18 @@ def upstream_agent_env(
     ``status_uuid`` and ``cluster_uid`` stand for what upstream generates at run time
     (``uuid.New()`` once, and the API server's UID).
     """
-    env = [("AGENT_NAME", agent["name"]), ("AGENT_NAMESPACE", namespace),
-           ("AGENT_UUID", status_uuid), ("AGENT_CLUSTER_NAME", namespace),
-           ("AGENT_CLUSTER_UUID", cluster_uid)]
+    env = [
+        ("AGENT_NAME", agent["name"]),
+        ("AGENT_NAMESPACE", namespace),
+        ("AGENT_UUID", status_uuid),
+        ("AGENT_CLUSTER_NAME", namespace),
+        ("AGENT_CLUSTER_UUID", cluster_uid),
+    ]
     if endpoint := operator_env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
-        env += [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint),
-                ("OTEL_SERVICE_NAME", f"agent-{agent['name']}")]
+        env += [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint),
+            ("OTEL_SERVICE_NAME", f"agent-{agent['name']}"),
+        ]
         for name in ("OTEL_RESOURCE_ATTRIBUTES", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG"):
             if operator_env.get(name):
                 env.append((name, operator_env[name]))
@@ -181,15 +209,24 @@ def upstream_agent_env(
         env.append(("AGENT_INSTRUCTIONS", agent["instructions"]))
     persona = personas.get(agent.get("persona", ""))
     if persona is not None:
-        lines = [f"{label}: {persona[key].strip()}." for key, label in (
-            ("tone", "Tone"), ("personality", "Personality"), ("expertise", "Expertise"))
-            if persona.get(key, "").strip()]
+        lines = [
+            f"{label}: {persona[key].strip()}."
+            for key, label in (
+                ("tone", "Tone"),
+                ("personality", "Personality"),
+                ("expertise", "Expertise"),
+            )
+            if persona.get(key, "").strip()
+        ]
         if lines:
             env.append(("AGENT_PERSONA", "\n".join(lines)))
     gateway = f"http://gateway.{namespace}.svc.cluster.local:8000"
     urls = [gateway] if agent.get("models") else []
-    names = [models[m["name"]]["modelName"] for m in agent.get("models", [])
-             if models[m["name"]].get("modelName")]
+    names = [
+        models[m["name"]]["modelName"]
+        for m in agent.get("models", [])
+        if models[m["name"]].get("modelName")
+    ]
     if urls:
         env.append(("MODEL_ENDPOINT", ",".join(urls)))
     if names:
@@ -200,8 +237,11 @@ def upstream_agent_env(
             continue
         tool = tools[ref["name"]]
         port = tool.get("port") or 8080
-        host = ("localhost" if tool.get("deploymentMode") == "sidecar"
-                else f"{ref['name']}.{namespace}.svc.cluster.local")
+        host = (
+            "localhost"
+            if tool.get("deploymentMode") == "sidecar"
+            else f"{ref['name']}.{namespace}.svc.cluster.local"
+        )
         tool_urls.append(f"http://{host}:{port}/mcp")
     if tool_urls:
         env.append(("MCP_SERVERS", ",".join(tool_urls)))
@@ -209,33 +249,61 @@ def upstream_agent_env(
     return env
 
 
-OPERATOR_ENV = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector.observability:4318",
-                "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
-                "OTEL_TRACES_SAMPLER_ARG": "0.25"}
+OPERATOR_ENV = {
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector.observability:4318",
+    "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+    "OTEL_TRACES_SAMPLER_ARG": "0.25",
+}
 UPSTREAM_SPEC = {
     "namespace": "shop",
     "partOf": "storefront",
-    "defaults": {"observability": {
-        "otlpEndpoint": OPERATOR_ENV["OTEL_EXPORTER_OTLP_ENDPOINT"],
-        "tracesSampler": OPERATOR_ENV["OTEL_TRACES_SAMPLER"],
-        "tracesSamplerArg": OPERATOR_ENV["OTEL_TRACES_SAMPLER_ARG"]}},
-    "tools": [{"name": "memory", "image": "ghcr.io/acme/memory:1"},
-              {"name": "files", "image": "ghcr.io/acme/files:1", "deploymentMode": "sidecar",
-               "port": 8181}],
-    "models": [{"name": "claude", "provider": "openai-compatible",
-                "modelName": "claude-sonnet-4-5",
-                "endpoint": "http://litellm-upstream.shop.svc.cluster.local:4000/v1"}],
+    "defaults": {
+        "observability": {
+            "otlpEndpoint": OPERATOR_ENV["OTEL_EXPORTER_OTLP_ENDPOINT"],
+            "tracesSampler": OPERATOR_ENV["OTEL_TRACES_SAMPLER"],
+            "tracesSamplerArg": OPERATOR_ENV["OTEL_TRACES_SAMPLER_ARG"],
+        }
+    },
+    "tools": [
+        {"name": "memory", "image": "ghcr.io/acme/memory:1"},
+        {
+            "name": "files",
+            "image": "ghcr.io/acme/files:1",
+            "deploymentMode": "sidecar",
+            "port": 8181,
+        },
+    ],
+    "models": [
+        {
+            "name": "claude",
+            "provider": "openai-compatible",
+            "modelName": "claude-sonnet-4-5",
+            "endpoint": "http://litellm-upstream.shop.svc.cluster.local:4000/v1",
+        }
+    ],
     "personas": [{"name": "careful", "tone": "calm", "expertise": "orders"}],
-    "agents": [{"name": "helper", "image": "ghcr.io/acme/helper:1",
-                "instructions": "Help the shop's customers.", "persona": "careful",
-                "models": [{"name": "claude"}],
-                "tools": [{"name": "memory"}, {"name": "files"}],
-                "initContainers": [{"name": "adapter", "image": "ghcr.io/acme/adapter:1",
-                                    "env": {"MODE": "init"}}]}],
+    "agents": [
+        {
+            "name": "helper",
+            "image": "ghcr.io/acme/helper:1",
+            "instructions": "Help the shop's customers.",
+            "persona": "careful",
+            "models": [{"name": "claude"}],
+            "tools": [{"name": "memory"}, {"name": "files"}],
+            "initContainers": [
+                {"name": "adapter", "image": "ghcr.io/acme/adapter:1", "env": {"MODE": "init"}}
+            ],
+        }
+    ],
 }
 # What docs/agent-contract.md says we do differently, on purpose, row by row.
-DIFFERENT_ON_PURPOSE = {"AGENT_UUID", "AGENT_CLUSTER_UUID", "LLM_MODEL", "MCP_SERVERS",
-                        "OTEL_RESOURCE_ATTRIBUTES"}
+DIFFERENT_ON_PURPOSE = {
+    "AGENT_UUID",
+    "AGENT_CLUSTER_UUID",
+    "LLM_MODEL",
+    "MCP_SERVERS",
+    "OTEL_RESOURCE_ATTRIBUTES",
+}
 
 
 @pytest.fixture(scope="module")
@@ -253,11 +321,18 @@ def ours(container: dict[str, Any]) -> dict[str, str]:
 
 def theirs() -> dict[str, str]:
     spec = UPSTREAM_SPEC
-    return dict(upstream_agent_env(
-        spec["agents"][0], spec["namespace"],
-        {m["name"]: m for m in spec["models"]}, {t["name"]: t for t in spec["tools"]},
-        {p["name"]: p for p in spec["personas"]}, OPERATOR_ENV,
-        status_uuid="3f1c0a52-0000-4000-8000-000000000001", cluster_uid="uid-of-the-cluster"))
+    return dict(
+        upstream_agent_env(
+            spec["agents"][0],
+            spec["namespace"],
+            {m["name"]: m for m in spec["models"]},
+            {t["name"]: t for t in spec["tools"]},
+            {p["name"]: p for p in spec["personas"]},
+            OPERATOR_ENV,
+            status_uuid="3f1c0a52-0000-4000-8000-000000000001",
+            cluster_uid="uid-of-the-cluster",
+        )
+    )
 
 
 def test_every_row_we_follow_matches_upstream(helper_pod) -> None:
@@ -271,19 +346,19 @@ def test_the_rows_we_differ_on_differ_as_the_contract_says(helper_pod) -> None:
     upstream, env = theirs(), ours(helper_pod["containers"][0])
     # AGENT_UUID: upstream's is random once; ours is stable across renders.
     assert uuid.UUID(env["AGENT_UUID"]).version == 5
-    assert env["AGENT_UUID"] == str(uuid.uuid5(
-        uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io"), "shop/helper"))
+    assert env["AGENT_UUID"] == str(
+        uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io"), "shop/helper")
+    )
     # AGENT_CLUSTER_UUID: no LanguageCluster object here; a uuid5 of its name (the namespace).
-    assert env["AGENT_CLUSTER_UUID"] == str(uuid.uuid5(
-        uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io"), "cluster/shop"))
+    assert env["AGENT_CLUSTER_UUID"] == str(
+        uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_DNS, "agents.langop.io"), "cluster/shop")
+    )
     # LLM_MODEL: our gateway's alias (the model's name), upstream's gateway's modelName.
     assert (env["LLM_MODEL"], upstream["LLM_MODEL"]) == ("claude", "claude-sonnet-4-5")
     # MCP_SERVERS: language-operator's base endpoints by default; endpointStyle: path gives
     # upstream's.
-    assert [f"{u}/mcp" for u in env["MCP_SERVERS"].split(",")] == upstream[
-        "MCP_SERVERS"].split(",")
-    assert env["OTEL_RESOURCE_ATTRIBUTES"] == (
-        "k8s.namespace.name=shop,k8s.deployment.name=helper")
+    assert [f"{u}/mcp" for u in env["MCP_SERVERS"].split(",")] == upstream["MCP_SERVERS"].split(",")
+    assert env["OTEL_RESOURCE_ATTRIBUTES"] == ("k8s.namespace.name=shop,k8s.deployment.name=helper")
 
 
 def test_endpoint_style_path_gives_upstreams_mcp_servers() -> None:
@@ -292,7 +367,8 @@ def test_endpoint_style_path_gives_upstreams_mcp_servers() -> None:
 
     spec = {**UPSTREAM_SPEC, "defaults": {**UPSTREAM_SPEC["defaults"], "endpointStyle": "path"}}
     pod = Rendered(run_program(lambda: LanguageCluster("c", spec))).find(
-        "Deployment", "helper", "shop")["spec"]["template"]["spec"]
+        "Deployment", "helper", "shop"
+    )["spec"]["template"]["spec"]
     assert ours(pod["containers"][0])["MCP_SERVERS"] == theirs()["MCP_SERVERS"]
 
 

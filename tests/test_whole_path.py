@@ -63,9 +63,12 @@ class SearchTool(MCPToolBase):
     input_model = SearchInput  # pyright: ignore[reportAssignmentType]
 
     async def execute(self, **kwargs: Any) -> dict[str, Any]:
-        return {"success": True, "results": [
-            {"title": f"Printer outage on floor 3 ({kwargs['query']})", "ticket": "SUP-1234"}
-        ]}
+        return {
+            "success": True,
+            "results": [
+                {"title": f"Printer outage on floor 3 ({kwargs['query']})", "ticket": "SUP-1234"}
+            ],
+        }
 
 
 def tickets_api(seen: list[dict[str, Any]]) -> Starlette:
@@ -110,25 +113,41 @@ def builtin_stack(tmp: Path) -> Path:
 
 def with_a2a_card(manifests: list[dict[str, Any]]) -> None:
     """The A2A card as CONTRACTS.md has issue 38 render it, when the render has none yet."""
-    deployment = next(m for m in manifests if m["kind"] == "Deployment"
-                      and m["metadata"]["name"] == "researcher")
+    deployment = next(
+        m for m in manifests if m["kind"] == "Deployment" and m["metadata"]["name"] == "researcher"
+    )
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
     if any(e["name"] == "A2A_AGENT_CARD" for e in container["env"]):
         return
-    card = {"name": "researcher", "description": "Researches questions",
-            "url": f"http://researcher.{NAMESPACE}.svc.cluster.local:8080/",
-            "protocolVersion": "0.3.0", "preferredTransport": "JSONRPC", "version": "1",
-            "capabilities": {}, "defaultInputModes": ["text/plain"],
-            "defaultOutputModes": ["text/plain"], "skills": []}
-    manifests.append({"apiVersion": "v1", "kind": "ConfigMap",
-                      "metadata": {"name": "researcher-a2a-card", "namespace": NAMESPACE},
-                      "data": {"agent-card.json": json.dumps(card)}})
+    card = {
+        "name": "researcher",
+        "description": "Researches questions",
+        "url": f"http://researcher.{NAMESPACE}.svc.cluster.local:8080/",
+        "protocolVersion": "0.3.0",
+        "preferredTransport": "JSONRPC",
+        "version": "1",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+    }
+    manifests.append(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "researcher-a2a-card", "namespace": NAMESPACE},
+            "data": {"agent-card.json": json.dumps(card)},
+        }
+    )
     pod["volumes"].append({"name": "a2a-card", "configMap": {"name": "researcher-a2a-card"}})
-    container["volumeMounts"].append({"name": "a2a-card", "mountPath": "/etc/agent/a2a",
-                                      "readOnly": True})
-    container["env"] += [{"name": "A2A_PORT", "value": "8080"},
-                         {"name": "A2A_AGENT_CARD", "value": "/etc/agent/a2a/agent-card.json"}]
+    container["volumeMounts"].append(
+        {"name": "a2a-card", "mountPath": "/etc/agent/a2a", "readOnly": True}
+    )
+    container["env"] += [
+        {"name": "A2A_PORT", "value": "8080"},
+        {"name": "A2A_AGENT_CARD", "value": "/etc/agent/a2a/agent-card.json"},
+    ]
 
 
 def memory_app(db: Path) -> Any:
@@ -143,8 +162,9 @@ def memory_app(db: Path) -> Any:
 
 
 class World:
-    def __init__(self, cluster: Cluster, model: FakeOpenAI, search: Recorder,
-                 tickets: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, cluster: Cluster, model: FakeOpenAI, search: Recorder, tickets: list[dict[str, Any]]
+    ) -> None:
         self.cluster, self.model, self.search, self.tickets = cluster, model, search, tickets
 
     def agent(self) -> Pod:
@@ -152,8 +172,12 @@ class World:
 
     def start_agent(self, pod: Pod, **env: str) -> Any:
         python = Path(sys.executable).parent
-        return pod.start(path=f"{python}:/usr/bin:/bin", bind_env="A2A_HOST",
-                         path_root_env="LANGOP_PATH_ROOT", extra_env=env)
+        return pod.start(
+            path=f"{python}:/usr/bin:/bin",
+            bind_env="A2A_HOST",
+            path_root_env="LANGOP_PATH_ROOT",
+            extra_env=env,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -166,15 +190,19 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     vllm = cluster.add_service("vllm", NAMESPACE)
     memory = cluster.add_service("memory", NAMESPACE)
     gateway_pod = cluster.pod("Deployment", "gateway", ip=cluster.add_service("gateway", NAMESPACE))
-    with serve(model.app(), host=vllm, port=8000), serve(
-        memory_app(tmp / "memory.db"), host=memory, port=8080
-    ), serve(search) as search_url, serve(tickets_api(tickets)) as tickets_url:
-        cluster.external = {"https://search.mcp.example.com": search_url,
-                            "https://tickets.example.com": tickets_url}
+    with (
+        serve(model.app(), host=vllm, port=8000),
+        serve(memory_app(tmp / "memory.db"), host=memory, port=8080),
+        serve(search) as search_url,
+        serve(tickets_api(tickets)) as tickets_url,
+    ):
+        cluster.external = {
+            "https://search.mcp.example.com": search_url,
+            "https://tickets.example.com": tickets_url,
+        }
         try:
             process = gateway_pod.start(entrypoint=[str(LITELLM)], host_flag="--host")
-            wait_http(f"http://{gateway_pod.ip}:8000{gateway.READINESS_PATH}", process,
-                      gateway_pod)
+            wait_http(f"http://{gateway_pod.ip}:8000{gateway.READINESS_PATH}", process, gateway_pod)
             yield World(cluster, model, search, tickets)
         finally:
             gateway_pod.stop()
@@ -198,13 +226,16 @@ def test_a_question_over_a2a_uses_two_tools_with_their_credentials(world: World)
     assert reply.text == "Ticket SUP-1234 is resolved.", pod.log()[-3000:]
     (turn,) = reply.data
     assert [(s["step_number"], s["tool_name"]) for s in turn["steps"]] == [
-        (1, "web-search__search"), (2, "fetch_ticket")
+        (1, "web-search__search"),
+        (2, "fetch_ticket"),
     ]
     assert turn["steps"][1]["tool_args"] == {"ticketId": "SUP-1234"}
     assert turn["steps"][1]["result"] == {"ticketId": "SUP-1234", "status": "resolved"}
     searched = [h for h in world.search.requests if h.get("x-api-version")]
-    assert searched and all(h["authorization"] == "dev-search-token-not-for-prod"
-                            and h["x-api-version"] == "2" for h in searched)
+    assert searched and all(
+        h["authorization"] == "dev-search-token-not-for-prod" and h["x-api-version"] == "2"
+        for h in searched
+    )
     (ticket,) = world.tickets
     assert ticket["headers"]["authorization"] == "Bearer dev-ticketing-token-not-for-prod"
     assert ticket["body"] == {"ticketId": "SUP-1234"}

@@ -268,8 +268,11 @@ def snake_aliases(key: str, info: FieldInfo) -> list[str]:
     """The snake_case keywords of a field's other stack keys (``systemPrompt`` ->
     ``system_prompt``); each must be among the keys the spec accepts."""
     choices = info.validation_alias
-    names = [c for c in choices.choices if isinstance(c, str)] if choices is not None and (
-        hasattr(choices, "choices")) else []
+    names = (
+        [c for c in choices.choices if isinstance(c, str)]
+        if choices is not None and (hasattr(choices, "choices"))
+        else []
+    )
     snakes = [to_snake(name) for name in names if to_snake(name) != key]
     missing = [snake for snake in snakes if snake not in names]
     if missing:

@@ -74,8 +74,14 @@ def minimal_card(name: str, url: str) -> dict[str, Any]:
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain", "application/json"],
         # A2A 1.0 wants a skill with a tag
-        "skills": [{"id": "answer", "name": "Answer", "description": "Answers a question, "
-                    "using the agent's tools", "tags": ["general"]}],
+        "skills": [
+            {
+                "id": "answer",
+                "name": "Answer",
+                "description": "Answers a question, using the agent's tools",
+                "tags": ["general"],
+            }
+        ],
     }
 
 

@@ -55,7 +55,7 @@ def _json_list(env: Mapping[str, str], name: str, found: ArkSections) -> list[An
 def _headers(server: str, env: Mapping[str, str]) -> list[dict[str, str]]:
     prefix = f"{HEADER_ENV_PREFIX}{env_token(server)}_HEADER_"
     return [
-        {"name": header_name(variable[len(prefix):]), "valueFromEnv": variable}
+        {"name": header_name(variable[len(prefix) :]), "valueFromEnv": variable}
         for variable in sorted(env)
         if variable.startswith(prefix) and len(variable) > len(prefix)
     ]
@@ -82,7 +82,7 @@ def ark_sections(document: Mapping[str, Any], env: Mapping[str, str]) -> ArkSect
     }
     for variable in sorted(env):
         if variable.startswith(HEADER_ENV_PREFIX) and "_HEADER_" in variable:
-            server = variable[len(HEADER_ENV_PREFIX):].split("_HEADER_")[0]
+            server = variable[len(HEADER_ENV_PREFIX) :].split("_HEADER_")[0]
             if "mcpServers" in found.sections and server not in named:
                 found.warnings.append(
                     f"{variable} is set but {ARK_SERVERS_ENV} names no server {server}: "

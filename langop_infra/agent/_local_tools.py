@@ -47,10 +47,16 @@ class LocalTools:
         for name, tool in self.tools.items():
             api_name = llm_name(name)
             names[api_name] = name
-            definitions.append({"type": "function", "function": {
-                "name": api_name, "description": tool.description,
-                "parameters": tool.input_model.model_json_schema(),
-            }})
+            definitions.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": api_name,
+                        "description": tool.description,
+                        "parameters": tool.input_model.model_json_schema(),
+                    },
+                }
+            )
         return definitions, names
 
     async def call_tool(
@@ -64,9 +70,11 @@ class LocalTools:
         except Exception as exc:  # AgentLab: errors are results the LLM can read
             return _text(f"{name}: {exc}", error=True)
         text = json.dumps(result, default=str)
-        return ToolCallResult(content=[{"type": "text", "text": text}],
-                              structured_content=_json.read(text),
-                              is_error=result.get("success") is False)
+        return ToolCallResult(
+            content=[{"type": "text", "text": text}],
+            structured_content=_json.read(text),
+            is_error=result.get("success") is False,
+        )
 
 
 def _text(text: str, error: bool) -> ToolCallResult:
@@ -85,8 +93,13 @@ async def chat_with_tools(
     ``content``, e.g. AgentLab's ``ChatMessage``), the earlier ones as history; the answer
     (an error answer when the model fails), the steps and the tool results."""
     given = tools if hasattr(tools, "call_tool") else LocalTools(tools)  # pyright: ignore
-    loop = AgentLoop(model, given, RuntimeMetrics(), system_prompt=system_prompt,  # pyright: ignore
-                     max_iterations=max_iterations)
+    loop = AgentLoop(
+        model,
+        given,  # pyright: ignore[reportArgumentType]
+        RuntimeMetrics(),
+        system_prompt=system_prompt,
+        max_iterations=max_iterations,
+    )
     plain = [_plain(m) for m in messages]
     if not plain or plain[-1]["role"] != "user":
         raise ValueError("chat_with_tools needs messages that end with a user message")

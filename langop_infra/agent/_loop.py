@@ -146,9 +146,7 @@ class AgentLoop:
             for call in reply.calls:
                 messages.append(await self._act(call, names, reply.content, outcome))
         else:
-            outcome.error = (
-                f"no final answer after maxIterations={self.max_iterations} model calls"
-            )
+            outcome.error = f"no final answer after maxIterations={self.max_iterations} model calls"
             outcome.answer = f"I could not finish: {outcome.error}"
         self._remember(conversation, messages[1:])
         return outcome
@@ -198,17 +196,28 @@ class AgentLoop:
                     problem = str(data.get("error") or text or f"tool {name} failed")
                 else:
                     self.metrics.tool_seconds.labels(name).observe(time.perf_counter() - started)
-                    return ToolResult(name, True, dict(data), call_id=call_id,
-                                      timestamp=datetime.now(timezone.utc))
+                    return ToolResult(
+                        name,
+                        True,
+                        dict(data),
+                        call_id=call_id,
+                        timestamp=datetime.now(timezone.utc),
+                    )
         self.metrics.tool_errors.labels(name).inc()
         self.metrics.tool_seconds.labels(name).observe(time.perf_counter() - started)
-        return ToolResult(name, False, {"error": problem}, problem, call_id=call_id,
-                          timestamp=datetime.now(timezone.utc))
+        return ToolResult(
+            name,
+            False,
+            {"error": problem},
+            problem,
+            call_id=call_id,
+            timestamp=datetime.now(timezone.utc),
+        )
 
     def _remember(self, conversation: str, messages: list[dict[str, object]]) -> None:
         """Keep the last ``history_messages`` messages, starting at a user message (a tool
         result without the call that asked for it is refused by chat APIs)."""
-        kept = messages[-self.history_messages:]
+        kept = messages[-self.history_messages :]
         while kept and kept[0].get("role") != "user":
             kept = kept[1:]
         self._histories[conversation] = kept

@@ -17,23 +17,32 @@ class RuntimeMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.tool_invocations = Counter(
-            "langop_agent_tool_invocations", "Tool calls made by the agent",
-            ["tool"], registry=self.registry,
+            "langop_agent_tool_invocations",
+            "Tool calls made by the agent",
+            ["tool"],
+            registry=self.registry,
         )
         self.tool_errors = Counter(
-            "langop_agent_tool_errors", "Tool calls that returned an error result",
-            ["tool"], registry=self.registry,
+            "langop_agent_tool_errors",
+            "Tool calls that returned an error result",
+            ["tool"],
+            registry=self.registry,
         )
         self.tool_seconds = Histogram(
-            "langop_agent_tool_call_seconds", "Tool call latency", ["tool"],
+            "langop_agent_tool_call_seconds",
+            "Tool call latency",
+            ["tool"],
             registry=self.registry,
         )
         self.model_requests = Counter(
-            "langop_agent_model_requests", "Chat completion requests to the model",
-            ["outcome"], registry=self.registry,
+            "langop_agent_model_requests",
+            "Chat completion requests to the model",
+            ["outcome"],
+            registry=self.registry,
         )
         self.model_seconds = Histogram(
-            "langop_agent_model_request_seconds", "Chat completion latency",
+            "langop_agent_model_request_seconds",
+            "Chat completion latency",
             registry=self.registry,
         )
         self.turns = Counter(

@@ -65,18 +65,6 @@ __all__ = [
 ]
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 class ToolRegistry:
     """Tools of every connected server and every HTTP tool under collision-free names; calls
     go to their server. See the module's docstring for the lifecycle."""

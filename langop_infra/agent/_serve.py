@@ -68,9 +68,11 @@ def agent_servers(settings: RuntimeSettings, env: Mapping[str, str]) -> AgentSer
     endpoint = env.get("AGENT_MEMORY_ENDPOINT")
     name = settings.memory_tool or "memory"
     if endpoint and name not in {s.name for s in servers.servers}:
-        servers.servers.append(ServerEntry(
-            name, endpoint, dict(settings.memory_headers), source="AGENT_MEMORY_ENDPOINT"
-        ))
+        servers.servers.append(
+            ServerEntry(
+                name, endpoint, dict(settings.memory_headers), source="AGENT_MEMORY_ENDPOINT"
+            )
+        )
     for failure in servers.failures:
         logger.warning("tool server unusable: %s", failure)
     for warning in servers.warnings:
@@ -117,8 +119,16 @@ async def run_scheduled(env: Mapping[str, str], out: TextIO) -> int:
     runtime = await start_runtime(env, wait=True)
     try:
         if not runtime.settings.input.strip():
-            out.write(json.dumps({"type": "answer", "answer": "", "error":
-                                  "AGENT_MODE=scheduled needs AGENT_INPUT (the prompt)"}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "type": "answer",
+                        "answer": "",
+                        "error": "AGENT_MODE=scheduled needs AGENT_INPUT (the prompt)",
+                    }
+                )
+                + "\n"
+            )
             return 1
         outcome = await runtime.loop.run(runtime.settings.input)
         json_lines(outcome, out)
@@ -151,8 +161,12 @@ def serve_forever(env: Mapping[str, str]) -> None:
         *service_routes(lambda: holder["runtime"].metrics, lambda: holder["runtime"].not_ready()),
         *a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name),
     ]
-    uvicorn.run(build_app(routes, lifespan), host=env.get("A2A_HOST", "0.0.0.0"),
-                port=settings.port, log_level="warning")
+    uvicorn.run(
+        build_app(routes, lifespan),
+        host=env.get("A2A_HOST", "0.0.0.0"),
+        port=settings.port,
+        log_level="warning",
+    )
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
@@ -160,8 +174,11 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     parser.add_argument("command", choices=["serve"], help="run the agent (AGENT_MODE decides)")
     parser.parse_args(argv)
     env = dict(os.environ if env is None else env)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
         if env.get("AGENT_MODE") == "scheduled":
             return asyncio.run(run_scheduled(env, sys.stdout))

@@ -32,9 +32,7 @@ class ServerEntry:
     # A tool reference's allowedTools: only these are offered; None offers every tool.
     allowed_tools: tuple[str, ...] | None = None
     # A tool reference's overrides: {tool: {"name": ..., "description": ...}}.
-    overrides: Mapping[str, Mapping[str, str]] = field(
-        default_factory=dict[str, Mapping[str, str]]
-    )
+    overrides: Mapping[str, Mapping[str, str]] = field(default_factory=dict[str, Mapping[str, str]])
     auto_connect: bool = True  # false: listed by servers(), connected only by connect()
 
 

@@ -16,8 +16,14 @@ from typing import Any, cast
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
 
-__all__ = ["PATH_ROOT_ENV", "Peer", "RuntimeSettings", "SettingsError", "container_path",
-           "load_settings"]
+__all__ = [
+    "PATH_ROOT_ENV",
+    "Peer",
+    "RuntimeSettings",
+    "SettingsError",
+    "container_path",
+    "load_settings",
+]
 
 PATH_ROOT_ENV = "LANGOP_PATH_ROOT"
 DEFAULT_CONFIG = "/etc/agent/config.yaml"
@@ -117,7 +123,7 @@ def prefixed_headers(env: Mapping[str, str], prefix: str) -> dict[str, str]:
     from langop_infra.agent._ark_env import header_name
 
     return {
-        header_name(key[len(prefix):]): value
+        header_name(key[len(prefix) :]): value
         for key, value in env.items()
         if key.startswith(prefix) and len(key) > len(prefix)
     }
@@ -166,10 +172,15 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
     a2a: object = config.get("a2a") or {}
     a2a = cast("dict[str, Any]", a2a) if isinstance(a2a, dict) else {}
     tools: object = config.get("tools") or {}
-    required = tuple(
-        str(name) for name, spec in cast("dict[str, Any]", tools).items()
-        if isinstance(spec, dict) and cast("dict[str, Any]", spec).get("required") is True
-    ) if isinstance(tools, dict) else ()
+    required = (
+        tuple(
+            str(name)
+            for name, spec in cast("dict[str, Any]", tools).items()
+            if isinstance(spec, dict) and cast("dict[str, Any]", spec).get("required") is True
+        )
+        if isinstance(tools, dict)
+        else ()
+    )
     memory: object = config.get("memory") or {}
     memory_tool = cast("dict[str, Any]", memory).get("name") if isinstance(memory, dict) else None
     return RuntimeSettings(
@@ -177,10 +188,13 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         model=model,
         api_key=env.get("MODEL_API_KEY") or None,
         system_prompt=prompt,
-        max_iterations=int(_number(
-            {"AGENT_MAX_ITERATIONS": str(iterations or "")}, "AGENT_MAX_ITERATIONS",
-            DEFAULT_MAX_ITERATIONS,
-        )),
+        max_iterations=int(
+            _number(
+                {"AGENT_MAX_ITERATIONS": str(iterations or "")},
+                "AGENT_MAX_ITERATIONS",
+                DEFAULT_MAX_ITERATIONS,
+            )
+        ),
         history_messages=int(_number(env, "AGENT_HISTORY_MESSAGES", DEFAULT_HISTORY_MESSAGES, 2)),
         tool_timeout=_number(env, "AGENT_TOOL_TIMEOUT_SECONDS", 30.0, 0.001),
         model_timeout=_number(env, "AGENT_TIMEOUT_SECONDS", 120.0, 0.001),

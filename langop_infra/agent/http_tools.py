@@ -194,7 +194,6 @@ def _entry(where: str, spec: Any, env: Mapping[str, str]) -> HttpToolEntry:
     )
 
 
-
 class HttpToolCaller:
     """Calls HTTP tools; one token bucket and one cached OAuth token per tool, and one
     :class:`~langop_infra.core._redact.Scrubber` for everything returned."""

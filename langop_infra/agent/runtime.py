@@ -209,7 +209,14 @@ class _Collector:
         source = {"mcpServers": "config.yaml mcpServers", "servers": "servers.json"}.get(key, key)
         self._add(
             ServerEntry(
-                name, url, headers, timeout, source, transport, command, child_env,
+                name,
+                url,
+                headers,
+                timeout,
+                source,
+                transport,
+                command,
+                child_env,
                 auto_connect=auto,
             )
         )

@@ -20,7 +20,6 @@ _REDIRECTS = ("browser", "print", "follow")
 _LOGIN_SECONDS = 300.0  # how long a person has to approve in the browser
 
 
-
 def command_deadline(timeout: float) -> float:
     """The whole command's bound: the listing's, and the login's requests (not a person's)."""
     return max(30.0, 3 * timeout)

@@ -50,9 +50,7 @@ def placement(resource_name: str, value: object) -> Placement:
     return Placement(str(value), str(value))
 
 
-def registered(
-    component: object, kind: str, where: Placement, name: str, site: str
-) -> Placement:
+def registered(component: object, kind: str, where: Placement, name: str, site: str) -> Placement:
     """Record ``component`` (see :func:`register_component`), at once with a known namespace,
     else as it resolves: the namespace its objects get then fails, as a field error naming
     ``site`` (the user's line), when another one of that kind and name is already there."""

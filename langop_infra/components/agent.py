@@ -291,6 +291,8 @@ def _guarded_config(objects: Any, agent: AgentSpec, final: Any) -> Any:
         f"LanguageAgent {agent.name!r}",
         construction_site() or None,
     )
+
+
 def _register_policies(
     plan: AgentPlan,
     place: namespaces.Placement,

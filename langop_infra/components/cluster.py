@@ -301,8 +301,12 @@ def allowed_by_agents(cluster: ClusterSpec, namespace: str, tool: str) -> dict[s
     for agent in cluster.agents:
         agent_ns = agent.namespace or cluster.namespace
         for ref in agent.tools:
-            if (ref.enabled and ref.allowed_tools is not None and ref.name == tool
-                    and (ref.namespace or agent_ns) == namespace):
+            if (
+                ref.enabled
+                and ref.allowed_tools is not None
+                and ref.name == tool
+                and (ref.namespace or agent_ns) == namespace
+            ):
                 found[f"{agent_ns}/{agent.name}"] = list(ref.allowed_tools)
     return found
 

@@ -68,8 +68,7 @@ def plan_model(name: str, args: object, fields: Mapping[str, object]) -> ModelPl
     inputs.refuse_outputs(
         data,
         f"LanguageModel {data.get('name')!r}",
-        "agents copy a model's settings into their config when they are built; pass a "
-        "plain value",
+        "agents copy a model's settings into their config when they are built; pass a plain value",
     )
     with component_error(f"LanguageModel {data.get('name')!r}"):
         spec = parse_model(data)

@@ -73,8 +73,7 @@ def require_image(image: str) -> None:
     if not image:
         raise invalid(
             "agent_image",
-            "an agent needs an image: give image, or runtime: builtin for the package's own "
-            "agent",
+            "an agent needs an image: give image, or runtime: builtin for the package's own agent",
         )
 
 

@@ -56,9 +56,9 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                                                              '(AGENT_MODE=scheduled) '
                                                                              'instead of a '
                                                                              'Deployment.'}}),
- 'langop_infra.config._builtin': ('7cef1fdca6117114ddc36d274fde41f0a324fb9175bb0c87afd79606dcff1bca',
+ 'langop_infra.config._builtin': ('67fe64066b708bbb3d543d6d38939e82b0264c43b82927298b8b45353e1a192a',
                                   {'BuiltinRuntime': {}}),
- 'langop_infra.config._fields': ('51ae5bb27b6de37c398104f195b87d8e2496ceedc7b7a119e9cac31e1ef94138',
+ 'langop_infra.config._fields': ('5e18e852ed9cd363cc43ef196202d287708763590b62483a952abeb805c7905f',
                                  {'HeaderSpec': {'value': "The header's literal value (not for "
                                                           'credentials: use valueFrom or secret).',
                                                  'value_from': '{secretKeyRef: {name, key}}: the '
@@ -89,7 +89,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                                  'type': 'managed: deployed here as a LanguageTool '
                                                          'preset; external: address and '
                                                          'headers.'}}),
- 'langop_infra.config._model': ('7a75370b1dc19f88f3ac02fbeb399fec382ce2514a02c6b5e6332a07c61771e7',
+ 'langop_infra.config._model': ('d711f5c9772a8791eccd98d8c01dd47463ccdb8db6f8a55960b2e75471551fb0',
                                 {'ApiKeyRef': {},
                                  'ApiKeySource': {'secret_key_ref': "The Secret's name and key "
                                                                     '(key defaults to api-key).'},
@@ -140,7 +140,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                                                 'namespaceSelector is set).'},
                                    'PortSpec': {'port': 'Port number, 1-65535.',
                                                 'protocol': 'Protocol of the port.'}}),
- 'langop_infra.config._pod': ('a3d1810e3a8ff14f159b5edb0620eb0afad48b00239e698496115be9421cd27d',
+ 'langop_infra.config._pod': ('b3ed5fab03839747f3a2b6c9672055b422ecc21b39185922e0fe58eb4cc715c4',
                               {'Affinity': {'node_affinity': 'Which nodes the pods run on.',
                                             'pod_affinity': 'Pods to run near.',
                                             'pod_anti_affinity': 'Pods to run away from.'},

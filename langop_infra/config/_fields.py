@@ -333,6 +333,7 @@ def issuer_allowed(url: str) -> bool:
     except ValueError:
         return parts.scheme == "http" and host == "localhost"
 
+
 Image = Annotated[str, AfterValidator(non_empty_image)]
 Seconds = Annotated[float, BeforeValidator(parse_duration)]
 EnvName = Annotated[str, AfterValidator(env_name)]

@@ -251,8 +251,12 @@ class ObservabilityDefaults(Spec):
     )
     traces_sampler: (
         Literal[
-            "always_on", "always_off", "traceidratio", "parentbased_always_on",
-            "parentbased_always_off", "parentbased_traceidratio",
+            "always_on",
+            "always_off",
+            "traceidratio",
+            "parentbased_always_on",
+            "parentbased_always_off",
+            "parentbased_traceidratio",
         ]
         | None
     ) = Field(default=None, description="OTEL_TRACES_SAMPLER of agents and tools.")

@@ -438,8 +438,15 @@ class WorkloadSpec(PodSettings):
         list[str] | None,
         BeforeValidator(command_list),
         # The schema editors read admits the one-string form the validator accepts.
-        WithJsonSchema({"anyOf": [{"items": {"type": "string"}, "type": "array"},
-                                  {"type": "string"}, {"type": "null"}]}),
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"items": {"type": "string"}, "type": "array"},
+                    {"type": "string"},
+                    {"type": "null"},
+                ]
+            }
+        ),
     ] = None
     """Container command, replacing the image's entrypoint (a string: the executable alone)."""
     args: list[str] | None = None

@@ -42,8 +42,9 @@ def _host_and_port(value: str, authority: str) -> None:
         host, _, rest = authority[1:].partition("]")
         port = rest.removeprefix(":") if rest.startswith(":") else None
     else:
-        host, sep, port_text = authority.rpartition(":") if ":" in authority else (
-            authority, "", "")
+        host, sep, port_text = (
+            authority.rpartition(":") if ":" in authority else (authority, "", "")
+        )
         port = port_text if sep else None
     if not host:
         raise invalid("http_url", f"{value!r} has no host: write it as https://host[:port]/path")

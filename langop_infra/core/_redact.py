@@ -199,7 +199,7 @@ def _cut_off_echoes(text: str, forms: list[str]) -> str:
     for start, end in sorted(spans):
         if end <= done:
             continue
-        pieces.append(text[done:max(start, done)] + MARK)
+        pieces.append(text[done : max(start, done)] + MARK)
         done = end
     return "".join(pieces) + text[done:]
 

@@ -149,9 +149,7 @@ def _yaml_problem(path: Path, exc: Exception) -> Problem:
     context_mark = getattr(exc, "context_mark", None)
     context = getattr(exc, "context", None)
     if context_mark is not None and context:
-        message = message.replace(
-            str(context), f"{context} (from line {context_mark.line + 1})", 1
-        )
+        message = message.replace(str(context), f"{context} (from line {context_mark.line + 1})", 1)
     if not mark:
         return Problem("", f"not valid YAML: {message}", "yaml_syntax")
     return Problem(

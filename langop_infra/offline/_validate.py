@@ -113,4 +113,3 @@ def _agent_warnings(spec: ClusterSpec, agent: AgentSpec) -> list[str]:
         persona=persona,
     )
     return override_warnings(full.name, parts.overridden)
-

@@ -191,8 +191,11 @@ def _env_credentials(w: Workload, container: Mapping[str, Any], env: Any) -> lis
         ]
     if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
         return [
-            Finding(w.resource.urn, f"{where}: {path} holds a literal credential ({reason}); "
-                    "send it from a Secret (valueFrom.secretKeyRef)")
+            Finding(
+                w.resource.urn,
+                f"{where}: {path} holds a literal credential ({reason}); "
+                "send it from a Secret (valueFrom.secretKeyRef)",
+            )
             for path, reason in credentials.in_text("", value)
         ]
     return []
@@ -218,7 +221,7 @@ def _config_map_message(where: str, key: str, path: str, reason: str) -> str:
     pair = re.search(r" \(([^)]+)\)$", path)
     if pair and path.startswith(f"{key}.") and credentials.credential_header(pair.group(1)):
         return (
-            f"{where}: {key} {path[len(key):]} is a credential header with a literal value; "
+            f"{where}: {key} {path[len(key) :]} is a credential header with a literal value; "
             "send it from a Secret (valueFrom.secretKeyRef)"
         )
     return (

@@ -33,5 +33,3 @@ def serve(
     from langop_infra.toolkit._server import serve as run
 
     run(registry, host=host, port=port)
-
-

@@ -74,8 +74,10 @@ class MCPToolRegistry:
         chosen = list(self._tools) if names is None else names
         unknown = [name for name in chosen if name not in self._tools]
         if unknown:
-            raise KeyError(f"no tools named {', '.join(unknown)}; the tools are: "
-                           f"{', '.join(self._tools) or 'none'}")
+            raise KeyError(
+                f"no tools named {', '.join(unknown)}; the tools are: "
+                f"{', '.join(self._tools) or 'none'}"
+            )
         return [to_langchain_tool(self._tools[name]) for name in chosen]
 
 

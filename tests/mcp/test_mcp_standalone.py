@@ -31,9 +31,7 @@ def test_mcp_imports_nothing_of_langop_infra_outside_itself() -> None:
         f"{path.name}: {name}"
         for path in modules
         for name in _imports(path)
-        if name.startswith("langop_infra")
-        and not name.startswith(ROOTS)
-        and name != "langop_infra"
+        if name.startswith("langop_infra") and not name.startswith(ROOTS) and name != "langop_infra"
     }
     bare = {f"{path.name}" for path in modules if "langop_infra" in _imports(path)}
     assert outside == set()

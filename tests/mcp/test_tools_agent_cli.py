@@ -107,7 +107,8 @@ def test_call_an_mcp_tool_as_json(
         "notes__add",
         "--arguments",
         '{"a": 2, "b": 40}',
-        "-o", "json",
+        "-o",
+        "json",
     )
     assert code == 0
     assert json.loads(out) == {

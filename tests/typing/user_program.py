@@ -46,7 +46,11 @@ in_ns = LanguageTool("in-ns", image="ghcr.io/acme/a:1", namespace=ns_name)
 LanguageAgent("in-ns", image="ghcr.io/acme/agent:1", namespace=ns_name, tools=[in_ns])
 LanguageModel("in-ns", provider="openai", model_name="gpt-4o-mini", namespace=ns_name)
 HttpTool(
-    "in-ns", description="d", display_name="D", version="1", endpoint="https://x.example.com",
+    "in-ns",
+    description="d",
+    display_name="D",
+    version="1",
+    endpoint="https://x.example.com",
     namespace=ns_name,
 )
 

@@ -50,8 +50,11 @@ def test_config_yaml_names_the_tool_and_the_sync_registered():
         config_yaml, phase, names = args
         config = yaml.safe_load(config_yaml)
         assert config["tools"] == {
-            "memory": {"endpoint": "http://memory.apps.svc.cluster.local:8080", "protocol": "mcp",
-                       "required": True}
+            "memory": {
+                "endpoint": "http://memory.apps.svc.cluster.local:8080",
+                "protocol": "mcp",
+                "required": True,
+            }
         }
         assert (phase, names) == ("Registered", ["remember"])
 

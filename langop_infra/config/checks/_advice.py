@@ -98,8 +98,11 @@ def ark_prompt_warnings(agent: AgentSpec, path: str = "") -> list[Problem]:
     exits without it."""
     if agent.instructions or agent.runtime == "builtin" or agent.model is None:
         return []
-    used = [key for key, given in (("mcpServers", agent.mcp_servers),
-                                   ("webhookTools", agent.webhook_tools)) if given]
+    used = [
+        key
+        for key, given in (("mcpServers", agent.mcp_servers), ("webhookTools", agent.webhook_tools))
+        if given
+    ]
     if not used:
         return []
     return [

@@ -72,7 +72,11 @@ def _unpinned(where: str, image: str, required: bool) -> Problem:
         where,
         f"image {image!r} has no digest, so what runs can change without a change here; "
         "pin it as <image>@sha256:<digest> (docker buildx imagetools inspect <image> "
-        "shows it)" + ("" if required else ", or set defaults.requireImageDigests: true "
-        "to refuse unpinned images"),
+        "shows it)"
+        + (
+            ""
+            if required
+            else ", or set defaults.requireImageDigests: true to refuse unpinned images"
+        ),
         "langop_unpinned_image",
     )

@@ -290,9 +290,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     problems += found
     raw_http = flattened_entries(data.get("httpTools", data.get("http_tools")))
     # Partial: a tool with one bad field still has its Secret and references checked.
-    http_tools, found = _validate_list(
-        HttpToolSpec, raw_http, join_path(path, "httpTools"), True
-    )
+    http_tools, found = _validate_list(HttpToolSpec, raw_http, join_path(path, "httpTools"), True)
     problems += found
     raw_namespace = data.get("namespace")
     namespace = raw_namespace if isinstance(raw_namespace, str) else ""
