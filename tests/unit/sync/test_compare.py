@@ -1304,3 +1304,175 @@ def test_values_json_cannot_hold_are_told_apart_by_repr() -> None:
 
     assert compare._key({1}) != compare._key({2})
     assert compare._key({1}) == compare._key({1})
+
+
+# --- what #37's second mutation run of this module left alive ---------------------------------
+
+
+def _deeper_than_48(leaf: Any) -> Any:
+    for _ in range(50):
+        leaf = obj({"p": leaf})
+    return leaf
+
+
+@pytest.mark.parametrize(
+    "unchanged",
+    [
+        5,  # a schema that is not an object
+        {"$ref": 5},  # a $ref that is not a string
+        _deeper_than_48(STRING),
+        {**ARRAY, "items": [STRING]},  # tuple form
+        {**OBJECT, "properties": ["a"]},
+        {**OBJECT, "required": "a"},
+        {**OBJECT, "additionalProperties": "yes"},
+        {"enum": "a"},
+    ],
+    ids=["not-object", "ref-not-string", "deep", "tuple", "properties", "required", "ap", "enum"],
+)
+def test_an_opaque_value_that_did_not_change_is_not_reported(unchanged: Any) -> None:
+    """Only the title added beside it is a change: an opaque value is compared, not flagged."""
+    old = search(input_schema=obj({"f": STRING, "g": unchanged}))
+    new = search(input_schema=obj({"f": {**STRING, "title": "t"}, "g": unchanged}))
+    assert [(c.kind, c.path, c.message) for c in compare_tools([old], [new]).changes] == [
+        ("compatible", F, "input field 'f' title added")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value"),
+    [("allOf", [STRING]), ("maximum", "10"), ("uniqueItems", "yes"), ("enum", "a")],
+)
+def test_an_opaque_value_set_to_or_from_null_is_a_change(keyword: str, value: Any) -> None:
+    message = f"input field 'f' {'keyword ' + repr(keyword) if keyword == 'allOf' else keyword}"
+    expected = [("breaking", F, f"{message} changed (compared as an opaque value)")]
+    assert diff({keyword: value}, {keyword: None}) == expected
+    assert diff({keyword: None}, {keyword: value}) == expected
+
+
+def test_a_schema_that_became_no_object_is_named() -> None:
+    assert diff(STRING, 5) == [
+        (
+            "breaking",
+            F,
+            "input field 'f' schema, not a JSON object, changed (compared as an opaque value)",
+        )
+    ]
+    assert diff(5, STRING) == diff(STRING, 5)
+
+
+def test_a_recursive_ref_whose_definition_went_away_is_a_change() -> None:
+    """The same ``$ref`` text on both sides, recursive in the old schema and unresolvable in
+    the new one (its definition was inlined once and dropped): not the same recursion."""
+    node = {**OBJECT, "properties": {"next": {"$ref": "#/$defs/A"}}}
+    old = search(input_schema={**obj({"a": {"$ref": "#/$defs/A"}}), "$defs": {"A": node}})
+    new = search(input_schema=obj({"a": node}))
+    assert [(c.path, c.message) for c in compare_tools([old], [new]).changes] == [
+        (
+            "search.input.a.next",
+            "input field 'a.next' $ref '#/$defs/A', which is recursive, changed "
+            "(compared as an opaque value)",
+        )
+    ]
+
+
+@pytest.mark.parametrize("nullable", [False, True])
+def test_a_changed_recursive_definition_is_reported_once(nullable: bool) -> None:
+    """The walk knows which definitions it has entered, through ``anyOf: [X, null]`` too, so
+    a recursion stops where it began instead of repeating the change at every level."""
+
+    def schema(kind: str) -> dict[str, Any]:
+        ref: Any = {"$ref": "#/$defs/A"}
+        link = {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]} if nullable else ref
+        body = {**OBJECT, "properties": {"next": ref, "x": {"type": kind}}}
+        return {**obj({"a": link}), "$defs": {"A": body}}
+
+    changes = compare_tools([search(schema("string"))], [search(schema("integer"))]).changes
+    assert [(c.path, c.message) for c in changes] == [
+        ("search.input.a.x", "input field 'a.x' type changed from string to integer")
+    ]
+
+
+def test_a_single_option_union_is_not_read_as_nullable() -> None:
+    """``anyOf: [X]`` has no null option: it stays a union, compared as an opaque value."""
+    old = {"anyOf": [obj({"q": STRING})]}
+    new = {"anyOf": [obj({"q": NUMBER})]}
+    assert diff(old, new) == [
+        ("breaking", F, "input field 'f' keyword 'anyOf' changed (compared as an opaque value)")
+    ]
+
+
+@pytest.mark.parametrize(("zeros", "seen"), [(19_998, True), (19_999, False)])
+def test_ref_expansion_stops_after_twenty_thousand_values(zeros: int, seen: bool) -> None:
+    """One list and ``zeros`` scalars come before the ``$ref``: the 20,000th value expanded is
+    the last; past it, values are compared as they are written."""
+    field = {"allOf": [*([0] * zeros), {"$ref": "#/$defs/X"}]}
+    old = search(input_schema={**obj({"f": field}), "$defs": {"X": {"const": 1}}})
+    new = search(input_schema={**obj({"f": field}), "$defs": {"X": {"const": 2}}})
+    opaque = (
+        "breaking",
+        F,
+        "input field 'f' keyword 'allOf' changed (compared as an opaque value)",
+    )
+    found = [(c.kind, c.path, c.message) for c in compare_tools([old], [new]).changes]
+    assert found == ([opaque] if seen else NO_EFFECT)
+
+
+def test_expansions_nested_too_deep_are_never_equal() -> None:
+    """A chain of definitions that expands past 128 levels cannot be compared as text; two
+    such values are different values, even when they differ only at the bottom."""
+
+    def schema(leaf: int) -> dict[str, Any]:
+        defs: dict[str, Any] = {
+            f"D{i}": {"items": {"$ref": f"#/$defs/D{i + 1}"}} for i in range(140)
+        }
+        defs["D140"] = {"const": leaf}
+        return {**obj({"f": {"allOf": [{"$ref": "#/$defs/D0"}]}}), "$defs": defs}
+
+    changes = compare_tools([search(schema(1))], [search(schema(2))]).changes
+    assert [(c.path, c.message) for c in changes] == [
+        (F, "input field 'f' keyword 'allOf' changed (compared as an opaque value)")
+    ]
+
+
+def test_of_two_tools_with_one_name_the_first_in_canonical_order_wins_in_either_order() -> None:
+    first, second = tool("t", obj({"a": STRING})), tool("t", obj({"b": STRING}))
+    assert compare_tools([first, second], [first]).changes == ()
+    assert compare_tools([first], [first, second]).changes == ()
+
+
+def _frozen(value: Any) -> Any:
+    """The same JSON value built of read-only mappings and tuples: not plain JSON containers."""
+    from types import MappingProxyType
+
+    if isinstance(value, dict):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+@pytest.mark.parametrize("build", [lambda v: v, _frozen], ids=["plain", "frozen"])
+def test_both_routes_of_the_hash_order_by_name_then_content(build: Any) -> None:
+    """Plain JSON values take the one-pass route; mappings and tuples of other types take the
+    general one. Both give the SHA-256 of the same canonical text (non-ASCII kept as is)."""
+    named = [{"name": "b", "a": "é"}, {"name": "A", "z": 1}, {"x": 1}, {"name": "t", "v": 2}]
+    named.append({"name": "t", "v": 1})
+    expected = [named[2], named[1], named[0], named[4], named[3]]  # "", "A", "b", "t" v1, v2
+    digest = hashlib.sha256(canonical_json(expected).encode()).hexdigest()
+    assert schema_hash([build(t) for t in named]) == digest
+    assert schema_hash([build(t) for t in reversed(named)]) == digest
+
+
+def test_the_hash_of_keys_that_are_not_strings_is_that_of_their_text() -> None:
+    mixed = {"name": "m", 1: "one", "b": {2: [3]}}
+    assert schema_hash([mixed]) == schema_hash([{"name": "m", "1": "one", "b": {"2": [3]}}])
+
+
+def test_a_value_nested_far_past_the_limit_is_refused_before_it_is_walked() -> None:
+    """Far deeper than Python's recursion limit, and not plain JSON: refused as too deep, never
+    a RecursionError from copying it."""
+    value: Any = ()
+    for _ in range(5_000):
+        value = (value,)
+    with pytest.raises(SchemaTooDeep):
+        schema_hash([{"name": "deep", "x": value}])
