@@ -187,6 +187,16 @@ def test_graph_shows_scheduled_agents_and_a2a_peers(capsys: pytest.CaptureFixtur
     researcher = next(s for s in sections if s.startswith("researcher\n"))
     assert "research-dev/researcher:" not in researcher  # never its own peer
     assert "  may reach agent research-dev/researcher:8080\n" in out.split("agent triage\n")[1]
+    # in the flowchart, the agent called and the agent calling are one node
+    code, out, _ = run(
+        capsys, "graph", "--stack", "dev", "-o", "mermaid", "--project-dir", str(ROOT)
+    )
+    lines = out.splitlines()
+    assert [line for line in lines if "researcher[" in line] == [
+        '  agent_research_dev_researcher["agent researcher"]'
+    ]
+    assert "  agent_research_dev_triage -->|8080| agent_research_dev_researcher" in lines
+    assert "  agent_research_dev_researcher -->|9090| tool_research_dev_docs_search" in lines
 
 
 def test_graph_mermaid_and_json(capsys: pytest.CaptureFixture) -> None:
@@ -195,9 +205,9 @@ def test_graph_mermaid_and_json(capsys: pytest.CaptureFixture) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "flowchart LR"
-    assert "  agent_triage -->|8080| tool_research_memory" in lines
-    assert "  agent_triage --x|9090 blocked| tool_research_docs_search" in lines
-    assert "  agent_researcher -->|localhost:8181| sidecar_workspace_files" in lines
+    assert "  agent_research_triage -->|8080| tool_research_memory" in lines
+    assert "  agent_research_triage --x|9090 blocked| tool_research_docs_search" in lines
+    assert "  agent_research_researcher -->|localhost:8181| sidecar_workspace_files" in lines
     code, out, _ = run(capsys, *argv, "-o", "json")
     edges = json.loads(out)
     assert {
@@ -207,6 +217,7 @@ def test_graph_mermaid_and_json(capsys: pytest.CaptureFixture) -> None:
         "port": 9090,
         "allowed": False,
         "detail": "",
+        "namespace": "research",
     } in edges
 
 

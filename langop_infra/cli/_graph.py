@@ -45,6 +45,7 @@ class Edge:
     port: int | None
     allowed: bool
     detail: str = ""
+    namespace: str = ""  # the agent's: with it, an agent that is a source and a target is one node
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,7 +111,8 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
             for port in _ports(other):
                 allowed = network.allows(source, pods[id(other)], port)
                 target = f"{other['metadata'].get('namespace', '')}/{other['metadata']['name']}"
-                edges.append(Edge(name, _component(other) or "other", target, port, allowed))
+                kind = _component(other) or "other"
+                edges.append(Edge(name, kind, target, port, allowed, namespace=namespace))
         pod = pod_template(agent)["spec"]
         # Native sidecars are init containers that keep running (restartPolicy: Always).
         init: Any = pod.get("initContainers") or []
@@ -118,14 +120,17 @@ def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
         for container in [*pod["containers"][1:], *native]:
             ports: Any = container.get("ports") or []
             port = next((p["containerPort"] for p in ports), None)
-            edges.append(Edge(name, "sidecar", container["name"], port, True, "localhost"))
+            edges.append(
+                Edge(name, "sidecar", container["name"], port, True, "localhost", namespace)
+            )
         config = config_maps.get((namespace, f"{name}-config"))
         document = yaml_io.load((config or {}).get("data", {}).get("config.yaml") or "{}")
         cidrs = _egress_cidrs(manifests, namespace)
         for label, url in _external(document or {}):
             host, port = _host_port(url)
             allowed, detail = _external_verdict(network, source, host, port, cidrs, IPAddress)
-            edges.append(Edge(name, "external", f"{label} ({host})", port, allowed, detail))
+            target = f"{label} ({host})"
+            edges.append(Edge(name, "external", target, port, allowed, detail, namespace))
     return edges
 
 
@@ -254,16 +259,22 @@ def mermaid(edges: list[Edge]) -> str:
     lines = ["flowchart LR"]
     declared: set[str] = set()
 
-    def node(kind: str, name: str) -> str:
-        ident = re.sub(r"[^A-Za-z0-9_]", "_", f"{kind}_{name}")
+    def node(kind: str, name: str, key: str = "") -> str:
+        ident = re.sub(r"[^A-Za-z0-9_]", "_", f"{kind}_{key or name}")
         if ident not in declared:
             declared.add(ident)
             lines.append(f'  {ident}["{kind} {name}"]')
         return ident
 
     for edge in edges:
-        source = node("world", "internet") if edge.agent == WORLD else node("agent", edge.agent)
-        target = node(edge.kind, edge.target)
+        if edge.agent == WORLD:
+            source = node("world", "internet")
+        else:
+            source = node("agent", edge.agent, f"{edge.namespace}/{edge.agent}")
+        if edge.kind == "agent":  # the node of that agent as a source too
+            target = node("agent", edge.target.rpartition("/")[2], edge.target)
+        else:
+            target = node(edge.kind, edge.target)
         label = f"{edge.port}" if edge.port else ""
         if edge.kind == "sidecar":
             label = f"localhost:{edge.port}" if edge.port else "localhost"
