@@ -96,58 +96,70 @@ _COMPARED = ("port", "deployment_mode", "egress", "endpoint")
 _IDENTITY = ("name", "namespace")
 
 
-def _partial(model: type[Spec], data: Mapping[str, object], exc: ValidationError) -> Any:
+_NOTHING_INVALID: frozenset[str] = frozenset()
+
+
+def _partial(
+    model: type[Spec], data: Mapping[str, object], exc: ValidationError
+) -> tuple[Any, frozenset[str]]:
     """``data`` without the top-level fields that failed: what the checks across fields and
-    items can still read, so that one run reports their problems too. None when the item
-    cannot be told apart without them, or fails as a whole."""
+    items can still read, so that one run reports their problems too, and the fields it was
+    read without. None when the item cannot be told apart without them, or fails as a whole."""
     errors = exc.errors()
     if any(not e["loc"] for e in errors):
-        return None
+        return None, _NOTHING_INVALID
     bad = {str(e["loc"][0]) for e in errors}
     fields = {n for n, f in model.model_fields.items() if n in bad or f.alias in bad}
     if fields & set(_IDENTITY):
-        return None
+        return None, _NOTHING_INVALID
     try:
         spec = model.model_validate({k: v for k, v in data.items() if k not in bad})
     except ValidationError:
-        return None
+        return None, _NOTHING_INVALID
     invalid = {name: _Invalid() for name in fields & set(_COMPARED)}
-    spec = spec.model_copy(update=invalid)
-    vars(spec)["_invalid_fields"] = frozenset(fields)
-    return spec
+    return spec.model_copy(update=invalid), frozenset(fields)
 
 
-def invalid_fields(spec: object) -> frozenset[str]:
-    """The fields a partial item (see :func:`_partial`) was read without."""
-    return vars(spec).get("_invalid_fields", frozenset())
-
-
-def _validate_partial(model: type[Spec], data: object, path: str) -> tuple[Any, list[Problem]]:
-    """Like :func:`_validate`, but a failed item gives its partial reading too."""
+def _validate_partial(
+    model: type[Spec], data: object, path: str
+) -> tuple[Any, list[Problem], frozenset[str]]:
+    """Like :func:`_validate`, but a failed item gives its partial reading too, and the
+    fields that reading lacks."""
     if isinstance(data, model) or not isinstance(data, Mapping):
-        return _validate(model, data, path)
+        spec, found = _validate(model, data, path)
+        return spec, found, _NOTHING_INVALID
     try:
-        return model.model_validate(data), []
+        return model.model_validate(data), [], _NOTHING_INVALID
     except ValidationError as exc:
         found = problems_from(exc, path, data, KNOWN_FIELDS, model)
-        return _partial(model, data, exc), found
+        spec, invalid = _partial(model, data, exc)
+        return spec, found, invalid
 
 
 def _validate_list(
     model: type[Spec], items: object, path: str, partial: bool = False
-) -> tuple[list[tuple[int, Any]], list[Problem]]:
+) -> tuple[list[tuple[int, Any]], list[Problem], dict[int, frozenset[str]]]:
+    """The items read, by index; every problem; and, with ``partial``, the fields each item
+    read partially (see :func:`_partial`) lacks."""
     if items is None:
-        return [], []
+        return [], [], {}
     if not isinstance(items, (list, tuple)):
-        return [], [Problem(path, f"expected a list, got {type(items).__name__}")]
-    valid, problems = [], []
-    check = _validate_partial if partial else _validate
+        return [], [Problem(path, f"expected a list, got {type(items).__name__}")], {}
+    valid: list[tuple[int, Any]] = []
+    problems: list[Problem] = []
+    lacking: dict[int, frozenset[str]] = {}
     for index, item in enumerate(items):
-        spec, found = check(model, item, f"{path}[{index}]")
+        where = f"{path}[{index}]"
+        if partial:
+            spec, found, invalid = _validate_partial(model, item, where)
+        else:
+            (spec, found), invalid = _validate(model, item, where), _NOTHING_INVALID
         problems += found
         if spec is not None:
             valid.append((index, spec))
-    return valid, problems
+        if invalid:
+            lacking[index] = invalid
+    return valid, problems, lacking
 
 
 def _duplicates(
@@ -230,7 +242,7 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
 
 
 def parse_tool(data: Any, path: str = "") -> ToolSpec:
-    spec, problems = _validate_partial(ToolSpec, data, path)
+    spec, problems, _ = _validate_partial(ToolSpec, data, path)
     if spec is not None:
         problems += workload_problems(spec, path)
     if problems or spec is None:
@@ -239,7 +251,7 @@ def parse_tool(data: Any, path: str = "") -> ToolSpec:
 
 
 def parse_agent(data: Any, path: str = "") -> AgentSpec:
-    spec, problems = _validate_partial(AgentSpec, data, path)
+    spec, problems, _ = _validate_partial(AgentSpec, data, path)
     if spec is not None:
         problems += agent_problems(spec, path)
     if problems or spec is None:
@@ -280,23 +292,27 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     listed = ("tools", "agents", "models", "personas", "httpTools", "http_tools")
     head = {k: v for k, v in data.items() if k not in listed}
     cluster, problems = _validate(ClusterSpec, head, path)
-    tools, found = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"), True)
+    tools, found, _ = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"), True)
     problems += found
-    agents, found = _validate_list(AgentSpec, data.get("agents"), join_path(path, "agents"), True)
+    raw_agents = data.get("agents")
+    agents, found, lacking = _validate_list(AgentSpec, raw_agents, join_path(path, "agents"), True)
     problems += found
-    models, found = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
+    models, found, _ = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
     problems += found
-    personas, found = _validate_list(PersonaSpec, data.get("personas"), join_path(path, "personas"))
+    raw_personas = data.get("personas")
+    personas, found, _ = _validate_list(PersonaSpec, raw_personas, join_path(path, "personas"))
     problems += found
     raw_http = flattened_entries(data.get("httpTools", data.get("http_tools")))
     # Partial: a tool with one bad field still has its Secret and references checked.
-    http_tools, found = _validate_list(HttpToolSpec, raw_http, join_path(path, "httpTools"), True)
+    http_tools, found, _ = _validate_list(
+        HttpToolSpec, raw_http, join_path(path, "httpTools"), True
+    )
     problems += found
     raw_namespace = data.get("namespace")
     namespace = raw_namespace if isinstance(raw_namespace, str) else ""
     declared = _declared_tools(data, namespace)
     # An agent read without its tools (one failed) has its references read from the raw list.
-    with_refs = {i for i, a in agents if "tools" not in invalid_fields(a)}
+    with_refs = {i for i, _ in agents if "tools" not in lacking.get(i, _NOTHING_INVALID)}
     problems += _unparsed_agent_references(data, path, namespace, declared, with_refs)
 
     readable = secret_names(head)
@@ -374,7 +390,7 @@ def _unparsed_agent_references(
     for i, raw in enumerate(raw_agents):
         if i in valid_agents or not isinstance(raw, Mapping):
             continue
-        refs, _ = _validate_list(ToolRef, raw.get("tools"), "")
+        refs, _, _ = _validate_list(ToolRef, raw.get("tools"), "")
         where = join_path(path, f"agents[{i}]")
         space = raw.get("namespace")
         own = space if isinstance(space, str) else namespace
