@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from langop_infra.config._fields import Spec
 from langop_infra.config._http_tool import HttpToolSpec, flattened_entries
 from langop_infra.config._model import ModelSpec, PersonaSpec
 from langop_infra.config._names import (
@@ -21,7 +20,7 @@ from langop_infra.config._names import (
     webhook_auth_env_name,
 )
 from langop_infra.config._pod import WorkloadSpec
-from langop_infra.config._pydantic_errors import not_a_mapping, problems_from
+from langop_infra.config._pydantic_errors import not_a_mapping
 from langop_infra.config.agent import AgentSpec, ToolRef, agent_headers
 from langop_infra.config.checks._checked import VALIDATED
 from langop_infra.config.checks._http_tool_checks import (
@@ -29,6 +28,7 @@ from langop_infra.config.checks._http_tool_checks import (
     http_secret_problems,
     http_tool_problems,
 )
+from langop_infra.config.checks._items import validate_item, validate_list, validate_partial
 from langop_infra.config.checks._model_validation import cluster_model_problems
 from langop_infra.config.checks._namespace_checks import (
     egress_to_problems,
@@ -48,118 +48,6 @@ from langop_infra.config.checks._secret_refs import (
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import Problem, SpecError, join_path
-
-
-def _all_models(root: type[BaseModel]) -> list[type[BaseModel]]:
-    found, stack = [], [root]
-    while stack:
-        model = stack.pop()
-        found.append(model)
-        stack.extend(model.__subclasses__())
-    return found
-
-
-# Every field name and alias of every spec model: what a misspelt key is matched against.
-KNOWN_FIELDS = sorted(
-    {
-        name
-        for model in _all_models(Spec)
-        for field_name, info in model.model_fields.items()
-        for name in (field_name, info.alias or field_name)
-    }
-)
-
-
-def _validate(model: type[Spec], data: object, path: str) -> tuple[Any, list[Problem]]:
-    if isinstance(data, model):
-        return data, []
-    if not isinstance(data, Mapping):
-        return None, [Problem(path, not_a_mapping(data))]
-    try:
-        return model.model_validate(data), []
-    except ValidationError as exc:
-        return None, problems_from(exc, path, data, KNOWN_FIELDS, model)
-
-
-class _Invalid:
-    """The value of a field that failed validation: equal to nothing else, so that no check
-    across fields or items matches on it (two invalid ports are not one port twice)."""
-
-    def __repr__(self) -> str:
-        return "<invalid>"
-
-
-# Fields that checks across items compare: when invalid, they become an _Invalid, not their
-# default (a bad port is not port 8080, which another sidecar may use).
-_COMPARED = ("port", "deployment_mode", "egress", "endpoint")
-# Fields without which an item cannot be told apart: no partial item without them.
-_IDENTITY = ("name", "namespace")
-
-
-_NOTHING_INVALID: frozenset[str] = frozenset()
-
-
-def _partial(
-    model: type[Spec], data: Mapping[str, object], exc: ValidationError
-) -> tuple[Any, frozenset[str]]:
-    """``data`` without the top-level fields that failed: what the checks across fields and
-    items can still read, so that one run reports their problems too, and the fields it was
-    read without. None when the item cannot be told apart without them, or fails as a whole."""
-    errors = exc.errors()
-    if any(not e["loc"] for e in errors):
-        return None, _NOTHING_INVALID
-    bad = {str(e["loc"][0]) for e in errors}
-    fields = {n for n, f in model.model_fields.items() if n in bad or f.alias in bad}
-    if fields & set(_IDENTITY):
-        return None, _NOTHING_INVALID
-    try:
-        spec = model.model_validate({k: v for k, v in data.items() if k not in bad})
-    except ValidationError:
-        return None, _NOTHING_INVALID
-    invalid = {name: _Invalid() for name in fields & set(_COMPARED)}
-    return spec.model_copy(update=invalid), frozenset(fields)
-
-
-def _validate_partial(
-    model: type[Spec], data: object, path: str
-) -> tuple[Any, list[Problem], frozenset[str]]:
-    """Like :func:`_validate`, but a failed item gives its partial reading too, and the
-    fields that reading lacks."""
-    if isinstance(data, model) or not isinstance(data, Mapping):
-        spec, found = _validate(model, data, path)
-        return spec, found, _NOTHING_INVALID
-    try:
-        return model.model_validate(data), [], _NOTHING_INVALID
-    except ValidationError as exc:
-        found = problems_from(exc, path, data, KNOWN_FIELDS, model)
-        spec, invalid = _partial(model, data, exc)
-        return spec, found, invalid
-
-
-def _validate_list(
-    model: type[Spec], items: object, path: str, partial: bool = False
-) -> tuple[list[tuple[int, Any]], list[Problem], dict[int, frozenset[str]]]:
-    """The items read, by index; every problem; and, with ``partial``, the fields each item
-    read partially (see :func:`_partial`) lacks."""
-    if items is None:
-        return [], [], {}
-    if not isinstance(items, (list, tuple)):
-        return [], [Problem(path, f"expected a list, got {type(items).__name__}")], {}
-    valid: list[tuple[int, Any]] = []
-    problems: list[Problem] = []
-    lacking: dict[int, frozenset[str]] = {}
-    for index, item in enumerate(items):
-        where = f"{path}[{index}]"
-        if partial:
-            spec, found, invalid = _validate_partial(model, item, where)
-        else:
-            (spec, found), invalid = _validate(model, item, where), _NOTHING_INVALID
-        problems += found
-        if spec is not None:
-            valid.append((index, spec))
-        if invalid:
-            lacking[index] = invalid
-    return valid, problems, lacking
 
 
 def _duplicates(
@@ -242,7 +130,7 @@ def agent_problems(agent: AgentSpec, path: str = "", namespace: str | None = Non
 
 
 def parse_tool(data: Any, path: str = "") -> ToolSpec:
-    spec, problems, _ = _validate_partial(ToolSpec, data, path)
+    spec, problems, _ = validate_partial(ToolSpec, data, path)
     if spec is not None:
         problems += workload_problems(spec, path)
     if problems or spec is None:
@@ -251,7 +139,7 @@ def parse_tool(data: Any, path: str = "") -> ToolSpec:
 
 
 def parse_agent(data: Any, path: str = "") -> AgentSpec:
-    spec, problems, _ = _validate_partial(AgentSpec, data, path)
+    spec, problems, _ = validate_partial(AgentSpec, data, path)
     if spec is not None:
         problems += agent_problems(spec, path)
     if problems or spec is None:
@@ -260,14 +148,14 @@ def parse_agent(data: Any, path: str = "") -> AgentSpec:
 
 
 def parse_http_tool(data: Any, path: str = "") -> HttpToolSpec:
-    spec, problems = _validate(HttpToolSpec, data, path)
+    spec, problems = validate_item(HttpToolSpec, data, path)
     if problems:
         raise SpecError(problems)
     return spec
 
 
 def parse_model(data: Any, path: str = "") -> ModelSpec:
-    spec, problems = _validate(ModelSpec, data, path)
+    spec, problems = validate_item(ModelSpec, data, path)
     if problems:
         raise SpecError(problems)
     return spec
@@ -291,28 +179,26 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         raise SpecError([Problem(path, not_a_mapping(data))])
     listed = ("tools", "agents", "models", "personas", "httpTools", "http_tools")
     head = {k: v for k, v in data.items() if k not in listed}
-    cluster, problems = _validate(ClusterSpec, head, path)
-    tools, found, _ = _validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"), True)
+    cluster, problems = validate_item(ClusterSpec, head, path)
+    tools, found, _ = validate_list(ToolSpec, data.get("tools"), join_path(path, "tools"), True)
     problems += found
     raw_agents = data.get("agents")
-    agents, found, lacking = _validate_list(AgentSpec, raw_agents, join_path(path, "agents"), True)
+    agents, found, lacking = validate_list(AgentSpec, raw_agents, join_path(path, "agents"), True)
     problems += found
-    models, found, _ = _validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
+    models, found, _ = validate_list(ModelSpec, data.get("models"), join_path(path, "models"))
     problems += found
     raw_personas = data.get("personas")
-    personas, found, _ = _validate_list(PersonaSpec, raw_personas, join_path(path, "personas"))
+    personas, found, _ = validate_list(PersonaSpec, raw_personas, join_path(path, "personas"))
     problems += found
     raw_http = flattened_entries(data.get("httpTools", data.get("http_tools")))
     # Partial: a tool with one bad field still has its Secret and references checked.
-    http_tools, found, _ = _validate_list(
-        HttpToolSpec, raw_http, join_path(path, "httpTools"), True
-    )
+    http_tools, found, _ = validate_list(HttpToolSpec, raw_http, join_path(path, "httpTools"), True)
     problems += found
     raw_namespace = data.get("namespace")
     namespace = raw_namespace if isinstance(raw_namespace, str) else ""
     declared = _declared_tools(data, namespace)
     # An agent read without its tools (one failed) has its references read from the raw list.
-    with_refs = {i for i, _ in agents if "tools" not in lacking.get(i, _NOTHING_INVALID)}
+    with_refs = {i for i, _ in agents if "tools" not in lacking.get(i, frozenset())}
     problems += _unparsed_agent_references(data, path, namespace, declared, with_refs)
 
     readable = secret_names(head)
@@ -390,7 +276,7 @@ def _unparsed_agent_references(
     for i, raw in enumerate(raw_agents):
         if i in valid_agents or not isinstance(raw, Mapping):
             continue
-        refs, _, _ = _validate_list(ToolRef, raw.get("tools"), "")
+        refs, _, _ = validate_list(ToolRef, raw.get("tools"), "")
         where = join_path(path, f"agents[{i}]")
         space = raw.get("namespace")
         own = space if isinstance(space, str) else namespace
