@@ -111,11 +111,16 @@ def _schema_or_array(value: object, depth: int) -> bool:
     return _schema(value, depth)
 
 
-def _schema_map(value: object, depth: int) -> bool:
+def _string_keyed(value: object, depth: int, check: Callable[[object, int], bool]) -> bool:
+    """Whether ``value`` is an object of string keys whose every value passes ``check``."""
     if type(value) is not dict:
         return False
     items = cast("dict[Any, Any]", value)
-    return all(type(k) is str and _schema(v, depth) for k, v in items.items())
+    return all(type(k) is str and check(v, depth) for k, v in items.items())
+
+
+def _schema_map(value: object, depth: int) -> bool:
+    return _string_keyed(value, depth, _schema)
 
 
 def _pattern_map(value: object, depth: int) -> bool:
@@ -125,10 +130,7 @@ def _pattern_map(value: object, depth: int) -> bool:
 
 
 def _dependencies(value: object, depth: int) -> bool:
-    if type(value) is not dict:
-        return False
-    items = cast("dict[Any, Any]", value)
-    return all(type(k) is str and _dependency(v, depth) for k, v in items.items())
+    return _string_keyed(value, depth, _dependency)
 
 
 def _dependency(value: object, depth: int) -> bool:
