@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
@@ -26,6 +25,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
+from langop_infra.sync._compare import canonical_json
 from langop_infra.sync.rollout_key import RolloutKey
 
 DIGEST_PREFIX = "hmac-sha256:"
@@ -44,9 +44,7 @@ def remember(secret: k8s.core.v1.Secret, name: str, data: object) -> k8s.core.v1
 
 def canonical(secrets: Sequence[tuple[str, Mapping[str, object]]]) -> bytes:
     """The bytes the digest covers: ``{secret name: {key: value}}`` as JSON, keys sorted."""
-    merged = {name: dict(data) for name, data in secrets}
-    text = json.dumps(merged, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode()
+    return canonical_json({name: dict(data) for name, data in secrets}).encode()
 
 
 def digest(key: str, secrets: Sequence[tuple[str, Mapping[str, object]]]) -> str:
