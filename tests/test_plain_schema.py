@@ -141,6 +141,9 @@ def dev_input_schema() -> dict[str, Any]:
         pytest.param({"allOf": []}, False, id="empty-allof"),
         pytest.param({"$ref": "#/definitions/a"}, False, id="ref-left-to-jsonschema"),
         pytest.param({"x-extension": 1}, False, id="unknown-left-to-jsonschema"),
+        # JSON object keys are strings: any other key is a value it is unsure of
+        pytest.param({"properties": {1: {}}}, False, id="properties-int-key"),
+        pytest.param({"dependencies": {1: ["b"]}}, False, id="dependencies-int-key"),
     ],
 )
 def test_plain_answers(schema: dict[str, Any], plain: bool) -> None:
