@@ -1,5 +1,6 @@
-"""Serve a tool kit registry as a LanguageTool: MCP (streamable HTTP, stateless, on the
-official MCP SDK) at ``POST /mcp``, ``GET /health``, and AgentLab's REST endpoints
+"""Serve a tool kit registry as a LanguageTool: MCP (streamable HTTP, stateless, JSON responses,
+on the official MCP SDK) at ``POST /mcp``, answering seed 000's discovery request without
+``Accept`` (:mod:`langop_infra.toolkit._accept`), ``GET /health``, and AgentLab's REST endpoints
 ``GET /mpc/tools``, ``/mpc/tools/names`` and ``/mpc/tools/{name}`` (404 for an unknown name).
 
 A tool's answer with ``success: false`` is an MCP error result (``isError``) carrying the
@@ -22,6 +23,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import langop_infra._json as _json
+from langop_infra.toolkit._accept import JsonWhenUnasked
 from langop_infra.toolkit._base import MCPToolBase
 from langop_infra.toolkit._registry import MCPToolRegistry, get_registry
 
@@ -95,8 +97,9 @@ def build_app(registry: MCPToolRegistry | None = None, name: str = "langop-toolk
     server: Server[object] = Server(
         name, version="1", on_list_tools=list_tools, on_call_tool=call_tool
     )
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         stateless_http=True,
+        json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         custom_starlette_routes=[
             Route("/health", health, methods=["GET"]),
@@ -105,6 +108,8 @@ def build_app(registry: MCPToolRegistry | None = None, name: str = "langop-toolk
             Route("/mpc/tools/{tool_name}", one, methods=["GET"]),
         ],
     )
+    app.add_middleware(JsonWhenUnasked)
+    return app
 
 
 def _present(registry: MCPToolRegistry) -> list[MCPToolBase]:
