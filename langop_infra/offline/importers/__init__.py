@@ -85,6 +85,8 @@ def import_manifests(manifests: Iterable[Manifest], agent_image: str | None = No
             )
             continue
         converter(m, out)
+    for finish in out.finishers:
+        finish(out)
     return out
 
 
