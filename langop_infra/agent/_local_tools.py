@@ -37,7 +37,7 @@ class LocalTools:
             if isinstance(tools, MCPToolRegistry)
             else list(tools)
         )
-        # LangChain tools (registry.get_langchain_tools(), as seed 003 passes them) are run
+        # LangChain tools (registry.get_langchain_tools(), as AgentLab passes them) are run
         # through the tool kit tool they wrap when there is one, else through ainvoke.
         self.tools: dict[str, Any] = {tool.name: tool for tool in listed}
 

@@ -3,7 +3,7 @@ registry, LangChain tools, and :func:`serve`, which serves a registry as a Langu
 the official SDK, ``/health``, AgentLab's ``/mpc/tools`` REST endpoints, and ``/llm/chat`` when
 given an LLM). Also the records of a chat and an agent's turn (:class:`ChatMessage`,
 :class:`ToolCall`, :class:`ToolResult`, :class:`AgentStep`), which the built-in agent runtime
-yields, and seed 003's chat: :class:`LLM`, :class:`LangChainLLM`, :func:`chat_with_tools`.
+yields, and AgentLab's chat: :class:`LLM`, :class:`LangChainLLM`, :func:`chat_with_tools`.
 Imports nothing of ours but pydantic models; ``serve`` needs ``langop-infra[toolkit]``;
 ``get_langchain_tools`` and the chat need ``langop-infra[langchain]`` (imported on first use)."""
 
@@ -62,7 +62,7 @@ def serve(
     port: int | None = None,
     llm: LLM | None = None,
 ) -> None:
-    """Serve ``registry`` (default: the global one) as an MCP tool server, with seed 003's
+    """Serve ``registry`` (default: the global one) as an MCP tool server, with AgentLab's
     ``/llm/chat`` when given ``llm``; see :mod:`langop_infra.toolkit._server`."""
     from langop_infra.toolkit._server import serve as run
 

@@ -1,4 +1,4 @@
-"""The seed-000 discovery request as language-operator's controller sends it: Go's
+"""language-operator's discovery request as its controller sends it: Go's
 ``client.Post`` (``Content-Type: application/json``, *no* ``Accept`` header), whose answer is
 read with ``json.Unmarshal``. The MCP SDK refuses a POST without ``Accept`` (406), so servers
 run in JSON-response mode behind :class:`JsonWhenUnasked`, which reads a missing ``Accept`` as

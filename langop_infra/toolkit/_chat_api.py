@@ -1,4 +1,4 @@
-"""Seed 003's ``POST /llm/chat``: a chat turn of an :class:`LLM`, with the registry's tools when
+"""AgentLab's ``POST /llm/chat``: a chat turn of an :class:`LLM`, with the registry's tools when
 ``use_tools`` (default false, as AgentLab's backward-compatible default) and the session's
 history when ``use_memory``. The answer carries ``response``, ``tools_used``, ``tool_calls``,
 ``tool_results`` and ``agent_steps``. A session's history keeps tool calls and results as

@@ -1,8 +1,8 @@
-"""Seed 003's LLM interface: :class:`LLM` (``chat``, ``chat_with_tools``) and
+"""AgentLab's LLM interface: :class:`LLM` (``chat``, ``chat_with_tools``) and
 :class:`LangChainLLM`, which runs AgentLab's ReAct loop on a LangChain chat model: the model is
 offered the tools, each tool call is run and its result handed back, until an answer or
 ``max_iterations`` model calls. Tools are LangChain tools (``registry.get_langchain_tools()``,
-as the seed writes them), tool kit tools, or a registry; a tool's failure is a result the
+as AgentLab writes them), tool kit tools, or a registry; a tool's failure is a result the
 model reads, never an exception. Needs ``langop-infra[langchain]``."""
 
 from __future__ import annotations

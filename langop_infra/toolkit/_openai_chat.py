@@ -1,6 +1,6 @@
 """A LangChain chat model over any OpenAI-compatible ``POST {endpoint}/chat/completions`` (the
 namespace gateway, LiteLLM, vLLM, Ollama), on httpx: what :class:`LangChainLLM` uses when it is
-given no LangChain model, so seed 003's chat works without ``langchain-openai`` (and the
+given no LangChain model, so AgentLab's chat works without ``langchain-openai`` (and the
 ``openai`` SDK it pulls in). Tools bind as OpenAI function definitions; the reply's
 ``tool_calls`` come back as LangChain's. Needs ``langop-infra[langchain]``."""
 

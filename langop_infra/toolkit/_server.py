@@ -1,5 +1,5 @@
 """Serve a tool kit registry as a LanguageTool: MCP (streamable HTTP, stateless, JSON responses,
-on the official MCP SDK) at ``POST /mcp``, answering seed 000's discovery request without
+on the official MCP SDK) at ``POST /mcp``, answering language-operator's discovery request without
 ``Accept`` (:mod:`langop_infra.toolkit._accept`), ``GET /health``, and AgentLab's REST endpoints
 ``GET /mpc/tools``, ``/mpc/tools/names`` and ``/mpc/tools/{name}`` (404 for an unknown name).
 
@@ -77,8 +77,8 @@ def build_app(
     *,
     llm: LLM | None = None,
 ) -> Starlette:
-    """The ASGI app serving ``registry`` (default: the global one); with ``llm``, also seed
-    003's ``POST /llm/chat`` (:mod:`langop_infra.toolkit._chat_api`)."""
+    """The ASGI app serving ``registry`` (default: the global one); with ``llm``, also
+    AgentLab's ``POST /llm/chat`` (:mod:`langop_infra.toolkit._chat_api`)."""
     tools = registry if registry is not None else get_registry()
 
     async def list_tools(_ctx: object, _params: object) -> types.ListToolsResult:

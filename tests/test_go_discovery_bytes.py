@@ -1,5 +1,5 @@
-"""Seed 000's discovery request, byte for byte as language-operator's controller sends it
-(Go's ``http.Client.Post``: no ``Accept`` header, ``Accept-Encoding: gzip`` added by the
+"""language-operator's discovery request (seed 000), byte for byte as its controller sends
+it (Go's ``http.Client.Post``: no ``Accept`` header, ``Accept-Encoding: gzip`` added by the
 transport), against every MCP server the package makes or ships: ``toolkit.serve`` (with the
 tool kit's own tools), examples/datetime_tool, and examples/memory_tool (the memory preset's
 server). Each must answer one JSON body that ``json.Unmarshal`` reads, while clients that ask
