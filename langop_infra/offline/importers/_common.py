@@ -48,6 +48,10 @@ class Imported:
         default_factory=dict[tuple[str | None, str], Json]
     )
     agent_image: str | None = None
+    # What one kind leaves for another to read, by importer key, then (namespace, name).
+    extras: dict[str, dict[tuple[str | None, str], Json]] = field(
+        default_factory=dict[str, dict[tuple[str | None, str], Json]]
+    )
     # Run once every manifest is read: checks that need the whole import (references).
     finishers: list[Callable[[Imported], None]] = field(
         default_factory=list[Callable[["Imported"], None]]
