@@ -111,3 +111,16 @@ def test_what_does_not_map_is_noted_by_kind(
     assert [n.split(": ")[3].split("/")[0] for n in notes] == kinds
     assert all(field_of(n) == "kind" for n in notes)
     assert not config.get("langop-infra:agents")
+
+
+def test_a_server_or_tool_no_agent_names_is_noted(capsys: pytest.CaptureFixture[str]) -> None:
+    config, notes = imported(
+        capsys, "ark-mckinsey-weather-mcp.yaml", "ark-mckinsey-harel-get-forecast.yaml"
+    )
+    assert config.get("langop-infra:agents") is None
+    unused = [n.split(": ", 3)[3] for n in notes if field_of(n) == "metadata.name"]
+    todo = "import the agents that use it in the same run"
+    assert unused == [
+        f"MCPServer/weather-mcp: metadata.name: no imported agent names this MCPServer; {todo}",
+        f"Tool/get-forecast: metadata.name: no imported agent names this Tool; {todo}",
+    ]

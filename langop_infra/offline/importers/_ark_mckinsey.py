@@ -114,6 +114,7 @@ def mcp_server(m: Manifest, out: Imported) -> None:
             "the agent's client falls back to it on its own; nothing to do",
         )
     out.extras.setdefault(_SERVERS, {})[(m.namespace, m.name)] = compact(server)
+    _after_agents(out, m, "mcpServers")
     leftovers(out, m, spec, {"address", "timeout", "transport", "description", "headers"}, {})
     drop_status(out, m)
 
@@ -154,6 +155,7 @@ def tool(m: Manifest, out: Imported) -> None:
             "rewrite the URL without placeholders, or serve the API behind a tool",
         )
     out.extras.setdefault(_TOOLS, {})[(m.namespace, m.name)] = compact(webhook)
+    _after_agents(out, m, "webhookTools")
     leftovers(out, m, spec, {"type", "http", "description", "inputSchema"}, {})
     leftovers(out, m, http, {"url", "method"}, {}, prefix="spec.http")
     drop_status(out, m)
@@ -230,6 +232,28 @@ def _server_of(
         if ns == namespace and tool.startswith(f"{name}-"):
             return server, tool[len(name) + 1 :]
     return None
+
+
+def _after_agents(out: Imported, m: Manifest, section: str) -> None:
+    """Once the agents have taken their tools (their finishers), a note when none took this
+    one: it is not in the stack. A finisher added by a finisher runs after all the others."""
+
+    def check(done: Imported) -> None:
+        taken = {
+            (a.get("namespace"), item.get("name"))
+            for a in done.entries["agents"]
+            for item in a.get(section, [])
+        }
+        if (m.namespace, m.name) not in taken:
+            note(
+                done,
+                m,
+                "metadata.name",
+                f"no imported agent names this {m.kind}",
+                "import the agents that use it in the same run",
+            )
+
+    out.finishers.append(lambda done: done.finishers.append(check))
 
 
 def unmapped(m: Manifest, out: Imported) -> None:
