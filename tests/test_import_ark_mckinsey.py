@@ -36,7 +36,12 @@ def test_the_weather_sample_round_trip(
     assert [t["name"] for t in agent["webhookTools"]] == ["get-coordinates", "get-forecast"]
     assert agent["webhookTools"][1]["inputSchema"]["required"] == ["office", "gridX", "gridY"]
     fields = sorted(field_of(n) for n in notes)
-    assert fields == ["spec.config.azure.apiVersion", "spec.http.url", "spec.http.url"]
+    assert fields == [
+        "spec.config.azure.apiVersion",
+        "spec.description",  # the agent's, which only ark's dashboard shows
+        "spec.http.url",
+        "spec.http.url",
+    ]
     config["langop-infra:namespace"] = "weather"
     validate(config, tmp_path, capsys)
     env = env_of(containers(rendered(render, config), "weather", "weather")[0])
@@ -79,6 +84,7 @@ def test_an_mcp_server_reaches_the_agents_that_name_its_tools_and_no_further(
     assert {field_of(n) for n in notes} == {
         "spec.tools[2]",  # an agent tool: ark runs it itself
         "spec.address.valueFrom.serviceRef.port",  # the named port, taken as 80
+        "spec.description",  # the server's
         "spec",  # no --agent-image
     }
 

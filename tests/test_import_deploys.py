@@ -81,6 +81,7 @@ metadata: {name: everything, namespace: tools}
 spec:
   image: ghcr.io/acme/everything-bridge:1.0.0
   transport: stdio
+  proxyMode: sse
   proxyPort: 8080
   args: [stdio]
   podTemplateSpec:
@@ -124,6 +125,7 @@ def test_a_stdio_server_with_its_command_runs_under_the_bridge_in_its_own_image(
         ["stdio"],
     )
     assert any("spec.transport" in n and "mcp-proxy 0.13.0" in n for n in notes)
+    assert "spec.proxyMode" in [field_of(n) for n in notes]  # its clients spoke SSE
     validate(config, tmp_path, capsys)
     container = containers(rendered(render, config), "everything", "tools")[0]
     assert container["image"] == "ghcr.io/acme/everything-bridge:1.0.0"

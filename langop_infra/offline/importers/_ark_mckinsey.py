@@ -36,6 +36,9 @@ _UNMAPPED = {
     "Evaluation": "evaluations are not deployed here",
     "ExecutionEngine": "agents run langop-infra's or your image's runtime here",
 }
+_DESCRIBED = {
+    "description": ("shown in ark's dashboard; nothing here shows it", "keep it as a comment"),
+}
 # Ark's tools and MCP servers by (namespace, name), for the agents read after them.
 _SERVERS = "ark.mckinsey.com/MCPServer"
 _TOOLS = "ark.mckinsey.com/Tool"
@@ -115,7 +118,7 @@ def mcp_server(m: Manifest, out: Imported) -> None:
         )
     out.extras.setdefault(_SERVERS, {})[(m.namespace, m.name)] = compact(server)
     _after_agents(out, m, "mcpServers")
-    leftovers(out, m, spec, {"address", "timeout", "transport", "description", "headers"}, {})
+    leftovers(out, m, spec, {"address", "timeout", "transport", "headers"}, _DESCRIBED)
     drop_status(out, m)
 
 
@@ -175,7 +178,7 @@ def agent(m: Manifest, out: Imported) -> None:
         )
     entry["model"] = stack_label(str(ref.get("name") or "default"))
     entry["instructions"] = spec.get("prompt")
-    handled = {"prompt", "modelRef", "tools", "description"}
+    handled = {"prompt", "modelRef", "tools"}
     leftovers(
         out,
         m,
@@ -184,6 +187,7 @@ def agent(m: Manifest, out: Imported) -> None:
         {
             "executionEngine": (_UNMAPPED["ExecutionEngine"], "set the agent's image"),
             "parameters": ("the prompt is used as written here", "write the values into prompt"),
+            **_DESCRIBED,
         },
     )
     drop_status(out, m)

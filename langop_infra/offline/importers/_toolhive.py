@@ -90,6 +90,14 @@ def mcp_server(m: Manifest, out: Imported) -> None:
     entry["args"] = spec.get("args")
     if transport == "stdio":
         _stdio(entry, m, out, container)
+        if spec.get("proxyMode") == "sse":
+            note(
+                out,
+                m,
+                "spec.proxyMode",
+                "the bridge serves streamable HTTP at /mcp, not SSE",
+                "nothing to do for the agents here: they speak streamable HTTP",
+            )
     else:
         entry["port"] = spec.get("mcpPort") or spec.get("proxyPort")
         if transport == "sse":
