@@ -190,7 +190,6 @@ def test_agent_objects(rendered) -> None:
     assert rendered.find("NetworkPolicy", "helper-ingress")["spec"] == {
         "podSelector": {"matchLabels": {"langop.io/agent": "helper"}},
         "policyTypes": ["Ingress"],
-        "ingress": [],
     }
     # The sidecar tool has no workload of its own; the disabled one is never resolved.
     assert {name for _, _, name in rendered.kinds()} == {

@@ -135,11 +135,15 @@ def agent_ingress_spec(
         rules.append(
             {"from": [peer_manifest(p) for p in allow_from], "ports": [tcp(p.port) for p in ports]}
         )
-    return {
+    spec: NetworkPolicySpecDict = {
         "podSelector": {"matchLabels": agent_selector(agent)},
         "policyTypes": ["Ingress"],
-        "ingress": rules,
     }
+    # No `ingress: []`: the API server drops an empty list (omitempty), and so does the
+    # provider; `policyTypes: [Ingress]` alone admits nothing, and render shows what is stored.
+    if rules:
+        spec["ingress"] = rules
+    return spec
 
 
 def with_sync_ingress(
