@@ -23,6 +23,7 @@ import pulumi_policy.policy
 import pytest
 import yaml
 from google.protobuf import json_format
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.offline._render import render_stack
@@ -356,3 +357,17 @@ def test_the_check_benchmark_reports_its_figures(tmp_path: Path) -> None:
     assert figures["render_cpu_s"] > 0 and figures["check_cpu_s"] > 0
     assert figures["ratio"] == figures["check_cpu_s"] / figures["render_cpu_s"]
     assert "check / render" in done.stdout
+
+
+def test_an_unknown_value_at_preview_does_not_switch_a_policy_off(tmp_path: Path) -> None:
+    """A first deploy's preview has every pod's secret digest unknown. pulumi-policy reads the
+    engine's props through a proxy that raises on an unknown, and the whole stack policy then
+    became "can't run during preview" (advisory): the real engine showed the pack let the dev
+    stack through as prod. The servicer now gives the same mandatory violations as ``check``."""
+    run = render_variant(tmp_path, lambda config: None)  # no rollout key: digests unknown
+    wire = stack_request(run)
+    assert UNKNOWN_STRING_VALUE in str(wire)
+    through_engine = analyze(run, "prod")
+    assert not [v for v in through_engine if "can't run policy" in v.message]
+    assert tripped(through_engine) == {("langop-agent-egress", "mandatory")}
+    assert sorted(through_engine, key=repr) == sorted(check(run, "prod"), key=repr)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -24,6 +24,7 @@ from pulumi_policy import (
     ReportViolation,
     StackValidationArgs,
     StackValidationPolicy,
+    proxy as policy_proxy,
 )
 
 from langop_infra.policy import _rules as rules
@@ -63,10 +64,25 @@ def _view(resource: PolicyResource) -> Resource:
             type=resource.resource_type,
             urn=resource.urn,
             name=resource.name,
-            props=resource.props,
+            props=plain(resource.props),
             dependencies=tuple(d.urn for d in resource.dependencies),
         )
     return view
+
+
+def plain(value: Any) -> Any:
+    """Props as plain dicts and lists. At preview pulumi-policy hands them behind a proxy that
+    raises on reading any unknown value, which turns a whole stack policy into "can't run
+    during preview" (advisory): one unknown pod annotation (the secret digest of a first
+    deploy) would switch the pack off. The rules read the raw values, where an unknown is the
+    engine's sentinel string, as ``langop-infra check`` hands them."""
+    if isinstance(value, (policy_proxy._DictProxy, policy_proxy._ListProxy)):  # pyright: ignore[reportPrivateUsage]
+        value = value["__target"]
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in cast("Mapping[str, Any]", value).items()}
+    if isinstance(value, list):
+        return [plain(item) for item in cast("list[Any]", value)]
+    return value
 
 
 def stack_name() -> str:
