@@ -268,3 +268,34 @@ def test_resource_declares_exactly_the_sync_outputs() -> None:
     assert set(SyncOutputs.LISTING) | {"phase", "last_error"} == set(SyncOutputs.names())
     assert set(SyncOutputs.EXPORTED) <= set(SyncOutputs.names())
     assert SyncOutputs.disabled().as_dict()["phase"] == "Disabled"
+
+
+def test_a_refresh_that_finds_nothing_new_changes_no_output(plain_setup: Setup) -> None:
+    """`pulumi refresh` of an unchanged tool reports no change (the real engine showed two:
+    `required` read back as false and a new `last_synced_at`)."""
+    host = EngineHost(ToolSchemaSyncProvider())
+    inputs = {**plain_setup.inputs, "required": True}
+    host.up(inputs)
+    before = host.plain_outputs()
+    host.refresh()
+    assert host.plain_outputs() == before
+    add_recall(plain_setup.server)
+    host.refresh()
+    after = host.plain_outputs()
+    assert (after["required"], after["tool_names"]) == (True, ["remember", "recall"])
+    assert after["schema_hash"] != before["schema_hash"]
+
+
+def test_a_tool_still_down_is_no_change_and_one_back_up_is() -> None:
+    """While a tool cannot be reached, preview shows no change (`--expect-no-changes` holds:
+    the real engine showed a perpetual update); once it answers, `pulumi up` syncs it."""
+    port = free_port()
+    host = EngineHost(ToolSchemaSyncProvider())
+    inputs = service_inputs(f"http://127.0.0.1:{port}")
+    host.up(inputs)
+    assert host.plain_outputs()["phase"] == "Error"
+    assert host.preview(inputs).op == "same"
+    with serve(memory_server().streamable_http_app(), port=port):
+        assert host.preview(inputs).op == "update"
+        assert host.up(inputs) == "update"
+        assert host.plain_outputs()["phase"] == "Registered"

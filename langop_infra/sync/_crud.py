@@ -71,8 +71,8 @@ class SyncProvider(dyn.ResourceProvider):
     hash_output: ClassVar[str] = ""
     """The output holding the hash of what the last good sync recorded."""
     retry_failed: ClassVar[bool] = False
-    """Whether a resource left in phase Error shows as a change when the probe fails too
-    (so ``pulumi up`` tries it again)."""
+    """Whether a resource left in phase Error shows as a change once the peer answers again
+    (so ``pulumi up`` tries it again); while it cannot be reached, nothing changes."""
 
     def sync(
         self, inputs: Mapping[str, object], previous: Mapping[str, object] | None = None
@@ -106,7 +106,12 @@ class SyncProvider(dyn.ResourceProvider):
 
     def read(self, id_: str, props: dict[str, object]) -> dyn.ReadResult:
         # The engine passes the previous outputs: they hold every input, credentials included.
-        return dyn.ReadResult(id_=id_, outs=self.sync({**props, "required": False}, props))
+        # A refresh never fails for a down peer, but the outputs keep the input as given:
+        # otherwise every refresh of a required sync would report `required` changed.
+        outs = self.sync({**props, "required": False}, props)
+        if "required" in props:
+            outs["required"] = props["required"]
+        return dyn.ReadResult(id_=id_, outs=outs)
 
     def update(
         self, _id: str, olds: dict[str, object], news: dict[str, object]
@@ -127,9 +132,12 @@ class SyncProvider(dyn.ResourceProvider):
             live: str | None = self.live_hash(news, timeout)
         except Exception:  # unreachable or refused at preview time: nothing to compare
             live = None
-        if live is not None:
-            return live != olds.get(self.hash_output)
-        return self.retry_failed and olds.get("phase") == "Error"
+        if live is None:
+            # Still unreachable: no change, so a preview of a stack whose tool is down stays
+            # quiet (`--expect-no-changes` holds); the real engine showed a perpetual update.
+            return False
+        failed = self.retry_failed and olds.get("phase") == "Error"
+        return failed or live != olds.get(self.hash_output)
 
     def delete(self, _id: str, _props: dict[str, object]) -> None:
         return None

@@ -60,16 +60,20 @@ class SyncOutputs:
         cls, listing: Any, previous: Mapping[str, Any], allowed: Any = None
     ) -> SyncOutputs:
         now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+        digest = schema_hash(listing.tools)
+        # A sync that finds what is recorded changes nothing, its time included: `pulumi
+        # refresh` of an unchanged tool reports no change (the real engine showed one).
+        same = previous.get("phase") == "Registered" and previous.get("schema_hash") == digest
         return cls(
             unknown_allowed_tools=unknown_allowed_tools(allowed, listing.tools),
             phase="Registered",
             tool_schemas=list(listing.tools),
             tool_names=[t.get("name") for t in listing.tools],
-            schema_hash=schema_hash(listing.tools),
+            schema_hash=digest,
             server_info=dict(listing.server_info or {}),
             protocol_version=listing.protocol_version or "",
             registered_at=previous.get("registered_at") or now,
-            last_synced_at=now,
+            last_synced_at=(previous.get("last_synced_at") if same else None) or now,
         )
 
     def as_dict(self) -> dict[str, Any]:

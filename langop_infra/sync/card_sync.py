@@ -220,7 +220,10 @@ def sync_card(
     outs = {k: inputs.get(k) for k in INPUTS}
     if outs.get("kubeconfig"):
         outs["kubeconfig"] = rpc.wrap_rpc_secret(outs["kubeconfig"])
-    return {**outs, **result, "last_synced_at": now}
+    # Nothing new (the same card, or the same failure): the time stays, so `pulumi refresh`
+    # reports no change.
+    unchanged = bool(before) and all(before.get(k) == result.get(k) for k in result)
+    return {**outs, **result, "last_synced_at": before.get("last_synced_at") if unchanged else now}
 
 
 class AgentCardSyncProvider(SyncProvider):

@@ -331,8 +331,8 @@ def sync_schema(
 
 class ToolSchemaSyncProvider(SyncProvider):
     """The provider (the shape: :class:`~langop_infra.sync._crud.SyncProvider`): stateless,
-    so it pickles to its class reference. A tool left in phase Error shows as a change
-    while it cannot be reached, so ``pulumi up`` tries it again."""
+    so it pickles to its class reference. A tool left in phase Error shows as a change once a
+    preview's probe reaches it, so ``pulumi up`` tries it again."""
 
     inputs = INPUTS
     hash_output = "schema_hash"
