@@ -15,10 +15,13 @@ service tool, sorted by namespace and name. Fields are only ever added to it.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
 from pulumi.runtime.config import CONFIG, get_config, get_config_env, is_config_secret
+from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.stack import wait_for_rpcs
 from pydantic import ValidationError
 
@@ -130,6 +133,24 @@ def tool_targets_output(cluster: LanguageCluster) -> list[dict[str, Any]]:
     return [t.exported() for t in targets]
 
 
+def reported_to_the_engine(build: Callable[[], LanguageCluster]) -> Callable[[], LanguageCluster]:
+    """Invalid configuration under the real engine as one clean error (``pulumi.RunError``,
+    which the language host prints without a traceback), as `langop-infra validate` prints
+    it; under mocks (render, users' tests) the SpecError itself, which they report."""
+
+    @functools.wraps(build)
+    def run() -> LanguageCluster:
+        try:
+            return build()
+        except SpecError as exc:
+            if isinstance(pulumi.runtime.settings.get_monitor(), MockMonitor):
+                raise
+            raise pulumi.RunError(str(exc)) from None
+
+    return run
+
+
+@reported_to_the_engine
 @tuned_for_run()
 def main() -> LanguageCluster:
     """Build the stack's LanguageCluster and export what operators look at."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.test_render_fidelity import differences, without_secret_values
-from tests.support.engine import REPO, Engine, read_manifests
+from tests.support.engine import REPO, Engine, python_project, read_manifests, render_to
 
 pytestmark = pytest.mark.engine
 
@@ -24,7 +24,9 @@ from langop_infra import LanguageAgent, LanguageTool
 
 config = pulumi.Config()
 ns = k8s.core.v1.Namespace("apps", metadata={{"name": "apps"}})
-memory = LanguageTool("memory", image="ghcr.io/acme/memory-mcp:1{DIGEST}", namespace=ns.metadata.name)
+memory = LanguageTool(
+    "memory", image="ghcr.io/acme/memory-mcp:1{DIGEST}", namespace=ns.metadata.name
+)
 agent = LanguageAgent(
     "helper",
     image="ghcr.io/acme/helper-agent:2{DIGEST}",
@@ -53,9 +55,22 @@ def render(
     project: Path, stack: str, out: Path, env: dict[str, str]
 ) -> dict[tuple[str, str, str], dict]:
     done = subprocess.run(
-        [str(REPO / "venv" / "bin" / "langop-infra"), "render", "--stack", stack, "--project-dir", str(project), "--output-dir", str(out)],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+        [
+            str(REPO / "venv" / "bin" / "langop-infra"),
+            "render",
+            "--stack",
+            stack,
+            "--project-dir",
+            str(project),
+            "--output-dir",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return read_manifests(out)
 
@@ -63,15 +78,7 @@ def render(
 def up_and_compare(
     engine: Engine, project: Path, stack: str, tmp_path: Path
 ) -> dict[tuple[str, str, str], dict]:
-    engine.run(
-        project,
-        "config",
-        "set",
-        "--stack",
-        stack,
-        "kubernetes:renderYamlToDirectory",
-        str(tmp_path / "real"),
-    )
+    render_to(engine, project, stack, tmp_path / "real")
     up = engine.run(project, "up", "--stack", stack, "--yes", "--skip-preview")
     assert CANARY not in up.stdout + up.stderr
     real = read_manifests(tmp_path / "real")
@@ -105,9 +112,16 @@ def test_the_template_through_pulumi_new(engine: Engine, tmp_path: Path) -> None
     project = tmp_path / "from-template"
     project.mkdir()
     engine.run(
-        project, "new", str(REPO / "templates" / "python"), "--yes", "--stack", "dev", "--name", "acme",
+        project,
+        "new",
+        str(REPO / "templates" / "python"),
+        "--yes",
+        "--stack",
+        "dev",
+        "--name",
+        "acme",
         "--generate-only",
-    )  # fmt: skip
+    )
     settings = (project / "Pulumi.yaml").read_text()
     assert "virtualenv: venv" in settings
     (project / "Pulumi.yaml").write_text(
@@ -119,3 +133,22 @@ def test_the_template_through_pulumi_new(engine: Engine, tmp_path: Path) -> None
         ("Deployment", "memory"),
         ("Deployment", "helper"),
     }
+
+
+def test_invalid_configuration_is_one_clean_error_under_the_engine(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Bad input under `pulumi up` reads as under `langop-infra validate`: the field path and
+    the fix, no Python traceback (the real engine showed "Program failed with an unhandled
+    exception" and the package's frames)."""
+    project = python_project(tmp_path / "project", stacks=("dev",))
+    stack_file = project / "stacks" / "Pulumi.dev.yaml"
+    stack_file.write_text(stack_file.read_text().replace("port: 9090", "port: 99999"))
+    engine.run(project, "stack", "init", "dev")
+    render_to(engine, project, "dev", tmp_path / "out")
+    done = engine.run(project, "preview", "--stack", "dev", check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "langop-infra:tools[1].port" in output
+    assert "Traceback" not in output
+    assert "unhandled exception" not in output
