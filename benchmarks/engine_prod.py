@@ -25,7 +25,14 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import REPO, median, print_machine, print_table, write_json
-from tests.support.engine import Engine, local, python_project, read_manifests, reseal_secrets
+from tests.support.engine import (
+    Engine,
+    local,
+    python_project,
+    read_manifests,
+    render_to,
+    reseal_secrets,
+)
 
 PLAIN_PROGRAM = '''\
 """The prod stack's objects, registered one by one with pulumi_kubernetes."""
@@ -62,9 +69,7 @@ def langop_project(engine: Engine, root: Path) -> tuple[Path, Path]:
     engine.run(project, "stack", "init", "prod")
     reseal_secrets(engine, project, "prod", "bench-secret")
     out = root / "langop-out"
-    engine.run(
-        project, "config", "set", "--stack", "prod", "kubernetes:renderYamlToDirectory", str(out)
-    )
+    render_to(engine, project, "prod", out)
     engine.run(project, "up", "--stack", "prod", "--yes", "--skip-preview")
     return project, out
 
@@ -84,9 +89,7 @@ def plain_project(engine: Engine, root: Path, objects: Path) -> Path:
 def fresh_stack(engine: Engine, project: Path, stack: str, out: Path) -> None:
     engine.run(project, "stack", "rm", stack, "--yes", "--force", check=False)
     engine.run(project, "stack", "init", stack)
-    engine.run(
-        project, "config", "set", "--stack", stack, "kubernetes:renderYamlToDirectory", str(out)
-    )
+    render_to(engine, project, stack, out)
 
 
 def run(rounds: int) -> dict[str, Any]:
@@ -132,17 +135,32 @@ def main() -> int:
     figures = run(1 if args.quick else args.rounds)
     print_machine()
     print(
-        f"prod stack: {figures['objects']} Kubernetes objects, {figures['rounds']} alternating rounds, medians"
+        f"prod stack: {figures['objects']} Kubernetes objects, "
+        f"{figures['rounds']} alternating rounds, medians"
     )
     print_table(
-        ["step", "langop-infra wall s", "plain wall s", "wall ratio", "langop-infra CPU s", "plain CPU s", "CPU ratio"],
         [
-            [step, f"{figures[f'langop_{step}_wall']:.2f}", f"{figures[f'plain_{step}_wall']:.2f}",
-             f"{figures[f'{step}_wall_ratio']:.2f}x", f"{figures[f'langop_{step}_cpu']:.2f}",
-             f"{figures[f'plain_{step}_cpu']:.2f}", f"{figures[f'{step}_cpu_ratio']:.2f}x"]
+            "step",
+            "langop-infra wall s",
+            "plain wall s",
+            "wall ratio",
+            "langop-infra CPU s",
+            "plain CPU s",
+            "CPU ratio",
+        ],
+        [
+            [
+                step,
+                f"{figures[f'langop_{step}_wall']:.2f}",
+                f"{figures[f'plain_{step}_wall']:.2f}",
+                f"{figures[f'{step}_wall_ratio']:.2f}x",
+                f"{figures[f'langop_{step}_cpu']:.2f}",
+                f"{figures[f'plain_{step}_cpu']:.2f}",
+                f"{figures[f'{step}_cpu_ratio']:.2f}x",
+            ]
             for step in ("preview", "up")
         ],
-    )  # fmt: skip
+    )
     write_json(args.json, figures)
     return 0
 

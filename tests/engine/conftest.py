@@ -7,12 +7,21 @@ They are left out of the default run (tests/conftest.py) and run by `pytest -m e
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.support.engine import Engine, local
 
 
 @pytest.fixture(scope="session")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    """The engine, built (or found in the cache), with a home of this session's own."""
-    return Engine(local.build_engine(), tmp_path_factory.mktemp("engine-home"))
+def engine_bin() -> Path:
+    """The engine's binaries, built (or found in the cache) once a session."""
+    return local.build_engine()
+
+
+@pytest.fixture
+def engine(engine_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    """The engine with a home (state backend, plugins) of the test's own: stacks of one test
+    never meet another's."""
+    return Engine(engine_bin, tmp_path_factory.mktemp("engine-home"))

@@ -14,7 +14,7 @@ import yaml
 
 from tests.engine.test_render_fidelity import differences, without_secret_values
 from tests.engine.test_user_program import user_project
-from tests.support.engine import REPO, Engine, read_manifests, stack_state
+from tests.support.engine import REPO, Engine, read_manifests, render_to, stack_state
 
 pytestmark = pytest.mark.engine
 
@@ -33,7 +33,8 @@ from langop_infra import LanguageAgent, LanguageTool
 memory = LanguageTool("memory", namespace="apps", image="{TOOL["image"]}")
 LanguageAgent(
     "helper", namespace="apps", image="{AGENT["image"]}", instructions="{AGENT["instructions"]}",
-    tools=[{{"name": "memory"}}], opts=pulumi.ResourceOptions(depends_on=[memory]),
+    mcp_servers=[{{"name": "memory", "url": memory.endpoint}}],
+    opts=pulumi.ResourceOptions(depends_on=[memory]),
 )
 '''
 
@@ -52,13 +53,22 @@ def yaml_project(folder: Path, plugin: Path) -> Path:
     folder.mkdir(parents=True)
     program = {
         "name": "yamlshop",
-        "runtime": "yaml",
+        # pulumi/pulumi#5455: the engine starts the dynamic-provider host (schema sync) with
+        # the program's runtime options; without a virtualenv holding the package, that host
+        # runs the machine's python3 and fails (this test saw it). docs/python-api.md says so.
+        "runtime": {"name": "yaml", "options": {"virtualenv": str(REPO / "venv")}},
         "packages": {"langop-infra": str(plugin)},
         "resources": {
             "memory": {"type": "langop-infra:index:LanguageTool", "properties": TOOL},
             "helper": {
                 "type": "langop-infra:index:LanguageAgent",
-                "properties": {**AGENT, "tools": [{"name": "memory"}]},
+                # A tool by name (`tools: [{name: memory}]`) is found only among components
+                # built in the same Construct call: each component of a YAML program is one,
+                # so the agent reaches the tool by its endpoint Output (docs/python-api.md).
+                "properties": {
+                    **AGENT,
+                    "mcpServers": [{"name": "memory", "url": "${memory.endpoint}"}],
+                },
                 "options": {"dependsOn": ["${memory}"]},
             },
         },
@@ -72,9 +82,7 @@ def rendered_by_engine(
     engine: Engine, project: Path, out: Path
 ) -> dict[tuple[str, str, str], dict]:
     engine.run(project, "stack", "init", "dev")
-    engine.run(
-        project, "config", "set", "--stack", "dev", "kubernetes:renderYamlToDirectory", str(out)
-    )
+    render_to(engine, project, "dev", out)
     engine.run(project, "up", "--stack", "dev", "--yes", "--skip-preview")
     return read_manifests(out)
 

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from tests.faultservers import GOOD_TOKEN, guarded_memory_server
-from tests.support.engine import Engine, python_project, stack_state
+from tests.support.engine import Engine, python_project, render_to, stack_state
 from tests.support.loopback import free_port, serve
 
 pytestmark = pytest.mark.engine
@@ -64,11 +64,17 @@ config:
             valueFrom:
               secretKeyRef: {{name: memory-token, key: token}}
   langop-infra:agents:
+    - name: helper
+      image: ghcr.io/acme/helper:1{DIGEST}
+      a2a:
+        skills:
+          - {{id: research, name: Research, description: Researches a question., tags: [research]}}
     - name: caller
       image: ghcr.io/acme/caller:1{DIGEST}
       tools:
         - name: memory
       agents:
+        - name: helper
         - name: partner
           url: {partner}/a2a
           headers:
@@ -82,9 +88,11 @@ config:
 def servers() -> Iterator[tuple[str, str]]:
     port = free_port()
     mcp = f"http://127.0.0.1:{port}"
-    with serve(guarded_memory_server(mcp).streamable_http_app(), port=port) as tool:
-        with serve(card_app(["research"])) as partner:
-            yield tool, partner
+    with (
+        serve(guarded_memory_server(mcp).streamable_http_app(), port=port) as tool,
+        serve(card_app(["research"])) as partner,
+    ):
+        yield tool, partner
 
 
 def outputs_of(state: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -115,15 +123,7 @@ def test_up_refresh_destroy_through_the_provider_host(
             f'langop-infra:secrets["{name}"].token',
             value,
         )
-    engine.run(
-        project,
-        "config",
-        "set",
-        "--stack",
-        STACK,
-        "kubernetes:renderYamlToDirectory",
-        str(tmp_path / "out"),
-    )
+    render_to(engine, project, STACK, tmp_path / "out")
     up = engine.run(project, "up", "--stack", STACK, "--yes", "--skip-preview")
     state = stack_state(engine, project, STACK)
     text = json.dumps(state)
@@ -131,13 +131,29 @@ def test_up_refresh_destroy_through_the_provider_host(
         assert secret not in text, secret
         assert secret not in up.stdout + up.stderr
     assert "pulumi-python:dynamic:Resource" in {r["type"] for r in state["deployment"]["resources"]}
-    synced = [o for o in outputs_of(state, "dynamic:Resource") if "tools" in o or "toolNames" in o]
-    assert synced, [o.keys() for o in outputs_of(state, "dynamic:Resource")]
-    assert "remember" in json.dumps(synced)
-    assert "research" in json.dumps(outputs_of(state, "dynamic:Resource"))
+    outputs = outputs_of(state, "dynamic:Resource")
+    [tool_sync] = [o for o in outputs if "tool_names" in o]
+    assert (tool_sync["phase"], tool_sync["tool_names"], tool_sync["last_error"]) == (
+        "Registered",
+        ["remember"],
+        "",
+    )
+    # An in-cluster peer's card is read through the API server's proxy: with no cluster
+    # (renderYamlToDirectory) that sync runs under the provider host and reports why it failed.
+    [card_sync] = [o for o in outputs if o.get("service") == "helper"]
+    assert card_sync["phase"] == "Error"
+    assert "kubeconfig" in card_sync["last_error"]
 
+    # The Kubernetes objects were rendered to a folder, so there is no cluster to read them
+    # back from: refresh the dynamic resources, which re-sync as `pulumi refresh` runs them.
+    targets = [
+        arg
+        for r in state["deployment"]["resources"]
+        if r["type"] == "pulumi-python:dynamic:Resource"
+        for arg in ("--target", r["urn"])
+    ]
     refreshed = engine.run(
-        project, "refresh", "--stack", STACK, "--yes", "--expect-no-changes", check=False
+        project, "refresh", "--stack", STACK, "--yes", "--expect-no-changes", *targets, check=False
     )
     assert refreshed.returncode == 0, refreshed.stdout + refreshed.stderr
     engine.run(project, "preview", "--stack", STACK, "--expect-no-changes")

@@ -5,16 +5,31 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.support.engine import REPO, Engine, python_project, reseal_secrets, stack_state
+from tests.support.engine import (
+    REPO,
+    Engine,
+    python_project,
+    render_to,
+    reseal_secrets,
+    stack_state,
+)
 
 pytestmark = pytest.mark.engine
 
 STACK = "dev"
+
+
+@pytest.fixture(scope="module")
+def engine(engine_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    """One home for the module: its tests edit the one deployed stack in turn."""
+    return Engine(engine_bin, tmp_path_factory.mktemp("engine-home"))
 
 
 @pytest.fixture(scope="module")
@@ -24,15 +39,7 @@ def deployed(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = python_project(root / "project", stacks=(STACK,))
     engine.run(project, "stack", "init", STACK)
     reseal_secrets(engine, project, STACK, "canary-2b8d")
-    engine.run(
-        project,
-        "config",
-        "set",
-        "--stack",
-        STACK,
-        "kubernetes:renderYamlToDirectory",
-        str(root / "out"),
-    )
+    render_to(engine, project, STACK, root / "out")
     engine.run(project, "up", "--stack", STACK, "--yes", "--skip-preview")
     return project
 
@@ -54,11 +61,17 @@ def short(step: dict[str, Any]) -> tuple[str, str]:
     return step["op"], f"{urn.split('::')[2].split('$')[-1]}::{urn.split('::')[3]}"
 
 
-def edited(project: Path, old: str, new: str) -> str:
-    text = stack_file(project).read_text()
-    assert text.count(old) == 1, old
-    stack_file(project).write_text(text.replace(old, new))
-    return text
+def edited(project: Path, change: Callable[[dict[str, Any]], None]) -> str:
+    """Apply ``change`` to the stack file's config; returns the text before."""
+    before = stack_file(project).read_text()
+    document = yaml.safe_load(before)
+    change(document["config"])
+    stack_file(project).write_text(yaml.safe_dump(document, sort_keys=False))
+    return before
+
+
+def tool(config: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(t for t in config["langop-infra:tools"] if t["name"] == name)
 
 
 def test_a_second_up_changes_nothing(engine: Engine, deployed: Path) -> None:
@@ -69,9 +82,12 @@ def test_a_second_up_changes_nothing(engine: Engine, deployed: Path) -> None:
 
 
 def test_an_image_bump_updates_one_deployment(engine: Engine, deployed: Path) -> None:
-    old = "docs-search-mcp:main@sha256:c9f312d39f6d9eebfbd729400a37dc6069e1b9d28a1ec7d4c15f9164e5cada51"
-    new = "docs-search-mcp:main@sha256:" + "1" * 64
-    before = edited(deployed, old, new)
+    def bump(config: dict[str, Any]) -> None:
+        tool(config, "docs-search")["image"] = (
+            "ghcr.io/acme/docs-search-mcp:main@sha256:" + "1" * 64
+        )
+
+    before = edited(deployed, bump)
     try:
         steps = planned_steps(engine, deployed)
     finally:
@@ -79,7 +95,7 @@ def test_an_image_bump_updates_one_deployment(engine: Engine, deployed: Path) ->
     assert [short(s) for s in steps] == [
         ("update", "kubernetes:apps/v1:Deployment::research-dev/docs-search")
     ]
-    assert steps[0]["diffReasons"] == ["spec"]
+    assert set(steps[0]["detailedDiff"]) == {"spec.template.spec.containers[0].image"}
 
 
 def test_a_rotated_secret_changes_the_secret_and_the_digest_only(
@@ -106,10 +122,10 @@ def test_a_rotated_secret_changes_the_secret_and_the_digest_only(
 def test_a_storage_class_change_replaces_the_claim_and_keeps_the_volume(
     engine: Engine, deployed: Path
 ) -> None:
-    old = "persistence: {size: 1Gi, mountPath: /data}"
-    before = edited(
-        deployed, old, "persistence: {size: 1Gi, mountPath: /data, storageClassName: fast}"
-    )
+    def faster(config: dict[str, Any]) -> None:
+        tool(config, "memory")["persistence"]["storageClassName"] = "fast"
+
+    before = edited(deployed, faster)
     try:
         steps = planned_steps(engine, deployed)
         offline = offline_diff(deployed, before)
@@ -137,14 +153,27 @@ def offline_diff(project: Path, before: str) -> str:
     renders = []
     for config in (old_file, stack_file(project)):
         done = subprocess.run(
-            [str(REPO / "venv" / "bin" / "langop-infra"), "render", "--config", str(config), "--project-dir", str(project)],
-            capture_output=True, text=True, timeout=300, check=True,
-        )  # fmt: skip
+            [
+                str(REPO / "venv" / "bin" / "langop-infra"),
+                "render",
+                "--config",
+                str(config),
+                "--project-dir",
+                str(project),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
         target = project / f"render-{len(renders)}.yaml"
         target.write_text(done.stdout)
         renders.append(str(target))
     done = subprocess.run(
         [str(REPO / "venv" / "bin" / "langop-infra"), "diff", *renders],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     return done.stdout

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support.engine import REPO, Engine, python_project, reseal_secrets
+from tests.support.engine import REPO, Engine, python_project, render_to, reseal_secrets
 
 pytestmark = pytest.mark.engine
 
@@ -37,33 +37,36 @@ def prepared(engine: Engine, tmp_path: Path, stack: str, source_stack: str) -> P
         )
     engine.run(project, "stack", "init", stack)
     reseal_secrets(engine, project, stack, "canary-policy")
-    engine.run(
-        project,
-        "config",
-        "set",
-        "--stack",
-        stack,
-        "kubernetes:renderYamlToDirectory",
-        str(tmp_path / "out"),
-    )
+    render_to(engine, project, stack, tmp_path / "out")
     return project
 
 
 def offline_check(project: Path, stack: str, env: dict[str, str]) -> set[tuple[str, str, str]]:
     done = subprocess.run(
-        [str(REPO / "venv" / "bin" / "langop-infra"), "check", "--stack", stack, "--project-dir", str(project), "-o", "json"],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+        [
+            str(REPO / "venv" / "bin" / "langop-infra"),
+            "check",
+            "--stack",
+            stack,
+            "--project-dir",
+            str(project),
+            "-o",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     return {(v["policy"], v["level"], v["message"]) for v in json.loads(done.stdout)}
 
 
 def engine_violations(output: str) -> set[tuple[str, str, str]]:
-    """(policy, level, message) of each violation `pulumi preview` printed."""
-    found = set()
-    pattern = re.compile(r"\[(mandatory|advisory)\]\s+(langop-[a-z-]+)\s+v[\d.]+\s+.*?\n\s+(.+?)\n")
-    for level, policy, message in pattern.findall(output):
-        found.add((policy, level, message.strip()))
-    return found
+    """(policy, level, message) of each violation `pulumi preview` printed: a line
+    `- [level]  policy  (resource)`, the policy's description, then the message."""
+    pattern = re.compile(r"- \[(mandatory|advisory)\]\s+(langop-[a-z-]+)\s+\(.*\)\n.*\n\s+(.+)\n")
+    return {(policy, level, message.strip()) for level, policy, message in pattern.findall(output)}
 
 
 def test_a_stack_that_breaks_a_mandatory_policy_fails_the_preview(

@@ -10,11 +10,25 @@ from typing import Any
 
 import pytest
 
-from tests.support.engine import REPO, Engine, python_project, read_manifests, reseal_secrets
+from tests.support.engine import (
+    REPO,
+    Engine,
+    python_project,
+    read_manifests,
+    render_to,
+    reseal_secrets,
+)
 
 pytestmark = pytest.mark.engine
 
 CANARY = "canary-7f3a9c"
+# With renderYamlToDirectory there is no cluster to sync a tool's schema through, so a sync
+# marked required fails `pulumi up`, as it must; the copy marks it not required, which changes
+# no object (the offline diff of the two stack files is empty).
+NO_CLUSTER = (
+    "schemaSync: {required: true, timeout: 20s}",
+    "schemaSync: {required: false, timeout: 20s}",
+)
 # Values `render` cannot know, each with its reason. Nothing else may differ.
 UNKNOWN_AT_RENDER = {
     # A keyed HMAC of the Secrets a pod reads; its key exists only in state (RolloutKey).
@@ -24,10 +38,22 @@ UNKNOWN_AT_RENDER = {
 
 def offline_render(project: Path, stack: str, out: Path, env: dict[str, str]) -> None:
     done = subprocess.run(
-        [str(REPO / "venv" / "bin" / "langop-infra"), "render", "--stack", stack,
-         "--project-dir", str(project), "--output-dir", str(out)],
-        env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        [
+            str(REPO / "venv" / "bin" / "langop-infra"),
+            "render",
+            "--stack",
+            stack,
+            "--project-dir",
+            str(project),
+            "--output-dir",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -35,12 +61,12 @@ def up_rendered(engine: Engine, tmp_path: Path, stack: str) -> tuple[Path, dict[
     """The stack's project in tmp_path, `pulumi up` with renderYamlToDirectory; returns the
     project and the canary secrets it was given."""
     project = python_project(tmp_path / "project", stacks=(stack,))
+    stack_file = project / "stacks" / f"Pulumi.{stack}.yaml"
+    stack_file.write_text(stack_file.read_text().replace(*NO_CLUSTER))
     engine.run(project, "stack", "init", stack)
     secrets = reseal_secrets(engine, project, stack, CANARY)
     out = tmp_path / "rendered"
-    engine.run(
-        project, "config", "set", "--stack", stack, "kubernetes:renderYamlToDirectory", str(out)
-    )
+    render_to(engine, project, stack, out)
     engine.run(project, "up", "--stack", stack, "--yes", "--skip-preview")
     return project, secrets
 
@@ -57,7 +83,7 @@ def differences(path: tuple[str, ...], offline: Any, real: Any) -> list[str]:
     if isinstance(offline, list) and isinstance(real, list) and len(offline) == len(real):
         return [
             d
-            for i, (a, b) in enumerate(zip(offline, real))
+            for i, (a, b) in enumerate(zip(offline, real, strict=True))
             for d in differences((*path, str(i)), a, b)
         ]
     if offline == real or (offline == "[unknown]" and path[-3:] in UNKNOWN_AT_RENDER):

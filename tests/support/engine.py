@@ -122,6 +122,15 @@ def _without_secure(value: Any) -> Any:
     return value
 
 
+def render_to(engine: Engine, project: Path, stack: str, out: Path) -> None:
+    """Point the stack's default Kubernetes provider at a folder (renderYamlToDirectory),
+    which refuses a kubeconfig context beside it."""
+    engine.run(project, "config", "rm", "--stack", stack, "kubernetes:context", check=False)
+    engine.run(
+        project, "config", "set", "--stack", stack, "kubernetes:renderYamlToDirectory", str(out)
+    )
+
+
 def read_manifests(folder: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
     """The objects under a folder of YAML files, keyed by (kind, namespace, name)."""
     objects: dict[tuple[str, str, str], dict[str, Any]] = {}

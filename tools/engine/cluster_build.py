@@ -66,14 +66,29 @@ def build_cluster(bin_dir: Path, work: Path, pins: dict[str, str]) -> None:
         go(["mod", "download"], folder)
     kwok_flags = f"-X sigs.k8s.io/kwok/pkg/consts.Version={pins['kwok']}"
     builds = [
-        ("kube-apiserver", work / "cluster", "k8s.io/kubernetes/cmd/kube-apiserver", kube_ldflags(kube)),
-        ("kube-controller-manager", work / "cluster", "k8s.io/kubernetes/cmd/kube-controller-manager", kube_ldflags(kube)),
-        ("kube-scheduler", work / "cluster", "k8s.io/kubernetes/cmd/kube-scheduler", kube_ldflags(kube)),
+        (
+            "kube-apiserver",
+            work / "cluster",
+            "k8s.io/kubernetes/cmd/kube-apiserver",
+            kube_ldflags(kube),
+        ),
+        (
+            "kube-controller-manager",
+            work / "cluster",
+            "k8s.io/kubernetes/cmd/kube-controller-manager",
+            kube_ldflags(kube),
+        ),
+        (
+            "kube-scheduler",
+            work / "cluster",
+            "k8s.io/kubernetes/cmd/kube-scheduler",
+            kube_ldflags(kube),
+        ),
         ("kubectl", work / "cluster", "k8s.io/kubernetes/cmd/kubectl", kube_ldflags(kube)),
         ("etcd", work / "cluster", "./etcd", ""),
         ("kwok", work / "kwok", "sigs.k8s.io/kwok/cmd/kwok", kwok_flags),
         ("kwokctl", work / "kwok", "sigs.k8s.io/kwok/cmd/kwokctl", kwok_flags),
-    ]  # fmt: skip
+    ]
     for name, cwd, package, ldflags in builds:
         started = time.monotonic()
         say(f"building {name} (minutes on a first run)")
