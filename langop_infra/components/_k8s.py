@@ -107,14 +107,8 @@ def opaque_secret(
 ) -> k8s.core.v1.Secret:
     """A Secret whose every value is a Pulumi secret, whatever form it came in."""
     data = {key: pulumi.Output.secret(value) for key, value in values.items()}
-    secret = k8s.core.v1.Secret(
-        resource_name,
-        metadata=object_meta(name, namespace, labels),
-        type="Opaque",
-        string_data=data,
-        opts=opts,
-    )
-    return rollout.remember(secret, name, data)
+    meta = object_meta(name, namespace, labels)
+    return rollout.DigestedSecret(resource_name, name=name, metadata=meta, data=data, opts=opts)
 
 
 def network_policy(
@@ -200,14 +194,8 @@ def workload_secret(
     def secret(_: Any = None) -> k8s.core.v1.Secret:
         name = workload_secret_name(workload)
         data = secret_routing.secret_data(owned, routed)
-        made = k8s.core.v1.Secret(
-            f"{key}-env",
-            metadata=object_meta(name, namespace, labels),
-            type="Opaque",
-            string_data=data,
-            opts=opts,
-        )
-        return rollout.remember(made, name, data)
+        meta = object_meta(name, namespace, labels)
+        return rollout.DigestedSecret(f"{key}-env", name=name, metadata=meta, data=data, opts=opts)
 
     if owned:
         return secret()
