@@ -54,15 +54,6 @@ def clear_run_state() -> None:
     state.outputs.clear()
 
 
-def pending_rpcs() -> list[Any]:
-    """The list of the run's outstanding RPCs (``SETTINGS.rpc_manager.rpcs``): each
-    ``@pulumi.runtime.test`` function and each :func:`clear_run_state` makes a new one, so
-    its identity tells one program run from the next."""
-    state: Any = _settings.SETTINGS
-    rpcs: list[Any] = state.rpc_manager.rpcs
-    return rpcs
-
-
 @contextlib.contextmanager
 def without_stack_traces() -> Generator[None, None, None]:
     """Registrations carry an empty stack trace inside (``resource._get_stack_trace``).
