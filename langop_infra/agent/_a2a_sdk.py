@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
+from typing import cast
 
 GRPC_MODULES = (
     "a2a.server.request_handlers.grpc_handler",
@@ -22,7 +23,7 @@ GRPC_MODULES = (
 
 
 @contextlib.contextmanager
-def grpc_absent() -> Iterator[None]:
+def grpc_absent() -> Generator[None, None, None]:
     """a2a-sdk's gRPC modules unimportable inside, those not imported already; afterwards
     ``sys.modules`` holds none of the stand-ins."""
     added = [name for name in GRPC_MODULES if name not in sys.modules]
@@ -32,7 +33,8 @@ def grpc_absent() -> Iterator[None]:
         yield
     finally:
         for name in added:
-            if name in sys.modules and sys.modules[name] is None:
+            # The stand-in None is what typeshed's ModuleType values do not admit.
+            if name in sys.modules and cast("object", sys.modules[name]) is None:
                 del sys.modules[name]
 
 

@@ -34,7 +34,7 @@ def index_for_building() -> Index:
     time (before a callback of the run copies the context, for that callback to share it)."""
     index = _INDEX.get()
     if index is None:
-        index = {}
+        index = Index()
         _INDEX.set(index)
     return index
 
@@ -43,7 +43,7 @@ def in_own_program(program: Callable[[], T]) -> T:
     """``program()`` as a program run of its own: in a new context, with an empty index."""
 
     def run() -> T:
-        _INDEX.set({})
+        _INDEX.set(Index())
         return program()
 
     return contextvars.copy_context().run(run)
