@@ -41,6 +41,12 @@ def ensure_event_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
+def current_monitor() -> object:
+    """The running program's connection to the engine (``settings.get_monitor()``): one per
+    ``pulumi up``, a new one for each ``set_mocks``; None outside any program."""
+    return _settings.get_monitor()
+
+
 def clear_root() -> None:
     """Forget the root resource of a previous run (``settings.ROOT``)."""
     _settings.ROOT.set(None)

@@ -68,3 +68,23 @@ def test_looking_makes_no_index_a_later_run_would_share() -> None:
         return [asyncio.run(program("a")), asyncio.run(program("b"))]
 
     assert contextvars.Context().run(look_then_run) == [["a"], ["b"]]
+
+
+def test_new_mocks_are_a_new_program_even_outside_a_task() -> None:
+    """A test that builds at its top level under mocks of its own (``langop_mocks``, or
+    ``set_mocks`` in a setup) does not see the components of the test before it."""
+    import pulumi
+
+    from langop_infra.components._k8s import register_component
+    from langop_infra.testing import Mocks
+
+    def two_tests() -> list[list[tuple[str, str, str]]]:
+        seen = []
+        for _ in range(2):
+            mocks = Mocks()
+            pulumi.runtime.set_mocks(mocks, monitor=mocks.monitor())
+            register_component(object(), "LanguageTool", "apps", "memory")  # no clash
+            seen.append(sorted(built_components()))
+        return seen
+
+    assert contextvars.Context().run(two_tests) == [[("LanguageTool", "apps", "memory")]] * 2
