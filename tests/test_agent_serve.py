@@ -9,7 +9,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from tests.fake_openai import FakeOpenAI
 from tests.support.agent_parts import tool_app
 from tests.support.kubelet import loopback_ip
 from tests.support.loopback import free_port, serve
+from tests.support.startup import HUNG_AFTER, until_ready
 from tests.test_toolkit import CalculatorTool
 
 
@@ -145,7 +145,7 @@ def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
                 },
             ).json()
             with serve(tool_app(CalculatorTool()), port=tool_port):
-                ready = _poll(f"{base}/readyz")
+                ready = _poll(f"{base}/readyz", process, tmp_path)
         finally:
             process.terminate()
             process.wait(timeout=20)
@@ -163,23 +163,25 @@ def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
 
 
 def _wait(url: str, process: subprocess.Popen[bytes], root: Path) -> httpx.Response:
-    for _ in range(300):
-        if process.poll() is not None:
-            raise AssertionError((root / "log").read_text())
+    """The first answer of ``url``: the server is up (bounded only against a hung run)."""
+
+    def probe() -> httpx.Response | None:
         try:
-            return httpx.get(url, timeout=2)
+            return httpx.get(url, timeout=HUNG_AFTER)
         except httpx.TransportError:
-            time.sleep(0.1)
-    raise AssertionError(f"{url} never answered: {(root / 'log').read_text()}")
+            return None
+
+    return until_ready(probe, process, lambda: (root / "log").read_text())
 
 
-def _poll(url: str) -> Any:
-    for _ in range(100):
-        answer = httpx.get(url, timeout=5)
-        if answer.status_code == 200:
-            return answer.json()
-        time.sleep(0.1)
-    return answer.json()
+def _poll(url: str, process: subprocess.Popen[bytes], root: Path) -> Any:
+    """``url``'s body once it answers 200 (the agent connected its tools)."""
+
+    def probe() -> Any:
+        answer = httpx.get(url, timeout=HUNG_AFTER)
+        return answer.json() if answer.status_code == 200 else None
+
+    return until_ready(probe, process, lambda: (root / "log").read_text())
 
 
 def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path) -> None:

@@ -59,8 +59,8 @@ def test_the_document_is_validated_once_and_children_are_not_checked_again(
     agent_parses = counting(monkeypatch, agent_module, "parse_agent")
 
     def program() -> None:
-        spec = validation.parse_cluster(copy.deepcopy(DOCUMENT))  # as the stack program does
-        LanguageCluster("apps", spec)
+        checked = validation.check_cluster(copy.deepcopy(DOCUMENT))  # as the stack program does
+        LanguageCluster("apps", checked)
 
     run_program(program)
     assert len(cluster_checks) == 1
@@ -145,19 +145,25 @@ def test_a_tool_of_another_namespace_not_handed_over_is_refused() -> None:
     assert "pass its LanguageTool in external_tools" in problem.message
 
 
-def test_a_spec_carries_no_hidden_flag_and_a_changed_copy_is_checked_again() -> None:
-    from langop_infra.config.checks._checked import VALIDATED
+def test_a_checked_cluster_is_built_without_a_second_check_and_a_spec_is_checked() -> None:
+    """The checked value, not a registry of checked specs, says what was validated: a
+    ``ClusterSpec`` handed in (even one ``check_cluster`` returned) is checked again."""
+    from langop_infra.config.checks._checked import CheckedCluster
     from langop_infra.config.cluster import ClusterSpec
 
     assert ClusterSpec.__private_attributes__ == {}
-    spec = validation.parse_cluster(copy.deepcopy(DOCUMENT))
-    assert spec in VALIDATED
-    changed = spec.model_copy(update={"namespace": "other"})
-    assert changed not in VALIDATED and spec.model_copy() not in VALIDATED
-    import gc
-    import weakref
+    checked = validation.check_cluster(copy.deepcopy(DOCUMENT))
+    assert isinstance(checked, CheckedCluster) and checked.spec.namespace == DOCUMENT["namespace"]
+    calls: list[object] = []
+    original = validation.parse_cluster
 
-    alive = weakref.ref(spec)
-    del spec, changed
-    gc.collect()
-    assert alive() is None  # the set keeps nothing alive
+    def counting(data: object, path: str = "") -> ClusterSpec:
+        calls.append(data)
+        return original(data, path)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(validation, "parse_cluster", counting)
+        run_program(lambda: LanguageCluster("apps", checked))
+        assert calls == []
+        run_program(lambda: LanguageCluster("apps", checked.spec))
+        assert calls == [checked.spec]

@@ -128,3 +128,78 @@ def test_the_shipped_stacks_vouch_for_no_digest_of_a_real_image() -> None:
     assert len(images) >= 15, images
     assert [i for i in images if not i.startswith("ghcr.io/acme/")] == []
     assert all(is_pinned(i) for i in images), images
+
+
+MEMORY_STACK = """config:
+  langop-infra:namespace: apps
+  langop-infra:defaults: {schemaSyncFrom: [{cidr: 10.0.0.0/28}]}
+  langop-infra:tools:
+    - {name: search, image: "ghcr.io/acme/search:1.0"}
+  langop-infra:memories:
+    - {name: notes, type: managed, image: "ghcr.io/acme/memory-mcp:1.4.0"}
+  langop-infra:agents:
+    - name: helper
+      image: "ghcr.io/acme/helper@sha256:%s"
+      tools: [{name: search}]
+      memory: {name: notes}
+""" % ("ab" * 32)
+
+
+def validate_both_ways(
+    path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> list[str]:
+    """``validate``'s warning lines from the stack file and from the program's run: equal."""
+    found = []
+    for run in ("0", "1"):
+        monkeypatch.setenv("LANGOP_INFRA_VALIDATE_RUN", run)
+        assert main(["validate", "--project-dir", str(ROOT), "--config", str(path)]) == 0
+        found.append(capsys.readouterr().err.splitlines())
+    assert found[0] == found[1]
+    return found[0]
+
+
+def test_a_managed_memory_warns_once_per_image_at_the_users_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The memory's tool is one the program adds: its image is named where the user wrote
+    it, once, and no image twice (the cluster the program builds does not warn again)."""
+    path = tmp_path / "Pulumi.qa.yaml"
+    path.write_text(MEMORY_STACK)
+    lines = validate_both_ways(path, monkeypatch, capsys)
+    assert [line.split(": image ")[0] for line in lines] == [
+        "langop-infra validate: warning: langop-infra:tools[0].image",
+        "langop-infra validate: warning: langop-infra:memories[0].image",
+    ]
+    assert "'ghcr.io/acme/memory-mcp:1.4.0' has no digest" in lines[1]
+
+
+def test_a_managed_memorys_tool_finding_is_named_after_the_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "Pulumi.qa.yaml"
+    path.write_text(
+        MEMORY_STACK.replace(
+            "  langop-infra:defaults: {schemaSyncFrom: [{cidr: 10.0.0.0/28}]}\n", ""
+        )
+    )
+    lines = validate_both_ways(path, monkeypatch, capsys)
+    sync = [line for line in lines if "schema sync of tool" in line]
+    assert [line.split(": schema sync")[0] for line in sync] == [
+        "langop-infra validate: warning: tools[0].schemaSync",
+        "langop-infra validate: warning: memories[0]",
+    ]
+    assert "tool 'notes'" in sync[1]
+
+
+def test_require_image_digests_refuses_a_managed_memorys_unpinned_image() -> None:
+    document = {
+        "namespace": "apps",
+        "defaults": {"requireImageDigests": True},
+        "memories": [
+            {"name": "pinned", "type": "managed"},  # the default image is pinned
+            {"name": "notes", "type": "managed", "image": "ghcr.io/acme/memory-mcp:1.4.0"},
+        ],
+    }
+    with pytest.raises(SpecError) as caught:
+        parse_cluster(document)
+    assert [p.path for p in caught.value.problems] == ["memories[1].image"]

@@ -25,6 +25,7 @@ from langop_infra.mcp import ClientOptions, fetch_tool_listing_sync
 from langop_infra.sync.provider import ToolSchemaSyncProvider
 from tests.support.loopback import free_port
 from tests.support.provider_host import EngineHost, reveal, service_inputs
+from tests.support.startup import HUNG_AFTER
 from tests.test_pod_security import RULES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,7 +171,7 @@ def bridge() -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HUNG_AFTER  # ends only a hung start
         while True:
             try:
                 if httpx.get(f"{base}{stdio_bridge.BRIDGE_HEALTH_PATH}", timeout=1).is_success:

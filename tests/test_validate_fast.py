@@ -23,7 +23,9 @@ from typing import Any
 
 import pytest
 
-from langop_infra.cli.main import main as cli_main
+from langop_infra.cli import _validate as validate_command
+from langop_infra.cli._stack import CommandError
+from langop_infra.cli.main import build_parser, main as cli_main
 from langop_infra.core.problems import SpecError
 from langop_infra.offline._validate import is_stack_program, validate_stack_file
 from tests import test_bad_input as bad, test_problems_at_once as at_once
@@ -51,15 +53,45 @@ def run_cli(argv: list[str], *, run_program: bool) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def outcome(argv: list[str], *, run_program: bool) -> tuple[object, str, str]:
+    """What ``validate ARGV`` found, before any mode formats it: the warnings, or the error
+    (exit code, message, problems); with what was printed meanwhile."""
+    args = build_parser(["validate"]).parse_args(["validate", *argv])
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LANGOP_INFRA_VALIDATE_RUN", "1" if run_program else "0")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                found: object = ("warnings", validate_command.found_warnings(args))
+            except CommandError as exc:
+                found = ("error", exc.code, str(exc), exc.problems)
+    return found, out.getvalue(), err.getvalue()
+
+
 def assert_same_both_ways(argv: list[str]) -> list[tuple[int, str, str]]:
-    """Every mode gives the same exit code, stdout and stderr both ways; returns them."""
-    found = []
+    """Both ways find the same; returns every mode's exit code, stdout and stderr. The modes
+    only format what was found (``test_every_mode_prints_the_same_both_ways``), so one run of
+    the program, not one per mode, tells whether they agree."""
+    fast = outcome(argv, run_program=False)
+    assert fast == outcome(argv, run_program=True), "validate differs from the program's run"
+    return [run_cli([*argv, *mode], run_program=False) for mode in MODES]
+
+
+@pytest.mark.parametrize("name", ["repository-dev", "warnings", "problems"])
+def test_every_mode_prints_the_same_both_ways(name: str, tmp_path: Path) -> None:
+    """Each mode run in full both ways: the same exit code, stdout and stderr."""
+    argv = ["--project-dir", str(REPO), "--stack", "dev"]
+    if name != "repository-dev":
+        document = warning_documents()["unpinned-image"] if name == "warnings" else None
+        text = stack_of(document or bad.CASES[0].document)
+        argv[2:] = ["--config", str(write(tmp_path, text))]
     for mode in MODES:
         fast = run_cli([*argv, *mode], run_program=False)
-        slow = run_cli([*argv, *mode], run_program=True)
-        assert fast == slow, f"validate {' '.join(mode)} differs from the program's run"
-        found.append(fast)
-    return found
+        assert fast == run_cli([*argv, *mode], run_program=True), mode
+        assert fast[0] == {
+            "repository-dev": 0,
+            "warnings": 2 if mode[:1] == ["--strict"] else 0,
+        }.get(name, 2)
 
 
 def assert_read_from_the_file(path: Path) -> None:
@@ -217,3 +249,34 @@ def test_validate_of_a_stack_file_project_imports_no_pulumi() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0 []"
+
+
+def test_a_stack_with_every_feature_validates_the_same_both_ways(tmp_path: Path) -> None:
+    """The dev stack (a managed memory, A2A, a schedule, the gateway) unpinned, with an
+    HttpTool: the same both ways, each image warned of once, where the user wrote it."""
+    import re
+
+    import yaml
+
+    text = re.sub(r"@sha256:[0-9a-f]+", "", (REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+    stack = yaml.safe_load(text)
+    config = stack["config"]
+    config[f"{bad.PREFIX}memories"][0]["image"] = UNPINNED
+    config[f"{bad.PREFIX}httpTools"] = [
+        {
+            "name": "lookup",
+            "displayName": "Lookup",
+            "description": "Looks a record up",
+            "endpoint": "https://api.acme.example/lookup",
+            "method": "GET",
+            "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
+        }
+    ]
+    path = write(tmp_path, yaml.safe_dump(stack, sort_keys=False))
+    results = assert_same_both_ways(["--config", str(path), "--project-dir", str(REPO)])
+    warnings = json.loads(results[1][1])["warnings"]
+    images = [w.split(": image ")[0] for w in warnings if "has no digest" in w]
+    assert len(images) == len(set(images)) and f"{bad.PREFIX}memories[0].image" in images
+    tools = len(config[f"{bad.PREFIX}tools"])
+    assert not any(f"tools[{tools}]" in w for w in warnings)  # the memory's is not a tool
+    assert_read_from_the_file(path)

@@ -13,13 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from a2a.client.card_resolver import parse_agent_card
-from a2a.helpers import new_data_part, new_message, new_text_part
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -27,6 +20,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 import langop_infra._json as _json
+from langop_infra.agent._a2a_sdk import (
+    AgentExecutor,
+    DefaultRequestHandler,
+    EventQueue,
+    InMemoryTaskStore,
+    RequestContext,
+    create_jsonrpc_routes,
+    new_data_part,
+    new_message,
+    new_text_part,
+    parse_agent_card,
+)
 from langop_infra.agent._loop import AgentLoop
 from langop_infra.agent._metrics import RuntimeMetrics
 

@@ -13,6 +13,7 @@ refuses every token costs one token request per backoff, not one per call.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -99,6 +100,17 @@ def may_resend(method: str, response: httpx.Response) -> bool:
     return bool(_INVALID_TOKEN.search(challenge))
 
 
+# Doublings past this one only meet the cap; unbounded, 2.0 ** 1024 overflows a float.
+_DOUBLINGS = math.ceil(math.log2(REPLACE_BACKOFF_MAX_SECONDS / REPLACE_BACKOFF_SECONDS))
+
+
+def replace_backoff(streak: int) -> float:
+    """Seconds before the next replacement after ``streak`` refused ones: doubling from
+    :data:`REPLACE_BACKOFF_SECONDS` up to :data:`REPLACE_BACKOFF_MAX_SECONDS`, for good."""
+    delay = REPLACE_BACKOFF_SECONDS * 2 ** min(streak - 1, _DOUBLINGS)
+    return min(delay, REPLACE_BACKOFF_MAX_SECONDS)
+
+
 @dataclass
 class Token:
     value: str
@@ -144,8 +156,7 @@ class TokenKeeper:
             if now < state.next_allowed:
                 return None
             state.streak += 1
-            delay = REPLACE_BACKOFF_SECONDS * 2 ** (state.streak - 1)
-            state.next_allowed = now + min(delay, REPLACE_BACKOFF_MAX_SECONDS)
+            state.next_allowed = now + replace_backoff(state.streak)
             self._tokens[tool] = await fetch()
             return self._tokens[tool].value
 

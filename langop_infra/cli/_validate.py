@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        warnings = _warnings(args)
+        warnings = found_warnings(args)
     except CommandError as exc:
         if not args.output:
             print(f"langop-infra validate: error: {exc}", file=sys.stderr)
@@ -71,10 +71,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _warnings(args: argparse.Namespace) -> list[str]:
+def found_warnings(args: argparse.Namespace) -> list[str]:
     """The stack's warnings; read from the stack file alone when the project runs the
     package's stack program (no Pulumi imported), else from a run under the mock engine.
-    ``LANGOP_INFRA_VALIDATE_RUN=1`` always runs the program (the tests compare both)."""
+    ``LANGOP_INFRA_VALIDATE_RUN=1`` always runs the program (the tests compare both). Every
+    output mode only formats what this finds."""
     if os.environ.get("LANGOP_INFRA_VALIDATE_RUN") != "1":
         found = stack_file_warnings(args)
         if found is not None:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from langop_infra.components._k8s import built_components
 from langop_infra.components._namespace import Placement
 from langop_infra.config.agent import AgentSpec
+from langop_infra.core._program_index import built_components
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract
 

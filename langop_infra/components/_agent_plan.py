@@ -14,11 +14,7 @@ from langop_infra.components import (
     _namespace as namespaces,
     _user_meta as user_meta,
 )
-from langop_infra.components._k8s import (
-    built_components,
-    component_error,
-    find_component,
-)
+from langop_infra.components._k8s import component_error, find_component
 from langop_infra.components._peers import resolve_features
 from langop_infra.config._http_tool import HttpToolSpec, with_http_tools
 from langop_infra.config._model import ModelSpec, PersonaSpec
@@ -30,6 +26,7 @@ from langop_infra.config.checks._image_pins import workload_unpinned_images
 from langop_infra.config.checks._references import sidecar_problems
 from langop_infra.config.checks._validation import parse_agent
 from langop_infra.config.cluster import Defaults
+from langop_infra.core._program_index import built_components
 from langop_infra.core._text import did_you_mean
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract

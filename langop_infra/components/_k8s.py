@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import weakref
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any, cast
 
@@ -15,7 +14,7 @@ from langop_infra.components import (
     _rollout as rollout,
     _secret_routing as secret_routing,
 )
-from langop_infra.core import _pulumi_sdk as pulumi_sdk
+from langop_infra.core._program_index import built_components, index_for_building
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests._contract import workload_secret_name
 
@@ -107,14 +106,8 @@ def opaque_secret(
 ) -> k8s.core.v1.Secret:
     """A Secret whose every value is a Pulumi secret, whatever form it came in."""
     data = {key: pulumi.Output.secret(value) for key, value in values.items()}
-    secret = k8s.core.v1.Secret(
-        resource_name,
-        metadata=object_meta(name, namespace, labels),
-        type="Opaque",
-        string_data=data,
-        opts=opts,
-    )
-    return rollout.remember(secret, name, data)
+    meta = object_meta(name, namespace, labels)
+    return rollout.DigestedSecret(resource_name, name=name, metadata=meta, data=data, opts=opts)
 
 
 def network_policy(
@@ -200,14 +193,8 @@ def workload_secret(
     def secret(_: Any = None) -> k8s.core.v1.Secret:
         name = workload_secret_name(workload)
         data = secret_routing.secret_data(owned, routed)
-        made = k8s.core.v1.Secret(
-            f"{key}-env",
-            metadata=object_meta(name, namespace, labels),
-            type="Opaque",
-            string_data=data,
-            opts=opts,
-        )
-        return rollout.remember(made, name, data)
+        meta = object_meta(name, namespace, labels)
+        return rollout.DigestedSecret(f"{key}-env", name=name, metadata=meta, data=data, opts=opts)
 
     if owned:
         return secret()
@@ -300,41 +287,12 @@ def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> k8s.Provider | 
     return next((p for p in providers or () if isinstance(p, k8s.Provider)), None)
 
 
-# Components built in the running program, by (kind, namespace, name): a second one with the
-# same key would register the same Kubernetes objects twice. Keyed by the root Stack resource
-# (runs of the offline mock engine each get one), and within it by the RPC manager's list of
-# outstanding RPCs: `pulumi.runtime.test` starts each test with `rpc_manager.clear()`, which
-# makes a new list, so each test is its own program while the root Stack stays the same.
-_BUILT: weakref.WeakKeyDictionary[object, tuple[list[object], dict[tuple[str, str, str], Any]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-class _NoProgram:
-    """Stands for the stack root outside a running program (weak references need an object)."""
-
-
-_OUTSIDE_A_PROGRAM = _NoProgram()
-
-
-def built_components() -> dict[tuple[str, str, str], Any]:
-    """The components built so far in this program run: runs in one process (the mock
-    engine's, or one per ``@pulumi.runtime.test`` function) never see each other's."""
-    root = pulumi.runtime.get_root_resource()
-    key = root if root is not None else _OUTSIDE_A_PROGRAM
-    rpcs = pulumi_sdk.pending_rpcs()  # renewed by each runtime test
-    entry = _BUILT.get(key)
-    if entry is None or entry[0] is not rpcs:
-        entry = _BUILT[key] = (rpcs, {})
-    return entry[1]
-
-
 def register_component(
     component: object, kind: str, namespace: str, name: str, site: str | None = None
 ) -> None:
     """Record a component; a second one of the same kind, namespace and name is an error
     (naming ``site``, the user's line, when it is found as a namespace resolves)."""
-    built = built_components()
+    built = index_for_building()
     key = (kind, namespace, name)
     if key in built:
         raise SpecError(

@@ -17,11 +17,11 @@ from langop_infra.components._k8s import (
 )
 from langop_infra.components.args import LanguageMemoryArgs
 from langop_infra.components.tool import LanguageTool
+from langop_infra.config._managed_memory import managed_tool
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._pydantic_errors import problems_from
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract
-from langop_infra.manifests._memory import managed_tool
 
 
 def parse_memory(name: str, args: Any, fields: dict[str, Any]) -> MemorySpec:

@@ -24,6 +24,7 @@ from langop_infra.components._k8s import register_component
 from langop_infra.components._secret_routing import guarded
 from langop_infra.config._fields import dns_label
 from langop_infra.config._structure import LATE_FIELDS
+from langop_infra.core._program_index import index_for_building
 from langop_infra.core.problems import Problem, SpecError
 
 # The structural fields a component builds from as they resolve (see inputs.resolve).
@@ -57,6 +58,7 @@ def registered(component: object, kind: str, where: Placement, name: str, site: 
     if where.known:
         register_component(component, kind, str(where.value), name)
         return where
+    index_for_building()  # made now, in the context the callback copies
 
     def record(namespace: str) -> str:
         register_component(component, kind, namespace, name, site=site)

@@ -8,16 +8,15 @@ and only when, the Secrets' data changes (not on a relabel or a ``pulumi refresh
 ``resourceVersion`` would). It is not secret, so it is unsecreted: a Pulumi secret anywhere
 in the pod template would hide the whole Deployment spec in previews.
 
-The data is what the program gives each Secret (its ``stringData``), remembered when the
-Secret is registered (:func:`remember`), so the digest is known as soon as the values are,
-whatever the kubernetes provider reports back.
+The data is what the program gives each Secret (its ``stringData``), carried by the Secret
+langop-infra registers (:class:`DigestedSecret`), so the digest is known as soon as the
+values are, whatever the kubernetes provider reports back.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -30,16 +29,26 @@ from langop_infra.sync.rollout_key import RolloutKey
 
 DIGEST_PREFIX = "hmac-sha256:"
 
-# Each Secret langop-infra registered: its Kubernetes name and the stringData it was given.
-_DATA: weakref.WeakKeyDictionary[k8s.core.v1.Secret, tuple[str, object]] = (
-    weakref.WeakKeyDictionary()
-)
 
+class DigestedSecret(k8s.core.v1.Secret):
+    """An Opaque Secret langop-infra registers, which keeps its Kubernetes name and the
+    ``stringData`` it was given for the digests of the workloads that read it."""
 
-def remember(secret: k8s.core.v1.Secret, name: str, data: object) -> k8s.core.v1.Secret:
-    """``secret``, noted with its name and ``stringData`` for the digests of its readers."""
-    _DATA[secret] = (name, data)
-    return secret
+    def __init__(
+        self,
+        resource_name: str,
+        *,
+        name: str,
+        metadata: k8s.meta.v1.ObjectMetaArgsDict,
+        data: Any,
+        opts: pulumi.ResourceOptions,
+    ) -> None:
+        # The SDK's overloads leave ``__props__`` untyped; the keywords here are typed.
+        super().__init__(  # pyright: ignore[reportUnknownMemberType]
+            resource_name, metadata=metadata, type="Opaque", string_data=data, opts=opts
+        )
+        self.given_name = name  # ``metadata``'s
+        self.given_data: Any = data
 
 
 def canonical(secrets: Sequence[tuple[str, Mapping[str, object]]]) -> bytes:
@@ -60,12 +69,12 @@ def _data_of(secret: Any) -> Any:
         return None
     if isinstance(secret, pulumi.Output):
         return cast("pulumi.Output[Any]", secret).apply(_data_of)
-    remembered = _DATA.get(secret)
-    if remembered is None:  # a Secret registered elsewhere: what the provider reports
-        name: Any = secret.metadata.name
-        data: Any = secret.string_data
-    else:
-        name, data = remembered
+    if isinstance(secret, DigestedSecret):
+        name: Any = secret.given_name
+        data: Any = secret.given_data
+    else:  # a Secret registered elsewhere: what the provider reports
+        name = secret.metadata.name
+        data = secret.string_data
 
     def pair(parts: list[object]) -> tuple[str, Mapping[str, object]]:
         return str(parts[0]), cast("Mapping[str, object]", parts[1] or {})

@@ -26,29 +26,25 @@ from langop_infra.components.model import LanguageModel, ModelPlan, register_gat
 from langop_infra.components.tool import LanguageTool, ToolPlan, sync_auth, sync_headers
 from langop_infra.config import _names as names
 from langop_infra.config._http_tool import with_http_tools
+from langop_infra.config._managed_memory import find_memory
 from langop_infra.config.agent import AgentSpec, model_refs
-from langop_infra.config.checks._advice import passthrough_warnings
-from langop_infra.config.checks._checked import IMAGES_WARNED
+from langop_infra.config.checks._checked import CheckedCluster, deploy_warnings
 from langop_infra.config.checks._collisions import secret_namespaces
-from langop_infra.config.checks._egress_check import egress_findings
-from langop_infra.config.checks._image_pins import unpinned_images
 from langop_infra.config.checks._references import (
     cluster_namespaces,
     external_reference_problems,
     external_sidecar_problems,
 )
-from langop_infra.config.checks._sync_path_check import sync_path_findings
-from langop_infra.config.checks._validation import parse_cluster
+from langop_infra.config.checks._validation import check_cluster
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract, _pods as pods, _policies as policies
 from langop_infra.manifests._a2a import peer_targets
 from langop_infra.manifests._agent_features import AgentFeatures
-from langop_infra.manifests._memory import find_memory, with_managed_memories
 
 if TYPE_CHECKING:
-    ClusterInput = LanguageClusterArgs | ClusterSpec | None
+    ClusterInput = LanguageClusterArgs | ClusterSpec | CheckedCluster | None
 else:
     ClusterInput = LanguageClusterArgs  # what Pulumi's analyzer reads as the component's inputs
 
@@ -58,7 +54,9 @@ class LanguageCluster(pulumi.ComponentResource):
     every tool, then every agent with its tool references resolved by name.
 
     ``external_tools`` (Python only) are LanguageTools of other namespaces that agents here
-    may reference. Python programs find the built components in ``tools`` and ``agents``.
+    may reference. Python programs find the built components in ``tools`` and ``agents``,
+    and may pass a ``ClusterSpec``, or a ``CheckedCluster`` (``check_cluster``'s, which is
+    not checked again), as ``args``.
     """
 
     namespace: pulumi.Output[str]
@@ -76,7 +74,7 @@ class LanguageCluster(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        args: LanguageClusterArgs | ClusterSpec,
+        args: LanguageClusterArgs | ClusterSpec | CheckedCluster,
         opts: pulumi.ResourceOptions | None = None,
         *,
         external_tools: Sequence[LanguageTool] = (),
@@ -105,7 +103,8 @@ class LanguageCluster(pulumi.ComponentResource):
         external_targets: Sequence[contract.ToolTarget] = (),
         **kwargs: Any,
     ) -> None:
-        cluster = with_managed_memories(_parse(name, args, kwargs))
+        checked = _check(name, args, kwargs)
+        cluster = checked.deployed
         external: dict[tuple[str, str], Any] = {(t.namespace, t.name): t for t in external_targets}
         external.update({(t.target.namespace, t.target.name): t for t in external_tools})
         problems = [
@@ -128,14 +127,8 @@ class LanguageCluster(pulumi.ComponentResource):
             type_token("LanguageCluster"), name, None, aliased(opts, "LanguageCluster")
         )
         self.spec = cluster
-        if not cluster.defaults.strict_egress:
-            for finding in egress_findings(cluster) + sync_path_findings(cluster):
-                pulumi.log.warn(f"{finding.path}: {finding.message}")
-        for finding in passthrough_warnings(cluster):
+        for finding in deploy_warnings(checked):
             pulumi.log.warn(f"{finding.path}: {finding.message}")
-        if not (cluster in IMAGES_WARNED or cluster.defaults.require_image_digests):
-            for finding in unpinned_images(cluster):
-                pulumi.log.warn(f"{finding.path}: {finding.message}")
         ns = cluster.namespace
         labels = contract.recommended_labels(ns, "cluster", cluster.part_of or ns)
         spaces = sorted(cluster_namespaces(cluster), key=lambda n: (n != ns, n))
@@ -257,12 +250,17 @@ class LanguageCluster(pulumi.ComponentResource):
         )
 
 
-def _parse(name: str, args: object, fields: Mapping[str, object]) -> ClusterSpec:
+def _check(name: str, args: object, fields: Mapping[str, object]) -> CheckedCluster:
+    """The document, validated here unless it comes checked already (the stack program's)."""
+    if isinstance(args, CheckedCluster) and not fields:
+        return args
     if isinstance(args, ClusterSpec) and not fields:
-        return parse_cluster(args)
+        return check_cluster(args)
+    if isinstance(args, CheckedCluster):  # with changes: a new document
+        args = args.spec
     data = inputs.merged_input(args, fields, ClusterSpec)
     with component_error(f"LanguageCluster {name!r}"):
-        return parse_cluster(data)
+        return check_cluster(data)
 
 
 def _key(home: str, namespace: str, name: str) -> str:

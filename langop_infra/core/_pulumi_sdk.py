@@ -41,6 +41,12 @@ def ensure_event_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
+def current_monitor() -> object:
+    """The running program's connection to the engine (``settings.get_monitor()``): one per
+    ``pulumi up``, a new one for each ``set_mocks``; None outside any program."""
+    return _settings.get_monitor()
+
+
 def clear_root() -> None:
     """Forget the root resource of a previous run (``settings.ROOT``)."""
     _settings.ROOT.set(None)
@@ -52,15 +58,6 @@ def clear_run_state() -> None:
     state: Any = _settings.SETTINGS
     state.rpc_manager.clear()
     state.outputs.clear()
-
-
-def pending_rpcs() -> list[Any]:
-    """The list of the run's outstanding RPCs (``SETTINGS.rpc_manager.rpcs``): each
-    ``@pulumi.runtime.test`` function and each :func:`clear_run_state` makes a new one, so
-    its identity tells one program run from the next."""
-    state: Any = _settings.SETTINGS
-    rpcs: list[Any] = state.rpc_manager.rpcs
-    return rpcs
 
 
 @contextlib.contextmanager

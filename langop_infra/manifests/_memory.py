@@ -1,17 +1,12 @@
-"""Memory as plain data: a managed memory's LanguageTool preset (and the tool reference its
-agents get), and what an agent sees of its memory (env, config.yaml ``memory:``)."""
+"""What an agent sees of its memory (env, config.yaml ``memory:``); the managed memory's
+LanguageTool preset is ``config._managed_memory``'s."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from langop_infra.config._memory import MEMORY_DATA_PATH, MemorySpec
+from langop_infra.config._memory import MemorySpec
 from langop_infra.config._names import memory_header_env_name
-from langop_infra.config._pod import Persistence
-from langop_infra.config.agent import AgentSpec, ToolRef
-from langop_infra.config.checks._checked import VALIDATED
-from langop_infra.config.cluster import ClusterSpec
-from langop_infra.config.tool import ToolSpec
 from langop_infra.manifests._contract import (
     EndpointStyle,
     EnvVar,
@@ -19,57 +14,6 @@ from langop_infra.manifests._contract import (
     agent_endpoint,
     header_document,
 )
-
-
-def managed_tool(memory: MemorySpec, namespace: str | None = None) -> ToolSpec:
-    """The LanguageTool a managed memory runs: its image on a persistent ``/data``, the
-    upstream language-operator's "memory is a LanguageTool"."""
-    return ToolSpec(
-        name=memory.name,
-        namespace=memory.namespace or namespace,
-        image=memory.image,
-        port=memory.port,
-        persistence=Persistence(
-            size=memory.size,
-            mount_path=MEMORY_DATA_PATH,
-            storage_class_name=memory.storage_class_name,
-        ),
-        env={"MEMORY_DB_PATH": f"{MEMORY_DATA_PATH}/memory.db"},
-    )
-
-
-def find_memory(
-    cluster_memories: Sequence[MemorySpec], agent: AgentSpec, home: str
-) -> MemorySpec | None:
-    """The memory ``agent.memory`` names, or None."""
-    if agent.memory is None:
-        return None
-    space = agent.memory.namespace or agent.namespace or home
-    for memory in cluster_memories:
-        if memory.name == agent.memory.name and (memory.namespace or home) == space:
-            return memory
-    return None
-
-
-def with_managed_memories(cluster: ClusterSpec) -> ClusterSpec:
-    """The validated cluster with each managed memory added to ``tools`` and referenced by
-    the agents that use it (so sync, policies and the contract follow, as for any tool)."""
-    managed = [m for m in cluster.memories if m.type == "managed"]
-    if not managed:
-        return cluster
-    home = cluster.namespace
-    agents: list[AgentSpec] = []
-    for agent in cluster.agents:
-        memory = find_memory(managed, agent, home)
-        if memory is not None:
-            ref = ToolRef(name=memory.name, namespace=memory.namespace or home)
-            agent = agent.model_copy(update={"tools": [*agent.tools, ref]})
-        agents.append(agent)
-    tools = [*cluster.tools, *(managed_tool(m, home) for m in managed)]
-    updated = cluster.model_copy(update={"tools": tools, "agents": agents})
-    # Validated already: a second parse would take the memories' tools for clashes.
-    VALIDATED.add(updated)
-    return updated
 
 
 def memory_parts(

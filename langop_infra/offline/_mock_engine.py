@@ -22,6 +22,7 @@ from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
 from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk
 from langop_infra.core._gc_tuning import tuned_for_run
+from langop_infra.core._program_index import in_own_program
 from langop_infra.offline._engine_values import (
     UNKNOWN_MARKER,
     Secret,
@@ -333,7 +334,7 @@ def run_program(
     root = settings.get_root_resource()
     try:
         with pacing.paced(_CatchUp(CATCH_UP_EVERY)), pulumi_sdk.without_stack_traces():
-            _run_with_loop_stopped(program)
+            in_own_program(lambda: _run_with_loop_stopped(program))
         run.exports = dict(getattr(root, "outputs", {}) or {})
     finally:
         pulumi_sdk.clear_root()

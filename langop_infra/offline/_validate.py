@@ -18,11 +18,9 @@ from pathlib import Path
 
 from langop_infra.config._http_tool import with_http_tools
 from langop_infra.config.agent import AgentSpec, model_refs
-from langop_infra.config.checks._advice import passthrough_warnings
-from langop_infra.config.checks._egress_check import egress_findings
-from langop_infra.config.checks._sync_path_check import sync_path_findings
+from langop_infra.config.checks._checked import CheckedCluster, deploy_warnings
 from langop_infra.config.cluster import ClusterSpec
-from langop_infra.core.problems import Problem, SpecError
+from langop_infra.core.problems import SpecError
 from langop_infra.manifests._agent_models import agent_model_parts, override_warnings
 from langop_infra.offline._project import Project, choose_stack, load_stack_file, stack_config
 from langop_infra.offline._stack_secrets import check_secure_values
@@ -69,8 +67,8 @@ def validate_stack_file(
     if not _runs_here(project, config):
         return None
     source = StackFileConfig(config, frozenset(secret_keys))
-    spec = read_cluster_document(source, [])
-    return [str(w) for w in config_warnings(spec)] + cluster_warnings(spec)
+    checked = read_cluster_document(source, [])
+    return [str(w) for w in config_warnings(checked.spec)] + cluster_warnings(checked.warned())
 
 
 def _runs_here(project: Project, config: dict[str, str]) -> bool:
@@ -82,16 +80,12 @@ def _runs_here(project: Project, config: dict[str, str]) -> bool:
     return project.main.is_file() and is_stack_program(project.main)
 
 
-def cluster_warnings(spec: ClusterSpec) -> list[str]:
+def cluster_warnings(checked: CheckedCluster) -> list[str]:
     """What ``LanguageCluster`` and its agents log for a cluster the stack program built,
-    in the same order (the program has warned of unpinned images under their config keys)."""
-    findings: list[Problem] = []
-    if not spec.defaults.strict_egress:
-        findings += egress_findings(spec) + sync_path_findings(spec)
-    findings += passthrough_warnings(spec)
-    # Unpinned images: none here, the program has warned of them under their config keys
-    # (``config.checks.checked.IMAGES_WARNED``).
-    warnings = [f"{f.path}: {f.message}" for f in findings]
+    in the same order (the program has warned of unpinned images under their config keys,
+    and hands the cluster a :class:`CheckedCluster` without them)."""
+    warnings = [f"{f.path}: {f.message}" for f in deploy_warnings(checked)]
+    spec = checked.spec
     return warnings + [w for agent in spec.agents for w in _agent_warnings(spec, agent)]
 
 

@@ -18,8 +18,9 @@ from langop_infra.config._model import ModelSpec, PersonaSpec
 from langop_infra.config._pydantic_errors import stack_wording
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks._advice import cluster_warnings
+from langop_infra.config.checks._checked import CheckedCluster
 from langop_infra.config.checks._references import external_reference_problems
-from langop_infra.config.checks._validation import parse_cluster
+from langop_infra.config.checks._validation import check_cluster
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.tool import ToolSpec
 from langop_infra.core._text import closest
@@ -118,7 +119,7 @@ def get_object(source: ConfigSource, full_key: str) -> Any:
 @stack_wording()
 def read_cluster_document(
     source: ConfigSource, external: list[tuple[str, str]] | None = None, name: str = PROJECT
-) -> ClusterSpec:
+) -> CheckedCluster:
     """Read and validate the stack's config; every problem at once, named by config key.
     ``external`` lists the (namespace, name) of tools other stacks export (``toolsFrom``);
     ``name`` is the config namespace (``pulumi.Config(name)``)."""
@@ -239,16 +240,16 @@ def _build_items_first() -> None:
 
 def _document_problems(
     document: dict[str, object], external: list[tuple[str, str]]
-) -> tuple[ClusterSpec | None, list[Problem]]:
+) -> tuple[CheckedCluster | None, list[Problem]]:
     _build_items_first()
     try:
-        spec = parse_cluster(document)
+        checked = check_cluster(document)
     except SpecError as exc:
         # a missing namespace is already reported as a config key
         missing = "namespace" not in document
         return None, [p for p in exc.problems if not (missing and p.path == "namespace")]
     # A tool outside the stack's namespaces is known only from another stack (toolsFrom).
-    return spec, external_reference_problems(spec, external)
+    return checked, external_reference_problems(checked.spec, external)
 
 
 def _raw_values(source: ConfigSource, prefix: str, keys: list[str]) -> dict[str, object]:

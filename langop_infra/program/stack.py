@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config._pydantic_errors import problems_from, stack_wording
-from langop_infra.config.checks._checked import IMAGES_WARNED
+from langop_infra.config.checks._checked import CheckedCluster
 from langop_infra.config.cluster import ClusterSpec, ExportedToolTarget, ToolsFrom
 from langop_infra.core import _pulumi_sdk as pulumi_sdk
 from langop_infra.core._gc_tuning import tuned_for_run
@@ -64,6 +64,12 @@ def read_cluster_config(
 ) -> ClusterSpec:
     """Read and validate the stack's config; every problem at once, named by config key.
     ``external`` lists the (namespace, name) of tools other stacks export (``toolsFrom``)."""
+    return _read_checked(config, external).spec
+
+
+def _read_checked(
+    config: pulumi.Config | None = None, external: list[tuple[str, str]] | None = None
+) -> CheckedCluster:
     name = config.name if config is not None else PROJECT
     return read_cluster_document(_EngineConfig(), external, name)
 
@@ -155,11 +161,11 @@ def reported_to_the_engine(build: Callable[[], LanguageCluster]) -> Callable[[],
 def main() -> LanguageCluster:
     """Build the stack's LanguageCluster and export what operators look at."""
     external = [t for source in read_tools_from() for t in stack_tool_targets(source)]
-    spec = read_cluster_config(external=[(t.namespace, t.name) for t in external])
-    for warning in config_warnings(spec):
+    checked = _read_checked(external=[(t.namespace, t.name) for t in external])
+    for warning in config_warnings(checked.spec):
         pulumi.log.warn(str(warning))
-    IMAGES_WARNED.add(spec)  # under their config keys, just now
-    cluster = LanguageCluster(spec.namespace, spec, external_targets=external)
+    # Warned of under their config keys just now: the cluster is not to warn again.
+    cluster = LanguageCluster(checked.spec.namespace, checked.warned(), external_targets=external)
     pulumi.export("namespace", cluster.namespace)
     pulumi.export(
         "tools",

@@ -17,6 +17,7 @@ from langop_infra.agent.runtime import (
     load_agent_servers,
 )
 from langop_infra.mcp import ClientOptions
+from tests.support.startup import stdio_options
 
 pytestmark = pytest.mark.anyio
 
@@ -361,7 +362,9 @@ async def test_a_crashed_stdio_server_is_restarted_with_backoff_then_given_up() 
         ]
     }
     loaded = load_agent_servers(document, env={})
-    async with await connect_tool_registry(loaded, FAST) as registry:
+    # Each start of the SDK server is part of a request: its bound only ends a hung run.
+    options = stdio_options(connect_retries=0)
+    async with await connect_tool_registry(loaded, options) as registry:
         registry.max_restarts, registry.restart_base = 2, 0.05
         first = (await registry.call_tool("crashy__pid")).content[0]["text"]
         assert first.endswith(" hello")  # env reached the server, default applied

@@ -28,6 +28,7 @@ from langop_infra.mcp._stdio import INHERITED_ENV, child_environment
 from langop_infra.mcp.oauth._tokens import basic_authorization
 from langop_infra.sync.provider import credentials, failure_message, scrubbed_listing
 from tests.support.loopback import serve
+from tests.support.startup import stdio_options
 
 pytestmark = pytest.mark.anyio
 
@@ -382,7 +383,7 @@ async def test_a_stdio_child_gets_a_minimal_environment(monkeypatch: pytest.Monk
     monkeypatch.setenv("OPENAI_API_KEY", TOKEN)
     monkeypatch.setenv("GATEWAY_MASTER_KEY", PASSWORD)
     monkeypatch.setenv("BASH_FUNC_x%%", "() { echo hi; }")
-    options = ClientOptions(transport="stdio")
+    options = stdio_options(transport="stdio")
     async with Session([sys.executable, str(ENV_SERVER)], options, env={"DECLARED": "1"}) as s:
         result = await s.call_tool("environment", {})
     names = set(json.loads(result.content[0]["text"]))
@@ -472,7 +473,7 @@ async def test_an_mcp_server_echoing_its_credential_is_scrubbed_by_the_registry(
         command=(sys.executable, str(ENV_SERVER)),
         env={"API_TOKEN": TOKEN, "MODE": "plain"},
     )
-    async with await connect_tool_registry([entry]) as registry:
+    async with await connect_tool_registry([entry], stdio_options()) as registry:
         echoed = await registry.call_tool("envy__variable", {"name": "API_TOKEN"})
         plain = await registry.call_tool("envy__variable", {"name": "MODE"})
     assert leaks(text_of(echoed), TOKEN) == [] and MARK in text_of(echoed)

@@ -364,6 +364,36 @@ async def test_a_refused_token_is_replaced_once_then_the_401_is_the_answer(
     assert caller.token_fetches == 3
 
 
+async def test_a_token_refused_more_than_a_thousand_times_is_still_replaced() -> None:
+    """Each replacement waits its backoff (a clock of the test's own, moved past it): the
+    1,025th is no OverflowError, and the wait stays at its cap for good."""
+    from langop_infra.agent._http_tool_auth import (
+        REPLACE_BACKOFF_MAX_SECONDS,
+        Token,
+        TokenKeeper,
+        replace_backoff,
+    )
+
+    now = [0.0]
+    keeper = TokenKeeper(clock=lambda: now[0])
+    issued: list[str] = []
+
+    async def fetch() -> Token:
+        issued.append(f"t{len(issued) + 1}")
+        return Token(issued[-1], expires=float("inf"))
+
+    token = await keeper.token("pay", fetch)
+    for _ in range(1100):
+        now[0] += REPLACE_BACKOFF_MAX_SECONDS
+        replaced = await keeper.replace("pay", token, fetch)
+        assert replaced is not None and replaced != token
+        token = replaced
+    assert len(issued) == 1101
+    assert await keeper.replace("pay", token, fetch) is None  # within the backoff
+    waits = [replace_backoff(n) for n in (1, 2, 3, 9, 10, 1024, 1025, 10**6)]
+    assert waits == [1.0, 2.0, 4.0, 256.0, 300.0, 300.0, 300.0, 300.0]
+
+
 async def test_oauth2_failures_and_a_ready_token(
     api: tuple[str, Recorder], recorder: Recorder
 ) -> None:

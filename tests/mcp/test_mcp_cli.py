@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from langop_infra.cli.main import main
+from tests.support.startup import HUNG_AFTER
 
 SDK_TOOLS = {"add", "echo", "fail", "chatty", "polled"}
 
@@ -55,7 +56,11 @@ def test_legacy_sse_server(capsys: pytest.CaptureFixture[str], legacy_sse_url: s
 
 
 def test_stdio_server(capsys: pytest.CaptureFixture[str], stdio_command: list[str]) -> None:
-    code, out, err = run(capsys, "--transport", "stdio", "-o", "json", "--", *stdio_command)
+    # The server's start-up is part of the first request: the timeout only ends a hung run.
+    guard = str(HUNG_AFTER)
+    code, out, err = run(
+        capsys, "--transport", "stdio", "--timeout", guard, "-o", "json", "--", *stdio_command
+    )
     assert (code, err) == (0, "")
     assert {tool["name"] for tool in json.loads(out)["tools"]} == SDK_TOOLS
 

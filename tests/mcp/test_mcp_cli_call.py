@@ -20,6 +20,7 @@ from langop_infra.cli.main import main
 from langop_infra.mcp import ClientOptions, Session
 from langop_infra.mcp._errors import MCPTimeout
 from tests.faultservers import SyncFaults, lifespan, parse_message, read_body, respond
+from tests.support.startup import HUNG_AFTER
 
 
 def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -53,7 +54,9 @@ def test_call_json_and_a_tool_error(json_url: str, capsys: pytest.CaptureFixture
 
 @pytest.mark.slow  # the SDK's stdio server takes seconds to import
 def test_call_over_stdio(stdio_command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["tools", "--arguments", '{"text": "over stdio"}', "call", "echo", "--", *stdio_command]
+    guard = ["--timeout", str(HUNG_AFTER)]  # the server's start-up is part of the request
+    argv = ["tools", *guard, "--arguments", '{"text": "over stdio"}', "call", "echo", "--"]
+    argv += stdio_command
     code, out, err = _cli(argv, capsys)
     assert code == 0, err
     assert out == "over stdio\n"

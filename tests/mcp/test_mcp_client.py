@@ -19,6 +19,7 @@ from langop_infra.mcp import (
     fetch_tool_listing,
     fetch_tool_listing_sync,
 )
+from tests.support.startup import stdio_options
 
 pytestmark = pytest.mark.anyio
 
@@ -91,7 +92,7 @@ async def test_resumes_a_stream_the_server_closed_mid_call(resumable_url: str) -
 
 
 async def test_stdio_server_negotiates_2026_07_28(stdio_command: list[str]) -> None:
-    async with Session(stdio_command, FAST) as session:
+    async with Session(stdio_command, stdio_options()) as session:
         assert session.protocol_version == "2026-07-28"
         assert session.server_info["name"] == "sdk-stdio"
         assert {tool["name"] for tool in await session.list_tools()} == SDK_TOOLS
@@ -101,7 +102,7 @@ async def test_stdio_server_negotiates_2026_07_28(stdio_command: list[str]) -> N
 
 
 async def test_stdio_server_lists_calls_and_pings(stdio_command: list[str]) -> None:
-    async with Session(stdio_command, HANDSHAKE) as session:
+    async with Session(stdio_command, stdio_options(protocol="2025-11-25")) as session:
         assert session.transport_name == "stdio"
         assert session.server_info["name"] == "sdk-stdio"
         assert {tool["name"] for tool in await session.list_tools()} == SDK_TOOLS

@@ -2,7 +2,8 @@
 
 A tag (``:main-stable``, ``:1.4.0``) names whatever the registry serves under it today; a
 digest (``@sha256:…``) names one image for good. Every image a document runs is checked:
-tools, agents, an agent's workspace init image, and the model gateway's (set or built in).
+tools, agents, an agent's workspace init image, managed memories, and the model gateway's
+(set or built in).
 A warning by default; an error with ``defaults.requireImageDigests``."""
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def cluster_images(
         yield join_path(path, f"agents[{i}].image"), agent.image
         if agent.workspace is not None:
             yield join_path(path, f"agents[{i}].workspace.initImage"), agent.workspace.init_image
+    for i, memory in enumerate(cluster.memories):
+        if memory.type == "managed":
+            yield join_path(path, f"memories[{i}].image"), memory.image
     gateway = gateway_defaults(cluster.defaults)
     if any(via_gateway(model, gateway) for model in cluster.models):
         yield join_path(path, "defaults.modelGateway.image"), gateway.image

@@ -22,7 +22,7 @@ from langop_infra.config._names import (
 from langop_infra.config._pod import WorkloadSpec
 from langop_infra.config._pydantic_errors import not_a_mapping
 from langop_infra.config.agent import AgentSpec, ToolRef, agent_headers
-from langop_infra.config.checks._checked import VALIDATED
+from langop_infra.config.checks._checked import CheckedCluster
 from langop_infra.config.checks._http_tool_checks import (
     declared_http_tools,
     http_secret_problems,
@@ -168,12 +168,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     as declared, and an agent with a bad field still has its references checked.
     """
     if isinstance(data, ClusterSpec):
-        if data in VALIDATED:
-            return data
         problems = cluster_problems(data, path) + cluster_model_problems(data, path)
         if problems:
             raise SpecError(problems)
-        VALIDATED.add(data)
         return data
     if not isinstance(data, Mapping):
         raise SpecError([Problem(path, not_a_mapping(data))])
@@ -239,8 +236,13 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     )
     if problems:
         raise SpecError(problems)
-    VALIDATED.add(full)
     return full
+
+
+def check_cluster(data: Any, path: str = "") -> CheckedCluster:
+    """:func:`parse_cluster`'s document as the value later layers take: ``LanguageCluster``
+    builds a :class:`CheckedCluster` without checking it again."""
+    return CheckedCluster.of(parse_cluster(data, path))
 
 
 def _declared_tools(data: Mapping[str, object], namespace: str) -> set[tuple[str, str]]:

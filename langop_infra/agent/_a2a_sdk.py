@@ -1,0 +1,76 @@
+"""What the runtime uses of a2a-sdk, imported with its gRPC parts taken as not installed.
+
+Its gRPC handler and transport load googleapis' ``google/rpc/status.proto``, whose
+``google.rpc.Status`` Pulumi's SDK also defines (``pulumi/runtime/proto/status_pb2``), and
+one protobuf descriptor pool cannot hold both. a2a-sdk's packages import their gRPC parts
+when first imported, and treat one that cannot be imported as gRPC not installed: so for
+that first import, and for it only, those modules read as absent. The process is left as it
+was: another library may import them, or Pulumi's, afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Generator
+from typing import cast
+
+GRPC_MODULES = (
+    "a2a.server.request_handlers.grpc_handler",
+    "a2a.client.transports.grpc",
+    "a2a.utils.grpc_status",
+)
+
+
+@contextlib.contextmanager
+def grpc_absent() -> Generator[None, None, None]:
+    """a2a-sdk's gRPC modules unimportable inside, those not imported already; afterwards
+    ``sys.modules`` holds none of the stand-ins."""
+    added = [name for name in GRPC_MODULES if name not in sys.modules]
+    for name in added:
+        sys.modules[name] = None  # pyright: ignore[reportArgumentType]  # import's own mark
+    try:
+        yield
+    finally:
+        for name in added:
+            # The stand-in None is what typeshed's ModuleType values do not admit.
+            if name in sys.modules and cast("object", sys.modules[name]) is None:
+                del sys.modules[name]
+
+
+with grpc_absent():
+    from a2a.client import ClientConfig, ClientFactory
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.helpers import (
+        get_data_parts,
+        get_text_parts,
+        new_data_part,
+        new_message,
+        new_text_part,
+    )
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import create_jsonrpc_routes
+    from a2a.server.tasks import InMemoryTaskStore
+    from a2a.types import Message, Role, SendMessageRequest
+
+__all__ = [
+    "AgentExecutor",
+    "ClientConfig",
+    "ClientFactory",
+    "DefaultRequestHandler",
+    "EventQueue",
+    "InMemoryTaskStore",
+    "Message",
+    "RequestContext",
+    "Role",
+    "SendMessageRequest",
+    "create_jsonrpc_routes",
+    "get_data_parts",
+    "get_text_parts",
+    "new_data_part",
+    "new_message",
+    "new_text_part",
+    "parse_agent_card",
+]
