@@ -60,7 +60,8 @@ def test_the_report_says_replace() -> None:
         "metadata": {**old["metadata"], "labels": {"a": "b"}},
     }
     assert body_lines(diff_renders({CLAIM: old}, {CLAIM: new})) == [
-        "+- PersistentVolumeClaim apps/memory-data (replace: spec.storageClassName cannot change in place)",
+        "+- PersistentVolumeClaim apps/memory-data"
+        " (replace: spec.storageClassName cannot change in place)",
         "    spec.storageClassName: slow -> fast",
     ]
     assert (
