@@ -19,11 +19,13 @@ import httpx
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.core._redact import Scrubber
 from langop_infra.mcp._http import display_url
 
 __all__ = ["ChatModel", "ModelError", "ModelReply", "RequestedCall"]
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+ERROR_LIMIT = 600  # characters of a model error an answer shows
 
 
 class ModelError(LangopError):
@@ -59,6 +61,7 @@ class ChatModel:
         timeout: float,
         metrics: RuntimeMetrics,
         client: httpx.AsyncClient | None = None,
+        scrubber: Scrubber | None = None,
     ) -> None:
         self.url = endpoint.rstrip("/") + "/chat/completions"
         self.shown = display_url(self.url)  # no credentials in a URL reach a message
@@ -66,6 +69,9 @@ class ChatModel:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or httpx.AsyncClient(timeout=timeout, follow_redirects=False)
         self._metrics = metrics
+        # A model's error may echo the key or the request: its words reach the A2A caller.
+        self.scrubber = scrubber or Scrubber()
+        self.scrubber.add(api_key or "")
 
     async def complete(
         self, messages: Sequence[Mapping[str, object]], tools: Sequence[Mapping[str, object]]
@@ -76,9 +82,9 @@ class ChatModel:
         started = time.perf_counter()
         try:
             reply = await self._post(body)
-        except ModelError:
+        except ModelError as exc:
             self._metrics.model_requests.labels("error").inc()
-            raise
+            raise ModelError(self.scrubber.line(exc, ERROR_LIMIT)) from None
         finally:
             self._metrics.model_seconds.observe(time.perf_counter() - started)
         self._metrics.model_requests.labels("ok").inc()

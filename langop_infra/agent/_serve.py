@@ -22,17 +22,22 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
+from langop_infra._errors import LangopError
 from langop_infra.agent._loop import AgentLoop, TurnOutcome
 from langop_infra.agent._memory import Memory
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ChatModel
 from langop_infra.agent._registry import ToolRegistry, connect_tool_registry
+from langop_infra.agent._result_scrub import url_credentials
 from langop_infra.agent._settings import RuntimeSettings, SettingsError, load_settings
 from langop_infra.agent.runtime import AgentServers, ServerEntry, load_agent_servers
+from langop_infra.core._log_scrub import log_level, scrubbed_logging, watch
+from langop_infra.core._redact import Scrubber
 
 __all__ = ["Runtime", "main", "run_scheduled", "start_runtime"]
 
 logger = logging.getLogger("langop_infra.agent")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 @dataclass
@@ -61,6 +66,18 @@ class Runtime:
         await self.model.aclose()
 
 
+def runtime_credentials(settings: RuntimeSettings, env: Mapping[str, str]) -> list[object]:
+    """What the runtime itself sends (the model key, memory and peer headers) and the
+    credentials of a memory address (often held in a Secret): logs and answers mask them."""
+    memory = env.get("AGENT_MEMORY_ENDPOINT", "")
+    return [
+        settings.api_key or "",
+        dict(settings.memory_headers),
+        [dict(peer.headers) for peer in settings.peers],
+        url_credentials(memory),
+    ]
+
+
 def agent_servers(settings: RuntimeSettings, env: Mapping[str, str]) -> AgentServers:
     """The agent's tool servers; an external memory (``AGENT_MEMORY_ENDPOINT``) joins them."""
     config = settings.config if settings.config_path.is_file() else None
@@ -84,10 +101,17 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
     """Read the settings, connect the tools (in the background unless ``wait``)."""
     settings = load_settings(env)
     metrics = RuntimeMetrics()
+    known = watch(Scrubber(runtime_credentials(settings, env)))
     servers = agent_servers(settings, env)
     registry = await connect_tool_registry(servers, wait="all" if wait else "none")
+    watch(registry.scrubber)
     model = ChatModel(
-        settings.model_endpoint, settings.model, settings.api_key, settings.model_timeout, metrics
+        settings.model_endpoint,
+        settings.model,
+        settings.api_key,
+        settings.model_timeout,
+        metrics,
+        scrubber=known,
     )
     memory = None
     if settings.memory_tool or env.get("AGENT_MEMORY_ENDPOINT"):
@@ -166,6 +190,7 @@ def serve_forever(env: Mapping[str, str]) -> None:
         host=env.get("A2A_HOST", "0.0.0.0"),
         port=settings.port,
         log_level="warning",
+        log_config=None,  # uvicorn's records reach the root's scrubbing handler
     )
 
 
@@ -174,11 +199,16 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     parser.add_argument("command", choices=["serve"], help="run the agent (AGENT_MODE decides)")
     parser.parse_args(argv)
     env = dict(os.environ if env is None else env)
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    try:
+        level = log_level(env.get("LANGOP_LOG_LEVEL"), "INFO")
+    except LangopError as exc:
+        print(f"langop-agent: error: {exc}", file=sys.stderr)
+        return 2
+    with scrubbed_logging(level, LOG_FORMAT):
+        return _run(env)
+
+
+def _run(env: dict[str, str]) -> int:
     try:
         if env.get("AGENT_MODE") == "scheduled":
             return asyncio.run(run_scheduled(env, sys.stdout))
