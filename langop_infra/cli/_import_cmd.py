@@ -81,13 +81,17 @@ def _run(args: argparse.Namespace) -> int:
         )
     out = import_manifests(manifests, agent_image=args.agent_image)
     if args.into is not None:
+        from langop_infra.core._atomic import WriteError, write_atomically
         from langop_infra.offline.importers._into import IntoError, merged_stack_file
 
         try:
             text = merged_stack_file(args.into, out, args.namespace)
         except IntoError as exc:
             raise CommandError(str(exc)) from None
-        args.into.write_text(text, encoding="utf-8")
+        try:
+            write_atomically(args.into, text.encode("utf-8"))
+        except WriteError as exc:
+            raise CommandError(str(exc)) from None
         config = stack_config(out, args.namespace)
     else:
         config = stack_config(out, args.namespace)
