@@ -305,3 +305,33 @@ def test_language_operators_workspace_config_map_becomes_initial_files(
     pod = rendered(render, config).find("Deployment", "demo-agent")["spec"]["template"]["spec"]
     assert pod["initContainers"][0]["name"] == "init-workspace"
     assert {"name": "initial-files", "configMap": {"name": "starter-files"}} in pod["volumes"]
+
+
+def test_stdin_is_read_no_further_than_the_cap() -> None:
+    """``import -`` fed 64 MiB of YAML comments: it stops reading one byte past 4 MiB and
+    refuses; the bytes the pipe took are the measure (before: all 64 MiB were read)."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "langop_infra", "import", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stderr is not None
+    chunk, sent = b"# " + b"x" * (64 * 1024 - 3) + b"\n", 0
+    try:
+        while sent < 64 * 1024 * 1024:
+            process.stdin.write(chunk)
+            sent += len(chunk)
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    err = process.stderr.read().decode()
+    assert process.wait() == 2
+    assert sent < 5 * 1024 * 1024, sent
+    assert err == (
+        "langop-infra import: error: <stdin>: over 4194304 bytes; import reads at most that "
+        "much a file: split the manifests into several files\n"
+    )

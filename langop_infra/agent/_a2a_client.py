@@ -18,10 +18,15 @@ from a2a.types import Message, Role, SendMessageRequest
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.agent._a2a_server import CARD_PATH
+from langop_infra.agent._capped import CappedTransport, read_capped
 from langop_infra.agent._settings import Peer
-from langop_infra.mcp._http import origin
+from langop_infra.mcp._http import display_url, origin
 
 __all__ = ["A2AClientError", "PeerClient", "PeerReply"]
+
+
+MAX_CARD_BYTES = 256 * 1024  # as card sync reads it
+MAX_REPLY_BYTES = 8 * 1024 * 1024  # a peer's message/send answer, as a model's
 
 
 def _origin(url: str) -> str:
@@ -78,17 +83,15 @@ class PeerClient:
             known = ", ".join(self.peers) or "none"
             raise A2AClientError(f"no A2A peer named {peer!r}; the peers are: {known}")
         auth = OriginHeaders(found.headers, [found.url, found.card_url or found.url])
-        async with httpx.AsyncClient(
-            auth=auth, timeout=self.timeout, transport=self._transport
-        ) as http:
+        transport = CappedTransport(MAX_REPLY_BYTES, self._transport)
+        async with httpx.AsyncClient(auth=auth, timeout=self.timeout, transport=transport) as http:
             card_url = found.card_url or _origin(found.url) + CARD_PATH
             try:
-                response = await http.get(card_url)
-                response.raise_for_status()
+                response = await read_capped(http, card_url, MAX_CARD_BYTES)
                 card = parse_agent_card(_json.read(response.content))
             except (httpx.HTTPError, ValueError) as exc:
                 raise A2AClientError(
-                    f"peer {peer}: cannot read its card {card_url}: {exc}"
+                    f"peer {peer}: cannot read its card {display_url(card_url)}: {exc}"
                 ) from None
             client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
             message = Message(

@@ -22,13 +22,16 @@ from a2a.server.routes import create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 import langop_infra._json as _json
+from langop_infra.agent._body_limit import BodyLimit
 from langop_infra.agent._loop import AgentLoop
 from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.agent._settings import DEFAULT_MAX_REQUEST_BYTES as MAX_REQUEST_BYTES
 
 __all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_routes"]
 
@@ -134,5 +137,9 @@ def service_routes(
     ]
 
 
-def build_app(routes: list[BaseRoute], lifespan: Any = None) -> Starlette:
-    return Starlette(routes=routes, lifespan=lifespan)
+def build_app(
+    routes: list[BaseRoute], lifespan: Any = None, max_request_bytes: int = MAX_REQUEST_BYTES
+) -> Starlette:
+    """The routes, every request body capped at ``max_request_bytes`` (413 past it)."""
+    limit = Middleware(BodyLimit, max_bytes=max_request_bytes)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[limit])

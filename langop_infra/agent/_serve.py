@@ -124,6 +124,7 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         system_prompt=settings.system_prompt,
         max_iterations=settings.max_iterations,
         history_messages=settings.history_messages,
+        history_bytes=settings.history_bytes,
         tool_timeout=settings.tool_timeout,
         memory=memory,
     )
@@ -186,7 +187,7 @@ def serve_forever(env: Mapping[str, str]) -> None:
         *a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name),
     ]
     uvicorn.run(
-        build_app(routes, lifespan),
+        build_app(routes, lifespan, settings.max_request_bytes),
         host=env.get("A2A_HOST", "0.0.0.0"),
         port=settings.port,
         log_level="warning",

@@ -8,6 +8,7 @@ that directory: ``/etc/agent/config.yaml`` is read from ``$LANGOP_PATH_ROOT/etc/
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ DEFAULT_CONFIG = "/etc/agent/config.yaml"
 DEFAULT_CARD = "/etc/agent/a2a/agent-card.json"
 DEFAULT_MAX_ITERATIONS = 10
 DEFAULT_HISTORY_MESSAGES = 40
+DEFAULT_HISTORY_BYTES = 256 * 1024  # one conversation's kept history, as JSON
+DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024  # an A2A request's body
 
 
 class SettingsError(LangopError, ValueError):
@@ -56,6 +59,8 @@ class RuntimeSettings:
     system_prompt: str = ""
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     history_messages: int = DEFAULT_HISTORY_MESSAGES
+    history_bytes: int = DEFAULT_HISTORY_BYTES
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     tool_timeout: float = 30.0
     model_timeout: float = 120.0
     port: int = 8080
@@ -88,6 +93,8 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float = 1) -
         value = float(raw)
     except ValueError:
         raise SettingsError(f"{name}={raw!r}: expected a number") from None
+    if not math.isfinite(value):  # int(inf) would end the runtime with a traceback
+        raise SettingsError(f"{name}={raw!r}: expected a finite number")
     if value < low:
         raise SettingsError(f"{name}={raw!r}: must be at least {low:g}")
     return value
@@ -196,6 +203,10 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
             )
         ),
         history_messages=int(_number(env, "AGENT_HISTORY_MESSAGES", DEFAULT_HISTORY_MESSAGES, 2)),
+        history_bytes=int(_number(env, "AGENT_HISTORY_BYTES", DEFAULT_HISTORY_BYTES, 1024)),
+        max_request_bytes=int(
+            _number(env, "A2A_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES, 1024)
+        ),
         tool_timeout=_number(env, "AGENT_TOOL_TIMEOUT_SECONDS", 30.0, 0.001),
         model_timeout=_number(env, "AGENT_TIMEOUT_SECONDS", 120.0, 0.001),
         port=int(_number(env, "A2A_PORT", float(a2a.get("port") or 8080))),
