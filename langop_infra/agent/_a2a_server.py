@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 import langop_infra._json as _json
 from langop_infra.agent._body_limit import BodyLimit
+from langop_infra.agent._inbound_auth import BearerAuth, Callers
 from langop_infra.agent._loop import AgentLoop
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._settings import DEFAULT_MAX_REQUEST_BYTES as MAX_REQUEST_BYTES
@@ -36,6 +37,7 @@ from langop_infra.agent._settings import DEFAULT_MAX_REQUEST_BYTES as MAX_REQUES
 __all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_routes"]
 
 CARD_PATH = "/.well-known/agent-card.json"
+SERVICE_PATHS = frozenset({("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")})
 
 
 class LoopExecutor(AgentExecutor):
@@ -138,8 +140,16 @@ def service_routes(
 
 
 def build_app(
-    routes: list[BaseRoute], lifespan: Any = None, max_request_bytes: int = MAX_REQUEST_BYTES
+    routes: list[BaseRoute],
+    lifespan: Any = None,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
+    callers: Callers | None = None,
+    public: frozenset[tuple[str, str]] = frozenset(),
 ) -> Starlette:
-    """The routes, every request body capped at ``max_request_bytes`` (413 past it)."""
-    limit = Middleware(BodyLimit, max_bytes=max_request_bytes)
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[limit])
+    """The routes, every request body capped at ``max_request_bytes`` (413 past it); with
+    ``callers``, every request but the ``public`` (method, path) pairs authenticated first
+    (401 before the body is read)."""
+    middleware = [Middleware(BodyLimit, max_bytes=max_request_bytes)]
+    if callers is not None:
+        middleware.insert(0, Middleware(BearerAuth, callers=callers, public=public))
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

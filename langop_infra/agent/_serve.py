@@ -20,9 +20,10 @@ import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from langop_infra._errors import LangopError
+from langop_infra.agent._inbound_auth import Callers, load_callers
 from langop_infra.agent._loop import AgentLoop, TurnOutcome
 from langop_infra.agent._memory import Memory
 from langop_infra.agent._metrics import RuntimeMetrics
@@ -163,12 +164,12 @@ async def run_scheduled(env: Mapping[str, str], out: TextIO) -> int:
 
 
 def serve_forever(env: Mapping[str, str]) -> None:
-    """Serve A2A and the probes until stopped."""
-    import uvicorn
-
-    from langop_infra.agent._a2a_server import a2a_routes, build_app, read_card, service_routes
+    """Serve A2A on ``A2A_PORT`` (callers authenticated unless ``A2A_ACCESS=open``) and the
+    probes and metrics on ``A2A_HEALTH_PORT`` until stopped."""
+    from langop_infra.agent._a2a_server import a2a_routes, read_card, service_routes
 
     settings = load_settings(env)
+    callers = _callers(env)
     card = read_card(settings.card_path) if settings.card_path.is_file() else None
     if card is None:
         logger.warning("no agent card at %s: serving a minimal one", settings.card_path)
@@ -182,17 +183,66 @@ def serve_forever(env: Mapping[str, str]) -> None:
         finally:
             await holder["runtime"].aclose()
 
-    routes = [
-        *service_routes(lambda: holder["runtime"].metrics, lambda: holder["runtime"].not_ready()),
-        *a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name),
-    ]
-    uvicorn.run(
-        build_app(routes, lifespan, settings.max_request_bytes),
-        host=env.get("A2A_HOST", "0.0.0.0"),
-        port=settings.port,
-        log_level="warning",
-        log_config=None,  # uvicorn's records reach the root's scrubbing handler
+    idle = RuntimeMetrics()  # what /metrics shows before the runtime has started
+    service = service_routes(
+        lambda: holder["runtime"].metrics if "runtime" in holder else idle,
+        lambda: holder["runtime"].not_ready() if "runtime" in holder else ["the runtime"],
     )
+    a2a = a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name)
+    asyncio.run(_serve_all(_apps(settings, callers, service, a2a, lifespan), env))
+
+
+def _callers(env: Mapping[str, str]) -> Callers:
+    try:
+        callers = load_callers(env)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    if not callers.open and not callers.digests:
+        logger.warning(
+            "A2A answers authenticated callers only and no caller has a token "
+            "(A2A_CALLER_<CALLER>_TOKEN): every request but the card's is refused with 401; "
+            "give callers tokens, or set A2A_ACCESS=open to admit anyone who reaches the port"
+        )
+    return callers
+
+
+def _apps(
+    settings: RuntimeSettings, callers: Callers, service: Any, a2a: Any, lifespan: Any
+) -> list[tuple[Any, int]]:
+    """The A2A app on its port and the service app on the health port (one app when the
+    two ports are one: the probes then pass the authentication as the card does)."""
+    from langop_infra.agent._a2a_server import CARD_PATH, SERVICE_PATHS, build_app
+
+    public = frozenset({("GET", CARD_PATH)})
+    limit = settings.max_request_bytes
+    if settings.health_port == settings.port:
+        both = build_app([*service, *a2a], lifespan, limit, callers, public | SERVICE_PATHS)
+        return [(both, settings.port)]
+    return [
+        (build_app(a2a, lifespan, limit, callers, public), settings.port),
+        (build_app(service, max_request_bytes=limit), settings.health_port),
+    ]
+
+
+async def _serve_all(apps: list[tuple[Any, int]], env: Mapping[str, str]) -> None:
+    """Each app on its port, in one event loop; a signal stops them all (uvicorn passes it
+    on from one server's handler to the next)."""
+    import uvicorn
+
+    host = env.get("A2A_HOST", "0.0.0.0")
+    servers = [
+        uvicorn.Server(
+            uvicorn.Config(
+                app,
+                host=host,
+                port=port,
+                log_level="warning",
+                log_config=None,  # uvicorn's records reach the root's scrubbing handler
+            )
+        )
+        for app, port in apps
+    ]
+    await asyncio.gather(*(server.serve() for server in servers))
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:

@@ -33,6 +33,7 @@ DEFAULT_MAX_ITERATIONS = 10
 DEFAULT_HISTORY_MESSAGES = 40
 DEFAULT_HISTORY_BYTES = 256 * 1024  # one conversation's kept history, as JSON
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024  # an A2A request's body
+DEFAULT_HEALTH_PORT = 9090  # /healthz, /readyz, /metrics: not the A2A port callers reach
 
 
 class SettingsError(LangopError, ValueError):
@@ -61,6 +62,7 @@ class RuntimeSettings:
     history_messages: int = DEFAULT_HISTORY_MESSAGES
     history_bytes: int = DEFAULT_HISTORY_BYTES
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    health_port: int = DEFAULT_HEALTH_PORT
     tool_timeout: float = 30.0
     model_timeout: float = 120.0
     port: int = 8080
@@ -210,6 +212,7 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         tool_timeout=_number(env, "AGENT_TOOL_TIMEOUT_SECONDS", 30.0, 0.001),
         model_timeout=_number(env, "AGENT_TIMEOUT_SECONDS", 120.0, 0.001),
         port=int(_number(env, "A2A_PORT", float(a2a.get("port") or 8080))),
+        health_port=int(_number(env, "A2A_HEALTH_PORT", DEFAULT_HEALTH_PORT)),
         path="/" + (env.get("A2A_PATH") or str(a2a.get("path") or "/")).lstrip("/"),
         card_path=container_path(
             env.get("A2A_AGENT_CARD") or str(a2a.get("cardPath") or DEFAULT_CARD), env
