@@ -140,7 +140,7 @@ def prefixed_headers(env: Mapping[str, str], prefix: str) -> dict[str, str]:
 
 def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     """``A2A_PEERS`` (JSON ``[{"name", "url", "cardUrl"}]``) with each peer's headers from
-    ``A2A_PEER_<PEER>_HEADER_<HEADER>``."""
+    ``A2A_PEER_<PEER>_HEADER_<HEADER>`` and its caller token ``A2A_PEER_<PEER>_TOKEN``."""
     raw = env.get("A2A_PEERS", "").strip()
     if not raw:
         return ()
@@ -157,6 +157,9 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
         if not isinstance(spec.get("name"), str) or not isinstance(spec.get("url"), str):
             raise SettingsError(f"A2A_PEERS[{index}]: needs a name and a url")
         headers = prefixed_headers(env, f"A2A_PEER_{_env_token(spec['name'])}_HEADER_")
+        token = env.get(f"A2A_PEER_{_env_token(spec['name'])}_TOKEN", "").strip()
+        if token:  # the callee's a2a.callers names this agent: its token, as a bearer
+            headers.setdefault("Authorization", f"Bearer {token}")
         peers.append(Peer(spec["name"], spec["url"], str(spec.get("cardUrl") or ""), headers))
     return tuple(peers)
 
