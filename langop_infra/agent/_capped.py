@@ -12,6 +12,7 @@ from typing import cast
 
 import httpx
 
+from langop_infra._errors import LangopError
 from langop_infra.mcp._http import display_url
 
 __all__ = ["BodyTooLarge", "CappedTransport", "read_capped"]
@@ -19,7 +20,7 @@ __all__ = ["BodyTooLarge", "CappedTransport", "read_capped"]
 IDENTITY = {"Accept-Encoding": "identity"}
 
 
-class BodyTooLarge(httpx.TransportError):
+class BodyTooLarge(httpx.TransportError, LangopError):
     """A response body went past its cap (an ``httpx.HTTPError``, as callers expect)."""
 
 

@@ -64,7 +64,8 @@ def load_callers(env: Mapping[str, str]) -> Callers:
     key = os.urandom(32)
     digests: dict[str, bytes] = {}
     for name, value in sorted(env.items()):
-        if not (name.startswith(_PREFIX) and name.endswith(_SUFFIX)):
+        named = len(name) > len(_PREFIX) + len(_SUFFIX)  # A2A_CALLER_TOKEN names no caller
+        if not (named and name.startswith(_PREFIX) and name.endswith(_SUFFIX)):
             continue
         caller = name[len(_PREFIX) : -len(_SUFFIX)].lower().replace("_", "-")
         token = value.strip()
