@@ -193,3 +193,35 @@ def test_the_replayed_receive_passes_on_what_comes_next() -> None:
         {"type": "http.request", "body": b"ab", "more_body": False},
         {"type": "http.disconnect"},
     ]
+
+
+def test_refusals_are_whole_asgi_responses() -> None:
+    """The message types, every header and the body: what a server needs to answer."""
+    refused, _, _ = call(BearerAuth(app, load_callers(ENV)), scope())
+    too_big, _, _ = call(BodyLimit(app, 1), scope(), [b"xx"])
+    for start, body in (refused, too_big):
+        assert (start["type"], body["type"]) == ("http.response.start", "http.response.body")
+    assert headers_of(too_big[0]) == {
+        "content-type": "application/json",
+        "connection": "close",
+        "content-length": str(len(too_big[1]["body"])),
+    }
+
+
+def test_other_scopes_and_bodiless_messages_pass_through_the_cap() -> None:
+    kinds: list[Any] = []
+
+    async def lifespan_app(scope: Any, receive: Any, send: Any) -> None:
+        kinds.append(scope)
+
+    asyncio.run(BodyLimit(lifespan_app, 1)({"type": "lifespan"}, None, None))  # type: ignore[arg-type]
+    assert kinds == [{"type": "lifespan"}]
+
+    async def bodiless() -> dict[str, Any]:
+        return {"type": "http.request"}
+
+    async def drop(_message: Any) -> None:
+        pass
+
+    asyncio.run(BodyLimit(app, 10)(scope(), bodiless, drop))
+    assert seen == [(None, b"")]
