@@ -70,7 +70,9 @@ def headers_of(message: dict[str, Any]) -> dict[str, str]:
 
 
 def test_callers_are_read_from_their_variables() -> None:
-    callers = load_callers({**ENV, "A2A_CALLER_TOKEN": "x" * 20, "OTHER_TOKEN": "y" * 20})
+    # A2A_ACCESS sorts before the callers, and the two names that name no caller between
+    noise = {"A2A_ACCESS": "authenticated", "A2A_CALLER_TOKEN": "x" * 20, "A2A_CALLER__TOKEN": ""}
+    callers = load_callers({**ENV, **noise, "OTHER_TOKEN": "y" * 20})
     assert callers.access == "authenticated" and not callers.open
     assert sorted(callers.digests) == ["audit-bot", "planner"]
     assert callers.caller(PLANNER) == "planner" and callers.caller(AUDITOR) == "audit-bot"
