@@ -168,3 +168,24 @@ def test_a_caller_the_callee_does_not_admit_is_warned_of_and_tokens_need_their_s
         "agents[0].a2a.callers[0].tokenFrom.secretKeyRef.name",
         "agents[0].a2a.callers[1].tokenFrom.secretKeyRef.name",
     ]
+
+
+def test_builtin_agents_are_probed_on_the_health_port(rendered: list[dict[str, Any]]) -> None:
+    """Issue 49 §6: built-in agents rendered no probes; now readiness and liveness on the
+    runtime's health port, never the callers' A2A port (a scheduled run has none)."""
+    (deployment,) = [
+        m for m in rendered if m["kind"] == "Deployment" and m["metadata"]["name"] == "reviewer"
+    ]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert container["readinessProbe"] == {
+        "httpGet": {"path": "/readyz", "port": 9090},
+        "periodSeconds": 10,
+    }
+    assert container["livenessProbe"] == {
+        "httpGet": {"path": "/healthz", "port": 9090},
+        "periodSeconds": 20,
+        "failureThreshold": 3,
+    }
+    from langop_infra.agent._settings import DEFAULT_HEALTH_PORT
+
+    assert DEFAULT_HEALTH_PORT == 9090  # what the runtime serves them on

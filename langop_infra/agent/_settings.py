@@ -33,7 +33,7 @@ DEFAULT_MAX_ITERATIONS = 10
 DEFAULT_HISTORY_MESSAGES = 40
 DEFAULT_HISTORY_BYTES = 256 * 1024  # one conversation's kept history, as JSON
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024  # an A2A request's body
-DEFAULT_HEALTH_PORT = 9090  # /healthz, /readyz, /metrics: not the A2A port callers reach
+DEFAULT_HEALTH_PORT = 9090  # /healthz, /readyz, /metrics; config/_builtin.py probes it
 
 
 class SettingsError(LangopError, ValueError):

@@ -70,7 +70,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                                                              '(AGENT_MODE=scheduled) '
                                                                              'instead of a '
                                                                              'Deployment.'}}),
- 'langop_infra.config._builtin': ('67fe64066b708bbb3d543d6d38939e82b0264c43b82927298b8b45353e1a192a',
+ 'langop_infra.config._builtin': ('6d0b13ce1c085b11015cfba2f6bf4d9188da27b41292a04d1535d5ee404a45b3',
                                   {'BuiltinRuntime': {}}),
  'langop_infra.config._fields': ('5e18e852ed9cd363cc43ef196202d287708763590b62483a952abeb805c7905f',
                                  {'HeaderSpec': {'value': "The header's literal value (not for "
