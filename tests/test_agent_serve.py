@@ -25,6 +25,8 @@ from tests.support.loopback import free_port, serve
 from tests.support.startup import HUNG_AFTER, until_ready
 from tests.test_toolkit import CalculatorTool
 
+CALLER_TOKEN = "planner-token-0123456789abcdef"
+
 
 def agent_env(root: Path, model_url: str, **extra: str) -> dict[str, str]:
     return {
@@ -102,7 +104,7 @@ def test_scheduled_without_input_or_model_fails_with_a_json_line(tmp_path: Path)
 
 @pytest.mark.slow
 def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
-    tool_port, ip, port = free_port(), loopback_ip(), 8080
+    tool_port, ip, port, health_port = free_port(), loopback_ip(), 8080, 9090
     write_config(
         tmp_path,
         {
@@ -117,20 +119,30 @@ def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
     )
     fake = FakeOpenAI()
     with serve(fake.app()) as model_url:
-        env = agent_env(tmp_path, model_url, A2A_HOST=ip, A2A_PORT=str(port))
+        env = agent_env(
+            tmp_path,
+            model_url,
+            A2A_HOST=ip,
+            A2A_PORT=str(port),
+            A2A_HEALTH_PORT=str(health_port),
+            A2A_CALLER_PLANNER_TOKEN=CALLER_TOKEN,
+        )
         process = subprocess.Popen(
             [sys.executable, "-m", "langop_infra.agent", "serve"],
             env=env,
             stderr=(tmp_path / "log").open("wb"),
         )
-        base = f"http://{ip}:{port}"
+        base, service = f"http://{ip}:{port}", f"http://{ip}:{health_port}"
         try:
-            health = _wait(f"{base}/healthz", process, tmp_path)
-            not_ready = httpx.get(f"{base}/readyz")
+            health = _wait(f"{service}/healthz", process, tmp_path)
+            not_ready = httpx.get(f"{service}/readyz")
             card = httpx.get(f"{base}/.well-known/agent-card.json").json()
+            probes_on_a2a = [httpx.get(f"{base}{p}").status_code for p in ("/healthz", "/metrics")]
+            refused = httpx.post(f"{base}/", json={"jsonrpc": "2.0", "id": 1})
             sent = httpx.post(
                 f"{base}/",
                 timeout=30,
+                headers={"Authorization": f"Bearer {CALLER_TOKEN}"},
                 json={
                     "jsonrpc": "2.0",
                     "id": 1,
@@ -145,11 +157,15 @@ def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
                 },
             ).json()
             with serve(tool_app(CalculatorTool()), port=tool_port):
-                ready = _poll(f"{base}/readyz", process, tmp_path)
+                ready = _poll(f"{service}/readyz", process, tmp_path)
         finally:
             process.terminate()
             process.wait(timeout=20)
     assert health.json() == {"status": "ok"}
+    assert probes_on_a2a == [401, 401]  # the A2A port serves callers, not probes
+    assert refused.status_code == 401 and refused.headers["www-authenticate"] == (
+        'Bearer realm="a2a"'
+    )
     assert (not_ready.status_code, not_ready.json()) == (
         503,
         {"status": "not ready", "waiting_for": ["calc"]},

@@ -128,3 +128,50 @@ def test_validate_warns_on_query_credentials_and_risky_hosts_without_quoting_val
     assert "apiKey: {secretKeyRef" in warnings[("models[0].endpoint", "langop_query_credential")]
     assert "metadata service" in warnings[("models[0].endpoint", "langop_risky_endpoint")]
     assert "API server" in warnings[("agents[0].mcpServers[0].url", "langop_risky_endpoint")]
+
+
+def test_peers_and_memories_are_judged_on_the_address_they_name() -> None:
+    """Issue 49 §6: A2A peer URLs and memory addresses were never looked at, and a
+    numeric or mapped form of the metadata address passed (14 silent of 21)."""
+    from langop_infra.config.checks._advice import cluster_warnings
+
+    cluster = {
+        "namespace": "research",
+        "memories": [
+            {
+                "name": "notes",
+                "type": "external",
+                "address": {"value": "http://[::ffff:169.254.169.254]/mcp?key=mem-canary-1"},
+            }
+        ],
+        "agents": [
+            {
+                "name": "helper",
+                "image": "ghcr.io/acme/helper:1",
+                "agents": [
+                    {"name": "far", "url": "http://0xa9fea9fe/rpc"},
+                    {
+                        "name": "near",
+                        "url": "https://peer.example.com/rpc",
+                        "cardUrl": "http://localhost:10250/card",
+                    },
+                ],
+                "mcpServers": [{"name": "side", "url": "http://localhost:8080/mcp"}],
+            }
+        ],
+    }
+    found = cluster_warnings(parse_cluster(cluster))
+    warnings = {(w.path, w.kind): w.message for w in found if w.kind != "langop_unpinned_image"}
+    assert sorted(warnings) == [
+        ("agents[0].agents[0].url", "langop_risky_endpoint"),
+        ("agents[0].agents[1].cardUrl", "langop_risky_endpoint"),
+        ("memories[0].address.value", "langop_query_credential"),
+        ("memories[0].address.value", "langop_risky_endpoint"),
+    ]
+    assert "169.254.169.254" in warnings[("agents[0].agents[0].url", "langop_risky_endpoint")]
+    assert "the kubelet's API" in warnings[("agents[0].agents[1].cardUrl", "langop_risky_endpoint")]
+    assert (
+        "address.value reaches AGENT_MEMORY_ENDPOINT as written"
+        in warnings[("memories[0].address.value", "langop_query_credential")]
+    )
+    assert "canary" not in " ".join(warnings.values())

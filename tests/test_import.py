@@ -316,3 +316,62 @@ def test_language_operators_workspace_config_map_becomes_initial_files(
     pod = rendered(render, config).find("Deployment", "demo-agent")["spec"]["template"]["spec"]
     assert pod["initContainers"][0]["name"] == "init-workspace"
     assert {"name": "initial-files", "configMap": {"name": "starter-files"}} in pod["volumes"]
+
+
+def test_stdin_is_read_no_further_than_the_cap() -> None:
+    """``import -`` fed 64 MiB of YAML comments: it stops reading one byte past 4 MiB and
+    refuses; the bytes the pipe took are the measure (before: all 64 MiB were read)."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "langop_infra", "import", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stderr is not None
+    chunk, sent = b"# " + b"x" * (64 * 1024 - 3) + b"\n", 0
+    try:
+        while sent < 64 * 1024 * 1024:
+            process.stdin.write(chunk)
+            sent += len(chunk)
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    err = process.stderr.read().decode()
+    assert process.wait() == 2
+    assert sent < 5 * 1024 * 1024, sent
+    assert err == (
+        "langop-infra import: error: <stdin>: over 4194304 bytes; import reads at most that "
+        "much a file: split the manifests into several files\n"
+    )
+
+
+def test_a_credential_env_literal_becomes_a_secret_reference_with_a_note(capsys, tmp_path) -> None:
+    """Issue 49 §6: ``import`` copied credential literals into plain ``env:``."""
+    manifest = tmp_path / "tool.yaml"
+    manifest.write_text(
+        "apiVersion: langop.io/v1alpha1\nkind: LanguageTool\n"
+        "metadata: {name: search, namespace: apps}\n"
+        "spec:\n  image: ghcr.io/acme/search:1\n  deployment:\n    env:\n"
+        "      - {name: LOG_LEVEL, value: info}\n"
+        "      - {name: OPENAI_API_KEY, value: sk-import-canary-1}\n"
+        "      - {name: DB_PASSWORD, value: '${DB_PASSWORD}'}\n"
+        "      - {name: GITHUB_TOKEN, value: ''}\n"
+    )
+    assert main(["import", str(manifest), "-o", "json"]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out)
+    [tool] = report["config"]["langop-infra:tools"]
+    assert tool["env"] == {"LOG_LEVEL": "info", "DB_PASSWORD": "${DB_PASSWORD}", "GITHUB_TOKEN": ""}
+    assert tool["secretEnv"] == {
+        "OPENAI_API_KEY": {"secretKeyRef": {"name": "search-credentials", "key": "OPENAI_API_KEY"}}
+    }
+    assert "search-credentials" in report["config"]["langop-infra:externalSecrets"]
+    [note] = [n for n in report["notes"] if n["field"] == "spec.deployment.env[1].value"]
+    assert note["why"] == (
+        "OPENAI_API_KEY is a credential written as a literal; it is not copied into the stack file"
+    )
+    assert "kubectl create secret generic search-credentials" in note["todo"]
+    assert "canary" not in out

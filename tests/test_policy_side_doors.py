@@ -110,6 +110,43 @@ def netpol(**spec: Any) -> Callable[[], None]:
         ),
         ({"egress": [{"to": [{"ipBlock": {"cidr": "::/0"}}]}]}, "is ipBlock ::/0"),
         ({"ingress": [{"from": [{"namespaceSelector": {}}]}]}, "every pod of every namespace"),
+        # issue 49 §6: the world in pieces, mapped, or selected by exclusion
+        (
+            {
+                "ingress": [
+                    {"from": [{"ipBlock": {"cidr": "0.0.0.0/1"}}]},
+                    {"from": [{"ipBlock": {"cidr": "128.0.0.0/1"}}]},
+                ]
+            },
+            "ingress ipBlocks 0.0.0.0/1, 128.0.0.0/1 together cover every IPv4 address",
+        ),
+        (
+            {
+                "egress": [
+                    {"to": [{"ipBlock": {"cidr": "::/1"}}, {"ipBlock": {"cidr": "8000::/1"}}]}
+                ]
+            },
+            "egress ipBlocks ::/1, 8000::/1 together cover every IPv6 address",
+        ),
+        (
+            {"ingress": [{"from": [{"ipBlock": {"cidr": "::ffff:0.0.0.0/96"}}]}]},
+            "ingress[0].from[0] is ipBlock ::ffff:0.0.0.0/96: the whole internet",
+        ),
+        *(
+            (
+                {
+                    "ingress": [
+                        {"from": [{"namespaceSelector": {"matchExpressions": [expression]}}]}
+                    ]
+                },
+                "ingress[0].from[0] has a namespaceSelector that only excludes",
+            )
+            for expression in (
+                {"key": "kubernetes.io/metadata.name", "operator": "Exists"},
+                {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["prod"]},
+                {"key": "quarantined", "operator": "DoesNotExist"},
+            )
+        ),
     ],
 )
 def test_a_world_open_network_policy_trips(spec: dict[str, Any], said: str) -> None:
@@ -263,6 +300,33 @@ PEM = (
             {"creds.env": base64.b64encode(f"DB_PASSWORD={CANARY}".encode()).decode()},
             "binaryData.creds.env line 1 (DB_PASSWORD)",
         ),
+        # issue 49 §6: XML, .netrc, and text wrapped in base64 inside data
+        (
+            {
+                "app.config": '<?xml version="1.0"?><appSettings>'
+                f'<add key="ApiKey" value="{CANARY}"/></appSettings>'
+            },
+            {},
+            "app.config <ApiKey> holds a literal credential",
+        ),
+        (
+            {
+                "settings.xml": "<settings><server>"
+                f"<password>{CANARY}</password></server></settings>"
+            },
+            {},
+            "settings.xml <password> holds a literal credential",
+        ),
+        (
+            {".netrc": f"machine api.example.com login bot password {CANARY}\n"},
+            {},
+            ".netrc (password) holds a literal credential",
+        ),
+        (
+            {"bootstrap": base64.b64encode(f"export GITHUB_TOKEN={CANARY}\n".encode()).decode()},
+            {},
+            "bootstrap line 1 (GITHUB_TOKEN) (base64) holds a literal credential",
+        ),
     ],
 )
 def test_a_config_map_credential_trips(
@@ -361,3 +425,43 @@ def test_risky_endpoints_are_advisory_and_can_be_made_mandatory() -> None:
     strict = check(run, "prod", {"langop-endpoints": "mandatory"})
     assert {v.level for v in strict if v.policy == "langop-endpoints"} == {"mandatory"}
     assert not [v for v in strict if CANARY in v.message]
+
+
+DISGUISED = {  # issue 49 §6: 169.254.169.254 and the kubelet however written
+    "A": "http://2852039166/latest/meta-data",
+    "B": "http://0xa9fea9fe/latest",
+    "C": "http://0251.0376.0251.0376/latest",
+    "D": "http://169.254.43518/latest",
+    "E": "http://[::ffff:169.254.169.254]/latest",
+    "F": "http://[::ffff:a9fe:a9fe]/latest",
+    "G": "http://localhost:10250/pods",
+    "H": "http://127.1:10255/pods",
+    "I": "http://[fe80::1%25eth0]/x",
+    "A2A_PEERS": json.dumps([{"name": "p", "url": "http://0xa9fea9fe/rpc"}]),
+    "AGENT_MEMORY_ENDPOINT": "http://[::ffff:169.254.169.254]/mcp",
+    "SIDECAR": "http://localhost:8080/mcp",
+}
+
+
+def test_endpoints_are_judged_on_the_address_they_name() -> None:
+    def disguised() -> None:
+        k8s.apps.v1.Deployment(
+            "agent",
+            metadata={"name": "agent", **META},
+            spec={"selector": {"matchLabels": {"app": "app"}}, "template": pod(DISGUISED)},
+        )
+
+    found = sorted(m for p, m in judged(disguised) if p == "langop-endpoints")
+    said = {m.split(" env ")[1].split(":")[0]: m.split(": ", 3)[3] for m in found}
+    assert sorted(said) == sorted(set(DISGUISED) - {"SIDECAR"})
+    assert said["A"] == (
+        "2852039166 (169.254.169.254) is a cloud metadata service, which hands out the node's "
+        "credentials"
+    )
+    assert (
+        said["G"]
+        == "localhost:10250 is the kubelet's API on the node (a host-network pod's loopback)"
+    )
+    assert said["H"].startswith("127.1 (127.0.0.1):10255 is the kubelet's read-only API")
+    assert said["I"].startswith("fe80::1%25eth0 is a link-local address")
+    assert said["A2A_PEERS"].startswith("0xa9fea9fe (169.254.169.254) is a cloud metadata")

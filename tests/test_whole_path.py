@@ -44,6 +44,7 @@ from tests.support.kubelet import Cluster, Pod, revealed_manifests, wait_http
 from tests.support.loopback import serve
 
 REPO = Path(__file__).resolve().parents[1]
+CALLER_TOKEN = "tester-token-0123456789abcdef"  # the A2A caller this test is
 LITELLM = REPO / ".venv-litellm" / "bin" / "litellm"
 NAMESPACE = "research-dev"
 QUESTION = "What happened to the printer outage ticket?"
@@ -146,6 +147,7 @@ def with_a2a_card(manifests: list[dict[str, Any]]) -> None:
     )
     container["env"] += [
         {"name": "A2A_PORT", "value": "8080"},
+        {"name": "A2A_CALLER_TESTER_TOKEN", "value": CALLER_TOKEN},
         {"name": "A2A_AGENT_CARD", "value": "/etc/agent/a2a/agent-card.json"},
     ]
 
@@ -213,14 +215,17 @@ def test_a_question_over_a2a_uses_two_tools_with_their_credentials(world: World)
     world.cluster.add_service("researcher", NAMESPACE, pod.ip)
     env = {e["name"]: e.get("value", "") for e in pod.container()["env"]}
     port, path = env.get("A2A_PORT", "8080"), env.get("A2A_PATH", "/")
+    health = env.get("A2A_HEALTH_PORT", "9090")  # probes and metrics: not the callers' port
     service = f"http://researcher.{NAMESPACE}.svc.cluster.local:{port}"
     try:
         process = world.start_agent(pod)
-        wait_http(f"http://{pod.ip}:{port}/readyz", process, pod)
-        peer = Peer("researcher", service + path, f"{service}/.well-known/agent-card.json")
+        wait_http(f"http://{pod.ip}:{health}/readyz", process, pod)
+        card = f"{service}/.well-known/agent-card.json"
+        token = {"Authorization": f"Bearer {CALLER_TOKEN}"}
+        peer = Peer("researcher", service + path, card, token)
         client = PeerClient([peer], timeout=60, transport=world.cluster.transport())
         reply = asyncio.run(client.send("researcher", QUESTION))
-        metrics = httpx.get(f"http://{pod.ip}:{port}/metrics", timeout=5).text
+        metrics = httpx.get(f"http://{pod.ip}:{health}/metrics", timeout=5).text
     finally:
         pod.stop()
     assert reply.text == "Ticket SUP-1234 is resolved.", pod.log()[-3000:]

@@ -136,3 +136,22 @@ def test_the_shipped_stacks_have_no_world_open_ingress(capsys: pytest.CaptureFix
     for stack in ("dev", "staging", "prod"):
         assert main(["graph", "--stack", stack, "--project-dir", str(ROOT)]) == 0
         assert "from the internet" not in capsys.readouterr().out
+
+
+def test_ranges_that_are_the_world_together_warn_once_at_their_list() -> None:
+    """Issue 49 §6: ``0.0.0.0/1`` and ``128.0.0.0/1`` passed as two narrow ranges."""
+    from langop_infra.config.checks._world_open import world_families
+
+    assert world_families(["0.0.0.0/1", "128.0.0.0/1"]) == ["IPv4"]
+    assert world_families(["::ffff:0.0.0.0/97", "::ffff:128.0.0.0/97"]) == ["IPv4"]
+    assert world_families(["0.0.0.0/1", "128.0.0.0/2", "::/1"]) == []
+    assert is_world("::ffff:0.0.0.0/96") and not is_world("::ffff:10.0.0.0/104")
+    doc = document()
+    doc["tools"][0]["allowFrom"] = [
+        {"ipBlock": {"cidr": "0.0.0.0/1"}},
+        {"ipBlock": {"cidr": "128.0.0.0/1"}},
+    ]
+    warnings = [w for w in cluster_warnings(parse_cluster(doc)) if "together" in w.message]
+    assert [(w.path, w.message.split(" admits")[0]) for w in warnings] == [
+        ("tools[0].allowFrom", "0.0.0.0/1, 128.0.0.0/1 together")
+    ]

@@ -38,6 +38,10 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
         "langop_infra/mcp/oauth/_flow.py",
         lambda name: "ǁ_check_pin__" in name,
     ),
+    # Issue 49: who may call an agent, the request body cap, every log line scrubbed.
+    "agent/inbound_auth": ("langop_infra/agent/_inbound_auth.py", lambda _: True),
+    "agent/body_limit": ("langop_infra/agent/_body_limit.py", lambda _: True),
+    "core/log_scrub": ("langop_infra/core/_log_scrub.py", lambda _: True),
 }
 
 

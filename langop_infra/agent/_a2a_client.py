@@ -1,10 +1,11 @@
 """A small A2A client on ``a2a-sdk``: ``message/send`` to a peer by its name (``A2A_PEERS``),
-with the peer's headers (``A2A_PEER_<PEER>_HEADER_<HEADER>``) on every request."""
+with the peer's headers (``A2A_PEER_<PEER>_HEADER_<HEADER>``) on every request to the peer's
+configured origin (its URL's, its card URL's), never to another one its card names."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +25,15 @@ from langop_infra.agent._a2a_sdk import (
     parse_agent_card,
 )
 from langop_infra.agent._a2a_server import CARD_PATH
+from langop_infra.agent._capped import CappedTransport, read_capped
 from langop_infra.agent._settings import Peer
+from langop_infra.mcp._http import display_url, origin
 
 __all__ = ["A2AClientError", "PeerClient", "PeerReply"]
+
+
+MAX_CARD_BYTES = 256 * 1024  # as card sync reads it
+MAX_REPLY_BYTES = 8 * 1024 * 1024  # a peer's message/send answer, as a model's
 
 
 def _origin(url: str) -> str:
@@ -34,6 +41,20 @@ def _origin(url: str) -> str:
     parts = httpx.URL(url)
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{parts.host}{port}"
+
+
+class OriginHeaders(httpx.Auth):
+    """A peer's headers on requests to the origins configured for it, and nowhere else: the
+    card (the peer's words) may name any URL for ``message/send``."""
+
+    def __init__(self, headers: Mapping[str, str], urls: Sequence[str]) -> None:
+        self._headers = dict(headers)
+        self._origins = {origin(httpx.URL(url)) for url in urls}
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:
+        if origin(request.url) in self._origins:
+            request.headers.update(self._headers)
+        yield request
 
 
 class A2AClientError(LangopError):
@@ -68,17 +89,16 @@ class PeerClient:
         if found is None:
             known = ", ".join(self.peers) or "none"
             raise A2AClientError(f"no A2A peer named {peer!r}; the peers are: {known}")
-        async with httpx.AsyncClient(
-            headers=dict(found.headers), timeout=self.timeout, transport=self._transport
-        ) as http:
+        auth = OriginHeaders(found.headers, [found.url, found.card_url or found.url])
+        transport = CappedTransport(MAX_REPLY_BYTES, self._transport)
+        async with httpx.AsyncClient(auth=auth, timeout=self.timeout, transport=transport) as http:
             card_url = found.card_url or _origin(found.url) + CARD_PATH
             try:
-                response = await http.get(card_url)
-                response.raise_for_status()
+                response = await read_capped(http, card_url, MAX_CARD_BYTES)
                 card = parse_agent_card(_json.read(response.content))
             except (httpx.HTTPError, ValueError) as exc:
                 raise A2AClientError(
-                    f"peer {peer}: cannot read its card {card_url}: {exc}"
+                    f"peer {peer}: cannot read its card {display_url(card_url)}: {exc}"
                 ) from None
             client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
             message = Message(

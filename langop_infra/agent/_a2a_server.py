@@ -15,6 +15,7 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -32,12 +33,16 @@ from langop_infra.agent._a2a_sdk import (
     new_text_part,
     parse_agent_card,
 )
+from langop_infra.agent._body_limit import BodyLimit
+from langop_infra.agent._inbound_auth import BearerAuth, Callers
 from langop_infra.agent._loop import AgentLoop
 from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.agent._settings import DEFAULT_MAX_REQUEST_BYTES as MAX_REQUEST_BYTES
 
 __all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_routes"]
 
 CARD_PATH = "/.well-known/agent-card.json"
+SERVICE_PATHS = frozenset({("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")})
 
 
 class LoopExecutor(AgentExecutor):
@@ -139,5 +144,17 @@ def service_routes(
     ]
 
 
-def build_app(routes: list[BaseRoute], lifespan: Any = None) -> Starlette:
-    return Starlette(routes=routes, lifespan=lifespan)
+def build_app(
+    routes: list[BaseRoute],
+    lifespan: Any = None,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
+    callers: Callers | None = None,
+    public: frozenset[tuple[str, str]] = frozenset(),
+) -> Starlette:
+    """The routes, every request body capped at ``max_request_bytes`` (413 past it); with
+    ``callers``, every request but the ``public`` (method, path) pairs authenticated first
+    (401 before the body is read)."""
+    middleware = [Middleware(BodyLimit, max_bytes=max_request_bytes)]
+    if callers is not None:
+        middleware.insert(0, Middleware(BearerAuth, callers=callers, public=public))
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

@@ -22,15 +22,17 @@ from typing import Any, Protocol, cast
 
 import langop_infra._json as _json
 from langop_infra.agent._memory import Memory
-from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.agent._metrics import UNKNOWN_TOOL, RuntimeMetrics
 from langop_infra.agent._model_client import ModelError, ModelReply, RequestedCall
 from langop_infra.agent._output_check import failed
+from langop_infra.agent._settings import DEFAULT_HISTORY_BYTES
 from langop_infra.mcp._session import ToolCallResult
 from langop_infra.toolkit._models import AgentStep, ToolCall, ToolResult
 
 __all__ = ["AgentLoop", "Model", "Tools", "TurnOutcome"]
 
 MAX_CONVERSATIONS = 1000
+TOTAL_HISTORY_BYTES = 32 * 1024 * 1024  # every conversation's together: the pod's memory
 
 
 class Model(Protocol):
@@ -89,13 +91,16 @@ class AgentLoop:
         history_messages: int = 40,
         tool_timeout: float = 30.0,
         memory: Memory | None = None,
+        history_bytes: int = DEFAULT_HISTORY_BYTES,
     ) -> None:
         self.model, self.tools, self.metrics, self.memory = model, tools, metrics, memory
         self.system_prompt = system_prompt
         self.max_iterations = max_iterations
         self.history_messages = history_messages
         self.tool_timeout = tool_timeout
+        self.history_bytes = history_bytes
         self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._sizes: dict[str, int] = {}  # bytes of each kept history
         self._locks: dict[str, asyncio.Lock] = {}
 
     def preload(self, conversation: str, messages: list[dict[str, object]]) -> None:
@@ -104,6 +109,11 @@ class AgentLoop:
 
     def history(self, conversation: str) -> list[dict[str, Any]]:
         return list(self._histories.get(conversation, []))
+
+    @property
+    def kept_bytes(self) -> int:
+        """The bytes (as JSON) of every conversation's kept history together."""
+        return sum(self._sizes.values())
 
     async def run(self, text: str, conversation: str | None = None) -> TurnOutcome:
         """Answer ``text`` in ``conversation`` (a new one when None)."""
@@ -161,7 +171,8 @@ class AgentLoop:
         if call.name not in names:
             known = ", ".join(sorted(names)) or "none"
             problem = f"no tool named {call.name!r}; the tools are: {known}"
-        result = await self._result(name, arguments, problem, call_id)
+        label = name if call.name in names else UNKNOWN_TOOL
+        result = await self._result(name, arguments, problem, call_id, label)
         outcome.tool_calls.append(record)
         outcome.tool_results.append(result)
         outcome.steps.append(
@@ -173,9 +184,11 @@ class AgentLoop:
         return {"role": "tool", "tool_call_id": call_id, "content": content}
 
     async def _result(
-        self, name: str, arguments: dict[str, Any], problem: str | None, call_id: str
+        self, name: str, arguments: dict[str, Any], problem: str | None, call_id: str, label: str
     ) -> ToolResult:
-        self.metrics.tool_invocations.labels(name).inc()
+        """The tool's result, or the error result of ``problem``; counted under ``label``
+        (the registry name, or :data:`UNKNOWN_TOOL` for a name the model made up)."""
+        self.metrics.tool_invocations.labels(label).inc()
         started = time.perf_counter()
         if problem is None:
             try:
@@ -195,7 +208,7 @@ class AgentLoop:
                 if failed(called):
                     problem = str(data.get("error") or text or f"tool {name} failed")
                 else:
-                    self.metrics.tool_seconds.labels(name).observe(time.perf_counter() - started)
+                    self.metrics.tool_seconds.labels(label).observe(time.perf_counter() - started)
                     return ToolResult(
                         name,
                         True,
@@ -203,8 +216,8 @@ class AgentLoop:
                         call_id=call_id,
                         timestamp=datetime.now(timezone.utc),
                     )
-        self.metrics.tool_errors.labels(name).inc()
-        self.metrics.tool_seconds.labels(name).observe(time.perf_counter() - started)
+        self.metrics.tool_errors.labels(label).inc()
+        self.metrics.tool_seconds.labels(label).observe(time.perf_counter() - started)
         return ToolResult(
             name,
             False,
@@ -215,16 +228,31 @@ class AgentLoop:
         )
 
     def _remember(self, conversation: str, messages: list[dict[str, object]]) -> None:
-        """Keep the last ``history_messages`` messages, starting at a user message (a tool
-        result without the call that asked for it is refused by chat APIs)."""
-        kept = messages[-self.history_messages :]
-        while kept and kept[0].get("role") != "user":
-            kept = kept[1:]
+        """Keep the last ``history_messages`` messages within ``history_bytes``, starting
+        at a user message (a tool result without the call that asked for it is refused by
+        chat APIs); the least recent conversations go when all of them pass
+        :data:`TOTAL_HISTORY_BYTES` or :data:`MAX_CONVERSATIONS`."""
+        kept, size = _last_within(messages[-self.history_messages :], self.history_bytes)
         self._histories[conversation] = kept
+        self._sizes[conversation] = size
         self._histories.move_to_end(conversation)
-        while len(self._histories) > MAX_CONVERSATIONS:
+        total = self.kept_bytes
+        while len(self._histories) > MAX_CONVERSATIONS or total > TOTAL_HISTORY_BYTES:
             old, _ = self._histories.popitem(last=False)
+            total -= self._sizes.pop(old, 0)
             self._locks.pop(old, None)
+
+
+def _last_within(messages: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The longest tail of ``messages`` that starts at a user message and is at most
+    ``limit`` bytes as JSON, and its size."""
+    sizes = [len(json.dumps(m, default=str).encode()) for m in messages]
+    size = sum(sizes)
+    start = 0
+    while start < len(messages) and (size > limit or messages[start].get("role") != "user"):
+        size -= sizes[start]
+        start += 1
+    return messages[start:], size
 
 
 def _with_ids(reply: ModelReply) -> ModelReply:

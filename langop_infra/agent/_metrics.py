@@ -1,14 +1,18 @@
 """The built-in runtime's Prometheus metrics (``GET /metrics``), in a registry of its own.
 
 Tool calls count per registry tool name (STOA's ``invocationCount`` and ``errorCount``,
-summed across pods by Prometheus); model requests count per outcome (``ok``, ``error``).
+summed across pods by Prometheus), a name the model made up under :data:`UNKNOWN_TOOL`, so
+the series stay as many as the agent's tools; model requests count per outcome (``ok``,
+``error``).
 """
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-__all__ = ["RuntimeMetrics"]
+__all__ = ["UNKNOWN_TOOL", "RuntimeMetrics"]
+
+UNKNOWN_TOOL = "_unknown"  # the one label of every tool name the model made up
 
 
 class RuntimeMetrics:

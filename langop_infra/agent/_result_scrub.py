@@ -14,7 +14,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from langop_infra.agent._servers import ServerEntry
 from langop_infra.config.checks._endpoint_advice import is_credential_param
@@ -63,6 +63,16 @@ def credential_env(env: Mapping[str, str]) -> list[str]:
     """The values of ``env`` whose names say they are credentials (KEY, TOKEN, SECRET,
     PASS, AUTH, CREDENTIAL, COOKIE, SESSION)."""
     return [value for key, value in env.items() if _CREDENTIAL_NAME.search(key)]
+
+
+def url_credentials(url: str) -> list[str]:
+    """The password of ``url``'s userinfo (raw and decoded) and its credential query values."""
+    try:
+        password = urlsplit(url).password or ""
+    except ValueError:
+        return []
+    netloc = urlsplit(url).netloc.rpartition("@")[0]
+    return [netloc.partition(":")[2], unquote(password), *query_credentials(url)]
 
 
 def query_credentials(url: str) -> list[str]:

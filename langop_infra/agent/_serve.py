@@ -20,19 +20,25 @@ import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
+from langop_infra._errors import LangopError
+from langop_infra.agent._inbound_auth import Callers, load_callers
 from langop_infra.agent._loop import AgentLoop, TurnOutcome
 from langop_infra.agent._memory import Memory
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ChatModel
 from langop_infra.agent._registry import ToolRegistry, connect_tool_registry
+from langop_infra.agent._result_scrub import url_credentials
 from langop_infra.agent._settings import RuntimeSettings, SettingsError, load_settings
 from langop_infra.agent.runtime import AgentServers, ServerEntry, load_agent_servers
+from langop_infra.core._log_scrub import log_level, scrubbed_logging, watch
+from langop_infra.core._redact import Scrubber
 
 __all__ = ["Runtime", "main", "run_scheduled", "start_runtime"]
 
 logger = logging.getLogger("langop_infra.agent")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 @dataclass
@@ -61,6 +67,18 @@ class Runtime:
         await self.model.aclose()
 
 
+def runtime_credentials(settings: RuntimeSettings, env: Mapping[str, str]) -> list[object]:
+    """What the runtime itself sends (the model key, memory and peer headers) and the
+    credentials of a memory address (often held in a Secret): logs and answers mask them."""
+    memory = env.get("AGENT_MEMORY_ENDPOINT", "")
+    return [
+        settings.api_key or "",
+        dict(settings.memory_headers),
+        [dict(peer.headers) for peer in settings.peers],
+        url_credentials(memory),
+    ]
+
+
 def agent_servers(settings: RuntimeSettings, env: Mapping[str, str]) -> AgentServers:
     """The agent's tool servers; an external memory (``AGENT_MEMORY_ENDPOINT``) joins them."""
     config = settings.config if settings.config_path.is_file() else None
@@ -84,10 +102,17 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
     """Read the settings, connect the tools (in the background unless ``wait``)."""
     settings = load_settings(env)
     metrics = RuntimeMetrics()
+    known = watch(Scrubber(runtime_credentials(settings, env)))
     servers = agent_servers(settings, env)
     registry = await connect_tool_registry(servers, wait="all" if wait else "none")
+    watch(registry.scrubber)
     model = ChatModel(
-        settings.model_endpoint, settings.model, settings.api_key, settings.model_timeout, metrics
+        settings.model_endpoint,
+        settings.model,
+        settings.api_key,
+        settings.model_timeout,
+        metrics,
+        scrubber=known,
     )
     memory = None
     if settings.memory_tool or env.get("AGENT_MEMORY_ENDPOINT"):
@@ -100,6 +125,7 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         system_prompt=settings.system_prompt,
         max_iterations=settings.max_iterations,
         history_messages=settings.history_messages,
+        history_bytes=settings.history_bytes,
         tool_timeout=settings.tool_timeout,
         memory=memory,
     )
@@ -138,12 +164,12 @@ async def run_scheduled(env: Mapping[str, str], out: TextIO) -> int:
 
 
 def serve_forever(env: Mapping[str, str]) -> None:
-    """Serve A2A and the probes until stopped."""
-    import uvicorn
-
-    from langop_infra.agent._a2a_server import a2a_routes, build_app, read_card, service_routes
+    """Serve A2A on ``A2A_PORT`` (callers authenticated unless ``A2A_ACCESS=open``) and the
+    probes and metrics on ``A2A_HEALTH_PORT`` until stopped."""
+    from langop_infra.agent._a2a_server import a2a_routes, read_card, service_routes
 
     settings = load_settings(env)
+    callers = _callers(env)
     card = read_card(settings.card_path) if settings.card_path.is_file() else None
     if card is None:
         logger.warning("no agent card at %s: serving a minimal one", settings.card_path)
@@ -157,16 +183,66 @@ def serve_forever(env: Mapping[str, str]) -> None:
         finally:
             await holder["runtime"].aclose()
 
-    routes = [
-        *service_routes(lambda: holder["runtime"].metrics, lambda: holder["runtime"].not_ready()),
-        *a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name),
-    ]
-    uvicorn.run(
-        build_app(routes, lifespan),
-        host=env.get("A2A_HOST", "0.0.0.0"),
-        port=settings.port,
-        log_level="warning",
+    idle = RuntimeMetrics()  # what /metrics shows before the runtime has started
+    service = service_routes(
+        lambda: holder["runtime"].metrics if "runtime" in holder else idle,
+        lambda: holder["runtime"].not_ready() if "runtime" in holder else ["the runtime"],
     )
+    a2a = a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name)
+    asyncio.run(_serve_all(_apps(settings, callers, service, a2a, lifespan), env))
+
+
+def _callers(env: Mapping[str, str]) -> Callers:
+    try:
+        callers = load_callers(env)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    if not callers.open and not callers.digests:
+        logger.warning(
+            "A2A answers authenticated callers only and no caller has a token "
+            "(A2A_CALLER_<CALLER>_TOKEN): every request but the card's is refused with 401; "
+            "give callers tokens, or set A2A_ACCESS=open to admit anyone who reaches the port"
+        )
+    return callers
+
+
+def _apps(
+    settings: RuntimeSettings, callers: Callers, service: Any, a2a: Any, lifespan: Any
+) -> list[tuple[Any, int]]:
+    """The A2A app on its port and the service app on the health port (one app when the
+    two ports are one: the probes then pass the authentication as the card does)."""
+    from langop_infra.agent._a2a_server import CARD_PATH, SERVICE_PATHS, build_app
+
+    public = frozenset({("GET", CARD_PATH)})
+    limit = settings.max_request_bytes
+    if settings.health_port == settings.port:
+        both = build_app([*service, *a2a], lifespan, limit, callers, public | SERVICE_PATHS)
+        return [(both, settings.port)]
+    return [
+        (build_app(a2a, lifespan, limit, callers, public), settings.port),
+        (build_app(service, max_request_bytes=limit), settings.health_port),
+    ]
+
+
+async def _serve_all(apps: list[tuple[Any, int]], env: Mapping[str, str]) -> None:
+    """Each app on its port, in one event loop; a signal stops them all (uvicorn passes it
+    on from one server's handler to the next)."""
+    import uvicorn
+
+    host = env.get("A2A_HOST", "0.0.0.0")
+    servers = [
+        uvicorn.Server(
+            uvicorn.Config(
+                app,
+                host=host,
+                port=port,
+                log_level="warning",
+                log_config=None,  # uvicorn's records reach the root's scrubbing handler
+            )
+        )
+        for app, port in apps
+    ]
+    await asyncio.gather(*(server.serve() for server in servers))
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
@@ -174,11 +250,16 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     parser.add_argument("command", choices=["serve"], help="run the agent (AGENT_MODE decides)")
     parser.parse_args(argv)
     env = dict(os.environ if env is None else env)
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    try:
+        level = log_level(env.get("LANGOP_LOG_LEVEL"), "INFO")
+    except LangopError as exc:
+        print(f"langop-agent: error: {exc}", file=sys.stderr)
+        return 2
+    with scrubbed_logging(level, LOG_FORMAT):
+        return _run(env)
+
+
+def _run(env: dict[str, str]) -> int:
     try:
         if env.get("AGENT_MODE") == "scheduled":
             return asyncio.run(run_scheduled(env, sys.stdout))

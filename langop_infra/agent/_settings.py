@@ -8,6 +8,7 @@ that directory: ``/etc/agent/config.yaml`` is read from ``$LANGOP_PATH_ROOT/etc/
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,9 @@ DEFAULT_CONFIG = "/etc/agent/config.yaml"
 DEFAULT_CARD = "/etc/agent/a2a/agent-card.json"
 DEFAULT_MAX_ITERATIONS = 10
 DEFAULT_HISTORY_MESSAGES = 40
+DEFAULT_HISTORY_BYTES = 256 * 1024  # one conversation's kept history, as JSON
+DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024  # an A2A request's body
+DEFAULT_HEALTH_PORT = 9090  # /healthz, /readyz, /metrics; config/_builtin.py probes it
 
 
 class SettingsError(LangopError, ValueError):
@@ -56,6 +60,9 @@ class RuntimeSettings:
     system_prompt: str = ""
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     history_messages: int = DEFAULT_HISTORY_MESSAGES
+    history_bytes: int = DEFAULT_HISTORY_BYTES
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    health_port: int = DEFAULT_HEALTH_PORT
     tool_timeout: float = 30.0
     model_timeout: float = 120.0
     port: int = 8080
@@ -88,6 +95,8 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float = 1) -
         value = float(raw)
     except ValueError:
         raise SettingsError(f"{name}={raw!r}: expected a number") from None
+    if not math.isfinite(value):  # int(inf) would end the runtime with a traceback
+        raise SettingsError(f"{name}={raw!r}: expected a finite number")
     if value < low:
         raise SettingsError(f"{name}={raw!r}: must be at least {low:g}")
     return value
@@ -131,7 +140,7 @@ def prefixed_headers(env: Mapping[str, str], prefix: str) -> dict[str, str]:
 
 def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     """``A2A_PEERS`` (JSON ``[{"name", "url", "cardUrl"}]``) with each peer's headers from
-    ``A2A_PEER_<PEER>_HEADER_<HEADER>``."""
+    ``A2A_PEER_<PEER>_HEADER_<HEADER>`` and its caller token ``A2A_PEER_<PEER>_TOKEN``."""
     raw = env.get("A2A_PEERS", "").strip()
     if not raw:
         return ()
@@ -148,6 +157,9 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
         if not isinstance(spec.get("name"), str) or not isinstance(spec.get("url"), str):
             raise SettingsError(f"A2A_PEERS[{index}]: needs a name and a url")
         headers = prefixed_headers(env, f"A2A_PEER_{_env_token(spec['name'])}_HEADER_")
+        token = env.get(f"A2A_PEER_{_env_token(spec['name'])}_TOKEN", "").strip()
+        if token:  # the callee's a2a.callers names this agent: its token, as a bearer
+            headers.setdefault("Authorization", f"Bearer {token}")
         peers.append(Peer(spec["name"], spec["url"], str(spec.get("cardUrl") or ""), headers))
     return tuple(peers)
 
@@ -196,9 +208,14 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
             )
         ),
         history_messages=int(_number(env, "AGENT_HISTORY_MESSAGES", DEFAULT_HISTORY_MESSAGES, 2)),
+        history_bytes=int(_number(env, "AGENT_HISTORY_BYTES", DEFAULT_HISTORY_BYTES, 1024)),
+        max_request_bytes=int(
+            _number(env, "A2A_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES, 1024)
+        ),
         tool_timeout=_number(env, "AGENT_TOOL_TIMEOUT_SECONDS", 30.0, 0.001),
         model_timeout=_number(env, "AGENT_TIMEOUT_SECONDS", 120.0, 0.001),
         port=int(_number(env, "A2A_PORT", float(a2a.get("port") or 8080))),
+        health_port=int(_number(env, "A2A_HEALTH_PORT", DEFAULT_HEALTH_PORT)),
         path="/" + (env.get("A2A_PATH") or str(a2a.get("path") or "/")).lstrip("/"),
         card_path=container_path(
             env.get("A2A_AGENT_CARD") or str(a2a.get("cardPath") or DEFAULT_CARD), env

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 from langop_infra.cli._output import add_output_argument, dump, emit
 from langop_infra.cli._stack import CommandError, run_command
@@ -38,12 +38,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(name: str) -> tuple[str, bytes]:
-    if name == "-":
-        return "<stdin>", sys.stdin.buffer.read()
+    """A file's or stdin's bytes, read no further than one byte past the loader's limit: a
+    3 GB pipe costs 4 MiB, not 3 GB, before it is refused."""
+    from langop_infra.core._yaml_io import MAX_CONFIG_BYTES
+
+    label = "<stdin>" if name == "-" else name
     try:
-        return name, Path(name).read_bytes()
+        if name == "-":
+            data = _read_up_to(sys.stdin.buffer, MAX_CONFIG_BYTES + 1)
+        else:
+            with Path(name).open("rb") as file:
+                data = _read_up_to(file, MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise CommandError(f"{name}: cannot read: {exc.strerror}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise CommandError(
+            f"{label}: over {MAX_CONFIG_BYTES} bytes; import reads at most that much a file: "
+            "split the manifests into several files"
+        )
+    return label, data
+
+
+def _read_up_to(stream: BinaryIO, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``stream`` (a pipe gives them a chunk at a time)."""
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = stream.read(min(left, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def _manifests(names: list[str]) -> list[Any]:
@@ -81,13 +107,17 @@ def _run(args: argparse.Namespace) -> int:
         )
     out = import_manifests(manifests, agent_image=args.agent_image)
     if args.into is not None:
+        from langop_infra.core._atomic import WriteError, write_atomically
         from langop_infra.offline.importers._into import IntoError, merged_stack_file
 
         try:
             text = merged_stack_file(args.into, out, args.namespace)
         except IntoError as exc:
             raise CommandError(str(exc)) from None
-        args.into.write_text(text, encoding="utf-8")
+        try:
+            write_atomically(args.into, text.encode("utf-8"))
+        except WriteError as exc:
+            raise CommandError(str(exc)) from None
         config = stack_config(out, args.namespace)
     else:
         config = stack_config(out, args.namespace)

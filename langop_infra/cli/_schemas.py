@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
 
+    from langop_infra.core._atomic import WriteError
     from langop_infra.sync._lock import check_lock, save_lock, sync_all, updated_lock
 
     results = {**sync_all(targets, deadline=args.timeout), **failed}
@@ -91,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
         update = updated_lock(lock, results)
         try:
             save_lock(args.lock, update.entries)
-        except OSError as exc:
-            print(f"{PROG}: error: cannot write {args.lock}: {exc.strerror}", file=sys.stderr)
+        except WriteError as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
             return 2
         _print_errors(update.errors)
         if args.output != "text":

@@ -171,11 +171,14 @@ def _private_key(args: argparse.Namespace) -> str | None:
 
 def secrets_sent(args: argparse.Namespace, headers: dict[str, str]) -> list[str]:
     """Every credential this run sends: what no output may repeat, whatever the server echoes."""
-    from langop_infra.core._redact import secret_strings
+    from langop_infra.core._log_scrub import watch
+    from langop_infra.core._redact import Scrubber, secret_strings
 
     env = args.client_secret_env
     key = _private_key(args) if args.private_key_file else None
-    return secret_strings(headers, os.environ.get(env, "") if env else "", key or "")
+    found = secret_strings(headers, os.environ.get(env, "") if env else "", key or "")
+    watch(Scrubber(found))  # log lines (LANGOP_LOG_LEVEL) mask them too
+    return found
 
 
 def person_may_log_in(args: argparse.Namespace) -> bool:

@@ -220,11 +220,13 @@ def _run_agent_config(args: argparse.Namespace, headers: dict[str, str]) -> int:
                 len(registry.sessions),
             )
 
-    from langop_infra.core._redact import redact, secret_strings
+    from langop_infra.core._log_scrub import watch
+    from langop_infra.core._redact import Scrubber, redact, secret_strings
 
     secrets = secret_strings(
         secrets_sent(args, headers), [[e.headers, e.env] for e in servers.servers]
     )
+    watch(Scrubber(secrets))
     tools, failures, warnings, connected = asyncio.run(collect())
     tools = scrub(tools, secrets)
     for warning in warnings:

@@ -128,11 +128,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if argv is None:
         _exit_on_interrupt(args.command)  # now with the command's name as parsed
+        return _logged(args)
+    return _run(args, own_process=False)
+
+
+def _logged(args: argparse.Namespace) -> int:
+    """The command with the process's log records (``LANGOP_LOG_LEVEL``, default WARNING)
+    on stderr, every line through the one scrubber."""
+    from langop_infra._errors import LangopError
+    from langop_infra.core._log_scrub import log_level, scrubbed_logging
+
+    try:
+        level = log_level(os.environ.get("LANGOP_LOG_LEVEL"), "WARNING")
+    except LangopError as exc:
+        error(args.command, str(exc))
+        return 2
+    with scrubbed_logging(level):
+        return _run(args, own_process=True)
+
+
+def _run(args: argparse.Namespace, *, own_process: bool) -> int:
     try:
         code = int(args._run(args))
         # Buffered output reaches a closed pipe here at the latest, not at interpreter exit.
         sys.stdout.flush()
-        if argv is None:
+        if own_process:
             # The process ends next: spare it the collections at interpreter exit, which walk
             # every object (models, schemas) to find no garbage worth the time: a third of a
             # `validate`. atexit handlers and finalizers of live objects still run.

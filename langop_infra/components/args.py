@@ -20,6 +20,7 @@ CountOrPercent = str
 
 
 if TYPE_CHECKING:
+    A2AAccess = Literal["authenticated", "open"]
     A2ASecuritySchemeType = Literal["bearer", "apiKey"]
     AccessModes = Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]
     ConcurrencyPolicy = Literal["Allow", "Forbid", "Replace"]
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     # A persona's name, or the persona itself.
     PersonaEntry = Union[str, "PersonaArgs", "PersonaSpec"]
 else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
+    A2AAccess = str
     A2ASecuritySchemeType = str
     AccessModes = str
     ConcurrencyPolicy = str
@@ -688,6 +690,15 @@ class A2ASecuritySchemeArgs(TypedDict):
     """Shown to callers."""
 
 
+class A2ACallerArgs(TypedDict):
+    """A caller that may send the agent messages, and its bearer token."""
+
+    name: str
+    """The caller: an agent of the stack in this namespace (it is then given the token to send), or the name of a caller from elsewhere."""
+    token_from: SecretSourceArgs
+    """{secretKeyRef: {name, key}}: the caller's token (16+ characters), reaching the agent as env A2A_CALLER_<NAME>_TOKEN."""
+
+
 class A2AArgs(TypedDict):
     """The agent serves A2A: a Service port named ``a2a`` and an agent card."""
 
@@ -711,6 +722,10 @@ class A2AArgs(TypedDict):
     """The agent sends push notifications. Default: false."""
     security_schemes: NotRequired[list[A2ASecuritySchemeArgs]]
     """Schemes the agent accepts; each is required (the card's securityRequirements)."""
+    access: NotRequired[A2AAccess]
+    """Who may call (enforced by runtime: builtin): callers with a token (authenticated), or anyone who reaches the port (open, asked for by name). One of: authenticated, open. Default: "authenticated"."""
+    callers: NotRequired[list[A2ACallerArgs]]
+    """The callers allowed in, one bearer token each (env A2A_CALLER_<NAME>_TOKEN)."""
 
 
 class AgentPeerRefArgs(TypedDict):
@@ -1560,6 +1575,7 @@ class LanguageClusterArgs(TypedDict):
 
 __all__ = [
     "A2AArgs",
+    "A2ACallerArgs",
     "A2ASecuritySchemeArgs",
     "A2ASkillArgs",
     "AffinityArgs",

@@ -14,6 +14,7 @@ from langop_infra.config._fields import (
     HttpPath,
     HttpUrl,
     Port,
+    SecretSource,
     Spec,
     invalid,
 )
@@ -57,6 +58,17 @@ class A2ASecurityScheme(Spec):
     """Shown to callers."""
 
 
+class A2ACaller(Spec):
+    """A caller that may send the agent messages, and its bearer token."""
+
+    name: DnsLabel
+    """The caller: an agent of the stack in this namespace (it is then given the token to
+    send), or the name of a caller from elsewhere."""
+    token_from: SecretSource
+    """{secretKeyRef: {name, key}}: the caller's token (16+ characters), reaching the agent
+    as env A2A_CALLER_<NAME>_TOKEN."""
+
+
 class A2ASpec(Spec):
     """The agent serves A2A: a Service port named ``a2a`` and an agent card."""
 
@@ -81,6 +93,20 @@ class A2ASpec(Spec):
     """The agent sends push notifications."""
     security_schemes: list[A2ASecurityScheme] = []
     """Schemes the agent accepts; each is required (the card's securityRequirements)."""
+    access: Literal["authenticated", "open"] = "authenticated"
+    """Who may call (enforced by runtime: builtin): callers with a token (authenticated), or
+    anyone who reaches the port (open, asked for by name)."""
+    callers: list[A2ACaller] = []
+    """The callers allowed in, one bearer token each (env A2A_CALLER_<NAME>_TOKEN)."""
+
+    @field_validator("callers")
+    @classmethod
+    def _unique_callers(cls, value: list[A2ACaller]) -> list[A2ACaller]:
+        names = [c.name for c in value]
+        for name in names:
+            if names.count(name) > 1:
+                raise invalid("a2a_caller", f"caller {name!r} is given twice; names are unique")
+        return value
 
     @field_validator("skills")
     @classmethod

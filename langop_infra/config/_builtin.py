@@ -26,6 +26,7 @@ __all__ = [
 
 BUILTIN_AGENT_IMAGE = "ghcr.io/langop/langop-agent:0.1.0"
 BUILTIN_AGENT_COMMAND = ("python", "-m", "langop_infra.agent", "serve")
+BUILTIN_HEALTH_PORT = 9090  # the runtime's A2A_HEALTH_PORT default (agent/_settings.py)
 RuntimeKind = Literal["image", "builtin"]
 
 
@@ -66,7 +67,23 @@ def builtin_defaults(data: Any) -> Any:
     fields.setdefault("image", BUILTIN_AGENT_IMAGE)
     if fields.get("command") is None and fields.get("args") is None:
         fields["command"] = list(BUILTIN_AGENT_COMMAND)
+    if fields.get("probes") is None and fields.get("schedule") is None:
+        fields["probes"] = builtin_probes()  # a scheduled run serves nothing to probe
     return fields
+
+
+def builtin_probes() -> dict[str, object]:
+    """Readiness (``/readyz``: every required tool connected) and liveness (``/healthz``)
+    on the runtime's health port, which no caller's traffic shares."""
+    port = BUILTIN_HEALTH_PORT
+    return {
+        "readiness": {"httpGet": {"path": "/readyz", "port": port}, "periodSeconds": 10},
+        "liveness": {
+            "httpGet": {"path": "/healthz", "port": port},
+            "periodSeconds": 20,
+            "failureThreshold": 3,
+        },
+    }
 
 
 def require_image(image: str) -> None:

@@ -121,6 +121,16 @@ def peer_header_env_name(peer: str, header: str) -> str:
     return f"{PEER_HEADER_ENV_PREFIX}{env_token(peer)}_HEADER_{env_token(header)}"
 
 
+def caller_token_env_name(caller: str) -> str:
+    """``A2A_CALLER_<CALLER>_TOKEN``: a caller's bearer token, on the agent it calls."""
+    return f"A2A_CALLER_{env_token(caller)}_TOKEN"
+
+
+def peer_token_env_name(peer: str) -> str:
+    """``A2A_PEER_<PEER>_TOKEN``: the bearer token an agent sends to an A2A peer of the stack."""
+    return f"{PEER_HEADER_ENV_PREFIX}{env_token(peer)}_TOKEN"
+
+
 def memory_header_env_name(header: str) -> str:
     """``AGENT_MEMORY_HEADER_<HEADER>``: a header an agent sends to its external memory."""
     return f"{MEMORY_HEADER_ENV_PREFIX}{env_token(header)}"

@@ -140,13 +140,17 @@ class Scrubber:
     def line(self, text: object, limit: int = LIMIT) -> str:
         """``text`` without known credentials, URL userinfo and query values, token-looking
         strings or control characters, on one line of at most ``limit`` characters."""
-        line = self.text(_CONTROL.sub("?", " ".join(str(text).split())))
-        line = _USERINFO.sub(rf"\1{MARK}@", line)
-        line = _QUERY_VALUE.sub(rf"\1{MARK}", line)
-        line = _JWT.sub(MARK, line)
-        line = _AUTH_TOKEN.sub(rf"\1\2{MARK}", line)
-        line = _KEY_VALUE.sub(rf"\1\2{MARK}", line)
-        return one_line(line, limit)
+        return one_line(self.masked(_CONTROL.sub("?", " ".join(str(text).split()))), limit)
+
+    def masked(self, text: str) -> str:
+        """``text``, lines and length kept, without known credentials, URL userinfo and
+        query values or token-looking strings (what a log record becomes)."""
+        text = self.text(text)
+        text = _USERINFO.sub(rf"\1{MARK}@", text)
+        text = _QUERY_VALUE.sub(rf"\1{MARK}", text)
+        text = _JWT.sub(MARK, text)
+        text = _AUTH_TOKEN.sub(rf"\1\2{MARK}", text)
+        return _KEY_VALUE.sub(rf"\1\2{MARK}", text)
 
 
 def redact(text: object, secrets: Iterable[str] = (), limit: int = LIMIT) -> str:

@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from langop_infra.config._a2a import A2ASecurityScheme, A2ASkill, A2ASpec, AgentPeerRef
-from langop_infra.config._fields import HeaderSpec
+from langop_infra.config._fields import HeaderSpec, SecretSource
 from langop_infra.config._names import (
     A2A_CARD_DIR,
     A2A_CARD_FILE,
     a2a_card_config_map_name,
+    caller_token_env_name,
     config_map_name,
+    peer_token_env_name,
 )
 from langop_infra.config.agent import AgentSpec
 from langop_infra.manifests._contract import EnvVar, agent_selector, compact_json, tool_endpoint
@@ -33,6 +35,12 @@ A2A_BINDING = "JSONRPC"
 WELL_KNOWN_CARD = "/.well-known/agent-card.json"
 CALLER_LABEL_PREFIX = "a2a.langop.io/"
 CONFIG_VOLUME = "config"
+# The scheme a built-in agent's card names when it admits callers by token.
+CALLER_TOKEN_SCHEME = A2ASecurityScheme(
+    name="callerToken",
+    type="bearer",
+    description="A bearer token per caller (a2a.callers), from a Secret",
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,8 @@ class PeerTarget:
     agent: str | None = None
     port: int | None = None
     headers: tuple[HeaderSpec, ...] = field(default=(), compare=False)
+    #: The token an in-cluster callee lists for this caller (``a2a.callers``), if any.
+    token: SecretSource | None = field(default=None, compare=False)
 
     @property
     def in_cluster(self) -> bool:
@@ -74,11 +84,11 @@ def peer_targets(
 ) -> list[PeerTarget]:
     """The agent's peers, in order; ``agents`` by (namespace, name) holds every agent of the
     stack (validation has checked that each in-cluster peer is there and serves A2A)."""
-    return [_peer_target(peer, namespace, agents) for peer in agent.agents]
+    return [_peer_target(peer, agent.name, namespace, agents) for peer in agent.agents]
 
 
 def _peer_target(
-    peer: AgentPeerRef, namespace: str, agents: Mapping[tuple[str, str], AgentSpec]
+    peer: AgentPeerRef, caller: str, namespace: str, agents: Mapping[tuple[str, str], AgentSpec]
 ) -> PeerTarget:
     if peer.url is not None:
         card = peer.card_url or remote_card_url(peer.url)
@@ -88,6 +98,8 @@ def _peer_target(
     spec = callee.a2a
     if spec is None:  # refused by validation (peer_checks)
         raise AssertionError(f"peer {peer.name!r} serves no A2A")
+    # A Secret is read in its own namespace only: a token is shared within one.
+    token = next((c.token_from for c in spec.callers if c.name == caller), None)
     return PeerTarget(
         peer.name,
         a2a_endpoint(peer.name, space, spec),
@@ -95,6 +107,7 @@ def _peer_target(
         namespace=space,
         agent=peer.name,
         port=spec.port,
+        token=token if space == namespace else None,
     )
 
 
@@ -123,11 +136,12 @@ def agent_card(agent: AgentSpec, namespace: str) -> dict[str, object]:
         "defaultOutputModes": list(spec.default_output_modes),
         "skills": [_skill(s) for s in spec.skills],
     }
-    if spec.security_schemes:
-        card["securitySchemes"] = {s.name: _scheme(s) for s in spec.security_schemes}
-        card["securityRequirements"] = [
-            {"schemes": {s.name: {"list": []}}} for s in spec.security_schemes
-        ]
+    schemes = list(spec.security_schemes)
+    if agent.runtime == "builtin" and spec.access == "authenticated" and not schemes:
+        schemes.append(CALLER_TOKEN_SCHEME)  # what the runtime enforces, said in the card
+    if schemes:
+        card["securitySchemes"] = {s.name: _scheme(s) for s in schemes}
+        card["securityRequirements"] = [{"schemes": {s.name: {"list": []}}} for s in schemes]
     return card
 
 
@@ -175,11 +189,19 @@ def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget]) -> list[EnvVar]:
             EnvVar("A2A_PORT", value=str(agent.a2a.port)),
             EnvVar("A2A_PATH", value=agent.a2a.path),
             EnvVar("A2A_AGENT_CARD", value=f"{A2A_CARD_DIR}/{A2A_CARD_FILE}"),
+            EnvVar("A2A_ACCESS", value=agent.a2a.access),
         ]
+        env += [_secret_env(caller_token_env_name(c.name), c.token_from) for c in agent.a2a.callers]
     if peers:
         listed = [{"name": p.name, "url": p.url, "cardUrl": p.card_url} for p in peers]
         env.append(EnvVar("A2A_PEERS", value=compact_json(listed)))
+        env += [_secret_env(peer_token_env_name(p.name), p.token) for p in peers if p.token]
     return env
+
+
+def _secret_env(name: str, source: SecretSource) -> EnvVar:
+    ref = source.secret_key_ref
+    return EnvVar(name, secret_name=ref.name, secret_key=ref.key)
 
 
 def a2a_config(agent: AgentSpec, namespace: str, peers: Sequence[PeerTarget]) -> dict[str, object]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from langop_infra.core import _yaml_io as yaml_io
+from langop_infra.core._atomic import WriteError, write_atomically
 from langop_infra.core._gc_tuning import tuned_for_run
 from langop_infra.core._streams import stdout_to_stderr
 from langop_infra.core.problems import Problem, SpecError
@@ -199,12 +200,17 @@ def write_tree(manifests: list[dict[str, object]], out: Path) -> list[Path]:
             )
         for old in out.rglob("*.yaml"):
             old.unlink()
-    out.mkdir(parents=True, exist_ok=True)
-    (out / OUT_MARKER).write_text("written by langop-infra render\n")
-    written: list[Path] = []
-    for manifest in sorted_manifests(manifests):
-        path = out / manifest_filename(manifest)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dump_yaml(manifest))
-        written.append(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomically(out / OUT_MARKER, b"written by langop-infra render\n")
+        written: list[Path] = []
+        for manifest in sorted_manifests(manifests):
+            path = out / manifest_filename(manifest)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, dump_yaml(manifest).encode("utf-8"))
+            written.append(path)
+    except OSError as exc:
+        raise SpecError([Problem(str(out), f"cannot write: {exc.strerror}")]) from None
+    except WriteError as exc:
+        raise SpecError([Problem(str(out), str(exc))]) from None
     return written

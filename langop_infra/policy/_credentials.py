@@ -12,8 +12,9 @@
   OpenAI, Stripe, JWTs...).
 
 Where: container env literals of every pod template; ConfigMap keys and values, also the
-entries inside JSON, YAML and ``.env`` text and each ``binaryData`` key and (decoded)
-value; header literals in any of those (``{name, value}`` pairs and ``headers:`` maps).
+entries inside JSON, YAML, XML, ``.netrc`` and ``.env`` text and text wrapped in base64,
+and each ``binaryData`` key and (decoded) value; header literals in any of those
+(``{name, value}`` pairs and ``headers:`` maps).
 A value that refers to a credential rather than holding one (``os.environ/VAR``,
 ``${VAR}``, ``{{ .Values.x }}``) or a placeholder a model server without a key is given
 (``no-key``, ``none``, ``unused``) is not a credential. A finding names the place and the
@@ -31,6 +32,7 @@ from typing import Any, cast
 
 import langop_infra._json as _json
 from langop_infra.core import _yaml_io as yaml_io
+from langop_infra.policy import _text_formats as formats
 
 # Names: an env var or ConfigMap key, split on _ - . and checked word by word.
 _NAME_WORDS = frozenset(
@@ -149,9 +151,10 @@ def in_document(document: object, where: str = "") -> Iterator[tuple[str, str]]:
             stack += [(f"{path}[{i}]", v, headers) for i, v in enumerate(cast("list[Any]", node))]
 
 
-def in_text(key: str, text: str) -> Iterator[tuple[str, str]]:
+def in_text(key: str, text: str, *, unwrapped: bool = False) -> Iterator[tuple[str, str]]:
     """``(path, reason)`` of each credential literal in a ConfigMap value: a PEM private
-    key; the entries of JSON, YAML or ``.env`` text; else the value as a whole."""
+    key; the entries of JSON, YAML, XML, ``.netrc`` or ``.env`` text; what base64 wraps
+    (one level: ``unwrapped`` says it is done); else the value as a whole."""
     if len(text) > _MAX_TEXT:
         return
     if "PRIVATE KEY-----" in text:
@@ -160,6 +163,20 @@ def in_text(key: str, text: str) -> Iterator[tuple[str, str]]:
     document = _parsed(key, text)
     if document is not None:
         yield from in_document(document, key)
+        return
+    pairs = [(f"{key} <{n}>", n, v) for n, v in formats.xml_pairs(text)] or [
+        (f"{key} ({n})", n, v) for n, v in formats.netrc_pairs(key, text)
+    ]
+    if pairs:
+        for path, name, value in pairs:
+            reason = judge(name, value)
+            if reason:
+                yield path, reason
+        return
+    decoded = None if unwrapped else formats.base64_text(text)
+    inner = list(in_text(key, decoded, unwrapped=True)) if decoded else []
+    if inner:
+        yield from ((f"{path} (base64)", reason) for path, reason in inner)
         return
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if lines and (key.endswith(".env") or all(_DOTENV.match(ln) for ln in lines)):

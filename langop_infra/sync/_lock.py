@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from langop_infra._errors import LangopError
 from langop_infra.core import _yaml_io as yaml_io
+from langop_infra.core._atomic import WriteError, write_atomically
 from langop_infra.core._redact import redact, secret_strings
 from langop_infra.core._text import one_line
 from langop_infra.sync import _lock_json as lock_json
@@ -264,66 +264,16 @@ def load_lock(path: str | Path) -> dict[str, LockEntry]:
 
 
 def save_lock(path: str | Path, entries: Mapping[str, LockEntry]) -> None:
-    """Write atomically: a failed or killed run never leaves half a lock behind, nor a
-    temporary file; the lock keeps its file mode (a new one gets the umask's)."""
+    """Write atomically (:func:`~langop_infra.core._atomic.write_atomically`): a failed or
+    killed run never leaves half a lock behind, nor a temporary file; the lock keeps its file
+    mode (a new one gets the umask's). :class:`WriteError` names what went wrong."""
     path = Path(path)
     text = dump_lock(entries, lock_format(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"))
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping its mode.
-
-    The data is written to an unnamed file (``O_TMPFILE``) that a SIGKILL takes with it, then
-    linked as ``.<name>.langop-tmp`` and renamed over ``path``; a leftover of that name (a
-    kill between link and rename) is removed by the next write. Without ``O_TMPFILE`` the
-    named file is written directly.
-    """
-    temporary = path.with_name(f".{path.name}.langop-tmp")
-    temporary.unlink(missing_ok=True)
     try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, unnamed = _open_unnamed(path.parent, temporary)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-        if unnamed:
-            _link_unnamed(fd, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    finally:
-        os.close(fd)
-
-
-def _link_unnamed(fd: int, name: Path) -> None:
-    """Give the unnamed file ``fd`` the name ``name`` (``linkat`` with AT_SYMLINK_FOLLOW:
-    os.link uses it only when given a directory fd)."""
-    root = os.open("/", os.O_RDONLY)
-    try:
-        os.link(f"/proc/self/fd/{fd}", name, src_dir_fd=root, follow_symlinks=True)
-    finally:
-        os.close(root)
-
-
-def _open_unnamed(folder: Path, fallback: Path) -> tuple[int, bool]:
-    """An unnamed file in ``folder`` where the system has them, else ``fallback`` opened."""
-    flag = getattr(os, "O_TMPFILE", 0)
-    if flag and Path("/proc/self/fd").is_dir():
-        try:
-            return os.open(folder, flag | os.O_WRONLY, 0o600), True
-        except OSError:
-            pass  # a filesystem without O_TMPFILE support
-    return os.open(fallback, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL, 0o600), False
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(f"{path.parent}: cannot make the folder: {exc.strerror}") from None
+    write_atomically(path, text.encode("utf-8"))
 
 
 # --- update and check ----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from langop_infra.config._names import RESERVED_AGENT_ENV
 from langop_infra.config.agent import AgentSpec, passthrough_model
 from langop_infra.config.checks._endpoint_advice import endpoint_warnings
 from langop_infra.config.checks._image_pins import unpinned_images
+from langop_infra.config.checks._peer_checks import unadmitted_peer_warnings
 from langop_infra.config.checks._world_open import world_open_warnings
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.core.problems import Problem, join_path
@@ -53,6 +54,7 @@ def cluster_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
         warnings += agent_warnings(agent, join_path(path, f"agents[{i}]"))
     if not cluster.defaults.require_image_digests:
         warnings += unpinned_images(cluster, path)
+    warnings += unadmitted_peer_warnings(cluster, path)
     return warnings + world_open_warnings(cluster, path) + endpoint_warnings(cluster, path)
 
 

@@ -9,14 +9,19 @@ judged by the policy pack's ``langop-endpoints``, which configuration can make m
   warning says which, and names the field that takes it from a Secret instead;
 - a URL on a link-local address (``169.254.0.0/16``, ``fe80::/10``), a cloud metadata
   service (``169.254.169.254``, ``metadata.google.internal``, ``fd00:ec2::254``,
-  ``100.100.100.200``) or the Kubernetes API server (``kubernetes.default…``): a tool, an MCP
-  server or a model there hands the agent the node's or the cluster's credentials.
+  ``100.100.100.200``), the Kubernetes API server (``kubernetes.default…``) or a node
+  service on loopback (``localhost:10250``, the kubelet): a tool, an MCP server or a model
+  there hands the agent the node's or the cluster's credentials. Addresses are judged
+  normalized: decimal, hex, octal and short IPv4 forms (``2852039166``, ``0xa9fea9fe``,
+  ``169.254.43518``) and IPv4 inside IPv6 (``::ffff:169.254.169.254``, NAT64) are the
+  address they name. Loopback on other ports is a sidecar's contract, not a warning.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
@@ -47,6 +52,19 @@ API_SERVER_HOSTS = frozenset(
         "kubernetes.default.svc.cluster.local",
     }
 )
+# Node services an agent must not reach through loopback (a host-network pod's localhost).
+NODE_PORTS = {
+    10250: "the kubelet's API",
+    10255: "the kubelet's read-only API",
+    10248: "the kubelet's health port",
+    10249: "kube-proxy's metrics",
+    10256: "kube-proxy's health port",
+    2379: "etcd",
+    2380: "etcd's peer port",
+    6443: "the Kubernetes API server",
+}
+_NUMERIC_HOST = re.compile(r"(?i)^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}$")
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 # Where each field's credential goes instead of its query string.
 SECRET_ROUTES = {
     "mcpServers": "a header with valueFrom: {secretKeyRef: {name, key}}",
@@ -54,6 +72,8 @@ SECRET_ROUTES = {
     "httpTools": "authentication: {type: apiKey, headerName, ...} from a Secret",
     "models": "apiKey: {secretKeyRef: {name, key}}",
     "schemaSync": "schemaSync.headers with valueFrom: {secretKeyRef: {name, key}}",
+    "agents": "the peer's headers with valueFrom: {secretKeyRef: {name, key}}",
+    "memories": "headers from a Secret, or the whole address from one (address.valueFrom)",
 }
 # Why a field's query credential cannot be routed into a Secret; the others are routed.
 NOT_ROUTED = {
@@ -68,6 +88,8 @@ NOT_ROUTED = {
         "the schema sync calls it at deploy time, from Pulumi, whose state keeps its inputs; "
         "no pod reads it"
     ),
+    "agents": "a peer's URL reaches the caller's A2A_PEERS env and config.yaml as written",
+    "memories": "address.value reaches AGENT_MEMORY_ENDPOINT as written",
 }
 
 
@@ -100,22 +122,49 @@ def query_credentials(url: str) -> list[str]:
 
 
 def endpoint_risk(url: str) -> str | None:
-    """Why ``url``'s host deserves a warning (metadata, link-local, API server), or None."""
+    """Why ``url``'s host deserves a warning (metadata, link-local, API server, a node
+    service on loopback), or None."""
     try:
-        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower().rstrip(".")
+        port = parts.port
     except ValueError:
         return None
-    if host in METADATA_HOSTS:
-        return f"{host} is a cloud metadata service, which hands out the node's credentials"
+    address = normalized_address(host)
+    shown = host if address is None or str(address) == host else f"{host} ({address})"
+    if host in METADATA_HOSTS or str(address) in METADATA_HOSTS:
+        return f"{shown} is a cloud metadata service, which hands out the node's credentials"
     if host in API_SERVER_HOSTS:
         return f"{host} is the Kubernetes API server"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    if address.is_link_local:
-        return f"{host} is a link-local address, where metadata services answer"
+    loopback = host == "localhost" or host.endswith(".localhost")
+    if address is not None and (address.is_loopback or address.is_unspecified):
+        loopback = True
+    if loopback and port in NODE_PORTS:
+        return f"{shown}:{port} is {NODE_PORTS[port]} on the node (a host-network pod's loopback)"
+    if address is not None and address.is_link_local:
+        return f"{shown} is a link-local address, where metadata services answer"
     return None
+
+
+def normalized_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address ``host`` names, however written: dotted, decimal, hex, octal or short
+    IPv4 (as ``inet_aton`` reads it, which is how C resolvers and curl take them), and an
+    IPv4 address mapped into IPv6 or behind NAT64, as that IPv4 address; None for a name."""
+    try:
+        address: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(host)
+    except ValueError:
+        if not _NUMERIC_HOST.match(host):
+            return None
+        try:
+            address = ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return address.ipv4_mapped
+        if address in _NAT64:
+            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return address
 
 
 def endpoints(cluster: ClusterSpec) -> Iterator[tuple[str, str, str]]:
@@ -125,6 +174,14 @@ def endpoints(cluster: ClusterSpec) -> Iterator[tuple[str, str, str]]:
             yield f"agents[{i}].mcpServers[{j}].url", server.url, "mcpServers"
         for j, hook in enumerate(agent.webhook_tools):
             yield f"agents[{i}].webhookTools[{j}].url", hook.url, "webhookTools"
+        for j, peer in enumerate(agent.agents):
+            if peer.url is not None:
+                yield f"agents[{i}].agents[{j}].url", str(peer.url), "agents"
+            if peer.card_url is not None:
+                yield f"agents[{i}].agents[{j}].cardUrl", str(peer.card_url), "agents"
+    for i, memory in enumerate(cluster.memories):
+        if memory.address is not None and memory.address.value is not None:
+            yield f"memories[{i}].address.value", str(memory.address.value), "memories"
     for i, tool in enumerate(cluster.http_tools):
         if tool.endpoint:
             yield f"httpTools[{i}].endpoint", tool.endpoint, "httpTools"

@@ -157,3 +157,35 @@ def memory_problems(
             )
             problems.append(Problem(join_path(path, f"agents[{i}].memory.name"), text))
     return problems
+
+
+def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """Each caller of the stack that its built-in, authenticated callee does not admit
+    (not in ``a2a.callers``, or from another namespace, whose Secret it cannot read): its
+    messages would get 401."""
+    home = cluster.namespace
+    by_key = {(a.namespace or home, a.name): a for a in cluster.agents}
+    warnings: list[Problem] = []
+    for i, agent in enumerate(cluster.agents):
+        own = agent.namespace or home
+        for j, peer in enumerate(agent.agents):
+            space = peer.namespace or own
+            callee = by_key.get((space, peer.name))
+            if peer.remote or callee is None or not _authenticated_builtin(callee):
+                continue
+            callers = callee.a2a.callers if callee.a2a is not None else []
+            if space == own and any(c.name == agent.name for c in callers):
+                continue
+            text = (
+                f"agent {peer.name!r} (runtime: builtin) answers authenticated callers only and "
+                f"does not admit {agent.name!r}: its messages would get 401. Add "
+                f"{{name: {agent.name}, tokenFrom: {{secretKeyRef: {{name, key}}}}}} to that "
+                "agent's a2a.callers (both in one namespace), or set its a2a.access: open"
+            )
+            where = join_path(path, f"agents[{i}].agents[{j}].name")
+            warnings.append(Problem(where, text, "langop_a2a_unadmitted"))
+    return warnings
+
+
+def _authenticated_builtin(agent: AgentSpec) -> bool:
+    return agent.runtime == "builtin" and agent.a2a is not None and agent.a2a.access != "open"

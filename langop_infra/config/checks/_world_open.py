@@ -5,7 +5,7 @@ meant, but easy to write by accident: each one is reported as a warning."""
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.core.problems import Problem, join_path
@@ -13,14 +13,43 @@ from langop_infra.core.problems import Problem, join_path
 KIND = "langop_world_open"
 
 
+_MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")  # IPv4 addresses written as IPv6
+
+
 def is_world(cidr: str | None) -> bool:
-    """Whether ``cidr`` is a whole address family (``0.0.0.0/0``, ``::/0``)."""
-    if not cidr:
-        return False
-    try:
-        return ipaddress.ip_network(cidr, strict=False).prefixlen == 0
-    except ValueError:  # validation reports a malformed CIDR
-        return False
+    """Whether ``cidr`` is a whole address family (``0.0.0.0/0``, ``::/0``, and
+    ``::ffff:0.0.0.0/96``: every IPv4 address, mapped)."""
+    return bool(cidr) and bool(world_families([cidr or ""]))
+
+
+def world_families(cidrs: Iterable[str]) -> list[str]:
+    """The address families (``IPv4``, ``IPv6``) that ``cidrs`` cover whole together:
+    ``0.0.0.0/1`` and ``128.0.0.0/1`` are the whole internet as surely as ``0.0.0.0/0``."""
+    v4: list[ipaddress.IPv4Network] = []
+    v6: list[ipaddress.IPv6Network] = []
+    for cidr in cidrs:
+        try:
+            network = ipaddress.ip_network(cidr, strict=False)
+        except ValueError:  # validation reports a malformed CIDR
+            continue
+        if isinstance(network, ipaddress.IPv6Network) and network.subnet_of(_MAPPED):
+            v4.append(_unmapped(network))
+        elif isinstance(network, ipaddress.IPv6Network):
+            v6.append(network)
+        else:
+            v4.append(network)
+    whole: list[str] = []
+    if any(n.prefixlen == 0 for n in ipaddress.collapse_addresses(v4)):
+        whole.append("IPv4")
+    if any(n.prefixlen == 0 for n in ipaddress.collapse_addresses(v6)):
+        whole.append("IPv6")
+    return whole
+
+
+def _unmapped(network: ipaddress.IPv6Network) -> ipaddress.IPv4Network:
+    """``::ffff:a.b.c.d/(96+n)`` as ``a.b.c.d/n``."""
+    address = ipaddress.IPv4Address(int(network.network_address) & 0xFFFFFFFF)
+    return ipaddress.IPv4Network((address, network.prefixlen - 96))
 
 
 def _world_peers(cluster: ClusterSpec) -> Iterator[tuple[str, str, str]]:
@@ -53,14 +82,24 @@ _WHAT = {
 
 
 def world_open_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
-    """One warning for each ``/0`` peer, saying what it opens and how to narrow it."""
-    return [
-        Problem(
-            join_path(path, where),
-            f"{cidr} {_WHAT[what]}; if that is not meant, name the range you need "
-            "(the control plane's, a load balancer's, a provider's)",
-            KIND,
-        )
-        for where, cidr, what in _world_peers(cluster)
-        if is_world(cidr)
-    ]
+    """One warning for each ``/0`` peer, and for each list of peers whose ranges together
+    are the world, saying what it opens and how to narrow it."""
+    warnings: list[Problem] = []
+    groups: dict[str, tuple[list[str], str]] = {}
+    for where, cidr, what in _world_peers(cluster):
+        if is_world(cidr):
+            warnings.append(Problem(join_path(path, where), f"{cidr} {_narrow(what)}", KIND))
+        else:
+            groups.setdefault(where.rpartition("[")[0], ([], what))[0].append(cidr)
+    for where, (cidrs, what) in groups.items():
+        if world_families(cidrs):
+            together = f"{', '.join(cidrs)} together"
+            warnings.append(Problem(join_path(path, where), f"{together} {_narrow(what)}", KIND))
+    return warnings
+
+
+def _narrow(what: str) -> str:
+    return (
+        f"{_WHAT[what]}; if that is not meant, name the range you need "
+        "(the control plane's, a load balancer's, a provider's)"
+    )

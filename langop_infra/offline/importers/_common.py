@@ -9,7 +9,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from langop_infra.config.checks._advice import is_credential_env
+
 Json = dict[str, Any]
+_REFERENCE = re.compile(r"^\$\{[^}]+\}$|^\$\(\w+\)$")  # ${VAR}, or Kubernetes' $(VAR)
 
 # The stack-config lists an import fills, in the order a stack file writes them.
 SECTIONS = ("models", "personas", "tools", "httpTools", "agents")
@@ -161,14 +164,17 @@ def env_map(
     out: Imported, manifest: Manifest, env: object, path: str
 ) -> tuple[dict[str, str], dict[str, Json]]:
     """A Kubernetes ``env`` list as ``env`` (literals) and ``secretEnv`` (Secret references:
-    the value stays in the Secret)."""
+    the value stays in the Secret). A literal named like a credential is not copied: it
+    becomes a reference to ``<name>-credentials`` (a Secret the user makes), with a note."""
     literal: dict[str, str] = {}
     secret: dict[str, Json] = {}
     for i, item in enumerate(items(env)):
         entry = mapping(item)
         name = str(entry.get("name", ""))
         ref = mapping(mapping(entry.get("valueFrom")).get("secretKeyRef"))
-        if "value" in entry:
+        if "value" in entry and credential_literal(name, entry["value"]):
+            secret[name] = _credential_reference(out, manifest, f"{path}[{i}].value", name)
+        elif "value" in entry:
             literal[name] = str(entry["value"])
         elif ref:
             secret[name] = {"secretKeyRef": {"name": ref.get("name"), "key": ref.get("key")}}
@@ -183,6 +189,30 @@ def env_map(
                 f"set {name} with envFrom or a literal in env",
             )
     return literal, secret
+
+
+def credential_literal(name: str, value: object) -> bool:
+    """An env literal that holds a credential: named like one, with a value that is not a
+    reference (``${VAR}``) or empty."""
+    text = str(value or "").strip()
+    return is_credential_env(name) and bool(text) and not _REFERENCE.match(text)
+
+
+def _credential_reference(out: Imported, manifest: Manifest, path: str, name: str) -> Json:
+    """``secretKeyRef`` to ``<manifest name>-credentials``, key ``name``, and the note that
+    says to make that Secret; the literal is never copied."""
+    holder = f"{manifest.name or 'imported'}-credentials"
+    out.secret(holder)
+    note(
+        out,
+        manifest,
+        path,
+        f"{name} is a credential written as a literal; it is not copied into the stack file",
+        f"it is read from Secret {holder} (key {name}) instead: create it, e.g. kubectl "
+        f"create secret generic {holder} --from-literal={name}=..., or declare it under "
+        "langop-infra:secrets with pulumi config set --secret",
+    )
+    return {"secretKeyRef": {"name": holder, "key": name}}
 
 
 def egress_rules(out: Imported, manifest: Manifest, rules: object, path: str) -> list[Json]:
