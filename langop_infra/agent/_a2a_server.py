@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 import langop_infra._json as _json
+from langop_infra.agent import _turn_context as turn_context
 from langop_infra.agent._loop import AgentLoop
 from langop_infra.agent._metrics import RuntimeMetrics
 
@@ -42,7 +43,9 @@ class LoopExecutor(AgentExecutor):
         self._loop = loop
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        outcome = await self._loop().run(context.get_user_input(), context.context_id)
+        hops = turn_context.hops_from(context.metadata)
+        with turn_context.turn(context.context_id or "", hops):
+            outcome = await self._loop().run(context.get_user_input(), context.context_id)
         parts = [new_text_part(outcome.answer), new_data_part(outcome.to_dict())]
         await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
 

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any, Protocol, cast
 
 import langop_infra._json as _json
+from langop_infra.agent import _turn_context as turn_context
 from langop_infra.agent._memory import Memory
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ModelError, ModelReply, RequestedCall
@@ -89,12 +90,14 @@ class AgentLoop:
         history_messages: int = 40,
         tool_timeout: float = 30.0,
         memory: Memory | None = None,
+        tool_timeouts: Mapping[str, float] | None = None,
     ) -> None:
         self.model, self.tools, self.metrics, self.memory = model, tools, metrics, memory
         self.system_prompt = system_prompt
         self.max_iterations = max_iterations
         self.history_messages = history_messages
         self.tool_timeout = tool_timeout
+        self.tool_timeouts = dict(tool_timeouts or {})  # a tool's own bound (an A2A peer's)
         self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -111,7 +114,8 @@ class AgentLoop:
         lock = self._locks.setdefault(conversation, asyncio.Lock())
         started = time.perf_counter()
         async with lock:
-            outcome = await self._turn(text, conversation)
+            with turn_context.turn(conversation):
+                outcome = await self._turn(text, conversation)
         self.metrics.turns.labels("ok" if outcome.ok else "error").inc()
         self.metrics.turn_seconds.observe(time.perf_counter() - started)
         return outcome
@@ -178,12 +182,11 @@ class AgentLoop:
         self.metrics.tool_invocations.labels(name).inc()
         started = time.perf_counter()
         if problem is None:
+            bound = self.tool_timeouts.get(name, self.tool_timeout)
             try:
-                called = await asyncio.wait_for(
-                    self.tools.call_tool(name, arguments), self.tool_timeout
-                )
+                called = await asyncio.wait_for(self.tools.call_tool(name, arguments), bound)
             except asyncio.TimeoutError:
-                problem = f"tool {name} did not answer within {self.tool_timeout:g} s"
+                problem = f"tool {name} did not answer within {bound:g} s"
             else:
                 text = "\n".join(str(c.get("text", "")) for c in called.content if "text" in c)
                 structured: Any = called.structured_content

@@ -16,16 +16,19 @@ import asyncio
 import json
 import logging
 import os
+import socket
 import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TextIO
 
-from langop_infra.agent._loop import AgentLoop, TurnOutcome
+from langop_infra.agent._a2a_client import PeerClient
+from langop_infra.agent._loop import AgentLoop, Tools, TurnOutcome
 from langop_infra.agent._memory import Memory
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ChatModel
+from langop_infra.agent._peer_tools import PeerTools
 from langop_infra.agent._registry import ToolRegistry, connect_tool_registry
 from langop_infra.agent._settings import RuntimeSettings, SettingsError, load_settings
 from langop_infra.agent.runtime import AgentServers, ServerEntry, load_agent_servers
@@ -44,6 +47,8 @@ class Runtime:
     model: ChatModel
     loop: AgentLoop
     metrics: RuntimeMetrics
+    peers: PeerClient | None = None
+    background: list[asyncio.Task[None]] = field(default_factory=list[asyncio.Task[None]])
 
     def not_ready(self) -> list[str]:
         """Each required tool that is not connected (``/readyz`` is ready when empty); one
@@ -57,8 +62,13 @@ class Runtime:
         return missing
 
     async def aclose(self) -> None:
+        for task in self.background:
+            task.cancel()
+        await asyncio.gather(*self.background, return_exceptions=True)
         await self.registry.aclose()
         await self.model.aclose()
+        if self.peers is not None:
+            await self.peers.aclose()
 
 
 def agent_servers(settings: RuntimeSettings, env: Mapping[str, str]) -> AgentServers:
@@ -93,17 +103,33 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
     if settings.memory_tool or env.get("AGENT_MEMORY_ENDPOINT"):
         prefix = settings.memory_tool or "memory"
         memory = Memory(registry, f"{prefix}__remember", f"{prefix}__recall")
+    peers, tools, background = _with_peers(settings, registry)
+    if wait and background:
+        await asyncio.gather(*background)
     loop = AgentLoop(
         model,
-        registry,
+        tools,
         metrics,
         system_prompt=settings.system_prompt,
         max_iterations=settings.max_iterations,
         history_messages=settings.history_messages,
         tool_timeout=settings.tool_timeout,
         memory=memory,
+        tool_timeouts=tools.timeouts if isinstance(tools, PeerTools) else None,
     )
-    return Runtime(settings, registry, model, loop, metrics)
+    return Runtime(settings, registry, model, loop, metrics, peers, background)
+
+
+def _with_peers(
+    settings: RuntimeSettings, registry: ToolRegistry
+) -> tuple[PeerClient | None, Tools, list[asyncio.Task[None]]]:
+    """The loop's tools: the registry's, and one per A2A peer (whose cards are read in the
+    background, for the tools' descriptions)."""
+    if not settings.peers:
+        return None, registry, []
+    client = PeerClient(settings.peers, timeout=settings.peer_timeout)
+    tools = PeerTools(registry, client, settings.max_hops)
+    return client, tools, [asyncio.get_running_loop().create_task(tools.read_cards())]
 
 
 def json_lines(outcome: TurnOutcome, out: TextIO) -> None:
@@ -138,7 +164,9 @@ async def run_scheduled(env: Mapping[str, str], out: TextIO) -> int:
 
 
 def serve_forever(env: Mapping[str, str]) -> None:
-    """Serve A2A and the probes until stopped."""
+    """Serve A2A and the probes until stopped. Once the socket listens and the runtime has
+    started, one line says so on stderr (``serving A2A at http://host:port/path``): what a
+    supervisor or a test waits for."""
     import uvicorn
 
     from langop_infra.agent._a2a_server import a2a_routes, build_app, read_card, service_routes
@@ -148,10 +176,14 @@ def serve_forever(env: Mapping[str, str]) -> None:
     if card is None:
         logger.warning("no agent card at %s: serving a minimal one", settings.card_path)
     holder: dict[str, Runtime] = {}
+    host = env.get("A2A_HOST", "0.0.0.0")
+    listening = _listen(host, settings.port)
 
     @asynccontextmanager
     async def lifespan(_app: object) -> AsyncGenerator[None]:
         holder["runtime"] = await start_runtime(env)
+        shown = f"[{host}]" if ":" in host else host
+        logger.info("serving A2A at http://%s:%d%s", shown, settings.port, settings.path)
         try:
             yield
         finally:
@@ -161,12 +193,19 @@ def serve_forever(env: Mapping[str, str]) -> None:
         *service_routes(lambda: holder["runtime"].metrics, lambda: holder["runtime"].not_ready()),
         *a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name),
     ]
-    uvicorn.run(
-        build_app(routes, lifespan),
-        host=env.get("A2A_HOST", "0.0.0.0"),
-        port=settings.port,
-        log_level="warning",
-    )
+    config = uvicorn.Config(build_app(routes, lifespan), log_level="warning")
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, bound before the runtime starts: a request that
+    comes early waits in the backlog instead of being refused."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.bind((host, port))
+    listening.listen(2048)
+    return listening
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:

@@ -68,6 +68,8 @@ class RuntimeSettings:
     memory_headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
     required_tools: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()
+    peer_timeout: float = 120.0
+    max_hops: int = 3
     agent_name: str = "agent"
     config: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
@@ -210,6 +212,8 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         memory_headers=prefixed_headers(env, "AGENT_MEMORY_HEADER_"),
         required_tools=required,
         peers=load_peers(env),
+        peer_timeout=_number(env, "A2A_PEER_TIMEOUT_SECONDS", 120.0, 0.001),
+        max_hops=int(_number(env, "A2A_MAX_HOPS", 3, 0)),
         agent_name=env.get("AGENT_NAME", "agent"),
         config=config,
     )
