@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from starlette.applications import Starlette
@@ -56,8 +56,12 @@ def tools() -> Iterator[list[ServerEntry]]:
         yield [ServerEntry("geo", f"{geo}/mcp"), ServerEntry("calc", f"{calc}/mcp")]
 
 
+async def no_wait(_seconds: float) -> None:
+    """The retries' sleep, skipped: the delays asked for are in ``ChatModel.retry_delays``."""
+
+
 def model_at(url: str, metrics: RuntimeMetrics) -> ChatModel:
-    return ChatModel(url, "scripted", "sk-test", 10, metrics)
+    return ChatModel(url, "scripted", "sk-test", 10, metrics, sleep=no_wait)
 
 
 async def run_loop(
@@ -98,10 +102,12 @@ async def test_two_tools_two_steps_and_the_right_answer(tools: list[ServerEntry]
 
 
 async def test_a_model_that_is_down_gives_an_error_answer(tools: list[ServerEntry]) -> None:
-    outcome, metrics, _ = await run_loop(tools, f"http://127.0.0.1:{free_port()}", "hi")
+    outcome, metrics, loop = await run_loop(tools, f"http://127.0.0.1:{free_port()}", "hi")
     assert outcome.error is not None and "cannot be reached: ConnectError" in outcome.error
+    assert outcome.error.endswith("(gave up after 4 attempts)")
     assert outcome.answer.startswith("I could not finish: the model at http://127.0.0.1:")
-    assert sample(metrics, "langop_agent_model_requests_total", outcome="error") == 1
+    assert sample(metrics, "langop_agent_model_requests_total", outcome="error") == 4
+    assert len(cast(ChatModel, loop.model).retry_delays) == 3
 
 
 def garbage_model() -> Starlette:

@@ -36,7 +36,10 @@ MAX_CONVERSATIONS = 1000
 
 class Model(Protocol):
     async def complete(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        deadline: float | None = None,
     ) -> ModelReply: ...
 
 
@@ -91,6 +94,8 @@ class AgentLoop:
         tool_timeout: float = 30.0,
         memory: Memory | None = None,
         tool_timeouts: Mapping[str, float] | None = None,
+        turn_timeout: float = 600.0,
+        tool_concurrency: int = 4,
     ) -> None:
         self.model, self.tools, self.metrics, self.memory = model, tools, metrics, memory
         self.system_prompt = system_prompt
@@ -98,6 +103,8 @@ class AgentLoop:
         self.history_messages = history_messages
         self.tool_timeout = tool_timeout
         self.tool_timeouts = dict(tool_timeouts or {})  # a tool's own bound (an A2A peer's)
+        self.turn_timeout = turn_timeout
+        self.tool_concurrency = tool_concurrency
         self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -134,10 +141,11 @@ class AgentLoop:
         messages.append({"role": "user", "content": text})
         outcome = TurnOutcome("", conversation)
         definitions, names = self.tools.llm_definitions("openai")
+        deadline = asyncio.get_running_loop().time() + self.turn_timeout
         for iteration in range(1, self.max_iterations + 1):
             outcome.iterations = iteration
             try:
-                reply = await self.model.complete(messages, definitions)
+                reply = await self.model.complete(messages, definitions, deadline)
             except ModelError as exc:
                 outcome.error = str(exc)
                 outcome.answer = f"I could not finish: {exc}"
@@ -147,34 +155,56 @@ class AgentLoop:
             if not reply.calls:
                 outcome.answer = reply.content
                 break
-            for call in reply.calls:
-                messages.append(await self._act(call, names, reply.content, outcome))
+            messages += await self._act_all(reply.calls, names, reply.content, outcome)
         else:
             outcome.error = f"no final answer after maxIterations={self.max_iterations} model calls"
             outcome.answer = f"I could not finish: {outcome.error}"
         self._remember(conversation, messages[1:])
         return outcome
 
+    async def _act_all(
+        self,
+        calls: tuple[RequestedCall, ...],
+        names: Mapping[str, str],
+        reasoning: str,
+        outcome: TurnOutcome,
+    ) -> list[dict[str, Any]]:
+        """Run the calls of one reply at once (at most ``tool_concurrency`` at a time: the
+        model asked for them together, so none waits on another's result); record them and
+        answer them in the order they were asked."""
+        gate = asyncio.Semaphore(self.tool_concurrency)
+
+        async def gated(call: RequestedCall) -> tuple[ToolCall, ToolResult]:
+            async with gate:
+                return await self._act(call, names)
+
+        done = await asyncio.gather(*(gated(call) for call in calls))
+        answers: list[dict[str, Any]] = []
+        for record, result in done:
+            outcome.tool_calls.append(record)
+            outcome.tool_results.append(result)
+            step = len(outcome.steps) + 1
+            outcome.steps.append(
+                AgentStep(
+                    step, record.tool_name, record.tool_args, result.result, reasoning or None
+                )
+            )
+            if self.memory is not None:
+                await self.memory.store(outcome.conversation, record, result)
+            content = result.error if result.error else json.dumps(result.result, default=str)
+            answers.append({"role": "tool", "tool_call_id": record.call_id, "content": content})
+        return answers
+
     async def _act(
-        self, call: RequestedCall, names: Mapping[str, str], reasoning: str, outcome: TurnOutcome
-    ) -> dict[str, Any]:
-        call_id = call.call_id
+        self, call: RequestedCall, names: Mapping[str, str]
+    ) -> tuple[ToolCall, ToolResult]:
         name = names.get(call.name, call.name)
         arguments, problem = _arguments(call.arguments)
-        record = ToolCall(name, arguments, call_id, datetime.now(timezone.utc))
+        record = ToolCall(name, arguments, call.call_id, datetime.now(timezone.utc))
         if call.name not in names:
             known = ", ".join(sorted(names)) or "none"
             problem = f"no tool named {call.name!r}; the tools are: {known}"
-        result = await self._result(name, arguments, problem, call_id)
-        outcome.tool_calls.append(record)
-        outcome.tool_results.append(result)
-        outcome.steps.append(
-            AgentStep(len(outcome.steps) + 1, name, arguments, result.result, reasoning or None)
-        )
-        if self.memory is not None:
-            await self.memory.store(outcome.conversation, record, result)
-        content = result.error if result.error else json.dumps(result.result, default=str)
-        return {"role": "tool", "tool_call_id": call_id, "content": content}
+        return record, await self._result(name, arguments, problem, call.call_id)
 
     async def _result(
         self, name: str, arguments: dict[str, Any], problem: str | None, call_id: str

@@ -8,9 +8,11 @@ HTTP error, or answered something that is not a chat completion.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -18,6 +20,7 @@ import httpx
 
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
+from langop_infra.agent import _retry
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.mcp._http import display_url
 
@@ -28,6 +31,14 @@ MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 class ModelError(LangopError):
     """The model could not give a usable answer."""
+
+
+class _Retriable(ModelError):
+    """A failure worth asking again for (429, 5xx, a broken connection)."""
+
+    def __init__(self, message: str, asked: float | None = None) -> None:
+        super().__init__(message)
+        self.asked = asked  # seconds the model's Retry-After asked for
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,9 @@ class ChatModel:
         timeout: float,
         metrics: RuntimeMetrics,
         client: httpx.AsyncClient | None = None,
+        *,
+        max_retries: int = _retry.MAX_RETRIES,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.url = endpoint.rstrip("/") + "/chat/completions"
         self.shown = display_url(self.url)  # no credentials in a URL reach a message
@@ -66,16 +80,42 @@ class ChatModel:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or httpx.AsyncClient(timeout=timeout, follow_redirects=False)
         self._metrics = metrics
+        self.timeout, self.max_retries, self._sleep = timeout, max_retries, sleep
+        self.retry_delays: list[float] = []  # the backoff actually waited (for observers)
 
     async def complete(
-        self, messages: Sequence[Mapping[str, object]], tools: Sequence[Mapping[str, object]]
+        self,
+        messages: Sequence[Mapping[str, object]],
+        tools: Sequence[Mapping[str, object]],
+        deadline: float | None = None,
     ) -> ModelReply:
+        """The model's reply; a 429, 5xx or broken connection is asked again (up to
+        ``max_retries`` times, after :func:`~langop_infra.agent._retry.retry_delay`) unless
+        the wait would pass ``deadline`` (the event loop's clock)."""
         body: dict[str, object] = {"model": self.model, "messages": list(messages)}
         if tools:
             body["tools"] = list(tools)
+        clock = asyncio.get_running_loop().time
+        for attempt in itertools.count():
+            try:
+                return await self._counted(body, deadline)
+            except _Retriable as exc:
+                delay = _retry.retry_delay(attempt, exc.asked)
+                if attempt >= self.max_retries:
+                    raise ModelError(f"{exc} (gave up after {attempt + 1} attempts)") from None
+                if deadline is not None and clock() + delay >= deadline:
+                    raise ModelError(
+                        f"{exc} (no retry: it would pass the turn's deadline)"
+                    ) from None
+                self.retry_delays.append(delay)
+                await self._sleep(delay)
+        raise AssertionError("unreachable")  # itertools.count() never ends
+
+    async def _counted(self, body: dict[str, object], deadline: float | None) -> ModelReply:
+        """One request, counted and timed in the metrics."""
         started = time.perf_counter()
         try:
-            reply = await self._post(body)
+            reply = await self._post(body, deadline)
         except ModelError:
             self._metrics.model_requests.labels("error").inc()
             raise
@@ -84,18 +124,28 @@ class ChatModel:
         self._metrics.model_requests.labels("ok").inc()
         return reply
 
-    async def _post(self, body: dict[str, object]) -> ModelReply:
+    async def _post(self, body: dict[str, object], deadline: float | None) -> ModelReply:
+        timeout = self.timeout
+        if deadline is not None:
+            timeout = max(0.001, min(timeout, deadline - asyncio.get_running_loop().time()))
         try:
-            response = await self._client.post(self.url, json=body, headers=self._headers)
+            response = await self._client.post(
+                self.url, json=body, headers=self._headers, timeout=timeout
+            )
         except httpx.HTTPError as exc:
-            raise ModelError(
-                f"the model at {self.shown} cannot be reached: {type(exc).__name__}: {exc}"
+            problem = f"the model at {self.shown} cannot be reached: {type(exc).__name__}: {exc}"
+            raise (
+                _Retriable(problem) if _retry.retriable(error=exc) else ModelError(problem)
             ) from None
         if response.status_code >= 400:
-            raise ModelError(
+            problem = (
                 f"the model at {self.shown} answered HTTP {response.status_code}: "
                 f"{_excerpt(response.text)}"
             )
+            if _retry.retriable(response.status_code):
+                asked = _retry.retry_after(response.headers.get("retry-after"), time.time())
+                raise _Retriable(problem, asked)
+            raise ModelError(problem)
         if len(response.content) > MAX_RESPONSE_BYTES:
             raise ModelError(f"the model's answer is over {MAX_RESPONSE_BYTES} bytes")
         try:

@@ -97,7 +97,12 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
     servers = agent_servers(settings, env)
     registry = await connect_tool_registry(servers, wait="all" if wait else "none")
     model = ChatModel(
-        settings.model_endpoint, settings.model, settings.api_key, settings.model_timeout, metrics
+        settings.model_endpoint,
+        settings.model,
+        settings.api_key,
+        settings.model_timeout,
+        metrics,
+        max_retries=settings.model_retries,
     )
     memory = None
     if settings.memory_tool or env.get("AGENT_MEMORY_ENDPOINT"):
@@ -116,6 +121,8 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         tool_timeout=settings.tool_timeout,
         memory=memory,
         tool_timeouts=tools.timeouts if isinstance(tools, PeerTools) else None,
+        turn_timeout=settings.turn_timeout,
+        tool_concurrency=settings.tool_concurrency,
     )
     return Runtime(settings, registry, model, loop, metrics, peers, background)
 

@@ -58,6 +58,9 @@ class RuntimeSettings:
     history_messages: int = DEFAULT_HISTORY_MESSAGES
     tool_timeout: float = 30.0
     model_timeout: float = 120.0
+    model_retries: int = 3
+    turn_timeout: float = 600.0
+    tool_concurrency: int = 4
     port: int = 8080
     path: str = "/"
     card_path: Path = Path(DEFAULT_CARD)
@@ -200,6 +203,9 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         history_messages=int(_number(env, "AGENT_HISTORY_MESSAGES", DEFAULT_HISTORY_MESSAGES, 2)),
         tool_timeout=_number(env, "AGENT_TOOL_TIMEOUT_SECONDS", 30.0, 0.001),
         model_timeout=_number(env, "AGENT_TIMEOUT_SECONDS", 120.0, 0.001),
+        model_retries=int(_number(env, "AGENT_MODEL_RETRIES", 3, 0)),
+        turn_timeout=_number(env, "AGENT_TURN_TIMEOUT_SECONDS", 600.0, 0.001),
+        tool_concurrency=int(_number(env, "AGENT_TOOL_CONCURRENCY", 4)),
         port=int(_number(env, "A2A_PORT", float(a2a.get("port") or 8080))),
         path="/" + (env.get("A2A_PATH") or str(a2a.get("path") or "/")).lstrip("/"),
         card_path=container_path(
