@@ -194,6 +194,20 @@ def test_managed_memory_is_a_tool_of_its_agent(rendered: list[dict[str, Any]]) -
     assert config["tools"]["notes"] == {"endpoint": notes, "protocol": "mcp"}
 
 
+def test_a_shared_memory_says_so_in_config_yaml() -> None:
+    """A memory is scoped to the conversation unless the agent's reference says shared."""
+    shared = document()
+    shared["agents"][0]["memory"] = {"name": "notes", "scope": "shared"}
+    manifests = run_program(lambda: LanguageCluster("c", shared)).manifests()
+    assert config_of(manifests, "planner", "apps")["memory"] == {
+        "name": "notes",
+        "type": "managed",
+        "scope": "shared",
+        "endpoint": "http://notes.apps.svc.cluster.local:8080",
+        "protocol": "mcp",
+    }
+
+
 def test_each_caller_reaches_exactly_its_callees_and_tools(rendered: list[dict[str, Any]]) -> None:
     network = Network([m for m in rendered if m["kind"] == "NetworkPolicy"])
     by_name = pods(rendered)

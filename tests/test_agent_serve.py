@@ -73,6 +73,20 @@ def test_settings_read_the_rendered_contract(tmp_path: Path) -> None:
     assert "sk-1" not in repr(settings)
 
 
+def test_memory_is_scoped_to_the_conversation_unless_shared(tmp_path: Path) -> None:
+    from langop_infra.agent._settings import SettingsError
+
+    env = agent_env(tmp_path, "http://gw:8000")
+    write_config(tmp_path, {"memory": {"name": "notes"}})
+    assert (load_settings(env).memory_tool, load_settings(env).memory_shared) == ("notes", False)
+    write_config(tmp_path, {"memory": {"name": "notes", "scope": "shared"}})
+    assert load_settings(env).memory_shared is True
+    with pytest.raises(
+        SettingsError, match=r"memory scope 'everyone' .*: expected conversation or shared"
+    ):
+        load_settings({**env, "AGENT_MEMORY_SCOPE": "everyone"})
+
+
 def test_bad_settings_exit_2_naming_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve"], {"AGENT_MODE": "scheduled"}) == 2
     assert capsys.readouterr().err.startswith(

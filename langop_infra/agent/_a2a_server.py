@@ -9,6 +9,7 @@ conversation) and answers with one agent message: a text part (the answer) and a
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
+from a2a.utils.errors import InvalidParamsError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -34,23 +36,44 @@ from langop_infra.agent._metrics import RuntimeMetrics
 __all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_routes"]
 
 CARD_PATH = "/.well-known/agent-card.json"
+MAX_OWNED_CONTEXTS = 100_000  # contextIds whose caller is remembered (about 10 MB)
 
 
 class LoopExecutor(AgentExecutor):
-    """Runs the agent loop for each A2A message."""
+    """Runs the agent loop for each A2A message. A ``contextId`` belongs to the caller that
+    used it first (the authenticated user, or the anonymous caller): another caller's message
+    in it is refused, and each caller's conversations are kept apart in any case."""
 
     def __init__(self, loop: Callable[[], AgentLoop]) -> None:
         self._loop = loop
+        self._owners: OrderedDict[str, str] = OrderedDict()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        caller, context_id = _caller(context), context.context_id or ""
+        if self._owners.setdefault(context_id, caller) != caller:
+            raise InvalidParamsError(
+                "this contextId belongs to another caller: start a new conversation (send no "
+                "contextId)"
+            )
+        self._owners.move_to_end(context_id)
+        while len(self._owners) > MAX_OWNED_CONTEXTS:
+            self._owners.popitem(last=False)
+        # With the caller in the conversation's key, a forgotten owner still leaks nothing.
+        conversation = f"{caller}/{context_id}" if caller else context_id
         hops = turn_context.hops_from(context.metadata)
-        with turn_context.turn(context.context_id or "", hops):
-            outcome = await self._loop().run(context.get_user_input(), context.context_id)
+        with turn_context.turn(conversation, hops):
+            outcome = await self._loop().run(context.get_user_input(), conversation)
         parts = [new_text_part(outcome.answer), new_data_part(outcome.to_dict())]
         await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         raise NotImplementedError("a turn cannot be cancelled; it is bounded by maxIterations")
+
+
+def _caller(context: RequestContext) -> str:
+    """Who sent the request: the authenticated user's name, else ``""`` (anonymous)."""
+    user = context.call_context.user
+    return user.user_name if user.is_authenticated else ""
 
 
 def read_card(path: Path) -> bytes:

@@ -22,7 +22,7 @@ from typing import Any, Protocol, cast
 
 import langop_infra._json as _json
 from langop_infra.agent import _turn_context as turn_context
-from langop_infra.agent._memory import Memory
+from langop_infra.agent._memory import Memory, recalled_message
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ModelError, ModelReply, RequestedCall
 from langop_infra.agent._output_check import failed
@@ -127,17 +127,20 @@ class AgentLoop:
         self.metrics.turn_seconds.observe(time.perf_counter() - started)
         return outcome
 
-    async def _system(self, text: str, first: bool) -> dict[str, Any]:
-        prompt = self.system_prompt or "You are a helpful assistant. Use the tools you have."
-        if first and self.memory is not None:
-            recalled = await self.memory.recall(text)
-            if recalled:
-                prompt += "\n\n## Recalled context\n" + "\n".join(f"- {m}" for m in recalled)
-        return {"role": "system", "content": prompt}
+    async def _recalled(self, text: str, conversation: str) -> list[dict[str, Any]]:
+        """What memory recalls for a conversation's first turn, as a user-role message of
+        data (never in the system prompt: recalled text is not the operator's)."""
+        if self.memory is None:
+            return []
+        recalled = await self.memory.recall(text, conversation)
+        return [recalled_message(recalled)] if recalled else []
 
     async def _turn(self, text: str, conversation: str) -> TurnOutcome:
         history = self.history(conversation)
-        messages = [await self._system(text, not history), *history]
+        prompt = self.system_prompt or "You are a helpful assistant. Use the tools you have."
+        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt}, *history]
+        if not history:
+            messages += await self._recalled(text, conversation)
         messages.append({"role": "user", "content": text})
         outcome = TurnOutcome("", conversation)
         definitions, names = self.tools.llm_definitions("openai")

@@ -107,7 +107,8 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
     memory = None
     if settings.memory_tool or env.get("AGENT_MEMORY_ENDPOINT"):
         prefix = settings.memory_tool or "memory"
-        memory = Memory(registry, f"{prefix}__remember", f"{prefix}__recall")
+        remember, recall = f"{prefix}__remember", f"{prefix}__recall"
+        memory = Memory(registry, remember, recall, shared=settings.memory_shared)
     peers, tools, background = _with_peers(settings, registry)
     if wait and background:
         await asyncio.gather(*background)

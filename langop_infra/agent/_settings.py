@@ -68,6 +68,7 @@ class RuntimeSettings:
     mode: str = "serve"
     input: str = ""
     memory_tool: str | None = None
+    memory_shared: bool = False  # every conversation recalls what any stored
     memory_headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
     required_tools: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()
@@ -187,7 +188,14 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         else ()
     )
     memory: object = config.get("memory") or {}
-    memory_tool = cast("dict[str, Any]", memory).get("name") if isinstance(memory, dict) else None
+    memory = cast("dict[str, Any]", memory) if isinstance(memory, dict) else {}
+    memory_tool = memory.get("name")
+    scope = env.get("AGENT_MEMORY_SCOPE") or str(memory.get("scope") or "conversation")
+    if scope not in ("conversation", "shared"):
+        raise SettingsError(
+            f"memory scope {scope!r} (AGENT_MEMORY_SCOPE or config.yaml memory.scope): "
+            "expected conversation or shared"
+        )
     return RuntimeSettings(
         model_endpoint=endpoint.rstrip("/"),
         model=model,
@@ -215,6 +223,7 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         mode=env.get("AGENT_MODE", "serve") or "serve",
         input=env.get("AGENT_INPUT", ""),
         memory_tool=str(memory_tool) if memory_tool else None,
+        memory_shared=scope == "shared",
         memory_headers=prefixed_headers(env, "AGENT_MEMORY_HEADER_"),
         required_tools=required,
         peers=load_peers(env),

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     Runtime = Literal["image", "builtin"]
     SchemaSyncAccess = Literal["auto", "direct", "apiserver-proxy"]
     SchemaSyncProtocol = Literal["auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+    Scope = Literal["conversation", "shared"]
     SeccompProfile = Literal["RuntimeDefault", "Unconfined"]
     SelectorRequirementOperator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
     ServiceSettingsType = Literal["ClusterIP", "NodePort", "LoadBalancer"]
@@ -70,6 +71,7 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     Runtime = str
     SchemaSyncAccess = str
     SchemaSyncProtocol = str
+    Scope = str
     SeccompProfile = str
     SelectorRequirementOperator = str
     ServiceSettingsType = str
@@ -735,6 +737,8 @@ class MemoryRefArgs(TypedDict):
     """The memory's name."""
     namespace: NotRequired[str]
     """Its namespace (unset: the agent's)."""
+    scope: NotRequired[Scope]
+    """conversation: a conversation recalls only what it stored; shared: every conversation of the agent recalls what any stored. One of: conversation, shared. Default: "conversation"."""
 
 
 class ScheduleArgs(TypedDict):

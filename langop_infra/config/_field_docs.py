@@ -69,12 +69,16 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                   'Spec': {}}),
  'langop_infra.config._http_tool': ('5a566456db24b50b5da0660ea4ecdfc21ddca0f3b070aaeb972d59760bc01b3d',
                                     {'ApiRef': {}, 'HttpToolSpec': {}}),
- 'langop_infra.config._memory': ('65a0a5c2943a2eb159b00f998b722817845240442f3b4d7a4c3f5e03812df30d',
+ 'langop_infra.config._memory': ('4d8e7c2256443907d373579b2cf4266dc92dbc03804c0b10ec547f2946c3fd72',
                                  {'MemoryAddress': {'value': "The memory's MCP endpoint.",
                                                     'value_from': '{secretKeyRef: {name, key}}: '
                                                                   'the endpoint kept in a Secret.'},
                                   'MemoryRef': {'name': "The memory's name.",
-                                                'namespace': "Its namespace (unset: the agent's)."},
+                                                'namespace': "Its namespace (unset: the agent's).",
+                                                'scope': 'conversation: a conversation recalls '
+                                                         'only what it stored; shared: every '
+                                                         'conversation\n'
+                                                         'of the agent recalls what any stored.'},
                                   'MemorySpec': {'address': "External: the memory's MCP endpoint.",
                                                  'headers': 'External: headers sent to it '
                                                             '(AGENT_MEMORY_HEADER_<HEADER>).',
