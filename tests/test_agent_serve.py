@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import subprocess
 import sys
 import time
@@ -245,3 +246,50 @@ def test_pulumi_and_the_a2a_runtime_share_a_process() -> None:
         code = f"import {first}; import {second}; import langop_infra.agent._a2a_server"
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_every_unusable_tool_server_is_logged_with_its_reason_and_no_credential(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server that refuses the connection (its URL and header carry canaries) and one whose
+    header needs an unset variable: each is one warning naming it and why, credential-free."""
+    from langop_infra.agent._serve import start_runtime
+
+    port = free_port()
+    down = f"http://agent:canary-pass@127.0.0.1:{port}/?token=canary-query"
+    write_config(
+        tmp_path,
+        {
+            "tools": {
+                "geo": {
+                    "endpoint": down,
+                    "headers": [{"name": "Authorization", "value": "Bearer canary-header"}],
+                },
+                "calc": {
+                    "endpoint": "http://127.0.0.1:9/",
+                    "headers": [{"name": "X-Key", "valueFromEnv": "CALC_KEY"}],
+                },
+            }
+        },
+    )
+    env = agent_env(tmp_path, "http://127.0.0.1:9")
+
+    async def start() -> None:
+        runtime = await start_runtime(env, wait=True)
+        await runtime.aclose()
+
+    with caplog.at_level(logging.INFO, logger="langop_infra.agent"):
+        asyncio.run(start())
+    unusable = [r.getMessage() for r in caplog.records if "unusable" in r.getMessage()]
+    assert [line.split(":")[0:2] for line in unusable] == [
+        ["tool server unusable", " calc"],
+        ["tool server unusable", " geo"],
+    ]
+    assert unusable[0].endswith(
+        "tools.calc.headers.X-Key: environment variable CALC_KEY is not set [config]"
+    )
+    assert unusable[1] == (
+        f"tool server unusable: geo: connection refused by http://127.0.0.1:{port}/ (tried 4 "
+        "times): is the server running on that port? [unreachable]"
+    )
+    assert "canary" not in caplog.text

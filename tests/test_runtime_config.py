@@ -44,6 +44,19 @@ def test_builtin_runtime_selects_the_packages_image_and_command(tmp_path: Path) 
     }
 
 
+def test_a_builtin_agent_without_a_model_is_refused_with_the_fix(tmp_path: Path) -> None:
+    document = cluster_doc()
+    document["agents"] = [{"name": "solo", "runtime": "builtin"}]
+    config = {f"{PREFIX}{k}": v for k, v in document.items()}
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[1].endswith(
+        f"{PREFIX}agents[0].model: a runtime: builtin agent needs a model (without one it "
+        "exits at start: no MODEL_ENDPOINT or LLM_MODEL); give it model: <one of models:>, or "
+        "models: [{name: ...}]"
+    )
+
+
 def test_builtin_runtime_keeps_a_given_image_and_command() -> None:
     agent = AgentSpec.model_validate(
         {
