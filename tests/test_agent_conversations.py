@@ -51,6 +51,12 @@ def send(base: str, caller: str | None, context_id: str, text: str) -> dict[str,
     return httpx.post(f"{base}/", json=body, headers=headers, timeout=30).json()
 
 
+def answer(reply: dict[str, Any]) -> str:
+    """The text of the completed Task's artifact."""
+    assert reply["result"]["status"]["state"] == "completed", reply
+    return reply["result"]["artifacts"][0]["parts"][0]["text"]
+
+
 def test_a_context_id_belongs_to_the_caller_that_made_it() -> None:
     fake, metrics = FakeOpenAI(), RuntimeMetrics()
     with serve(fake.app()) as model_url:
@@ -65,13 +71,12 @@ def test_a_context_id_belongs_to_the_caller_that_made_it() -> None:
             anonymous = send(base, None, "c-1", "and to me?")
             again = send(base, "alice", "c-1", "go on")
             own = send(base, "bob", "c-2", "my own")
-    assert first["result"]["parts"][0]["text"] == "hello from m"
+    assert answer(first) == "hello from m"
     for refused in (bob, anonymous):
         assert refused["error"]["message"] == (
             "this contextId belongs to another caller: start a new conversation (send no contextId)"
         )
-    assert again["result"]["parts"][0]["text"] == "hello from m"
-    assert own["result"]["parts"][0]["text"] == "hello from m"
+    assert (answer(again), answer(own)) == ("hello from m", "hello from m")
     asked = [[m["content"] for m in r["body"]["messages"][1:]] for r in fake.requests]
     assert asked == [
         ["alice's secret plan"],

@@ -37,8 +37,9 @@ def peers(**urls: int) -> str:
     return json.dumps([{"name": n, "url": f"http://127.0.0.1:{p}/"} for n, p in urls.items()])
 
 
-def ask(port: int, text: str) -> dict[str, Any]:
-    """``message/send`` (A2A 0.3) to the agent on ``port``; the result."""
+def ask(port: int, text: str) -> str:
+    """``message/send`` (A2A 0.3) to the agent on ``port``; the answer: the text of the
+    completed Task's artifact."""
     sent = httpx.post(
         f"http://127.0.0.1:{port}/",
         timeout=120,
@@ -55,7 +56,9 @@ def ask(port: int, text: str) -> dict[str, Any]:
             },
         },
     )
-    return sent.json()["result"]
+    task = sent.json()["result"]
+    assert (task["kind"], task["status"]["state"]) == ("task", "completed"), task
+    return task["artifacts"][0]["parts"][0]["text"]
 
 
 def delegating(peer: str) -> Any:
@@ -99,8 +102,8 @@ def test_a_delegates_to_b_which_uses_an_mcp_tool(tmp_path: Path) -> None:
             tmp_path / "a", env_of("a", a_model_url, a_port, A2A_PEERS=peers(b=b_port)), {}
         ),
     ):
-        result = ask(a_port, QUESTION)
-    assert result["parts"][0]["text"] == "b says: Lyon has 522250 people."
+        answer = ask(a_port, QUESTION)
+    assert answer == "b says: Lyon has 522250 people."
     first_a = model_a.requests[0]["body"]
     offered = {t["function"]["name"]: t["function"] for t in first_a["tools"]}
     assert offered["peer__b"]["description"].startswith("Ask the agent b (over A2A)")
@@ -123,12 +126,12 @@ def test_agents_that_call_each_other_stop_at_the_hop_limit(tmp_path: Path) -> No
             tmp_path / "a", env_of("a", a_model_url, a_port, A2A_PEERS=peers(b=b_port), **hops), {}
         ),
     ):
-        result = ask(a_port, QUESTION)
+        answer = ask(a_port, QUESTION)
     refused = (
         "peer b was not called: this request has passed through 2 agents, the hop limit "
         "(A2A_MAX_HOPS=2); answer with what you have"
     )
     # the innermost A is refused, and each agent on the way back says who answered it
-    assert result["parts"][0]["text"] == f"b says: a says: b says: {refused}"
+    assert answer == f"b says: a says: b says: {refused}"
     # A answered twice (the user, then B), B once: three turns of two model calls each
     assert (len(model_a.requests), len(model_b.requests)) == (4, 2)

@@ -170,7 +170,13 @@ def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
         {"status": "not ready", "waiting_for": ["calc"]},
     )
     assert (card["name"], card["url"], card["protocolVersion"]) == ("helper", f"{base}/", "0.3.0")
-    parts = sent["result"]["parts"]
+    assert card["supportedInterfaces"] == [
+        {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    ]
+    assert card["capabilities"] == {"streaming": True}
+    task = sent["result"]
+    assert (task["kind"], task["status"]["state"]) == ("task", "completed")
+    parts = task["artifacts"][0]["parts"]
     assert parts[0] == {"kind": "text", "text": "hello from m1"}
     assert parts[1]["data"]["steps"] == [] and parts[1]["data"]["error"] is None
     assert ready == {"status": "ready"}

@@ -15,12 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from a2a.client.card_resolver import parse_agent_card
-from a2a.helpers import new_data_part, new_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore
 from a2a.utils.errors import InvalidParamsError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
@@ -30,7 +28,8 @@ from starlette.routing import BaseRoute, Route
 
 import langop_infra._json as _json
 from langop_infra.agent import _turn_context as turn_context
-from langop_infra.agent._loop import AgentLoop
+from langop_infra.agent._a2a_tasks import BoundedTaskStore, Observer, TurnTasks
+from langop_infra.agent._loop import AgentLoop, TurnOutcome
 from langop_infra.agent._metrics import RuntimeMetrics
 
 __all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_routes"]
@@ -47,6 +46,7 @@ class LoopExecutor(AgentExecutor):
     def __init__(self, loop: Callable[[], AgentLoop]) -> None:
         self._loop = loop
         self._owners: OrderedDict[str, str] = OrderedDict()
+        self._tasks = TurnTasks()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         caller, context_id = _caller(context), context.context_id or ""
@@ -61,13 +61,16 @@ class LoopExecutor(AgentExecutor):
         # With the caller in the conversation's key, a forgotten owner still leaks nothing.
         conversation = f"{caller}/{context_id}" if caller else context_id
         hops = turn_context.hops_from(context.metadata)
-        with turn_context.turn(conversation, hops):
-            outcome = await self._loop().run(context.get_user_input(), conversation)
-        parts = [new_text_part(outcome.answer), new_data_part(outcome.to_dict())]
-        await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
+        text = context.get_user_input()
+
+        async def turn(observe: Observer) -> TurnOutcome:
+            with turn_context.turn(conversation, hops):
+                return await self._loop().run(text, conversation, observe)
+
+        await self._tasks.run(context, event_queue, turn)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError("a turn cannot be cancelled; it is bounded by maxIterations")
+        await self._tasks.cancel(context, event_queue)
 
 
 def _caller(context: RequestContext) -> str:
@@ -88,15 +91,19 @@ def read_card(path: Path) -> bytes:
 
 def minimal_card(name: str, url: str) -> dict[str, Any]:
     """The card served when none is mounted: the agent's name, its JSON-RPC URL (as the
-    request reached it), A2A 0.3's ``message/send``, text in and out."""
+    request reached it) for A2A 1.0 and 0.3, streaming, text in and out."""
     return {
         "name": name,
         "description": f"The {name} agent (langop-infra's built-in runtime)",
+        # A2A 1.0's interfaces, and A2A 0.3's view of the same endpoint for older clients
+        "supportedInterfaces": [
+            {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        ],
         "url": url,
         "protocolVersion": "0.3.0",
         "preferredTransport": "JSONRPC",
         "version": "1",
-        "capabilities": {"streaming": False},
+        "capabilities": {"streaming": True},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain", "application/json"],
         # A2A 1.0 wants a skill with a tag
@@ -119,7 +126,7 @@ def a2a_routes(
     document = _json.read(card) if card is not None else minimal_card(name, f"http://{name}{path}")
     handler = DefaultRequestHandler(
         agent_executor=LoopExecutor(loop),
-        task_store=InMemoryTaskStore(),
+        task_store=BoundedTaskStore(),
         agent_card=parse_agent_card(document),
     )
 

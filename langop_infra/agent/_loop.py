@@ -15,7 +15,7 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol, cast
@@ -29,9 +29,12 @@ from langop_infra.agent._output_check import failed
 from langop_infra.mcp._session import ToolCallResult
 from langop_infra.toolkit._models import AgentStep, ToolCall, ToolResult
 
-__all__ = ["AgentLoop", "Model", "Tools", "TurnOutcome"]
+__all__ = ["AgentLoop", "Model", "Observer", "Tools", "TurnOutcome"]
 
 MAX_CONVERSATIONS = 1000
+
+
+Observer = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 class Model(Protocol):
@@ -115,14 +118,17 @@ class AgentLoop:
     def history(self, conversation: str) -> list[dict[str, Any]]:
         return list(self._histories.get(conversation, []))
 
-    async def run(self, text: str, conversation: str | None = None) -> TurnOutcome:
-        """Answer ``text`` in ``conversation`` (a new one when None)."""
+    async def run(
+        self, text: str, conversation: str | None = None, observe: Observer | None = None
+    ) -> TurnOutcome:
+        """Answer ``text`` in ``conversation`` (a new one when None); ``observe`` is told of
+        each tool call (its registry name and arguments) before it runs."""
         conversation = conversation or uuid.uuid4().hex
         lock = self._locks.setdefault(conversation, asyncio.Lock())
         started = time.perf_counter()
         async with lock:
             with turn_context.turn(conversation):
-                outcome = await self._turn(text, conversation)
+                outcome = await self._turn(text, conversation, observe)
         self.metrics.turns.labels("ok" if outcome.ok else "error").inc()
         self.metrics.turn_seconds.observe(time.perf_counter() - started)
         return outcome
@@ -135,7 +141,9 @@ class AgentLoop:
         recalled = await self.memory.recall(text, conversation)
         return [recalled_message(recalled)] if recalled else []
 
-    async def _turn(self, text: str, conversation: str) -> TurnOutcome:
+    async def _turn(
+        self, text: str, conversation: str, observe: Observer | None = None
+    ) -> TurnOutcome:
         history = self.history(conversation)
         prompt = self.system_prompt or "You are a helpful assistant. Use the tools you have."
         messages: list[dict[str, Any]] = [{"role": "system", "content": prompt}, *history]
@@ -158,7 +166,8 @@ class AgentLoop:
             if not reply.calls:
                 outcome.answer = reply.content
                 break
-            messages += await self._act_all(reply.calls, names, reply.content, outcome)
+            calls = reply.calls
+            messages += await self._act_all(calls, names, reply.content, outcome, observe)
         else:
             outcome.error = f"no final answer after maxIterations={self.max_iterations} model calls"
             outcome.answer = f"I could not finish: {outcome.error}"
@@ -171,6 +180,7 @@ class AgentLoop:
         names: Mapping[str, str],
         reasoning: str,
         outcome: TurnOutcome,
+        observe: Observer | None = None,
     ) -> list[dict[str, Any]]:
         """Run the calls of one reply at once (at most ``tool_concurrency`` at a time: the
         model asked for them together, so none waits on another's result); record them and
@@ -179,6 +189,8 @@ class AgentLoop:
 
         async def gated(call: RequestedCall) -> tuple[ToolCall, ToolResult]:
             async with gate:
+                if observe is not None:
+                    await observe(names.get(call.name, call.name), _arguments(call.arguments)[0])
                 return await self._act(call, names)
 
         done = await asyncio.gather(*(gated(call) for call in calls))
