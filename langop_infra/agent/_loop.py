@@ -20,12 +20,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol, cast
 
+from opentelemetry.trace import Span, StatusCode, Tracer
+
 import langop_infra._json as _json
 from langop_infra.agent import _turn_context as turn_context
 from langop_infra.agent._memory import Memory, recalled_message
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ModelError, ModelReply, RequestedCall
 from langop_infra.agent._output_check import failed
+from langop_infra.agent._tracing import default_tracer
 from langop_infra.mcp._session import ToolCallResult
 from langop_infra.toolkit._models import AgentStep, ToolCall, ToolResult
 
@@ -99,8 +102,11 @@ class AgentLoop:
         tool_timeouts: Mapping[str, float] | None = None,
         turn_timeout: float = 600.0,
         tool_concurrency: int = 4,
+        tracer: Tracer | None = None,
+        agent_name: str = "agent",
     ) -> None:
         self.model, self.tools, self.metrics, self.memory = model, tools, metrics, memory
+        self.tracer, self.agent_name = tracer or default_tracer(), agent_name
         self.system_prompt = system_prompt
         self.max_iterations = max_iterations
         self.history_messages = history_messages
@@ -126,9 +132,19 @@ class AgentLoop:
         conversation = conversation or uuid.uuid4().hex
         lock = self._locks.setdefault(conversation, asyncio.Lock())
         started = time.perf_counter()
+        attributes = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": self.agent_name,
+            "gen_ai.conversation.id": conversation,
+        }
+        name = f"invoke_agent {self.agent_name}"
         async with lock:
-            with turn_context.turn(conversation):
+            with (
+                turn_context.turn(conversation),
+                self.tracer.start_as_current_span(name, attributes=attributes) as span,
+            ):
                 outcome = await self._turn(text, conversation, observe)
+                _status(span, outcome.error)
         self.metrics.turns.labels("ok" if outcome.ok else "error").inc()
         self.metrics.turn_seconds.observe(time.perf_counter() - started)
         return outcome
@@ -156,7 +172,7 @@ class AgentLoop:
         for iteration in range(1, self.max_iterations + 1):
             outcome.iterations = iteration
             try:
-                reply = await self.model.complete(messages, definitions, deadline)
+                reply = await self._chat(messages, definitions, deadline)
             except ModelError as exc:
                 outcome.error = str(exc)
                 outcome.answer = f"I could not finish: {exc}"
@@ -173,6 +189,19 @@ class AgentLoop:
             outcome.answer = f"I could not finish: {outcome.error}"
         self._remember(conversation, messages[1:])
         return outcome
+
+    async def _chat(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], deadline: float
+    ) -> ModelReply:
+        """One model call (its retries included), in a ``chat`` span."""
+        model = str(getattr(self.model, "model", ""))
+        attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model}
+        with self.tracer.start_as_current_span(f"chat {model}", attributes=attributes) as span:
+            try:
+                return await self.model.complete(messages, tools, deadline)
+            except ModelError as exc:
+                _status(span, str(exc))
+                raise
 
     async def _act_all(
         self,
@@ -219,7 +248,17 @@ class AgentLoop:
         if call.name not in names:
             known = ", ".join(sorted(names)) or "none"
             problem = f"no tool named {call.name!r}; the tools are: {known}"
-        return record, await self._result(name, arguments, problem, call.call_id)
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call.call_id,
+        }
+        with self.tracer.start_as_current_span(
+            f"execute_tool {name}", attributes=attributes
+        ) as span:
+            result = await self._result(name, arguments, problem, call.call_id)
+            _status(span, result.error)
+        return record, result
 
     async def _result(
         self, name: str, arguments: dict[str, Any], problem: str | None, call_id: str
@@ -273,6 +312,13 @@ class AgentLoop:
         while len(self._histories) > MAX_CONVERSATIONS:
             old, _ = self._histories.popitem(last=False)
             self._locks.pop(old, None)
+
+
+def _status(span: Span, error: str | None) -> None:
+    """Mark ``span`` failed with ``error`` (its ``error.type`` the GenAI conventions' catch-all)."""
+    if error:
+        span.set_status(StatusCode.ERROR, error[:500])
+        span.set_attribute("error.type", "_OTHER")
 
 
 def _with_ids(reply: ModelReply) -> ModelReply:

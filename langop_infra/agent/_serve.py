@@ -21,7 +21,7 @@ import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from langop_infra.agent._a2a_client import PeerClient
 from langop_infra.agent._loop import AgentLoop, Tools, TurnOutcome
@@ -31,6 +31,7 @@ from langop_infra.agent._model_client import ChatModel
 from langop_infra.agent._peer_tools import PeerTools
 from langop_infra.agent._registry import ToolRegistry, connect_tool_registry
 from langop_infra.agent._settings import RuntimeSettings, SettingsError, load_settings
+from langop_infra.agent._tracing import configure_tracing
 from langop_infra.agent.runtime import AgentServers, ServerEntry, load_agent_servers
 
 __all__ = ["Runtime", "main", "run_scheduled", "start_runtime"]
@@ -49,6 +50,7 @@ class Runtime:
     metrics: RuntimeMetrics
     peers: PeerClient | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list[asyncio.Task[None]])
+    tracing: Any = None  # the OTLP-exporting tracer provider, when configured
 
     def not_ready(self) -> list[str]:
         """Each required tool that is not connected (``/readyz`` is ready when empty); one
@@ -69,6 +71,8 @@ class Runtime:
         await self.model.aclose()
         if self.peers is not None:
             await self.peers.aclose()
+        if self.tracing is not None:
+            self.tracing.shutdown()  # exports what is left
 
 
 def agent_servers(settings: RuntimeSettings, env: Mapping[str, str]) -> AgentServers:
@@ -94,6 +98,7 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
     """Read the settings, connect the tools (in the background unless ``wait``)."""
     settings = load_settings(env)
     metrics = RuntimeMetrics()
+    tracing = configure_tracing(env)
     servers = agent_servers(settings, env)
     registry = await connect_tool_registry(servers, wait="all" if wait else "none")
     model = ChatModel(
@@ -124,8 +129,9 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         tool_timeouts=tools.timeouts if isinstance(tools, PeerTools) else None,
         turn_timeout=settings.turn_timeout,
         tool_concurrency=settings.tool_concurrency,
+        agent_name=settings.agent_name,
     )
-    return Runtime(settings, registry, model, loop, metrics, peers, background)
+    return Runtime(settings, registry, model, loop, metrics, peers, background, tracing)
 
 
 def _with_peers(
