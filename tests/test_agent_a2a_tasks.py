@@ -12,6 +12,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+# isort: off
+# First: the package keeps a2a-sdk's gRPC parts out, whose protobuf symbols clash with
+# Pulumi's in one process (langop_infra/agent/__init__.py says why).
+import langop_infra.agent  # noqa: F401
+
+# isort: on
 import httpx
 from a2a.client import Client, ClientConfig, ClientFactory
 from a2a.client.card_resolver import parse_agent_card

@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+# isort: off
+# First: the package keeps a2a-sdk's gRPC parts out, whose protobuf symbols clash with
+# Pulumi's in one process (langop_infra/agent/__init__.py says why).
+import langop_infra.agent  # noqa: F401
+
+# isort: on
 from a2a.helpers import new_task_from_user_message, new_text_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
