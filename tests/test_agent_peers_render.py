@@ -208,6 +208,19 @@ def test_a_shared_memory_says_so_in_config_yaml() -> None:
     }
 
 
+def test_require_approval_reaches_config_yaml() -> None:
+    """A tool reference's requireApproval names the tools whose calls a person approves."""
+    approving = document()
+    approving["agents"][0]["tools"] = [{"name": "search", "requireApproval": ["delete"]}]
+    manifests = run_program(lambda: LanguageCluster("c", approving)).manifests()
+    tools = config_of(manifests, "planner", "apps")["tools"]
+    assert tools["search"] == {
+        "endpoint": "http://search.apps.svc.cluster.local:8080",
+        "protocol": "mcp",
+        "requireApproval": ["delete"],
+    }
+
+
 def test_each_caller_reaches_exactly_its_callees_and_tools(rendered: list[dict[str, Any]]) -> None:
     network = Network([m for m in rendered if m["kind"] == "NetworkPolicy"])
     by_name = pods(rendered)

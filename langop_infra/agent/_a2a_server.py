@@ -29,7 +29,7 @@ from starlette.routing import BaseRoute, Route
 import langop_infra._json as _json
 from langop_infra.agent import _turn_context as turn_context
 from langop_infra.agent._a2a_tasks import BoundedTaskStore, Observer, TurnTasks
-from langop_infra.agent._loop import AgentLoop, TurnOutcome
+from langop_infra.agent._loop import AgentLoop, Approver, TurnOutcome
 from langop_infra.agent._metrics import RuntimeMetrics
 
 __all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_routes"]
@@ -63,9 +63,9 @@ class LoopExecutor(AgentExecutor):
         hops = turn_context.hops_from(context.metadata)
         text = context.get_user_input()
 
-        async def turn(observe: Observer) -> TurnOutcome:
+        async def turn(observe: Observer, approve: Approver) -> TurnOutcome:
             with turn_context.turn(conversation, hops):
-                return await self._loop().run(text, conversation, observe)
+                return await self._loop().run(text, conversation, observe, approve)
 
         await self._tasks.run(context, event_queue, turn)
 

@@ -15,7 +15,7 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol, cast
@@ -32,12 +32,14 @@ from langop_infra.agent._tracing import default_tracer
 from langop_infra.mcp._session import ToolCallResult
 from langop_infra.toolkit._models import AgentStep, ToolCall, ToolResult
 
-__all__ = ["AgentLoop", "Model", "Observer", "Tools", "TurnOutcome"]
+__all__ = ["AgentLoop", "Approver", "Model", "Observer", "Tools", "TurnOutcome"]
 
 MAX_CONVERSATIONS = 1000
 
 
 Observer = Callable[[str, dict[str, Any]], Awaitable[None]]
+# Asks a person whether a tool call may run (its registry name and arguments): True approves.
+Approver = Callable[[str, dict[str, Any]], Awaitable[bool]]
 
 
 class Model(Protocol):
@@ -104,9 +106,11 @@ class AgentLoop:
         tool_concurrency: int = 4,
         tracer: Tracer | None = None,
         agent_name: str = "agent",
+        require_approval: Collection[str] = (),
     ) -> None:
         self.model, self.tools, self.metrics, self.memory = model, tools, metrics, memory
         self.tracer, self.agent_name = tracer or default_tracer(), agent_name
+        self.require_approval = frozenset(require_approval)  # registry names
         self.system_prompt = system_prompt
         self.max_iterations = max_iterations
         self.history_messages = history_messages
@@ -125,10 +129,16 @@ class AgentLoop:
         return list(self._histories.get(conversation, []))
 
     async def run(
-        self, text: str, conversation: str | None = None, observe: Observer | None = None
+        self,
+        text: str,
+        conversation: str | None = None,
+        observe: Observer | None = None,
+        approve: Approver | None = None,
     ) -> TurnOutcome:
         """Answer ``text`` in ``conversation`` (a new one when None); ``observe`` is told of
-        each tool call (its registry name and arguments) before it runs."""
+        each tool call (its registry name and arguments) before it runs; ``approve`` is asked
+        before each call of a tool in ``require_approval`` (without it, such a call is an
+        error result: no one can approve it)."""
         conversation = conversation or uuid.uuid4().hex
         lock = self._locks.setdefault(conversation, asyncio.Lock())
         started = time.perf_counter()
@@ -143,7 +153,7 @@ class AgentLoop:
                 turn_context.turn(conversation),
                 self.tracer.start_as_current_span(name, attributes=attributes) as span,
             ):
-                outcome = await self._turn(text, conversation, observe)
+                outcome = await self._turn(text, conversation, _Hooks(observe, approve))
                 _status(span, outcome.error)
         self.metrics.turns.labels("ok" if outcome.ok else "error").inc()
         self.metrics.turn_seconds.observe(time.perf_counter() - started)
@@ -157,9 +167,7 @@ class AgentLoop:
         recalled = await self.memory.recall(text, conversation)
         return [recalled_message(recalled)] if recalled else []
 
-    async def _turn(
-        self, text: str, conversation: str, observe: Observer | None = None
-    ) -> TurnOutcome:
+    async def _turn(self, text: str, conversation: str, hooks: _Hooks) -> TurnOutcome:
         history = self.history(conversation)
         prompt = self.system_prompt or "You are a helpful assistant. Use the tools you have."
         messages: list[dict[str, Any]] = [{"role": "system", "content": prompt}, *history]
@@ -183,7 +191,7 @@ class AgentLoop:
                 outcome.answer = reply.content
                 break
             calls = reply.calls
-            messages += await self._act_all(calls, names, reply.content, outcome, observe)
+            messages += await self._act_all(calls, names, reply.content, outcome, hooks)
         else:
             outcome.error = f"no final answer after maxIterations={self.max_iterations} model calls"
             outcome.answer = f"I could not finish: {outcome.error}"
@@ -209,7 +217,7 @@ class AgentLoop:
         names: Mapping[str, str],
         reasoning: str,
         outcome: TurnOutcome,
-        observe: Observer | None = None,
+        hooks: _Hooks,
     ) -> list[dict[str, Any]]:
         """Run the calls of one reply at once (at most ``tool_concurrency`` at a time: the
         model asked for them together, so none waits on another's result); record them and
@@ -218,9 +226,10 @@ class AgentLoop:
 
         async def gated(call: RequestedCall) -> tuple[ToolCall, ToolResult]:
             async with gate:
-                if observe is not None:
-                    await observe(names.get(call.name, call.name), _arguments(call.arguments)[0])
-                return await self._act(call, names)
+                if hooks.observe is not None:
+                    arguments = _arguments(call.arguments)[0]
+                    await hooks.observe(names.get(call.name, call.name), arguments)
+                return await self._act(call, names, hooks)
 
         done = await asyncio.gather(*(gated(call) for call in calls))
         answers: list[dict[str, Any]] = []
@@ -240,7 +249,7 @@ class AgentLoop:
         return answers
 
     async def _act(
-        self, call: RequestedCall, names: Mapping[str, str]
+        self, call: RequestedCall, names: Mapping[str, str], hooks: _Hooks
     ) -> tuple[ToolCall, ToolResult]:
         name = names.get(call.name, call.name)
         arguments, problem = _arguments(call.arguments)
@@ -248,6 +257,8 @@ class AgentLoop:
         if call.name not in names:
             known = ", ".join(sorted(names)) or "none"
             problem = f"no tool named {call.name!r}; the tools are: {known}"
+        if problem is None and name in self.require_approval:
+            problem = await hooks.approval(name, arguments)
         attributes = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
@@ -312,6 +323,32 @@ class AgentLoop:
         while len(self._histories) > MAX_CONVERSATIONS:
             old, _ = self._histories.popitem(last=False)
             self._locks.pop(old, None)
+
+
+@dataclass
+class _Hooks:
+    """What a turn's caller wants to hear of, or be asked: each tool call, and approvals
+    (one question at a time, though calls run at once)."""
+
+    observe: Observer | None = None
+    approve: Approver | None = None
+    asking: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def approval(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """None when the call of ``name`` was approved; else why it may not run."""
+        if self.approve is None:
+            return (
+                f"tool {name} runs only once a person approves the call, and no one can be "
+                "asked here"
+            )
+        async with self.asking:
+            approved = await self.approve(name, arguments)
+        if approved:
+            return None
+        return (
+            f"the person asked rejected this call of {name}; do not call it again with these "
+            "arguments unless they ask"
+        )
 
 
 def _status(span: Span, error: str | None) -> None:

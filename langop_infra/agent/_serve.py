@@ -130,6 +130,7 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         turn_timeout=settings.turn_timeout,
         tool_concurrency=settings.tool_concurrency,
         agent_name=settings.agent_name,
+        require_approval=settings.require_approval,
     )
     return Runtime(settings, registry, model, loop, metrics, peers, background, tracing)
 

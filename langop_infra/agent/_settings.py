@@ -71,6 +71,8 @@ class RuntimeSettings:
     memory_shared: bool = False  # every conversation recalls what any stored
     memory_headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
     required_tools: tuple[str, ...] = ()
+    # registry names (<tool>__<name>) whose every call a person must approve
+    require_approval: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()
     peer_timeout: float = 120.0
     max_hops: int = 3
@@ -158,6 +160,25 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     return tuple(peers)
 
 
+def _approvals(tools: object) -> tuple[str, ...]:
+    """Registry names of the tools config.yaml ``tools.<ref>.requireApproval`` lists (under
+    their own names and their overrides' names)."""
+    if not isinstance(tools, dict):
+        return ()
+    names: list[str] = []
+    for ref, spec in cast("dict[str, Any]", tools).items():
+        fields = cast("dict[str, Any]", spec) if isinstance(spec, dict) else {}
+        listed: object = fields.get("requireApproval") or []
+        overrides: object = fields.get("overrides") or {}
+        renamed = cast("dict[str, Any]", overrides) if isinstance(overrides, dict) else {}
+        for tool in cast("list[object]", listed) if isinstance(listed, list) else []:
+            names.append(f"{ref}__{tool}")
+            override = renamed.get(str(tool))
+            if isinstance(override, dict) and override.get("name"):  # pyright: ignore[reportUnknownMemberType]
+                names.append(f"{ref}__{override['name']}")
+    return tuple(names)
+
+
 def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
     """The runtime's settings from ``env`` and the config file it names."""
     config_path = container_path(env.get("AGENT_CONFIG_PATH") or DEFAULT_CONFIG, env)
@@ -226,6 +247,7 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         memory_shared=scope == "shared",
         memory_headers=prefixed_headers(env, "AGENT_MEMORY_HEADER_"),
         required_tools=required,
+        require_approval=_approvals(config.get("tools")),
         peers=load_peers(env),
         peer_timeout=_number(env, "A2A_PEER_TIMEOUT_SECONDS", 120.0, 0.001),
         max_hops=int(_number(env, "A2A_MAX_HOPS", 3, 0)),

@@ -1121,6 +1121,8 @@ class ToolRefArgs(TypedDict):
     """Only these of the tool's tools are offered to the agent (config.yaml allowedTools; the agent's registry enforces it, schema sync reports unknown names). Unset: all of them."""
     headers: NotRequired[list[HeaderArgs]]
     """Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>."""
+    require_approval: NotRequired[list[str]]
+    """These of the tool's tools run only once a person approves each call: the built-in runtime puts the A2A task in input-required with the call's name and arguments, and the caller's next message on the task approves (yes) or rejects it."""
     overrides: NotRequired[dict[str, ToolOverrideArgs]]
     """{<tool>: {name, description}}: the agent's registry offers the tool under this name and description and maps calls back; schema sync sees the original."""
 

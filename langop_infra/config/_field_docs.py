@@ -373,7 +373,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                    'ServiceSettings': {},
                                    'VolumeMountSpec': {},
                                    'VolumeSpec': {}}),
- 'langop_infra.config.agent': ('d5aa4625b7ed611d26b4747b4c47ba890521845865b9ba40089b2fb16e10a5aa',
+ 'langop_infra.config.agent': ('227cf74d7c89e2e35e4f1c30fcf29f41b4bf3a7582032b8ac15f192e401b590d',
                                {'AgentPort': {'port': 'Port number, 1-65535.'},
                                 'AgentSpec': {'mcp_servers': 'External MCP servers (ark style).',
                                               'ports': 'Ports the agent listens on, published by '
