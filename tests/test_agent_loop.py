@@ -231,6 +231,7 @@ async def test_memory_is_recalled_into_its_own_conversation_only_as_user_data(
                 fresh = AgentLoop(model_at(url, metrics), registry, metrics, memory=memory)
                 await fresh.run("population of Lyon again?", conversation)
                 asked[name] = fake.requests[-1]["body"]["messages"]
+    assert stored.structured_content is not None
     memories = stored.structured_content["memories"]
     contents = [json.loads(m["content"]) for m in memories]
     assert all(m["tags"] == ["is_tool_call", "conversation:first"] for m in memories)

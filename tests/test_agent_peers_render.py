@@ -5,7 +5,7 @@ caller reach exactly its callees and tools (issue 38)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -198,7 +198,7 @@ def test_a_shared_memory_says_so_in_config_yaml() -> None:
     """A memory is scoped to the conversation unless the agent's reference says shared."""
     shared = document()
     shared["agents"][0]["memory"] = {"name": "notes", "scope": "shared"}
-    manifests = run_program(lambda: LanguageCluster("c", shared)).manifests()
+    manifests = run_program(lambda: LanguageCluster("c", cast(Any, shared))).manifests()
     assert config_of(manifests, "planner", "apps")["memory"] == {
         "name": "notes",
         "type": "managed",
@@ -212,7 +212,7 @@ def test_require_approval_reaches_config_yaml() -> None:
     """A tool reference's requireApproval names the tools whose calls a person approves."""
     approving = document()
     approving["agents"][0]["tools"] = [{"name": "search", "requireApproval": ["delete"]}]
-    manifests = run_program(lambda: LanguageCluster("c", approving)).manifests()
+    manifests = run_program(lambda: LanguageCluster("c", cast(Any, approving))).manifests()
     tools = config_of(manifests, "planner", "apps")["tools"]
     assert tools["search"] == {
         "endpoint": "http://search.apps.svc.cluster.local:8080",
