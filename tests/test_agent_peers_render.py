@@ -5,7 +5,7 @@ caller reach exactly its callees and tools (issue 38)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -192,6 +192,33 @@ def test_managed_memory_is_a_tool_of_its_agent(rendered: list[dict[str, Any]]) -
         "protocol": "mcp",
     }
     assert config["tools"]["notes"] == {"endpoint": notes, "protocol": "mcp"}
+
+
+def test_a_shared_memory_says_so_in_config_yaml() -> None:
+    """A memory is scoped to the conversation unless the agent's reference says shared."""
+    shared = document()
+    shared["agents"][0]["memory"] = {"name": "notes", "scope": "shared"}
+    manifests = run_program(lambda: LanguageCluster("c", cast(Any, shared))).manifests()
+    assert config_of(manifests, "planner", "apps")["memory"] == {
+        "name": "notes",
+        "type": "managed",
+        "scope": "shared",
+        "endpoint": "http://notes.apps.svc.cluster.local:8080",
+        "protocol": "mcp",
+    }
+
+
+def test_require_approval_reaches_config_yaml() -> None:
+    """A tool reference's requireApproval names the tools whose calls a person approves."""
+    approving = document()
+    approving["agents"][0]["tools"] = [{"name": "search", "requireApproval": ["delete"]}]
+    manifests = run_program(lambda: LanguageCluster("c", cast(Any, approving))).manifests()
+    tools = config_of(manifests, "planner", "apps")["tools"]
+    assert tools["search"] == {
+        "endpoint": "http://search.apps.svc.cluster.local:8080",
+        "protocol": "mcp",
+        "requireApproval": ["delete"],
+    }
 
 
 def test_each_caller_reaches_exactly_its_callees_and_tools(rendered: list[dict[str, Any]]) -> None:

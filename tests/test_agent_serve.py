@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,20 @@ def test_settings_read_the_rendered_contract(tmp_path: Path) -> None:
     assert (settings.max_iterations, settings.required_tools) == (4, ("memory",))
     assert settings.card_path == tmp_path / "etc/agent/a2a/agent-card.json"
     assert "sk-1" not in repr(settings)
+
+
+def test_memory_is_scoped_to_the_conversation_unless_shared(tmp_path: Path) -> None:
+    from langop_infra.agent._settings import SettingsError
+
+    env = agent_env(tmp_path, "http://gw:8000")
+    write_config(tmp_path, {"memory": {"name": "notes"}})
+    assert (load_settings(env).memory_tool, load_settings(env).memory_shared) == ("notes", False)
+    write_config(tmp_path, {"memory": {"name": "notes", "scope": "shared"}})
+    assert load_settings(env).memory_shared is True
+    with pytest.raises(
+        SettingsError, match=r"memory scope 'everyone' .*: expected conversation or shared"
+    ):
+        load_settings({**env, "AGENT_MEMORY_SCOPE": "everyone"})
 
 
 def test_bad_settings_exit_2_naming_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,7 +186,13 @@ def test_serve_probes_card_message_send_and_readiness(tmp_path: Path) -> None:
         {"status": "not ready", "waiting_for": ["calc"]},
     )
     assert (card["name"], card["url"], card["protocolVersion"]) == ("helper", f"{base}/", "0.3.0")
-    parts = sent["result"]["parts"]
+    assert card["supportedInterfaces"] == [
+        {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    ]
+    assert card["capabilities"] == {"streaming": True}
+    task = sent["result"]
+    assert (task["kind"], task["status"]["state"]) == ("task", "completed")
+    parts = task["artifacts"][0]["parts"]
     assert parts[0] == {"kind": "text", "text": "hello from m1"}
     assert parts[1]["data"]["steps"] == [] and parts[1]["data"]["error"] is None
     assert ready == {"status": "ready"}
@@ -249,3 +270,50 @@ def test_pulumi_and_the_a2a_runtime_share_a_process() -> None:
         code = f"import {first}; import {second}; import langop_infra.agent._a2a_server"
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_every_unusable_tool_server_is_logged_with_its_reason_and_no_credential(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server that refuses the connection (its URL and header carry canaries) and one whose
+    header needs an unset variable: each is one warning naming it and why, credential-free."""
+    from langop_infra.agent._serve import start_runtime
+
+    port = free_port()
+    down = f"http://agent:canary-pass@127.0.0.1:{port}/?token=canary-query"
+    write_config(
+        tmp_path,
+        {
+            "tools": {
+                "geo": {
+                    "endpoint": down,
+                    "headers": [{"name": "Authorization", "value": "Bearer canary-header"}],
+                },
+                "calc": {
+                    "endpoint": "http://127.0.0.1:9/",
+                    "headers": [{"name": "X-Key", "valueFromEnv": "CALC_KEY"}],
+                },
+            }
+        },
+    )
+    env = agent_env(tmp_path, "http://127.0.0.1:9")
+
+    async def start() -> None:
+        runtime = await start_runtime(env, wait=True)
+        await runtime.aclose()
+
+    with caplog.at_level(logging.INFO, logger="langop_infra.agent"):
+        asyncio.run(start())
+    unusable = [r.getMessage() for r in caplog.records if "unusable" in r.getMessage()]
+    assert [line.split(":")[0:2] for line in unusable] == [
+        ["tool server unusable", " calc"],
+        ["tool server unusable", " geo"],
+    ]
+    assert unusable[0].endswith(
+        "tools.calc.headers.X-Key: environment variable CALC_KEY is not set [config]"
+    )
+    assert unusable[1] == (
+        f"tool server unusable: geo: connection refused by http://127.0.0.1:{port}/ (tried 4 "
+        "times): is the server running on that port? [unreachable]"
+    )
+    assert "canary" not in caplog.text

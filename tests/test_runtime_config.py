@@ -44,6 +44,37 @@ def test_builtin_runtime_selects_the_packages_image_and_command(tmp_path: Path) 
     }
 
 
+def test_a_builtin_agent_without_a_model_is_refused_with_the_fix(tmp_path: Path) -> None:
+    document = cluster_doc()
+    document["agents"] = [{"name": "solo", "runtime": "builtin"}]
+    config = {f"{PREFIX}{k}": v for k, v in document.items()}
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[1].endswith(
+        f"{PREFIX}agents[0].model: a runtime: builtin agent needs a model (without one it "
+        "exits at start: no MODEL_ENDPOINT or LLM_MODEL); give it model: <one of models:>, or "
+        "models: [{name: ...}]"
+    )
+
+
+def test_a_builtin_agent_card_may_not_claim_push_notifications(tmp_path: Path) -> None:
+    document = cluster_doc()
+    skill = {"id": "s", "name": "S", "description": "D", "tags": ["t"]}
+    a2a = {"streaming": True, "pushNotifications": True, "skills": [skill]}
+    document["agents"] = [{"name": "solo", "runtime": "builtin", "model": "local", "a2a": a2a}]
+    config = {f"{PREFIX}{k}": v for k, v in document.items()}
+    code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[1].endswith(
+        f"{PREFIX}agents[0].a2a.pushNotifications: the built-in runtime sends no push "
+        "notifications, so its card may not claim them; set pushNotifications: false (a caller "
+        "can stream with message/stream, or poll with tasks/get)"
+    )
+    a2a["pushNotifications"] = False  # streaming is served: the card may claim it
+    config = {f"{PREFIX}{k}": v for k, v in document.items()}
+    assert render_cli(write_stack(tmp_path, stack_text(config)))[0] == 0
+
+
 def test_builtin_runtime_keeps_a_given_image_and_command() -> None:
     agent = AgentSpec.model_validate(
         {

@@ -1,9 +1,15 @@
 """A small A2A client on ``a2a-sdk``: ``message/send`` to a peer by its name (``A2A_PEERS``),
 with the peer's headers (``A2A_PEER_<PEER>_HEADER_<HEADER>``) on every request to the peer's
-configured origin (its URL's, its card URL's), never to another one its card names."""
+configured origin (its URL's, its card URL's), never to another one its card names.
+
+One HTTP client and the peer's card are kept per peer (built on first use), so a call costs
+one request. A peer may answer with a Message or with a Task: the reply is the Message's
+parts, or the Task's status message and artifacts, with the Task's state.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,11 +20,15 @@ import httpx
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
 from langop_infra.agent._a2a_sdk import (
+    AgentCard,
+    Client,
     ClientConfig,
     ClientFactory,
     Message,
     Role,
     SendMessageRequest,
+    StreamResponse,
+    TaskState,
     get_data_parts,
     get_text_parts,
     new_text_part,
@@ -31,7 +41,6 @@ from langop_infra.mcp._http import display_url, origin
 
 __all__ = ["A2AClientError", "PeerClient", "PeerReply"]
 
-
 MAX_CARD_BYTES = 256 * 1024  # as card sync reads it
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # a peer's message/send answer, as a model's
 
@@ -41,6 +50,28 @@ def _origin(url: str) -> str:
     parts = httpx.URL(url)
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{parts.host}{port}"
+
+
+class A2AClientError(LangopError):
+    """A peer could not be asked: unknown name, unreachable, or an unreadable answer."""
+
+
+@dataclass(frozen=True)
+class PeerReply:
+    """A peer's answer: its text, its data parts, the conversation it belongs to, and (for
+    a Task) the task's id and state (``completed``, ``input-required``, ...; ``""`` for a
+    Message)."""
+
+    text: str
+    data: list[Any] = field(default_factory=list[Any])
+    context_id: str = ""
+    task_id: str = ""
+    state: str = ""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the peer gave an answer (a Message, or a completed Task)."""
+        return self.state in ("", "completed")
 
 
 class OriginHeaders(httpx.Auth):
@@ -57,21 +88,15 @@ class OriginHeaders(httpx.Auth):
         yield request
 
 
-class A2AClientError(LangopError):
-    """A peer could not be asked: unknown name, unreachable, or an unreadable answer."""
-
-
-@dataclass(frozen=True)
-class PeerReply:
-    """A peer's answer: its text, its data parts, and the conversation it belongs to."""
-
-    text: str
-    data: list[Any] = field(default_factory=list[Any])
-    context_id: str = ""
+@dataclass
+class _Connection:
+    http: httpx.AsyncClient
+    card: AgentCard
+    client: Client
 
 
 class PeerClient:
-    """Asks the agent's peers, by name."""
+    """Asks the agent's peers, by name; keeps one connection (client and card) per peer."""
 
     def __init__(
         self,
@@ -82,40 +107,88 @@ class PeerClient:
         self.peers = {peer.name: peer for peer in peers}
         self.timeout = timeout
         self._transport = transport  # e.g. one that resolves names differently (tests)
+        self._connections: dict[str, _Connection] = {}
+        self._opening: dict[str, asyncio.Lock] = {}
 
-    async def send(self, peer: str, text: str, context_id: str | None = None) -> PeerReply:
-        """``message/send`` ``text`` to ``peer``; its reply (text and data parts)."""
+    async def card(self, peer: str) -> AgentCard:
+        """The peer's card (fetched once, then kept)."""
+        return (await self._connection(peer)).card
+
+    async def send(
+        self,
+        peer: str,
+        text: str,
+        context_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> PeerReply:
+        """``message/send`` ``text`` to ``peer`` (``metadata`` as the request's); its reply."""
+        connection = await self._connection(peer)
+        message = Message(
+            role=Role.ROLE_USER,
+            message_id=uuid.uuid4().hex,
+            parts=[new_text_part(text)],
+            context_id=context_id or "",
+        )
+        request = SendMessageRequest(message=message, metadata=dict(metadata or {}))
+        reply = PeerReply("")
+        try:
+            async for event in connection.client.send_message(request):
+                reply = _reply(event, reply)
+        except Exception as exc:  # a2a-sdk's errors have no common base but Exception
+            raise A2AClientError(f"peer {peer}: message/send failed: {exc}") from None
+        return reply
+
+    async def _connection(self, peer: str) -> _Connection:
         found = self.peers.get(peer)
         if found is None:
             known = ", ".join(self.peers) or "none"
             raise A2AClientError(f"no A2A peer named {peer!r}; the peers are: {known}")
-        auth = OriginHeaders(found.headers, [found.url, found.card_url or found.url])
+        async with self._opening.setdefault(peer, asyncio.Lock()):
+            if peer not in self._connections:
+                self._connections[peer] = await self._open(found)
+        return self._connections[peer]
+
+    async def _open(self, peer: Peer) -> _Connection:
+        auth = OriginHeaders(peer.headers, [peer.url, peer.card_url or peer.url])
         transport = CappedTransport(MAX_REPLY_BYTES, self._transport)
-        async with httpx.AsyncClient(auth=auth, timeout=self.timeout, transport=transport) as http:
-            card_url = found.card_url or _origin(found.url) + CARD_PATH
-            try:
-                response = await read_capped(http, card_url, MAX_CARD_BYTES)
-                card = parse_agent_card(_json.read(response.content))
-            except (httpx.HTTPError, ValueError) as exc:
-                raise A2AClientError(
-                    f"peer {peer}: cannot read its card {display_url(card_url)}: {exc}"
-                ) from None
-            client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
-            message = Message(
-                role=Role.ROLE_USER,
-                message_id=uuid.uuid4().hex,
-                parts=[new_text_part(text)],
-                context_id=context_id or "",
-            )
-            texts: list[str] = []
-            data: list[object] = []
-            context = ""
-            try:
-                async for event in client.send_message(SendMessageRequest(message=message)):
-                    if event.HasField("message"):
-                        texts += get_text_parts(event.message.parts)
-                        data += get_data_parts(event.message.parts)
-                        context = event.message.context_id
-            except Exception as exc:  # a2a-sdk's errors have no common base but Exception
-                raise A2AClientError(f"peer {peer}: message/send failed: {exc}") from None
-        return PeerReply("\n".join(texts), data, context)
+        http = httpx.AsyncClient(auth=auth, timeout=self.timeout, transport=transport)
+        card_url = peer.card_url or _origin(peer.url) + CARD_PATH
+        try:
+            response = await read_capped(http, card_url, MAX_CARD_BYTES)
+            card = parse_agent_card(_json.read(response.content))
+        except (httpx.HTTPError, ValueError) as exc:
+            await http.aclose()
+            problem = f"peer {peer.name}: cannot read its card {display_url(card_url)}: {exc}"
+            raise A2AClientError(problem) from None
+        client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+        return _Connection(http, card, client)
+
+    async def aclose(self) -> None:
+        """Close every peer's HTTP client."""
+        connections, self._connections = list(self._connections.values()), {}
+        await asyncio.gather(*(c.http.aclose() for c in connections))
+
+
+def _reply(event: StreamResponse, previous: PeerReply) -> PeerReply:
+    """The reply an event gives: a Message's parts, or a Task's status message and artifacts."""
+    if event.HasField("message"):
+        parts = list(event.message.parts)
+        return PeerReply(
+            "\n".join(get_text_parts(parts)),
+            get_data_parts(parts),
+            event.message.context_id,
+        )
+    if event.HasField("task"):
+        task = event.task
+        parts = [*task.status.message.parts]
+        for artifact in task.artifacts:
+            parts += artifact.parts
+        state = TaskState.Name(task.status.state).removeprefix("TASK_STATE_")
+        return PeerReply(
+            "\n".join(t for t in get_text_parts(parts) if t),
+            get_data_parts(parts),
+            task.context_id,
+            task.id,
+            state.lower().replace("_", "-"),
+        )
+    return previous

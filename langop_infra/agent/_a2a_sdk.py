@@ -39,38 +39,63 @@ def grpc_absent() -> Generator[None, None, None]:
 
 
 with grpc_absent():
-    from a2a.client import ClientConfig, ClientFactory
+    from a2a.client import Client, ClientConfig, ClientFactory
     from a2a.client.card_resolver import parse_agent_card
     from a2a.helpers import (
         get_data_parts,
         get_text_parts,
         new_data_part,
         new_message,
+        new_task_from_user_message,
         new_text_part,
     )
     from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.context import ServerCallContext
     from a2a.server.events import EventQueue
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_jsonrpc_routes
-    from a2a.server.tasks import InMemoryTaskStore
-    from a2a.types import Message, Role, SendMessageRequest
+    from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
+    from a2a.types import (
+        AgentCard,
+        ListTasksRequest,
+        ListTasksResponse,
+        Message,
+        Role,
+        SendMessageRequest,
+        StreamResponse,
+        Task,
+        TaskState,
+    )
+    from a2a.utils.errors import InvalidParamsError
 
 __all__ = [
+    "AgentCard",
     "AgentExecutor",
+    "Client",
     "ClientConfig",
     "ClientFactory",
     "DefaultRequestHandler",
     "EventQueue",
     "InMemoryTaskStore",
+    "InvalidParamsError",
+    "ListTasksRequest",
+    "ListTasksResponse",
     "Message",
     "RequestContext",
     "Role",
     "SendMessageRequest",
+    "ServerCallContext",
+    "StreamResponse",
+    "Task",
+    "TaskState",
+    "TaskStore",
+    "TaskUpdater",
     "create_jsonrpc_routes",
     "get_data_parts",
     "get_text_parts",
     "new_data_part",
     "new_message",
+    "new_task_from_user_message",
     "new_text_part",
     "parse_agent_card",
 ]

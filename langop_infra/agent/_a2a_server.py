@@ -9,6 +9,7 @@ conversation) and answers with one agent message: a text part (the answer) and a
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,21 +22,20 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 import langop_infra._json as _json
+from langop_infra.agent import _turn_context as turn_context
 from langop_infra.agent._a2a_sdk import (
     AgentExecutor,
     DefaultRequestHandler,
     EventQueue,
-    InMemoryTaskStore,
+    InvalidParamsError,
     RequestContext,
     create_jsonrpc_routes,
-    new_data_part,
-    new_message,
-    new_text_part,
     parse_agent_card,
 )
+from langop_infra.agent._a2a_tasks import BoundedTaskStore, Observer, TurnTasks
 from langop_infra.agent._body_limit import BodyLimit
 from langop_infra.agent._inbound_auth import BearerAuth, Callers
-from langop_infra.agent._loop import AgentLoop
+from langop_infra.agent._loop import AgentLoop, Approver, TurnOutcome
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._settings import DEFAULT_MAX_REQUEST_BYTES as MAX_REQUEST_BYTES
 
@@ -43,21 +43,48 @@ __all__ = ["CARD_PATH", "LoopExecutor", "a2a_routes", "read_card", "service_rout
 
 CARD_PATH = "/.well-known/agent-card.json"
 SERVICE_PATHS = frozenset({("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")})
+MAX_OWNED_CONTEXTS = 100_000  # contextIds whose caller is remembered (about 10 MB)
 
 
 class LoopExecutor(AgentExecutor):
-    """Runs the agent loop for each A2A message."""
+    """Runs the agent loop for each A2A message. A ``contextId`` belongs to the caller that
+    used it first (the authenticated user, or the anonymous caller): another caller's message
+    in it is refused, and each caller's conversations are kept apart in any case."""
 
     def __init__(self, loop: Callable[[], AgentLoop]) -> None:
         self._loop = loop
+        self._owners: OrderedDict[str, str] = OrderedDict()
+        self._tasks = TurnTasks()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        outcome = await self._loop().run(context.get_user_input(), context.context_id)
-        parts = [new_text_part(outcome.answer), new_data_part(outcome.to_dict())]
-        await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
+        caller, context_id = _caller(context), context.context_id or ""
+        if self._owners.setdefault(context_id, caller) != caller:
+            raise InvalidParamsError(
+                "this contextId belongs to another caller: start a new conversation (send no "
+                "contextId)"
+            )
+        self._owners.move_to_end(context_id)
+        while len(self._owners) > MAX_OWNED_CONTEXTS:
+            self._owners.popitem(last=False)
+        # With the caller in the conversation's key, a forgotten owner still leaks nothing.
+        conversation = f"{caller}/{context_id}" if caller else context_id
+        hops = turn_context.hops_from(context.metadata)
+        text = context.get_user_input()
+
+        async def turn(observe: Observer, approve: Approver) -> TurnOutcome:
+            with turn_context.turn(conversation, hops):
+                return await self._loop().run(text, conversation, observe, approve)
+
+        await self._tasks.run(context, event_queue, turn)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError("a turn cannot be cancelled; it is bounded by maxIterations")
+        await self._tasks.cancel(context, event_queue)
+
+
+def _caller(context: RequestContext) -> str:
+    """Who sent the request: the authenticated user's name, else ``""`` (anonymous)."""
+    user = context.call_context.user
+    return user.user_name if user.is_authenticated else ""
 
 
 def read_card(path: Path) -> bytes:
@@ -72,15 +99,19 @@ def read_card(path: Path) -> bytes:
 
 def minimal_card(name: str, url: str) -> dict[str, Any]:
     """The card served when none is mounted: the agent's name, its JSON-RPC URL (as the
-    request reached it), A2A 0.3's ``message/send``, text in and out."""
+    request reached it) for A2A 1.0 and 0.3, streaming, text in and out."""
     return {
         "name": name,
         "description": f"The {name} agent (langop-infra's built-in runtime)",
+        # A2A 1.0's interfaces, and A2A 0.3's view of the same endpoint for older clients
+        "supportedInterfaces": [
+            {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        ],
         "url": url,
         "protocolVersion": "0.3.0",
         "preferredTransport": "JSONRPC",
         "version": "1",
-        "capabilities": {"streaming": False},
+        "capabilities": {"streaming": True},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain", "application/json"],
         # A2A 1.0 wants a skill with a tag
@@ -103,7 +134,7 @@ def a2a_routes(
     document = _json.read(card) if card is not None else minimal_card(name, f"http://{name}{path}")
     handler = DefaultRequestHandler(
         agent_executor=LoopExecutor(loop),
-        task_store=InMemoryTaskStore(),
+        task_store=BoundedTaskStore(),
         agent_card=parse_agent_card(document),
     )
 

@@ -15,29 +15,41 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol, cast
 
+from opentelemetry.trace import Span, StatusCode, Tracer
+
 import langop_infra._json as _json
-from langop_infra.agent._memory import Memory
+from langop_infra.agent import _turn_context as turn_context
+from langop_infra.agent._memory import Memory, recalled_message
 from langop_infra.agent._metrics import UNKNOWN_TOOL, RuntimeMetrics
 from langop_infra.agent._model_client import ModelError, ModelReply, RequestedCall
 from langop_infra.agent._output_check import failed
 from langop_infra.agent._settings import DEFAULT_HISTORY_BYTES
+from langop_infra.agent._tracing import default_tracer
 from langop_infra.mcp._session import ToolCallResult
 from langop_infra.toolkit._models import AgentStep, ToolCall, ToolResult
 
-__all__ = ["AgentLoop", "Model", "Tools", "TurnOutcome"]
+__all__ = ["AgentLoop", "Approver", "Model", "Observer", "Tools", "TurnOutcome"]
 
 MAX_CONVERSATIONS = 1000
 TOTAL_HISTORY_BYTES = 32 * 1024 * 1024  # every conversation's together: the pod's memory
 
 
+Observer = Callable[[str, dict[str, Any]], Awaitable[None]]
+# Asks a person whether a tool call may run (its registry name and arguments): True approves.
+Approver = Callable[[str, dict[str, Any]], Awaitable[bool]]
+
+
 class Model(Protocol):
     async def complete(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        deadline: float | None = None,
     ) -> ModelReply: ...
 
 
@@ -89,61 +101,96 @@ class AgentLoop:
         system_prompt: str = "",
         max_iterations: int = 10,
         history_messages: int = 40,
+        history_bytes: int = DEFAULT_HISTORY_BYTES,
         tool_timeout: float = 30.0,
         memory: Memory | None = None,
-        history_bytes: int = DEFAULT_HISTORY_BYTES,
+        tool_timeouts: Mapping[str, float] | None = None,
+        turn_timeout: float = 600.0,
+        tool_concurrency: int = 4,
+        tracer: Tracer | None = None,
+        agent_name: str = "agent",
+        require_approval: Collection[str] = (),
     ) -> None:
         self.model, self.tools, self.metrics, self.memory = model, tools, metrics, memory
+        self.tracer, self.agent_name = tracer or default_tracer(), agent_name
+        self.require_approval = frozenset(require_approval)  # registry names
         self.system_prompt = system_prompt
         self.max_iterations = max_iterations
         self.history_messages = history_messages
-        self.tool_timeout = tool_timeout
         self.history_bytes = history_bytes
-        self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._sizes: dict[str, int] = {}  # bytes of each kept history
+        self.tool_timeout = tool_timeout
+        self.tool_timeouts = dict(tool_timeouts or {})  # a tool's own bound (an A2A peer's)
+        self.turn_timeout = turn_timeout
+        self.tool_concurrency = tool_concurrency
+        self._histories: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
     def preload(self, conversation: str, messages: list[dict[str, object]]) -> None:
         """Start ``conversation`` with earlier ``messages`` (user and assistant turns)."""
         self._remember(conversation, [m for m in messages if m.get("role") != "system"])
 
-    def history(self, conversation: str) -> list[dict[str, Any]]:
-        return list(self._histories.get(conversation, []))
-
     @property
     def kept_bytes(self) -> int:
         """The bytes (as JSON) of every conversation's kept history together."""
         return sum(self._sizes.values())
 
-    async def run(self, text: str, conversation: str | None = None) -> TurnOutcome:
-        """Answer ``text`` in ``conversation`` (a new one when None)."""
+    def history(self, conversation: str) -> list[dict[str, Any]]:
+        return list(self._histories.get(conversation, []))
+
+    async def run(
+        self,
+        text: str,
+        conversation: str | None = None,
+        observe: Observer | None = None,
+        approve: Approver | None = None,
+    ) -> TurnOutcome:
+        """Answer ``text`` in ``conversation`` (a new one when None); ``observe`` is told of
+        each tool call (its registry name and arguments) before it runs; ``approve`` is asked
+        before each call of a tool in ``require_approval`` (without it, such a call is an
+        error result: no one can approve it)."""
         conversation = conversation or uuid.uuid4().hex
         lock = self._locks.setdefault(conversation, asyncio.Lock())
         started = time.perf_counter()
+        attributes = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": self.agent_name,
+            "gen_ai.conversation.id": conversation,
+        }
+        name = f"invoke_agent {self.agent_name}"
         async with lock:
-            outcome = await self._turn(text, conversation)
+            with (
+                turn_context.turn(conversation),
+                self.tracer.start_as_current_span(name, attributes=attributes) as span,
+            ):
+                outcome = await self._turn(text, conversation, _Hooks(observe, approve))
+                _status(span, outcome.error)
         self.metrics.turns.labels("ok" if outcome.ok else "error").inc()
         self.metrics.turn_seconds.observe(time.perf_counter() - started)
         return outcome
 
-    async def _system(self, text: str, first: bool) -> dict[str, Any]:
-        prompt = self.system_prompt or "You are a helpful assistant. Use the tools you have."
-        if first and self.memory is not None:
-            recalled = await self.memory.recall(text)
-            if recalled:
-                prompt += "\n\n## Recalled context\n" + "\n".join(f"- {m}" for m in recalled)
-        return {"role": "system", "content": prompt}
+    async def _recalled(self, text: str, conversation: str) -> list[dict[str, Any]]:
+        """What memory recalls for a conversation's first turn, as a user-role message of
+        data (never in the system prompt: recalled text is not the operator's)."""
+        if self.memory is None:
+            return []
+        recalled = await self.memory.recall(text, conversation)
+        return [recalled_message(recalled)] if recalled else []
 
-    async def _turn(self, text: str, conversation: str) -> TurnOutcome:
+    async def _turn(self, text: str, conversation: str, hooks: _Hooks) -> TurnOutcome:
         history = self.history(conversation)
-        messages = [await self._system(text, not history), *history]
+        prompt = self.system_prompt or "You are a helpful assistant. Use the tools you have."
+        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt}, *history]
+        if not history:
+            messages += await self._recalled(text, conversation)
         messages.append({"role": "user", "content": text})
         outcome = TurnOutcome("", conversation)
         definitions, names = self.tools.llm_definitions("openai")
+        deadline = asyncio.get_running_loop().time() + self.turn_timeout
         for iteration in range(1, self.max_iterations + 1):
             outcome.iterations = iteration
             try:
-                reply = await self.model.complete(messages, definitions)
+                reply = await self._chat(messages, definitions, deadline)
             except ModelError as exc:
                 outcome.error = str(exc)
                 outcome.answer = f"I could not finish: {exc}"
@@ -153,35 +200,87 @@ class AgentLoop:
             if not reply.calls:
                 outcome.answer = reply.content
                 break
-            for call in reply.calls:
-                messages.append(await self._act(call, names, reply.content, outcome))
+            calls = reply.calls
+            messages += await self._act_all(calls, names, reply.content, outcome, hooks)
         else:
             outcome.error = f"no final answer after maxIterations={self.max_iterations} model calls"
             outcome.answer = f"I could not finish: {outcome.error}"
         self._remember(conversation, messages[1:])
         return outcome
 
+    async def _chat(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], deadline: float
+    ) -> ModelReply:
+        """One model call (its retries included), in a ``chat`` span."""
+        model = str(getattr(self.model, "model", ""))
+        attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model}
+        with self.tracer.start_as_current_span(f"chat {model}", attributes=attributes) as span:
+            try:
+                return await self.model.complete(messages, tools, deadline)
+            except ModelError as exc:
+                _status(span, str(exc))
+                raise
+
+    async def _act_all(
+        self,
+        calls: tuple[RequestedCall, ...],
+        names: Mapping[str, str],
+        reasoning: str,
+        outcome: TurnOutcome,
+        hooks: _Hooks,
+    ) -> list[dict[str, Any]]:
+        """Run the calls of one reply at once (at most ``tool_concurrency`` at a time: the
+        model asked for them together, so none waits on another's result); record them and
+        answer them in the order they were asked."""
+        gate = asyncio.Semaphore(self.tool_concurrency)
+
+        async def gated(call: RequestedCall) -> tuple[ToolCall, ToolResult]:
+            async with gate:
+                if hooks.observe is not None:
+                    arguments = _arguments(call.arguments)[0]
+                    await hooks.observe(names.get(call.name, call.name), arguments)
+                return await self._act(call, names, hooks)
+
+        done = await asyncio.gather(*(gated(call) for call in calls))
+        answers: list[dict[str, Any]] = []
+        for record, result in done:
+            outcome.tool_calls.append(record)
+            outcome.tool_results.append(result)
+            step = len(outcome.steps) + 1
+            outcome.steps.append(
+                AgentStep(
+                    step, record.tool_name, record.tool_args, result.result, reasoning or None
+                )
+            )
+            if self.memory is not None:
+                await self.memory.store(outcome.conversation, record, result)
+            content = result.error if result.error else json.dumps(result.result, default=str)
+            answers.append({"role": "tool", "tool_call_id": record.call_id, "content": content})
+        return answers
+
     async def _act(
-        self, call: RequestedCall, names: Mapping[str, str], reasoning: str, outcome: TurnOutcome
-    ) -> dict[str, Any]:
-        call_id = call.call_id
+        self, call: RequestedCall, names: Mapping[str, str], hooks: _Hooks
+    ) -> tuple[ToolCall, ToolResult]:
         name = names.get(call.name, call.name)
         arguments, problem = _arguments(call.arguments)
-        record = ToolCall(name, arguments, call_id, datetime.now(timezone.utc))
+        record = ToolCall(name, arguments, call.call_id, datetime.now(timezone.utc))
         if call.name not in names:
             known = ", ".join(sorted(names)) or "none"
             problem = f"no tool named {call.name!r}; the tools are: {known}"
-        label = name if call.name in names else UNKNOWN_TOOL
-        result = await self._result(name, arguments, problem, call_id, label)
-        outcome.tool_calls.append(record)
-        outcome.tool_results.append(result)
-        outcome.steps.append(
-            AgentStep(len(outcome.steps) + 1, name, arguments, result.result, reasoning or None)
-        )
-        if self.memory is not None:
-            await self.memory.store(outcome.conversation, record, result)
-        content = result.error if result.error else json.dumps(result.result, default=str)
-        return {"role": "tool", "tool_call_id": call_id, "content": content}
+        if problem is None and name in self.require_approval:
+            problem = await hooks.approval(name, arguments)
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call.call_id,
+        }
+        with self.tracer.start_as_current_span(
+            f"execute_tool {name}", attributes=attributes
+        ) as span:
+            label = name if call.name in names else UNKNOWN_TOOL
+            result = await self._result(name, arguments, problem, call.call_id, label)
+            _status(span, result.error)
+        return record, result
 
     async def _result(
         self, name: str, arguments: dict[str, Any], problem: str | None, call_id: str, label: str
@@ -191,12 +290,11 @@ class AgentLoop:
         self.metrics.tool_invocations.labels(label).inc()
         started = time.perf_counter()
         if problem is None:
+            bound = self.tool_timeouts.get(name, self.tool_timeout)
             try:
-                called = await asyncio.wait_for(
-                    self.tools.call_tool(name, arguments), self.tool_timeout
-                )
+                called = await asyncio.wait_for(self.tools.call_tool(name, arguments), bound)
             except asyncio.TimeoutError:
-                problem = f"tool {name} did not answer within {self.tool_timeout:g} s"
+                problem = f"tool {name} did not answer within {bound:g} s"
             else:
                 text = "\n".join(str(c.get("text", "")) for c in called.content if "text" in c)
                 structured: Any = called.structured_content
@@ -243,16 +341,37 @@ class AgentLoop:
             self._locks.pop(old, None)
 
 
-def _last_within(messages: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], int]:
-    """The longest tail of ``messages`` that starts at a user message and is at most
-    ``limit`` bytes as JSON, and its size."""
-    sizes = [len(json.dumps(m, default=str).encode()) for m in messages]
-    size = sum(sizes)
-    start = 0
-    while start < len(messages) and (size > limit or messages[start].get("role") != "user"):
-        size -= sizes[start]
-        start += 1
-    return messages[start:], size
+@dataclass
+class _Hooks:
+    """What a turn's caller wants to hear of, or be asked: each tool call, and approvals
+    (one question at a time, though calls run at once)."""
+
+    observe: Observer | None = None
+    approve: Approver | None = None
+    asking: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def approval(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """None when the call of ``name`` was approved; else why it may not run."""
+        if self.approve is None:
+            return (
+                f"tool {name} runs only once a person approves the call, and no one can be "
+                "asked here"
+            )
+        async with self.asking:
+            approved = await self.approve(name, arguments)
+        if approved:
+            return None
+        return (
+            f"the person asked rejected this call of {name}; do not call it again with these "
+            "arguments unless they ask"
+        )
+
+
+def _status(span: Span, error: str | None) -> None:
+    """Mark ``span`` failed with ``error`` (its ``error.type`` the GenAI conventions' catch-all)."""
+    if error:
+        span.set_status(StatusCode.ERROR, error[:500])
+        span.set_attribute("error.type", "_OTHER")
 
 
 def _with_ids(reply: ModelReply) -> ModelReply:
@@ -288,3 +407,15 @@ def _arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     if not isinstance(value, dict):
         return {}, f"the arguments must be a JSON object, got {type(value).__name__}"
     return dict(value), None  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _last_within(messages: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The longest tail of ``messages`` that starts at a user message and is at most
+    ``limit`` bytes as JSON, and its size."""
+    sizes = [len(json.dumps(m, default=str).encode()) for m in messages]
+    size = sum(sizes)
+    start = 0
+    while start < len(messages) and (size > limit or messages[start].get("role") != "user"):
+        size -= sizes[start]
+        start += 1
+    return messages[start:], size

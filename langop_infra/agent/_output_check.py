@@ -3,6 +3,7 @@ clients SHOULD validate it; a violation becomes an error result naming the path.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -12,7 +13,27 @@ from jsonschema.exceptions import SchemaError
 from langop_infra.agent.http_tools import error_result
 from langop_infra.mcp._session import ToolCallResult
 
-__all__ = ["checked_output"]
+__all__ = ["checked_output", "validator_for"]
+
+MAX_VALIDATORS = 256
+# id(schema) -> (schema, its validator): the schema is held so that its id stays its own.
+_validators: OrderedDict[int, tuple[dict[str, Any], Draft202012Validator]] = OrderedDict()
+
+
+def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
+    """The validator of ``schema``, checked and built once per schema object (a tool's
+    definition is listed once and called many times), the least recently used dropped.
+    Raises :class:`SchemaError` for a schema that is not one."""
+    cached = _validators.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        _validators.move_to_end(id(schema))
+        return cached[1]
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    _validators[id(schema)] = (schema, validator)
+    while len(_validators) > MAX_VALIDATORS:
+        _validators.popitem(last=False)
+    return validator
 
 
 def checked_output(
@@ -29,9 +50,8 @@ def checked_output(
             f"tool {name} declares an outputSchema but returned no structuredContent"
         )
     try:
-        Draft202012Validator.check_schema(schema)
+        validator = validator_for(schema)
         # typeshed's jsonschema stub leaves iter_errors' deprecated overload untyped.
-        validator = Draft202012Validator(schema)
         errors = validator.iter_errors(result.structured_content)  # pyright: ignore[reportUnknownMemberType]
         problems = list(errors)
     except SchemaError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -63,6 +64,8 @@ __all__ = [
     "connect_tool_registry",
     "unique_server",
 ]
+
+logger = logging.getLogger(__name__)
 
 
 class ToolRegistry:
@@ -261,6 +264,7 @@ class ToolRegistry:
             self._status[server] = ServerStatus(
                 server, "failed", entry.transport, 0, f"{outcome.message} [{outcome.kind}]"
             )
+            logger.warning("tool server unusable: %s", outcome)
             return
         self._server_failures.pop(server, None)
         self.sessions[server], self._listed[server] = outcome
@@ -268,6 +272,7 @@ class ToolRegistry:
         self._watch(server, outcome[0])
         self._reregister()
         self._status[server] = self._connected_status(server)
+        logger.info("tool server %s connected: %d tools", server, self._status[server].tools)
 
     async def disconnect(self, server: str) -> ServerStatus:
         """Close ``server`` and unregister its tools (language-operator's lifecycle, steps 6-8)."""

@@ -16,21 +16,25 @@ import asyncio
 import json
 import logging
 import os
+import socket
 import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from langop_infra._errors import LangopError
+from langop_infra.agent._a2a_client import PeerClient
 from langop_infra.agent._inbound_auth import Callers, load_callers
-from langop_infra.agent._loop import AgentLoop, TurnOutcome
+from langop_infra.agent._loop import AgentLoop, Tools, TurnOutcome
 from langop_infra.agent._memory import Memory
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ChatModel
+from langop_infra.agent._peer_tools import PeerTools
 from langop_infra.agent._registry import ToolRegistry, connect_tool_registry
 from langop_infra.agent._result_scrub import url_credentials
 from langop_infra.agent._settings import RuntimeSettings, SettingsError, load_settings
+from langop_infra.agent._tracing import configure_tracing
 from langop_infra.agent.runtime import AgentServers, ServerEntry, load_agent_servers
 from langop_infra.core._log_scrub import log_level, scrubbed_logging, watch
 from langop_infra.core._redact import Scrubber
@@ -50,6 +54,9 @@ class Runtime:
     model: ChatModel
     loop: AgentLoop
     metrics: RuntimeMetrics
+    peers: PeerClient | None = None
+    background: list[asyncio.Task[None]] = field(default_factory=list[asyncio.Task[None]])
+    tracing: Any = None  # the OTLP-exporting tracer provider, when configured
 
     def not_ready(self) -> list[str]:
         """Each required tool that is not connected (``/readyz`` is ready when empty); one
@@ -63,8 +70,15 @@ class Runtime:
         return missing
 
     async def aclose(self) -> None:
+        for task in self.background:
+            task.cancel()
+        await asyncio.gather(*self.background, return_exceptions=True)
         await self.registry.aclose()
         await self.model.aclose()
+        if self.peers is not None:
+            await self.peers.aclose()
+        if self.tracing is not None:
+            self.tracing.shutdown()  # exports what is left
 
 
 def runtime_credentials(settings: RuntimeSettings, env: Mapping[str, str]) -> list[object]:
@@ -103,6 +117,7 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
     settings = load_settings(env)
     metrics = RuntimeMetrics()
     known = watch(Scrubber(runtime_credentials(settings, env)))
+    tracing = configure_tracing(env)
     servers = agent_servers(settings, env)
     registry = await connect_tool_registry(servers, wait="all" if wait else "none")
     watch(registry.scrubber)
@@ -113,14 +128,19 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         settings.model_timeout,
         metrics,
         scrubber=known,
+        max_retries=settings.model_retries,
     )
     memory = None
     if settings.memory_tool or env.get("AGENT_MEMORY_ENDPOINT"):
         prefix = settings.memory_tool or "memory"
-        memory = Memory(registry, f"{prefix}__remember", f"{prefix}__recall")
+        remember, recall = f"{prefix}__remember", f"{prefix}__recall"
+        memory = Memory(registry, remember, recall, shared=settings.memory_shared)
+    peers, tools, background = _with_peers(settings, registry)
+    if wait and background:
+        await asyncio.gather(*background)
     loop = AgentLoop(
         model,
-        registry,
+        tools,
         metrics,
         system_prompt=settings.system_prompt,
         max_iterations=settings.max_iterations,
@@ -128,8 +148,25 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         history_bytes=settings.history_bytes,
         tool_timeout=settings.tool_timeout,
         memory=memory,
+        tool_timeouts=tools.timeouts if isinstance(tools, PeerTools) else None,
+        turn_timeout=settings.turn_timeout,
+        tool_concurrency=settings.tool_concurrency,
+        agent_name=settings.agent_name,
+        require_approval=settings.require_approval,
     )
-    return Runtime(settings, registry, model, loop, metrics)
+    return Runtime(settings, registry, model, loop, metrics, peers, background, tracing)
+
+
+def _with_peers(
+    settings: RuntimeSettings, registry: ToolRegistry
+) -> tuple[PeerClient | None, Tools, list[asyncio.Task[None]]]:
+    """The loop's tools: the registry's, and one per A2A peer (whose cards are read in the
+    background, for the tools' descriptions)."""
+    if not settings.peers:
+        return None, registry, []
+    client = PeerClient(settings.peers, timeout=settings.peer_timeout)
+    tools = PeerTools(registry, client, settings.max_hops)
+    return client, tools, [asyncio.get_running_loop().create_task(tools.read_cards())]
 
 
 def json_lines(outcome: TurnOutcome, out: TextIO) -> None:
@@ -165,7 +202,9 @@ async def run_scheduled(env: Mapping[str, str], out: TextIO) -> int:
 
 def serve_forever(env: Mapping[str, str]) -> None:
     """Serve A2A on ``A2A_PORT`` (callers authenticated unless ``A2A_ACCESS=open``) and the
-    probes and metrics on ``A2A_HEALTH_PORT`` until stopped."""
+    probes and metrics on ``A2A_HEALTH_PORT`` until stopped. Once the A2A socket listens and
+    the runtime has started, one line says so on stderr (``serving A2A at
+    http://host:port/path``): what a supervisor or a test waits for."""
     from langop_infra.agent._a2a_server import a2a_routes, read_card, service_routes
 
     settings = load_settings(env)
@@ -174,10 +213,14 @@ def serve_forever(env: Mapping[str, str]) -> None:
     if card is None:
         logger.warning("no agent card at %s: serving a minimal one", settings.card_path)
     holder: dict[str, Runtime] = {}
+    host = env.get("A2A_HOST", "0.0.0.0")
+    listening = _listen(host, settings.port)
 
     @asynccontextmanager
     async def lifespan(_app: object) -> AsyncGenerator[None]:
         holder["runtime"] = await start_runtime(env)
+        shown = f"[{host}]" if ":" in host else host
+        logger.info("serving A2A at http://%s:%d%s", shown, settings.port, settings.path)
         try:
             yield
         finally:
@@ -189,7 +232,8 @@ def serve_forever(env: Mapping[str, str]) -> None:
         lambda: holder["runtime"].not_ready() if "runtime" in holder else ["the runtime"],
     )
     a2a = a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name)
-    asyncio.run(_serve_all(_apps(settings, callers, service, a2a, lifespan), env))
+    apps = _apps(settings, callers, service, a2a, lifespan)
+    asyncio.run(_serve_all(apps, {settings.port: listening}, host))
 
 
 def _callers(env: Mapping[str, str]) -> Callers:
@@ -224,12 +268,13 @@ def _apps(
     ]
 
 
-async def _serve_all(apps: list[tuple[Any, int]], env: Mapping[str, str]) -> None:
-    """Each app on its port, in one event loop; a signal stops them all (uvicorn passes it
-    on from one server's handler to the next)."""
+async def _serve_all(
+    apps: list[tuple[Any, int]], bound: Mapping[int, socket.socket], host: str
+) -> None:
+    """Each app on its port (on the socket already bound for it, if any), in one event loop;
+    a signal stops them all (uvicorn passes it on from one server's handler to the next)."""
     import uvicorn
 
-    host = env.get("A2A_HOST", "0.0.0.0")
     servers = [
         uvicorn.Server(
             uvicorn.Config(
@@ -242,7 +287,23 @@ async def _serve_all(apps: list[tuple[Any, int]], env: Mapping[str, str]) -> Non
         )
         for app, port in apps
     ]
-    await asyncio.gather(*(server.serve() for server in servers))
+    await asyncio.gather(
+        *(
+            server.serve(sockets=[bound[port]] if port in bound else None)
+            for server, (_, port) in zip(servers, apps, strict=True)
+        )
+    )
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, bound before the runtime starts: a request that
+    comes early waits in the backlog instead of being refused."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.bind((host, port))
+    listening.listen(2048)
+    return listening
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:

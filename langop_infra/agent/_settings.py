@@ -65,6 +65,9 @@ class RuntimeSettings:
     health_port: int = DEFAULT_HEALTH_PORT
     tool_timeout: float = 30.0
     model_timeout: float = 120.0
+    model_retries: int = 3
+    turn_timeout: float = 600.0
+    tool_concurrency: int = 4
     port: int = 8080
     path: str = "/"
     card_path: Path = Path(DEFAULT_CARD)
@@ -72,9 +75,14 @@ class RuntimeSettings:
     mode: str = "serve"
     input: str = ""
     memory_tool: str | None = None
+    memory_shared: bool = False  # every conversation recalls what any stored
     memory_headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
     required_tools: tuple[str, ...] = ()
+    # registry names (<tool>__<name>) whose every call a person must approve
+    require_approval: tuple[str, ...] = ()
     peers: tuple[Peer, ...] = ()
+    peer_timeout: float = 120.0
+    max_hops: int = 3
     agent_name: str = "agent"
     config: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
@@ -164,6 +172,25 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     return tuple(peers)
 
 
+def _approvals(tools: object) -> tuple[str, ...]:
+    """Registry names of the tools config.yaml ``tools.<ref>.requireApproval`` lists (under
+    their own names and their overrides' names)."""
+    if not isinstance(tools, dict):
+        return ()
+    names: list[str] = []
+    for ref, spec in cast("dict[str, Any]", tools).items():
+        fields = cast("dict[str, Any]", spec) if isinstance(spec, dict) else {}
+        listed: object = fields.get("requireApproval") or []
+        overrides: object = fields.get("overrides") or {}
+        renamed = cast("dict[str, Any]", overrides) if isinstance(overrides, dict) else {}
+        for tool in cast("list[object]", listed) if isinstance(listed, list) else []:
+            names.append(f"{ref}__{tool}")
+            override = renamed.get(str(tool))
+            if isinstance(override, dict) and override.get("name"):  # pyright: ignore[reportUnknownMemberType]
+                names.append(f"{ref}__{override['name']}")
+    return tuple(names)
+
+
 def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
     """The runtime's settings from ``env`` and the config file it names."""
     config_path = container_path(env.get("AGENT_CONFIG_PATH") or DEFAULT_CONFIG, env)
@@ -194,7 +221,14 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         else ()
     )
     memory: object = config.get("memory") or {}
-    memory_tool = cast("dict[str, Any]", memory).get("name") if isinstance(memory, dict) else None
+    memory = cast("dict[str, Any]", memory) if isinstance(memory, dict) else {}
+    memory_tool = memory.get("name")
+    scope = env.get("AGENT_MEMORY_SCOPE") or str(memory.get("scope") or "conversation")
+    if scope not in ("conversation", "shared"):
+        raise SettingsError(
+            f"memory scope {scope!r} (AGENT_MEMORY_SCOPE or config.yaml memory.scope): "
+            "expected conversation or shared"
+        )
     return RuntimeSettings(
         model_endpoint=endpoint.rstrip("/"),
         model=model,
@@ -214,6 +248,9 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         ),
         tool_timeout=_number(env, "AGENT_TOOL_TIMEOUT_SECONDS", 30.0, 0.001),
         model_timeout=_number(env, "AGENT_TIMEOUT_SECONDS", 120.0, 0.001),
+        model_retries=int(_number(env, "AGENT_MODEL_RETRIES", 3, 0)),
+        turn_timeout=_number(env, "AGENT_TURN_TIMEOUT_SECONDS", 600.0, 0.001),
+        tool_concurrency=int(_number(env, "AGENT_TOOL_CONCURRENCY", 4)),
         port=int(_number(env, "A2A_PORT", float(a2a.get("port") or 8080))),
         health_port=int(_number(env, "A2A_HEALTH_PORT", DEFAULT_HEALTH_PORT)),
         path="/" + (env.get("A2A_PATH") or str(a2a.get("path") or "/")).lstrip("/"),
@@ -224,9 +261,13 @@ def load_settings(env: Mapping[str, str]) -> RuntimeSettings:
         mode=env.get("AGENT_MODE", "serve") or "serve",
         input=env.get("AGENT_INPUT", ""),
         memory_tool=str(memory_tool) if memory_tool else None,
+        memory_shared=scope == "shared",
         memory_headers=prefixed_headers(env, "AGENT_MEMORY_HEADER_"),
         required_tools=required,
+        require_approval=_approvals(config.get("tools")),
         peers=load_peers(env),
+        peer_timeout=_number(env, "A2A_PEER_TIMEOUT_SECONDS", 120.0, 0.001),
+        max_hops=int(_number(env, "A2A_MAX_HOPS", 3, 0)),
         agent_name=env.get("AGENT_NAME", "agent"),
         config=config,
     )

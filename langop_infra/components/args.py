@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     Runtime = Literal["image", "builtin"]
     SchemaSyncAccess = Literal["auto", "direct", "apiserver-proxy"]
     SchemaSyncProtocol = Literal["auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+    Scope = Literal["conversation", "shared"]
     SeccompProfile = Literal["RuntimeDefault", "Unconfined"]
     SelectorRequirementOperator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
     ServiceSettingsType = Literal["ClusterIP", "NodePort", "LoadBalancer"]
@@ -72,6 +73,7 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     Runtime = str
     SchemaSyncAccess = str
     SchemaSyncProtocol = str
+    Scope = str
     SeccompProfile = str
     SelectorRequirementOperator = str
     ServiceSettingsType = str
@@ -750,6 +752,8 @@ class MemoryRefArgs(TypedDict):
     """The memory's name."""
     namespace: NotRequired[str]
     """Its namespace (unset: the agent's)."""
+    scope: NotRequired[Scope]
+    """conversation: a conversation recalls only what it stored; shared: every conversation of the agent recalls what any stored. One of: conversation, shared. Default: "conversation"."""
 
 
 class ScheduleArgs(TypedDict):
@@ -1134,6 +1138,8 @@ class ToolRefArgs(TypedDict):
     """Only these of the tool's tools are offered to the agent (config.yaml allowedTools; the agent's registry enforces it, schema sync reports unknown names). Unset: all of them."""
     headers: NotRequired[list[HeaderArgs]]
     """Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>."""
+    require_approval: NotRequired[list[str]]
+    """These of the tool's tools run only once a person approves each call: the built-in runtime puts the A2A task in input-required with the call's name and arguments, and the caller's next message on the task approves (yes) or rejects it."""
     overrides: NotRequired[dict[str, ToolOverrideArgs]]
     """{<tool>: {name, description}}: the agent's registry offers the tool under this name and description and maps calls back; schema sync sees the original."""
 

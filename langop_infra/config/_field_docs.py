@@ -83,12 +83,16 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                   'Spec': {}}),
  'langop_infra.config._http_tool': ('5a566456db24b50b5da0660ea4ecdfc21ddca0f3b070aaeb972d59760bc01b3d',
                                     {'ApiRef': {}, 'HttpToolSpec': {}}),
- 'langop_infra.config._memory': ('65a0a5c2943a2eb159b00f998b722817845240442f3b4d7a4c3f5e03812df30d',
+ 'langop_infra.config._memory': ('4d8e7c2256443907d373579b2cf4266dc92dbc03804c0b10ec547f2946c3fd72',
                                  {'MemoryAddress': {'value': "The memory's MCP endpoint.",
                                                     'value_from': '{secretKeyRef: {name, key}}: '
                                                                   'the endpoint kept in a Secret.'},
                                   'MemoryRef': {'name': "The memory's name.",
-                                                'namespace': "Its namespace (unset: the agent's)."},
+                                                'namespace': "Its namespace (unset: the agent's).",
+                                                'scope': 'conversation: a conversation recalls '
+                                                         'only what it stored; shared: every '
+                                                         'conversation\n'
+                                                         'of the agent recalls what any stored.'},
                                   'MemorySpec': {'address': "External: the memory's MCP endpoint.",
                                                  'headers': 'External: headers sent to it '
                                                             '(AGENT_MEMORY_HEADER_<HEADER>).',
@@ -383,7 +387,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                    'ServiceSettings': {},
                                    'VolumeMountSpec': {},
                                    'VolumeSpec': {}}),
- 'langop_infra.config.agent': ('17cd7a8cd1717359c643d87578544c761389e52ec8deec14c65208b4b56fa05b',
+ 'langop_infra.config.agent': ('1abce5874e24834cc316370bc83ffcd77d004bd6e27d70b6826b516305c73efc',
                                {'AgentPort': {'port': 'Port number, 1-65535.'},
                                 'AgentSpec': {'mcp_servers': 'External MCP servers (ark style).',
                                               'ports': 'Ports the agent listens on, published by '

@@ -104,3 +104,6 @@ class MemoryRef(Spec):
     """The memory's name."""
     namespace: DnsLabel | None = None
     """Its namespace (unset: the agent's)."""
+    scope: Literal["conversation", "shared"] = "conversation"
+    """conversation: a conversation recalls only what it stored; shared: every conversation
+    of the agent recalls what any stored."""

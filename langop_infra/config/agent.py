@@ -85,6 +85,12 @@ class ToolRef(Spec):
         description="Headers the agent sends to the tool: a value, or valueFrom.secretKeyRef, "
         "reaching the agent only as env LANGOP_TOOL_<TOOL>_HEADER_<HEADER>.",
     )
+    require_approval: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(
+        default=[],
+        description="These of the tool's tools run only once a person approves each call: the "
+        "built-in runtime puts the A2A task in input-required with the call's name and "
+        "arguments, and the caller's next message on the task approves (yes) or rejects it.",
+    )
 
     overrides: dict[Annotated[str, Field(min_length=1, max_length=128)], ToolOverride] = Field(
         default={},

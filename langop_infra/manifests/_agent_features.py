@@ -51,7 +51,8 @@ def feature_config(
 ) -> dict[str, object]:
     """config.yaml ``a2a:``, ``agents:``, ``memory:`` and ``schedule:``, each when set."""
     doc = a2a.a2a_config(agent, namespace, features.peers)
-    doc.update(memory.memory_parts(features.memory, namespace, targets, style)[1])
+    scope = agent.memory.scope if agent.memory is not None else "conversation"
+    doc.update(memory.memory_parts(features.memory, namespace, targets, style, scope)[1])
     if agent.schedule is not None:
         doc.update(cronjob.schedule_config(agent.schedule))
     return doc

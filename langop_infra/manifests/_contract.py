@@ -317,6 +317,8 @@ def agent_config(
             entry["required"] = True
         if ref is not None and ref.allowed_tools is not None:
             entry["allowedTools"] = list(ref.allowed_tools)
+        if ref is not None and ref.require_approval:
+            entry["requireApproval"] = list(ref.require_approval)
         if ref is not None and ref.overrides:
             entry["overrides"] = {
                 tool: o.model_dump(exclude_none=True) for tool, o in ref.overrides.items()

@@ -21,12 +21,16 @@ def memory_parts(
     namespace: str,
     targets: Sequence[ToolTarget],
     style: EndpointStyle = "base",
+    scope: str = "conversation",
 ) -> tuple[list[EnvVar], dict[str, object]]:
     """``AGENT_MEMORY_ENDPOINT``, ``AGENT_MEMORY_TYPE`` (and external headers' env), and
-    config.yaml ``memory: {name, type, endpoint, protocol: mcp}``."""
+    config.yaml ``memory: {name, type, endpoint, protocol: mcp}`` (with ``scope: shared``
+    when the agent's reference says so; the runtime's default is the conversation)."""
     if memory is None:
         return [], {}
     doc: dict[str, object] = {"name": memory.name, "type": memory.type}
+    if scope == "shared":
+        doc["scope"] = "shared"
     env = [EnvVar("AGENT_MEMORY_TYPE", value=memory.type)]
     if memory.type == "managed":
         space = memory.namespace or namespace

@@ -157,6 +157,22 @@ def agent_model_problems(
     return problems
 
 
+def builtin_model_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """A ``runtime: builtin`` agent names a model: without one it has no ``MODEL_ENDPOINT``
+    or ``LLM_MODEL`` and exits at start."""
+    if agent.runtime != "builtin" or agent.model is not None or agent.models:
+        return []
+    return [
+        Problem(
+            join_path(path, "model"),
+            "a runtime: builtin agent needs a model (without one it exits at start: no "
+            "MODEL_ENDPOINT or LLM_MODEL); give it model: <one of models:>, or models: "
+            "[{name: ...}]",
+            kind="langop_builtin_model",
+        )
+    ]
+
+
 def shorthand_problems(
     agent: AgentSpec, models: Sequence[ModelSpec], path: str = ""
 ) -> list[Problem]:
@@ -273,6 +289,7 @@ def cluster_model_problems(
         )
         where = join_path(path, f"agents[{i}]")
         problems += shorthand_problems(agent, [m for _, m in models], where)
+        problems += builtin_model_problems(agent, where)
     problems += gateway_problems(cluster, path, tool_index, agent_index)
     problems += secret_key_problems(cluster, models, path)
     return problems

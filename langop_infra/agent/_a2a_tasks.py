@@ -1,0 +1,169 @@
+"""A turn as an A2A Task, with ``a2a-sdk``'s server pieces: the task is ``submitted``, then
+``working`` (one status per tool call, which ``message/stream`` streams as it happens), and
+ends ``completed`` with the answer as an artifact (a text part and a data part with the
+turn's records), or ``failed`` with the error, or ``canceled`` by ``tasks/cancel`` (the turn
+and its tool calls are cancelled). Tasks are kept in a bounded store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from langop_infra.agent._a2a_sdk import (
+    EventQueue,
+    InMemoryTaskStore,
+    ListTasksRequest,
+    ListTasksResponse,
+    RequestContext,
+    ServerCallContext,
+    Task,
+    TaskState,
+    TaskStore,
+    TaskUpdater,
+    new_data_part,
+    new_task_from_user_message,
+    new_text_part,
+)
+from langop_infra.agent._loop import Approver, Observer, TurnOutcome
+
+__all__ = ["MAX_TASKS", "BoundedTaskStore", "Observer", "TurnTasks"]
+
+MAX_TASKS = 1000  # tasks kept for tasks/get; the oldest is dropped first
+APPROVALS = frozenset({"yes", "y", "ok", "approve", "approved"})
+Turn = Callable[[Observer, Approver], Coroutine[Any, Any, TurnOutcome]]
+
+
+class BoundedTaskStore(TaskStore):
+    """``a2a-sdk``'s in-memory store, holding at most ``max_tasks`` tasks."""
+
+    def __init__(self, max_tasks: int = MAX_TASKS) -> None:
+        self._inner, self.max_tasks = InMemoryTaskStore(), max_tasks
+        self._order: OrderedDict[str, ServerCallContext] = OrderedDict()
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        await self._inner.save(task, context)
+        self._order[task.id] = context
+        while len(self._order) > self.max_tasks:
+            old, old_context = self._order.popitem(last=False)
+            await self._inner.delete(old, old_context)
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        return await self._inner.get(task_id, context)
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        return await self._inner.list(params, context)
+
+    async def delete(self, task_id: str, context: ServerCallContext) -> None:
+        self._order.pop(task_id, None)
+        await self._inner.delete(task_id, context)
+
+
+@dataclass
+class _Turn:
+    """A task's turn: the request's updater it publishes through (the latest request's,
+    after a resume), and the approval it waits for, if any."""
+
+    updater: TaskUpdater
+    paused: asyncio.Event = field(default_factory=asyncio.Event)
+    decision: asyncio.Future[bool] | None = None
+    running: asyncio.Task[TurnOutcome] | None = None
+
+
+class TurnTasks:
+    """Runs turns as Tasks, pauses them for approvals (``input-required``), resumes them on
+    the caller's next message, and cancels them by task id."""
+
+    def __init__(self) -> None:
+        self._turns: dict[str, _Turn] = {}
+
+    async def run(self, context: RequestContext, queue: EventQueue, turn: Turn) -> None:
+        """Run ``turn`` as the request's Task, publishing its lifecycle on ``queue``; or, when
+        the task waits for an approval, take this message as the answer and go on."""
+        task = context.current_task
+        if task is None:
+            if context.message is None:
+                raise ValueError("a task needs a message")
+            task = new_task_from_user_message(context.message)
+            await queue.enqueue_event(task)
+        updater = TaskUpdater(queue, task.id, task.context_id)
+        await updater.start_work()
+        waiting = self._turns.get(task.id)
+        if waiting is not None and waiting.decision is not None:
+            waiting.updater, decision = updater, waiting.decision
+            waiting.decision = None
+            waiting.paused.clear()
+            decision.set_result(approves(context.get_user_input()))
+            await self._drive(task.id, waiting)
+            return
+        state = _Turn(updater)
+        hooks = _hooks(state)
+        state.running = asyncio.get_running_loop().create_task(turn(*hooks))
+        self._turns[task.id] = state
+        await self._drive(task.id, state)
+
+    async def _drive(self, task_id: str, state: _Turn) -> None:
+        """Until the turn ends (publish its answer) or waits for an approval (return: the
+        task is ``input-required``)."""
+        assert state.running is not None
+        paused = asyncio.get_running_loop().create_task(state.paused.wait())
+        try:
+            await asyncio.wait({state.running, paused}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            paused.cancel()
+        if not state.running.done():
+            return
+        self._turns.pop(task_id, None)
+        if state.running.cancelled():
+            return  # tasks/cancel: cancel() published the canceled status
+        outcome = state.running.result()
+        updater = state.updater
+        parts = [new_text_part(outcome.answer), new_data_part(outcome.to_dict())]
+        await updater.add_artifact(parts, name="answer")
+        if outcome.ok:
+            await updater.complete()
+        else:
+            await updater.failed(updater.new_agent_message([new_text_part(outcome.answer)]))
+
+    async def cancel(self, context: RequestContext, queue: EventQueue) -> None:
+        """Stop the task's turn (its tool calls are cancelled with it) and mark it canceled."""
+        task_id = context.task_id or ""
+        state = self._turns.pop(task_id, None)
+        if state is not None and state.running is not None:
+            state.running.cancel()
+            await asyncio.gather(state.running, return_exceptions=True)
+        updater = TaskUpdater(queue, task_id, context.context_id or "")
+        await updater.cancel(updater.new_agent_message([new_text_part("canceled by the caller")]))
+
+
+def approves(text: str) -> bool:
+    """Whether a caller's answer approves: it starts with yes, y, ok, approve(d)."""
+    words = text.strip().lower().split()
+    return bool(words) and words[0].strip(".,!") in APPROVALS
+
+
+def _hooks(state: _Turn) -> tuple[Observer, Approver]:
+    """The turn's observer (a ``working`` status per tool call) and approver (the task goes
+    ``input-required`` with the call, until the caller's next message answers)."""
+
+    async def observe(tool: str, arguments: dict[str, Any]) -> None:
+        shown = json.dumps(arguments, default=str)[:500]
+        message = state.updater.new_agent_message([new_text_part(f"calling {tool} {shown}")])
+        await state.updater.update_status(TaskState.TASK_STATE_WORKING, message=message)
+
+    async def approve(tool: str, arguments: dict[str, Any]) -> bool:
+        shown = json.dumps(arguments, default=str)[:2000]
+        question = f"May I call {tool} with {shown}? Answer yes to approve, anything else rejects."
+        decision = asyncio.get_running_loop().create_future()
+        state.decision = decision
+        data = {"approval": {"tool": tool, "arguments": arguments}}
+        parts = [new_text_part(question), new_data_part(data)]
+        await state.updater.requires_input(state.updater.new_agent_message(parts))
+        state.paused.set()
+        return await decision
+
+    return observe, approve

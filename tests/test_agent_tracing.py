@@ -1,0 +1,97 @@
+"""The loop's OpenTelemetry spans, exported to an in-memory exporter: one ``invoke_agent``
+span per turn, its children a ``chat`` span per model call and an ``execute_tool`` span per
+tool call (GenAI semantic conventions), a failed tool call's span marked as an error. The
+model is the scripted fake of tests/fake_openai.py and the tools a FAKE registry."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+from langop_infra.agent._loop import AgentLoop
+from langop_infra.agent._metrics import RuntimeMetrics
+from langop_infra.agent._model_client import ChatModel
+from langop_infra.agent._tracing import configure_tracing
+from langop_infra.mcp._session import ToolCallResult
+from tests.fake_openai import FakeOpenAI
+from tests.support.agent_parts import tool_results
+from tests.support.loopback import serve
+
+
+class Tools:
+    """A FAKE registry: ``ok`` answers, ``broken`` fails."""
+
+    def llm_definitions(self, format: Any) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        names = ("ok", "broken")
+        return [{"type": "function", "function": {"name": n}} for n in names], {n: n for n in names}
+
+    async def call_tool(self, name: str, arguments: Any = None) -> ToolCallResult:
+        return ToolCallResult([{"type": "text", "text": f"{name} ran"}], name == "broken")
+
+
+def both_then_answer(body: dict[str, Any]) -> dict[str, Any]:
+    if tool_results(body):
+        return {"role": "assistant", "content": "done"}
+    calls = [
+        {"id": f"call_{n}", "type": "function", "function": {"name": n, "arguments": "{}"}}
+        for n in ("ok", "broken")
+    ]
+    return {"role": "assistant", "content": None, "tool_calls": calls}
+
+
+def test_a_turn_is_a_span_with_its_model_and_tool_calls_as_children() -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    fake, metrics = FakeOpenAI(script=both_then_answer), RuntimeMetrics()
+
+    async def run() -> None:
+        model = ChatModel(model_url, "m1", None, 10, metrics)
+        tracer = provider.get_tracer("test")
+        loop = AgentLoop(model, Tools(), metrics, tracer=tracer, agent_name="helper")
+        try:
+            await loop.run("go", "c1")
+        finally:
+            await model.aclose()
+
+    with serve(fake.app()) as model_url:
+        asyncio.run(run())
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    assert sorted(spans) == [
+        "chat m1",
+        "execute_tool broken",
+        "execute_tool ok",
+        "invoke_agent helper",
+    ]
+    turn = spans.pop("invoke_agent helper")
+    assert turn.parent is None
+    assert dict(turn.attributes or {}) == {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "helper",
+        "gen_ai.conversation.id": "c1",
+    }
+    assert turn.context is not None
+    parents = {name: span.parent.span_id if span.parent else None for name, span in spans.items()}
+    assert parents == {name: turn.context.span_id for name in spans}
+    chats = [s for s in exporter.get_finished_spans() if s.name == "chat m1"]
+    assert len(chats) == 2 and chats[0].attributes == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "m1",
+    }
+    broken, ok = spans["execute_tool broken"], spans["execute_tool ok"]
+    assert (ok.status.status_code, broken.status.status_code) == (
+        StatusCode.UNSET,
+        StatusCode.ERROR,
+    )
+    assert (
+        broken.attributes is not None and broken.attributes["gen_ai.tool.call.id"] == "call_broken"
+    )
+
+
+def test_nothing_is_exported_without_an_endpoint() -> None:
+    assert configure_tracing({"AGENT_NAME": "helper"}) is None
