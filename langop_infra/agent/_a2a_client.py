@@ -11,11 +11,12 @@ from typing import Any
 import httpx
 from a2a.client import ClientConfig, ClientFactory
 from a2a.client.card_resolver import parse_agent_card
-from a2a.helpers import get_data_parts, get_text_parts, new_text_part
+from a2a.helpers import get_text_parts, new_text_part
 from a2a.types import Message, Role, SendMessageRequest
 
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
+from langop_infra.agent._a2a_data import get_data_parts
 from langop_infra.agent._a2a_server import CARD_PATH
 from langop_infra.agent._settings import Peer
 
