@@ -305,3 +305,26 @@ def test_language_operators_workspace_config_map_becomes_initial_files(
     pod = rendered(render, config).find("Deployment", "demo-agent")["spec"]["template"]["spec"]
     assert pod["initContainers"][0]["name"] == "init-workspace"
     assert {"name": "initial-files", "configMap": {"name": "starter-files"}} in pod["volumes"]
+
+
+def test_kagents_stream_and_descriptions_are_noted_not_dropped(capsys) -> None:
+    """Issue 51 §5: each field kagent has and a stack cannot carry gets a note."""
+    _, notes = imported(
+        capsys,
+        "kagent-server-everything-agent.yaml",
+        "kagent-server-everything-remote-mcpserver.yaml",
+        extra=("--agent-image", AGENT_IMAGE),
+    )
+    # langop-infra import: note: <file>: <Kind>/<name>: <field>: <why>; <what to do>
+    fields = {tuple(n.split(": ", 5)[3:5]): n.split(": ", 5)[5] for n in notes}
+    agent = "SandboxAgent/server-everything-agent"
+    assert fields[(agent, "spec.declarative.stream")] == (
+        "kagent streams the answer to its UI; an agent here answers each A2A message whole; "
+        "nothing to do (a2a.streaming advertises streaming, for a runtime that streams)"
+    )
+    assert fields[(agent, "spec.description")].endswith(
+        "; if it serves A2A, set a2a.description (and a2a.skills) to it"
+    )
+    assert fields[("RemoteMCPServer/server-everything", "spec.description")].startswith(
+        "an external MCP server here has no description"
+    )
