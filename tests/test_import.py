@@ -328,3 +328,24 @@ def test_kagents_stream_and_descriptions_are_noted_not_dropped(capsys) -> None:
     assert fields[("RemoteMCPServer/server-everything", "spec.description")].startswith(
         "an external MCP server here has no description"
     )
+
+
+def test_into_writes_multi_line_values_as_block_scalars(capsys, tmp_path) -> None:
+    """Issue 51 §5: the imported agent's instructions as a ``|-`` block, as without --into;
+    the file's own block scalar stays one too."""
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(
+        "config:\n  langop-infra:namespace: apps\n  langop-infra:agents:\n"
+        "    - name: old\n      image: ghcr.io/acme/old:1\n"
+        "      instructions: |\n        line one\n        line two\n"
+    )
+    source = FIXTURES / "kagent-server-everything-agent.yaml"
+    code = main(["import", str(source), "--agent-image", AGENT_IMAGE, "--into", str(stack)])
+    assert code == 0, capsys.readouterr().err
+    text = stack.read_text()
+    assert "      instructions: |\n        line one\n        line two\n" in text
+    message = yaml.safe_load(source.read_text())["spec"]["declarative"]["systemMessage"]
+    block = "".join(f"        {line}\n" if line else "\n" for line in message.split("\n"))
+    assert f"      instructions: |-\n{block}" in text
+    [_, agent] = yaml.safe_load(text)["config"]["langop-infra:agents"]
+    assert agent["instructions"] == message
