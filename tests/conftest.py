@@ -29,17 +29,21 @@ def _an_open_event_loop() -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--bench", action="store_true", help="also run the bench-marked tests")
+    parser.addoption("--engine", action="store_true", help="also run the engine-marked tests")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave the benchmarks' smoke runs out unless asked for (``-m bench`` or ``--bench``):
-    an ``addopts = -m 'not bench'`` would be replaced by any ``-m`` on the command line."""
-    if config.getoption("--bench") or "bench" in (config.getoption("markexpr") or ""):
-        return
-    bench = [item for item in items if item.get_closest_marker("bench") is not None]
-    if bench:
-        config.hook.pytest_deselected(items=bench)
-        items[:] = [item for item in items if item.get_closest_marker("bench") is None]
+    """Leave the benchmarks' smoke runs and the real-engine tests out unless asked for
+    (``-m bench``, ``-m engine``, ``--bench``, ``--engine``): an ``addopts = -m 'not bench'``
+    would be replaced by any ``-m`` on the command line."""
+    for marker in ("bench", "engine"):
+        if config.getoption(f"--{marker}") or marker in (config.getoption("markexpr") or ""):
+            continue
+        left_out = [item for item in items if item.get_closest_marker(marker) is not None]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if item.get_closest_marker(marker) is None]
 
 
 @pytest.hookimpl(trylast=True)

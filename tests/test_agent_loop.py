@@ -256,3 +256,32 @@ async def test_chat_with_tools_runs_tool_kit_tools_in_process() -> None:
     assert response.endswith(" / unknown city 'Atlantis'")
     sent = fake.requests[0]["body"]["messages"]
     assert [m["content"] for m in sent[1:]] == ["hello", "hi", "What is the date in Tokyo?"]
+
+
+async def test_chat_with_tools_takes_the_registrys_langchain_tools() -> None:
+    """Seed 003 passes ``registry.get_langchain_tools()``; they used to fail on
+    ``'StructuredTool' object has no attribute 'input_model'``."""
+    from langop_infra.agent._local_tools import chat_with_tools
+    from langop_infra.toolkit import MCPToolRegistry
+
+    registry = MCPToolRegistry()
+    registry.register(PopulationTool())
+
+    def script(body: dict[str, Any]) -> dict[str, Any]:
+        results = tool_results(body)
+        if not results:
+            return call("population", city="Lyon")
+        return {"role": "assistant", "content": f"{results[0]}"}
+
+    fake = FakeOpenAI(script=script)
+    with serve(fake.app()) as url:
+        messages = [{"role": "user", "content": "How many people live in Lyon?"}]
+        response, steps, results = await chat_with_tools(
+            messages, registry.get_langchain_tools(), 5, model=model_at(url, RuntimeMetrics())
+        )
+    offered = [t["function"] for t in fake.requests[0]["body"]["tools"]]
+    assert [t["name"] for t in offered] == ["get_current_datetime", "population"]
+    assert offered[1]["parameters"]["required"] == ["city"]
+    assert [(s.tool_name, s.tool_args) for s in steps] == [("population", {"city": "Lyon"})]
+    assert results[0].success is True
+    assert response == str({"success": True, "city": "Lyon", "population": 522_250})

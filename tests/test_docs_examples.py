@@ -39,9 +39,11 @@ BIN = Path(sys.executable).parent
 # "<page>:<line>" of samples that cannot run on this machine, and why.
 NOT_RUN: dict[str, str] = {
     "docs/schema-sync.md:63": "reads a Secret from a live cluster (Secret.get)",
-    "docs/runtime.md:152": "needs an OpenAI-compatible model; tests/test_agent_loop.py makes "
+    "docs/runtime.md:154": "needs an OpenAI-compatible model; tests/test_agent_loop.py makes "
     "the same chat_with_tools call against a scripted one",
-    "docs/runtime.md:169": "needs an A2A peer; tests/test_agent_serve.py sends to one",
+    "docs/runtime.md:171": "needs an A2A peer; tests/test_agent_serve.py sends to one",
+    "docs/toolkit.md:119": "needs an OpenAI-compatible model; tests/test_seed_documents.py runs "
+    "seed 003's own example of this call against a scripted one",
 }
 
 

@@ -119,9 +119,20 @@ def test_kagent_agent_with_its_remote_server_round_trip(render, capsys) -> None:
     )
     agent = config["langop-infra:agents"][0]
     assert agent["mcpServers"] == [
-        {"name": "server-everything", "url": "https://servereverything.dev/mcp", "timeout": "30s"}
+        {
+            "name": "server-everything",
+            "url": "https://servereverything.dev/mcp",
+            "timeout": "30s",
+            "allowedTools": [
+                "show-weather-dashboard",
+                "echo",
+                "get-sum",
+                "get-tiny-image",
+                "get-structured-content",
+            ],
+        }
     ]
-    assert any("toolNames" in n for n in notes)
+    assert not any("toolNames" in n for n in notes)  # carried, so not noted
     # The agent names kagent's default model config; the doc's ModelConfig is my-model.
     agent["model"] = "my-model"
     out = rendered(render, config)
@@ -130,8 +141,8 @@ def test_kagent_agent_with_its_remote_server_round_trip(render, capsys) -> None:
             "containers"
         ][0]
     )
-    assert json.loads(env["AGENT_MCP_SERVERS"]) == [
-        {"name": "server-everything", "url": "https://servereverything.dev/mcp"}
+    assert [(s["name"], s["url"]) for s in json.loads(env["AGENT_MCP_SERVERS"])] == [
+        ("server-everything", "https://servereverything.dev/mcp")
     ]
     assert env["AGENT_INSTRUCTIONS"].startswith("You are a helpful assistant")
 

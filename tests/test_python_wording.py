@@ -58,7 +58,8 @@ def python_problems(component: Any, **fields: Any) -> dict[str, str]:
             LanguageAgent,
             {"mcp_servers": {"search": {}}},
             "mcp_servers",
-            "expected a list of {name, url, headers, timeout, transport, auto_connect}, got a dict",
+            # Over six fields (allowed_tools is the seventh): the required ones, then "…".
+            "expected a list of {name, url, …}, got a dict",
         ),
     ],
 )

@@ -1,12 +1,16 @@
 """The seeds' own documents, verbatim: STOA's Tool manifest as an ``httpTools`` entry,
 its placeholder endpoint refused, every problem in one pass, its ``conditions``; language-operator's
 ``command`` string; language-operator's JSON-RPC error ``data`` reaching the agent and ``tools call
--o json``."""
+-o json``; seed 003's chat examples run against a scripted OpenAI-compatible model with only
+their import lines changed."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,7 @@ from langop_infra.config.tool import ToolSpec
 from langop_infra.core.problems import SpecError
 from langop_infra.mcp import ClientOptions
 from langop_infra.program.stack import main as stack_program
+from tests.fake_openai import FakeOpenAI
 from tests.support.loopback import serve
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
@@ -257,3 +262,159 @@ def test_the_editor_schema_admits_what_validation_admits() -> None:
         }
     }
     assert list(validator.iter_errors(stray)) != []
+
+
+# --- seed 003's chat examples, run with only their import lines changed ---------------------
+
+SEED003 = Path(__file__).parent / "fixtures" / "seed003" / "chat-examples.md"
+# The seed's import lines and ours; nothing else of an example is changed.
+SEED003_IMPORTS = {
+    "from agentlab.mcp import get_registry": "from langop_infra.toolkit import get_registry",
+    "from langchain_openai import ChatOpenAI": (
+        "from langop_infra.toolkit import OpenAICompatibleChat as ChatOpenAI"
+    ),
+    "from agentlab.core.llm_interface import LangChainLLM": (
+        "from langop_infra.toolkit import LangChainLLM"
+    ),
+    "from agentlab.models import ChatMessage": "from langop_infra.toolkit import ChatMessage",
+}
+
+
+def seed003_blocks() -> dict[str, str]:
+    """Each fenced block of the seed's chat examples by the heading above it."""
+    text = SEED003.read_text()
+    found = re.findall(r"^### (.+?)\n\n```\w+\n(.*?)^```", text, re.S | re.M)
+    return dict(found)
+
+
+def ported(code: str) -> str:
+    lines = code.splitlines()
+    for seed, ours in SEED003_IMPORTS.items():
+        lines = [ours if line == seed else line for line in lines]
+    assert not any("agentlab" in ln or "langchain_openai" in ln for ln in lines), code
+    return "\n".join(lines)
+
+
+def run_example(code: str, namespace: dict[str, Any]) -> None:
+    """Run ``code`` as the seed's reader would, top-level ``await`` included."""
+    compiled = compile(ported(code), str(SEED003), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    pending = eval(compiled, namespace)  # a coroutine when the code awaits
+    if pending is not None:
+        asyncio.run(pending)
+
+
+def time_in(body: dict[str, Any]) -> dict[str, Any]:
+    """SCRIPTED model: asks for ``get_current_datetime`` in the question's city, then answers
+    with what the tool said."""
+    answered = [m for m in body["messages"] if m["role"] == "tool"]
+    if answered:  # read as a model reads it: JSON, or the seed's str(dict)
+        told = re.search(r"""['"]datetime['"]: ['"]([^'"]+)""", answered[-1]["content"])
+        return {"role": "assistant", "content": f"It is {told and told[1]} there."}
+    question = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+    zone = {"Tokyo": "Asia/Tokyo", "London": "Europe/London"}.get(
+        question.rstrip("?").split()[-1], "America/New_York"
+    )
+    arguments = json.dumps({"format": "iso", "timezone": zone})
+    function = {"name": "get_current_datetime", "arguments": arguments}
+    call = {"id": "call_1", "type": "function", "function": function}
+    return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+
+@pytest.fixture
+def scripted_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    """The scripted OpenAI-compatible model on loopback, named by the agent's env."""
+    from langop_infra.toolkit import reset_registry
+
+    reset_registry()  # the global registry: the built-in tools only
+    fake = FakeOpenAI(script=time_in)
+    with serve(fake.app()) as url:
+        monkeypatch.setenv("MODEL_ENDPOINT", f"{url}/v1")
+        monkeypatch.setenv("LLM_MODEL", "scripted")
+        monkeypatch.setenv("MODEL_API_KEY", "sk-test")
+        yield fake
+
+
+def test_seed003_with_langchain(scripted_model: FakeOpenAI) -> None:
+    namespace: dict[str, Any] = {}
+    run_example(seed003_blocks()["With LangChain"], namespace)
+    [call] = namespace["response"].tool_calls
+    assert (call["name"], call["args"]) == (
+        "get_current_datetime",
+        {"format": "iso", "timezone": "America/New_York"},
+    )
+    sent = scripted_model.requests[0]
+    assert sent["authorization"] == "Bearer sk-test"
+    assert sent["body"]["model"] == "gpt-4"
+    assert [t["function"]["name"] for t in sent["body"]["tools"]] == ["get_current_datetime"]
+
+
+def test_seed003_integrated_chat_with_tools(
+    scripted_model: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_example(seed003_blocks()["Integrated Chat with Tools"], {})
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"Response: It is \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+09:00 there\.", lines[0])
+    assert lines[1:4] == [
+        "Tools used: 1",
+        "Step 1: Called get_current_datetime",
+        "  Args: {'format': 'iso', 'timezone': 'Asia/Tokyo'}",
+    ]
+    assert "'success': True" in lines[4] and "'timezone': 'Asia/Tokyo'" in lines[4]
+    assert [m["role"] for m in scripted_model.requests[1]["body"]["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+    ]
+
+
+def test_seed003_tool_execution_loop(scripted_model: FakeOpenAI) -> None:
+    blocks = seed003_blocks()
+    namespace: dict[str, Any] = {}
+    run_example(blocks["Binding Tools to LLM"], namespace)
+    run_example(blocks["Tool Execution Loop"], namespace)
+    answer = asyncio.run(namespace["chat_with_tools"]("What time is it in London?"))
+    assert re.fullmatch(r"It is \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0[01]:00 there\.", answer)
+
+
+def test_seed003_llm_chat_endpoint_with_memory(scripted_model: FakeOpenAI) -> None:
+    import httpx
+
+    from langop_infra.toolkit import LangChainLLM, MCPToolRegistry
+    from langop_infra.toolkit._server import build_app
+
+    curl = seed003_blocks()["Via API with Memory"]
+    body = json.loads(curl.split("-d '", 1)[1].rsplit("'", 1)[0])
+    with serve(build_app(MCPToolRegistry(), llm=LangChainLLM())) as base:
+        first = httpx.post(f"{base}/llm/chat", json=body, timeout=10).json()
+        follow_up = {**body, "messages": [{"role": "user", "content": "Thanks!"}]}
+        follow_up["use_tools"] = False
+        second = httpx.post(f"{base}/llm/chat", json=follow_up, timeout=10).json()
+    assert first["tools_used"] is True and first["session_id"] == "user-123"
+    assert [c["tool_name"] for c in first["tool_calls"]] == ["get_current_datetime"]
+    assert first["tool_calls"][0]["tool_args"] == {"format": "iso", "timezone": "Europe/London"}
+    assert first["tool_results"][0]["success"] is True
+    assert first["agent_steps"][0]["step_number"] == 1
+    assert first["response"].startswith("It is ")
+    assert (second["tools_used"], second["tool_calls"]) == (False, [])
+    remembered = scripted_model.requests[-1]["body"]
+    assert "tools" not in remembered  # use_tools false: the model is offered none
+    contents = [m["content"] for m in remembered["messages"]]
+    assert contents[0] == "What time is it in London?"
+    assert contents[1].startswith("Tool result: get_current_datetime: {")
+    assert contents[2:] == [first["response"], "Thanks!"]
+
+
+def test_llm_chat_refuses_a_tool_it_does_not_have(scripted_model: FakeOpenAI) -> None:
+    import httpx
+
+    from langop_infra.toolkit import LangChainLLM, MCPToolRegistry
+    from langop_infra.toolkit._server import build_app
+
+    body = {"messages": [{"role": "user", "content": "hi"}], "available_tools": ["calculator"]}
+    with serve(build_app(MCPToolRegistry(), llm=LangChainLLM())) as base:
+        answer = httpx.post(f"{base}/llm/chat", json=body, timeout=10)
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "detail": "unknown tools ['calculator']; the tools are: get_current_datetime"
+    }
+    assert scripted_model.requests == []

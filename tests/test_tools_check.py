@@ -101,3 +101,74 @@ def test_a_broken_tool_gets_each_failure_named(capsys: pytest.CaptureFixture[str
 def test_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tools", "check", "ftp://x"]) == 2
     assert "is not an http(s) URL" in capsys.readouterr().err
+
+
+def event_stream_tool(seen: list[list[tuple[bytes, bytes]]]) -> Starlette:
+    """STAND-IN for a server that answers every POST with an event stream whatever the request
+    asks (the shape httpx's default ``Accept: */*`` got from an SSE-mode SDK server); it keeps
+    each request's raw headers in ``seen``."""
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def mcp(request: Request) -> Response:
+        seen.append(list(request.scope["headers"]))
+        message = json.loads(await request.body())
+        tools = [{"name": "lookup", "inputSchema": {"type": "object"}}]
+        answer = {"jsonrpc": "2.0", "id": message.get("id"), "result": {"tools": tools}}
+        text = f"event: message\ndata: {json.dumps(answer)}\n\n"
+        return Response(text, media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/health", health), Route("/mcp", mcp, methods=["POST"])])
+
+
+def test_discovery_is_gos_request_and_an_event_stream_fails_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seen: list[list[tuple[bytes, bytes]]] = []
+    with serve(event_stream_tool(seen)) as base:
+        code, checks = check(capsys, base)
+    discovery = checks[1]
+    assert (code, discovery["passed"]) == (1, False)
+    assert discovery["detail"] == (
+        "answered text/event-stream; language-operator reads the body with json.Unmarshal and "
+        "needs one application/json document (serve with json_response=True)"
+    )
+    host = base.removeprefix("http://").encode()
+    assert seen[0] == [  # net/http's Post, header for header: no Accept
+        (b"host", host),
+        (b"user-agent", b"Go-http-client/1.1"),
+        (b"content-length", b"58"),
+        (b"content-type", b"application/json"),
+        (b"accept-encoding", b"gzip"),
+    ]
+
+
+def sse_mode_sdk_server() -> Starlette:
+    """The official SDK in its default response mode (event streams), stateless."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = MCPServer(name="sse-only")
+
+    @server.tool(description="echo")
+    def echo(text: str) -> str:
+        return text
+
+    return server.streamable_http_app(
+        stateless_http=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+
+
+def test_an_sdk_server_in_event_stream_mode_fails_discovery_with_the_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with serve(sse_mode_sdk_server()) as base:
+        _code, checks = check(capsys, base)
+    detail = checks[1]["detail"]
+    assert checks[1]["passed"] is False
+    assert detail.startswith("HTTP 406: ")
+    assert "Not Acceptable: Client must accept both" in detail
+    assert detail.endswith("without Accept (serve stateless, JSON responses)")
+    assert checks[2]["passed"] is True  # a full MCP session (our client) is served

@@ -2,8 +2,9 @@
 ``get_current_datetime``, with pydantic models for its input and output, and every failure
 returned as a tool *result* (``isError``) the LLM can read, never a crash.
 
-Serves MCP (streamable HTTP, stateless: language-operator's plain ``tools/list`` works) at
-``POST /mcp`` and readiness at ``GET /health``. Copy this folder, rename the tool, keep the
+Serves MCP (streamable HTTP, stateless, JSON responses: language-operator's plain ``tools/list``
+works, sent as Go's ``client.Post`` sends it, without an ``Accept`` header) at ``POST /mcp`` and
+readiness at ``GET /health``. Copy this folder, rename the tool, keep the
 shape; ``test_server.py`` is the test template that goes with it.
 
 Environment: ``PORT`` (default 8080), ``HOST`` (default 0.0.0.0).
@@ -23,6 +24,7 @@ from pydantic import BaseModel, Field
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 __version__ = "0.1.0"
 
@@ -99,13 +101,35 @@ def build_server() -> MCPServer:
     return server
 
 
+class JsonWhenUnasked:
+    """A POST without ``Accept`` is handed on with ``Accept: application/json``.
+
+    language-operator's controller discovers tools with Go's ``client.Post``, which sends no
+    ``Accept``; the SDK would answer 406. No ``Accept`` means any type is acceptable (RFC 9110).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = scope.get("headers", [])
+        asked = any(k.lower() == b"accept" and v.strip() for k, v in headers)
+        if scope["type"] == "http" and scope["method"] == "POST" and not asked:
+            kept = [(k, v) for k, v in headers if k.lower() != b"accept"]
+            scope = {**scope, "headers": [*kept, (b"accept", b"application/json")]}
+        await self.app(scope, receive, send)
+
+
 def build_app() -> Starlette:
-    """The ASGI app: MCP at ``POST /mcp`` (stateless), ``GET /health``."""
+    """The ASGI app: MCP at ``POST /mcp`` (stateless, JSON bodies), ``GET /health``."""
     server = build_server()
     app = server.streamable_http_app(
         stateless_http=True,
+        # One JSON body per request: what a client that sends no Accept, or */*, can parse.
+        json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
+    app.add_middleware(JsonWhenUnasked)
     return app
 
 

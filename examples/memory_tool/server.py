@@ -31,8 +31,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, ToolAnnotations
 from pydantic import BaseModel, Field, StringConstraints
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 __version__ = "0.1.0"
 
@@ -264,6 +266,25 @@ def build_server(store: MemoryStore) -> MCPServer:
     return server
 
 
+class JsonWhenUnasked:
+    """A POST without ``Accept`` is handed on with ``Accept: application/json``.
+
+    language-operator's controller discovers tools with Go's ``client.Post``, which sends no
+    ``Accept``; the SDK would answer 406. No ``Accept`` means any type is acceptable (RFC 9110).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = scope.get("headers", [])
+        asked = any(k.lower() == b"accept" and v.strip() for k, v in headers)
+        if scope["type"] == "http" and scope["method"] == "POST" and not asked:
+            kept = [(k, v) for k, v in headers if k.lower() != b"accept"]
+            scope = {**scope, "headers": [*kept, (b"accept", b"application/json")]}
+        await self.app(scope, receive, send)
+
+
 def build_app(db_path: str | os.PathLike[str]) -> Starlette:
     """The ASGI app: MCP at ``POST /mcp``, readiness at ``GET /health``, store at ``db_path``."""
     store = MemoryStore(db_path)
@@ -273,8 +294,9 @@ def build_app(db_path: str | os.PathLike[str]) -> Starlette:
         # session to lose, and clients need no sticky routing.
         stateless_http=True,
         # Plain JSON bodies, not event streams: the LanguageTool contract's discovery request
-        # (``POST /mcp`` with ``Content-Type: application/json``, no event-stream Accept)
-        # and the upstream operator's schema sync read the response as one JSON document.
+        # (``POST /mcp`` with ``Content-Type: application/json`` and no Accept at all, which
+        # JsonWhenUnasked admits) and the upstream operator's schema sync read the response
+        # as one JSON document.
         json_response=True,
         # Callers reach the tool by its Service DNS name or through the API server proxy,
         # Host values that cannot be listed here; a ClusterIP Service is no browser target.
@@ -294,7 +316,9 @@ def build_app(db_path: str | os.PathLike[str]) -> Starlette:
         finally:
             store.close()
 
-    return Starlette(routes=list(mcp_app.routes), lifespan=lifespan)
+    return Starlette(
+        routes=list(mcp_app.routes), lifespan=lifespan, middleware=[Middleware(JsonWhenUnasked)]
+    )
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import langop_infra._json as _json
 from langop_infra.agent._loop import AgentLoop, Tools
@@ -31,13 +31,15 @@ class LocalTools:
     """Tool kit tools as the loop's tools: offered under LLM-safe names, run in process with
     ``execute_with_validation``; every failure is an error result."""
 
-    def __init__(self, tools: MCPToolRegistry | Sequence[MCPToolBase]) -> None:
+    def __init__(self, tools: MCPToolRegistry | Sequence[MCPToolBase | Any]) -> None:
         listed = (
             [t for n in tools.list_tools() if (t := tools.get_tool(n)) is not None]
             if isinstance(tools, MCPToolRegistry)
             else list(tools)
         )
-        self.tools = {tool.name: tool for tool in listed}
+        # LangChain tools (registry.get_langchain_tools(), as AgentLab passes them) are run
+        # through the tool kit tool they wrap when there is one, else through ainvoke.
+        self.tools: dict[str, Any] = {tool.name: tool for tool in listed}
 
     def llm_definitions(
         self, format: object = "openai"
@@ -53,7 +55,7 @@ class LocalTools:
                     "function": {
                         "name": api_name,
                         "description": tool.description,
-                        "parameters": tool.input_model.model_json_schema(),
+                        "parameters": _parameters(tool),
                     },
                 }
             )
@@ -66,7 +68,15 @@ class LocalTools:
         if tool is None:
             return _text(f"Tool {name} not found", error=True)
         try:
-            result = await tool.execute_with_validation(**dict(arguments or {}))
+            if isinstance(tool, MCPToolBase):
+                result = await tool.execute_with_validation(**dict(arguments or {}))
+            else:  # a LangChain tool
+                output = await tool.ainvoke(dict(arguments or {}))
+                result: dict[str, Any] = (
+                    cast("dict[str, Any]", output)
+                    if isinstance(output, dict)
+                    else {"output": output}
+                )
         except Exception as exc:  # AgentLab: errors are results the LLM can read
             return _text(f"{name}: {exc}", error=True)
         text = json.dumps(result, default=str)
@@ -77,13 +87,22 @@ class LocalTools:
         )
 
 
+def _parameters(tool: Any) -> dict[str, Any]:
+    """A tool's JSON Schema: a tool kit tool's input model, a LangChain tool's arguments."""
+    if isinstance(tool, MCPToolBase):
+        return tool.input_model.model_json_schema()
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    return convert_to_openai_tool(tool)["function"]["parameters"]
+
+
 def _text(text: str, error: bool) -> ToolCallResult:
     return ToolCallResult(content=[{"type": "text", "text": text}], is_error=error)
 
 
 async def chat_with_tools(
     messages: Sequence[Mapping[str, Any] | Any],
-    tools: MCPToolRegistry | Sequence[MCPToolBase] | Tools,
+    tools: MCPToolRegistry | Sequence[MCPToolBase | Any] | Tools,
     max_iterations: int = 5,
     *,
     model: ChatModel,

@@ -206,6 +206,10 @@ class _Collector:
         if not isinstance(auto, bool):
             self._fail(name, f"{where}.autoConnect: must be true or false")
             return
+        allowed = fields.get("allowedTools")
+        if allowed is not None and not _string_list(allowed):
+            self._fail(name, f"{where}.allowedTools: must be a list of tool names")
+            return
         source = {"mcpServers": "config.yaml mcpServers", "servers": "servers.json"}.get(key, key)
         self._add(
             ServerEntry(
@@ -218,6 +222,7 @@ class _Collector:
                 command,
                 child_env,
                 auto_connect=auto,
+                allowed_tools=None if allowed is None else tuple(cast("list[str]", allowed)),
             )
         )
 

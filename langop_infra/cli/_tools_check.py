@@ -6,10 +6,11 @@ LanguageTool contract.
 Four checks, each pass or FAIL with what was seen:
 
 1. ``GET /health`` answers 200 with the JSON ``{"status": "ok"}``;
-2. language-operator's discovery request, exactly as language-operator sends it (``POST /mcp``,
-   ``Content-Type: application/json``, ``{"jsonrpc": "2.0", "id": 1, "method":
-   "tools/list", "params": {}}``, no ``initialize`` first) gets the tools, each with a name
-   and an ``inputSchema`` object;
+2. language-operator's discovery request, exactly as its Go controller sends it (``POST /mcp``,
+   ``Content-Type: application/json``, no ``Accept`` header, ``{"jsonrpc": "2.0", "id": 1,
+   "method": "tools/list", "params": {}}``, no ``initialize`` first) gets one
+   ``application/json`` body (an event stream fails: ``json.Unmarshal`` cannot read it) with
+   the tools, each with a name and an ``inputSchema`` object;
 3. ``tools/list`` through a full MCP session (initialize first) lists at least one tool;
 4. a call to a tool that does not exist gets the MCP error format: a JSON-RPC error or an
    ``isError`` result, never an HTTP 5xx.
@@ -104,9 +105,8 @@ async def _health(client: Any, url: str) -> Check:
 async def _discovery(client: Any, url: str) -> Check:
     name = "language-operator discovery (tools/list, no initialize)"
     try:
-        response = await client.post(
-            url, content=json.dumps(DISCOVERY_REQUEST), headers={"Content-Type": "application/json"}
-        )
+        body = json.dumps(DISCOVERY_REQUEST, separators=(",", ":")).encode()  # as Go marshals it
+        response = await client.send(go_post(url, body))
     except Exception as exc:
         return Check(name, False, f"no answer: {type(exc).__name__}: {exc}")
     if response.status_code != 200:
@@ -114,10 +114,12 @@ async def _discovery(client: Any, url: str) -> Check:
             name,
             False,
             f"HTTP {response.status_code}: {response.text[:120]!r}; language-operator sends "
-            "tools/list without initialize (serve stateless)",
+            "tools/list without initialize and without Accept (serve stateless, JSON responses)",
         )
-    kind = response.headers.get("content-type", "").split(";")[0].strip()
-    message = _message(response.text, kind, DISCOVERY_REQUEST["id"])
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        return Check(name, False, f"answered {kind or 'no Content-Type'}; {_WANTS_JSON}")
+    message = _message(response.text, DISCOVERY_REQUEST["id"])
     tools = (message or {}).get("result", {}).get("tools") if message else None
     if not isinstance(tools, list):
         return Check(name, False, f"no JSON-RPC result with tools in {response.text[:120]!r}")
@@ -129,6 +131,29 @@ async def _discovery(client: Any, url: str) -> Check:
         if not isinstance(tool.get("inputSchema"), dict):
             return Check(name, False, f"tool {tool['name']!r} has no inputSchema object")
     return Check(name, True, f"{len(listed)} tools ({kind})")
+
+
+_WANTS_JSON = (
+    "language-operator reads the body with json.Unmarshal and needs one application/json "
+    "document (serve with json_response=True)"
+)
+
+
+def go_post(url: str, body: bytes) -> Any:
+    """The request Go's ``http.Client.Post(url, "application/json", body)`` sends, header for
+    header: no ``Accept`` (httpx's client would add ``Accept: */*``, so the request is built
+    here and sent as is), Go's User-Agent, ``Accept-Encoding: gzip``."""
+    import httpx
+
+    host = urlsplit(url).netloc
+    headers = [
+        ("Host", host),
+        ("User-Agent", "Go-http-client/1.1"),
+        ("Content-Length", str(len(body))),
+        ("Content-Type", "application/json"),
+        ("Accept-Encoding", "gzip"),
+    ]
+    return httpx.Request("POST", url, headers=headers, content=body)
 
 
 async def _listing(url: str, options: Any) -> Check:
@@ -162,18 +187,14 @@ async def _error_format(url: str, options: Any) -> Check:
     return Check(name, False, f"calling {MISSING_TOOL!r} succeeded; want an error")
 
 
-def _message(text: str, kind: str, request_id: object) -> dict[str, Any] | None:
-    """The JSON-RPC answer to ``request_id`` in a JSON body or an SSE stream."""
-    candidates: list[str] = [text] if kind == "application/json" else []
-    if kind == "text/event-stream":
-        candidates = [line[5:] for line in text.splitlines() if line.startswith("data:")]
-    for candidate in candidates:
-        try:
-            value = _json.read(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, dict) and cast("dict[str, Any]", value).get("id") == request_id:
-            return cast("dict[str, Any]", value)
+def _message(text: str, request_id: object) -> dict[str, Any] | None:
+    """The JSON-RPC answer to ``request_id`` in a JSON body."""
+    try:
+        value = _json.read(text)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and cast("dict[str, Any]", value).get("id") == request_id:
+        return cast("dict[str, Any]", value)
     return None
 
 

@@ -234,6 +234,13 @@ def child_options(
     return pulumi.ResourceOptions(parent=parent, depends_on=deps or None)
 
 
+def claim_options(child: pulumi.ResourceOptions) -> pulumi.ResourceOptions:
+    """A PersistentVolumeClaim's options: a replacement (storage class, access modes, or size
+    down are immutable) or a removal forgets the claim instead of deleting its volume, so no
+    edit of a stack file deletes data; the namespace's deletion still removes it."""
+    return pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(retain_on_delete=True))
+
+
 def with_pod_annotations(
     deployment: Any, secrets: Sequence[Any], key_name: str, opts: pulumi.ResourceOptions
 ) -> Any:

@@ -24,6 +24,7 @@ from langop_infra.components._k8s import (
     Meta,
     aliased,
     child_options,
+    claim_options,
     network_policy,
     object_meta,
     scaling_objects,
@@ -207,7 +208,7 @@ class LanguageAgent(PlannedComponent):
                 f"{place.prefix}/{claim}",
                 metadata=object_meta(claim, namespace, labels),
                 spec=inputs.part(objects, lambda o: o.workspace_claim),
-                opts=child,
+                opts=claim_options(child),
             )
             if agent.workspace.initial_files:
                 files = names.initial_files_name(agent.name)

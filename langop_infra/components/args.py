@@ -777,6 +777,8 @@ class McpServerArgs(TypedDict):
     """http: url is the MCP endpoint; url: url is a well-known document the agent discovers the endpoint from (language-operator's MCP client). One of: http, url. Default: "http"."""
     auto_connect: NotRequired[bool]
     """false: the agent connects only when asked (registry.connect). Default: true."""
+    allowed_tools: NotRequired[list[str]]
+    """Only these of the server's tools are offered to the agent (config.yaml mcpServers[].allowedTools, which the agent's registry enforces). Unset: all of them."""
 
 
 class WebhookAuthArgs(TypedDict):

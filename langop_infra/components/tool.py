@@ -20,6 +20,7 @@ from langop_infra.components._k8s import (
     Namespace,
     aliased,
     child_options,
+    claim_options,
     component_error,
     kubernetes_access,
     merged_meta,
@@ -350,7 +351,7 @@ class LanguageTool(PlannedComponent):
                 f"{key}-data",
                 metadata=object_meta(f"{tool.name}-data", namespace, labels),
                 spec=inputs.part(objects, lambda o: o.claim[1]),
-                opts=child,
+                opts=claim_options(child),
             )
         self.deployment = self.service = self.network_policy = self.service_account = None
         self.sidecar_container = None

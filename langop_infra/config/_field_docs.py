@@ -369,7 +369,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                    'ServiceSettings': {},
                                    'VolumeMountSpec': {},
                                    'VolumeSpec': {}}),
- 'langop_infra.config.agent': ('d5aa4625b7ed611d26b4747b4c47ba890521845865b9ba40089b2fb16e10a5aa',
+ 'langop_infra.config.agent': ('17cd7a8cd1717359c643d87578544c761389e52ec8deec14c65208b4b56fa05b',
                                {'AgentPort': {'port': 'Port number, 1-65535.'},
                                 'AgentSpec': {'mcp_servers': 'External MCP servers (ark style).',
                                               'ports': 'Ports the agent listens on, published by '

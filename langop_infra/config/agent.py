@@ -126,6 +126,18 @@ class McpServerSpec(Spec):
     auto_connect: bool = Field(
         default=True, description="false: the agent connects only when asked (registry.connect)."
     )
+    allowed_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] | None = Field(
+        default=None,
+        description="Only these of the server's tools are offered to the agent (config.yaml "
+        "mcpServers[].allowedTools, which the agent's registry enforces). Unset: all of them.",
+    )
+
+    @field_validator("allowed_tools")
+    @classmethod
+    def _no_repeats(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            raise invalid("allowed_tools", "allowedTools names a tool twice; list each once")
+        return value
 
 
 class WebhookAuth(Spec):

@@ -228,7 +228,7 @@ def mcp_servers_env(targets: Iterable[ToolTarget], style: EndpointStyle = "base"
 def agent_mcp_servers(agent: AgentSpec) -> list[dict[str, Any]]:
     """``AGENT_MCP_SERVERS`` as data: ``[{"name", "url"}]`` (ark's contract), with ``env``
     declaring the URL's variables when it has any (a query credential is one: see
-    :mod:`langop_infra.manifests._query_secrets`)."""
+    :mod:`langop_infra.manifests._query_secrets`), and ``allowedTools`` when it is set."""
     servers: list[dict[str, Any]] = []
     for server in agent.mcp_servers:
         url = server_url(server.name, server.url).url
@@ -236,6 +236,8 @@ def agent_mcp_servers(agent: AgentSpec) -> list[dict[str, Any]]:
         named = url_variables(url)
         if named:
             entry["env"] = named
+        if server.allowed_tools is not None:  # ark's runtime ignores it; ours enforces it
+            entry["allowedTools"] = list(server.allowed_tools)
         servers.append(entry)
     return servers
 
@@ -335,6 +337,8 @@ def agent_config(
             entry["autoConnect"] = False
         if server.timeout is not None:
             entry["timeoutSeconds"] = _seconds(server.timeout)
+        if server.allowed_tools is not None:
+            entry["allowedTools"] = list(server.allowed_tools)
         named = url_variables(url)
         if named:  # the agent expands in a URL only the variables its entry declares
             entry["env"] = named

@@ -15,6 +15,7 @@ from langop_infra.offline._manifest_diff import (
     ObjectKey,
     RenderDiff,
     describe,
+    replaced_by,
 )
 from langop_infra.offline._stack_secrets import FINGERPRINT
 
@@ -72,7 +73,12 @@ def body_lines(diff: RenderDiff) -> list[str]:
     lines = [f"+ {describe(k)}" for k in diff.added]
     lines += [f"- {describe(k)}" for k in diff.removed]
     for key, changes in diff.changed.items():
-        lines.append(f"~ {describe(key)}")
+        immutable = replaced_by(key, changes)
+        lines.append(
+            f"+- {describe(key)} (replace: {immutable} cannot change in place)"
+            if immutable
+            else f"~ {describe(key)}"
+        )
         for change in changes:
             lines += _change_lines(change)
     return lines

@@ -28,6 +28,22 @@ MAX_RENDER_DEPTH = 128
 
 ObjectKey = tuple[str, str, str, str]
 
+# Fields the API server will not change in place: pulumi-kubernetes replaces the object when
+# one changes (a fixed name means delete, then create).
+IMMUTABLE_FIELDS: dict[str, tuple[str, ...]] = {
+    "PersistentVolumeClaim": (
+        "spec.storageClassName",
+        "spec.accessModes",
+        "spec.volumeMode",
+        "spec.selector",
+        "spec.volumeName",
+        "spec.dataSource",
+    ),
+    "Deployment": ("spec.selector",),
+    "Job": ("spec.selector", "spec.template"),
+    "Service": ("spec.clusterIP", "spec.clusterIPs"),
+}
+
 
 class _Missing:
     def __repr__(self) -> str:
@@ -46,6 +62,16 @@ def object_key(manifest: Mapping[str, Any]) -> ObjectKey:
         str(meta.get("namespace", "")),
         str(meta.get("name", "")),
     )
+
+
+def replaced_by(key: ObjectKey, changes: list[FieldChange]) -> str | None:
+    """The first changed field that makes the engine replace the object, if any."""
+    for change in changes:
+        for field_path in IMMUTABLE_FIELDS.get(key[1], ()):
+            inside = (f"{field_path}.", f"{field_path}[")
+            if change.path == field_path or change.path.startswith(inside):
+                return change.path
+    return None
 
 
 def describe(key: ObjectKey) -> str:

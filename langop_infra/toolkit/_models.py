@@ -1,5 +1,6 @@
-"""AgentLab's records of an agent's turn: the model's tool calls, their results, and the steps
-of its reasoning. Dataclasses with AgentLab's fields; ``to_dict()`` gives their JSON form."""
+"""AgentLab's records of an agent's turn: the chat's messages, the model's tool calls, their
+results, and the steps of its reasoning. Dataclasses with AgentLab's fields; ``to_dict()``
+gives their JSON form."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-__all__ = ["AgentStep", "ToolCall", "ToolResult"]
+__all__ = ["AgentStep", "ChatMessage", "ToolCall", "ToolResult"]
 
 
 def _jsonable(record: Any) -> dict[str, Any]:
@@ -16,6 +17,20 @@ def _jsonable(record: Any) -> dict[str, Any]:
         if isinstance(value, datetime):
             data[key] = value.isoformat()
     return data
+
+
+@dataclass
+class ChatMessage:
+    """One message of a chat: ``role`` user, assistant or system. A tool call or result kept
+    in the history carries ``metadata["is_tool_call"] = True`` (AgentLab's storage format)."""
+
+    role: str
+    content: str
+    timestamp: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(self)
 
 
 @dataclass

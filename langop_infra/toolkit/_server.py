@@ -1,5 +1,6 @@
-"""Serve a tool kit registry as a LanguageTool: MCP (streamable HTTP, stateless, on the
-official MCP SDK) at ``POST /mcp``, ``GET /health``, and AgentLab's REST endpoints
+"""Serve a tool kit registry as a LanguageTool: MCP (streamable HTTP, stateless, JSON responses,
+on the official MCP SDK) at ``POST /mcp``, answering language-operator's discovery request without
+``Accept`` (:mod:`langop_infra.toolkit._accept`), ``GET /health``, and AgentLab's REST endpoints
 ``GET /mpc/tools``, ``/mpc/tools/names`` and ``/mpc/tools/{name}`` (404 for an unknown name).
 
 A tool's answer with ``success: false`` is an MCP error result (``isError``) carrying the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -22,8 +24,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import langop_infra._json as _json
+from langop_infra.toolkit._accept import JsonWhenUnasked
 from langop_infra.toolkit._base import MCPToolBase
 from langop_infra.toolkit._registry import MCPToolRegistry, get_registry
+
+if TYPE_CHECKING:
+    from langop_infra.toolkit._llm import LLM
 
 __all__ = ["build_app", "call_result", "serve"]
 
@@ -65,8 +71,14 @@ def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
-def build_app(registry: MCPToolRegistry | None = None, name: str = "langop-toolkit") -> Starlette:
-    """The ASGI app serving ``registry`` (default: the global one)."""
+def build_app(
+    registry: MCPToolRegistry | None = None,
+    name: str = "langop-toolkit",
+    *,
+    llm: LLM | None = None,
+) -> Starlette:
+    """The ASGI app serving ``registry`` (default: the global one); with ``llm``, also
+    AgentLab's ``POST /llm/chat`` (:mod:`langop_infra.toolkit._chat_api`)."""
     tools = registry if registry is not None else get_registry()
 
     async def list_tools(_ctx: object, _params: object) -> types.ListToolsResult:
@@ -95,16 +107,27 @@ def build_app(registry: MCPToolRegistry | None = None, name: str = "langop-toolk
     server: Server[object] = Server(
         name, version="1", on_list_tools=list_tools, on_call_tool=call_tool
     )
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         stateless_http=True,
+        json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         custom_starlette_routes=[
             Route("/health", health, methods=["GET"]),
             Route("/mpc/tools", all_tools, methods=["GET"]),
             Route("/mpc/tools/names", names, methods=["GET"]),
             Route("/mpc/tools/{tool_name}", one, methods=["GET"]),
+            *([] if llm is None else [_chat_route(llm, tools)]),
         ],
     )
+    app.add_middleware(JsonWhenUnasked)
+    return app
+
+
+def _chat_route(llm: LLM, registry: MCPToolRegistry) -> Route:
+    # Imported here: /llm/chat needs langchain-core, serving tools does not.
+    from langop_infra.toolkit._chat_api import chat_route
+
+    return chat_route(llm, registry)
 
 
 def _present(registry: MCPToolRegistry) -> list[MCPToolBase]:
@@ -112,14 +135,19 @@ def _present(registry: MCPToolRegistry) -> list[MCPToolBase]:
 
 
 def serve(
-    registry: MCPToolRegistry | None = None, *, host: str | None = None, port: int | None = None
+    registry: MCPToolRegistry | None = None,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    llm: LLM | None = None,
 ) -> None:
-    """Serve ``registry`` until stopped: ``HOST`` (default 0.0.0.0) and ``PORT`` (default
-    8080) from the environment unless given. This is a LanguageTool image's entry point."""
+    """Serve ``registry`` (and ``/llm/chat`` with ``llm``) until stopped: ``HOST`` (default
+    0.0.0.0) and ``PORT`` (default 8080) from the environment unless given. This is a
+    LanguageTool image's entry point."""
     import uvicorn
 
     uvicorn.run(
-        build_app(registry),
+        build_app(registry, llm=llm),
         host=host or os.environ.get("HOST", "0.0.0.0"),
         port=port or int(os.environ.get("PORT", "8080")),
     )

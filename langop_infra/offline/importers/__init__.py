@@ -1,6 +1,7 @@
 """``langop-infra import``: the resources of the systems langop-infra replaces, as stack
-config. One module per system (language-operator, ark, STOA, kagent, ToolHive); each turns a
-manifest into stack-config entries and a note for every field it cannot carry.
+config. One module per system (language-operator, ark, McKinsey's Ark, STOA, kagent,
+ToolHive); each turns a manifest into stack-config entries and a note for every field it
+cannot carry; checks that need every manifest read run last (``Imported.finishers``).
 
 Nothing here validates: the stack config it gives is checked by ``validate`` like any other.
 Secrets are referenced (``secretKeyRef``, ``externalSecrets``), never read or copied.
@@ -14,6 +15,7 @@ from typing import Any
 
 from langop_infra.offline.importers import (
     _ark as ark,
+    _ark_mckinsey as ark_mckinsey,
     _kagent as kagent,
     _language_operator as language_operator,
     _stoa as stoa,
@@ -43,6 +45,7 @@ __all__ = [
 CONVERTERS: dict[tuple[str, str], Converter] = {
     **language_operator.CONVERTERS,
     **ark.CONVERTERS,
+    **ark_mckinsey.CONVERTERS,
     **stoa.CONVERTERS,
     **kagent.CONVERTERS,
     **toolhive.CONVERTERS,
@@ -50,6 +53,7 @@ CONVERTERS: dict[tuple[str, str], Converter] = {
 SYSTEMS = {
     language_operator.GROUP: "language-operator",
     ark.GROUP: "ark",
+    ark_mckinsey.GROUP: "McKinsey's Ark",
     stoa.GROUP: "STOA",
     kagent.GROUP: "kagent",
     toolhive.GROUP: "ToolHive",
@@ -86,6 +90,8 @@ def import_manifests(manifests: Iterable[Manifest], agent_image: str | None = No
             )
             continue
         converter(m, out)
+    for finish in out.finishers:
+        finish(out)
     return out
 
 

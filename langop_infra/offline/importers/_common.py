@@ -4,6 +4,7 @@ several systems' CRDs spell alike."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -47,6 +48,14 @@ class Imported:
         default_factory=dict[tuple[str | None, str], Json]
     )
     agent_image: str | None = None
+    # What one kind leaves for another to read, by importer key, then (namespace, name).
+    extras: dict[str, dict[tuple[str | None, str], Json]] = field(
+        default_factory=dict[str, dict[tuple[str | None, str], Json]]
+    )
+    # Run once every manifest is read: checks that need the whole import (references).
+    finishers: list[Callable[[Imported], None]] = field(
+        default_factory=list[Callable[["Imported"], None]]
+    )
 
     def add(self, section: str, entry: Json) -> None:
         self.entries[section].append(entry)
@@ -211,6 +220,13 @@ def resources(value: object) -> Json | None:
     }
     shaped = {k: v for k, v in shaped.items() if v}
     return shaped or None
+
+
+def stack_label(name: str) -> str:
+    """A Kubernetes object name (a DNS-1123 subdomain, dots allowed) as the DNS-1123 label
+    stack names are: ``gpt-3.5-turbo`` becomes ``gpt-3-5-turbo``."""
+    label = re.sub(r"[^a-z0-9-]+", "-", name.lower())[:63]
+    return label.strip("-")
 
 
 def compact(entry: Json) -> Json:

@@ -240,15 +240,8 @@ def _tool_refs(out: Imported, m: Manifest, tools: list[Json], entry: Json) -> No
                     "import it in the same run",
                 )
                 continue
-            servers.append(found)
-            if names:
-                note(
-                    out,
-                    m,
-                    f"spec.declarative.tools[{i}].mcpServer.toolNames",
-                    "an external server's tools are not filtered here",
-                    "the agent sees all of them; filter in the server",
-                )
+            # The filter is the agent's, not the server's: each agent gets its own copy.
+            servers.append({**found, "allowedTools": names} if names else found)
         else:
             refs.append(compact({"name": server.get("name"), "allowedTools": names}))
     entry["tools"], entry["mcpServers"] = refs, servers

@@ -22,6 +22,7 @@ from langop_infra.offline.importers._common import (
     note,
     resources,
 )
+from langop_infra.offline.importers._model_refs import fallbacks, model_name
 
 GROUP = "langop.io"
 _DEPLOYMENT_KEYS = {"env", "resources"}
@@ -108,10 +109,16 @@ def _agent_refs(out: Imported, m: Manifest, entry: Json) -> None:
         )
         for t in tools
     ]
-    models, _ = _refs(spec, "models", "modelRefs")
+    models, key = _refs(spec, "models", "modelRefs")
     entry["models"] = [
-        compact({"name": r.get("name"), "role": r.get("role"), "priority": r.get("priority")})
-        for r in models
+        compact(
+            {
+                "name": model_name(out, m, f"spec.{key}[{i}].name", r.get("name")),
+                "role": r.get("role"),
+                "priority": r.get("priority"),
+            }
+        )
+        for i, r in enumerate(models)
     ]
     persona = spec.get("persona")
     personas = [mapping(p) for p in items(spec.get("personaRefs"))]
@@ -264,13 +271,14 @@ def _model_fields(spec: Json) -> Json:
         "rateLimits": {
             k: v for k, v in limits.items() if k in ("requestsPerMinute", "tokensPerMinute")
         },
-        "fallbacks": [mapping(f).get("modelRef") for f in items(spec.get("fallbacks"))],
     }
 
 
 def language_model(m: Manifest, out: Imported) -> None:
     spec = m.spec
     entry = {**entry_base(m), **_model_fields(spec)}
+    entry["name"] = model_name(out, m, "metadata.name", m.name)
+    entry["fallbacks"] = fallbacks(out, m)
     _model_secret(out, m, entry)
     _egress(out, m, entry)
     entry.pop("egress", None)  # a model's egress is the gateway's: egressTo alone says it

@@ -33,24 +33,73 @@ def _secrets(out: Imported, m: Manifest) -> dict[str, Json]:
     return found
 
 
-def mcp_server(m: Manifest, out: Imported) -> None:
-    spec = m.spec
-    entry: Json = {"name": m.name, "namespace": m.namespace, "image": spec.get("image")}
-    transport = spec.get("transport", "stdio")
-    if transport == "stdio":
-        entry["transport"] = "stdio"
-        entry["port"] = spec.get("proxyPort")
+def _mcp_container(spec: Json) -> Json:
+    """The ``mcp`` container of ``podTemplateSpec``: where a manifest names the server's own
+    command and probes (ToolHive's proxy answers ``/health`` itself, the server need not)."""
+    pod = mapping(mapping(spec.get("podTemplateSpec")).get("spec"))
+    found = [c for c in map(mapping, items(pod.get("containers"))) if c.get("name") == "mcp"]
+    return found[0] if found else {}
+
+
+def _probes(entry: Json, container: Json, port: object) -> None:
+    """Probes that the server answers: its own HTTP health path when the manifest's ``mcp``
+    container names one, else a TCP probe on its port (never ``GET /health``)."""
+    path = mapping(mapping(container.get("readinessProbe")).get("httpGet")).get("path")
+    if entry.get("transport") == "stdio":
+        return  # the bridge serves its own /status
+    if isinstance(path, str) and path.startswith("/"):
+        entry["healthPath"] = path
+        return
+    # One dict per probe: a shared one would be written as a YAML anchor and alias.
+    entry["probes"] = {
+        kind: {"tcpSocket": {"port": port or 8080}} for kind in ("liveness", "readiness", "startup")
+    }
+
+
+def _stdio(entry: Json, m: Manifest, out: Imported, container: Json) -> None:
+    """A stdio server behind the mcp-proxy bridge: the command from the ``mcp`` container
+    when the manifest gives one (image unchanged), else a note asking for it."""
+    entry["transport"] = "stdio"
+    entry["port"] = m.spec.get("proxyPort")
+    command = [str(c) for c in items(container.get("command"))]
+    if command:
+        entry["command"] = command
         note(
             out,
             m,
             "spec.transport",
-            "the image's entrypoint is the stdio server; here the mcp-proxy bridge starts it",
-            "set command to the server's command line, in an image that also holds mcp-proxy",
+            "ToolHive attaches its proxy to the container's stdio; here mcp-proxy starts "
+            "podTemplateSpec's command in the same container",
+            "the image must also hold mcp-proxy 0.13.0 (docs/deploying.md)",
         )
-        entry["args"] = spec.get("args")
+        return
+    note(
+        out,
+        m,
+        "spec.transport",
+        "the image's entrypoint is the stdio server; here the mcp-proxy bridge starts it",
+        "set command to the server's command line, in an image that also holds mcp-proxy",
+    )
+
+
+def mcp_server(m: Manifest, out: Imported) -> None:
+    spec = m.spec
+    entry: Json = {"name": m.name, "namespace": m.namespace, "image": spec.get("image")}
+    transport = spec.get("transport", "stdio")
+    container = _mcp_container(spec)
+    entry["args"] = spec.get("args")
+    if transport == "stdio":
+        _stdio(entry, m, out, container)
+        if spec.get("proxyMode") == "sse":
+            note(
+                out,
+                m,
+                "spec.proxyMode",
+                "the bridge serves streamable HTTP at /mcp, not SSE",
+                "nothing to do for the agents here: they speak streamable HTTP",
+            )
     else:
         entry["port"] = spec.get("mcpPort") or spec.get("proxyPort")
-        entry["args"] = spec.get("args")
         if transport == "sse":
             note(
                 out,
@@ -60,6 +109,7 @@ def mcp_server(m: Manifest, out: Imported) -> None:
                 "legacy SSE servers are reached by the agent's client, not synced",
                 "set mcpPath to the server's SSE path, or disable schemaSync",
             )
+    _probes(entry, container, entry.get("port"))
     env, secret_env = env_map(out, m, spec.get("env"), "spec.env")
     entry["env"] = env
     entry["secretEnv"] = {**secret_env, **_secrets(out, m)}
@@ -94,6 +144,10 @@ def mcp_server(m: Manifest, out: Imported) -> None:
             "permissionProfile": (
                 "pods get the restricted Pod Security profile here",
                 "use egress/egressTo for network permissions",
+            ),
+            "podTemplateSpec": (
+                "only the mcp container's command and readinessProbe path carry over",
+                "set the rest with the tool's pod settings (probes, volumes, nodeSelector)",
             ),
             "oidcConfigRef": (
                 "the tool authenticates its own callers here",

@@ -1,0 +1,106 @@
+"""`pulumi preview --policy-pack policy-pack` under the real engine: the pack runs through the
+Python language host, refuses a stack that breaks a mandatory policy, passes the shipped prod
+stack, and names the same violations as `langop-infra check`."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support.engine import REPO, Engine, python_project, reseal_secrets
+
+pytestmark = pytest.mark.engine
+
+
+def policy_pack(folder: Path) -> Path:
+    """A copy of policy-pack/ whose virtualenv is the repository's venv."""
+    pack = folder / "policy-pack"
+    shutil.copytree(REPO / "policy-pack", pack)
+    settings = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())
+    settings["runtime"]["options"]["virtualenv"] = str(REPO / "venv")
+    (pack / "PulumiPolicy.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+    return pack
+
+
+def prepared(engine: Engine, tmp_path: Path, stack: str, source_stack: str) -> Path:
+    """A project whose stack `stack` holds the stack file of `source_stack`."""
+    project = python_project(tmp_path / "project", stacks=(source_stack,))
+    if stack != source_stack:
+        (project / "stacks" / f"Pulumi.{source_stack}.yaml").rename(
+            project / "stacks" / f"Pulumi.{stack}.yaml"
+        )
+    engine.run(project, "stack", "init", stack)
+    reseal_secrets(engine, project, stack, "canary-policy")
+    engine.run(
+        project,
+        "config",
+        "set",
+        "--stack",
+        stack,
+        "kubernetes:renderYamlToDirectory",
+        str(tmp_path / "out"),
+    )
+    return project
+
+
+def offline_check(project: Path, stack: str, env: dict[str, str]) -> set[tuple[str, str, str]]:
+    done = subprocess.run(
+        [str(REPO / "venv" / "bin" / "langop-infra"), "check", "--stack", stack, "--project-dir", str(project), "-o", "json"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    return {(v["policy"], v["level"], v["message"]) for v in json.loads(done.stdout)}
+
+
+def engine_violations(output: str) -> set[tuple[str, str, str]]:
+    """(policy, level, message) of each violation `pulumi preview` printed."""
+    found = set()
+    pattern = re.compile(r"\[(mandatory|advisory)\]\s+(langop-[a-z-]+)\s+v[\d.]+\s+.*?\n\s+(.+?)\n")
+    for level, policy, message in pattern.findall(output):
+        found.add((policy, level, message.strip()))
+    return found
+
+
+def test_a_stack_that_breaks_a_mandatory_policy_fails_the_preview(
+    engine: Engine, tmp_path: Path
+) -> None:
+    # The dev stack leaves agents' egress open, which the pack refuses in a stack named prod.
+    project = prepared(engine, tmp_path, "prod", "dev")
+    done = engine.run(
+        project,
+        "preview",
+        "--stack",
+        "prod",
+        "--policy-pack",
+        str(policy_pack(tmp_path)),
+        check=False,
+    )
+    assert done.returncode != 0
+    output = done.stdout + done.stderr
+    assert "langop-agent-egress" in output
+    preview = engine_violations(output)
+    offline = offline_check(project, "prod", engine.env)
+    assert {v for v in offline if v[1] == "mandatory"} == {
+        v for v in preview if v[1] == "mandatory"
+    }
+    assert {p for p, level, _ in preview if level == "mandatory"} == {"langop-agent-egress"}
+
+
+def test_the_shipped_prod_stack_passes(engine: Engine, tmp_path: Path) -> None:
+    project = prepared(engine, tmp_path, "prod", "prod")
+    done = engine.run(
+        project,
+        "preview",
+        "--stack",
+        "prod",
+        "--policy-pack",
+        str(policy_pack(tmp_path)),
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "mandatory" not in done.stdout
