@@ -6,8 +6,13 @@ other modules are the package's own, importable but without a promise.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+# First, before the imports a command makes: Ctrl-C in them is one line, exit 130.
+from langop_infra import _interrupt
+
+_interrupt.install_for_commands()
+
+import importlib  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -255,6 +255,8 @@ def test_peer_client_sends_the_peers_headers_and_reads_the_reply(tmp_path: Path)
                 asyncio.run(PeerClient(peers).send("nobody", "hi"))
     assert reply.text == "hello from peer-model"
     assert reply.data[0]["answer"] == "hello from peer-model"
+    # An int sent in a data part is an int again, not the protobuf double (issue 51 §5).
+    assert (reply.data[0]["iterations"], type(reply.data[0]["iterations"])) == (1, int)
     assert len(recorder.requests) == 2  # the card, then message/send
     assert all(r["authorization"] == "Bearer peer-canary" for r in recorder.requests)
     assert "peer-canary" not in repr(peers)

@@ -375,3 +375,47 @@ def test_a_credential_env_literal_becomes_a_secret_reference_with_a_note(capsys,
     )
     assert "kubectl create secret generic search-credentials" in note["todo"]
     assert "canary" not in out
+
+
+def test_kagents_stream_and_descriptions_are_noted_not_dropped(capsys) -> None:
+    """Issue 51 §5: each field kagent has and a stack cannot carry gets a note."""
+    _, notes = imported(
+        capsys,
+        "kagent-server-everything-agent.yaml",
+        "kagent-server-everything-remote-mcpserver.yaml",
+        extra=("--agent-image", AGENT_IMAGE),
+    )
+    # langop-infra import: note: <file>: <Kind>/<name>: <field>: <why>; <what to do>
+    fields = {tuple(n.split(": ", 5)[3:5]): n.split(": ", 5)[5] for n in notes}
+    agent = "SandboxAgent/server-everything-agent"
+    assert fields[(agent, "spec.declarative.stream")] == (
+        "kagent streams the answer to its UI; an agent here answers each A2A message whole; "
+        "nothing to do (a2a.streaming advertises streaming, for a runtime that streams)"
+    )
+    assert fields[(agent, "spec.description")].endswith(
+        "; if it serves A2A, set a2a.description (and a2a.skills) to it"
+    )
+    assert fields[("RemoteMCPServer/server-everything", "spec.description")].startswith(
+        "an external MCP server here has no description"
+    )
+
+
+def test_into_writes_multi_line_values_as_block_scalars(capsys, tmp_path) -> None:
+    """Issue 51 §5: the imported agent's instructions as a ``|-`` block, as without --into;
+    the file's own block scalar stays one too."""
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(
+        "config:\n  langop-infra:namespace: apps\n  langop-infra:agents:\n"
+        "    - name: old\n      image: ghcr.io/acme/old:1\n"
+        "      instructions: |\n        line one\n        line two\n"
+    )
+    source = FIXTURES / "kagent-server-everything-agent.yaml"
+    code = main(["import", str(source), "--agent-image", AGENT_IMAGE, "--into", str(stack)])
+    assert code == 0, capsys.readouterr().err
+    text = stack.read_text()
+    assert "      instructions: |\n        line one\n        line two\n" in text
+    message = yaml.safe_load(source.read_text())["spec"]["declarative"]["systemMessage"]
+    block = "".join(f"        {line}\n" if line else "\n" for line in message.split("\n"))
+    assert f"      instructions: |-\n{block}" in text
+    [_, agent] = yaml.safe_load(text)["config"]["langop-infra:agents"]
+    assert agent["instructions"] == message

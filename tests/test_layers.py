@@ -17,6 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 # listed here fails the test: place it on purpose.
 LAYERS: list[tuple[str, set[str]]] = [
     ("the error root", {"_errors"}),
+    # Ctrl-C from a command's first instant: langop_infra/__init__ installs it first thing.
+    ("the first instant's interrupt handler", {"_interrupt"}),
     # The one bounded JSON reader: imports only the error root, so mcp/ may use it too.
     ("the JSON reader", {"_json"}),
     ("core", {"core"}),

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,54 @@ def test_the_first_command_works_and_pyright_resolves_the_editable_install(
     checked = run_pyright(str(user), cwd=user.parent, python=str(clone / "venv" / "bin" / "python"))
     assert "could not be resolved" not in checked.stdout, checked.stdout
     assert 'Type of "tool.endpoint" is "Output[str]"' in checked.stdout, checked.stdout
+
+
+def ci_blocks() -> list[list[str]]:
+    """The command lines of the README's "In CI" bash blocks, comments left out."""
+    section = (ROOT / "README.md").read_text().split("## In CI", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```bash\n(.*?)```", section, re.S)
+    return [
+        [line.split("  #")[0].strip() for line in b.splitlines() if line.strip()] for b in blocks
+    ]
+
+
+@pytest.mark.slow
+def test_the_ci_block_runs_offline_as_written(tmp_path: Path) -> None:
+    """Issue 51 §5: what the README says runs without a cluster does, line by line, in a
+    copy of the project; base.yaml is the base branch's render (here the same)."""
+    offline, _ = ci_blocks()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    base = subprocess.run(
+        ["langop-infra", "render", "--stack", "prod"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    (tmp_path / "base.yaml").write_text(base.stdout)
+    for command in offline:
+        done = subprocess.run(
+            ["bash", "-c", command],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, (command, done.stderr[-2000:])
+    assert "kind: Deployment" in (tmp_path / "head.yaml").read_text()
+
+
+def test_the_schemas_sample_writes_the_lock_before_comparing() -> None:
+    """The lock must exist before a comparison: the first schemas line writes it."""
+    _, schemas = ci_blocks()
+    assert schemas == [
+        "langop-infra schemas --stack prod --lock schemas.lock.yaml --update",
+        "langop-infra schemas --stack prod --lock schemas.lock.yaml",
+    ]
+    offline, _ = ci_blocks()
+    assert not [line for line in offline if " schemas " in line]

@@ -149,3 +149,34 @@ def test_a_python_api_error_names_the_users_line_and_the_component(
         "builtAt": built_at,
     }
     assert re.fullmatch(r".*__main__\.py:5", problem["builtAt"])
+
+
+@pytest.mark.parametrize(
+    ("files", "where", "expected"),
+    [
+        (
+            {"__main__.py": "import pulumi\nx = (1,\ny = 2\n"},
+            "__main__.py:2:5",
+            "SyntaxError: '(' was never closed\n    x = (1,\n        ^",
+        ),
+        (
+            {"__main__.py": "import helper\n", "helper.py": "def f():\n  return 1\n    x = 2\n"},
+            "helper.py:3:4",
+            "IndentationError: unexpected indent\n    x = 2",
+        ),
+    ],
+    ids=["main", "imported-module"],
+)
+def test_a_syntax_error_in_the_users_program_is_reported_as_theirs(
+    tmp_path: Path, files: dict[str, str], where: str, expected: str
+) -> None:
+    """Their file, line and column and their line of code; none of runpy's or our frames."""
+    project = make_project(tmp_path / "p", files["__main__.py"])
+    for name, text in files.items():
+        (project / name).write_text(text)
+    code, out, err = run_cli(project, "render", "--stack", "dev")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"langop-infra render: error: your program does not compile: {project / where}: "
+        f"{expected}\n"
+    )

@@ -4,7 +4,10 @@ components, and the render shows what `pulumi preview` would know, no more."""
 
 from __future__ import annotations
 
+import ast
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -161,15 +164,55 @@ def test_the_engine_answers_another_providers_resource_as_preview_does() -> None
 
 
 def test_the_python_api_pages_example_renders_as_is(tmp_path: Path) -> None:
-    """docs/python-api.md builds the image with pulumi_docker_build (no plugin here): its
-    ``ref`` is unknown at preview, so the tool's image renders as unknown, with a warning."""
-    pytest.importorskip("pulumi_docker_build")
+    """docs/python-api.md's first sample, as a user copies it: it imports only what installing
+    the package brings (issue 51 §5: it imported pulumi_docker_build, no dependency)."""
     page = (ROOT / "docs" / "python-api.md").read_text()
     example = page.split("```python", 1)[1].split("```", 1)[0]
-    assert "import pulumi_docker_build" in example
+    assert sample_imports(example) <= installed_with_the_package(), sample_imports(example)
     code, out, err = run_cli(make_project(tmp_path / "d", example), "render", "--stack", "dev")
     assert code == 0, err
     assert "internal error" not in err
+    memory = objects(out)[("Deployment", "memory")]
+    assert memory["metadata"]["namespace"] == "apps"
+
+
+def sample_imports(code: str) -> set[str]:
+    tree = ast.parse(code)
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    return {name.split(".")[0] for name in names}
+
+
+def installed_with_the_package() -> set[str]:
+    """Top-level modules of the standard library, the package and its dependencies."""
+    from importlib.metadata import packages_distributions, requires
+
+    required = {
+        re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0].lower().replace("_", "-")
+        for r in requires("langop-infra") or []
+        if "extra ==" not in r
+    }
+    modules = {
+        module
+        for module, distributions in packages_distributions().items()
+        if any(d.lower().replace("_", "-") in required for d in distributions)
+    }
+    return modules | set(sys.stdlib_module_names) | {"langop_infra"}
+
+
+def test_an_image_built_in_the_same_program_renders_unknown(tmp_path: Path) -> None:
+    """pulumi_docker_build's image (no plugin here): its ``ref`` is unknown at preview, so the
+    tool's image renders as unknown, with a warning."""
+    pytest.importorskip("pulumi_docker_build")
+    program = (
+        "import pulumi_docker_build as docker_build\n"
+        "from langop_infra import LanguageTool\n"
+        'image = docker_build.Image("memory", context={"location": "."},\n'
+        '                           tags=["ghcr.io/acme/memory-mcp:1.4.0"], push=True)\n'
+        'LanguageTool("memory", image=image.ref, namespace="apps")\n'
+    )
+    code, out, err = run_cli(make_project(tmp_path / "d", program), "render", "--stack", "dev")
+    assert code == 0, err
     memory = objects(out)[("Deployment", "memory")]
     [container] = memory["spec"]["template"]["spec"]["containers"]
     assert container["image"] == UNKNOWN_MARKER

@@ -1,8 +1,32 @@
 """``python -m langop_infra.agent serve``: the built-in agent runtime."""
 
+import importlib
 import sys
 
-from langop_infra.agent._serve import main
+# The `agent` extra's modules (a2a-sdk[http-server], prometheus-client, uvicorn): without
+# them, one line naming the extra to install, not a ModuleNotFoundError traceback.
+EXTRA_MODULES = {"a2a", "prometheus_client", "uvicorn", "starlette", "sse_starlette"}
+INSTALL = "pip install 'langop-infra[agent]'"
+
+
+def _main() -> int:
+    try:
+        # Up front: the runtime imports some of them only once it serves.
+        for module in sorted(EXTRA_MODULES):
+            importlib.import_module(module)
+        from langop_infra.agent._serve import main
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "").partition(".")[0]
+        if missing not in EXTRA_MODULES:
+            raise
+        print(
+            f"langop-agent: error: the built-in agent runtime needs the `agent` extra "
+            f"(no module {missing!r}); install it: {INSTALL}",
+            file=sys.stderr,
+        )
+        return 2
+    return main()
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_main())

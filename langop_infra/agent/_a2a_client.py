@@ -19,6 +19,7 @@ import httpx
 
 import langop_infra._json as _json
 from langop_infra._errors import LangopError
+from langop_infra.agent._a2a_data import get_data_parts
 from langop_infra.agent._a2a_sdk import (
     AgentCard,
     Client,
@@ -29,7 +30,6 @@ from langop_infra.agent._a2a_sdk import (
     SendMessageRequest,
     StreamResponse,
     TaskState,
-    get_data_parts,
     get_text_parts,
     new_text_part,
     parse_agent_card,

@@ -17,7 +17,7 @@ import argparse
 import ipaddress
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from langop_infra.cli._output import add_output_argument, dump, emit
@@ -29,6 +29,8 @@ PROBES = ("192.0.2.1", "198.51.100.1", "203.0.113.1", "100.64.0.1", "8.8.8.8")
 COMPONENT = "app.kubernetes.io/component"
 # The source of world-open ingress edges: not a DNS label, so no agent can have this name.
 WORLD = "(internet)"
+UNKNOWN_DETAIL = "known only at `pulumi up`"
+UNKNOWN_POD = "its pod spec is known only at `pulumi up`"
 # Addresses no range but a whole family's /0 holds together (``except`` may still carve
 # some out): admitting all of one family's is world-open ingress.
 WORLD_PROBES = {
@@ -43,7 +45,7 @@ class Edge:
     kind: str  # tool | gateway | agent | <component> | sidecar | external
     target: str
     port: int | None
-    allowed: bool
+    allowed: bool | None  # None: known only at `pulumi up`
     detail: str = ""
     namespace: str = ""  # the agent's: with it, an agent that is a source and a target is one node
 
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 def _graph(args: argparse.Namespace) -> int:
     edges = reachability_edges(run_stack(args, "graph").manifests())
     if not args.all:
-        edges = [e for e in edges if e.allowed or e.kind == "external"]
+        edges = [e for e in edges if e.allowed is not False or e.kind == "external"]
     if args.output in ("json", "yaml"):
         emit(dump([asdict(e) for e in edges], args.output))
     elif args.output == "mermaid":
@@ -80,148 +82,203 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def reachability_edges(manifests: list[dict[str, Any]]) -> list[Edge]:
-    from langop_infra.core import _yaml_io as yaml_io
-    from langop_infra.netpol import IPAddress, Network, Pod
+    from langop_infra.cli._unknown_parts import Verdicts
 
-    network = Network([m for m in manifests if m.get("kind") == "NetworkPolicy"])
+    verdicts = Verdicts(manifests)
     # Registration order varies between runs: sort, so that the graph is stable.
-    deployments = sorted(
-        (m for m in manifests if m.get("kind") == "Deployment"),
-        key=lambda m: (m["metadata"].get("namespace", ""), m["metadata"]["name"]),
-    )
-    config_maps = {
-        (m["metadata"].get("namespace", ""), m["metadata"]["name"]): m
-        for m in manifests
-        if m.get("kind") == "ConfigMap"
-    }
+    deployments = sorted((m for m in manifests if m.get("kind") == "Deployment"), key=_key)
     # A scheduled agent runs as a CronJob: a source of connections, never a target.
-    agents = sorted(
-        (m for m in manifests if m.get("kind") in ("Deployment", "CronJob")),
-        key=lambda m: (m["metadata"].get("namespace", ""), m["metadata"]["name"]),
-    )
+    agents = sorted((m for m in manifests if m.get("kind") in ("Deployment", "CronJob")), key=_key)
     agents = [m for m in agents if _component(m) == "agent"]
-    pods = {id(w): _pod(w, Pod) for w in [*deployments, *agents]}
-    edges = world_open_edges(network, deployments, pods, IPAddress)
+    pods = {id(w): _pod(w) for w in [*deployments, *agents]}
+    edges = world_open_edges(verdicts, deployments, pods)
     for agent in agents:
-        name, namespace = agent["metadata"]["name"], agent["metadata"].get("namespace", "")
-        source = pods[id(agent)]
-        for other in deployments:
-            if other is agent:
-                continue
-            for port in _ports(other):
-                allowed = network.allows(source, pods[id(other)], port)
-                target = f"{other['metadata'].get('namespace', '')}/{other['metadata']['name']}"
-                kind = _component(other) or "other"
-                edges.append(Edge(name, kind, target, port, allowed, namespace=namespace))
-        pod = pod_template(agent)["spec"]
-        # Native sidecars are init containers that keep running (restartPolicy: Always).
-        init: Any = pod.get("initContainers") or []
-        native = [c for c in init if c.get("restartPolicy") == "Always"]
-        for container in [*pod["containers"][1:], *native]:
-            ports: Any = container.get("ports") or []
-            port = next((p["containerPort"] for p in ports), None)
-            edges.append(
-                Edge(name, "sidecar", container["name"], port, True, "localhost", namespace)
-            )
-        config = config_maps.get((namespace, f"{name}-config"))
-        document = yaml_io.load((config or {}).get("data", {}).get("config.yaml") or "{}")
-        cidrs = _egress_cidrs(manifests, namespace)
-        for label, url in _external(document or {}):
-            host, port = _host_port(url)
-            allowed, detail = _external_verdict(network, source, host, port, cidrs, IPAddress)
-            target = f"{label} ({host})"
-            edges.append(Edge(name, "external", target, port, allowed, detail, namespace))
+        edges += _agent_edges(agent, manifests, deployments, pods, verdicts)
+    return edges
+
+
+def _agent_edges(
+    agent: dict[str, Any],
+    manifests: list[dict[str, Any]],
+    deployments: list[dict[str, Any]],
+    pods: dict[int, Any],
+    verdicts: Any,
+) -> list[Edge]:
+    """One agent's edges: to every other workload's ports, its sidecars, its external
+    servers; a part known only at `pulumi up` gives an edge whose verdict is unknown."""
+    from langop_infra.cli._unknown_parts import UNKNOWN_MARKER, mapping, pod_spec
+
+    name, namespace = agent["metadata"]["name"], _namespace(agent)
+    source = pods[id(agent)]
+    if source is None:
+        return [Edge(name, "unknown", UNKNOWN_MARKER, None, None, UNKNOWN_POD, namespace)]
+    edges: list[Edge] = []
+    for other in deployments:
+        if other is agent:
+            continue
+        target, kind = f"{_namespace(other)}/{other['metadata']['name']}", _component(other)
+        destination = pods[id(other)]
+        if destination is None:
+            edges.append(Edge(name, kind, target, None, None, UNKNOWN_POD, namespace))
+            continue
+        for port in _ports(other):
+            allowed = verdicts.allows(source, destination, port)
+            detail = "" if allowed is not None else UNKNOWN_DETAIL
+            edges.append(Edge(name, kind, target, port, allowed, detail, namespace))
+    pod: Any = pod_spec(agent)
+    # Native sidecars are init containers that keep running (restartPolicy: Always).
+    init: Any = pod.get("initContainers") or []
+    native = [mapping(c) for c in _items(init) if mapping(c).get("restartPolicy") == "Always"]
+    for container in [*pod["containers"][1:], *native]:
+        port = next(iter(_container_ports(container)), None)
+        edges.append(Edge(name, "sidecar", container["name"], port, True, "localhost", namespace))
+    return edges + _external_edges(agent, manifests, source, verdicts)
+
+
+def _external_edges(
+    agent: dict[str, Any], manifests: list[dict[str, Any]], source: Any, verdicts: Any
+) -> list[Edge]:
+    from langop_infra.cli._unknown_parts import UNKNOWN_MARKER, has_unknown, mapping
+    from langop_infra.core import _yaml_io as yaml_io
+
+    name, namespace = agent["metadata"]["name"], _namespace(agent)
+    key = (namespace, f"{name}-config")
+    empty: dict[str, Any] = {}
+    config = next((m for m in manifests if m.get("kind") == "ConfigMap" and _key(m) == key), empty)
+    data: object = config.get("data") or {}
+    text: Any = data if isinstance(data, str) else mapping(data).get("config.yaml")
+    if has_unknown(text):
+        detail = "its config.yaml is known only at `pulumi up`"
+        return [Edge(name, "external", UNKNOWN_MARKER, None, None, detail, namespace)]
+    document: Any = yaml_io.load(text or "{}") or {}
+    cidrs = _egress_cidrs(manifests, namespace)
+    edges: list[Edge] = []
+    for label, url in _external(mapping(document)):
+        host, port = _host_port(url)
+        allowed, detail = _external_verdict(verdicts, source, host, port, cidrs)
+        edges.append(Edge(name, "external", f"{label} ({host})", port, allowed, detail, namespace))
     return edges
 
 
 def world_open_edges(
-    network: Any, deployments: list[dict[str, Any]], pods: dict[int, Any], address_type: Any
+    verdicts: Any, deployments: list[dict[str, Any]], pods: dict[int, Any]
 ) -> list[Edge]:
-    """An edge from :data:`WORLD` for each workload port that any address may reach."""
+    """An edge from :data:`WORLD` for each workload port that any address may reach, or may
+    for all that is known before `pulumi up` (its verdict then unknown)."""
+    from langop_infra.netpol import IPAddress
+
     edges: list[Edge] = []
     for deployment in deployments:
-        target = f"{deployment['metadata'].get('namespace', '')}/{deployment['metadata']['name']}"
+        pod = pods[id(deployment)]
+        if pod is None:
+            continue
+        target = f"{_namespace(deployment)}/{deployment['metadata']['name']}"
         for port in _ports(deployment):
-            opened = [
-                family
+            answers = {
+                family: {verdicts.allows(IPAddress(p), pod, port) for p in probes}
                 for family, probes in WORLD_PROBES.items()
-                if all(network.allows(address_type(p), pods[id(deployment)], port) for p in probes)
-            ]
-            if opened:
-                detail = f"world-open ingress: {' and '.join(opened)}"
-                kind = _component(deployment) or "other"
-                edges.append(Edge(WORLD, kind, target, port, True, detail))
+            }
+            opened = [family for family, found in answers.items() if found == {True}]
+            maybe = [family for family, found in answers.items() if False not in found]
+            if opened or maybe:
+                allowed = True if opened else None
+                detail = f"world-open ingress: {' and '.join(opened or maybe)}"
+                detail += "" if opened else f" ({UNKNOWN_DETAIL})"
+                edges.append(Edge(WORLD, _component(deployment), target, port, allowed, detail))
     return edges
 
 
 def _egress_cidrs(manifests: list[dict[str, Any]], namespace: str) -> list[str]:
+    from langop_infra.cli._unknown_parts import has_unknown, mapping
+
     found: list[str] = []
     for m in manifests:
-        if m.get("kind") != "NetworkPolicy" or m["metadata"].get("namespace") != namespace:
+        if m.get("kind") != "NetworkPolicy" or _namespace(m) != namespace:
             continue
-        rules: Any = m["spec"].get("egress") or []
-        for rule in rules:
-            peers: Any = rule.get("to") or []
-            found += [p["ipBlock"]["cidr"] for p in peers if "ipBlock" in p]
+        for rule in _items(mapping(m.get("spec")).get("egress")):
+            for peer in _items(mapping(rule).get("to")):
+                cidr = mapping(mapping(peer).get("ipBlock")).get("cidr")
+                if isinstance(cidr, str) and not has_unknown(cidr):
+                    found.append(cidr)
     return sorted(set(found))
 
 
 def _external_verdict(
-    network: Any, source: Any, host: str, port: int, cidrs: list[str], address_type: Any
-) -> tuple[bool, str]:
+    verdicts: Any, source: Any, host: str, port: int, cidrs: list[str]
+) -> tuple[bool | None, str]:
+    from langop_infra.netpol import IPAddress
+
+    if verdicts.doubtful(source.namespace):
+        return None, UNKNOWN_DETAIL
     try:
-        return network.allows(source, address_type(str(ipaddress.ip_address(host))), port), ""
+        return verdicts.allows(source, IPAddress(str(ipaddress.ip_address(host))), port), ""
     except ValueError:
         pass
     ranges = [ipaddress.ip_network(c, strict=False) for c in cidrs]
     outside = next(
         (p for p in PROBES if not any(ipaddress.ip_address(p) in r for r in ranges)), None
     )
-    if outside is not None and network.allows(source, address_type(outside), port):
+    if outside is not None and verdicts.allows(source, IPAddress(outside), port):
         return True, "open egress"
     admitted = [
         str(r)
         for r in ranges
-        if network.allows(source, address_type(str(next(iter(r.hosts()), r[0]))), port)
+        if verdicts.allows(source, IPAddress(str(next(iter(r.hosts()), r[0]))), port)
     ]
     if admitted:
         return True, f"only if {host} resolves into {', '.join(admitted)}"
     return False, "egress restricted and no egressTo range admits it"
 
 
-def _component(deployment: dict[str, Any]) -> str:
-    labels: Any = deployment["metadata"].get("labels") or {}
-    return str(labels.get(COMPONENT, ""))
+def _key(manifest: dict[str, Any]) -> tuple[str, str]:
+    return _namespace(manifest), str(manifest["metadata"]["name"])
 
 
-def pod_template(workload: dict[str, Any]) -> Any:
-    """A Deployment's or a CronJob's pod template."""
-    if workload["kind"] == "CronJob":
-        return workload["spec"]["jobTemplate"]["spec"]["template"]
-    return workload["spec"]["template"]
+def _namespace(manifest: dict[str, Any]) -> str:
+    return str(manifest["metadata"].get("namespace", ""))
 
 
-def _pod(deployment: dict[str, Any], pod_type: Any) -> Any:
-    template = pod_template(deployment)
-    ports: dict[Any, Any] = {
+def _component(workload: dict[str, Any]) -> str:
+    from langop_infra.cli._unknown_parts import mapping
+
+    return str(mapping(workload["metadata"].get("labels")).get(COMPONENT, "")) or "other"
+
+
+def _pod(workload: dict[str, Any]) -> Any:
+    """The workload's pod for the evaluator, or None when its spec or labels are unknown."""
+    from langop_infra.cli._unknown_parts import mapping, pod_labels, pod_spec
+    from langop_infra.netpol import Pod
+
+    spec, labels = pod_spec(workload), pod_labels(workload)
+    if spec is None or labels is None:
+        return None
+    declared = [mapping(p) for c in spec["containers"] for p in _items(c.get("ports"))]
+    ports: dict[str, int] = {
         p["name"]: p["containerPort"]
-        for c in template["spec"]["containers"]
-        for p in _items(c.get("ports"))
-        if p.get("name")
+        for p in declared
+        if isinstance(p.get("name"), str) and isinstance(p.get("containerPort"), int)
     }
-    meta: Any = template.get("metadata") or {}
-    labels: Any = meta.get("labels") or {}
-    return pod_type(
-        namespace=deployment["metadata"].get("namespace", ""),
+    return Pod(
+        namespace=_namespace(workload),
         labels=labels,
-        name=deployment["metadata"]["name"],
+        name=workload["metadata"]["name"],
         ports=ports,
     )
 
 
-def _ports(deployment: dict[str, Any]) -> list[int]:
-    main = pod_template(deployment)["spec"]["containers"][0]
-    return [p["containerPort"] for p in _items(main.get("ports"))]
+def _ports(workload: dict[str, Any]) -> list[int | None]:
+    """The main container's ports; None for one known only at `pulumi up`."""
+    from langop_infra.cli._unknown_parts import pod_spec
+
+    spec = pod_spec(workload)
+    return _container_ports(spec["containers"][0]) if spec else []
+
+
+def _container_ports(container: dict[str, Any]) -> list[int | None]:
+    from langop_infra.cli._unknown_parts import mapping
+
+    ports = [mapping(p).get("containerPort") for p in _items(container.get("ports"))]
+    return [p if isinstance(p, int) else None for p in ports]
 
 
 def _external(document: dict[str, Any]) -> list[tuple[str, str]]:
@@ -230,9 +287,9 @@ def _external(document: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def _items(value: object) -> Any:
-    """A manifest's or config's list field, or an empty list when it is unset."""
-    return value or []
+def _items(value: object) -> list[Any]:
+    """A manifest's or config's list field; an empty list when it is unset or unknown."""
+    return cast("list[Any]", value) if isinstance(value, list) else []
 
 
 def _host_port(url: str) -> tuple[str, int]:
@@ -247,7 +304,7 @@ def text(edges: list[Edge]) -> str:
         if edge.agent != current:
             current = edge.agent
             lines.append("from the internet" if edge.agent == WORLD else f"agent {edge.agent}")
-        verdict = "may reach" if edge.allowed else "blocked:"
+        verdict = {True: "may reach", False: "blocked:", None: "unknown:"}[edge.allowed]
         port = f":{edge.port}" if edge.port else ""
         detail = f" ({edge.detail})" if edge.detail else ""
         lines.append(f"  {verdict} {edge.kind} {edge.target}{port}{detail}")
@@ -279,5 +336,7 @@ def mermaid(edges: list[Edge]) -> str:
         if edge.kind == "sidecar":
             label = f"localhost:{edge.port}" if edge.port else "localhost"
         arrow = f"-->|{label}|" if edge.allowed else f"--x|{label} blocked|"
+        if edge.allowed is None:
+            arrow = f"-.->|{label} unknown|"
         lines.append(f"  {source} {arrow} {target}")
     return "\n".join(lines) + "\n"

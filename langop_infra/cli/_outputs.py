@@ -45,23 +45,27 @@ def plain(value: object) -> Any:
     return visit(value, secret=lambda _, __: REDACTED)
 
 
-def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str]]:
+def agent_env_names(manifests: list[dict[str, Any]]) -> dict[str, list[str] | str]:
     """Agent name -> env var names of its main container, from the rendered Deployments and
-    CronJobs."""
-    from langop_infra.cli._graph import pod_template
+    CronJobs; ``[unknown]`` when its pod spec or env is known only at `pulumi up`."""
+    from langop_infra.cli._unknown_parts import UNKNOWN_MARKER, mapping, pod_spec
 
-    names: dict[str, list[str]] = {}
+    names: dict[str, list[str] | str] = {}
     for m in manifests:
-        meta: Any = m.get("metadata") or {}
-        labels: Any = meta.get("labels") or {}
         # Labels known only at `pulumi up` render as "[unknown]".
-        known: dict[str, Any] = cast("dict[str, Any]", labels) if isinstance(labels, dict) else {}
-        component = known.get("app.kubernetes.io/component")
+        labels = mapping(mapping(m.get("metadata")).get("labels"))
+        component = labels.get("app.kubernetes.io/component")
         if m.get("kind") not in ("Deployment", "CronJob") or component != "agent":
             continue
         name = m["metadata"]["name"]
-        containers: Any = pod_template(m)["spec"].get("containers") or []
-        main: Any = next((c for c in containers if c.get("name") == name), containers[0])
-        env: Any = main.get("env") or []
-        names[name] = [e["name"] for e in env]
+        spec = pod_spec(m)
+        containers: Any = spec["containers"] if spec else []
+        main: Any = next((c for c in containers if c.get("name") == name), None)
+        env: Any = (main or containers[0]).get("env", []) if containers else None
+        if not isinstance(env, list):
+            names[name] = UNKNOWN_MARKER
+            continue
+        # An entry known only at `pulumi up` as a whole reads as a name unknown.
+        entries = [mapping(e) for e in cast("list[object]", env)]
+        names[name] = [str(e.get("name", UNKNOWN_MARKER)) for e in entries]
     return names

@@ -227,6 +227,8 @@ def program_error(exc: BaseException, project_dir: Path) -> str:
     A frame is the user's when its file is under the project folder and not inside this
     package or an installed one. With no such frame the error is ours: full traceback.
     """
+    if isinstance(exc, SyntaxError) and _is_users(Path(exc.filename or ""), project_dir):
+        return _syntax_error(exc)
     frames = traceback.extract_tb(exc.__traceback__)
     own = [f for f in frames if _is_users(Path(f.filename), project_dir)]
     message = f"{type(exc).__name__}: {exc}"
@@ -239,6 +241,20 @@ def program_error(exc: BaseException, project_dir: Path) -> str:
         lines.append(f'    File "{frame.filename}", line {frame.lineno}, in {frame.name}')
         lines += [f"      {frame.line.strip()}"] if frame.line else []
     lines.append("  (frames of langop-infra and Pulumi left out)")
+    return "\n".join(lines)
+
+
+def _syntax_error(exc: SyntaxError) -> str:
+    """A syntax error in the user's own file: where, what, and the line with a caret; the
+    frames that compiled it (runpy's, ours) are no help."""
+    where = f"{exc.filename}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")
+    lines = [f"your program does not compile: {where}: {type(exc).__name__}: {exc.msg}"]
+    if exc.text:
+        text = exc.text.rstrip("\n")
+        indent = len(text) - len(text.lstrip())
+        lines.append(f"    {text.strip()}")
+        if exc.offset and exc.offset > indent:
+            lines.append("    " + " " * (exc.offset - 1 - indent) + "^")
     return "\n".join(lines)
 
 

@@ -12,7 +12,6 @@ import argparse
 import gc
 import importlib
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -175,23 +174,12 @@ def _run(args: argparse.Namespace, *, own_process: bool) -> int:
 
 
 def _exit_on_interrupt(command: str) -> None:
-    """On SIGINT, print one line and end the process at once, exit status 130.
+    """On SIGINT, print one line naming the command and end the process at once, 130
+    (:func:`langop_infra._interrupt.exit_on_interrupt`). An interrupted render has nothing
+    worth flushing; a half-written stdout is dropped."""
+    from langop_infra._interrupt import exit_on_interrupt
 
-    Not a KeyboardInterrupt: raised inside the engine's event loop or a worker thread, it
-    could leave tasks pending (asyncio warnings at exit), be caught by the SDK (an internal
-    error), or leave a non-daemon worker thread that the interpreter's exit waits for. An
-    interrupted render has nothing worth flushing; a half-written stdout is dropped.
-    """
-
-    def interrupted(signum: int, frame: object) -> None:
-        prefix = f"langop-infra {command}" if command else "langop-infra"
-        with_line = f"{prefix}: error: interrupted\n".encode()
-        try:
-            os.write(2, with_line)
-        finally:
-            os._exit(130)
-
-    signal.signal(signal.SIGINT, interrupted)
+    exit_on_interrupt(f"langop-infra {command}" if command else "langop-infra")
 
 
 def _drop_stdout() -> None:

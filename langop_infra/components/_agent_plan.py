@@ -120,15 +120,20 @@ def _refuse_single_tool(tools: object, subject: str) -> None:
         raise SpecError([Problem("tools", message)], subject=subject)
 
 
-def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:
+def model_document(
+    data: dict[str, Any], gateways: dict[str, str] | None = None
+) -> dict[str, ModelSpec]:
     """Replace LanguageModel objects in ``model``/``models`` by their names; return their
-    specs by name."""
+    specs by name (and put the namespace of each one's gateway in ``gateways``)."""
     given: dict[str, ModelSpec] = {}
 
     def name_of(item: Any) -> Any:
         spec = getattr(item, "spec", None)
         if isinstance(spec, ModelSpec):
             given[spec.name] = spec
+            gateway = getattr(item, "gateway_namespace", None)
+            if gateways is not None and isinstance(gateway, str):
+                gateways[spec.name] = gateway
             return spec.name
         return item
 
@@ -140,6 +145,27 @@ def model_document(data: dict[str, Any]) -> dict[str, ModelSpec]:
             for m in data["models"]
         ]
     return given
+
+
+def gateway_problems(agent: AgentSpec, gateways: Mapping[str, str]) -> list[Problem]:
+    """A model that goes through a LanguageCluster's gateway, used by an agent of another
+    namespace: the agent would call ``gateway.<its namespace>``, which nothing creates."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    refs = [("model", agent.model)] if agent.model else []
+    refs += [(f"models[{i}].name", r.name) for i, r in enumerate(agent.models)]
+    return [
+        Problem(
+            where,
+            f"LanguageModel {name!r} goes through the model gateway of namespace "
+            f"{gateways[name]!r}, and an agent calls the gateway of its own namespace "
+            f"({namespace!r}), which nothing creates; declare the agent among that "
+            f"LanguageCluster's agents (with namespace: {namespace!r} it gets a gateway "
+            f"there), put it in namespace {gateways[name]!r}, or use a model with gateway: false",
+            "langop_gateway_elsewhere",
+        )
+        for where, name in refs
+        if name in gateways and gateways[name] != namespace
+    ]
 
 
 def resolve_models(agent: AgentSpec, given: Mapping[str, ModelSpec]) -> list[ModelSpec]:
@@ -243,7 +269,8 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
     """Validate a standalone agent and resolve its tools; return its plan and its spec as
     it will be once every Output resolves (an Output itself when one does not yet)."""
     data, given = agent_document(name, args, fields)
-    given_models = model_document(data)
+    gateways: dict[str, str] = {}
+    given_models = model_document(data, gateways)
     given_http = http_tool_document(data)
     subject = f"LanguageAgent {data.get('name')!r}"
     with component_error(subject):
@@ -272,6 +299,8 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         given = {**given, **memory_index}
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
+        if not late and (problems := gateway_problems(agent, gateways)):
+            raise SpecError(problems)
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
         warnings.append(passthrough_warning(model, "model"))

@@ -178,13 +178,15 @@ def unroutable_query_guard(
 ) -> Any:
     """``value``, failing as a field error once the resolved agent spec has a query
     credential the spec known now (``known``, built from stand-ins) did not: a URL given as
-    an Output. ``resolved`` is the whole spec as an Output, or ``known`` itself."""
-    if not isinstance(resolved, pulumi.Output):
-        return value
+    an Output. ``resolved`` is :func:`query_urls` of the spec, an Output where a URL is one:
+    ``value`` waits for those alone, not for every value of the spec (an unknown label
+    leaves config.yaml known)."""
     expected = routed_query_env(known)
+    found = pulumi.Output.from_input(resolved)
 
-    def check(spec: Any) -> bool:
-        if routed_query_env(spec) != expected:
+    def check(urls: Any) -> bool:
+        paths = _unrouted(urls, expected)
+        if paths:
             problems = [
                 Problem(
                     loc_path(path),
@@ -193,25 +195,42 @@ def unroutable_query_guard(
                     "the URL as a plain string, or send the credential in a header from a "
                     "Secret",
                 )
-                for path in _unrouted(spec, expected)
+                for path in paths
             ]
             raise SpecError(problems, subject=subject, where=where)
         return True
 
-    # Only a flag: not secret, even when the spec holds secrets.
-    guard = pulumi.Output.unsecret(cast("pulumi.Output[Any]", resolved).apply(check))
+    if not _holds_output(resolved):
+        return value
+    # Only a flag: not secret, even when the URLs are.
+    guard = pulumi.Output.unsecret(found.apply(check))
     return pulumi.Output.all(value, guard).apply(lambda pair: pair[0])
 
 
-def _unrouted(spec: Any, expected: Mapping[str, str]) -> list[Path]:
-    """Where ``spec`` has query credentials that ``expected`` lacks."""
-    found: list[Path] = []
-    for i, server in enumerate(spec.mcp_servers):
-        if any(
-            expected.get(k) != v for k, v in server_url(server.name, server.url).secrets.items()
-        ):
-            found.append(("mcp_servers", i, "url"))
-    for i, tool in enumerate(spec.webhook_tools):
-        if any(expected.get(k) != v for k, v in webhook_url(tool.name, tool.url).secrets.items()):
-            found.append(("webhook_tools", i, "url"))
-    return found
+def query_urls(spec: Any) -> dict[str, list[list[str]]]:
+    """The ``[name, url]`` of each URL whose query may carry a credential, by field."""
+    return {
+        "mcp_servers": [[s.name, str(s.url)] for s in spec.mcp_servers],
+        "webhook_tools": [[t.name, str(t.url)] for t in spec.webhook_tools],
+    }
+
+
+def _holds_output(value: object) -> bool:
+    if isinstance(value, pulumi.Output):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_output(v) for v in cast("dict[Any, Any]", value).values())
+    if isinstance(value, list):
+        return any(_holds_output(v) for v in cast("list[Any]", value))
+    return False
+
+
+def _unrouted(urls: Mapping[str, Any], expected: Mapping[str, str]) -> list[Path]:
+    """Where the resolved :func:`query_urls` have query credentials ``expected`` lacks."""
+    parse = {"mcp_servers": server_url, "webhook_tools": webhook_url}
+    return [
+        (field, i, "url")
+        for field, credentials in parse.items()
+        for i, (name, url) in enumerate(urls[field])
+        if any(expected.get(k) != v for k, v in credentials(name, url).secrets.items())
+    ]

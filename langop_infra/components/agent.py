@@ -288,7 +288,7 @@ def _guarded_config(objects: Any, agent: AgentSpec, final: Any) -> Any:
     return secret_routing.unroutable_query_guard(
         inputs.part(objects, lambda o: o.config_text),
         agent,
-        inputs.whole(final, lambda s: s),
+        inputs.part(final, secret_routing.query_urls),
         f"LanguageAgent {agent.name!r}",
         construction_site() or None,
     )

@@ -30,6 +30,7 @@ from langop_infra.config._managed_memory import find_memory
 from langop_infra.config.agent import AgentSpec, model_refs
 from langop_infra.config.checks._checked import CheckedCluster, deploy_warnings
 from langop_infra.config.checks._collisions import secret_namespaces
+from langop_infra.config.checks._gateway_routes import gateway_namespaces
 from langop_infra.config.checks._references import (
     cluster_namespaces,
     external_reference_problems,
@@ -202,14 +203,23 @@ class LanguageCluster(pulumi.ComponentResource):
             )
             for m in cluster.models
         }
-        self.gateway = register_gateway(
-            cluster.models,
-            cluster.defaults,
-            namespace=ns,
-            part_of=cluster.part_of or ns,
-            secrets=self.secrets,
-            opts=child,
-        )
+        # One gateway per namespace whose agents use it (config/checks/_gateway_routes).
+        self.gateways = {
+            space: gateway
+            for space in gateway_namespaces(cluster)
+            if (
+                gateway := register_gateway(
+                    cluster.models,
+                    cluster.defaults,
+                    namespace=space,
+                    part_of=cluster.part_of or ns,
+                    secrets=self.secrets_by_namespace.get(space, {}),
+                    opts=child,
+                )
+            )
+            is not None
+        }
+        self.gateway = self.gateways.get(ns)
 
     def _register_agents(
         self,

@@ -140,6 +140,9 @@ class LanguageModel(PlannedComponent):
         super().__init__(type_token("LanguageModel"), name, None, aliased(opts, "LanguageModel"))
         self.spec = plan.spec
         # Not through a gateway (refused outside a cluster): the namespace plays no part.
+        routed = via_gateway(plan.spec, gateway_defaults(plan.defaults))
+        # Agents reach a gateway in their own namespace (_agent_plan.model_problems).
+        self.gateway_namespace = place.prefix if routed else None
         url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), place.prefix)
         self.endpoint = pulumi.Output.from_input(url)
         self.register_outputs({"endpoint": self.endpoint})

@@ -100,7 +100,36 @@ class Mocks(pulumi.runtime.Mocks):
             metadata: Any = inputs.get("metadata") or {}
             if name in (r.name, metadata.get("name")):
                 return dict(inputs)
-        raise LookupError(f"no registration of {typ} named {name!r}")
+        raise LookupError(f"no registration of {typ} named {name!r}: {self._why_not(typ)}")
+
+    def _why_not(self, typ: str) -> str:
+        """The likely cause of a failed ``find``: other mocks installed, or the names there are."""
+        if _installed_mocks() is not self:
+            return (
+                "these mocks are not the ones Pulumi uses now: another pulumi.runtime."
+                "set_mocks call (another test module's, or the langop_mocks fixture of a test "
+                "that ran before) replaced them, and this test's resources went to those. "
+                "In a run with more than one module, use the langop_mocks fixture in every "
+                "test, or call set_mocks in a fixture of your own rather than at module level"
+            )
+        # A Kubernetes object by its own name, anything else by its logical name.
+        names: list[str] = []
+        for r in self.resources:
+            metadata: Any = _inputs(r).get("metadata")
+            if r.typ == typ:
+                given = cast("dict[str, Any]", metadata) if isinstance(metadata, dict) else {}
+                names.append(str(given.get("name") or r.name))
+        if not names:
+            return "nothing of that type was registered in this test"
+        return f"registered of that type: {', '.join(sorted(set(names)))}"
+
+
+def _installed_mocks() -> object:
+    """The mocks Pulumi's runtime answers registrations with now, if any."""
+    from pulumi.runtime import settings
+
+    monitor = getattr(settings.SETTINGS, "monitor", None)
+    return getattr(monitor, "mocks", None)
 
 
 def _inputs(args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:

@@ -15,6 +15,11 @@ from langop_infra.config._fields import SecretSource
 from langop_infra.config._http_tool import with_http_tools
 from langop_infra.config._pod import WorkloadSpec
 from langop_infra.config.agent import AgentSpec, agent_headers
+from langop_infra.config.checks._gateway_routes import (
+    agent_model_secret_names,
+    gateway_namespaces,
+    gateway_secret_names,
+)
 from langop_infra.config.checks._secret_refs import sync_only_secrets
 from langop_infra.config.cluster import ClusterSpec
 from langop_infra.config.tool import ToolSpec
@@ -25,7 +30,8 @@ Generated = tuple[str, str, str, str]  # kind, namespace, name, source path
 
 def secret_namespaces(cluster: ClusterSpec) -> dict[str, list[str]]:
     """Each ``secrets`` entry's namespaces: the cluster's, and every other namespace whose
-    workloads read it through ``secretKeyRef`` (a Pod can only read its own namespace's).
+    workloads (a model gateway included) read it through ``secretKeyRef`` (a Pod can only
+    read its own namespace's).
     An entry only schema sync reads lands in none (:func:`sync_only_secrets`)."""
     sync_only = sync_only_secrets(cluster)
     found = {name: {cluster.namespace} for name in cluster.secrets if name not in sync_only}
@@ -35,6 +41,15 @@ def secret_namespaces(cluster: ClusterSpec) -> dict[str, list[str]]:
         for ref in _secret_names(workload):
             if ref in found:
                 found[ref].add(ns)
+    # Model keys: each gateway's in its namespace, each agent's in the agent's.
+    for agent in cluster.agents:
+        for ref in agent_model_secret_names(cluster, agent):
+            if ref in found:
+                found[ref].add(agent.namespace or cluster.namespace)
+    for space in gateway_namespaces(cluster):
+        for ref in gateway_secret_names(cluster):
+            if ref in found:
+                found[ref].add(space)
     return {name: sorted(spaces) for name, spaces in found.items()}
 
 

@@ -28,6 +28,7 @@ from langop_infra.offline.importers._common import (
     Json,
     Manifest,
     Note,
+    mapping,
     note,
 )
 
@@ -119,7 +120,30 @@ def _place(out: Imported, section: str, entry: Json, namespace: str | None) -> J
             )
         else:
             placed = {"name": placed.pop("name"), "namespace": own, **placed}
+            if section == "agents" and _imported_models(out, entry):
+                out.notes.append(_gateway_note(entry, own, namespace))
     return placed
+
+
+def _imported_models(out: Imported, agent: Json) -> list[str]:
+    """The imported models an agent names."""
+    refs: list[Any] = list(agent.get("models") or [])
+    names = [agent.get("model"), *(mapping(m).get("name") for m in refs)]
+    return [str(m["name"]) for m in out.entries["models"] if m.get("name") in names]
+
+
+def _gateway_note(agent: Json, own: str, namespace: str | None) -> Note:
+    """How an agent outside the stack's namespace reaches its models: a gateway of its own
+    namespace, never a route across namespaces (config/checks/_gateway_routes)."""
+    return Note(
+        f"agents/{agent['name']}",
+        "metadata.namespace",
+        f"the agent stays in namespace {own}, where the stack runs a second model gateway "
+        f"for it (one per namespace whose agents use a gateway model, with the models' keys); "
+        f"agents never call another namespace's gateway",
+        f"nothing to do; to share the gateway of {namespace}, move the agent there, or set "
+        "gateway: false on its models to call the provider directly",
+    )
 
 
 def stack_config(out: Imported, namespace: str | None = None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import LiteralScalarString
 
 from langop_infra._errors import LangopError
 from langop_infra.offline.importers import PREFIX, Imported, stack_config
@@ -81,12 +82,29 @@ def _load(path: Path) -> tuple[Any, dict[str, Any]]:
     return rt, document
 
 
+def _blocks(value: object) -> Any:
+    """``value`` with each multi-line string a literal block scalar (``|``), as the import
+    prints it without ``--into`` and as people write instructions, never one quoted line."""
+    if isinstance(value, str) and "\n" in value and _block_safe(value):
+        return LiteralScalarString(value)
+    if isinstance(value, dict):
+        return {k: _blocks(v) for k, v in cast("dict[str, Any]", value).items()}
+    if isinstance(value, list):
+        return [_blocks(v) for v in cast("list[Any]", value)]
+    return value
+
+
+def _block_safe(text: str) -> bool:
+    """Whether a literal block holds ``text`` as is: printable, no carriage returns."""
+    return all(c in "\n\t" or c.isprintable() for c in text)
+
+
 def merged_stack_file(path: Path, out: Imported, namespace: str | None = None) -> str:
     """The text of ``path`` with ``out`` merged in (``path`` itself is not written)."""
     rt, data = _load(path)
     config = cast("dict[str, Any]", data["config"])
     existing_ns = config.get(_key(config, "namespace"))
-    imported = stack_config(out, namespace or (str(existing_ns) if existing_ns else None))
+    imported = _blocks(stack_config(out, namespace or (str(existing_ns) if existing_ns else None)))
     created = config.get(_key(config, "secrets"))
     own_secrets: set[str] = (
         {str(k) for k in cast("dict[Any, Any]", created)} if isinstance(created, dict) else set()

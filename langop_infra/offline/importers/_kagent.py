@@ -106,6 +106,17 @@ def model_config(m: Manifest, out: Imported) -> None:
     out.add("models", compact(entry))
 
 
+# Fields kagent shows in its UI that have no place on an agent here, each with what to do.
+_STREAM = (
+    "kagent streams the answer to its UI; an agent here answers each A2A message whole",
+    "nothing to do (a2a.streaming advertises streaming, for a runtime that streams)",
+)
+_DESCRIPTION = (
+    "an agent's description here is its A2A card's, and the agent serves A2A only with a2a",
+    "if it serves A2A, set a2a.description (and a2a.skills) to it",
+)
+
+
 def remote_mcp_server(m: Manifest, out: Imported) -> None:
     spec = m.spec
     server: Json = {"name": m.name, "url": spec.get("url"), "timeout": spec.get("timeout")}
@@ -146,8 +157,12 @@ def remote_mcp_server(m: Manifest, out: Imported) -> None:
         out,
         m,
         spec,
-        {"url", "timeout", "headersFrom", "protocol", "description"},
+        {"url", "timeout", "headersFrom", "protocol"},
         {
+            "description": (
+                "an external MCP server here has no description; the agent reads its tools'",
+                "keep it as a comment in the stack file if you want it",
+            ),
             "sseReadTimeout": ("one timeout per server here", "timeout covers it"),
             "terminateOnClose": ("sessions end with the agent here", "nothing to do"),
         },
@@ -266,9 +281,9 @@ def agent(m: Manifest, out: Imported) -> None:
     entry["args"] = byo.get("args")
     entry["env"], entry["secretEnv"] = env_map(out, m, deployment.get("env"), "spec.deployment.env")
     entry["resources"] = resources(deployment.get("resources"))
-    handled = {"systemMessage", "modelConfig", "tools", "deployment", "stream"}
-    leftovers(out, m, declarative, handled, {}, prefix="spec.declarative")
-    leftovers(out, m, spec, {"type", "declarative", "byo", "description"}, {})
+    handled = {"systemMessage", "modelConfig", "tools", "deployment"}
+    leftovers(out, m, declarative, handled, {"stream": _STREAM}, prefix="spec.declarative")
+    leftovers(out, m, spec, {"type", "declarative", "byo"}, {"description": _DESCRIPTION})
     drop_status(out, m)
     out.add("agents", compact(entry))
 
