@@ -43,11 +43,15 @@ def test_the_ci_check_sees_a_pyright_run_without_the_interpreter() -> None:
 
 
 def pyright_mentions(path: Path) -> list[int]:
-    """Lines of a test module that name the pyright executable themselves."""
+    """Lines of a test module that name the pyright executable themselves (a mapping's key,
+    ``tools["pyright"]`` of pyproject's tables, names no executable)."""
+    tree = ast.parse(path.read_text())
+    keys = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
     return [
         node.lineno
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(tree)
         if isinstance(node, ast.Constant)
+        and id(node) not in keys
         and isinstance(node.value, str)
         and re.fullmatch(r"(.*/)?pyright", node.value)
     ]
@@ -64,7 +68,7 @@ def test_no_test_runs_pyright_except_through_the_helper() -> None:
 
 def test_the_scan_finds_a_bare_pyright_call(tmp_path: Path) -> None:
     bad = tmp_path / "test_bad.py"
-    bad.write_text('import subprocess\nsubprocess.run(["pyright", "x.py"])\n')
+    bad.write_text('import subprocess\nsubprocess.run(["pyright", "x.py"])\nt = {}["pyright"]\n')
     assert pyright_mentions(bad) == [2]
 
 

@@ -513,7 +513,7 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
     secretish = {
         k: v
         for k, v in outputs.items()
-        if (k.startswith("Secret:") and k.endswith(".string_data"))
+        if (k.startswith(("Secret:", "DigestedSecret:")) and k.endswith(".string_data"))
         or (k.startswith("ToolSchemaSync:") and k.endswith((".headers", ".kubeconfig")))
     }
     # 9 Secrets' stringData (tool-credentials for tool references' headers and
@@ -521,9 +521,9 @@ def test_outputs_derived_from_secrets_are_secret() -> None:
     # `sync-credentials`); the headers and kubeconfig of the 2 tools' schema syncs and of the
     # sync of the sidecar `files` through the researcher's pods
     assert len(secretish) == 16, sorted(secretish)
-    assert "Secret:research/payment-credentials.string_data" in secretish
-    assert "Secret:research/tool-credentials.string_data" in secretish
-    assert "Secret:research/sync-credentials.string_data" not in secretish
+    assert "DigestedSecret:research/payment-credentials.string_data" in secretish
+    assert "DigestedSecret:research/tool-credentials.string_data" in secretish
+    assert "DigestedSecret:research/sync-credentials.string_data" not in secretish
     for key, value in secretish.items():
         # An empty header map (a sync that sends none) carries nothing to hide.
         assert isinstance(value, Secret) or value == {}, key

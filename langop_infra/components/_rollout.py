@@ -13,6 +13,8 @@ langop-infra registers (:class:`DigestedSecret`), so the digest is known as soon
 values are, whatever the kubernetes provider reports back.
 """
 
+# pyright: reportUnknownMemberType=false
+
 from __future__ import annotations
 
 import hashlib
@@ -43,8 +45,9 @@ class DigestedSecret(k8s.core.v1.Secret):
         data: Any,
         opts: pulumi.ResourceOptions,
     ) -> None:
-        # The SDK's overloads leave ``__props__`` untyped; the keywords here are typed.
-        super().__init__(  # pyright: ignore[reportUnknownMemberType]
+        # The SDK's overloads leave ``__props__`` untyped (reportUnknownMemberType is off for
+        # this file at its top: a line's ignore is "unnecessary" to a user's basic-mode check).
+        super().__init__(
             resource_name, metadata=metadata, type="Opaque", string_data=data, opts=opts
         )
         self.given_name = name  # ``metadata``'s

@@ -149,7 +149,7 @@ def reported_to_the_engine(build: Callable[[], LanguageCluster]) -> Callable[[],
         try:
             return build()
         except SpecError as exc:
-            if isinstance(pulumi.runtime.settings.get_monitor(), MockMonitor):
+            if isinstance(pulumi_sdk.current_monitor(), MockMonitor):
                 raise
             raise pulumi.RunError(str(exc)) from None
 

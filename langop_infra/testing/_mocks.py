@@ -126,10 +126,9 @@ class Mocks(pulumi.runtime.Mocks):
 
 def _installed_mocks() -> object:
     """The mocks Pulumi's runtime answers registrations with now, if any."""
-    from pulumi.runtime import settings
+    from langop_infra.core import _pulumi_sdk as pulumi_sdk
 
-    monitor = getattr(settings.SETTINGS, "monitor", None)
-    return getattr(monitor, "mocks", None)
+    return getattr(pulumi_sdk.current_monitor(), "mocks", None)
 
 
 def _inputs(args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:

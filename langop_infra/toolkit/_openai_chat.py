@@ -6,7 +6,6 @@ given no LangChain model, so AgentLab's chat works without ``langchain-openai`` 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any, cast
@@ -125,7 +124,7 @@ def _tool_call(call: dict[str, Any]) -> ToolCall:
     function = mapping(call.get("function"))
     text: object = function.get("arguments") or "{}"
     try:
-        args: object = json.loads(text) if isinstance(text, str) else text
+        args: object = _json.read(text) if isinstance(text, str) else text
     except ValueError:
         args = {"__unparsed__": text}  # the tool refuses it, and the LLM reads why
     return ToolCall(
