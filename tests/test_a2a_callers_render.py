@@ -25,6 +25,15 @@ from langop_infra.offline._mock_engine import run_program
 from tests.support.loopback import serve
 
 SKILL = {"id": "review", "name": "Review", "description": "Reviews.", "tags": ["review"]}
+# A runtime: builtin agent needs a model (validate refuses one without): a model the agents
+# reach directly, so the render has no gateway.
+MODEL = {
+    "name": "local",
+    "provider": "openai-compatible",
+    "modelName": "llama-3.1-8b",
+    "endpoint": "http://vllm.apps.svc.cluster.local:8000/v1",
+    "gateway": False,
+}
 TOKENS = {"planner": "planner-token-0123456789abcdef", "ci": "ci-token-0123456789abcdef01"}
 
 
@@ -36,10 +45,12 @@ def document() -> dict[str, Any]:
     return {
         "namespace": "apps",
         "externalSecrets": ["a2a-tokens"],
+        "models": [MODEL],
         "agents": [
             {
                 "name": "reviewer",
                 "runtime": "builtin",
+                "model": "local",
                 "a2a": {
                     "skills": [SKILL],
                     "callers": [
@@ -48,8 +59,18 @@ def document() -> dict[str, Any]:
                     ],
                 },
             },
-            {"name": "planner", "runtime": "builtin", "agents": [{"name": "reviewer"}]},
-            {"name": "kiosk", "runtime": "builtin", "a2a": {"skills": [SKILL], "access": "open"}},
+            {
+                "name": "planner",
+                "runtime": "builtin",
+                "model": "local",
+                "agents": [{"name": "reviewer"}],
+            },
+            {
+                "name": "kiosk",
+                "runtime": "builtin",
+                "model": "local",
+                "a2a": {"skills": [SKILL], "access": "open"},
+            },
         ],
     }
 
@@ -107,7 +128,7 @@ def test_the_card_says_what_the_runtime_enforces(rendered: list[dict[str, Any]])
 
 
 class Model:
-    async def complete(self, messages: Any, tools: Any) -> ModelReply:
+    async def complete(self, messages: Any, tools: Any, deadline: Any = None) -> ModelReply:
         return ModelReply("reviewed", (), {"role": "assistant", "content": "reviewed"})
 
 
@@ -151,9 +172,16 @@ def test_a_caller_the_callee_does_not_admit_is_warned_of_and_tokens_need_their_s
 
     doc = document()
     doc["agents"].append(
-        {"name": "intruder", "runtime": "builtin", "agents": [{"name": "reviewer"}]}
+        {
+            "name": "intruder",
+            "runtime": "builtin",
+            "model": "local",
+            "agents": [{"name": "reviewer"}],
+        }
     )
-    doc["agents"].append({"name": "walkin", "runtime": "builtin", "agents": [{"name": "kiosk"}]})
+    doc["agents"].append(
+        {"name": "walkin", "runtime": "builtin", "model": "local", "agents": [{"name": "kiosk"}]}
+    )
     warned = [w for w in cluster_warnings(parse_cluster(doc)) if w.kind == "langop_a2a_unadmitted"]
     assert [w.path for w in warned] == ["agents[3].agents[0].name"]  # kiosk is open
     assert warned[0].message.startswith(

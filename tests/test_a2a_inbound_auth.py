@@ -30,7 +30,7 @@ class CountingModel:
     def __init__(self) -> None:
         self.turns = 0
 
-    async def complete(self, messages: Any, tools: Any) -> ModelReply:
+    async def complete(self, messages: Any, tools: Any, deadline: Any = None) -> ModelReply:
         self.turns += 1
         return ModelReply("hi", (), {"role": "assistant", "content": "hi"})
 
@@ -52,6 +52,14 @@ def send(text: str = "hi") -> dict[str, Any]:
             "message": {"role": "user", "messageId": "m", "parts": [{"kind": "text", "text": text}]}
         },
     }
+
+
+def answer_of(reply: dict[str, Any]) -> tuple[str, str]:
+    """The Task's state and the text of its answer artifact."""
+    task = reply["result"]
+    assert task["kind"] == "task"
+    (artifact,) = task["artifacts"]
+    return task["status"]["state"], artifact["parts"][0]["text"]
 
 
 def agent(callers: Callers) -> tuple[Any, CountingModel]:
@@ -84,7 +92,8 @@ def test_only_callers_with_their_token_get_a_turn() -> None:
     assert turns_refused == 0  # 203 requests refused, not one turn
     assert card.status_code == 200 and card.json()["name"] == "helper"
     assert planner.status_code == 200 and auditor.status_code == 200
-    assert planner.json()["result"]["parts"][0]["text"] == "hi"
+    for admitted in (planner, auditor):  # message/send answers with a Task holding the answer
+        assert answer_of(admitted.json()) == ("completed", "hi")
     assert model.turns == 2
 
 
@@ -128,6 +137,7 @@ def test_open_access_is_asked_for_by_name() -> None:
     with serve(app) as url:
         answered = httpx.post(f"{url}/", json=send(), timeout=30)
     assert answered.status_code == 200 and model.turns == 1
+    assert answer_of(answered.json()) == ("completed", "hi")
     assert load_callers({}).access == "authenticated"
 
 

@@ -82,7 +82,7 @@ class Scripted:
     def __init__(self, calls: list[str]) -> None:
         self.calls, self.asked = calls, 0
 
-    async def complete(self, messages: Any, tools: Any) -> ModelReply:
+    async def complete(self, messages: Any, tools: Any, deadline: Any = None) -> ModelReply:
         self.asked += 1
         if self.asked > 1 or not self.calls:
             return ModelReply("done", (), {"role": "assistant", "content": "done"})
@@ -149,7 +149,10 @@ def test_a_model_answer_is_read_no_further_than_its_cap() -> None:
         for path, cap in (("ok", 8 * MiB), ("bad", 16 * 1024)):
             counting = Counting()
             client = httpx.AsyncClient(transport=counting)
-            model = ChatModel(f"{url}/{path}", "m", None, 30, RuntimeMetrics(), client)
+            # No retry: a 500 is asked again otherwise, and each attempt reads up to the cap.
+            model = ChatModel(
+                f"{url}/{path}", "m", None, 30, RuntimeMetrics(), client, max_retries=0
+            )
             with pytest.raises(ModelError) as caught:
                 asyncio.run(model.complete([{"role": "user", "content": "hi"}], []))
             assert counting.read <= cap + CHUNK, (path, counting.read)
@@ -190,7 +193,7 @@ def test_an_a2a_request_over_the_cap_is_413_and_not_read() -> None:
     body is read only up to the cap (the bytes ``receive`` gave are the measure)."""
 
     class NoModel:
-        async def complete(self, messages: Any, tools: Any) -> ModelReply:
+        async def complete(self, messages: Any, tools: Any, deadline: Any = None) -> ModelReply:
             raise AssertionError("no turn runs")
 
     loop = AgentLoop(NoModel(), OneTool(), RuntimeMetrics())

@@ -20,15 +20,20 @@ from tests.support.loopback import free_port, serve
 
 pytestmark = pytest.mark.slow
 QUESTION = "How many people live in Lyon?"
+A = "a-caller-token-0123456789abcdef"  # the token A calls B with
 
 
 def env_of(name: str, model_url: str, port: int, **extra: str) -> dict[str, str]:
+    """An agent on loopback that admits any caller (A2A is authenticated-only unless asked),
+    its probes on a port of its own (the default 9090 is one for all the agents here)."""
     return {
         "MODEL_ENDPOINT": model_url,
         "LLM_MODEL": f"{name}-model",
         "AGENT_NAME": name,
         "A2A_HOST": "127.0.0.1",
         "A2A_PORT": str(port),
+        "A2A_ACCESS": "open",
+        "A2A_HEALTH_PORT": str(free_port()),
         **extra,
     }
 
@@ -92,18 +97,22 @@ def test_a_delegates_to_b_which_uses_an_mcp_tool(tmp_path: Path) -> None:
         serve(tool_app(PopulationTool())) as geo,
         serve(model_a.app()) as a_model_url,
         serve(model_b.app()) as b_model_url,
-        agent_process(
+        agent_process(  # B admits A alone, by its caller token
             tmp_path / "b",
-            env_of("b", b_model_url, b_port),
+            env_of("b", b_model_url, b_port, A2A_ACCESS="authenticated", A2A_CALLER_A_TOKEN=A),
             {"tools": {"geo": {"endpoint": geo, "protocol": "mcp"}}},
             waits_for=["tool server geo connected: 1 tools"],
         ),
         agent_process(
-            tmp_path / "a", env_of("a", a_model_url, a_port, A2A_PEERS=peers(b=b_port)), {}
+            tmp_path / "a",
+            env_of("a", a_model_url, a_port, A2A_PEERS=peers(b=b_port), A2A_PEER_B_TOKEN=A),
+            {},
         ),
     ):
         answer = ask(a_port, QUESTION)
+        stranger = httpx.post(f"http://127.0.0.1:{b_port}/", json={"jsonrpc": "2.0"}, timeout=30)
     assert answer == "b says: Lyon has 522250 people."
+    assert stranger.status_code == 401
     first_a = model_a.requests[0]["body"]
     offered = {t["function"]["name"]: t["function"] for t in first_a["tools"]}
     assert offered["peer__b"]["description"].startswith("Ask the agent b (over A2A)")

@@ -152,10 +152,16 @@ def test_a_model_error_reaches_the_a2a_caller_scrubbed() -> None:
                     },
                 },
             )
-    data = reply.json()["result"]["parts"][1]["data"]
-    assert leaks(reply.text) == 0
+    # message/send answers with a Task: the error is in its status message and its artifact.
+    task = reply.json()["result"]
+    assert task["kind"] == "task" and task["status"]["state"] == "failed"
+    (said,) = task["status"]["message"]["parts"]
+    (artifact,) = task["artifacts"]
+    data = artifact["parts"][1]["data"]
+    assert leaks(reply.text) == 0  # the whole reply: status message, artifacts, history
     assert data["error"].startswith(f"the model at {model_url}/chat/completions answered HTTP 401")
     assert "Incorrect API key provided: [secret]" in data["error"]
+    assert said["text"] == artifact["parts"][0]["text"] == f"I could not finish: {data['error']}"
 
 
 def test_peer_headers_go_only_to_the_configured_origin() -> None:

@@ -33,15 +33,15 @@ def blocks() -> list[str]:
     return re.findall(r"```bash\n(.*?)```", section(), re.S)
 
 
-def as_here(block: str, model_url: str, tools_url: str, port: int) -> str:
-    """The block with this machine's endpoint, interpreter and port; the install left out
-    (the package is installed here)."""
+def as_here(block: str, model_url: str, tools_url: str, port: int, health: int = 0) -> str:
+    """The block with this machine's endpoint, interpreter and ports (A2A, health); the
+    install left out (the package is installed here)."""
     lines = [line for line in block.splitlines() if "pip install" not in line]
     text = "\n".join(lines) + "\n"
     text = text.replace("http://localhost:11434/v1", f"{model_url}/v1")
     text = text.replace("http://localhost:8080/mcp", tools_url)
     text = text.replace("venv/bin/python", sys.executable)
-    return text.replace("8099", str(port))
+    return text.replace("8099", str(port)).replace("8098", str(health))
 
 
 def free_port() -> int:
@@ -81,7 +81,7 @@ def test_the_recipe_runs_a_turn_and_serves_a2a(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_", "LLM_", "A2A_"))}
     first, second = blocks()
     with serve(fake.app()) as model_url, serve(memory_server().streamable_http_app()) as tools:
-        port = free_port()
+        port, health = free_port(), free_port()
         once = subprocess.run(
             ["bash", "-c", as_here(first, model_url, f"{tools}/mcp", port)],
             cwd=tmp_path,
@@ -95,7 +95,7 @@ def test_the_recipe_runs_a_turn_and_serves_a2a(tmp_path: Path) -> None:
         assert (answer["type"], answer["answer"]) == ("answer", "hello from llama3.1")
         # The second block in the first one's environment, as a reader runs them in turn.
         exported = {**env, **exports(as_here(first, model_url, f"{tools}/mcp", port))}
-        start, send = as_here(second, model_url, f"{tools}/mcp", port).split("\n", 1)
+        start, send = as_here(second, model_url, f"{tools}/mcp", port, health).split("\n", 1)
         with subprocess.Popen(
             ["bash", "-c", start.removesuffix(" &")],
             cwd=tmp_path,
@@ -105,15 +105,20 @@ def test_the_recipe_runs_a_turn_and_serves_a2a(tmp_path: Path) -> None:
             text=True,
         ) as server:
             try:
-                wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
+                # ready once the runtime started: the probes are on the health port
+                wait_until_serving(f"http://127.0.0.1:{health}/readyz", server)
                 sent = subprocess.run(
                     ["bash", "-c", send], cwd=tmp_path, capture_output=True, text=True, timeout=120
                 )
             finally:
                 server.terminate()
                 server.communicate(timeout=60)
-    reply = json.loads(sent.stdout)
-    [text, data] = reply["result"]["parts"]
+    assert "8098" in second and "A2A_ACCESS=open" in second  # a local run admits the curl
+    task = json.loads(sent.stdout)["result"]
+    assert (task["kind"], task["status"]["state"]) == ("task", "completed")
+    [answer_artifact] = task["artifacts"]
+    assert answer_artifact["name"] == "answer"
+    [text, data] = answer_artifact["parts"]
     assert text == {"kind": "text", "text": "hello from llama3.1"}
     assert data["data"]["answer"] == "hello from llama3.1"
     assert {r["model"] for r in fake.requests} == {"llama3.1"}

@@ -202,7 +202,7 @@ async def run_scheduled(env: Mapping[str, str], out: TextIO) -> int:
 
 def serve_forever(env: Mapping[str, str]) -> None:
     """Serve A2A on ``A2A_PORT`` (callers authenticated unless ``A2A_ACCESS=open``) and the
-    probes and metrics on ``A2A_HEALTH_PORT`` until stopped. Once the A2A socket listens and
+    probes and metrics on ``A2A_HEALTH_PORT`` until stopped. Once both sockets listen and
     the runtime has started, one line says so on stderr (``serving A2A at
     http://host:port/path``): what a supervisor or a test waits for."""
     from langop_infra.agent._a2a_server import a2a_routes, read_card, service_routes
@@ -214,7 +214,9 @@ def serve_forever(env: Mapping[str, str]) -> None:
         logger.warning("no agent card at %s: serving a minimal one", settings.card_path)
     holder: dict[str, Runtime] = {}
     host = env.get("A2A_HOST", "0.0.0.0")
-    listening = _listen(host, settings.port)
+    # Both ports bound before anything starts: a port in use exits 2 at once, never after
+    # the "serving A2A at" line a supervisor waits for.
+    listening = {port: _listen(host, port) for port in {settings.port, settings.health_port}}
 
     @asynccontextmanager
     async def lifespan(_app: object) -> AsyncGenerator[None]:
@@ -233,7 +235,7 @@ def serve_forever(env: Mapping[str, str]) -> None:
     )
     a2a = a2a_routes(card, settings.path, lambda: holder["runtime"].loop, settings.agent_name)
     apps = _apps(settings, callers, service, a2a, lifespan)
-    asyncio.run(_serve_all(apps, {settings.port: listening}, host))
+    asyncio.run(_serve_all(apps, listening, host))
 
 
 def _callers(env: Mapping[str, str]) -> Callers:
