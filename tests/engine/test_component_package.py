@@ -6,15 +6,21 @@ schema sync (a dynamic resource inside a multi-language component) works."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.engine.test_render_fidelity import differences, without_secret_values
 from tests.engine.test_user_program import user_project
-from tests.support.engine import REPO, Engine, read_manifests, render_to, stack_state
+from tests.support.engine import (
+    REPO,
+    Engine,
+    read_manifests,
+    render_differences,
+    render_to,
+    stack_state,
+    with_virtualenv,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -37,16 +43,6 @@ LanguageAgent(
     opts=pulumi.ResourceOptions(depends_on=[memory]),
 )
 '''
-
-
-def plugin_copy(folder: Path) -> Path:
-    """provider/ with its virtualenv pointed at the repository's venv."""
-    plugin = folder / "provider"
-    shutil.copytree(REPO / "provider", plugin)
-    settings = yaml.safe_load((plugin / "PulumiPlugin.yaml").read_text())
-    settings["runtime"]["options"]["virtualenv"] = str(REPO / "venv")
-    (plugin / "PulumiPlugin.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-    return plugin
 
 
 def yaml_project(folder: Path, plugin: Path) -> Path:
@@ -90,7 +86,7 @@ def rendered_by_engine(
 def test_a_yaml_program_renders_what_the_python_program_renders(
     engine: Engine, tmp_path: Path
 ) -> None:
-    plugin = plugin_copy(tmp_path)
+    plugin = with_virtualenv(REPO / "provider", tmp_path, "PulumiPlugin.yaml")
     from_yaml = rendered_by_engine(
         engine, yaml_project(tmp_path / "yaml", plugin), tmp_path / "yaml-out"
     )
@@ -98,14 +94,7 @@ def test_a_yaml_program_renders_what_the_python_program_renders(
         engine, user_project(tmp_path / "python", PYTHON_PROGRAM), tmp_path / "py-out"
     )
     assert sorted(from_yaml) == sorted(from_python)
-    found = [
-        f"{key}: {d}"
-        for key in sorted(from_python)
-        for d in differences(
-            (), without_secret_values(from_python[key]), without_secret_values(from_yaml[key])
-        )
-    ]
-    assert found == []
+    assert render_differences(from_python, from_yaml) == []
     state = stack_state(engine, tmp_path / "yaml", "dev")
     types = {r["type"] for r in state["deployment"]["resources"]}
     assert {"langop-infra:index:LanguageTool", "langop-infra:index:LanguageAgent"} <= types

@@ -6,26 +6,26 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.support.engine import REPO, Engine, python_project, render_to, reseal_secrets
+from tests.support.engine import (
+    REPO,
+    Engine,
+    python_project,
+    render_to,
+    reseal_secrets,
+    with_virtualenv,
+)
 
 pytestmark = pytest.mark.engine
 
 
 def policy_pack(folder: Path) -> Path:
     """A copy of policy-pack/ whose virtualenv is the repository's venv."""
-    pack = folder / "policy-pack"
-    shutil.copytree(REPO / "policy-pack", pack)
-    settings = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())
-    settings["runtime"]["options"]["virtualenv"] = str(REPO / "venv")
-    (pack / "PulumiPolicy.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-    return pack
+    return with_virtualenv(REPO / "policy-pack", folder, "PulumiPolicy.yaml")
 
 
 def prepared(engine: Engine, tmp_path: Path, stack: str, source_stack: str) -> Path:

@@ -4,17 +4,17 @@ field against the offline render of the same stack file."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support.engine import (
     REPO,
     Engine,
+    offline_render,
     python_project,
     read_manifests,
+    render_differences,
     render_to,
     reseal_secrets,
 )
@@ -29,32 +29,6 @@ NO_CLUSTER = (
     "schemaSync: {required: true, timeout: 20s}",
     "schemaSync: {required: false, timeout: 20s}",
 )
-# Values `render` cannot know, each with its reason. Nothing else may differ.
-UNKNOWN_AT_RENDER = {
-    # A keyed HMAC of the Secrets a pod reads; its key exists only in state (RolloutKey).
-    ("metadata", "annotations", "langop.io/secret-digest"): "keyed by a key made at `pulumi up`",
-}
-
-
-def offline_render(project: Path, stack: str, out: Path, env: dict[str, str]) -> None:
-    done = subprocess.run(
-        [
-            str(REPO / "venv" / "bin" / "langop-infra"),
-            "render",
-            "--stack",
-            stack,
-            "--project-dir",
-            str(project),
-            "--output-dir",
-            str(out),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
 
 
 def up_rendered(engine: Engine, tmp_path: Path, stack: str) -> tuple[Path, dict[str, str]]:
@@ -71,51 +45,15 @@ def up_rendered(engine: Engine, tmp_path: Path, stack: str) -> tuple[Path, dict[
     return project, secrets
 
 
-def differences(path: tuple[str, ...], offline: Any, real: Any) -> list[str]:
-    """Every leaf where the two objects differ, as `a.b.c: offline != real`."""
-    if isinstance(offline, dict) and isinstance(real, dict):
-        found: list[str] = []
-        for key in sorted(set(offline) | set(real)):
-            found += differences(
-                (*path, key), offline.get(key, "<absent>"), real.get(key, "<absent>")
-            )
-        return found
-    if isinstance(offline, list) and isinstance(real, list) and len(offline) == len(real):
-        return [
-            d
-            for i, (a, b) in enumerate(zip(offline, real, strict=True))
-            for d in differences((*path, str(i)), a, b)
-        ]
-    if offline == real or (offline == "[unknown]" and path[-3:] in UNKNOWN_AT_RENDER):
-        return []
-    return [f"{'.'.join(path)}: render {offline!r} != engine {real!r}"]
-
-
-def without_secret_values(obj: dict[str, Any]) -> dict[str, Any]:
-    """A Secret's values: render redacts them, the provider writes them; compared apart."""
-    if obj["kind"] != "Secret":
-        return obj
-    return {k: v for k, v in obj.items() if k not in ("data", "stringData")}
-
-
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
 def test_render_matches_what_pulumi_up_registers(
     engine: Engine, tmp_path: Path, stack: str
 ) -> None:
     project, secrets = up_rendered(engine, tmp_path, stack)
-    offline_dir = tmp_path / "offline"
-    offline_render(project, stack, offline_dir, engine.env)
+    offline = offline_render(project, stack, tmp_path / "offline", engine.env)
     real = read_manifests(tmp_path / "rendered")
-    offline = read_manifests(offline_dir)
     assert sorted(offline) == sorted(real)
-    found = [
-        f"{key}: {d}"
-        for key in sorted(offline)
-        for d in differences(
-            (), without_secret_values(offline[key]), without_secret_values(real[key])
-        )
-    ]
-    assert found == []
+    assert render_differences(offline, real) == []
     for key, obj in offline.items():
         if obj["kind"] == "Secret":
             assert set(obj.get("stringData", obj.get("data", {}))) == set(

@@ -3,14 +3,20 @@ each run by the real engine with renderYamlToDirectory: the objects are as `rend
 
 from __future__ import annotations
 
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.engine.test_render_fidelity import differences, without_secret_values
-from tests.support.engine import REPO, Engine, python_project, read_manifests, render_to
+from tests.support.engine import (
+    REPO,
+    Engine,
+    offline_render,
+    python_project,
+    read_manifests,
+    render_differences,
+    render_to,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -51,30 +57,6 @@ def user_project(folder: Path, program: str) -> Path:
     return folder
 
 
-def render(
-    project: Path, stack: str, out: Path, env: dict[str, str]
-) -> dict[tuple[str, str, str], dict]:
-    done = subprocess.run(
-        [
-            str(REPO / "venv" / "bin" / "langop-infra"),
-            "render",
-            "--stack",
-            stack,
-            "--project-dir",
-            str(project),
-            "--output-dir",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return read_manifests(out)
-
-
 def up_and_compare(
     engine: Engine, project: Path, stack: str, tmp_path: Path
 ) -> dict[tuple[str, str, str], dict]:
@@ -82,16 +64,9 @@ def up_and_compare(
     up = engine.run(project, "up", "--stack", stack, "--yes", "--skip-preview")
     assert CANARY not in up.stdout + up.stderr
     real = read_manifests(tmp_path / "real")
-    offline = render(project, stack, tmp_path / "offline", engine.env)
+    offline = offline_render(project, stack, tmp_path / "offline", engine.env)
     assert sorted(offline) == sorted(real)
-    found = [
-        f"{key}: {d}"
-        for key in sorted(offline)
-        for d in differences(
-            (), without_secret_values(offline[key]), without_secret_values(real[key])
-        )
-    ]
-    assert found == []
+    assert render_differences(offline, real) == []
     return real
 
 

@@ -122,6 +122,17 @@ def _without_secure(value: Any) -> Any:
     return value
 
 
+def with_virtualenv(source: Path, folder: Path, settings: str) -> Path:
+    """A copy of a Python plugin or policy-pack folder whose ``settings`` file names the
+    repository's venv as its virtualenv."""
+    copy = folder / source.name
+    shutil.copytree(source, copy)
+    document = yaml.safe_load((copy / settings).read_text())
+    document["runtime"]["options"]["virtualenv"] = str(REPO / "venv")
+    (copy / settings).write_text(yaml.safe_dump(document, sort_keys=False))
+    return copy
+
+
 def render_to(engine: Engine, project: Path, stack: str, out: Path) -> None:
     """Point the stack's default Kubernetes provider at a folder (renderYamlToDirectory),
     which refuses a kubeconfig context beside it."""
@@ -140,6 +151,68 @@ def read_manifests(folder: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
                 meta = document.get("metadata", {})
                 objects[(document["kind"], meta.get("namespace", ""), meta["name"])] = document
     return objects
+
+
+# Values `render` cannot know, each with its reason. Nothing else may differ.
+UNKNOWN_AT_RENDER = {
+    # A keyed HMAC of the Secrets a pod reads; its key exists only in state (RolloutKey).
+    ("metadata", "annotations", "langop.io/secret-digest"): "keyed by a key made at `pulumi up`",
+}
+
+
+def differences(path: tuple[str, ...], offline: Any, real: Any) -> list[str]:
+    """Every leaf where the two objects differ, as `a.b.c: offline != real`."""
+    if isinstance(offline, dict) and isinstance(real, dict):
+        found: list[str] = []
+        for key in sorted(set(offline) | set(real)):
+            found += differences(
+                (*path, key), offline.get(key, "<absent>"), real.get(key, "<absent>")
+            )
+        return found
+    if isinstance(offline, list) and isinstance(real, list) and len(offline) == len(real):
+        return [
+            d
+            for i, (a, b) in enumerate(zip(offline, real, strict=True))
+            for d in differences((*path, str(i)), a, b)
+        ]
+    if offline == real or (offline == "[unknown]" and path[-3:] in UNKNOWN_AT_RENDER):
+        return []
+    return [f"{'.'.join(path)}: render {offline!r} != engine {real!r}"]
+
+
+def without_secret_values(obj: dict[str, Any]) -> dict[str, Any]:
+    """A Secret's values: render redacts them, the provider writes them; compared apart."""
+    if obj["kind"] != "Secret":
+        return obj
+    return {k: v for k, v in obj.items() if k not in ("data", "stringData")}
+
+
+def offline_render(
+    project: Path, stack: str, out: Path, env: dict[str, str]
+) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """`langop-infra render` of a project's stack into ``out``: its objects."""
+    done = subprocess.run(
+        [str(REPO / "venv" / "bin" / "langop-infra"), "render", "--stack", stack,
+         "--project-dir", str(project), "--output-dir", str(out)],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return read_manifests(out)
+
+
+def render_differences(
+    expected: dict[tuple[str, str, str], dict[str, Any]],
+    actual: dict[tuple[str, str, str], dict[str, Any]],
+) -> list[str]:
+    """Every field where two sets of objects differ, Secret values apart (render redacts
+    them, the provider writes them)."""
+    return [
+        f"{key}: {d}"
+        for key in sorted(expected)
+        for d in differences(
+            (), without_secret_values(expected[key]), without_secret_values(actual[key])
+        )
+    ]
 
 
 def stack_state(engine: Engine, project: Path, stack: str) -> dict[str, Any]:
