@@ -119,6 +119,8 @@ def with_a2a_card(manifests: list[dict[str, Any]]) -> None:
     )
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
+    # This test is a caller the agent admits (A2A answers authenticated callers only).
+    container["env"].append({"name": "A2A_CALLER_TESTER_TOKEN", "value": CALLER_TOKEN})
     if any(e["name"] == "A2A_AGENT_CARD" for e in container["env"]):
         return
     card = {
@@ -147,7 +149,6 @@ def with_a2a_card(manifests: list[dict[str, Any]]) -> None:
     )
     container["env"] += [
         {"name": "A2A_PORT", "value": "8080"},
-        {"name": "A2A_CALLER_TESTER_TOKEN", "value": CALLER_TOKEN},
         {"name": "A2A_AGENT_CARD", "value": "/etc/agent/a2a/agent-card.json"},
     ]
 
@@ -216,13 +217,15 @@ def test_a_question_over_a2a_uses_two_tools_with_their_credentials(world: World)
     env = {e["name"]: e.get("value", "") for e in pod.container()["env"]}
     port, path = env.get("A2A_PORT", "8080"), env.get("A2A_PATH", "/")
     health = env.get("A2A_HEALTH_PORT", "9090")  # probes and metrics: not the callers' port
-    service = f"http://researcher.{NAMESPACE}.svc.cluster.local:{port}"
     try:
         process = world.start_agent(pod)
         wait_http(f"http://{pod.ip}:{health}/readyz", process, pod)
-        card = f"{service}/.well-known/agent-card.json"
+        # The pod's card names the address the kubelet stand-in resolved the Service to, and
+        # the client sends the peer's token to the configured origin only: configure that one.
+        reached = f"http://{pod.ip}:{port}"
+        card = f"{reached}/.well-known/agent-card.json"
         token = {"Authorization": f"Bearer {CALLER_TOKEN}"}
-        peer = Peer("researcher", service + path, card, token)
+        peer = Peer("researcher", reached + path, card, token)
         client = PeerClient([peer], timeout=60, transport=world.cluster.transport())
         reply = asyncio.run(client.send("researcher", QUESTION))
         metrics = httpx.get(f"http://{pod.ip}:{health}/metrics", timeout=5).text

@@ -123,8 +123,10 @@ class _Resolving(httpx.AsyncBaseTransport):
         self.cluster, self.inner = cluster, httpx.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        request.url = httpx.URL(self.cluster.resolve(str(request.url)))
+        # As DNS does: the address changes, the Host header stays the name that was asked for
+        # (a server that builds URLs from it, as a minimal agent card does, names the Service).
         request.headers["host"] = request.url.netloc.decode()
+        request.url = httpx.URL(self.cluster.resolve(str(request.url)))
         return await self.inner.handle_async_request(request)
 
     async def aclose(self) -> None:
@@ -244,13 +246,17 @@ class Pod:
         self.write_volumes(container)
         env = self.env(container) | dict(extra_env or {})
         mounts = [m["mountPath"] for m in container.get("volumeMounts") or []]
-        argv = [*(container.get("command") or entrypoint), *(container.get("args") or [])]
+        # The test's entrypoint is a path on this machine (which may lie under a mount path
+        # such as /tmp), never moved; the container's own command and args are.
+        given = [] if container.get("command") else list(entrypoint)
+        argv = [*(container.get("command") or []), *(container.get("args") or [])]
         argv = [_expand(a, env) for a in argv]
         if path_root_env is not None:
             env[path_root_env] = str(self.root)
         else:  # an image that cannot be told: its paths under a mount move to the root
             argv = [self._moved(a, mounts) for a in argv]
             env = {k: self._moved(v, mounts) for k, v in env.items()}
+        argv = [*given, *argv]
         if bind_env is not None:
             env[bind_env] = self.ip
         if host_flag is not None:
