@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.pyright import run_pyright
+from tests.support.source import parse_source
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "langop_infra"
@@ -49,7 +50,7 @@ def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:
 
 
 def test_the_generated_args_import_nothing_of_the_components() -> None:
-    tree = ast.parse((PACKAGE / "components" / "args.py").read_text())
+    tree = parse_source((PACKAGE / "components" / "args.py").read_text())
     imported = {
         node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
     } | {

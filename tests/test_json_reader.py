@@ -14,6 +14,7 @@ from langop_infra import _json
 from langop_infra.mcp import _jsonrpc as jsonrpc
 from langop_infra.mcp._errors import MalformedResponse
 from langop_infra.mcp._options import ClientOptions
+from tests.support.source import parse_source
 
 PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 
@@ -22,7 +23,7 @@ def other_json_readers(path: Path) -> list[str]:
     """``json.load``/``json.loads`` calls, ``from json import load(s)`` and httpx's
     ``.json()`` (which calls ``json.loads``) in ``path``."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_source(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module == "json":
             found += [f"from json import {a.name}" for a in node.names if "load" in a.name]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):

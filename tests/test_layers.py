@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.source import parse_source
+
 PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 
 # Lowest first; each entry is a subpackage (or a module at the package root). A name not
@@ -68,7 +70,7 @@ def imported(path: Path, package: Path = PACKAGE) -> set[str]:
     found: set[str] = set()
     own = module_name(path, package).split(".")
     package_parts = own if path.name == "__init__.py" else own[:-1]
-    tree = ast.parse(path.read_text())
+    tree = parse_source(path.read_text())
     typing_only = {
         id(inner)
         for node in ast.walk(tree)
@@ -191,7 +193,7 @@ def test_no_import_circles() -> None:
 def test_every_subpackage_says_its_job() -> None:
     assert set(SUBPACKAGES) - {MCP} <= {n for _, members in LAYERS for n in members}
     for name in SUBPACKAGES:
-        doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
+        doc = ast.get_docstring(parse_source((PACKAGE / name / "__init__.py").read_text()))
         assert doc and len(doc) >= 40, f"langop_infra/{name}/__init__.py states no job"
 
 
@@ -203,7 +205,7 @@ def test_modules_and_functions_stay_readable() -> None:
         lines = len(source.splitlines())
         if lines > MAX_MODULE_LINES and relative not in LONG_MODULES:
             too_long.append(f"{relative}: {lines} lines")
-        for node in ast.walk(ast.parse(source)):
+        for node in ast.walk(parse_source(source)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 length = node.end_lineno - node.lineno + 1  # type: ignore[operator]
                 if length > MAX_FUNCTION_LINES:
@@ -262,7 +264,7 @@ def test_the_layers_have_names_that_say_what_they_hold() -> None:
 
 
 def test_the_error_root_imports_nothing() -> None:
-    tree = ast.parse((PACKAGE / "_errors.py").read_text())
+    tree = parse_source((PACKAGE / "_errors.py").read_text())
     assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
     from langop_infra import LangopError, _errors
     from langop_infra.mcp import _errors as errors

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.source import parse_source
+
 PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 WEAK = {"WeakKeyDictionary", "WeakValueDictionary", "WeakSet", "ref"}
 # Not a fact between layers: each policy of one `check` run reads the same engine resources,
@@ -44,7 +46,7 @@ def test_no_module_keeps_objects_by_identity() -> None:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         where = path.relative_to(PACKAGE).as_posix()
-        names = module_registries(ast.parse(path.read_text(), str(path)))
+        names = module_registries(parse_source(path.read_text(), str(path)))
         found += [(where, n) for n in names if (where, n) not in ALLOWED]
     assert found == []
 
@@ -57,7 +59,7 @@ def test_the_check_finds_what_it_looks_for() -> None:
         "C = frozenset()\n"
         "def f():\n    D = weakref.WeakSet()\n"
     )
-    assert module_registries(ast.parse(source)) == ["A", "B"]
+    assert module_registries(parse_source(source)) == ["A", "B"]
 
 
 def test_nothing_tells_program_runs_apart_by_the_sdks_run_state() -> None:

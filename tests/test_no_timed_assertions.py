@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.source import parse_source
+
 TESTS = Path(__file__).resolve().parent
 CLOCKS = frozenset(
     {"monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time", "process_time"}
@@ -133,7 +135,7 @@ class _Flow:
 
 def timed_assertions(source: str) -> list[int]:
     """Line numbers of the asserts in ``source`` that compare a duration."""
-    tree = ast.parse(source)
+    tree = parse_source(source)
     flow = _Flow(tree)
     return sorted(
         node.lineno

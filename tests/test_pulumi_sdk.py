@@ -17,6 +17,7 @@ from pulumi.runtime import resource as sdk_resource, settings
 from pulumi.runtime.proto import source_pb2
 
 from langop_infra.core import _pulumi_sdk as pulumi_sdk
+from tests.support.source import parse_source
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "langop_infra"
@@ -75,7 +76,7 @@ def test_no_other_module_touches_the_sdks_private_parts() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         if path == Path(pulumi_sdk.__file__):
             continue
-        tree = ast.parse(path.read_text())
+        tree = parse_source(path.read_text())
         for node in ast.walk(tree):
             name = node.attr if isinstance(node, ast.Attribute) else None
             name = name or (node.id if isinstance(node, ast.Name) else None)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support import pyright as support
+from tests.support.source import parse_source
 
 ROOT = Path(__file__).resolve().parents[1]
 HELPER = ROOT / "tests" / "support" / "pyright.py"
@@ -45,7 +46,7 @@ def test_the_ci_check_sees_a_pyright_run_without_the_interpreter() -> None:
 def pyright_mentions(path: Path) -> list[int]:
     """Lines of a test module that name the pyright executable themselves (a mapping's key,
     ``tools["pyright"]`` of pyproject's tables, names no executable)."""
-    tree = ast.parse(path.read_text())
+    tree = parse_source(path.read_text())
     keys = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
     return [
         node.lineno

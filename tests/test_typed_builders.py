@@ -19,6 +19,7 @@ from langop_infra.config._network import NetworkPeer
 from langop_infra.manifests import _k8s_types as k8s_types, _policies as policies
 from langop_infra.offline._render import render_stack
 from tests.support.pyright import run_pyright
+from tests.support.source import parse_source
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "langop_infra"
@@ -48,7 +49,7 @@ def quoted_any() -> int:
     """``Any`` in string literals that are not docstrings (casts, quoted annotations)."""
     count = 0
     for path in PACKAGE.rglob("*.py"):
-        tree = ast.parse(path.read_text())
+        tree = parse_source(path.read_text())
         docstrings = {
             id(node.body[0].value)
             for node in ast.walk(tree)
@@ -72,7 +73,7 @@ def any_aliases() -> Iterator[str]:
     ``X: TypeAlias = Any``, ``type X = Any`` (each would hide uses from the count)."""
     for path in PACKAGE.rglob("*.py"):
         where = path.relative_to(ROOT)
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse_source(path.read_text())):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias in node.names:
                     if alias.name.rsplit(".", 1)[-1] == "Any" and alias.asname not in (None, "Any"):
