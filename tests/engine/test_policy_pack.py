@@ -23,9 +23,15 @@ from tests.support.engine import (
 pytestmark = pytest.mark.engine
 
 
-def policy_pack(folder: Path) -> Path:
-    """A copy of policy-pack/ whose virtualenv is the repository's venv."""
-    return with_virtualenv(REPO / "policy-pack", folder, "PulumiPolicy.yaml")
+def preview_with_pack(
+    engine: Engine, project: Path, folder: Path
+) -> subprocess.CompletedProcess[str]:
+    """`pulumi preview --policy-pack` of the prod stack, with a copy of policy-pack/ whose
+    virtualenv is the repository's venv."""
+    pack = with_virtualenv(REPO / "policy-pack", folder, "PulumiPolicy.yaml")
+    return engine.run(
+        project, "preview", "--stack", "prod", "--policy-pack", str(pack), check=False
+    )
 
 
 def prepared(engine: Engine, tmp_path: Path, stack: str, source_stack: str) -> Path:
@@ -74,15 +80,7 @@ def test_a_stack_that_breaks_a_mandatory_policy_fails_the_preview(
 ) -> None:
     # The dev stack leaves agents' egress open, which the pack refuses in a stack named prod.
     project = prepared(engine, tmp_path, "prod", "dev")
-    done = engine.run(
-        project,
-        "preview",
-        "--stack",
-        "prod",
-        "--policy-pack",
-        str(policy_pack(tmp_path)),
-        check=False,
-    )
+    done = preview_with_pack(engine, project, tmp_path)
     assert done.returncode != 0
     output = done.stdout + done.stderr
     assert "langop-agent-egress" in output
@@ -96,14 +94,6 @@ def test_a_stack_that_breaks_a_mandatory_policy_fails_the_preview(
 
 def test_the_shipped_prod_stack_passes(engine: Engine, tmp_path: Path) -> None:
     project = prepared(engine, tmp_path, "prod", "prod")
-    done = engine.run(
-        project,
-        "preview",
-        "--stack",
-        "prod",
-        "--policy-pack",
-        str(policy_pack(tmp_path)),
-        check=False,
-    )
+    done = preview_with_pack(engine, project, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "mandatory" not in done.stdout

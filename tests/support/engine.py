@@ -5,7 +5,6 @@ a project folder, a local file backend, the passphrase secrets provider, no down
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -219,7 +218,3 @@ def stack_state(engine: Engine, project: Path, stack: str) -> dict[str, Any]:
     """``pulumi stack export``: the state as the backend keeps it."""
     done = engine.run(project, "stack", "export", "--stack", stack)
     return json.loads(done.stdout)
-
-
-def environ_without(*names: str) -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in names}
