@@ -57,6 +57,7 @@ with grpc_absent():
     from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
     from a2a.types import (
         AgentCard,
+        Artifact,
         ListTasksRequest,
         ListTasksResponse,
         Message,
@@ -71,6 +72,7 @@ with grpc_absent():
 __all__ = [
     "AgentCard",
     "AgentExecutor",
+    "Artifact",
     "Client",
     "ClientConfig",
     "ClientFactory",
