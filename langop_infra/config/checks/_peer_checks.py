@@ -22,20 +22,6 @@ def agent_feature_problems(
     return problems + memory_problems(cluster, indexed, path)
 
 
-def builtin_card_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
-    """The built-in runtime's card claims no more than it serves: it streams, but sends no
-    push notifications."""
-    if agent.runtime != "builtin" or agent.a2a is None or not agent.a2a.push_notifications:
-        return []
-    text = (
-        "the built-in runtime sends no push notifications, so its card may not claim them; "
-        "set pushNotifications: false (a caller can stream with message/stream, or poll with "
-        "tasks/get)"
-    )
-    where = join_path(path, "a2a.pushNotifications")
-    return [Problem(where, text, "langop_a2a_card_claims")]
-
-
 def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
     """``schedule`` beside what only a long-running (Deployment) agent has, and an A2A port
     that one of ``ports`` takes: each at its field, naming the conflict and the fix."""
@@ -49,7 +35,6 @@ def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
                     "that port"
                 )
                 problems.append(Problem(join_path(path, "a2a"), text, "langop_a2a_port"))
-    problems += builtin_card_problems(agent, path)
     if agent.schedule is None:
         return problems
     conflicts = [
