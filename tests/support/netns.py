@@ -69,10 +69,22 @@ class PodNetwork:
             made.append(error)
 
 
+def remove_stale() -> None:
+    """Namespaces (and their veth and route) a killed test run left behind."""
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30)
+    for line in listed.stdout.splitlines():
+        name = line.split()[0] if line.split() else ""
+        tag = name.removeprefix("langop-pods-")
+        if tag != name and tag.isdigit() and not os.path.exists(f"/proc/{tag}"):
+            subprocess.run(["ip", "link", "del", f"lgp{tag}a"], capture_output=True, timeout=30)
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+
+
 @contextmanager
 def pod_network(pod_range: str = POD_RANGE) -> Iterator[PodNetwork]:
     """The namespace and its routes for the block; all of it removed afterwards."""
-    tag = f"{os.getpid() % 100000}"
+    remove_stale()
+    tag = str(os.getpid())
     name, outer, inner = f"langop-pods-{tag}", f"lgp{tag}a", f"lgp{tag}b"
     ip("netns", "add", name)
     try:
