@@ -99,13 +99,12 @@ def steps_of(engine: Engine, project: Path, stack: str) -> list[dict[str, Any]]:
     return [s for s in json.loads(done.stdout).get("steps", []) if s["op"] != "same"]
 
 
-@pytest.mark.parametrize("stack", STACKS)
-def test_up_creates_every_object_as_written_and_the_workloads_become_ready(
-    engine: Engine, kube: Kube, pods: PodNetwork, tmp_path: Path, stack: str
+def ready_as_written(
+    engine: Engine, kube: Kube, project: Path, stack: str, offline: dict[Any, dict[str, Any]]
 ) -> None:
-    project, offline = deployed(engine, kube, tmp_path, stack)
+    """Every object as written; workloads Available, Services with Ready endpoints, every pod
+    admitted under *restricted*; the synced schema in state."""
     namespace = namespace_of(offline)
-
     assert not_as_written(kube, offline) == []
     for (kind, ns, name), _ in offline.items():
         if kind == "Deployment":
@@ -129,18 +128,12 @@ def test_up_creates_every_object_as_written_and_the_workloads_become_ready(
     assert '"remember"' in state, "the memory tool's schema, synced through the proxy, is in state"
 
 
-@pytest.mark.parametrize("stack", STACKS)
-def test_no_drift_then_destroy_leaves_nothing(
-    engine: Engine, kube: Kube, pods: PodNetwork, tmp_path: Path, stack: str
-) -> None:
-    project, offline = deployed(engine, kube, tmp_path, stack)
-    namespace = namespace_of(offline)
-
+def stays_put(engine: Engine, project: Path, stack: str, namespace: str) -> None:
+    """A second `up` and a `refresh` change nothing; one edit previews as that edit only."""
     engine.run(project, "up", "--stack", stack, "--yes", "--skip-preview", "--expect-no-changes")
     engine.run(project, "refresh", "--stack", stack, "--yes", "--skip-preview",
                "--expect-no-changes")  # fmt: skip
     assert steps_of(engine, project, stack) == []
-
     engine.run(project, "config", "set", "--stack", stack, "--path", *EDIT)
     steps = steps_of(engine, project, stack)
     assert [(s["op"], s["urn"].rsplit("::", 1)[-1]) for s in steps] == [
@@ -151,12 +144,28 @@ def test_no_drift_then_destroy_leaves_nothing(
         key.startswith("spec.template.spec.containers[0].env[") for key in changed
     ), changed  # the list is sorted by name: the new variable shifts those after it
 
+
+def comes_down_clean(
+    engine: Engine, kube: Kube, project: Path, stack: str, offline: dict[Any, dict[str, Any]]
+) -> None:
+    """`destroy` removes every object it made, the namespace with them."""
+    namespace = namespace_of(offline)
     engine.run(project, "destroy", "--stack", stack, "--yes", "--skip-preview")
     assert kube.wait_gone("namespace", namespace), f"namespace {namespace} is still there"
-    leftovers = [key for key in offline if key[1] and kube.get(key[0], key[2], key[1]) is not None]
-    assert leftovers == []
-    cluster_wide = [key for key in offline if not key[1]]
-    assert [key for key in cluster_wide if kube.get(key[0], key[2]) is not None] == []
+    left = [key for key in offline if kube.get(key[0], key[2], key[1]) is not None]
+    assert left == []
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_stack_goes_up_as_written_stays_put_and_comes_down_clean(
+    engine: Engine, kube: Kube, pods: PodNetwork, tmp_path: Path, stack: str
+) -> None:
+    project, offline = deployed(engine, kube, tmp_path, stack)
+    try:
+        ready_as_written(engine, kube, project, stack, offline)
+        stays_put(engine, project, stack, namespace_of(offline))
+    finally:
+        comes_down_clean(engine, kube, project, stack, offline)
 
 
 def first_tool(stack: str) -> str:
