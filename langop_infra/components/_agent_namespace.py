@@ -54,18 +54,32 @@ def unplaced_problems(
     agent: AgentSpec,
     given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
     models: Mapping[str, object],
+    memory: object = None,
 ) -> list[Problem]:
-    """What an agent whose namespace is an Output cannot have, as field problems."""
+    """What an agent whose namespace is an Output cannot have, as field problems; a memory
+    handed over as the LanguageMemory object (``memory``) it can."""
     namespace = namespace_of(agent)
+    memory_fix = "pass the LanguageMemory object itself (its namespace from the same Output)"
     problems = [
         Problem(field, _WHY + fix)
         for field, present, fix in (
             ("agents", bool(agent.agents), "give it a plain namespace to call A2A peers"),
-            ("memory", agent.memory is not None, "give it a plain namespace to use memory"),
+            ("memory", agent.memory is not None and memory is None, memory_fix),
         )
         if present
     ]
-    for i, ref in enumerate(agent.tools):
+    memory_tool = getattr(memory, "tool", None)
+    if memory_tool is not None and not follows(memory):
+        problems.append(
+            Problem(
+                "memory",
+                _WHY + f"LanguageMemory {memory_tool.spec.name!r} has a plain namespace; give "
+                "it the agent's namespace Output too (or the agent a plain namespace)",
+            )
+        )
+    # The last reference is the handed-over memory's own tool (see _agent_plan).
+    refs = agent.tools[:-1] if memory_tool is not None else agent.tools
+    for i, ref in enumerate(refs):
         key = (ref.namespace or namespace, ref.name)
         if ref.enabled and key not in given:
             problems.append(
@@ -100,8 +114,9 @@ def refuse_unplaced(
     given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
     models: Mapping[str, object],
     subject: str,
+    memory: object = None,
 ) -> None:
-    problems = unplaced_problems(agent, given, models)
+    problems = unplaced_problems(agent, given, models, memory)
     if problems:
         raise SpecError(problems, subject=subject)
 

@@ -326,6 +326,36 @@ class Pending:
         return self.later(indexes, pick)
 
 
+def with_leaves(spec: object, data: object, build: Callable[[Any, Any], R]) -> "R | Pending":
+    """``build(spec, data)`` where ``data`` (a sidecar's container) holds Outputs at some
+    leaves and ``spec`` may be :class:`Pending`: each part waits only for the values, of
+    either, it is made from. Plain ``build(spec, data)`` when neither holds one."""
+    leaves = list(output_leaves(data))
+    if not leaves and not isinstance(spec, Pending):
+        return build(spec, data)
+    pending = spec if isinstance(spec, Pending) else Pending(spec, (), (), lambda _: spec)
+    count = len(pending.outputs)
+
+    def filled(values: Mapping[int, object], second: int | None = None) -> object:
+        result = data
+        for index, (path, _) in enumerate(leaves):
+            stand_in = f"placeholder-leaf-{index}" + ("-b" if index == second else "")
+            result = replaced(result, path, values.get(index, stand_in))
+        return result
+
+    def rebuild(values: Mapping[int, Any]) -> R:
+        own = {i: v for i, v in values.items() if i < count}
+        leaf_values = {i - count: v for i, v in values.items() if i >= count}
+        return build(pending.rebuild(own) if own else pending.base, filled(leaf_values))
+
+    base = build(pending.base, filled({}))
+    variants = tuple(v if v is _EVERY else build(v, filled({})) for v in pending.variants) + tuple(
+        build(pending.base, filled({}, second=i)) for i in range(len(leaves))
+    )
+    outputs = (*pending.outputs, *(out for _, out in leaves))
+    return Pending(base, variants, outputs, rebuild)
+
+
 def _at(pick: Callable[[Any], Any], key: object) -> Callable[[Any], object]:
     """``pick``, then the part at ``key``."""
     return lambda whole: pick(whole)[key]

@@ -273,10 +273,9 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
 
     if any(isinstance(c, pulumi.Output) for c in sidecars):
         final = final.final if isinstance(final, inputs.Pending) else final
-    elif isinstance(final, inputs.Pending):
-        return final.map(lambda spec: build(spec, sidecars))
     elif not isinstance(final, pulumi.Output):
-        return build(final, sidecars)
+        # A sidecar's unknown values (an env value) wait where they are, as the agent's do.
+        return inputs.with_leaves(final, sidecars, build)
     # Here ``final`` is the spec or an Output of it (the branches above return the rest).
     spec = cast("pulumi.Input[AgentSpec]", final)
     return pulumi.Output.all(spec, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))
