@@ -173,13 +173,16 @@ class LocalCluster:
             raise SystemExit(f"kubectl apply failed:\n{done.stdout}{done.stderr}")
 
     def down(self) -> None:
-        """Stop the cluster and wait until none of its processes is left."""
+        """Stop the cluster and wait until none of its processes is left (even when kwokctl
+        cannot delete it)."""
         pids = self.running_pids()
-        if self.folder.exists():
-            self.kwokctl("delete", "cluster", limit=STOP_LIMIT)
-        for pid in pids:
-            _stop(pid)
-        guard_pod_range(False)
+        try:
+            if self.folder.exists():
+                self.kwokctl("delete", "cluster", limit=STOP_LIMIT)
+        finally:
+            for pid in pids:
+                _stop(pid)
+            guard_pod_range(False)
 
     def running_pids(self) -> list[int]:
         """The cluster's processes that still run, from kwokctl's pid files."""
