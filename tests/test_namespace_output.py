@@ -365,18 +365,38 @@ def test_an_http_tool_in_an_output_namespace(preview: bool) -> None:
     assert config_map["metadata"]["labels"]["app.kubernetes.io/part-of"] == "apps"
 
 
-def test_an_agent_refuses_an_http_tool_in_an_output_namespace() -> None:
+def object_key(manifest: dict[str, Any]) -> tuple[str, str, str]:
+    meta = manifest["metadata"]
+    return manifest["kind"], meta.get("namespace", ""), meta["name"]
+
+
+def http_tool_program(tool_namespace: Callable[[Any], Any], agent_output: bool) -> Any:
     def program() -> None:
         ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
-        lookup = HttpTool("lookup", namespace=ns.metadata.name, **HTTP_TOOL)
-        LanguageAgent("helper", image=IMAGE, namespace="apps", http_tools=[lookup])
+        lookup = HttpTool("lookup", namespace=tool_namespace(ns), **HTTP_TOOL)
+        namespace = ns.metadata.name if agent_output else "apps"
+        LanguageAgent("helper", image=IMAGE, namespace=namespace, http_tools=[lookup])
 
-    with pytest.raises(SpecError) as caught:
-        run_program(program)
-    [problem] = caught.value.problems
-    assert problem.path == "http_tools[0]"
-    assert "LanguageAgent 'helper'" in str(caught.value)
-    assert "takes its namespace from an Output" in problem.message
+    return program
+
+
+@pytest.mark.parametrize("agent_output", [False, True], ids=["plain-agent", "output-agent"])
+def test_an_agent_takes_an_http_tool_in_an_output_namespace(agent_output: bool) -> None:
+    """Taken to be in the agent's namespace: rendered as with plain namespaces everywhere."""
+    plain = run_program(http_tool_program(lambda ns: "apps", agent_output=False)).manifests()
+    given = run_program(http_tool_program(lambda ns: ns.metadata.name, agent_output)).manifests()
+    assert sorted(given, key=object_key) == sorted(plain, key=object_key)
+    [config_map] = [m for m in given if m["metadata"]["name"] == "helper-config"]
+    assert "lookup" in config_map["data"]["config.yaml"]
+
+
+def test_an_http_tool_in_another_output_namespace_is_refused_as_it_resolves() -> None:
+    program = http_tool_program(lambda ns: ns.metadata.name.apply(lambda _: "other"), False)
+    message = run_failing(program)
+    assert "LanguageAgent 'helper'" in message
+    assert "- http_tools[0]: HttpTool 'lookup' is in namespace 'other', the agent in 'apps'" in (
+        message
+    )
 
 
 def test_an_http_tool_namespace_is_checked_when_it_resolves() -> None:

@@ -61,6 +61,8 @@ class AgentPlan:
     namespace_late: bool = False
     part_of_given: bool = True
     followers: Sequence[tuple[int, Any]] = ()
+    # ``(field, HttpTool)`` of the HttpTools whose namespace is an Output.
+    http_followers: Sequence[agent_namespace.Follower] = ()
 
     def placed(self, spec: AgentSpec) -> tuple[str, list[contract.ToolTarget]]:
         """``part_of`` and ``targets`` for ``spec``, the agent as it resolves."""
@@ -273,7 +275,7 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
     given_memory = memory_document(data)
     gateways: dict[str, str] = {}
     given_models = model_document(data, gateways)
-    given_http = http_tool_document(data)
+    given_http, http_followers = http_tool_document(data)
     subject = f"LanguageAgent {data.get('name')!r}"
     with component_error(subject):
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
@@ -320,6 +322,7 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         features=features,
         namespace_late=late,
         part_of_given=bool(part_of),
+        http_followers=http_followers,
         followers=[
             (i, given[(namespace, r.name)][1])
             for i, r in enumerate(agent.tools)
@@ -373,28 +376,30 @@ def memory_index(agent: AgentSpec, tools: Sequence[Any]) -> dict[tuple[str, str]
     return index
 
 
-def http_tool_document(data: dict[str, Any]) -> list[HttpToolSpec]:
-    """Replace HttpTool objects in ``http_tools`` by references; return their specs."""
+def http_tool_document(
+    data: dict[str, Any],
+) -> tuple[list[HttpToolSpec], list[agent_namespace.Follower]]:
+    """Replace HttpTool objects in ``http_tools`` by references; return their specs, and
+    ``(field, HttpTool)`` of those whose namespace is an Output: taken to be the agent's,
+    checked as both resolve (see components/_agent_namespace.py)."""
     given: list[HttpToolSpec] = []
+    following: list[agent_namespace.Follower] = []
     refs: list[Any] = []
     items: list[Any] = data.get("http_tools") or []
     for i, item in enumerate(items):
         spec = getattr(item, "spec", None)
-        if isinstance(spec, HttpToolSpec) and isinstance(item.namespace_name, pulumi.Output):
-            message = (
-                f"HttpTool {spec.name!r} takes its namespace from an Output; an agent needs "
-                "its HttpTools' namespaces when the program runs: give it a plain namespace"
-            )
-            subject = f"LanguageAgent {data.get('name')!r}"
-            raise SpecError([Problem(f"http_tools[{i}]", message)], subject=subject)
-        if isinstance(spec, HttpToolSpec):
-            given.append(spec.model_copy(update={"namespace": item.namespace_name}))
-            refs.append({"name": spec.name, "namespace": item.namespace_name})
-        else:
+        if not isinstance(spec, HttpToolSpec):
             refs.append(item)
+            continue
+        late = isinstance(item.namespace_name, pulumi.Output)
+        namespace = None if late else item.namespace_name
+        if late:
+            following.append((f"http_tools[{i}]", item))
+        given.append(spec.model_copy(update={"namespace": namespace}))
+        refs.append({"name": spec.name, "namespace": namespace})
     if "http_tools" in data:
         data["http_tools"] = refs
-    return given
+    return given, following
 
 
 def resolve_http_tools(agent: AgentSpec, given: list[HttpToolSpec]) -> AgentSpec:

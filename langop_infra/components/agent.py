@@ -103,7 +103,9 @@ class LanguageAgent(PlannedComponent):
         agent, targets, site = plan.spec, plan.targets, construction_site()
         place = namespaces.placement(name, inputs.part(final, agent_namespace.namespace_of))
         place = namespaces.registered(self, "LanguageAgent", place, agent.name, site)
-        place = agent_namespace.checked(place, plan.followers, f"LanguageAgent {name!r}", site)
+        place = agent_namespace.checked(
+            place, plan.followers, f"LanguageAgent {name!r}", site, plan.http_followers
+        )
         namespace = place.value
         super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
         child = child_options(self, opts)

@@ -1370,6 +1370,15 @@ class PersonaArgs(TypedDict):
     """What the agent knows, on one line. Default: ""."""
 
 
+class ExternalServiceArgs(TypedDict):
+    """An in-cluster Service already running, made outside this stack: addresses that name it (``http://<name>.<namespace>.svc.cluster.local:<port>``) pass validation."""
+
+    name: str
+    """The Service's name."""
+    namespace: str
+    """The Service's namespace."""
+
+
 class LanguageToolArgs(TypedDict):
     """The inputs of a LanguageTool; the same fields as a stack file's ``tools:`` entry."""
 
@@ -1577,6 +1586,8 @@ class LanguageClusterArgs(TypedDict):
     """Secrets this program creates: {<name>: {<key>: <value>}}."""
     external_secrets: NotRequired[list[str]]
     """Secrets made outside this program that secretKeyRefs may name."""
+    external_services: NotRequired[list[ExternalServiceArgs]]
+    """In-cluster Services made outside this program ({name, namespace}) that model endpoints, MCP servers, remote peers and memory addresses may point at."""
 
 
 __all__ = [
@@ -1600,6 +1611,7 @@ __all__ = [
     "EmptyDirVolumeArgs",
     "EnvFromSourceArgs",
     "ExecProbeArgs",
+    "ExternalServiceArgs",
     "FullLabelSelectorArgs",
     "HeaderArgs",
     "HttpGetProbeArgs",

@@ -422,7 +422,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                               'storage_class_name': 'StorageClass of the claim '
                                                                     "(unset: the cluster's "
                                                                     'default).'}}),
- 'langop_infra.config.cluster': ('57bffe2ed9852d775dc8da757eff7541de6c198c9495a945551e6468dbe3b95d',
+ 'langop_infra.config.cluster': ('fadcb0ea42aab4ad6ef771dbbc0a16c6ce326c9fb2de3900c28045df2752dfab',
                                  {'ClusterSpec': {'agents': 'The agents.',
                                                   'create_namespace': 'Create the namespace '
                                                                       '(restricted Pod Security '
@@ -463,6 +463,8 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                                          'name': "The tool's name (its Service's).",
                                                          'namespace': "The tool's namespace.",
                                                          'port': 'The port the tool listens on.'},
+                                  'ExternalService': {'name': "The Service's name.",
+                                                      'namespace': "The Service's namespace."},
                                   'ToolsFrom': {}}),
  'langop_infra.config.tool': ('80871288af9afa42ef0e1155cf5267a727b8c1d7ad55325491cfb4b8fcd550c3',
                               {'SchemaSyncSpec': {'enabled': "Read the tool's schema at "

@@ -109,6 +109,16 @@ class ExportedToolTarget(Spec):
     """Only service tools are exported."""
 
 
+class ExternalService(Spec):
+    """An in-cluster Service already running, made outside this stack: addresses that name
+    it (``http://<name>.<namespace>.svc.cluster.local:<port>``) pass validation."""
+
+    name: Annotated[str, AfterValidator(dns1035_label)]
+    """The Service's name."""
+    namespace: DnsLabel
+    """The Service's namespace."""
+
+
 class ClusterSpec(Spec):
     """One namespace's tools, agents, defaults and secrets."""
 
@@ -148,6 +158,11 @@ class ClusterSpec(Spec):
     """Secrets this program creates: {<name>: {<key>: <value>}}."""
     external_secrets: list[Annotated[str, AfterValidator(dns_subdomain)]] = Field(
         default=[], description="Secrets made outside this program that secretKeyRefs may name."
+    )
+    external_services: list[ExternalService] = Field(
+        default=[],
+        description="In-cluster Services made outside this program ({name, namespace}) that "
+        "model endpoints, MCP servers, remote peers and memory addresses may point at.",
     )
 
 
