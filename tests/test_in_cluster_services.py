@@ -99,3 +99,12 @@ def test_a_gateway_model_the_stack_routes_passes() -> None:
     assert problem_paths(doc(("models", [routed, gateway]))) == []
     # Without a model through the gateway there is no gateway Service to point at.
     assert problem_paths(doc(("models", [gateway]))) == ["models[0].endpoint"]
+
+
+def test_the_api_servers_own_service_is_in_every_cluster() -> None:
+    # Calling it is a risk the endpoint advice warns about (tests/test_edges.py), not a
+    # Service the stack forgot; a neighbour in the same namespace is still refused.
+    model = {**VLLM, "endpoint": "https://kubernetes.default.svc/api/v1"}
+    assert problem_paths(doc(("models", [model]))) == []
+    model = {**VLLM, "endpoint": "https://kube-proxy.default.svc/api/v1"}
+    assert problem_paths(doc(("models", [model]))) == ["models[0].endpoint"]

@@ -22,6 +22,9 @@ from langop_infra.core.problems import Problem, join_path
 
 KIND = "langop_unknown_service"
 GATEWAY_SERVICE = "gateway"
+# The API server's own Service, in every cluster: calling it is a risk the endpoint advice
+# names (a pod's credentials sent to the API server), not a Service that is missing.
+EVERY_CLUSTER = {("default", "kubernetes")}
 
 
 def service_of(url: str, namespaces: set[str]) -> tuple[str, str] | None:
@@ -41,13 +44,14 @@ def service_of(url: str, namespaces: set[str]) -> tuple[str, str] | None:
 
 
 def stack_services(cluster: ClusterSpec) -> set[tuple[str, str]]:
-    """(namespace, name) of every Service the stack creates or declares as external."""
+    """(namespace, name) of every Service the stack creates or declares as external, and the
+    API server's, which every cluster has."""
     full = with_managed_memories(cluster)
     home = cluster.namespace
     made = {(t.namespace or home, t.name) for t in full.tools if t.deployment_mode == "service"}
     made |= {(a.namespace or home, a.name) for a in full.agents if a.ports or a.a2a is not None}
     made |= {(ns, GATEWAY_SERVICE) for ns in gateway_namespaces(cluster)}
-    return made | {(s.namespace, s.name) for s in cluster.external_services}
+    return made | EVERY_CLUSTER | {(s.namespace, s.name) for s in cluster.external_services}
 
 
 def _addresses(
