@@ -9,12 +9,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from langop_infra.config._a2a import A2ASecurityScheme, A2ASkill, A2ASpec, AgentPeerRef
+from langop_infra.config._a2a import (
+    A2ASecurityScheme,
+    A2ASkill,
+    A2ASpec,
+    A2ATokenVerification,
+    AgentPeerRef,
+)
 from langop_infra.config._fields import HeaderSpec, SecretSource
 from langop_infra.config._names import (
     A2A_CARD_DIR,
     A2A_CARD_FILE,
     a2a_card_config_map_name,
+    caller_identity_env_name,
     caller_token_env_name,
     config_map_name,
     peer_token_env_name,
@@ -136,13 +143,51 @@ def agent_card(agent: AgentSpec, namespace: str) -> dict[str, object]:
         "defaultOutputModes": list(spec.default_output_modes),
         "skills": [_skill(s) for s in spec.skills],
     }
-    schemes = list(spec.security_schemes)
+    schemes = {s.name: _scheme(s) for s in spec.security_schemes}
     if agent.runtime == "builtin" and spec.access == "authenticated" and not schemes:
-        schemes.append(CALLER_TOKEN_SCHEME)  # what the runtime enforces, said in the card
+        schemes = enforced_schemes(agent.name, namespace, spec)  # said as enforced
     if schemes:
-        card["securitySchemes"] = {s.name: _scheme(s) for s in schemes}
-        card["securityRequirements"] = [{"schemes": {s.name: {"list": []}}} for s in schemes]
+        card["securitySchemes"] = schemes
+        card["securityRequirements"] = [{"schemes": {name: {"list": []}}} for name in schemes]
     return card
+
+
+def enforced_schemes(agent: str, namespace: str, spec: A2ASpec) -> dict[str, object]:
+    """The schemes the built-in runtime accepts, each one a way in: a caller's own bearer
+    token (``callerToken``, also when no caller is listed yet), a verified token
+    (``serviceAccountToken`` or ``oidc``) when some caller is given by identity."""
+    schemes: dict[str, object] = {}
+    if any(c.token_from for c in spec.callers) or not spec.callers:
+        schemes[CALLER_TOKEN_SCHEME.name] = _scheme(CALLER_TOKEN_SCHEME)
+    verification = spec.token_verification
+    if verification is None or not any(c.identity for c in spec.callers):
+        return schemes
+    audience = token_audience(agent, namespace, spec)
+    if verification.method == "oidc":
+        issuer = str(verification.issuer).rstrip("/")
+        schemes["oidc"] = {
+            "openIdConnectSecurityScheme": {
+                "openIdConnectUrl": f"{issuer}/.well-known/openid-configuration",
+                "description": f"A JWT of this issuer for audience {audience}, from a listed "
+                "subject",
+            }
+        }
+        return schemes
+    schemes["serviceAccountToken"] = {
+        "httpAuthSecurityScheme": {
+            "scheme": "Bearer",
+            "bearerFormat": "JWT",
+            "description": f"A Kubernetes service-account token for audience {audience} "
+            "(a projected serviceAccountToken volume), of a listed service account",
+        }
+    }
+    return schemes
+
+
+def token_audience(agent: str, namespace: str, spec: A2ASpec) -> str:
+    """The audience a verified token must name: the one given, else the A2A endpoint."""
+    given = spec.token_verification.audience if spec.token_verification else None
+    return given or a2a_endpoint(agent, namespace, spec)
 
 
 def _first_line(text: str | None) -> str:
@@ -180,9 +225,10 @@ def card_json(card: Mapping[str, object]) -> str:
     return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
 
 
-def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget]) -> list[EnvVar]:
-    """``A2A_PORT``, ``A2A_PATH``, ``A2A_AGENT_CARD`` when serving; ``A2A_PEERS`` when
-    calling. Peer headers travel in :func:`~langop_infra.config.agent.agent_headers`."""
+def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget], namespace: str) -> list[EnvVar]:
+    """``A2A_PORT``, ``A2A_PATH``, ``A2A_AGENT_CARD``, ``A2A_ACCESS`` and the callers when
+    serving; ``A2A_PEERS`` when calling. Peer headers travel in
+    :func:`~langop_infra.config.agent.agent_headers`."""
     env: list[EnvVar] = []
     if agent.a2a is not None:
         env += [
@@ -191,11 +237,38 @@ def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget]) -> list[EnvVar]:
             EnvVar("A2A_AGENT_CARD", value=f"{A2A_CARD_DIR}/{A2A_CARD_FILE}"),
             EnvVar("A2A_ACCESS", value=agent.a2a.access),
         ]
-        env += [_secret_env(caller_token_env_name(c.name), c.token_from) for c in agent.a2a.callers]
+        env += [
+            _secret_env(caller_token_env_name(c.name), c.token_from)
+            for c in agent.a2a.callers
+            if c.token_from is not None
+        ]
+        env += verification_env(agent.name, namespace, agent.a2a)
     if peers:
         listed = [{"name": p.name, "url": p.url, "cardUrl": p.card_url} for p in peers]
         env.append(EnvVar("A2A_PEERS", value=compact_json(listed)))
         env += [_secret_env(peer_token_env_name(p.name), p.token) for p in peers if p.token]
+    return env
+
+
+def verification_env(agent: str, namespace: str, spec: A2ASpec) -> list[EnvVar]:
+    """``A2A_CALLER_<CALLER>_IDENTITY`` of callers given by identity, and how their tokens
+    are verified (``A2A_TOKEN_VERIFY``, ``A2A_TOKEN_AUDIENCE``, ``A2A_OIDC_*``)."""
+    env = [
+        EnvVar(caller_identity_env_name(c.name), value=c.identity)
+        for c in spec.callers
+        if c.identity is not None
+    ]
+    verification: A2ATokenVerification | None = spec.token_verification
+    if verification is None:
+        return env
+    env += [
+        EnvVar("A2A_TOKEN_VERIFY", value=verification.method.lower()),
+        EnvVar("A2A_TOKEN_AUDIENCE", value=token_audience(agent, namespace, spec)),
+    ]
+    if verification.issuer is not None:
+        env.append(EnvVar("A2A_OIDC_ISSUER", value=str(verification.issuer)))
+    if verification.jwks_url is not None:
+        env.append(EnvVar("A2A_OIDC_JWKS_URL", value=str(verification.jwks_url)))
     return env
 
 

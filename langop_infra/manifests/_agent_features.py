@@ -35,7 +35,7 @@ def feature_env(
     style: EndpointStyle = "base",
 ) -> list[EnvVar]:
     """A2A env, memory env, and scheduled mode's ``AGENT_MODE``/``AGENT_INPUT``."""
-    env = a2a.a2a_env(agent, features.peers)
+    env = a2a.a2a_env(agent, features.peers, namespace)
     env += memory.memory_parts(features.memory, namespace, targets, style)[0]
     if agent.schedule is not None:
         env += cronjob.schedule_env(agent.schedule)

@@ -36,6 +36,22 @@ def builtin_card_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
     return [Problem(where, text, "langop_a2a_card_claims")]
 
 
+def token_review_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """TokenReview needs the agent's own service-account token in its pod."""
+    verification = agent.a2a.token_verification if agent.a2a is not None else None
+    if verification is None or verification.method != "tokenReview":
+        return []
+    if agent.automount_service_account_token:
+        return []
+    text = (
+        "tokenReview asks the API server with the agent's own service-account token; set "
+        "automountServiceAccountToken: true (and bind the agent's ServiceAccount to the "
+        "ClusterRole system:auth-delegator), or use method: oidc"
+    )
+    where = join_path(path, "a2a.tokenVerification.method")
+    return [Problem(where, text, "langop_a2a_token_review")]
+
+
 def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
     """``schedule`` beside what only a long-running (Deployment) agent has, and an A2A port
     that one of ``ports`` takes: each at its field, naming the conflict and the fix."""
@@ -50,6 +66,7 @@ def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
                 )
                 problems.append(Problem(join_path(path, "a2a"), text, "langop_a2a_port"))
     problems += builtin_card_problems(agent, path)
+    problems += token_review_problems(agent, path)
     if agent.schedule is None:
         return problems
     conflicts = [
@@ -176,8 +193,9 @@ def memory_problems(
 
 def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     """Each caller of the stack that its built-in, authenticated callee does not admit
-    (not in ``a2a.callers``, or from another namespace, whose Secret it cannot read): its
-    messages would get 401."""
+    (not in ``a2a.callers`` with a token, or from another namespace, whose Secret it cannot
+    read): its messages would get 401. A caller listed by ``identity`` sends no verified
+    token from the built-in runtime, so it counts as not admitted."""
     home = cluster.namespace
     by_key = {(a.namespace or home, a.name): a for a in cluster.agents}
     warnings: list[Problem] = []
@@ -189,7 +207,7 @@ def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Probl
             if peer.remote or callee is None or not _authenticated_builtin(callee):
                 continue
             callers = callee.a2a.callers if callee.a2a is not None else []
-            if space == own and any(c.name == agent.name for c in callers):
+            if space == own and any(c.name == agent.name and c.token_from for c in callers):
                 continue
             text = (
                 f"agent {peer.name!r} (runtime: builtin) answers authenticated callers only and "
