@@ -1,0 +1,258 @@
+"""The verified-caller check (agent/_token_verify.py) and the allow-list in the caller check
+(agent/_inbound_auth.py), called directly. The API server and the issuer are answered
+in-process by ``httpx.MockTransport`` (the loopback tests, tests/test_a2a_verified_callers.py,
+run them over real HTTPS and HTTP); each answer here is shaped as theirs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from langop_infra.agent import _token_verify as verify
+from langop_infra.agent._inbound_auth import BearerAuth, load_callers
+from tests.unit.agent.test_inbound_auth import app, call, headers_of, scope, seen
+
+AUDIENCE = "http://helper.team.svc.cluster.local:8080/"
+SA = "system:serviceaccount:team:planner"
+
+
+def review_answer(status: dict[str, Any]) -> httpx.MockTransport:
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        assert request.url.path == verify.TOKEN_REVIEW_PATH
+        assert request.headers["authorization"] == "Bearer own-token"
+        assert body["spec"] == {"token": "caller-token", "audiences": [AUDIENCE]}
+        assert body["kind"] == "TokenReview"
+        assert body["apiVersion"] == "authentication.k8s.io/v1"
+        return httpx.Response(201, json={**body, "status": status})
+
+    return httpx.MockTransport(answer)
+
+
+def reviewer(tmp_path: Path, transport: httpx.AsyncBaseTransport) -> verify.TokenReview:
+    (tmp_path / "token").write_text(" own-token\n")
+    client = httpx.AsyncClient(transport=transport)
+    return verify.TokenReview("https://10.96.0.1:443/", AUDIENCE, tmp_path, client)
+
+
+OK = {"authenticated": True, "user": {"username": SA}, "audiences": [AUDIENCE]}
+
+
+@pytest.mark.parametrize(
+    ("status", "identity"),
+    [
+        (OK, SA),
+        ({**OK, "authenticated": False}, None),
+        ({**OK, "authenticated": "true"}, None),
+        ({**OK, "audiences": ["other"]}, None),
+        ({**OK, "audiences": AUDIENCE}, None),
+        ({k: v for k, v in OK.items() if k != "audiences"}, None),
+        ({**OK, "user": {"username": 7}}, None),
+        ({**OK, "user": "x"}, None),
+        ({k: v for k, v in OK.items() if k != "user"}, None),
+    ],
+)
+def test_a_review_yields_the_username_only_when_authenticated_for_our_audience(
+    tmp_path: Path, status: dict[str, Any], identity: str | None
+) -> None:
+    found = asyncio.run(reviewer(tmp_path, review_answer(status)).identity("caller-token"))
+    assert found == identity
+
+
+@pytest.mark.parametrize("content", [b"not json", b"[]", b'{"status": []}'])
+def test_a_malformed_review_is_no_one(tmp_path: Path, content: bytes) -> None:
+    transport = httpx.MockTransport(lambda _r: httpx.Response(201, content=content))
+    assert asyncio.run(reviewer(tmp_path, transport).identity("t")) is None
+
+
+def test_reviews_are_reused_and_failures_are_not(tmp_path: Path) -> None:
+    answers = [500, 201, 201]
+    asked: list[int] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(1)
+        code = answers.pop(0)
+        return httpx.Response(code, json={"status": OK} if code == 201 else {})
+
+    review = reviewer(tmp_path, httpx.MockTransport(answer))
+
+    async def three() -> list[str | None]:
+        return [await review.identity("t") for _ in range(3)]
+
+    assert asyncio.run(three()) == [None, SA, SA]
+    assert len(asked) == 2  # the 500 is asked again; the answer is then kept
+    assert review.url == "https://10.96.0.1:443" + verify.TOKEN_REVIEW_PATH
+
+
+def test_an_unreadable_own_token_or_a_network_error_is_no_one(tmp_path: Path) -> None:
+    def fail(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    assert asyncio.run(reviewer(tmp_path, httpx.MockTransport(fail)).identity("t")) is None
+    missing = verify.TokenReview(
+        "https://h", AUDIENCE, tmp_path / "none", httpx.AsyncClient(transport=review_answer(OK))
+    )
+    assert asyncio.run(missing.identity("caller-token")) is None
+
+
+def test_verdicts_expire_and_are_bounded() -> None:
+    verdicts = verify.Verdicts(seconds=3600, entries=2)
+    first, second, third = (verdicts.digest(t) for t in ("a", "b", "c"))
+    assert first != verdicts.digest("a ") and len(first) == 32
+    verdicts.put(first, "A")
+    verdicts.put(second, None)
+    assert verdicts.get(first) == (True, "A") and verdicts.get(second) == (True, None)
+    verdicts.put(third, "C")
+    assert verdicts.get(first) == (False, None)  # the oldest went
+    expired = verify.Verdicts(seconds=-1)
+    expired.put(first, "A")
+    assert expired.get(first) == (False, None)
+    assert verify.Verdicts().digest("a") != verdicts.digest("a")  # keyed per instance
+
+
+KEY = ec.generate_private_key(ec.SECP256R1())
+ISSUER = "https://issuer.example"
+
+
+class Answers(httpx.AsyncBaseTransport):
+    """``httpx.MockTransport``'s handler, the body left unread: the verifier reads keys with
+    ``aiter_raw``, as off the wire, which a read body refuses."""
+
+    def __init__(self, handler: Any) -> None:
+        self.handler = handler
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        given: httpx.Response = self.handler(request)
+        stream = httpx.ByteStream(given.content)
+        return httpx.Response(given.status_code, headers=given.headers, stream=stream)
+
+
+def jwks_transport(fetches: list[str], kid: str = "k1") -> Answers:
+    public = jwt.algorithms.ECAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        fetches.append(request.url.path)
+        if request.url.path == "/.well-known/openid-configuration":
+            return httpx.Response(200, json={"issuer": ISSUER, "jwks_uri": f"{ISSUER}/keys"})
+        return httpx.Response(200, json={"keys": [{**public, "kid": kid}]})
+
+    return Answers(answer)
+
+
+def signed(kid: str | None = "k1", **claims: Any) -> str:
+    now = int(time.time())
+    body = {"iss": ISSUER, "aud": AUDIENCE, "sub": SA, "exp": now + 60, **claims}
+    headers = {"kid": kid} if kid else {}
+    return jwt.encode({k: v for k, v in body.items() if v is not None}, KEY, "ES256", headers)
+
+
+def tokens(transport: httpx.AsyncBaseTransport, jwks_url: str | None = None) -> verify.JwksTokens:
+    return verify.JwksTokens(ISSUER, AUDIENCE, jwks_url, httpx.AsyncClient(transport=transport))
+
+
+def test_a_jwt_of_the_issuer_yields_its_subject_and_keys_come_by_discovery() -> None:
+    fetches: list[str] = []
+    checker = tokens(jwks_transport(fetches))
+
+    async def run() -> list[str | None]:
+        return [await checker.identity(signed()), await checker.identity(signed(kid="k9"))]
+
+    assert asyncio.run(run()) == [SA, None]
+    assert fetches == ["/.well-known/openid-configuration", "/keys"]  # k9: not again so soon
+    assert checker.jwks_url == f"{ISSUER}/keys"
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        signed(aud="other"),
+        signed(iss="https://elsewhere"),
+        signed(exp=int(time.time()) - 120),
+        signed(sub=None),
+        signed(sub=""),
+        signed(exp=None),
+        "not.a.jwt",
+        "",
+    ],
+)
+def test_a_jwt_that_does_not_hold_is_no_one(token: str) -> None:
+    assert asyncio.run(tokens(jwks_transport([]), f"{ISSUER}/keys").identity(token)) is None
+
+
+def test_a_token_without_kid_uses_the_only_key_and_skew_is_allowed() -> None:
+    checker = tokens(jwks_transport([], kid=""), f"{ISSUER}/keys")
+    late = signed(kid=None, exp=int(time.time()) - 10)
+    assert asyncio.run(checker.identity(late)) == SA
+
+
+def test_a_discovery_document_of_another_issuer_gives_no_keys() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"issuer": "https://evil", "jwks_uri": f"{ISSUER}/keys"})
+
+    assert asyncio.run(tokens(Answers(answer)).identity(signed())) is None
+
+
+def test_the_allow_list_admits_listed_identities_and_refuses_others_with_403() -> None:
+    class Verifier:
+        """A stand-in verifier: the unit under test is the allow-list, not the check."""
+
+        async def identity(self, token: str) -> str | None:
+            return {"good": SA, "stranger": "system:serviceaccount:x:y"}.get(token)
+
+        async def aclose(self) -> None:
+            return None
+
+    env = {"A2A_CALLER_PLANNER_IDENTITY": f" {SA} ", "A2A_CALLER_PLANNER_TOKEN": "p" * 16}
+    callers = load_callers(
+        env | {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a"} | {"A2A_OIDC_ISSUER": ISSUER}
+    )
+    assert callers.identities == {SA: "planner"}
+    from dataclasses import replace
+
+    auth = BearerAuth(app, replace(callers, verifier=Verifier()))
+    seen.clear()
+    admitted, _, _ = call(auth, scope(authorization="Bearer good"))
+    forbidden, _, pulled = call(auth, scope(authorization="Bearer stranger"))
+    invalid, _, _ = call(auth, scope(authorization="Bearer bad"))
+    shared, _, _ = call(auth, scope(authorization="Bearer " + "p" * 16))
+    assert admitted[0]["status"] == 200 and shared[0]["status"] == 200
+    assert seen == [("planner", b""), ("planner", b"")]
+    assert forbidden[0]["status"] == 403 and pulled == 0
+    assert headers_of(forbidden[0])["www-authenticate"] == (
+        'Bearer realm="a2a", error="insufficient_scope"'
+    )
+    assert json.loads(forbidden[1]["body"]) == {
+        "error": "your token is valid, and you are not among this agent's callers"
+    }
+    assert invalid[0]["status"] == 401
+    assert headers_of(invalid[0])["www-authenticate"] == 'Bearer realm="a2a", error="invalid_token"'
+
+
+def test_a_tokenreview_verifier_is_made_from_the_pods_env(tmp_path: Path) -> None:
+    (tmp_path / "token").write_text("t")
+    env = {
+        "A2A_TOKEN_VERIFY": " TokenReview ",
+        "A2A_TOKEN_AUDIENCE": f" {AUDIENCE} ",
+        "KUBERNETES_SERVICE_HOST": "fd00::1",
+        "KUBERNETES_SERVICE_PORT_HTTPS": "6443",
+        "KUBERNETES_SERVICE_PORT": "1",
+        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
+    }
+    made = verify.load_verifier(env)
+    assert isinstance(made, verify.TokenReview)
+    assert made.url == "https://[fd00::1]:6443" + verify.TOKEN_REVIEW_PATH
+    assert made.audience == AUDIENCE and made.credentials == tmp_path
+    oidc = verify.load_verifier(
+        {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a", "A2A_OIDC_ISSUER": ISSUER}
+    )
+    assert isinstance(oidc, verify.JwksTokens)
+    assert (oidc.issuer, oidc.audience, oidc.jwks_url) == (ISSUER, "a", None)
+    assert verify.load_verifier({"A2A_TOKEN_AUDIENCE": "a"}) is None
