@@ -1185,6 +1185,8 @@ class AgentArgs(TypedDict):
     """A LanguageMemory of the stack the agent uses: {name}."""
     schedule: NotRequired[ScheduleArgs]
     """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
+    metrics_from: NotRequired[list[PeerArgs]]
+    """runtime: builtin: who may reach the health port (9090: /metrics, /healthz, /readyz), and that port only, e.g. Prometheus (nobody when empty; the kubelet's probes come from the node)."""
     image_pull_secrets: NotRequired[list[LocalObjectRefArgs]]
     """Secrets to pull the image with: names or {name}."""
     env_from: NotRequired[list[EnvFromSourceArgs]]

@@ -76,7 +76,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                                              "(unset: the caller's).",
                                                 'url': "A remote peer's A2A endpoint (unset: an "
                                                        'agent of the stack).'}}),
- 'langop_infra.config._agent_features': ('021a4151669e876f4daaae41a712c268474e43bb17e8603d4e3e57119e25bdee',
+ 'langop_infra.config._agent_features': ('cd1865d350d97c00f7c8420fe1ebbc92bf3fcf857119ee6aa9537407c2d2588d',
                                          {'AgentFeatureFields': {'a2a': 'Serve A2A: a Service port '
                                                                         'named a2a and an agent '
                                                                         'card.',

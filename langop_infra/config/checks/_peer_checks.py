@@ -52,6 +52,19 @@ def token_review_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
     return [Problem(where, text, "langop_a2a_token_review")]
 
 
+def metrics_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """``metricsFrom`` admits peers to the built-in runtime's health port, which a
+    scheduled run or another image does not serve."""
+    if not agent.metrics_from or (agent.runtime == "builtin" and agent.schedule is None):
+        return []
+    text = (
+        "metricsFrom admits peers to the built-in runtime's health port, which this agent "
+        "does not serve (runtime: image, or a schedule); publish the image's port in ports "
+        "and admit them with allowFrom, or remove metricsFrom"
+    )
+    return [Problem(join_path(path, "metricsFrom"), text, "langop_metrics_from")]
+
+
 def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
     """``schedule`` beside what only a long-running (Deployment) agent has, and an A2A port
     that one of ``ports`` takes: each at its field, naming the conflict and the fix."""
@@ -67,6 +80,7 @@ def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
                 problems.append(Problem(join_path(path, "a2a"), text, "langop_a2a_port"))
     problems += builtin_card_problems(agent, path)
     problems += token_review_problems(agent, path)
+    problems += metrics_problems(agent, path)
     if agent.schedule is None:
         return problems
     conflicts = [
