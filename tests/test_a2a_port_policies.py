@@ -75,7 +75,10 @@ def test_callers_reach_the_a2a_port_and_scrapers_the_health_port_only() -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [{"runtime": "image", "image": "ghcr.io/acme/agent:1"}, {"schedule": {"cron": "0 * * * *", "input": "go"}}],
+    [
+        {"runtime": "image", "image": "ghcr.io/acme/agent:1"},
+        {"schedule": {"cron": "0 * * * *", "input": "go"}},
+    ],
 )
 def test_metrics_from_is_for_the_builtin_runtime_serving(change: dict[str, Any]) -> None:
     doc = document()
