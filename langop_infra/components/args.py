@@ -1026,6 +1026,8 @@ class DefaultsArgs(TypedDict):
     """How schema sync reaches tools: auto, direct or apiserver-proxy. One of: auto, direct, apiserver-proxy. Default: "auto"."""
     schema_sync_from: NotRequired[list[NetworkPeerArgs]]
     """Where schema sync reaches tools from: {cidr, except} for the control plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner."""
+    service_cidr: NotRequired[str]
+    """The cluster's Service range (kube-apiserver --service-cluster-ip-range): its first address is the API server's ClusterIP, which endpoint advice then warns of (unset: the common distributions' defaults)."""
     sidecar_style: NotRequired[SidecarStyle]
     """native: init containers with restartPolicy Always (Kubernetes >= 1.29); container: plain containers, for older clusters. One of: native, container. Default: "native"."""
     endpoint_style: NotRequired[EndpointStyle]

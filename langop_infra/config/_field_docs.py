@@ -444,7 +444,7 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                               'storage_class_name': 'StorageClass of the claim '
                                                                     "(unset: the cluster's "
                                                                     'default).'}}),
- 'langop_infra.config.cluster': ('57bffe2ed9852d775dc8da757eff7541de6c198c9495a945551e6468dbe3b95d',
+ 'langop_infra.config.cluster': ('64bd75bb2e12564536e7d271ae53115ddebd6256aa126f99c60034208f24ac03',
                                  {'ClusterSpec': {'agents': 'The agents.',
                                                   'create_namespace': 'Create the namespace '
                                                                       '(restricted Pod Security '
