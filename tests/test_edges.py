@@ -216,8 +216,7 @@ def test_the_api_server_is_known_by_its_address_too() -> None:
         "and minikube clusters",
         "2": "::ffff:10.96.0.1 (10.96.0.1) is the Kubernetes API server's ClusterIP in kubeadm, "
         "kind and minikube clusters",
-        "3": "10.8.0.1 is the Kubernetes API server's ClusterIP (defaults.serviceCidr "
-        "10.8.0.0/16)",
+        "3": "10.8.0.1 is the Kubernetes API server's ClusterIP (defaults.serviceCidr 10.8.0.0/16)",
         "4": "kubernetes.default.svc.corp.example is the Kubernetes API server",
         "5": "203.0.113.5:6443 is the Kubernetes API server's port",
     }
