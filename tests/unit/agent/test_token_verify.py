@@ -256,3 +256,117 @@ def test_a_tokenreview_verifier_is_made_from_the_pods_env(tmp_path: Path) -> Non
     assert isinstance(oidc, verify.JwksTokens)
     assert (oidc.issuer, oidc.audience, oidc.jwks_url) == (ISSUER, "a", None)
     assert verify.load_verifier({"A2A_TOKEN_AUDIENCE": "a"}) is None
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"A2A_CALLER_X_IDENTITY": SA},
+            "A2A_CALLER_<CALLER>_IDENTITY names callers by a verified token, and "
+            "A2A_TOKEN_VERIFY is unset: set it to tokenreview or oidc",
+        ),
+        (
+            {"A2A_TOKEN_VERIFY": "jwt", "A2A_TOKEN_AUDIENCE": AUDIENCE},
+            "A2A_TOKEN_VERIFY='jwt': use tokenreview (Kubernetes service-account tokens) or "
+            "oidc (an issuer's JWTs)",
+        ),
+        (
+            {"A2A_TOKEN_VERIFY": "oidc"},
+            "A2A_TOKEN_AUDIENCE: a verified token must name this agent; set it",
+        ),
+        (
+            {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": AUDIENCE},
+            "A2A_OIDC_ISSUER: the issuer's URL (https://...) is required",
+        ),
+        (
+            {"A2A_TOKEN_VERIFY": "tokenreview", "A2A_TOKEN_AUDIENCE": AUDIENCE},
+            "A2A_TOKEN_VERIFY=tokenreview: KUBERNETES_SERVICE_HOST is unset (not in a pod); "
+            "the API server is where tokens are reviewed",
+        ),
+        (
+            {"A2A_CALLER_X_IDENTITY": " "},
+            "A2A_CALLER_X_IDENTITY: empty; give the caller's identity (its token's subject)",
+        ),
+    ],
+)
+def test_verification_settings_are_checked_at_start(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        load_callers(env)
+    assert str(raised.value) == message
+
+
+def test_tokenreview_without_the_pods_own_token_says_so(tmp_path: Path) -> None:
+    env = {
+        "A2A_TOKEN_VERIFY": "tokenreview",
+        "A2A_TOKEN_AUDIENCE": AUDIENCE,
+        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
+        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
+    }
+    with pytest.raises(ValueError) as raised:
+        load_callers(env)
+    assert str(raised.value) == (
+        f"A2A_TOKEN_VERIFY=tokenreview: no service-account token at {tmp_path}/token; "
+        "set automountServiceAccountToken: true on the agent"
+    )
+
+
+def test_callers_by_identity_are_named_from_their_variables() -> None:
+    env = {
+        "A2A_CALLER_AUDIT_BOT_IDENTITY": "system:serviceaccount:x:audit",
+        "A2A_CALLER__IDENTITY": "ignored",
+        "A2A_CALLER_IDENTITY": "ignored too",
+        "A2A_TOKEN_VERIFY": "oidc",
+        "A2A_TOKEN_AUDIENCE": "a",
+        "A2A_OIDC_ISSUER": ISSUER,
+        "A2A_OIDC_JWKS_URL": f" {ISSUER}/keys ",
+    }
+    callers = load_callers(env)
+    assert callers.identities == {"system:serviceaccount:x:audit": "audit-bot"}
+    assert isinstance(callers.verifier, verify.JwksTokens)
+    assert callers.verifier.jwks_url == f"{ISSUER}/keys"
+
+
+def test_clients_cap_what_they_read() -> None:
+    client = verify._client(False)  # pyright: ignore[reportPrivateUsage]
+    transport = client._transport  # pyright: ignore[reportPrivateUsage]
+    assert isinstance(transport, verify.CappedTransport)
+    assert transport._limit == verify.MAX_ANSWER_BYTES  # pyright: ignore[reportPrivateUsage]
+    assert client.timeout == httpx.Timeout(10.0)
+
+
+def test_failures_are_logged_by_kind_only(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(500, json={})
+
+    def fail(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused caller-token", request=request)
+
+    caplog.set_level("WARNING", logger="langop_infra.agent")
+    asyncio.run(reviewer(tmp_path, httpx.MockTransport(refuse)).identity("caller-token"))
+    asyncio.run(reviewer(tmp_path, httpx.MockTransport(fail)).identity("caller-token"))
+    asyncio.run(tokens(Answers(refuse), f"{ISSUER}/keys").identity(signed()))
+    assert [r.getMessage() for r in caplog.records] == [
+        "TokenReview refused: HTTP 500",
+        "TokenReview not possible: ConnectError",
+        "the issuer's keys could not be read: HTTPStatusError",
+    ]
+
+
+def test_the_api_url_and_the_ca_come_from_the_pod(tmp_path: Path) -> None:
+    from tests.support.cluster_pki import make_cluster_pki
+
+    pki = make_cluster_pki(tmp_path)
+    (tmp_path / "token").write_text("t")
+    (tmp_path / "ca.crt").write_bytes(pki.ca.read_bytes())
+    env = {
+        "A2A_TOKEN_VERIFY": "tokenreview",
+        "A2A_TOKEN_AUDIENCE": "a",
+        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
+        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
+    }
+    made = verify.load_verifier(env)
+    assert isinstance(made, verify.TokenReview)
+    assert made.url == "https://10.96.0.1:443" + verify.TOKEN_REVIEW_PATH
+    review = verify.TokenReview("https://h/", "a", tmp_path, httpx.AsyncClient())
+    assert review.url == "https://h" + verify.TOKEN_REVIEW_PATH
