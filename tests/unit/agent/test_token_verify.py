@@ -58,6 +58,7 @@ OK = {"authenticated": True, "user": {"username": SA}, "audiences": [AUDIENCE]}
         ({**OK, "user": {"username": 7}}, None),
         ({**OK, "user": "x"}, None),
         ({k: v for k, v in OK.items() if k != "user"}, None),
+        ({k: v for k, v in OK.items() if k != "authenticated"}, None),
     ],
 )
 def test_a_review_yields_the_username_only_when_authenticated_for_our_audience(
@@ -67,7 +68,9 @@ def test_a_review_yields_the_username_only_when_authenticated_for_our_audience(
     assert found == identity
 
 
-@pytest.mark.parametrize("content", [b"not json", b"[]", b'{"status": []}'])
+@pytest.mark.parametrize(
+    "content", [b"not json", b"[]", b'{"status": []}'], ids=["text", "list", "status-list"]
+)
 def test_a_malformed_review_is_no_one(tmp_path: Path, content: bytes) -> None:
     transport = httpx.MockTransport(lambda _r: httpx.Response(201, content=content))
     assert asyncio.run(reviewer(tmp_path, transport).identity("t")) is None
@@ -90,6 +93,45 @@ def test_reviews_are_reused_and_failures_are_not(tmp_path: Path) -> None:
     assert asyncio.run(three()) == [None, SA, SA]
     assert len(asked) == 2  # the 500 is asked again; the answer is then kept
     assert review.url == "https://10.96.0.1:443" + verify.TOKEN_REVIEW_PATH
+
+
+def test_a_network_error_is_not_kept_as_a_verdict(tmp_path: Path) -> None:
+    answers: list[httpx.Response | None] = [None, httpx.Response(201, json={"status": OK})]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        given = answers.pop(0)
+        if given is None:
+            raise httpx.ConnectError("refused", request=request)
+        return given
+
+    review = reviewer(tmp_path, httpx.MockTransport(answer))
+
+    async def twice() -> list[str | None]:
+        return [await review.identity("t"), await review.identity("t")]
+
+    assert asyncio.run(twice()) == [None, SA]
+
+
+def test_the_pods_ca_is_the_one_trusted(tmp_path: Path) -> None:
+    from tests.support.cluster_pki import make_cluster_pki
+
+    pki = make_cluster_pki(tmp_path)
+    (tmp_path / "token").write_text("t")
+    (tmp_path / "ca.crt").write_bytes(pki.ca.read_bytes())
+    env = {
+        "A2A_TOKEN_VERIFY": "tokenreview",
+        "A2A_TOKEN_AUDIENCE": "a",
+        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
+        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
+    }
+    made = verify.load_verifier(env)
+    assert isinstance(made, verify.TokenReview)
+    capped = made._client._transport  # pyright: ignore[reportPrivateUsage]
+    inner = capped._inner  # type: ignore[attr-defined]  # pyright: ignore
+    context = inner._pool._ssl_context  # pyright: ignore
+    assert [dict(item[0] for item in c["subject"]) for c in context.get_ca_certs()] == [
+        {"commonName": "kubernetes"}
+    ]
 
 
 def test_an_unreadable_own_token_or_a_network_error_is_no_one(tmp_path: Path) -> None:
@@ -182,6 +224,7 @@ def test_a_jwt_of_the_issuer_yields_its_subject_and_keys_come_by_discovery() -> 
         "not.a.jwt",
         "",
     ],
+    ids=["audience", "issuer", "expired", "no-sub", "empty-sub", "no-exp", "not-jwt", "empty"],
 )
 def test_a_jwt_that_does_not_hold_is_no_one(token: str) -> None:
     assert asyncio.run(tokens(jwks_transport([]), f"{ISSUER}/keys").identity(token)) is None
