@@ -184,3 +184,127 @@ def test_mistakes_are_named_at_their_field(change: Any, path: str, message: str)
         parse_cluster(doc)
     found = {(p.path, p.message) for p in caught.value.problems}
     assert (path, message) in found
+
+
+def caller_document() -> dict[str, Any]:
+    """``planner`` runs as ServiceAccount ``planner`` and calls ``reviewer``, which lists
+    it by that account's identity."""
+    doc = document()
+    reviewer = doc["agents"][0]
+    reviewer["a2a"]["callers"] = [
+        {"name": "planner", "identity": "system:serviceaccount:apps:planner"}
+    ]
+    doc["agents"].append(
+        {
+            "name": "planner",
+            "runtime": "builtin",
+            "model": "local",
+            "serviceAccount": {"create": True},
+            "agents": [{"name": "reviewer"}],
+        }
+    )
+    return doc
+
+
+def test_a_caller_listed_by_identity_sends_its_projected_token() -> None:
+    from langop_infra.config.checks._advice import cluster_warnings
+
+    rendered = run_program(lambda: LanguageCluster("c", cast("Any", caller_document())))
+    manifests = rendered.manifests()
+    (deployment,) = [
+        m for m in manifests if m["kind"] == "Deployment" and m["metadata"]["name"] == "planner"
+    ]
+    pod = deployment["spec"]["template"]["spec"]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == "a2a-peer-tokens"]
+    assert volume["projected"]["sources"] == [
+        {
+            "serviceAccountToken": {
+                "audience": REVIEWER_URL,
+                "expirationSeconds": 3600,
+                "path": "reviewer/token",
+            }
+        }
+    ]
+    (main,) = [c for c in pod["containers"] if c["name"] == "planner"]
+    assert {
+        "name": "a2a-peer-tokens",
+        "mountPath": "/var/run/secrets/langop.io/a2a",
+        "readOnly": True,
+    } in main["volumeMounts"]
+    env = env_of(manifests, "planner")
+    assert env["A2A_PEER_REVIEWER_TOKEN_FILE"] == "/var/run/secrets/langop.io/a2a/reviewer/token"
+    assert "A2A_PEER_REVIEWER_TOKEN" not in env
+    warned = [
+        w
+        for w in cluster_warnings(parse_cluster(caller_document()))
+        if w.kind == "langop_a2a_unadmitted"
+    ]
+    assert warned == []
+    other = caller_document()
+    other["agents"][2]["serviceAccount"] = {"create": False, "name": "robot"}
+    (warning,) = [
+        w for w in cluster_warnings(parse_cluster(other)) if w.kind == "langop_a2a_unadmitted"
+    ]
+    assert warning.path == "agents[2].agents[0].name"
+    assert warning.message == (
+        "agent 'reviewer' admits 'planner' as 'system:serviceaccount:apps:planner', and "
+        "'planner' sends the token of 'system:serviceaccount:apps:robot' (its ServiceAccount): "
+        "its messages would get 403. List identity 'system:serviceaccount:apps:robot', or run "
+        "'planner' as that ServiceAccount"
+    )
+
+
+def test_the_projected_token_is_read_at_each_call_and_admits_the_caller(tmp_path: Path) -> None:
+    """The kubelet writes the projected token and renews it; the caller reads the file at
+    each request, and the callee reviews what it gets."""
+    import asyncio
+    import json
+
+    from langop_infra.agent._a2a_client import PeerClient
+    from langop_infra.agent._settings import load_peers
+
+    manifests = run_program(
+        lambda: LanguageCluster("c", cast("Any", caller_document()))
+    ).manifests()
+    pki = make_cluster_pki(tmp_path, ips=("127.0.0.1",))
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text(OWN_TOKEN)
+    (account / "ca.crt").write_bytes(pki.ca.read_bytes())
+    projected = tmp_path / "projected-token"
+    server = ApiServer()
+    planner = "system:serviceaccount:apps:planner"
+    server.issued = {"first": (planner, [REVIEWER_URL]), "renewed": (planner, [REVIEWER_URL])}
+    callee = {k: v for k, v in env_of(manifests, "reviewer").items() if isinstance(v, str)}
+    caller = {k: v for k, v in env_of(manifests, "planner").items() if isinstance(v, str)}
+    with serve(server.app(), **pki.uvicorn()) as api:
+        callee |= {
+            "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+            "KUBERNETES_SERVICE_PORT": api.rsplit(":", 1)[1],
+            "A2A_SERVICE_ACCOUNT_DIR": str(account),
+        }
+        app, model = agent(load_callers(callee))
+        with serve(app) as url:
+            peers = load_peers(
+                {
+                    **caller,
+                    "A2A_PEERS": json.dumps([{"name": "reviewer", "url": url + "/"}]),
+                    "A2A_PEER_REVIEWER_TOKEN_FILE": str(projected),
+                }
+            )
+            client = PeerClient(peers, timeout=30)
+
+            async def calls() -> list[str]:
+                replies = []
+                for token in ("first", "renewed", "revoked"):
+                    projected.write_text(token + "\n")
+                    try:
+                        replies.append((await client.send("reviewer", "check")).text)
+                    except Exception as exc:  # the refusal, as the peer tool sees it
+                        replies.append(type(exc).__name__)
+                await client.aclose()
+                return replies
+
+            replies = asyncio.run(calls())
+    assert replies == ["hi", "hi", "A2AClientError"]  # the revoked token: refused, no turn
+    assert model.turns == 2 and server.reviews == 3

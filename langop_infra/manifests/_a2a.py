@@ -25,6 +25,7 @@ from langop_infra.config._names import (
     caller_token_env_name,
     config_map_name,
     peer_token_env_name,
+    peer_token_file_env_name,
 )
 from langop_infra.config.agent import AgentSpec
 from langop_infra.manifests._contract import EnvVar, agent_selector, compact_json, tool_endpoint
@@ -35,6 +36,8 @@ from langop_infra.manifests._k8s_types import (
     ServicePortDict,
     ServiceSpecDict,
     VolumeDict,
+    VolumeMountDict,
+    VolumeProjectionDict,
 )
 
 A2A_PROTOCOL_VERSION = "1.0"
@@ -42,6 +45,9 @@ A2A_BINDING = "JSONRPC"
 WELL_KNOWN_CARD = "/.well-known/agent-card.json"
 CALLER_LABEL_PREFIX = "a2a.langop.io/"
 CONFIG_VOLUME = "config"
+PEER_TOKEN_VOLUME = "a2a-peer-tokens"
+PEER_TOKEN_DIR = "/var/run/secrets/langop.io/a2a"
+PEER_TOKEN_SECONDS = 3600  # the kubelet renews a projected token at 80% of its life
 # The scheme a built-in agent's card names when it admits callers by token.
 CALLER_TOKEN_SCHEME = A2ASecurityScheme(
     name="callerToken",
@@ -64,6 +70,9 @@ class PeerTarget:
     headers: tuple[HeaderSpec, ...] = field(default=(), compare=False)
     #: The token an in-cluster callee lists for this caller (``a2a.callers``), if any.
     token: SecretSource | None = field(default=None, compare=False)
+    #: The audience of the service-account token sent to a callee that lists this caller
+    #: by ``identity``, if any.
+    audience: str | None = field(default=None, compare=False)
 
     @property
     def in_cluster(self) -> bool:
@@ -105,8 +114,10 @@ def _peer_target(
     spec = callee.a2a
     if spec is None:  # refused by validation (peer_checks)
         raise AssertionError(f"peer {peer.name!r} serves no A2A")
+    listed = next((c for c in spec.callers if c.name == caller), None)
     # A Secret is read in its own namespace only: a token is shared within one.
-    token = next((c.token_from for c in spec.callers if c.name == caller), None)
+    token = listed.token_from if listed is not None and space == namespace else None
+    verified = listed is not None and listed.identity and spec.token_verification
     return PeerTarget(
         peer.name,
         a2a_endpoint(peer.name, space, spec),
@@ -114,8 +125,42 @@ def _peer_target(
         namespace=space,
         agent=peer.name,
         port=spec.port,
-        token=token if space == namespace else None,
+        token=token,
+        audience=token_audience(peer.name, space, spec) if verified else None,
     )
+
+
+def peer_token_file(peer: str) -> str:
+    """Where a caller's projected token for ``peer`` is mounted."""
+    return f"{PEER_TOKEN_DIR}/{peer}/token"
+
+
+def with_peer_tokens(pod: PodSpecDict, peers: Sequence[PeerTarget]) -> PodSpecDict:
+    """The pod with one projected volume holding a service-account token per peer that
+    lists this agent by identity (each for that peer's audience), mounted read-only in the
+    agent's container."""
+    sources: list[VolumeProjectionDict] = [
+        {
+            "serviceAccountToken": {
+                "audience": p.audience,
+                "expirationSeconds": PEER_TOKEN_SECONDS,
+                "path": f"{p.name}/token",
+            }
+        }
+        for p in peers
+        if p.audience
+    ]
+    if not sources:
+        return pod
+    volume: VolumeDict = {"name": PEER_TOKEN_VOLUME, "projected": {"sources": sources}}
+    main, *rest = pod["containers"]
+    mount: VolumeMountDict = {
+        "name": PEER_TOKEN_VOLUME,
+        "mountPath": PEER_TOKEN_DIR,
+        "readOnly": True,
+    }
+    mounted: ContainerDict = {**main, "volumeMounts": [*main.get("volumeMounts", []), mount]}
+    return {**pod, "containers": [mounted, *rest], "volumes": [*pod["volumes"], volume]}
 
 
 def agent_card(agent: AgentSpec, namespace: str) -> dict[str, object]:
@@ -247,6 +292,11 @@ def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget], namespace: str) -> li
         listed = [{"name": p.name, "url": p.url, "cardUrl": p.card_url} for p in peers]
         env.append(EnvVar("A2A_PEERS", value=compact_json(listed)))
         env += [_secret_env(peer_token_env_name(p.name), p.token) for p in peers if p.token]
+        env += [
+            EnvVar(peer_token_file_env_name(p.name), value=peer_token_file(p.name))
+            for p in peers
+            if p.audience
+        ]
     return env
 
 

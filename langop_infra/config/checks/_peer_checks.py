@@ -207,9 +207,9 @@ def memory_problems(
 
 def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     """Each caller of the stack that its built-in, authenticated callee does not admit
-    (not in ``a2a.callers`` with a token, or from another namespace, whose Secret it cannot
-    read): its messages would get 401. A caller listed by ``identity`` sends no verified
-    token from the built-in runtime, so it counts as not admitted."""
+    (not in ``a2a.callers``, listed with a token from another namespace, whose Secret it
+    cannot read, or listed by an ``identity`` its ServiceAccount does not have): its
+    messages would get 401 or 403."""
     home = cluster.namespace
     by_key = {(a.namespace or home, a.name): a for a in cluster.agents}
     warnings: list[Problem] = []
@@ -221,7 +221,11 @@ def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Probl
             if peer.remote or callee is None or not _authenticated_builtin(callee):
                 continue
             callers = callee.a2a.callers if callee.a2a is not None else []
-            if space == own and any(c.name == agent.name and c.token_from for c in callers):
+            listed = next((c for c in callers if c.name == agent.name), None)
+            if listed is not None and listed.identity:
+                warnings += _identity_warnings(agent, own, listed.identity, peer.name, i, j, path)
+                continue
+            if space == own and listed is not None:
                 continue
             text = (
                 f"agent {peer.name!r} (runtime: builtin) answers authenticated callers only and "
@@ -232,6 +236,25 @@ def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Probl
             where = join_path(path, f"agents[{i}].agents[{j}].name")
             warnings.append(Problem(where, text, "langop_a2a_unadmitted"))
     return warnings
+
+
+def _identity_warnings(
+    agent: AgentSpec, own: str, identity: str, callee: str, i: int, j: int, path: str
+) -> list[Problem]:
+    """A caller listed by identity sends its own service-account token: the identity must
+    be that account's."""
+    account = agent.service_account_ref() or "default"
+    sent = f"system:serviceaccount:{own}:{account}"
+    if identity == sent:
+        return []
+    text = (
+        f"agent {callee!r} admits {agent.name!r} as {identity!r}, and {agent.name!r} sends "
+        f"the token of {sent!r} (its ServiceAccount): its messages would get 403. List "
+        f"identity {sent!r}, or run {agent.name!r} as that ServiceAccount"
+    )
+    return [
+        Problem(join_path(path, f"agents[{i}].agents[{j}].name"), text, "langop_a2a_unadmitted")
+    ]
 
 
 def _authenticated_builtin(agent: AgentSpec) -> bool:
