@@ -108,9 +108,9 @@ def test_service_account_tokens_are_reviewed_and_held_to_the_allow_list(
 ) -> None:
     server, env = api_server
     server.issued = {
-        "planner-sa-token": (PLANNER_SA, [AUDIENCE]),
-        "planner-token-for-another-agent": (PLANNER_SA, ["http://other.team.svc:8080/"]),
-        "stranger-sa-token": (STRANGER_SA, [AUDIENCE]),
+        "planner.sa.token": (PLANNER_SA, [AUDIENCE]),
+        "planner.other-audience.token": (PLANNER_SA, ["http://other.team.svc:8080/"]),
+        "stranger.sa.token": (STRANGER_SA, [AUDIENCE]),
     }
     app, model = agent(load_callers(env))
     with serve(app) as url, httpx.Client(base_url=url, timeout=30) as client:
@@ -118,11 +118,11 @@ def test_service_account_tokens_are_reviewed_and_held_to_the_allow_list(
         def post(token: str) -> httpx.Response:
             return client.post("/", json=send(), headers={"Authorization": f"Bearer {token}"})
 
-        forged = [post(f"forged-{i}") for i in range(20)]
-        elsewhere = post("planner-token-for-another-agent")
-        stranger = post("stranger-sa-token")
+        forged = [post(f"forged.{i}.token") for i in range(20)]
+        elsewhere = post("planner.other-audience.token")
+        stranger = post("stranger.sa.token")
         refused_turns = model.turns
-        planner = [post("planner-sa-token") for _ in range(3)]
+        planner = [post("planner.sa.token") for _ in range(3)]
     assert [r.status_code for r in forged] == [401] * 20
     assert elsewhere.status_code == 401  # valid, for another audience
     assert elsewhere.headers["www-authenticate"] == 'Bearer realm="a2a", error="invalid_token"'
@@ -155,7 +155,7 @@ def test_an_unreachable_api_server_admits_no_one(tmp_path: Path) -> None:
     app, model = agent(load_callers(env))
     with serve(app) as url:
         answer = httpx.post(
-            url + "/", json=send(), headers={"Authorization": "Bearer planner-sa-token"}
+            url + "/", json=send(), headers={"Authorization": "Bearer planner.sa.token"}
         )
     assert answer.status_code == 401 and model.turns == 0
 

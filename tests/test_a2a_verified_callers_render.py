@@ -125,8 +125,8 @@ def test_the_rendered_env_admits_the_listed_service_account_only(
     (account / "ca.crt").write_bytes(pki.ca.read_bytes())
     server = ApiServer()
     server.issued = {
-        "planner": (PLANNER_SA, [REVIEWER_URL]),
-        "other": ("system:serviceaccount:apps:other", [REVIEWER_URL]),
+        "planner.sa.token": (PLANNER_SA, [REVIEWER_URL]),
+        "other.sa.token": ("system:serviceaccount:apps:other", [REVIEWER_URL]),
     }
     env = {k: v for k, v in env_of(rendered, "reviewer").items() if isinstance(v, str)}
     with serve(server.app(), **pki.uvicorn()) as api:
@@ -141,7 +141,7 @@ def test_the_rendered_env_admits_the_listed_service_account_only(
                 client.post(
                     "/", json=send(), headers={"Authorization": f"Bearer {who}"}
                 ).status_code
-                for who in ("other", "nobody", "planner")
+                for who in ("other.sa.token", "nobody", "planner.sa.token")
             ]
     assert statuses == [403, 401, 200] and model.turns == 1
 
@@ -274,7 +274,10 @@ def test_the_projected_token_is_read_at_each_call_and_admits_the_caller(tmp_path
     projected = tmp_path / "projected-token"
     server = ApiServer()
     planner = "system:serviceaccount:apps:planner"
-    server.issued = {"first": (planner, [REVIEWER_URL]), "renewed": (planner, [REVIEWER_URL])}
+    server.issued = {
+        "first.sa.token": (planner, [REVIEWER_URL]),
+        "renewed.sa.token": (planner, [REVIEWER_URL]),
+    }
     callee = {k: v for k, v in env_of(manifests, "reviewer").items() if isinstance(v, str)}
     caller = {k: v for k, v in env_of(manifests, "planner").items() if isinstance(v, str)}
     with serve(server.app(), **pki.uvicorn()) as api:
@@ -296,7 +299,7 @@ def test_the_projected_token_is_read_at_each_call_and_admits_the_caller(tmp_path
 
             async def calls() -> list[str]:
                 replies = []
-                for token in ("first", "renewed", "revoked"):
+                for token in ("first.sa.token", "renewed.sa.token", "revoked.sa.token"):
                     projected.write_text(token + "\n")
                     try:
                         replies.append((await client.send("reviewer", "check")).text)

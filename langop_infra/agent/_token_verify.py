@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 import ssl
 import time
 from collections import OrderedDict
@@ -44,6 +45,8 @@ LEEWAY_SECONDS = 30  # clock skew between the issuer and this pod
 # Asymmetric only: with HS256 a published public key would be the shared secret.
 ALGORITHMS = ("RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512")
 _TIMEOUT = httpx.Timeout(10.0)
+# Three base64url parts: every service-account token is a JWT; anything else is not sent.
+JWT_SHAPE = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
 
 
 class TokenVerifier(Protocol):
@@ -92,6 +95,8 @@ class TokenReview:
         self._verdicts = Verdicts()
 
     async def identity(self, token: str) -> str | None:
+        if not JWT_SHAPE.match(token):
+            return None  # no review for what cannot be a service-account token
         digest = self._verdicts.digest(token)
         found, identity = self._verdicts.get(digest)
         if found:

@@ -29,7 +29,7 @@ def review_answer(status: dict[str, Any]) -> httpx.MockTransport:
         body = json.loads(request.content)
         assert request.url.path == verify.TOKEN_REVIEW_PATH
         assert request.headers["authorization"] == "Bearer own-token"
-        assert body["spec"] == {"token": "caller-token", "audiences": [AUDIENCE]}
+        assert body["spec"] == {"token": "caller.token.x", "audiences": [AUDIENCE]}
         assert body["kind"] == "TokenReview"
         assert body["apiVersion"] == "authentication.k8s.io/v1"
         return httpx.Response(201, json={**body, "status": status})
@@ -64,7 +64,7 @@ OK = {"authenticated": True, "user": {"username": SA}, "audiences": [AUDIENCE]}
 def test_a_review_yields_the_username_only_when_authenticated_for_our_audience(
     tmp_path: Path, status: dict[str, Any], identity: str | None
 ) -> None:
-    found = asyncio.run(reviewer(tmp_path, review_answer(status)).identity("caller-token"))
+    found = asyncio.run(reviewer(tmp_path, review_answer(status)).identity("caller.token.x"))
     assert found == identity
 
 
@@ -73,7 +73,7 @@ def test_a_review_yields_the_username_only_when_authenticated_for_our_audience(
 )
 def test_a_malformed_review_is_no_one(tmp_path: Path, content: bytes) -> None:
     transport = httpx.MockTransport(lambda _r: httpx.Response(201, content=content))
-    assert asyncio.run(reviewer(tmp_path, transport).identity("t")) is None
+    assert asyncio.run(reviewer(tmp_path, transport).identity("a.b.c")) is None
 
 
 def test_reviews_are_reused_and_failures_are_not(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_reviews_are_reused_and_failures_are_not(tmp_path: Path) -> None:
     review = reviewer(tmp_path, httpx.MockTransport(answer))
 
     async def three() -> list[str | None]:
-        return [await review.identity("t") for _ in range(3)]
+        return [await review.identity("a.b.c") for _ in range(3)]
 
     assert asyncio.run(three()) == [None, SA, SA]
     assert len(asked) == 2  # the 500 is asked again; the answer is then kept
@@ -107,7 +107,7 @@ def test_a_network_error_is_not_kept_as_a_verdict(tmp_path: Path) -> None:
     review = reviewer(tmp_path, httpx.MockTransport(answer))
 
     async def twice() -> list[str | None]:
-        return [await review.identity("t"), await review.identity("t")]
+        return [await review.identity("a.b.c"), await review.identity("a.b.c")]
 
     assert asyncio.run(twice()) == [None, SA]
 
@@ -138,11 +138,11 @@ def test_an_unreadable_own_token_or_a_network_error_is_no_one(tmp_path: Path) ->
     def fail(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused", request=request)
 
-    assert asyncio.run(reviewer(tmp_path, httpx.MockTransport(fail)).identity("t")) is None
+    assert asyncio.run(reviewer(tmp_path, httpx.MockTransport(fail)).identity("a.b.c")) is None
     missing = verify.TokenReview(
         "https://h", AUDIENCE, tmp_path / "none", httpx.AsyncClient(transport=review_answer(OK))
     )
-    assert asyncio.run(missing.identity("caller-token")) is None
+    assert asyncio.run(missing.identity("caller.token.x")) is None
 
 
 def test_verdicts_expire_and_are_bounded() -> None:
@@ -386,8 +386,8 @@ def test_failures_are_logged_by_kind_only(tmp_path: Path, caplog: pytest.LogCapt
         raise httpx.ConnectError("refused caller-token", request=request)
 
     caplog.set_level("WARNING", logger="langop_infra.agent")
-    asyncio.run(reviewer(tmp_path, httpx.MockTransport(refuse)).identity("caller-token"))
-    asyncio.run(reviewer(tmp_path, httpx.MockTransport(fail)).identity("caller-token"))
+    asyncio.run(reviewer(tmp_path, httpx.MockTransport(refuse)).identity("caller.token.x"))
+    asyncio.run(reviewer(tmp_path, httpx.MockTransport(fail)).identity("caller.token.x"))
     asyncio.run(tokens(Answers(refuse), f"{ISSUER}/keys").identity(signed()))
     assert [r.getMessage() for r in caplog.records] == [
         "TokenReview refused: HTTP 500",
@@ -413,3 +413,64 @@ def test_the_api_url_and_the_ca_come_from_the_pod(tmp_path: Path) -> None:
     assert made.url == "https://10.96.0.1:443" + verify.TOKEN_REVIEW_PATH
     review = verify.TokenReview("https://h/", "a", tmp_path, httpx.AsyncClient())
     assert review.url == "https://h" + verify.TOKEN_REVIEW_PATH
+
+
+def test_only_jwt_shaped_tokens_are_reviewed_and_each_has_its_own_verdict(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        token = json.loads(request.content)["spec"]["token"]
+        asked.append(token)
+        status = OK if token == "good.jwt.x" else {"authenticated": False}
+        return httpx.Response(200, json={"status": status})  # 200 is an answer too
+
+    review = reviewer(tmp_path, httpx.MockTransport(answer))
+
+    async def run() -> list[str | None]:
+        tokens = ["good.jwt.x", "bad.jwt.x", "good.jwt.x", "not-a-jwt", "a.b", "a.b.c.d", "a.b!.c"]
+        return [await review.identity(t) for t in tokens]
+
+    assert asyncio.run(run()) == [SA, None, SA, None, None, None, None]
+    assert asked == ["good.jwt.x", "bad.jwt.x"]
+
+
+def test_a_token_without_kid_needs_exactly_one_key() -> None:
+    public = jwt.algorithms.ECAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"keys": [{**public, "kid": "a"}, {**public, "kid": "b"}]})
+
+    checker = tokens(Answers(answer), f"{ISSUER}/keys")
+    assert asyncio.run(checker.identity(signed(kid=None))) is None
+    assert asyncio.run(checker.identity(signed(kid="b"))) == SA
+
+
+def test_an_issuer_with_a_trailing_slash_is_discovered_below_it() -> None:
+    fetched: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        fetched.append(str(request.url))
+        return httpx.Response(200, json={"issuer": ISSUER + "/", "jwks_uri": f"{ISSUER}/keys"})
+
+    checker = verify.JwksTokens(
+        ISSUER + "/", AUDIENCE, None, httpx.AsyncClient(transport=Answers(answer))
+    )
+    asyncio.run(checker.identity(signed()))
+    assert fetched[0] == f"{ISSUER}/.well-known/openid-configuration"
+
+
+def test_tls_is_verified_without_a_ca_file_too(tmp_path: Path) -> None:
+    import ssl
+
+    (tmp_path / "token").write_text("t")
+    env = {
+        "A2A_TOKEN_VERIFY": "tokenreview",
+        "A2A_TOKEN_AUDIENCE": "a",
+        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
+        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
+    }
+    oidc = {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a", "A2A_OIDC_ISSUER": ISSUER}
+    for made in (verify.load_verifier(env), verify.load_verifier(oidc)):
+        client = made._client  # type: ignore[union-attr]  # pyright: ignore
+        context = client._transport._inner._pool._ssl_context  # pyright: ignore
+        assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
