@@ -212,21 +212,24 @@ def test_a_jwt_of_the_issuer_yields_its_subject_and_keys_come_by_discovery() -> 
     assert checker.jwks_url == f"{ISSUER}/keys"
 
 
+# Tokens are made in the test, not at collection: mutmut runs a test minutes after it
+# collected it, when a token made then has expired and every check would refuse it.
 @pytest.mark.parametrize(
-    "token",
+    "make",
     [
-        signed(aud="other"),
-        signed(iss="https://elsewhere"),
-        signed(exp=int(time.time()) - 120),
-        signed(sub=None),
-        signed(sub=""),
-        signed(exp=None),
-        "not.a.jwt",
-        "",
+        lambda: signed(aud="other"),
+        lambda: signed(iss="https://elsewhere"),
+        lambda: signed(exp=int(time.time()) - 120),
+        lambda: signed(sub=None),
+        lambda: signed(sub=""),
+        lambda: signed(exp=None),
+        lambda: "not.a.jwt",
+        lambda: "",
     ],
     ids=["audience", "issuer", "expired", "no-sub", "empty-sub", "no-exp", "not-jwt", "empty"],
 )
-def test_a_jwt_that_does_not_hold_is_no_one(token: str) -> None:
+def test_a_jwt_that_does_not_hold_is_no_one(make: Any) -> None:
+    token = make()
     assert asyncio.run(tokens(jwks_transport([]), f"{ISSUER}/keys").identity(token)) is None
 
 
@@ -474,3 +477,22 @@ def test_tls_is_verified_without_a_ca_file_too(tmp_path: Path) -> None:
         client = made._client  # type: ignore[union-attr]  # pyright: ignore
         context = client._transport._inner._pool._ssl_context  # pyright: ignore
         assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+
+
+def test_the_plain_service_port_and_an_http_issuer_are_taken(tmp_path: Path) -> None:
+    (tmp_path / "token").write_text("t")
+    env = {
+        "A2A_TOKEN_VERIFY": "tokenreview",
+        "A2A_TOKEN_AUDIENCE": "a",
+        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
+        "KUBERNETES_SERVICE_PORT": " 8443 ",
+        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
+    }
+    made = verify.load_verifier(env)
+    assert isinstance(made, verify.TokenReview)
+    assert made.url == "https://10.96.0.1:8443" + verify.TOKEN_REVIEW_PATH
+    local = "http://127.0.0.1:5556/dex"
+    oidc = verify.load_verifier(
+        {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a", "A2A_OIDC_ISSUER": f" {local} "}
+    )
+    assert isinstance(oidc, verify.JwksTokens) and oidc.issuer == local
