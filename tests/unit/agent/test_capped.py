@@ -40,7 +40,10 @@ class Answer(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.seen.append(request)
         headers = {k.replace("_", "-"): v for k, v in self.headers.items()}
-        return httpx.Response(self.status, headers=headers, stream=self.stream)
+        extensions = {"http_version": b"HTTP/1.1"}
+        return httpx.Response(
+            self.status, headers=headers, stream=self.stream, extensions=extensions
+        )
 
 
 def fetch(transport: httpx.AsyncBaseTransport) -> bytes:
@@ -63,6 +66,7 @@ def test_a_body_past_the_cap_ends_there() -> None:
     with pytest.raises(BodyTooLarge) as raised:
         fetch(CappedTransport(10, inner))
     assert str(raised.value) == "the answer of peer.example is over 10 bytes"
+    assert str(raised.value.request.url) == URL
     assert inner.stream.pulled == 2 and inner.stream.closed
 
 
@@ -71,6 +75,7 @@ def test_a_compressed_body_is_refused_unread(encoding: str) -> None:
     inner = Answer([b"x"], content_encoding=encoding)
     with pytest.raises(BodyTooLarge) as raised:
         fetch(CappedTransport(10, inner))
+    assert str(raised.value.request.url) == URL
     shown = encoding.strip().lower()
     assert str(raised.value) == (
         f"the answer of peer.example is compressed ({shown}) though `Accept-Encoding: "
@@ -95,6 +100,7 @@ def test_the_status_and_headers_pass_through() -> None:
 
     response = asyncio.run(run())
     assert response.status_code == 404 and response.headers["x-a"] == "1"
+    assert response.extensions["http_version"] == b"HTTP/1.1"
 
 
 def test_read_capped_reads_to_the_cap_and_raises_past_it() -> None:
@@ -102,13 +108,16 @@ def test_read_capped_reads_to_the_cap_and_raises_past_it() -> None:
         async with httpx.AsyncClient(transport=inner) as client:
             return await read_capped(client, URL, limit)
 
-    whole = asyncio.run(read(Answer([b"ab", b"cd"]), 4))
+    answer = Answer([b"ab", b"cd"])
+    whole = asyncio.run(read(answer, 4))
     assert whole.content == b"abcd" and whole.status_code == 200
+    assert answer.seen[0].method == "GET"
     assert str(whole.request.url) == URL
     past = Answer([b"ab", b"cd", b"e"])
     with pytest.raises(BodyTooLarge) as raised:
         asyncio.run(read(past, 4))
     assert str(raised.value) == "http://peer.example:8080/card: over 4 bytes"  # no query
+    assert str(raised.value.request.url) == URL
     assert past.stream.pulled == 3
     with pytest.raises(httpx.HTTPStatusError):
         asyncio.run(read(Answer([b"gone"], 410), 10))
