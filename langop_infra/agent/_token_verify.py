@@ -30,6 +30,7 @@ import jwt
 
 import langop_infra._json as _json
 from langop_infra.agent._capped import CappedTransport, read_capped
+from langop_infra.mcp._ports import effective_port
 
 __all__ = ["JwksTokens", "TokenReview", "TokenVerifier", "load_verifier"]
 
@@ -256,7 +257,9 @@ def load_verifier(env: Mapping[str, str]) -> TokenVerifier | None:
 def _token_review(env: Mapping[str, str], audience: str) -> TokenReview:
     host = (env.get("KUBERNETES_SERVICE_HOST") or "").strip()
     port = (
-        env.get("KUBERNETES_SERVICE_PORT_HTTPS") or env.get("KUBERNETES_SERVICE_PORT") or "443"
+        env.get("KUBERNETES_SERVICE_PORT_HTTPS")
+        or env.get("KUBERNETES_SERVICE_PORT")
+        or str(effective_port("https", None))
     ).strip()
     if not host:
         raise ValueError(

@@ -35,7 +35,7 @@ def type_token(api_version: str, kind: str) -> str:
     return f"kubernetes:{group_version}:{kind}"
 
 
-def decoded(text: str) -> list[dict[str, Any]]:
+def decoded(text: str) -> list[dict[str, object]]:
     """What ``kubernetes:yaml:decode`` gives for ``text``: its objects, ``List`` items
     flattened, empty documents left out."""
     return list(_objects(yaml_io.load_config_all(text.encode())))
@@ -43,11 +43,11 @@ def decoded(text: str) -> list[dict[str, Any]]:
 
 def children(
     type_: str, name: str, inputs: Mapping[str, Any], cwd: Path
-) -> list[tuple[str, str, dict[str, Any]]]:
+) -> list[tuple[str, str, dict[str, object]]]:
     """``(type, name, object)`` of each object the group at ``type_`` holds."""
     prefix = inputs.get("resourcePrefix")
     prefix = prefix if isinstance(prefix, str) else name
-    made: list[tuple[str, str, dict[str, Any]]] = []
+    made: list[tuple[str, str, dict[str, object]]] = []
     for obj in _group_objects(type_, inputs, cwd):
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
@@ -63,7 +63,7 @@ def children(
     return made
 
 
-def _group_objects(type_: str, inputs: Mapping[str, Any], cwd: Path) -> Iterator[dict[str, Any]]:
+def _group_objects(type_: str, inputs: Mapping[str, Any], cwd: Path) -> Iterator[dict[str, object]]:
     texts: list[str] = []
     if type_ == CONFIG_FILE:
         texts += _read(cwd, inputs.get("file"))
@@ -92,11 +92,11 @@ def _read(cwd: Path, pattern: object) -> list[str]:
     return [Path(p).read_text(encoding="utf-8") for p in sorted(glob.glob(full))]
 
 
-def _objects(items: list[object]) -> Iterator[dict[str, Any]]:
+def _objects(items: list[object]) -> Iterator[dict[str, object]]:
     for item in items:
         if not isinstance(item, dict):
             continue
-        obj = cast("dict[str, Any]", item)
+        obj = cast("dict[str, object]", item)
         inner = obj.get("items")
         if str(obj.get("kind", "")).endswith("List") and isinstance(inner, list):
             yield from _objects(cast("list[object]", inner))
