@@ -115,6 +115,7 @@ POD_NOT_COVERED = {
     "init_containers": "a list of containers like volumes",
     "service_account": "decides whether a ServiceAccount is made (structure)",
     "allow_from": "decides the policy's peers (structure)",
+    "metrics_from": "decides the policy's peers (structure), as allow_from",
     "args": "given as container_args (the keyword; args is the component's parameter)",
 }
 NOT_COVERED: dict[str, dict[str, str]] = {

@@ -40,7 +40,9 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     ),
     # Issue 49: who may call an agent, the request body cap, every log line scrubbed.
     "agent/inbound_auth": ("langop_infra/agent/_inbound_auth.py", lambda _: True),
+    "agent/token_verify": ("langop_infra/agent/_token_verify.py", lambda _: True),
     "agent/body_limit": ("langop_infra/agent/_body_limit.py", lambda _: True),
+    "agent/capped": ("langop_infra/agent/_capped.py", lambda _: True),
     "core/log_scrub": ("langop_infra/core/_log_scrub.py", lambda _: True),
 }
 

@@ -3,9 +3,9 @@
 import importlib
 import sys
 
-# The `agent` extra's modules (a2a-sdk[http-server], prometheus-client, uvicorn): without
+# The `agent` extra's modules (a2a-sdk[http-server], prometheus-client, uvicorn, pyjwt): without
 # them, one line naming the extra to install, not a ModuleNotFoundError traceback.
-EXTRA_MODULES = {"a2a", "prometheus_client", "uvicorn", "starlette", "sse_starlette"}
+EXTRA_MODULES = {"a2a", "prometheus_client", "uvicorn", "starlette", "sse_starlette", "jwt"}
 INSTALL = "pip install 'langop-infra[agent]'"
 
 

@@ -15,6 +15,7 @@ import asyncio
 import uuid
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -82,14 +83,28 @@ class OriginHeaders(httpx.Auth):
     """A peer's headers on requests to the origins configured for it, and nowhere else: the
     card (the peer's words) may name any URL for ``message/send``."""
 
-    def __init__(self, headers: Mapping[str, str], urls: Sequence[str]) -> None:
+    def __init__(
+        self, headers: Mapping[str, str], urls: Sequence[str], token_file: str = ""
+    ) -> None:
         self._headers = dict(headers)
         self._origins = {origin(httpx.URL(url)) for url in urls}
+        self._token_file = token_file
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:
         if origin(request.url) in self._origins:
             request.headers.update(self._headers)
+            if self._token_file:
+                request.headers.update(self._token_header())
         yield request
+
+    def _token_header(self) -> dict[str, str]:
+        """The projected token as a bearer, read at each request (the kubelet renews it);
+        none when it cannot be read, and the peer's 401 says so."""
+        try:
+            token = Path(self._token_file).read_text(encoding="utf-8").strip()
+        except OSError:
+            token = ""
+        return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 @dataclass
@@ -155,7 +170,7 @@ class PeerClient:
         return self._connections[peer]
 
     async def _open(self, peer: Peer) -> _Connection:
-        auth = OriginHeaders(peer.headers, [peer.url, peer.card_url or peer.url])
+        auth = OriginHeaders(peer.headers, [peer.url, peer.card_url or peer.url], peer.token_file)
         transport = CappedTransport(MAX_REPLY_BYTES, self._transport)
         http = httpx.AsyncClient(auth=auth, timeout=self.timeout, transport=transport)
         card_url = peer.card_url or _origin(peer.url) + CARD_PATH

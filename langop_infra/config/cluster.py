@@ -11,6 +11,7 @@ from pydantic import (
 )
 
 from langop_infra.config._fields import (
+    Cidr,
     DnsLabel,
     EgressMode,
     Port,
@@ -56,6 +57,12 @@ class Defaults(Spec):
         default=[],
         description="Where schema sync reaches tools from: {cidr, except} for the control "
         "plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner.",
+    )
+    service_cidr: Cidr | None = Field(
+        default=None,
+        description="The cluster's Service range (kube-apiserver --service-cluster-ip-range): "
+        "its first address is the API server's ClusterIP, which endpoint advice then warns "
+        "of (unset: the common distributions' defaults).",
     )
     sidecar_style: Literal["native", "container"] = Field(
         default="native",
