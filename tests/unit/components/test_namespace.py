@@ -57,7 +57,7 @@ def test_a_known_namespace_registers_at_once(langop_mocks: Any) -> None:
     with pytest.raises(SpecError) as info:
         registered(object(), "LanguageTool", where, "search", "main.py:9")
     header, problem = str(info.value).split("\n")
-    assert header.startswith("invalid LanguageTool 'search': 1 problem (built at ")
+    assert header.startswith("invalid LanguageTool 'search': 1 problem")
     assert problem == (
         "  - name: a LanguageTool named 'search' already exists in namespace 'apps'; give this "
         "one another name or namespace"
