@@ -521,3 +521,31 @@ async def test_the_least_recent_conversations_go_past_the_limits() -> None:
     for i in range(MAX_CONVERSATIONS):
         loop.preload(f"x{i}", [{"role": "user", "content": "q"}])
     assert "c0" not in loop._locks  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_memory_is_recalled_on_a_conversations_first_turn_only(tmp_path: Any) -> None:
+    from langop_infra.agent._memory import Memory
+    from tests.unit.agent.test_memory import InProcess, memory_server
+
+    store = InProcess(memory_server(tmp_path / "memory.db"))
+    memory = Memory(store, "memory__remember", "memory__recall", shared=True)
+    model = Scripted(asks(("k1", "calc_add", '{"a": 2, "b": 2}')), answer("4"))
+    first, _, _ = loop_of(model, memory=memory)
+    await first.run("add", "c")
+    assert [n for n, _ in store.calls] == ["memory__recall"] + ["memory__remember"] * 2
+    model = Scripted(answer("again"), answer("later"))
+    fresh, _, _ = loop_of(model, memory=memory)
+    await fresh.run("sum", "c")
+    recalled = model.seen[0][0][1]
+    assert recalled["role"] == "user" and recalled["content"].startswith("## Recalled context\n")
+    assert '\\"call_id\\": \\"k1\\"' in recalled["content"]
+    store.calls.clear()
+    await fresh.run("sum again", "c")  # the history holds the context now
+    assert store.calls == []
+    # the recalled records stay in the history, as the first turn saw them
+    assert [m["role"] for m in model.seen[1][0]] == ["system", "user", "user", "assistant", "user"]
+    scoped = Memory(store, "memory__remember", "memory__recall")
+    quiet = Scripted(answer("x"))
+    nothing, _, _ = loop_of(quiet, memory=scoped)
+    await nothing.run("sum", "other")  # c's records are not this conversation's
+    assert [m["role"] for m in quiet.seen[0][0]] == ["system", "user"]

@@ -149,6 +149,17 @@ def test_without_a_model_the_runtime_does_not_start(tmp_path: Path) -> None:
     )
     assert refused(tmp_path, MODEL_ENDPOINT=" , ") == message
     assert refused(tmp_path, LLM_MODEL="") == message
+    for missing in ("MODEL_ENDPOINT", "LLM_MODEL"):
+        env = {PATH_ROOT_ENV: str(tmp_path), **{k: v for k, v in MODEL.items() if k != missing}}
+        with pytest.raises(SettingsError):
+            load_settings(env)
+    ark = {PATH_ROOT_ENV: str(tmp_path), "MODEL_ENDPOINT": "http://gw/apiX/", "AGENT_MODEL": "a"}
+    assert (load_settings(ark).model, load_settings(ark).model_endpoint) == ("a", "http://gw/apiX")
+
+
+def test_peers_are_read_at_start(tmp_path: Path) -> None:
+    got = settings(tmp_path, A2A_PEERS='[{"name": "p", "url": "http://p"}]')
+    assert got.peers == (Peer("p", "http://p"),)
 
 
 @pytest.mark.parametrize(
@@ -267,7 +278,7 @@ def test_prefixed_headers() -> None:
 def test_peers_with_headers_and_tokens() -> None:
     env = {
         "A2A_PEERS": ' [{"name": "re-search", "url": "http://a", "cardUrl": "http://a/c"},'
-        ' {"name": "b", "url": "http://b", "cardUrl": null}] ',
+        ' {"name": "b", "url": "http://b", "cardUrl": null}, {"name": "c", "url": "http://c"}] ',
         "A2A_PEER_RE_SEARCH_HEADER_X_TEAM": "t",
         "A2A_PEER_RE_SEARCH_TOKEN": " tok ",
         "A2A_PEER_B_TOKEN": " ",
@@ -276,6 +287,7 @@ def test_peers_with_headers_and_tokens() -> None:
     assert load_peers(env) == (
         Peer("re-search", "http://a", "http://a/c", {"X-Team": "t", "Authorization": "Bearer tok"}),
         Peer("b", "http://b", "", {"Authorization": "Basic x"}),
+        Peer("c", "http://c", "", {}),
     )
     env["A2A_PEER_B_TOKEN"] = "tb"
     assert load_peers(env)[1].headers == {"Authorization": "Basic x"}  # the header wins
