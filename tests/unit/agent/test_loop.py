@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import timezone
 from typing import Any
 
 import anyio
@@ -73,10 +74,11 @@ class SdkTools:
     """The loop's tools: an MCP SDK server in this process, its tools offered to the model
     as ``calc_<tool>`` and named ``calc__<tool>`` in the registry (as the registry does)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, tools: tuple[str, ...] = ("add", "echo", "broken", "refuse", "refuse_quietly", "wait")
+    ) -> None:
         self.server = calc_server()
         self.calls: list[tuple[str, dict[str, Any]]] = []
-        tools = ("add", "echo", "broken", "refuse", "refuse_quietly", "wait")
         self.names = {f"calc_{t}": f"calc__{t}" for t in tools}
 
     def llm_definitions(self, format: Any) -> tuple[list[dict[str, Any]], dict[str, str]]:
@@ -533,6 +535,7 @@ async def test_memory_is_recalled_on_a_conversations_first_turn_only(tmp_path: A
     first, _, _ = loop_of(model, memory=memory)
     await first.run("add", "c")
     assert [n for n, _ in store.calls] == ["memory__recall"] + ["memory__remember"] * 2
+    assert [a["tags"] for _, a in store.calls[1:]] == [["is_tool_call", "conversation:c"]] * 2
     model = Scripted(answer("again"), answer("later"))
     fresh, _, _ = loop_of(model, memory=memory)
     await fresh.run("sum", "c")
@@ -549,3 +552,27 @@ async def test_memory_is_recalled_on_a_conversations_first_turn_only(tmp_path: A
     nothing, _, _ = loop_of(quiet, memory=scoped)
     await nothing.run("sum", "other")  # c's records are not this conversation's
     assert [m["role"] for m in quiet.seen[0][0]] == ["system", "user"]
+
+
+async def test_a_made_up_tool_keeps_its_name_in_the_records() -> None:
+    seen: list[str] = []
+
+    async def observe(name: str, arguments: dict[str, Any]) -> None:
+        seen.append(name)
+
+    loop, _, _ = loop_of(Scripted(asks(("k", "calc_nope", "{}")), answer("ok")))
+    outcome = await loop.run("q", "c", observe=observe)
+    assert seen == ["calc_nope"]
+    assert (outcome.tool_calls[0].tool_name, outcome.tool_results[0].tool_name) == (
+        "calc_nope",
+        "calc_nope",
+    )
+    assert outcome.tool_calls[0].timestamp is not None
+    assert outcome.tool_calls[0].timestamp.tzinfo is timezone.utc
+
+
+async def test_with_no_tools_the_error_says_so() -> None:
+    model = Scripted(asks(("k", "calc_add", "{}")), answer("ok"))
+    loop = AgentLoop(model, SdkTools(tools=()), RuntimeMetrics())
+    outcome = await loop.run("q", "c")
+    assert outcome.tool_results[0].error == "no tool named 'calc_add'; the tools are: none"

@@ -226,6 +226,7 @@ def test_env_wins_over_config_yaml(tmp_path: Path) -> None:
         AGENT_MEMORY_SCOPE="conversation",
     )
     assert (got.max_iterations, got.port, got.path, got.memory_shared) == (3, 9200, "/x", False)
+    assert settings(tmp_path, A2A_PATH="//Xrpc").path == "/Xrpc"
 
 
 def test_config_yaml_of_other_shapes(tmp_path: Path) -> None:
@@ -265,6 +266,7 @@ def test_an_unknown_memory_scope_is_refused(tmp_path: Path) -> None:
 
 def test_container_paths_move_under_the_root_only_when_absolute() -> None:
     assert container_path("/etc/a", {PATH_ROOT_ENV: "/r"}) == Path("/r/etc/a")
+    assert container_path("/Xa", {PATH_ROOT_ENV: "/r"}) == Path("/r/Xa")
     assert container_path("etc/a", {PATH_ROOT_ENV: "/r"}) == Path("etc/a")
     assert container_path("/etc/a", {PATH_ROOT_ENV: ""}) == Path("/etc/a")
     assert container_path("/etc/a", {}) == Path("/etc/a")
