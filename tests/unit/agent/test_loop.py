@@ -233,7 +233,7 @@ async def test_tool_calls_run_and_are_recorded_in_order() -> None:
         "k1",
     )
     assert (echo.success, echo.result) == (True, {"text": "hi\nagain"})
-    assert add.timestamp is not None
+    assert add.timestamp is not None and add.timestamp.tzinfo is timezone.utc
     assert [
         (s.step_number, s.tool_name, s.tool_args, s.result, s.reasoning) for s in outcome.steps
     ] == [
@@ -330,6 +330,8 @@ async def test_a_failed_call_is_an_error_result_the_model_reads(
     outcome = await loop.run("q", "c")
     [result] = outcome.tool_results
     assert (result.success, result.result, result.error) == (False, {"error": error}, error)
+    assert (result.tool_name, result.call_id) == (outcome.tool_calls[0].tool_name, "k")
+    assert result.timestamp is not None and result.timestamp.tzinfo is timezone.utc
     assert model.seen[1][0][-1] == {"role": "tool", "tool_call_id": "k", "content": error}
     label = "_unknown" if call[1] == "calc_nope" else f"calc__{call[1][5:]}"
     assert sample(metrics, "langop_agent_tool_errors_total", tool=label) == 1
@@ -376,6 +378,7 @@ async def test_a_model_error_ends_the_turn_with_an_error_answer() -> None:
     assert sample(metrics, "langop_agent_turns_total", outcome="error") == 1
     chat, turn = exporter.get_finished_spans()
     assert chat.status.status_code == turn.status.status_code == StatusCode.ERROR
+    assert (chat.attributes or {})["error.type"] == "_OTHER"
     assert turn.status.description == "the model is down"
     assert loop.history("c") == [{"role": "user", "content": "q"}]
 
@@ -530,7 +533,7 @@ async def test_memory_is_recalled_on_a_conversations_first_turn_only(tmp_path: A
     from tests.unit.agent.test_memory import InProcess, memory_server
 
     store = InProcess(memory_server(tmp_path / "memory.db"))
-    memory = Memory(store, "memory__remember", "memory__recall", shared=True)
+    memory = Memory(store, "memory__remember", "memory__recall")
     model = Scripted(asks(("k1", "calc_add", '{"a": 2, "b": 2}')), answer("4"))
     first, _, _ = loop_of(model, memory=memory)
     await first.run("add", "c")
@@ -547,9 +550,8 @@ async def test_memory_is_recalled_on_a_conversations_first_turn_only(tmp_path: A
     assert store.calls == []
     # the recalled records stay in the history, as the first turn saw them
     assert [m["role"] for m in model.seen[1][0]] == ["system", "user", "user", "assistant", "user"]
-    scoped = Memory(store, "memory__remember", "memory__recall")
     quiet = Scripted(answer("x"))
-    nothing, _, _ = loop_of(quiet, memory=scoped)
+    nothing, _, _ = loop_of(quiet, memory=memory)
     await nothing.run("sum", "other")  # c's records are not this conversation's
     assert [m["role"] for m in quiet.seen[0][0]] == ["system", "user"]
 
@@ -576,3 +578,73 @@ async def test_with_no_tools_the_error_says_so() -> None:
     loop = AgentLoop(model, SdkTools(tools=()), RuntimeMetrics())
     outcome = await loop.run("q", "c")
     assert outcome.tool_results[0].error == "no tool named 'calc_add'; the tools are: none"
+
+
+def test_the_defaults() -> None:
+    loop = AgentLoop(Scripted(), SdkTools(), RuntimeMetrics())
+    assert (loop.max_iterations, loop.history_messages, loop.history_bytes) == (10, 40, 256 * 1024)
+    assert (loop.tool_timeout, loop.turn_timeout, loop.tool_concurrency) == (30.0, 600.0, 4)
+    assert (loop.agent_name, loop.system_prompt, loop.memory, loop.tool_timeouts) == (
+        "agent",
+        "",
+        None,
+        {},
+    )
+
+
+async def test_a_model_without_a_name_names_its_chat_span_plainly() -> None:
+    class Nameless:
+        async def complete(self, messages: Any, tools: Any, deadline: Any = None) -> ModelReply:
+            return answer("hi")
+
+    exporter, tracer = spans()
+    loop = AgentLoop(Nameless(), SdkTools(), RuntimeMetrics(), tracer=tracer)
+    await loop.run("q", "c")
+    chat = exporter.get_finished_spans()[0]
+    assert (chat.name, (chat.attributes or {})["gen_ai.request.model"]) == ("chat ", "")
+
+
+def test_preloading_drops_system_messages_anywhere() -> None:
+    loop, _, _ = loop_of(Scripted())
+    loop.preload(
+        "c",
+        [
+            {"role": "user", "content": "q"},
+            {"role": "system", "content": "s"},
+            {"role": "assistant", "content": "a"},
+        ],
+    )
+    assert [m["role"] for m in loop.history("c")] == ["user", "assistant"]
+
+
+def test_a_history_of_exactly_the_byte_limit_is_kept() -> None:
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
+    exact = sum(len(json.dumps(m).encode()) for m in messages)
+    loop, _, _ = loop_of(Scripted(), history_bytes=exact)
+    loop.preload("c", messages)
+    assert loop.history("c") == messages
+    loop, _, _ = loop_of(Scripted(), history_bytes=exact - 1)
+    loop.preload("c", messages)
+    assert loop.history("c") == []
+
+
+def user(size: int) -> dict[str, str]:
+    """A user message of ``size`` bytes as JSON."""
+    return {
+        "role": "user",
+        "content": "x" * (size - len(json.dumps({"role": "user", "content": ""}))),
+    }
+
+
+def test_conversations_go_until_the_rest_fit_and_exactly_full_is_kept() -> None:
+    loop, _, _ = loop_of(Scripted(), history_bytes=TOTAL_HISTORY_BYTES)
+    loop.preload("a", [user(100)])
+    loop.preload("b", [user(TOTAL_HISTORY_BYTES - 100)])
+    assert loop.kept_bytes == TOTAL_HISTORY_BYTES
+    assert (len(loop.history("a")), len(loop.history("b"))) == (1, 1)
+    loop, _, _ = loop_of(Scripted(), history_bytes=TOTAL_HISTORY_BYTES)
+    loop.preload("a", [user(100)])
+    loop.preload("b", [user(100)])
+    loop.preload("c", [user(TOTAL_HISTORY_BYTES - 10)])
+    assert (loop.history("a"), loop.history("b"), len(loop.history("c"))) == ([], [], 1)
+    assert loop.kept_bytes == TOTAL_HISTORY_BYTES - 10
