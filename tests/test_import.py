@@ -512,3 +512,13 @@ def test_into_writes_multi_line_values_as_block_scalars(capsys, tmp_path) -> Non
     assert f"      instructions: |-\n{block}" in text
     [_, agent] = yaml.safe_load(text)["config"]["langop-infra:agents"]
     assert agent["instructions"] == message
+
+
+def test_a_refused_import_leaves_the_stack_file_as_it_was(capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.dev.yaml"
+    text = "config:\n  langop-infra:namespace: apps  # ours\n"
+    stack.write_text(text)
+    files = [str(FIXTURES / "seed000-languagetool.yaml"), str(FIXTURES / "seed004-complete.yaml")]
+    assert main(["import", *files, "--into", str(stack)]) == 2
+    assert "spec.endpoint" in capsys.readouterr().err
+    assert stack.read_text() == text
