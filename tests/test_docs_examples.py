@@ -39,9 +39,9 @@ BIN = Path(sys.executable).parent
 # "<page>:<line>" of samples that cannot run on this machine, and why.
 NOT_RUN: dict[str, str] = {
     "docs/schema-sync.md:63": "reads a Secret from a live cluster (Secret.get)",
-    "docs/runtime.md:245": "needs an OpenAI-compatible model; tests/test_agent_loop.py makes "
+    "docs/runtime.md:268": "needs an OpenAI-compatible model; tests/test_agent_loop.py makes "
     "the same chat_with_tools call against a scripted one",
-    "docs/runtime.md:284": "needs an A2A peer; tests/test_agent_peer_tools.py sends to one",
+    "docs/runtime.md:309": "needs an A2A peer; tests/test_agent_peer_tools.py sends to one",
     "docs/toolkit.md:119": "needs an OpenAI-compatible model; tests/test_seed_documents.py runs "
     "seed 003's own example of this call against a scripted one",
 }
