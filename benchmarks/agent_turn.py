@@ -11,7 +11,9 @@ counted). A turn is two model calls and one tool call.
 - ``baseline`` (``--baseline-child``): one file, a2a-sdk's request handler and JSON-RPC
   routes, an executor that calls the model with httpx and the tool with the official
   ``mcp`` client's ``ClientSession`` (one kept open, as ours keeps its), and answers with a
-  Message. No task lifecycle, retries, limits, metrics or approval.
+  Message. No task lifecycle, retries, limits, metrics or approval. a2a-sdk as installed
+  traces its own calls (no-op spans: ``mcp`` needs ``opentelemetry-api``), which ours turns
+  off when nothing exports spans; ``--quiet-baseline`` turns them off in the baseline too.
 
 Rounds alternate which side goes first; each side is measured over ``--turns`` turns after
 a warm-up, by its process's user + system CPU (``/proc/<pid>/stat``, so Linux only), and the
@@ -19,6 +21,7 @@ ratio is the median of the per-round ratios. Target (issue 50 §6): at most 1.0.
 
     python benchmarks/agent_turn.py              # 5 rounds of 200 turns a side
     python benchmarks/agent_turn.py --quick      # 1 round of 10 turns
+    python benchmarks/agent_turn.py --quiet-baseline  # a2a-sdk's spans off on both sides
 """
 
 from __future__ import annotations
@@ -305,8 +308,10 @@ def block(http: Any, pid: int, port: int, turns: int) -> tuple[float, float]:
     return (cpu_seconds(pid) - cpu) / turns, (time.perf_counter() - wall) / turns
 
 
-def measure(rounds: int, turns: int, warmup: int) -> dict[str, Any]:
+def measure(rounds: int, turns: int, warmup: int, quiet_baseline: bool = False) -> dict[str, Any]:
     import httpx
+
+    quiet = {**os.environ, "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
 
     with ExitStack() as stack:
         _, model_port = stack.enter_context(child("--model-child"))
@@ -315,7 +320,11 @@ def measure(rounds: int, turns: int, warmup: int) -> dict[str, Any]:
         tool_url = f"http://127.0.0.1:{tool_port}/mcp"
         sides = {
             "ours": stack.enter_context(ours(model_url, tool_url)),
-            "baseline": stack.enter_context(child("--baseline-child", model_url, tool_url)),
+            "baseline": stack.enter_context(
+                child(
+                    "--baseline-child", model_url, tool_url, env=quiet if quiet_baseline else None
+                )
+            ),
         }
         http = stack.enter_context(httpx.Client(timeout=60))
         for pid, port in sides.values():
@@ -324,7 +333,7 @@ def measure(rounds: int, turns: int, warmup: int) -> dict[str, Any]:
         for r in range(rounds):
             order = list(sides) if r % 2 == 0 else list(reversed(sides))
             per_round.append({name: block(http, *sides[name], turns) for name in order})
-    return report(per_round, turns)
+    return {**report(per_round, turns), "quiet_baseline": quiet_baseline}
 
 
 def report(per_round: list[dict[str, tuple[float, float]]], turns: int) -> dict[str, Any]:
@@ -354,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int)
     parser.add_argument("--turns", type=int)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--quiet-baseline", action="store_true", help="a2a-sdk's own spans off in the baseline too"
+    )
     parser.add_argument("--model-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--baseline-child", nargs=2, help=argparse.SUPPRESS)
@@ -368,8 +380,10 @@ def main(argv: list[str] | None = None) -> int:
         baseline_child(*args.baseline_child)
         return 0
     rounds, turns, warmup = QUICK if args.quick else FULL
-    data = measure(args.rounds or rounds, args.turns or turns, warmup)
+    data = measure(args.rounds or rounds, args.turns or turns, warmup, args.quiet_baseline)
     _common.print_machine()
+    spans = "off" if args.quiet_baseline else "on (a2a-sdk's default)"
+    print(f"baseline: a2a-sdk's own spans {spans}; ours: off (nothing exports spans)")
     rows = [
         [name, side["cpu_ms_per_turn"], side["wall_ms_per_turn"]]
         for name, side in data["sides"].items()
