@@ -28,6 +28,7 @@ ISSUER = "https://issuer.example.com"
 def document() -> dict[str, Any]:
     return {
         "namespace": "apps",
+        "externalServices": [{"name": "vllm", "namespace": "apps"}],
         "models": [MODEL],
         "agents": [
             {

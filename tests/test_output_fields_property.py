@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from langop_infra import HttpTool, LanguageAgent, LanguageModel, LanguageTool
-from langop_infra.components._inputs import STAND_INS
+from langop_infra.components._stand_ins import STAND_INS
 from langop_infra.config._http_tool import HttpToolSpec
 from langop_infra.config._model import ModelSpec
 from langop_infra.config.agent import AgentSpec

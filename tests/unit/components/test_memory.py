@@ -19,27 +19,23 @@ EXTERNAL = {"type": "external", "address": {"value": "http://mem.example:8080/mc
 
 def test_a_spec_is_taken_as_it_is() -> None:
     spec = MemorySpec(name="notes")
-    assert parse_memory("other", spec, {}) is spec
+    taken, late = parse_memory("other", spec, {})
+    assert (taken, late) == (spec, None) and taken is spec
 
 
 def test_keyword_fields_join_a_spec_or_a_mapping_and_the_name_defaults() -> None:
-    spec = parse_memory("other", MemorySpec(name="notes"), {"size": "2Gi"})
+    spec, _ = parse_memory("other", MemorySpec(name="notes"), {"size": "2Gi"})
     assert (spec.name, spec.size) == ("notes", "2Gi")
-    spec = parse_memory("notes", {"port": 9000}, {"namespace": "apps"})
+    spec, _ = parse_memory("notes", {"port": 9000}, {"namespace": "apps"})
     assert (spec.name, spec.port, spec.namespace, spec.type) == ("notes", 9000, "apps", "managed")
-    assert parse_memory("notes", None, {}).name == "notes"
-    assert parse_memory("notes", {"name": "given"}, {}).name == "given"
+    assert parse_memory("notes", None, {})[0].name == "notes"
+    assert parse_memory("notes", {"name": "given"}, {})[0].name == "given"
 
 
-def test_an_output_namespace_is_refused_naming_the_memory() -> None:
-    with pytest.raises(SpecError) as info:
-        parse_memory("notes", {}, {"namespace": pulumi.Output.from_input("apps")})
-    header, problem = str(info.value).split("\n")
-    assert header.startswith("invalid LanguageMemory 'notes': 1 problem")
-    assert problem == (
-        "  - namespace: must be known when the program runs, not an Output: agents find a "
-        "LanguageMemory by its namespace when they are built; pass the name as a string"
-    )
+def test_an_output_namespace_is_handed_back_apart() -> None:
+    namespace = pulumi.Output.from_input("apps")
+    spec, late = parse_memory("notes", {}, {"namespace": namespace})
+    assert (spec.namespace, late) == (None, namespace)
 
 
 def test_invalid_fields_are_field_errors_naming_the_memory() -> None:
