@@ -31,6 +31,7 @@ from langop_infra.agent._a2a_sdk import (
     ServerCallContext,
     TaskPushNotificationConfig,
 )
+from langop_infra.mcp._ports import effective_port
 
 __all__ = ["MAX_CONFIGS_PER_TASK", "BoundedPushConfigStore", "push_parts", "push_url_allowed"]
 
@@ -78,7 +79,7 @@ async def push_url_allowed(url: str) -> bool:
     host resolves to neither loopback, link-local, multicast, reserved nor unspecified."""
     try:
         parts = urlsplit(url)
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        port = effective_port(parts.scheme, parts.port, 80)
     except ValueError:
         return False
     if parts.scheme not in ("http", "https") or not parts.hostname:
