@@ -63,9 +63,7 @@ def deployed(
     offline = offline_render(project, stack, tmp_path / "offline", engine.env)
     claims = [obj for key, obj in offline.items() if key[0] == "PersistentVolumeClaim"]
     if claims:
-        volumes = static_volumes(claims, tmp_path / "volumes")
-        kube.kubectl("apply", "-f", "-", stdin=json.dumps({"kind": "List", "apiVersion": "v1",
-                                                           "items": volumes}))  # fmt: skip
+        kube.apply(*static_volumes(claims, tmp_path / "volumes"))
     engine.run(project, "up", "--stack", stack, "--yes", "--skip-preview")
     return project, offline
 
@@ -201,8 +199,7 @@ def apps_memory(kube: Kube, pods: PodNetwork) -> str:
                "spec": {"selector": {"app": "memory"},
                         "ports": [{"port": 8080, "targetPort": PROXIED_PORT}]}}  # fmt: skip
     kube.kubectl("create", "namespace", "apps")
-    kube.kubectl("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List",
-                                                       "items": [pod, service]}))  # fmt: skip
+    kube.apply(pod, service)
     kube.kubectl("wait", "--for=condition=Ready", "pod/memory-0", "-n", "apps", "--timeout=120s")
     return "/api/v1/namespaces/apps/services/memory:8080/proxy"
 
@@ -305,7 +302,7 @@ def restricted_namespace(kube: Kube) -> str:
     labels = namespace_labels({})
     namespace = {"apiVersion": "v1", "kind": "Namespace",
                  "metadata": {"name": "psa-probe", "labels": labels}}  # fmt: skip
-    kube.kubectl("apply", "-f", "-", stdin=json.dumps(namespace))
+    kube.apply(namespace)
     # A pod needs its service account, which the controller manager adds to a new namespace.
     assert kube.wait_present("serviceaccount", "default", "psa-probe")
     return "psa-probe"

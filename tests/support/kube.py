@@ -48,13 +48,15 @@ class Kube:
     def kubectl(
         self, *args: str, stdin: str | None = None, check: bool = True
     ) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [str(self.cluster.bin_dir / "kubectl"), "--kubeconfig", str(self.kubeconfig), *args],
-            input=stdin, capture_output=True, text=True, timeout=KUBECTL_LIMIT, check=False,
-        )  # fmt: skip
+        done = self.cluster.kubectl(*args, stdin=stdin, limit=KUBECTL_LIMIT)
         if check and done.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)}: {done.stdout}{done.stderr}")
         return done
+
+    def apply(self, *objects: dict[str, Any]) -> None:
+        """``kubectl apply`` of these objects, as one List."""
+        document = {"apiVersion": "v1", "kind": "List", "items": list(objects)}
+        self.kubectl("apply", "-f", "-", stdin=json.dumps(document))
 
     def get(self, kind: str, name: str, namespace: str = "") -> dict[str, Any] | None:
         """The object as the API server keeps it, or None when it does not exist."""

@@ -162,13 +162,17 @@ class LocalCluster:
         ]
         return {"apiVersion": "v1", "kind": "List", "items": volumes}
 
-    def kubectl_apply(self, document: dict[str, object]) -> None:
-        done = subprocess.run(
-            [str(self.bin_dir / "kubectl"), "--kubeconfig", str(self.kubeconfig),
-             "apply", "-f", "-"],
-            input=json.dumps(document), capture_output=True, text=True, timeout=START_LIMIT,
-            check=False,
+    def kubectl(
+        self, *args: str, stdin: str | None = None, limit: float = START_LIMIT
+    ) -> subprocess.CompletedProcess[str]:
+        """kubectl with the cluster's kubeconfig; its output captured, its exit code as is."""
+        return subprocess.run(
+            [str(self.bin_dir / "kubectl"), "--kubeconfig", str(self.kubeconfig), *args],
+            input=stdin, capture_output=True, text=True, timeout=limit, check=False,
         )  # fmt: skip
+
+    def kubectl_apply(self, document: dict[str, object]) -> None:
+        done = self.kubectl("apply", "-f", "-", stdin=json.dumps(document))
         if done.returncode != 0:
             raise SystemExit(f"kubectl apply failed:\n{done.stdout}{done.stderr}")
 
