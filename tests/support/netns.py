@@ -15,7 +15,6 @@ import os
 import socket
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any
 import uvicorn
 
 from tests.support.kube import local_cluster
+from tests.support.loopback import running
 
 POD_RANGE = local_cluster.POD_RANGE
 CLONE_NEWNET = 0x40000000
@@ -109,19 +109,8 @@ def serve_in_pods(network: PodNetwork, app: Any, port: int) -> Iterator[None]:
     """Serve ``app`` with uvicorn at ``port`` on every pod address until the block ends."""
     sock = network.bind(port)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name=f"pod-server-{port}", daemon=True
-    )
-    thread.start()
-    give_up = time.monotonic() + 30  # bounds a hung start only
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > give_up:
-            raise RuntimeError(f"the pod server on port {port} did not start")
-        time.sleep(0.01)
     try:
-        yield
+        with running(uvicorn.Server(config), [sock], limit=30):
+            yield
     finally:
-        server.should_exit = True
-        thread.join(10)
         sock.close()
