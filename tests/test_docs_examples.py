@@ -41,7 +41,7 @@ BIN = Path(sys.executable).parent
 NOT_RUN: dict[str, str] = {
     "docs/schema-sync.md|existing = k8s.core.v1.Secret.get(": "reads a Secret from a live "
     "cluster (Secret.get)",
-    "docs/runtime.md|from langop_infra.agent._local_tools import chat_with_tools": "needs an "
+    "docs/runtime.md|from langop_infra.agent.local import ChatModel, RuntimeMetrics,": "needs an "
     "OpenAI-compatible model; tests/test_agent_loop.py makes the same chat_with_tools call "
     "against a scripted one",
     "docs/runtime.md|peers = PeerClient(load_peers(os.environ))": "needs an A2A peer; "
@@ -158,6 +158,22 @@ def test_the_samples_are_found_and_the_exceptions_are_current() -> None:
     assert all(len(ids) == 1 for ids in named.values()), named  # each names one sample
     readme = [s for s in RUNNABLE if s.page.name == "README.md"]
     assert [s.language for s in readme] == ["yaml", "python"]
+
+
+PRIVATE_IMPORT = re.compile(r"^\s*(?:from|import)\s+langop_infra(?:\.\w+)*\._\w+", re.M)
+
+
+def test_no_sample_imports_a_private_module() -> None:
+    """Docs teach public names only (issue 51 §6): a private module may move under them."""
+    every = [s for s in samples() if s.language == "python"]
+    assert len(every) > 10
+    assert [s.id for s in every if PRIVATE_IMPORT.search(s.code)] == []
+
+
+def test_the_private_import_check_can_fail() -> None:
+    assert PRIVATE_IMPORT.search("from langop_infra.agent._loop import x")
+    assert PRIVATE_IMPORT.search("import langop_infra._errors")
+    assert not PRIVATE_IMPORT.search("from langop_infra.agent.local import ChatModel")
 
 
 def test_a_broken_sample_fails(tmp_path: Path) -> None:

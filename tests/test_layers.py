@@ -327,6 +327,7 @@ PUBLIC_MODULES = {
     "testing/secrets",
     "agent/runtime",
     "agent/http_tools",
+    "agent/local",
 }
 
 
