@@ -45,6 +45,7 @@ from tests.support.agent_parts import call, tool_results
 from tests.support.loopback import serve
 
 GUARD = 30.0  # guards a hang only
+LINGER = 2.0  # how long a turn that must run on is watched
 
 
 class Tools:
@@ -160,6 +161,43 @@ def test_tasks_cancel_stops_the_turn_and_its_tool_call() -> None:
     assert state(canceled) == "TASK_STATE_CANCELED"
     assert events == ["hang started", "hang cancelled"]
     assert state(got) == "TASK_STATE_CANCELED"
+
+
+async def leave_while_hanging(client: Client, tools: Tools, waits: bool) -> list[str]:
+    """Send "hang" (waiting for the answer, or asking to return at once), and once the tool
+    hangs, close the connection; the events once the call is cancelled, or after ``LINGER``
+    (where it must not be: the positive case shows it takes a few milliseconds)."""
+    message = request("hang")
+    message.configuration.return_immediately = not waits
+    sent = asyncio.ensure_future(anext(aiter(client.send_message(message))))
+    assert await asyncio.to_thread(tools.hanging.wait, GUARD)
+    if waits:
+        sent.cancel()  # the caller gives up: httpx closes its connection
+    else:
+        await sent  # answered at once with the submitted task
+    for _ in range(int((GUARD if waits else LINGER) / 0.05)):
+        if "hang cancelled" in tools.events:
+            break
+        await asyncio.sleep(0.05)
+    return list(tools.events)
+
+
+def test_a_caller_that_leaves_message_send_cancels_its_turn_and_tool_call() -> None:
+    """Issue 49 §2: a turn whose caller disconnected stops, and its tool call with it."""
+
+    async def run() -> list[str]:
+        async with agent(streaming=False) as (client, tools):
+            return await leave_while_hanging(client, tools, waits=True)
+
+    assert asyncio.run(run()) == ["hang started", "hang cancelled"]
+
+
+def test_a_turn_the_caller_asked_not_to_wait_for_runs_on() -> None:
+    async def run() -> list[str]:
+        async with agent(streaming=False) as (client, tools):
+            return await leave_while_hanging(client, tools, waits=False)
+
+    assert asyncio.run(run()) == ["hang started"]
 
 
 def test_the_task_store_keeps_the_newest_tasks() -> None:

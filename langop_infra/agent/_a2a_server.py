@@ -35,6 +35,7 @@ from langop_infra.agent._a2a_sdk import (
 )
 from langop_infra.agent._a2a_tasks import BoundedTaskStore, Observer, TurnTasks
 from langop_infra.agent._body_limit import BodyLimit
+from langop_infra.agent._caller_watch import CallerWatch
 from langop_infra.agent._inbound_auth import BearerAuth, Callers
 from langop_infra.agent._loop import AgentLoop, Approver, TurnOutcome
 from langop_infra.agent._metrics import RuntimeMetrics
@@ -197,8 +198,8 @@ def build_app(
 ) -> Starlette:
     """The routes, every request body capped at ``max_request_bytes`` (413 past it); with
     ``callers``, every request but the ``public`` (method, path) pairs authenticated first
-    (401 before the body is read)."""
-    middleware = [Middleware(BodyLimit, max_bytes=max_request_bytes)]
+    (401 before the body is read); a caller leaving a ``message/send`` cancels its turn."""
+    middleware = [Middleware(BodyLimit, max_bytes=max_request_bytes), Middleware(CallerWatch)]
     if callers is not None:
         middleware.insert(0, Middleware(BearerAuth, callers=callers, public=public))
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

@@ -29,12 +29,16 @@ from langop_infra.agent._a2a_sdk import (
     new_task_from_user_message,
     new_text_part,
 )
+from langop_infra.agent._caller_watch import CALLER_GONE
 from langop_infra.agent._loop import Approver, Observer, TurnOutcome
 
 __all__ = ["MAX_TASKS", "BoundedTaskStore", "Observer", "TurnTasks"]
 
 MAX_TASKS = 1000  # tasks kept for tasks/get; the oldest is dropped first
 APPROVALS = frozenset({"yes", "y", "ok", "approve", "approved"})
+# The requests whose caller waits on the connection for the answer, under A2A 1.0's and 0.3's
+# names; a stream's caller may come back (tasks/resubscribe), so its turn runs on.
+WAITING_METHODS = frozenset({"SendMessage", "message/send"})
 Turn = Callable[[Observer, Approver], Coroutine[Any, Any, TurnOutcome]]
 
 
@@ -98,26 +102,33 @@ class TurnTasks:
             waiting.decision = None
             waiting.paused.clear()
             decision.set_result(approves(context.get_user_input()))
-            await self._drive(task.id, waiting)
+            await self._drive(task.id, waiting, abandoned(context))
             return
         state = _Turn(updater)
         hooks = _hooks(state)
         state.running = asyncio.get_running_loop().create_task(turn(*hooks))
         self._turns[task.id] = state
-        await self._drive(task.id, state)
+        await self._drive(task.id, state, abandoned(context))
 
-    async def _drive(self, task_id: str, state: _Turn) -> None:
-        """Until the turn ends (publish its answer) or waits for an approval (return: the
-        task is ``input-required``)."""
+    async def _drive(self, task_id: str, state: _Turn, gone: asyncio.Event | None) -> None:
+        """Until the turn ends (publish its answer), waits for an approval (return: the
+        task is ``input-required``) or its caller leaves (the turn is cancelled)."""
         assert state.running is not None
-        paused = asyncio.get_running_loop().create_task(state.paused.wait())
+        loop = asyncio.get_running_loop()
+        waits = {loop.create_task(state.paused.wait())}
+        if gone is not None:
+            waits.add(loop.create_task(gone.wait()))
         try:
-            await asyncio.wait({state.running, paused}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({state.running, *waits}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            paused.cancel()
-        if not state.running.done():
+            for wait in waits:
+                wait.cancel()
+        if not state.running.done() and not (gone is not None and gone.is_set()):
             return
         self._turns.pop(task_id, None)
+        if not state.running.done():
+            await _stop(state, "canceled: the caller disconnected before the answer")
+            return
         if state.running.cancelled():
             return  # tasks/cancel: cancel() published the canceled status
         outcome = state.running.result()
@@ -138,6 +149,26 @@ class TurnTasks:
             await asyncio.gather(state.running, return_exceptions=True)
         updater = TaskUpdater(queue, task_id, context.context_id or "")
         await updater.cancel(updater.new_agent_message([new_text_part("canceled by the caller")]))
+
+
+def abandoned(context: RequestContext) -> asyncio.Event | None:
+    """The event set when this request's caller leaves, if leaving abandons the turn: a
+    ``message/send`` that waits for the answer and registers no push webhook."""
+    config = context.configuration
+    if context.call_context.state.get("method") not in WAITING_METHODS or (
+        config is not None
+        and (config.return_immediately or config.HasField("task_push_notification_config"))
+    ):
+        return None
+    return CALLER_GONE.get(None)
+
+
+async def _stop(state: _Turn, why: str) -> None:
+    """Cancel the turn (and its tool calls) and publish ``canceled`` with the reason."""
+    assert state.running is not None
+    state.running.cancel()
+    await asyncio.gather(state.running, return_exceptions=True)
+    await state.updater.cancel(state.updater.new_agent_message([new_text_part(why)]))
 
 
 def approves(text: str) -> bool:
