@@ -200,6 +200,37 @@ def test_a_turn_the_caller_asked_not_to_wait_for_runs_on() -> None:
     assert asyncio.run(run()) == ["hang started"]
 
 
+def test_a_burst_of_callers_that_give_up_leaves_no_turn_running() -> None:
+    """100 callers (httpx's pool) each leave a hanging turn: every tool call is cancelled,
+    and the next caller is answered as usual."""
+    burst = 100
+
+    async def run() -> tuple[int, int, str]:
+        async with agent(streaming=False) as (client, tools):
+            sent = [
+                asyncio.ensure_future(anext(aiter(client.send_message(request("hang")))))
+                for _ in range(burst)
+            ]
+            for _ in range(int(GUARD / 0.05)):
+                if tools.events.count("hang started") == burst:
+                    break
+                await asyncio.sleep(0.05)
+            for one in sent:
+                one.cancel()
+            for _ in range(int(GUARD / 0.05)):
+                if tools.events.count("hang cancelled") == burst:
+                    break
+                await asyncio.sleep(0.05)
+            started, cancelled = (
+                tools.events.count("hang started"),
+                tools.events.count("hang cancelled"),
+            )
+            (answer,) = [e async for e in client.send_message(request("lookup"))]
+            return started, cancelled, state(answer.task)
+
+    assert asyncio.run(run()) == (burst, burst, "TASK_STATE_COMPLETED")
+
+
 def test_the_task_store_keeps_the_newest_tasks() -> None:
     async def run() -> list[bool]:
         store, context = BoundedTaskStore(max_tasks=2), ServerCallContext()
