@@ -43,6 +43,7 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "agent/token_verify": ("langop_infra/agent/_token_verify.py", lambda _: True),
     "agent/body_limit": ("langop_infra/agent/_body_limit.py", lambda _: True),
     "agent/capped": ("langop_infra/agent/_capped.py", lambda _: True),
+    "agent/caller_watch": ("langop_infra/agent/_caller_watch.py", lambda _: True),
     "core/log_scrub": ("langop_infra/core/_log_scrub.py", lambda _: True),
     # Issue 53 §3: the feature modules.
     "components/rollout": ("langop_infra/components/_rollout.py", lambda _: True),
