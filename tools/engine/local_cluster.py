@@ -11,11 +11,13 @@ Clusters live under `$LANGOP_CLUSTER_HOME` (default: `clusters/` beside the engi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,9 @@ AUDIT_POLICY = {
 # itself routes the range to a network namespace of its own, ahead of this route.
 POD_RANGE = "10.0.0.0/24"
 POD_RANGE_GUARD = ("unreachable", POD_RANGE, "metric", "4000")
+# The route is one per machine and clusters may run side by side (from several homes): each
+# running cluster holds it by a file here naming its folder; the last one down removes it.
+GUARD_HOLDERS = Path(tempfile.gettempdir()) / "langop-infra-pod-range-guard"
 # The storage a cluster admin would provide (the local cluster has no provisioner): volumes a
 # claim of up to 10Gi binds to, without a class or of class `ssd` (prod's memory). Never
 # mounted: kwok runs no container.
@@ -134,7 +139,7 @@ class LocalCluster:
         config.write_text(json.dumps(self.configuration(audit), indent=2))
         try:
             self.kwokctl("create", "cluster", "--config", str(config), "--wait", f"{START_LIMIT}s")
-            guard_pod_range(True)
+            self.hold_guard()
             self.kwokctl("scale", "node", "--replicas", "1")
             self.kubectl_apply(self.storage_pool())
         except BaseException:
@@ -186,19 +191,43 @@ class LocalCluster:
         finally:
             for pid in pids:
                 _stop(pid)
-            guard_pod_range(False)
+            self.release_guard()
+
+    def hold_guard(self) -> None:
+        """Add the pod range's guard route, held by this cluster until it is down."""
+        GUARD_HOLDERS.mkdir(exist_ok=True)
+        self._holder().write_text(str(self.folder))
+        guard_pod_range(True)
+
+    def release_guard(self) -> None:
+        """Let go of the guard route; remove it only when no other running cluster holds it."""
+        self._holder().unlink(missing_ok=True)
+        for holder in GUARD_HOLDERS.glob("*") if GUARD_HOLDERS.is_dir() else ():
+            folder = Path(holder.read_text())
+            if _alive_pids(folder / "pids"):
+                return
+            holder.unlink(missing_ok=True)  # a cluster that died without coming down
+        guard_pod_range(False)
+
+    def _holder(self) -> Path:
+        return GUARD_HOLDERS / hashlib.sha256(str(self.folder).encode()).hexdigest()[:16]
 
     def running_pids(self) -> list[int]:
         """The cluster's processes that still run, from kwokctl's pid files."""
-        pids = []
-        for path in (self.folder / "pids").glob("*.pid"):
-            try:
-                pid = int(path.read_text().strip())
-                os.kill(pid, 0)
-            except (ValueError, ProcessLookupError, PermissionError):
-                continue
-            pids.append(pid)
-        return pids
+        return _alive_pids(self.folder / "pids")
+
+
+def _alive_pids(pid_dir: Path) -> list[int]:
+    """The processes named by the ``*.pid`` files of ``pid_dir`` that still run."""
+    pids = []
+    for path in pid_dir.glob("*.pid"):
+        try:
+            pid = int(path.read_text().strip())
+            os.kill(pid, 0)
+        except (ValueError, ProcessLookupError, PermissionError):
+            continue
+        pids.append(pid)
+    return pids
 
 
 def guard_pod_range(on: bool) -> None:
