@@ -40,8 +40,8 @@ from langop_infra.mcp._negotiation import (
 )
 from langop_infra.mcp._options import ClientOptions
 from langop_infra.mcp._paging import list_all_tools
+from langop_infra.mcp._sdk_transport import streamable_http
 from langop_infra.mcp._stdio import StdioTransport
-from langop_infra.mcp._streamable_http import StreamableHTTPTransport
 from langop_infra.mcp._targets import check_headers, resolve_target
 from langop_infra.mcp._timeouts import timeout_after
 
@@ -305,13 +305,14 @@ class Session(Negotiation):
             self._attach(await LegacySSETransport.connect(self._http, self._url))
             await self._handshake(self._handshake_version())
             return
-        self._attach(StreamableHTTPTransport(self._http, self._url))
+        self._attach(streamable_http(self._http, self._url, self.label, self.options.listen))
         try:
             await self._negotiate()
         except HTTPStatusError as exc:
             # A legacy HTTP+SSE server refuses the POST; its GET opens the event stream.
             if self.options.transport != "auto" or exc.status not in (400, 404, 405):
                 raise
+            await self._transport.aclose()
             legacy = await LegacySSETransport.connect(self._http, self._url, probe=True)
             if legacy is None:
                 raise
