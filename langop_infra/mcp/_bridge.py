@@ -12,16 +12,30 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
 import httpx2
 
 import langop_infra._json as _json
+import langop_infra.mcp._confinement as confinement
 import langop_infra.mcp._jsonrpc as jsonrpc
-from langop_infra.mcp._errors import MalformedResponse, MCPError, SessionExpired
-from langop_infra.mcp._http import HTTPConnection, http_failure, status_failure, too_large
+from langop_infra.mcp._errors import (
+    ConfinementError,
+    ConnectionLost,
+    MalformedResponse,
+    MCPError,
+    SessionExpired,
+)
+from langop_infra.mcp._http import (
+    HTTPConnection,
+    display_url,
+    http_failure,
+    origin,
+    status_failure,
+    too_large,
+)
 
 _ERROR_BODY_BYTES = 16 * 1024
 # Headers httpx2 sets for itself; ours come from the httpx client.
@@ -72,6 +86,8 @@ class Bridge(httpx2.AsyncBaseTransport):
         self.answers: dict[object, asyncio.Event] = {}
         # Our notifications, in the order the SDK posts them: set once posted.
         self.notified: list[asyncio.Event] = []
+        self.failed = asyncio.Event()  # set with ``stream``
+        self.events = False  # cap each event of a stream, not the stream (legacy SSE)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = await request.aread()
@@ -105,21 +121,20 @@ class Bridge(httpx2.AsyncBaseTransport):
             # Raised into the SDK, it would end the whole transport; a stand-in answer
             # fails only this request (and a stream or DELETE the SDK gives up on).
             self._record(key, Failure(exc, always=True))
-            if key is None:
-                return httpx2.Response(502, request=request)
-            return _stand_in(key, request)
+            return self._instead(key, request)
         if method == "initialize" and response.status_code < 400:
             self.session_id = response.headers.get("mcp-session-id") or None
         if response.status_code >= 400:
             return await self._failed(request, response, key, what, resuming=resuming)
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
-        if method and key is not None and "json" in response.headers.get("content-type", ""):
+        is_json = "json" in response.headers.get("content-type", "")
+        if method and key is not None and is_json and not self.events:
             content = await self._checked_json(response, key, method)
             return httpx2.Response(
                 response.status_code, headers=kept, content=content, request=request
             )
         listening = method == "subscriptions/listen" or (request.method == "GET" and not resuming)
-        stream = _Capped(self, response, key, what, listening=listening)
+        stream = _Capped(self, response, key, what, listening=listening, events=self.events)
         return httpx2.Response(response.status_code, headers=kept, stream=stream, request=request)
 
     async def _failed(
@@ -184,9 +199,19 @@ class Bridge(httpx2.AsyncBaseTransport):
         )
         return _stand_in_body(key)
 
+    def saw(self, url: httpx.URL, chunk: bytes) -> None:
+        """A chunk of an event stream read (legacy SSE checks its endpoint event)."""
+
+    def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
+        """What the SDK gets for a request that failed on our side."""
+        if key is None:
+            return httpx2.Response(502, request=request)
+        return _stand_in(key, request)
+
     def _record(self, key: object, failure: Failure) -> None:
         if key is None:
             self.stream = failure.error
+            self.failed.set()
         else:
             self.failures[key] = failure
 
@@ -198,7 +223,14 @@ class _Capped(httpx2.AsyncByteStream):
     """A response body read through, counted, and cut at ``max_response_bytes``."""
 
     def __init__(
-        self, bridge: Bridge, response: httpx.Response, key: object, what: str, *, listening: bool
+        self,
+        bridge: Bridge,
+        response: httpx.Response,
+        key: object,
+        what: str,
+        *,
+        listening: bool,
+        events: bool = False,
     ) -> None:
         self._bridge = bridge
         self._response = response
@@ -206,18 +238,24 @@ class _Capped(httpx2.AsyncByteStream):
         self._what = what
         self._listening = listening
         self._chunks = response.aiter_bytes()
+        self._events = events
+        self._bom = LeadingBOM()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         http, limit = self._bridge.http, self._bridge.http.options.max_response_bytes
         received = 0
         self._bridge.listening = self._listening or self._bridge.listening
         try:
-            async for chunk in self._chunks:
-                received += len(chunk)
-                http.received += len(chunk)
-                if received > limit and not self._listening:
+            async for raw in self._chunks:
+                chunk = self._bom.feed(raw)
+                http.received += len(raw)
+                if self._events:
+                    self._bridge.saw(self._response.request.url, chunk)
+                received = _event_bytes(received, chunk) if self._events else received + len(chunk)
+                if received > limit and (self._events or not self._listening):
                     url = self._response.request.url
-                    error = too_large(url, self._what, limit, received, self._response)
+                    what = "one event of the stream" if self._events else self._what
+                    error = too_large(url, what, limit, received, self._response)
                     self._bridge._record(self._key, Failure(error, always=True))
                     raise error
                 yield chunk
@@ -234,6 +272,36 @@ class _Capped(httpx2.AsyncByteStream):
     async def aclose(self) -> None:
         # Read to its end (briefly), the connection serves the next request.
         await self._bridge.http.discard(self._response, self._chunks)
+
+
+class LeadingBOM:
+    """Drops a UTF-8 byte order mark at the start of a stream, split or not: the WHATWG
+    rules strip it, httpx2's event parser does not (and loses the first event)."""
+
+    def __init__(self) -> None:
+        self._head: bytearray | None = bytearray()
+
+    def feed(self, chunk: bytes) -> bytes:
+        """``chunk`` as it continues the stream, the mark left out."""
+        if self._head is None:
+            return chunk
+        self._head += chunk
+        if len(self._head) < 3 and _BOM.startswith(bytes(self._head)):
+            return b""  # too short to tell yet
+        head, self._head = bytes(self._head), None
+        return head[3:] if head.startswith(_BOM) else head
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _event_bytes(before: int, chunk: bytes) -> int:
+    """Bytes of the event still open after ``chunk`` (events end with a blank line)."""
+    ends = [chunk.rfind(sep) for sep in (b"\n\n", b"\r\n\r\n", b"\r\r")]
+    end = max(ends)
+    if end < 0:
+        return before + len(chunk)
+    return len(chunk) - end - 2
 
 
 def _identify(body: bytes) -> tuple[object, str | None]:
@@ -269,3 +337,81 @@ def _carries_error(body: bytes, content_type: str) -> bool:
     except ValueError:
         return False
     return isinstance(message, dict) and isinstance(message.get("error"), dict)
+
+
+class LegacyBridge(Bridge):
+    """The bridge under the SDK's legacy HTTP+SSE client, which drops a message whose POST
+    fails and stops posting: a failed POST fails its request through ``on_failure``, and
+    the SDK is told it was accepted."""
+
+    def __init__(self, http: HTTPConnection, label: str) -> None:
+        super().__init__(http, label, listen=True)
+        self.events = True
+        self._opening: bytearray | None = bytearray()  # until the endpoint event
+        self.on_failure: Callable[[object, MCPError], None] | None = None
+
+    def saw(self, url: httpx.URL, chunk: bytes) -> None:
+        if self._opening is None:
+            return
+        self._opening += chunk
+        text = self._opening.decode("utf-8", "replace").replace("\r\n", "\n")
+        for event in text.split("\n\n")[:-1]:
+            fields = dict(line.partition(":")[::2] for line in event.split("\n"))
+            if fields.get("event", "").strip() != "endpoint":
+                continue
+            self._opening = None
+            data = fields.get("data", "").strip()
+            try:
+                endpoint = url.join(data)
+            except httpx.InvalidURL:
+                endpoint = None
+            if endpoint is None or origin(endpoint) != origin(url):
+                self._record(None, Failure(self._elsewhere(data), always=True))
+            return
+        if len(self._opening) > _ERROR_BODY_BYTES:
+            self._opening = None
+
+    def _elsewhere(self, data: str) -> MCPError:
+        return ConnectionLost(
+            f"{self.label} announced a message endpoint on another host or an invalid one "
+            f"({data[:80]!r}); refusing to send requests there",
+            target=self.label,
+        )
+
+    def _record(self, key: object, failure: Failure) -> None:
+        super()._record(key, failure)
+        if key is not None and self.on_failure is not None:
+            self.on_failure(key, failure.error)
+
+    def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(202 if request.method == "POST" else 502, request=request)
+
+    async def _handle(
+        self, request: httpx2.Request, body: bytes, key: object, method: str | None
+    ) -> httpx2.Response:
+        confine = self.http.options.confine_to
+        if request.method == "POST" and confine is not None:
+            reason = confinement.outside_reason(str(request.url), confine)
+            if reason:
+                error = ConfinementError(
+                    f"{self.label} announced a message endpoint {display_url(str(request.url))} "
+                    f"outside {confine} ({reason}); refusing to send requests there: a client "
+                    "confined to that prefix sends its credentials nowhere else",
+                    target=self.label,
+                )
+                self._record(key, Failure(error, always=True))
+                self._record(None, Failure(error, always=True))
+                return self._instead(key, request)
+        response = await super()._handle(request, body, key, method)
+        if request.method == "POST" and response.status_code >= 300:
+            return self._instead(key, request)
+        kind = response.headers.get("content-type", "")
+        if request.method == "GET" and response.status_code == 200 and "event-stream" not in kind:
+            shown = kind or "no content type"
+            error = ConnectionLost(
+                f"{self.label} did not open an event stream (HTTP 200, {shown}); it is not "
+                "a legacy SSE endpoint: try --transport streamable-http",
+                target=self.label,
+            )
+            self._record(None, Failure(error, always=True))
+        return response

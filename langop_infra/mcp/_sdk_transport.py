@@ -17,20 +17,22 @@ from typing import Any
 import anyio
 import httpx2
 import mcp_types
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import langop_infra.mcp._jsonrpc as jsonrpc
-from langop_infra.mcp._bridge import Bridge
+from langop_infra.mcp._bridge import Bridge, LegacyBridge
 from langop_infra.mcp._errors import (
     ConnectionLost,
     HTTPStatusError,
     InvalidInput,
     MalformedResponse,
     MCPError,
+    MCPTimeout,
 )
-from langop_infra.mcp._http import HTTPConnection
+from langop_infra.mcp._http import HTTPConnection, display_url
 from langop_infra.mcp._jsonrpc import Message
 from langop_infra.mcp._timeouts import timeout_after
 
@@ -82,6 +84,10 @@ class SDKTransport:
         """Bytes of response bodies read so far (what a listing's total cap counts)."""
         return self._bridge.http.received
 
+    async def start(self) -> None:
+        """Open the SDK transport (for legacy SSE: until its endpoint event)."""
+        await self._start()
+
     async def _start(self) -> None:
         if self._runner is not None and self._closing.is_set():  # a session being reset
             with suppress(Exception):
@@ -89,9 +95,35 @@ class SDKTransport:
         if self._runner is None or self._runner.done():
             self._closing, self._ready, self._error = asyncio.Event(), asyncio.Event(), None
             self._runner = asyncio.create_task(self._run())
-        await self._ready.wait()
+        if self.name != "sse":
+            await self._ready.wait()
+        else:
+            await self._endpoint()
         if self._error is not None:
             raise self._error
+
+    async def _endpoint(self) -> None:
+        seconds = self._bridge.http.options.timeout
+        ready = asyncio.ensure_future(self._ready.wait())
+        failed = asyncio.ensure_future(self._bridge.failed.wait())
+        try:
+            async with timeout_after(seconds):
+                await asyncio.wait({ready, failed}, return_when=asyncio.FIRST_COMPLETED)
+        except TimeoutError:
+            await self.aclose()
+            raise MCPTimeout(
+                f"{self.label} opened an event stream but sent no endpoint event within "
+                f"{seconds:g}s; it is not a legacy SSE endpoint: try --transport streamable-http",
+                target=self.label,
+            ) from None
+        finally:
+            ready.cancel()
+            failed.cancel()
+        if self._error is None and not self._write and self._bridge.stream is not None:
+            self._error = self._bridge.stream
+        if self._error is not None or not self._ready.is_set():
+            await self.aclose()
+            raise self._error or self._bridge.stream or self._closed()
 
     async def _run(self) -> None:
         try:
@@ -117,8 +149,20 @@ class SDKTransport:
 
     def _cause(self, exc: BaseException) -> MCPError:
         found = _first_mcp_error(exc)
-        if isinstance(found, ConnectionLost):
+        if found is not None:
             return found
+        if self._bridge.stream is not None:
+            return self._bridge.stream
+        while getattr(exc, "exceptions", None):  # an exception group: its first
+            exc = exc.exceptions[0]  # type: ignore[attr-defined]
+        text = str(exc)
+        if text.startswith("Endpoint origin does not match"):
+            endpoint = text.rpartition(": ")[2]
+            return ConnectionLost(
+                f"{self.label} announced a message endpoint on another host or an invalid one "
+                f"({display_url(endpoint)!r}); refusing to send requests there",
+                target=self.label,
+            )
         return ConnectionLost(
             f"the connection to {self.label} failed: {type(exc).__name__}: {exc}"[:300],
             target=self.label,
@@ -127,7 +171,9 @@ class SDKTransport:
     async def _pump(self, read: Any) -> None:
         async for item in read:
             if isinstance(item, Exception):
-                continue  # the request it concerns is resolved with an error of its own
+                if self.name == "sse":  # the event stream broke: nothing more will come
+                    self._fail_all(self._bridge.stream or self._closed())
+                continue  # streamable HTTP resolves the request it concerns by itself
             message: Message = item.message.model_dump(
                 by_alias=True, mode="json", exclude_unset=True
             )
@@ -140,6 +186,25 @@ class SDKTransport:
                 await self._answer(message)
             elif self.on_notification is not None:
                 self.on_notification(message)
+        if self.name == "sse" and not self._closing.is_set():
+            self._error = self._bridge.stream or self._closed()
+            self._fail_all(self._error)
+
+    def _closed(self) -> ConnectionLost:
+        return ConnectionLost(
+            f"{self.label} closed the event stream; the server restarted or dropped the "
+            "session: connect again",
+            target=self.label,
+        )
+
+    def _fail(self, key: object, error: MCPError) -> None:
+        future = self._pending.get(key)
+        if future is not None and not future.done():
+            future.set_exception(error)
+
+    def _fail_all(self, error: MCPError) -> None:
+        for key in list(self._pending):
+            self._fail(key, error)
 
     async def _answer(self, server_request: Message) -> None:
         # Answered before the stream is read on, as the server asked: in order.
@@ -325,3 +390,20 @@ def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) ->
 def _retrieved(task: asyncio.Future[None]) -> None:
     if not task.cancelled():
         task.exception()
+
+
+def legacy_sse(http: HTTPConnection, url: str, label: str) -> SDKTransport:
+    """The SDK's legacy HTTP+SSE transport, sending through ``http``."""
+    bridge = LegacyBridge(http, label)
+
+    def client(**_: object) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=bridge, timeout=None)
+
+    @asynccontextmanager
+    async def opener() -> AsyncIterator[Any]:
+        async with sse_client(url, httpx_client_factory=client) as streams:  # type: ignore[arg-type]
+            yield streams
+
+    transport = SDKTransport("sse", label, opener, bridge)
+    bridge.on_failure = transport._fail
+    return transport

@@ -19,6 +19,7 @@ import httpx
 import langop_infra.mcp._jsonrpc as jsonrpc
 import langop_infra.mcp._modern as modern
 from langop_infra.mcp._errors import (
+    ConfinementError,
     HTTPStatusError,
     JSONRPCError,
     MalformedResponse,
@@ -30,7 +31,6 @@ from langop_infra.mcp._errors import (
 )
 from langop_infra.mcp._http import HTTPConnection, display_url
 from langop_infra.mcp._jsonrpc import Message
-from langop_infra.mcp._legacy_sse import LegacySSETransport
 from langop_infra.mcp._negotiation import (
     CLIENT_CAPABILITIES,
     CLIENT_INFO,
@@ -40,7 +40,7 @@ from langop_infra.mcp._negotiation import (
 )
 from langop_infra.mcp._options import ClientOptions
 from langop_infra.mcp._paging import list_all_tools
-from langop_infra.mcp._sdk_transport import streamable_http
+from langop_infra.mcp._sdk_transport import legacy_sse, streamable_http
 from langop_infra.mcp._stdio import StdioTransport
 from langop_infra.mcp._targets import check_headers, resolve_target
 from langop_infra.mcp._timeouts import timeout_after
@@ -302,7 +302,7 @@ class Session(Negotiation):
         assert self._url is not None
         self._http = HTTPConnection(self._url, self.options, self._http_transport)
         if self.options.transport == "sse":
-            self._attach(await LegacySSETransport.connect(self._http, self._url))
+            self._attach(legacy_sse(self._http, self._url, self.label))
             await self._handshake(self._handshake_version())
             return
         self._attach(streamable_http(self._http, self._url, self.label, self.options.listen))
@@ -313,11 +313,28 @@ class Session(Negotiation):
             if self.options.transport != "auto" or exc.status not in (400, 404, 405):
                 raise
             await self._transport.aclose()
-            legacy = await LegacySSETransport.connect(self._http, self._url, probe=True)
-            if legacy is None:
-                raise
-            self._attach(legacy)
+            self._attach(await self._legacy_probe(exc))
             await self._handshake(self._handshake_version())
+
+    async def _legacy_probe(self, refused: HTTPStatusError) -> Transport:
+        """The legacy transport, if the URL opens an event stream; else ``refused`` raised.
+
+        A probe's GET refused for want of a permission says more than the POST's refusal
+        that prompted it (e.g. an API server proxy allowing create but not get); so does a
+        message endpoint outside the confinement."""
+        assert self._http is not None and self._url is not None
+        legacy = legacy_sse(self._http, self._url, self.label)
+        try:
+            await legacy.start()
+        except (ConfinementError, HTTPStatusError) as exc:
+            await legacy.aclose()
+            if isinstance(exc, ConfinementError) or exc.status in (401, 403):
+                raise
+            raise refused from None
+        except MCPError:
+            await legacy.aclose()
+            raise refused from None
+        return legacy
 
     def _attach(self, transport: Any) -> None:
         self._transport = transport
