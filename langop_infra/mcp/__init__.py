@@ -37,6 +37,7 @@ _EXPORTS = {
     "MalformedResponse": "langop_infra.mcp._errors",
     "ProtocolVersionError": "langop_infra.mcp._errors",
     "ResponseTooLarge": "langop_infra.mcp._errors",
+    "ServerBusy": "langop_infra.mcp._errors",
     "ServerUnreachable": "langop_infra.mcp._errors",
     "TransportError": "langop_infra.mcp._errors",
     "ToolListing": "langop_infra.mcp._listing",
@@ -68,6 +69,7 @@ __all__ = [
     "MalformedResponse",
     "ProtocolVersionError",
     "ResponseTooLarge",
+    "ServerBusy",
     "ServerUnreachable",
     "Session",
     "ToolCallResult",
@@ -99,6 +101,7 @@ if TYPE_CHECKING:
         MCPTimeout,
         ProtocolVersionError,
         ResponseTooLarge,
+        ServerBusy,
         ServerUnreachable,
         TransportError,
     )

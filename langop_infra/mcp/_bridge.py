@@ -15,6 +15,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
 import httpx
 import httpx2
 
@@ -270,8 +271,12 @@ class _Capped(httpx2.AsyncByteStream):
                 self._bridge.listening = False
 
     async def aclose(self) -> None:
-        # Read to its end (briefly), the connection serves the next request.
-        await self._bridge.http.discard(self._response, self._chunks)
+        # Shielded: the SDK closes a body when it aborts a request (a cancelled call at
+        # 2026-07-28), inside a cancelled scope; unshielded, the close itself is cancelled
+        # and the pooled connection stays taken for good (a burst then wedges the server).
+        with anyio.CancelScope(shield=True):
+            # Read to its end (briefly), the connection serves the next request.
+            await self._bridge.http.discard(self._response, self._chunks)
 
 
 class LeadingBOM:

@@ -7,6 +7,7 @@ handshake (2025-11-25 and older) instead.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -25,6 +26,7 @@ from langop_infra.mcp._errors import (
     MalformedResponse,
     MCPError,
     MCPTimeout,
+    ServerBusy,
     ServerUnreachable,
     SessionExpired,
     TransportError,
@@ -137,6 +139,8 @@ class Session(Negotiation):
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.protocol_version = ""
+        self._slots = asyncio.Semaphore(options.max_concurrent_calls)
+        self._waiting = 0
 
     @property
     def transport_name(self) -> str:
@@ -204,6 +208,35 @@ class Session(Negotiation):
     ) -> ToolCallResult:
         """Call tool ``name``; a tool's own failure is ``is_error=True``, not an exception."""
         await self.initialize()
+        await self._take_slot()
+        try:
+            return await self._call_tool(name, arguments)
+        finally:
+            self._slots.release()
+
+    async def _take_slot(self) -> None:
+        """Wait for one of ``max_concurrent_calls``, among at most ``max_queued_calls``."""
+        running, waiting = self.options.max_concurrent_calls, self.options.max_queued_calls
+        if self._slots.locked() and self._waiting >= waiting:
+            raise ServerBusy(
+                f"{self.label} is busy: {running} calls running and {self._waiting} waiting "
+                "(max_concurrent_calls, max_queued_calls); try again shortly",
+                target=self.label,
+            )
+        self._waiting += 1
+        try:
+            async with timeout_after(self.options.timeout):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise MCPTimeout(
+                f"no free call slot for {self.label} within {self.options.timeout:g}s: "
+                f"{running} calls running (max_concurrent_calls); the server is slow",
+                target=self.label,
+            ) from None
+        finally:
+            self._waiting -= 1
+
+    async def _call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> ToolCallResult:
         params = {"name": name, "arguments": dict(arguments or {})}
         try:
             result = await self._call("tools/call", params)
