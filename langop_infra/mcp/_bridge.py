@@ -361,7 +361,7 @@ class LegacyBridge(Bridge):
         self._opening += chunk
         text = self._opening.decode("utf-8", "replace").replace("\r\n", "\n")
         for event in text.split("\n\n")[:-1]:
-            fields = dict(line.partition(":")[::2] for line in event.split("\n"))
+            fields = {k: v for k, _, v in (line.partition(":") for line in event.split("\n"))}
             if fields.get("event", "").strip() != "endpoint":
                 continue
             self._opening = None

@@ -345,7 +345,8 @@ class Session(Negotiation):
             # A legacy HTTP+SSE server refuses the POST; its GET opens the event stream.
             if self.options.transport != "auto" or exc.status not in (400, 404, 405):
                 raise
-            await self._transport.aclose()
+            if self._transport is not None:
+                await self._transport.aclose()  # the streamable one, before the legacy one
             self._attach(await self._legacy_probe(exc))
             await self._handshake(self._handshake_version())
 

@@ -6,6 +6,7 @@ error naming the limit, and afterwards a single call answers normally."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from mcp.server.mcpserver import MCPServer
@@ -71,3 +72,45 @@ async def test_calls_that_time_out_leave_no_connection_taken(protocol: str) -> N
     assert all(r.is_error for r in results)
     assert {r.content[0]["text"].rpartition(" ")[2] for r in results} == {"[timeout]", "[busy]"}
     assert (after.is_error, after.structured_content) == (False, {"result": 4})
+
+
+class Stuck:
+    """The official SDK server's app, which stops answering anything once ``stuck`` is set
+    (every request then waits until its client gives up): a wedged server, on demand."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.stuck = False
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if self.stuck and scope["type"] == "http":
+            await asyncio.Event().wait()
+        await self.app(scope, receive, send)
+
+
+async def test_readyz_counts_a_wedged_required_tool_out_until_it_answers() -> None:
+    from langop_infra.agent._lifecycle import WEDGED_AFTER
+    from langop_infra.agent._serve import Runtime
+    from langop_infra.agent._settings import RuntimeSettings
+
+    options = ClientOptions(timeout=1, deadline=10, connect_retries=0, listen=False)
+    settings = RuntimeSettings("http://127.0.0.1:1/v1", "m", required_tools=("h",))
+    app = Stuck(hanging_server().streamable_http_app(stateless_http=True))
+    with serve(app) as base:
+        registry = await connect_tool_registry([ServerEntry("h", base + "/mcp")], options)
+        runtime = Runtime(settings, registry, model=None, loop=None, metrics=None)  # type: ignore[arg-type]
+        async with registry:
+            assert runtime.not_ready() == []
+            app.stuck = True
+            for _ in range(WEDGED_AFTER - 1):
+                assert (await registry.call_tool("h__add", {"a": 1, "b": 1})).is_error
+            assert runtime.not_ready() == []  # a slow call or two is not a wedge
+            await registry.call_tool("h__add", {"a": 1, "b": 1})
+            assert registry.wedged() == ["h"]
+            assert runtime.not_ready() == ["h"]  # and it asks the server again meanwhile
+            answers = registry.sessions["h"].list_tools
+            assert await registry.stalls.recheck("h", answers) is False
+            assert runtime.not_ready() == ["h"]
+            app.stuck = False
+            assert await registry.stalls.recheck("h", answers) is True
+            assert runtime.not_ready() == []
