@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx
@@ -121,7 +121,7 @@ class Bridge(httpx2.AsyncBaseTransport):
         except MCPError as exc:
             # Raised into the SDK, it would end the whole transport; a stand-in answer
             # fails only this request (and a stream or DELETE the SDK gives up on).
-            self._record(key, Failure(exc, always=True))
+            self.record(key, Failure(exc, always=True))
             return self._instead(key, request)
         if method == "initialize" and response.status_code < 400:
             self.session_id = response.headers.get("mcp-session-id") or None
@@ -172,7 +172,7 @@ class Bridge(httpx2.AsyncBaseTransport):
             self.resume_refused = error
         always = status in (401, 403) or status >= 500 or isinstance(error, SessionExpired)
         always = always or not _carries_error(content, response.headers.get("content-type", ""))
-        self._record(key, Failure(error, always=always))
+        self.record(key, Failure(error, always=always))
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
         return httpx2.Response(status, headers=kept, content=content, request=request)
 
@@ -183,11 +183,11 @@ class Bridge(httpx2.AsyncBaseTransport):
             body = await self.http.read_body(response, method)
             answers = jsonrpc.decode(body, source=self.label)
         except MCPError as exc:
-            self._record(key, Failure(exc, always=True))
+            self.record(key, Failure(exc, always=True))
             return _stand_in_body(key)
         if any(jsonrpc.is_response_to(a, key) for a in answers):  # type: ignore[arg-type]
             return body
-        self._record(
+        self.record(
             key,
             Failure(
                 MalformedResponse(
@@ -209,7 +209,8 @@ class Bridge(httpx2.AsyncBaseTransport):
             return httpx2.Response(502, request=request)
         return _stand_in(key, request)
 
-    def _record(self, key: object, failure: Failure) -> None:
+    def record(self, key: object, failure: Failure) -> None:
+        """Keep ``failure`` for request ``key`` (None: the stream's or the DELETE's)."""
         if key is None:
             self.stream = failure.error
             self.failed.set()
@@ -257,14 +258,14 @@ class _Capped(httpx2.AsyncByteStream):
                     url = self._response.request.url
                     what = "one event of the stream" if self._events else self._what
                     error = too_large(url, what, limit, received, self._response)
-                    self._bridge._record(self._key, Failure(error, always=True))
+                    self._bridge.record(self._key, Failure(error, always=True))
                     raise error
                 yield chunk
         except httpx.HTTPError as exc:
             error = http_failure(exc, self._response.request.url, self._what)
             if self._listening:
                 raise error from None
-            self._bridge._record(self._key, Failure(error, always=True))
+            self._bridge.record(self._key, Failure(error, always=True))
             raise error from None
         finally:
             if self._listening:
@@ -313,14 +314,20 @@ def _identify(body: bytes) -> tuple[object, str | None]:
     """The JSON-RPC id and method of a request body (None, None for anything else)."""
     if not body:
         return None, None
-    try:
-        message: Any = _json.read(body)
-    except ValueError:
-        return None, None
-    if not isinstance(message, dict):
+    message = _object(body)
+    if message is None:
         return None, None
     method = message.get("method")
     return message.get("id"), method if isinstance(method, str) else None
+
+
+def _object(body: bytes) -> dict[str, Any] | None:
+    """``body`` as a JSON object, or None."""
+    try:
+        parsed: object = _json.read(body)
+    except ValueError:
+        return None
+    return cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else None
 
 
 def _what(request: httpx2.Request, method: str | None) -> str:
@@ -337,11 +344,8 @@ def _carries_error(body: bytes, content_type: str) -> bool:
     """Whether a 4xx body is a JSON-RPC error the SDK hands back as the answer."""
     if not content_type.lower().startswith("application/json"):
         return False
-    try:
-        message: Any = _json.read(body)
-    except ValueError:
-        return False
-    return isinstance(message, dict) and isinstance(message.get("error"), dict)
+    message = _object(body)
+    return message is not None and isinstance(message.get("error"), dict)
 
 
 class LegacyBridge(Bridge):
@@ -371,7 +375,7 @@ class LegacyBridge(Bridge):
             except httpx.InvalidURL:
                 endpoint = None
             if endpoint is None or origin(endpoint) != origin(url):
-                self._record(None, Failure(self._elsewhere(data), always=True))
+                self.record(None, Failure(self._elsewhere(data), always=True))
             return
         if len(self._opening) > _ERROR_BODY_BYTES:
             self._opening = None
@@ -383,8 +387,8 @@ class LegacyBridge(Bridge):
             target=self.label,
         )
 
-    def _record(self, key: object, failure: Failure) -> None:
-        super()._record(key, failure)
+    def record(self, key: object, failure: Failure) -> None:
+        super().record(key, failure)
         if key is not None and self.on_failure is not None:
             self.on_failure(key, failure.error)
 
@@ -404,8 +408,8 @@ class LegacyBridge(Bridge):
                     "confined to that prefix sends its credentials nowhere else",
                     target=self.label,
                 )
-                self._record(key, Failure(error, always=True))
-                self._record(None, Failure(error, always=True))
+                self.record(key, Failure(error, always=True))
+                self.record(None, Failure(error, always=True))
                 return self._instead(key, request)
         response = await super()._handle(request, body, key, method)
         if request.method == "POST" and response.status_code >= 300:
@@ -418,5 +422,5 @@ class LegacyBridge(Bridge):
                 "a legacy SSE endpoint: try --transport streamable-http",
                 target=self.label,
             )
-            self._record(None, Failure(error, always=True))
+            self.record(None, Failure(error, always=True))
         return response

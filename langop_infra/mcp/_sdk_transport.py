@@ -10,9 +10,9 @@ resolves a request it cannot answer with a JSON-RPC error of its own making; whe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx2
@@ -153,9 +153,7 @@ class SDKTransport:
             return found
         if self._bridge.stream is not None:
             return self._bridge.stream
-        while getattr(exc, "exceptions", None):  # an exception group: its first
-            exc = exc.exceptions[0]  # type: ignore[attr-defined]
-        text = str(exc)
+        text = str(_innermost(exc))
         if text.startswith("Endpoint origin does not match"):
             endpoint = text.rpartition(": ")[2]
             return ConnectionLost(
@@ -197,14 +195,15 @@ class SDKTransport:
             target=self.label,
         )
 
-    def _fail(self, key: object, error: MCPError) -> None:
+    def fail(self, key: object, error: MCPError) -> None:
+        """Fail the request ``key`` with ``error`` (the legacy bridge's ``on_failure``)."""
         future = self._pending.get(key)
         if future is not None and not future.done():
             future.set_exception(error)
 
     def _fail_all(self, error: MCPError) -> None:
         for key in list(self._pending):
-            self._fail(key, error)
+            self.fail(key, error)
 
     async def _answer(self, server_request: Message) -> None:
         # Answered before the stream is read on, as the server asked: in order.
@@ -279,9 +278,10 @@ class SDKTransport:
             ) from None
 
     def _checked(self, answer: Message, message: Message) -> Message:
-        error = answer.get("error")
-        if not isinstance(error, dict):
+        given = answer.get("error")
+        if not isinstance(given, dict):
             return answer
+        error = cast("dict[str, Any]", given)
         failure = self._bridge.failures.pop(message["id"], None)
         made = _sdk_made(error)
         if failure is not None and (failure.always or made):
@@ -359,6 +359,12 @@ def _sdk_made(error: dict[str, Any]) -> bool:
     return any(code == c and text.startswith(start) for c, start in _SDK_MADE)
 
 
+def _innermost(exc: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups, or ``exc``."""
+    inner: list[BaseException] = list(getattr(exc, "exceptions", ()))
+    return _innermost(inner[0]) if inner else exc
+
+
 def _first_mcp_error(exc: BaseException) -> MCPError | None:
     if isinstance(exc, MCPError):
         return exc
@@ -375,7 +381,7 @@ def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) ->
     bridge = Bridge(http, label, listen=listen)
 
     @asynccontextmanager
-    async def opener() -> AsyncIterator[Any]:
+    async def opener() -> AsyncGenerator[Any, None]:
         client = httpx2.AsyncClient(transport=bridge, timeout=None)
         limit = http.options.max_response_bytes
         async with (
@@ -400,10 +406,10 @@ def legacy_sse(http: HTTPConnection, url: str, label: str) -> SDKTransport:
         return httpx2.AsyncClient(transport=bridge, timeout=None)
 
     @asynccontextmanager
-    async def opener() -> AsyncIterator[Any]:
+    async def opener() -> AsyncGenerator[Any, None]:
         async with sse_client(url, httpx_client_factory=client) as streams:  # type: ignore[arg-type]
             yield streams
 
     transport = SDKTransport("sse", label, opener, bridge)
-    bridge.on_failure = transport._fail
+    bridge.on_failure = transport.fail
     return transport
