@@ -39,6 +39,7 @@ from langop_infra.mcp._http import (
 )
 
 _ERROR_BODY_BYTES = 16 * 1024
+_RESUME_ATTEMPTS = 2  # resumptions from one event id that bring nothing new
 # Headers httpx2 sets for itself; ours come from the httpx client.
 _DROPPED = frozenset(
     {"host", "content-length", "accept-encoding", "connection", "user-agent", "transfer-encoding"}
@@ -88,6 +89,7 @@ class Bridge(httpx2.AsyncBaseTransport):
         # Our notifications, in the order the SDK posts them: set once posted.
         self.notified: list[asyncio.Event] = []
         self.failed = asyncio.Event()  # set with ``stream``
+        self._resumes: dict[str, int] = {}  # resumptions by Last-Event-ID
         self.events = False  # cap each event of a stream, not the stream (legacy SSE)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -110,6 +112,8 @@ class Bridge(httpx2.AsyncBaseTransport):
         resuming = "last-event-id" in request.headers
         if request.method == "GET" and not resuming and not self.listen:
             return httpx2.Response(405, request=request)  # we do not want the server's stream
+        if resuming and self._resumed(request.headers["last-event-id"]):
+            return httpx2.Response(503, request=request)  # the SDK then gives up on it
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _DROPPED}
         self._version = request.headers.get("mcp-protocol-version", self._version)
         if request.method == "DELETE" and self._version:  # the SDK forgets it there
@@ -136,6 +140,10 @@ class Bridge(httpx2.AsyncBaseTransport):
             )
         listening = method == "subscriptions/listen" or (request.method == "GET" and not resuming)
         stream = _Capped(self, response, key, what, listening=listening, events=self.events)
+        if "event-stream" in response.headers.get("content-type", "") and not listening:
+            # Resumed at once, as our own client did: the SDK waits a second by default.
+            stream.prefix = b"" if self.events else b"retry: 0\n"
+
         return httpx2.Response(response.status_code, headers=kept, stream=stream, request=request)
 
     async def _failed(
@@ -170,6 +178,10 @@ class Bridge(httpx2.AsyncBaseTransport):
             )
         if resuming and not isinstance(error, SessionExpired):
             self.resume_refused = error
+        if key is None and request.method == "GET" and not resuming and not self.events:
+            # A server without a GET stream says so (405): not a failure of anything.
+            kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
+            return httpx2.Response(status, headers=kept, content=content, request=request)
         always = status in (401, 403) or status >= 500 or isinstance(error, SessionExpired)
         always = always or not _carries_error(content, response.headers.get("content-type", ""))
         self.record(key, Failure(error, always=always))
@@ -202,6 +214,12 @@ class Bridge(httpx2.AsyncBaseTransport):
 
     def saw(self, url: httpx.URL, chunk: bytes) -> None:
         """A chunk of an event stream read (legacy SSE checks its endpoint event)."""
+
+    def _resumed(self, last_event_id: str) -> bool:
+        """Count a resumption from ``last_event_id``; True once there were more than
+        ``_RESUME_ATTEMPTS`` from it without a new event (the SDK would go on for ever)."""
+        self._resumes[last_event_id] = self._resumes.get(last_event_id, 0) + 1
+        return self._resumes[last_event_id] > _RESUME_ATTEMPTS
 
     def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
         """What the SDK gets for a request that failed on our side."""
@@ -242,11 +260,14 @@ class _Capped(httpx2.AsyncByteStream):
         self._chunks = response.aiter_bytes()
         self._events = events
         self._bom = LeadingBOM()
+        self.prefix = b""  # bytes handed on before the body's own
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         http, limit = self._bridge.http, self._bridge.http.options.max_response_bytes
         received = 0
         self._bridge.listening = self._listening or self._bridge.listening
+        if self.prefix:
+            yield self.prefix
         try:
             async for raw in self._chunks:
                 chunk = self._bom.feed(raw)
