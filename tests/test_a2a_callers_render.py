@@ -45,6 +45,7 @@ def document() -> dict[str, Any]:
     return {
         "namespace": "apps",
         "externalSecrets": ["a2a-tokens"],
+        "externalServices": [{"name": "vllm", "namespace": "apps"}],
         "models": [MODEL],
         "agents": [
             {

@@ -25,17 +25,26 @@ MODES = ("task", "message", "input-required", "failed")
 
 
 class Recorder:
-    """Wraps a real ASGI app; keeps each HTTP request's method, path and client address."""
+    """Wraps a real ASGI app; keeps each HTTP request's method, path and client address,
+    and each response's media type."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.requests: list[dict[str, Any]] = []
+        self.media_types: list[str] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             seen = {"method": scope["method"], "path": scope["path"]}
             self.requests.append({**seen, "client": tuple(scope["client"] or ())})
-        await self.app(scope, receive, send)
+
+        async def recording(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers") or [])
+                self.media_types.append(headers.get(b"content-type", b"").decode().split(";")[0])
+            await send(message)
+
+        await self.app(scope, receive, recording)
 
 
 class NoTools:
@@ -186,3 +195,16 @@ def test_one_card_fetch_and_one_client_per_peer(
         *[("POST", "/rpc")] * 3,
     ]
     assert len({r["client"] for r in seen}) == 1  # one kept-alive connection
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_peer_whose_card_streams_is_asked_with_message_stream(streaming: bool) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/rpc"
+    recorder = Recorder(peer_app(ScriptedPeer("task"), url, streaming=streaming))
+    with serve(recorder, port=port):
+        reply = asyncio.run(_send(PeerClient([Peer("geo", url)], timeout=30), "Lyon?", {}))
+    # the card, then the answer: an SSE stream of the task's events, or one JSON document
+    answer_type = "text/event-stream" if streaming else "application/json"
+    assert recorder.media_types == ["application/json", answer_type]
+    assert (reply.text, reply.state) == ("done\nartifact answer to Lyon?", "completed")

@@ -6,8 +6,13 @@ model is the scripted fake of tests/fake_openai.py and the tools a FAKE registry
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
+import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -21,6 +26,16 @@ from langop_infra.mcp._session import ToolCallResult
 from tests.fake_openai import FakeOpenAI
 from tests.support.agent_parts import tool_results
 from tests.support.loopback import serve
+
+ROOT = Path(__file__).resolve().parents[1]
+# What the runtime's entry point imports, then what a2a-sdk and the environment say after it
+IMPORTED = """
+import os
+from langop_infra.agent.__main__ import _import_runtime
+_import_runtime()
+import a2a.utils.telemetry as telemetry
+print(telemetry.otel_enabled, os.environ.get("OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"))
+"""
 
 
 class Tools:
@@ -95,3 +110,29 @@ def test_a_turn_is_a_span_with_its_model_and_tool_calls_as_children() -> None:
 
 def test_nothing_is_exported_without_an_endpoint() -> None:
     assert configure_tracing({"AGENT_NAME": "helper"}) is None
+
+
+@pytest.mark.parametrize(
+    ("given", "printed"),
+    [
+        ({}, "False None"),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, "True None"),
+        ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4317"}, "True None"),
+        ({"OTEL_TRACES_EXPORTER": "console"}, "True None"),
+        ({"OTEL_TRACES_EXPORTER": "none"}, "False None"),
+        ({"OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "true"}, "True true"),
+    ],
+)
+def test_a2a_sdk_spans_are_off_in_the_runtime_unless_something_exports_them(
+    given: dict[str, str], printed: str
+) -> None:
+    """Nothing to export to: a2a-sdk's own spans are off in ``python -m langop_infra.agent``
+    (its no-op spans cost CPU on every request); an exporter, or the operator's own setting,
+    keeps them. The variable never reaches the process's environment (its children)."""
+    quiet = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env = {**quiet, **given, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-c", IMPORTED], env=env, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == printed

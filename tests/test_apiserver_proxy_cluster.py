@@ -227,17 +227,29 @@ def test_sidecar_sync_needs_list_pods_and_create_get_delete_on_pods_proxy(
 
 
 @pytest.mark.parametrize(
-    ("services", "says"),
+    ("services", "says", "hint"),
     [
-        ({("apps", "memory", 9090): "tool"}, 'no service port 8080 found for service \\"memory\\"'),
-        ({("apps", "memory", 8080): None}, 'no endpoints available for service \\"memory\\"'),
-        ({("apps", "other", 8080): "tool"}, 'services \\"memory\\" not found'),
-        ({("apps", "memory", 8080): "http://127.0.0.1:9"}, "error trying to reach service"),
+        (
+            {("apps", "memory", 9090): "tool"},
+            'no service port 8080 found for service \\"memory\\"',
+            "the Service has no such port",
+        ),
+        (
+            {("apps", "memory", 8080): None},
+            'no endpoints available for service \\"memory\\"',
+            "no pod behind the Service is Ready",
+        ),
+        ({("apps", "other", 8080): "tool"}, 'services \\"memory\\" not found', ""),
+        (
+            {("apps", "memory", 8080): "http://127.0.0.1:9"},
+            "error trying to reach service",
+            "do not answer the API server on the Service's targetPort",
+        ),
     ],
     ids=["wrong-port", "no-endpoints", "no-service", "backend-down"],
 )
 def test_the_api_servers_own_answers_reach_the_message(
-    tool: str, services: dict[Any, Any], says: str
+    tool: str, services: dict[Any, Any], says: str, hint: str
 ) -> None:
     resolved = {key: tool if url == "tool" else url for key, url in services.items()}
     api = ApiServer(ADMIN, services=resolved)
@@ -245,7 +257,9 @@ def test_the_api_servers_own_answers_reach_the_message(
         outs = sync(inputs(api_url))
     assert outs["phase"] == "Error"
     assert says.replace("\\", "") in outs["last_error"]
+    assert hint in outs["last_error"]
     assert "{" not in outs["last_error"]  # the Status message, not its JSON
+    assert "broken or overloaded" not in outs["last_error"]  # the API server said what it was
 
 
 def test_a_sidecar_bound_to_loopback_only_cannot_be_reached_through_the_pod_proxy(

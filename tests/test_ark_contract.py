@@ -201,6 +201,7 @@ def cluster(*agents: dict[str, Any], models: list[dict[str, Any]] | None = None)
         "models": models or [],
         "agents": list(agents),
         "externalSecrets": ["ark-queue", "mcp-credentials"],
+        "externalServices": [{"name": "ollama", "namespace": "ark"}],
     }
 
 
@@ -304,7 +305,7 @@ def test_a_model_id_two_declared_models_serve_is_ambiguous() -> None:
             "name": n,
             "provider": "openai-compatible",
             "modelName": "llama3.2",
-            "endpoint": f"http://{n}.ark.svc.cluster.local:8000/v1",
+            "endpoint": f"http://ollama.ark.svc.cluster.local:8000/{n}/v1",
         }
         for n in ("a", "b")
     ]

@@ -1051,6 +1051,61 @@ CASES: list[Case] = [
         "namespce",
         r"did you mean .*namespace",
     ),
+    # --- addresses at in-cluster Services the stack neither creates nor declares -------------
+    Case(
+        "mcp-server-at-unknown-service",
+        doc((f"{MCP0}.url", "http://search.apps.svc.cluster.local:8080/mcp")),
+        f"{MCP0}.url",
+        r"Service 'search' in namespace 'apps', which this stack does not create.*"
+        r"externalServices: \[\{name: search, namespace: apps\}\]",
+    ),
+    Case(
+        "mcp-server-at-short-service-name",
+        doc((f"{MCP0}.url", "http://search.apps:8080/mcp")),
+        f"{MCP0}.url",
+        r"Service 'search' in namespace 'apps'",
+    ),
+    Case(
+        "model-endpoint-at-unknown-service",
+        doc(
+            (
+                "models",
+                [
+                    {
+                        "name": "local",
+                        "provider": "openai-compatible",
+                        "modelName": "llama",
+                        "endpoint": "http://vllm.models.svc:8000/v1",
+                    }
+                ],
+            )
+        ),
+        "models[0].endpoint",
+        r"Service 'vllm' in namespace 'models'",
+    ),
+    Case(
+        "remote-peer-at-unknown-service",
+        doc((f"{A0}.agents", [{"name": "reviewer", "url": "http://reviewer.other.svc:9999/"}])),
+        f"{A0}.agents[0].url",
+        r"Service 'reviewer' in namespace 'other'",
+    ),
+    Case(
+        "memory-address-at-unknown-service",
+        doc(
+            (
+                "memories",
+                [
+                    {
+                        "name": "notes",
+                        "type": "external",
+                        "address": {"value": "http://notes.apps.svc.cluster.local:8080/mcp"},
+                    }
+                ],
+            )
+        ),
+        "memories[0].address.value",
+        r"Service 'notes' in namespace 'apps'",
+    ),
 ]
 
 T0 = "tools[0]"

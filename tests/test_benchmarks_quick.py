@@ -123,6 +123,16 @@ def test_parse_cost_quick(tmp_path: Path) -> None:
     assert "times are judged on CPU seconds" in stdout
 
 
+def test_agent_turn_quick(tmp_path: Path) -> None:
+    stdout, data = run_quick("agent_turn", tmp_path)
+    assert "ratio CPU ours/baseline" in stdout and "target <= 1.0" in stdout
+    assert (data["rounds"], data["turns_per_round"]) == (1, 10)
+    for side in ("ours", "baseline"):
+        assert data["sides"][side]["cpu_ms_per_turn"] > 0, side
+        assert data["sides"][side]["wall_ms_per_turn"] > 0, side
+    assert data["ratio_cpu"] > 0 and data["machine"]["date_utc"]
+
+
 def test_fixed_cost_profile_quick(tmp_path: Path) -> None:
     out = tmp_path / "profile.json"
     done = subprocess.run(

@@ -79,6 +79,7 @@ def test_schema_has_every_component_with_its_inputs_and_outputs(schema: dict[str
         "memories",
         "personas",
         "externalSecrets",
+        "externalServices",
         "httpTools",
     }
     http_tool = resources["langop-infra:index:HttpTool"]

@@ -57,7 +57,7 @@ def test_ctrl_c_while_the_command_imports_is_one_line(
     tmp_path: Path, module: str, argv: list[str]
 ) -> None:
     done = interrupted_at(module, argv, tmp_path)
-    assert (done.returncode, done.stdout) == (130, "")
+    assert (done.returncode, done.stdout) == (130, ""), done.stderr
     assert done.stderr == "langop-infra: error: interrupted\n"
 
 
@@ -65,7 +65,7 @@ def test_ctrl_c_while_the_agent_starts_is_one_line(tmp_path: Path) -> None:
     done = interrupted_at(
         "langop_infra.agent", [sys.executable, "-m", "langop_infra.agent", "serve"], tmp_path
     )
-    assert (done.returncode, done.stdout) == (130, "")
+    assert (done.returncode, done.stdout) == (130, ""), done.stderr
     assert done.stderr == "langop-agent: error: interrupted\n"
 
 
@@ -73,7 +73,7 @@ def test_a_program_that_imports_the_package_keeps_pythons_handler(tmp_path: Path
     """Only our commands: a user's program (or test run) still gets its KeyboardInterrupt."""
     program = "import langop_infra, signal; print(signal.getsignal(signal.SIGINT).__name__)"
     done = interrupted_at("never-imported", [sys.executable, "-c", program], tmp_path)
-    assert (done.returncode, done.stdout) == (0, "default_int_handler\n")
+    assert (done.returncode, done.stdout) == (0, "default_int_handler\n"), done.stderr
 
 
 @pytest.mark.parametrize(

@@ -175,3 +175,48 @@ def test_peers_and_memories_are_judged_on_the_address_they_name() -> None:
         in warnings[("memories[0].address.value", "langop_query_credential")]
     )
     assert "canary" not in " ".join(warnings.values())
+
+
+def test_the_api_server_is_known_by_its_address_too() -> None:
+    """Issue 49 §6: the API server by its ClusterIP or on its port passed silently; its
+    names only were known. The first address of ``defaults.serviceCidr`` is the cluster's
+    own ClusterIP; without it, where common distributions put theirs."""
+    from langop_infra.config.checks._advice import cluster_warnings
+
+    urls = {
+        "kubeadm": "https://10.96.0.1/api/v1/namespaces",
+        "hex": "https://0x0a600001/api",
+        "mapped": "https://[::ffff:10.96.0.1]:443/api",
+        "own": "https://10.8.0.1/api",
+        "domain": "https://kubernetes.default.svc.corp.example/api",
+        "port": "https://203.0.113.5:6443/api",
+        "elsewhere": "https://10.8.0.2/mcp",
+    }
+    cluster = {
+        "namespace": "research",
+        "defaults": {"serviceCidr": "10.8.0.0/16"},
+        "agents": [
+            {
+                "name": "helper",
+                "image": "ghcr.io/acme/helper:1",
+                "mcpServers": [{"name": name, "url": url} for name, url in urls.items()],
+            }
+        ],
+    }
+    found = cluster_warnings(parse_cluster(cluster))
+    said = {
+        w.path.split("[")[2].split("]")[0]: w.message.split(";")[0]
+        for w in found
+        if w.kind == "langop_risky_endpoint"
+    }
+    assert said == {
+        "0": "10.96.0.1 is the Kubernetes API server's ClusterIP in kubeadm, kind and minikube "
+        "clusters",
+        "1": "0x0a600001 (10.96.0.1) is the Kubernetes API server's ClusterIP in kubeadm, kind "
+        "and minikube clusters",
+        "2": "::ffff:10.96.0.1 (10.96.0.1) is the Kubernetes API server's ClusterIP in kubeadm, "
+        "kind and minikube clusters",
+        "3": "10.8.0.1 is the Kubernetes API server's ClusterIP (defaults.serviceCidr 10.8.0.0/16)",
+        "4": "kubernetes.default.svc.corp.example is the Kubernetes API server",
+        "5": "203.0.113.5:6443 is the Kubernetes API server's port",
+    }

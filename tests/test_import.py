@@ -99,14 +99,86 @@ def test_toolhive_fetch_round_trip(render, capsys) -> None:
     ] == [8080]
 
 
-def test_toolhive_stdio_secret_is_referenced_and_its_command_asked_for(capsys) -> None:
-    config, notes = imported(capsys, "toolhive-mcpserver_github.yaml")
+def test_toolhive_stdio_secret_is_referenced_and_its_command_taken_from_the_option(
+    capsys,
+) -> None:
+    config, notes = imported(
+        capsys,
+        "toolhive-mcpserver_github.yaml",
+        extra=("--tool-command", "github=/server/github-mcp-server stdio"),
+    )
     tool = config["langop-infra:tools"][0]
     assert tool["secretEnv"] == {
         "GITHUB_PERSONAL_ACCESS_TOKEN": {"secretKeyRef": {"name": "github-token", "key": "token"}}
     }
     assert config["langop-infra:externalSecrets"] == ["github-token"]
-    assert any("spec.transport" in n and "set command" in n for n in notes)
+    assert (tool["command"], tool["image"]) == (
+        ["/server/github-mcp-server", "stdio"],
+        "ghcr.io/github/github-mcp-server",
+    )
+    [note] = [n for n in notes if "spec.transport" in n]
+    assert note.endswith("if it does not, pass --tool-image github=<one that does>")
+
+
+def test_a_stdio_server_without_its_command_is_refused_in_one_line(capsys) -> None:
+    """ToolHive runs the image's entrypoint, which the manifest does not name: no stack
+    that validates can be made, so the import stops, naming the field and the option."""
+    code = main(["import", str(FIXTURES / "toolhive-mcpserver_github.yaml")])
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (2, "")
+    [line] = captured.err.splitlines()
+    assert line.startswith(
+        "langop-infra import: error: "
+        + str(FIXTURES / "toolhive-mcpserver_github.yaml")
+        + ": MCPServer/github: spec.transport: a stdio server runs here under the mcp-proxy "
+        "bridge"
+    )
+    assert "pass --tool-command 'github=<the entrypoint and its arguments>'" in line
+
+
+def test_tool_options_must_name_an_imported_tool_and_hold_a_value(capsys) -> None:
+    seed = str(FIXTURES / "seed000-languagetool.yaml")
+    assert main(["import", seed, "--tool-image", "mem0=ghcr.io/acme/mem0:1"]) == 2
+    assert capsys.readouterr().err == (
+        "langop-infra import: error: --tool-image mem0: no imported tool is named 'mem0' "
+        "(imported: mem0-memory)\n"
+    )
+    assert main(["import", seed, "--tool-command", "mem0-memory"]) == 2
+    assert capsys.readouterr().err == (
+        "langop-infra import: error: --tool-command 'mem0-memory': write it as "
+        "--tool-command TOOL=VALUE\n"
+    )
+    assert main(["import", seed, "--tool-command", "mem0-memory=run 'x"]) == 2
+    assert capsys.readouterr().err == (
+        "langop-infra import: error: --tool-command mem0-memory: No closing quotation; "
+        "quote it as a shell would\n"
+    )
+
+
+def test_a_kmcp_server_without_an_image_takes_the_option_or_is_refused(capsys) -> None:
+    source = FIXTURES / "kagent-everything-mcp-server.yaml"
+    assert main(["import", str(source)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert ": MCPServer/everything-mcp-server: spec.deployment.image: kmcp picks an image " in line
+    assert line.endswith(
+        "pass --tool-image everything-mcp-server=<an image holding npx and mcp-proxy 0.13.0>"
+    )
+    config, notes = imported(
+        capsys,
+        source.name,
+        extra=("--tool-image", "everything-mcp-server=ghcr.io/acme/node-mcp-proxy:1"),
+    )
+    assert notes == []
+    assert config["langop-infra:tools"] == [
+        {
+            "name": "everything-mcp-server",
+            "image": "ghcr.io/acme/node-mcp-proxy:1",
+            "port": 3000,
+            "transport": "stdio",
+            "command": ["npx"],
+            "args": ["-y", "@modelcontextprotocol/server-everything@2026.1.14"],
+        }
+    ]
 
 
 def test_kagent_agent_with_its_remote_server_round_trip(render, capsys) -> None:
@@ -183,13 +255,34 @@ def test_seed_004_examples_round_trip(render, capsys) -> None:
         out.find("ConfigMap", f"{name}.http-tool", namespace)
 
 
-def test_seed_004_complete_example_drops_status_and_flags_the_placeholder(capsys) -> None:
-    config, notes = imported(capsys, "seed004-complete.yaml")
+def test_seed_004_complete_example_drops_status_and_refuses_the_placeholder(
+    capsys, tmp_path
+) -> None:
+    source = FIXTURES / "seed004-complete.yaml"
+    assert main(["import", str(source)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"langop-infra import: error: {source}: Tool/payment-create: spec.endpoint: "
+        "'https://api.<YOUR_DOMAIN>/acme/payment-api/v2/payments' holds the placeholder "
+        "<YOUR_DOMAIN>, which no stack deploys; replace it with the real URL in the manifest, "
+        "then import again\n"
+    )
+    # With the domain filled in, as the error says, the rest of the page imports.
+    filled = tmp_path / "complete.yaml"
+    filled.write_text(source.read_text().replace("<YOUR_DOMAIN>", "example.com"))
+    config, notes = imported(capsys, str(filled))
     tool = config["langop-infra:httpTools"][0]
     assert "status" not in tool
+    assert tool["endpoint"] == "https://api.example.com/acme/payment-api/v2/payments"
     assert tool["authentication"]["secretRef"] == {"name": "payment-api-token", "key": "token"}
-    assert any(": status: " in n and "dropped" in n for n in notes)
-    assert any("spec.endpoint" in n and "placeholder" in n for n in notes)
+    assert [n.split(": ", 5)[4:] for n in notes] == [
+        [
+            "status",
+            "status is what a controller observed, not configuration; dropped; langop-infra "
+            "reports its own (stack outputs, `langop-infra outputs`)",
+        ]
+    ]
 
 
 @pytest.mark.parametrize("command", ["validate", "render", "check"])
@@ -419,3 +512,13 @@ def test_into_writes_multi_line_values_as_block_scalars(capsys, tmp_path) -> Non
     assert f"      instructions: |-\n{block}" in text
     [_, agent] = yaml.safe_load(text)["config"]["langop-infra:agents"]
     assert agent["instructions"] == message
+
+
+def test_a_refused_import_leaves_the_stack_file_as_it_was(capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.dev.yaml"
+    text = "config:\n  langop-infra:namespace: apps  # ours\n"
+    stack.write_text(text)
+    files = [str(FIXTURES / "seed000-languagetool.yaml"), str(FIXTURES / "seed004-complete.yaml")]
+    assert main(["import", *files, "--into", str(stack)]) == 2
+    assert "spec.endpoint" in capsys.readouterr().err
+    assert stack.read_text() == text

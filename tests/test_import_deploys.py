@@ -249,16 +249,24 @@ GROUPS: list[tuple[str, ...]] = [
         for n in ("weather-agent", "get-coordinates", "get-forecast", "azure-gpt4o")
     ),
 ]
-# What still needs the user after import, each for the reason its note gives.
-NEEDS_THE_USER = {
-    # ToolHive runs the image's entrypoint on stdio; the bridge needs the command line.
-    ("toolhive-mcpserver_github.yaml",): "a stdio tool needs command",
-    ("toolhive-mcpserver_yardstick_stdio.yaml",): "a stdio tool needs command",
-    # kmcp picks an image from cmd; the manifest names none.
-    ("kagent-everything-mcp-server.yaml",): "image: required field is missing",
-    # The page's own placeholder, which validate refuses on purpose.
-    ("seed004-complete.yaml",): "holds the template placeholder <YOUR_DOMAIN>",
+# What a manifest does not say and the import asks for, passed as its error says: ToolHive
+# runs the image's entrypoint on stdio (github-mcp-server's Dockerfile names it; ko puts
+# yardstick's binary at /ko-app/<name>), and kmcp picks an image from cmd.
+OPTIONS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("toolhive-mcpserver_github.yaml",): (
+        "--tool-command=github=/server/github-mcp-server stdio",
+        "--tool-image=github=ghcr.io/acme/github-mcp-server-bridge:1.0.0",
+    ),
+    ("toolhive-mcpserver_yardstick_stdio.yaml",): (
+        "--tool-command=yardstick=/ko-app/yardstick-server",
+        "--tool-image=yardstick=ghcr.io/acme/yardstick-bridge:1.1.1",
+    ),
+    ("kagent-everything-mcp-server.yaml",): (
+        "--tool-image=everything-mcp-server=ghcr.io/acme/node-mcp-proxy:1.0.0",
+    ),
 }
+# The page's own placeholder (<YOUR_DOMAIN>): no stack deploys it, so import stops there.
+REFUSED = {("seed004-complete.yaml",): "spec.endpoint: 'https://api.<YOUR_DOMAIN>/"}
 
 
 def _runs() -> list[tuple[str, ...]]:
@@ -267,29 +275,41 @@ def _runs() -> list[tuple[str, ...]]:
     return [*GROUPS, *alone]
 
 
-def test_every_fixture_imports_and_validates_or_says_what_it_needs(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+def _import(run: tuple[str, ...], *options: str) -> int:
+    files = [str(FIXTURES / n) for n in run]
+    return main(["import", *files, "--agent-image", AGENT_IMAGE, *options])
+
+
+def test_every_fixture_imports_validates_and_renders_or_is_refused_in_one_line(
+    render: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     (tmp_path / "Pulumi.yaml").write_text("name: langop-infra\nruntime: python\n")
     shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
     valid: list[tuple[str, ...]] = []
-    refused: dict[tuple[str, ...], str] = {}
     for run in _runs():
-        code = main(["import", *(str(FIXTURES / n) for n in run), "--agent-image", AGENT_IMAGE])
-        out = capsys.readouterr().out
-        assert code == 0, run
-        config = yaml.safe_load(out)["config"]
+        code = _import(run)
+        captured = capsys.readouterr()
+        if run in REFUSED:
+            [line] = captured.err.splitlines()
+            assert (code, captured.out) == (2, ""), run
+            assert REFUSED[run] in line and line.endswith("then import again"), line
+            continue
+        if run in OPTIONS:  # without them: exit 2, one line naming the option
+            [line] = captured.err.splitlines()
+            assert code == 2 and "pass --tool-" in line, (run, line)
+            code = _import(run, *OPTIONS[run])
+            captured = capsys.readouterr()
+        assert code == 0, (run, captured.err)
+        config = yaml.safe_load(captured.out)["config"]
         config.setdefault("langop-infra:namespace", "imported")  # a lone model names none
         stack = tmp_path / "Pulumi.dev.yaml"
         stack.write_text(yaml.safe_dump({"config": config}))
         code = main(["validate", "--project-dir", str(tmp_path), "--config", str(stack)])
-        err = capsys.readouterr().err
-        if code == 0:
-            valid.append(run)
-        else:
-            refused[run] = err
-    assert set(refused) == set(NEEDS_THE_USER), {r: e[-300:] for r, e in refused.items()}
-    for run, reason in NEEDS_THE_USER.items():
-        assert reason in refused[run], (run, refused[run][-300:])
-    # 29 files in 20 runs (three groups of files that go together): 16 valid, 4 need the user.
-    assert (len(list(FIXTURES.glob("*.yaml"))), len(_runs()), len(valid)) == (29, 20, 16)
+        assert code == 0, (run, capsys.readouterr().err[-300:])
+        capsys.readouterr()
+        out = rendered(render, config)
+        assert out.manifests, run
+        valid.append(run)
+    # 29 files in 20 runs (three groups of files that go together): 19 import, validate and
+    # render (3 of them with the options their error names), 1 is refused.
+    assert (len(list(FIXTURES.glob("*.yaml"))), len(_runs()), len(valid)) == (29, 20, 19)

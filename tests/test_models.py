@@ -38,6 +38,7 @@ GATEWAY_URL = "http://gateway.apps.svc.cluster.local:8000"
 BASE: dict[str, Any] = {
     "namespace": "apps",
     "partOf": "shop",
+    "externalServices": [{"name": "vllm", "namespace": "apps"}],
     "defaults": {
         "schemaSyncFrom": [{"cidr": "10.0.0.0/28"}],
         "modelGateway": {

@@ -365,18 +365,38 @@ def test_an_http_tool_in_an_output_namespace(preview: bool) -> None:
     assert config_map["metadata"]["labels"]["app.kubernetes.io/part-of"] == "apps"
 
 
-def test_an_agent_refuses_an_http_tool_in_an_output_namespace() -> None:
+def object_key(manifest: dict[str, Any]) -> tuple[str, str, str]:
+    meta = manifest["metadata"]
+    return manifest["kind"], meta.get("namespace", ""), meta["name"]
+
+
+def http_tool_program(tool_namespace: Callable[[Any], Any], agent_output: bool) -> Any:
     def program() -> None:
         ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
-        lookup = HttpTool("lookup", namespace=ns.metadata.name, **HTTP_TOOL)
-        LanguageAgent("helper", image=IMAGE, namespace="apps", http_tools=[lookup])
+        lookup = HttpTool("lookup", namespace=tool_namespace(ns), **HTTP_TOOL)
+        namespace = ns.metadata.name if agent_output else "apps"
+        LanguageAgent("helper", image=IMAGE, namespace=namespace, http_tools=[lookup])
 
-    with pytest.raises(SpecError) as caught:
-        run_program(program)
-    [problem] = caught.value.problems
-    assert problem.path == "http_tools[0]"
-    assert "LanguageAgent 'helper'" in str(caught.value)
-    assert "takes its namespace from an Output" in problem.message
+    return program
+
+
+@pytest.mark.parametrize("agent_output", [False, True], ids=["plain-agent", "output-agent"])
+def test_an_agent_takes_an_http_tool_in_an_output_namespace(agent_output: bool) -> None:
+    """Taken to be in the agent's namespace: rendered as with plain namespaces everywhere."""
+    plain = run_program(http_tool_program(lambda ns: "apps", agent_output=False)).manifests()
+    given = run_program(http_tool_program(lambda ns: ns.metadata.name, agent_output)).manifests()
+    assert sorted(given, key=object_key) == sorted(plain, key=object_key)
+    [config_map] = [m for m in given if m["metadata"]["name"] == "helper-config"]
+    assert "lookup" in config_map["data"]["config.yaml"]
+
+
+def test_an_http_tool_in_another_output_namespace_is_refused_as_it_resolves() -> None:
+    program = http_tool_program(lambda ns: ns.metadata.name.apply(lambda _: "other"), False)
+    message = run_failing(program)
+    assert "LanguageAgent 'helper'" in message
+    assert "- http_tools[0]: HttpTool 'lookup' is in namespace 'other', the agent in 'apps'" in (
+        message
+    )
 
 
 def test_an_http_tool_namespace_is_checked_when_it_resolves() -> None:
@@ -391,15 +411,76 @@ def test_an_http_tool_namespace_is_checked_when_it_resolves() -> None:
     assert "- namespace: " in message and "Bad_NS" in message
 
 
-def test_a_memory_says_its_namespace_must_be_plain() -> None:
-    """Agents find a LanguageMemory by namespace when they are built."""
-    ns = pulumi.Output.from_input("apps")
+def memory_program(agent_output: bool, memory_output: bool, kind: str = "managed") -> Any:
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps", metadata={"name": "apps"})
+        memory_args: dict[str, Any] = {"type": kind}
+        if kind == "external":
+            memory_args["address"] = {"value": "https://memory.example.com/mcp"}
+        memory = LanguageMemory(
+            "mem", namespace=ns.metadata.name if memory_output else "apps", **memory_args
+        )
+        namespace = ns.metadata.name if agent_output else "apps"
+        LanguageAgent("helper", image=IMAGE, namespace=namespace, memory=memory)
+
+    return program
+
+
+def placed_objects(run: ProgramRun) -> list[str]:
+    return sorted(
+        json.dumps(m, sort_keys=True) for m in run.manifests() if m["kind"] != "Namespace"
+    )
+
+
+@pytest.mark.parametrize("kind", ["managed", "external"])
+@pytest.mark.parametrize(
+    ("agent_output", "memory_output"), [(False, True), (True, True)], ids=["agent-plain", "both"]
+)
+def test_a_memory_in_an_output_namespace_serves_its_agent(
+    agent_output: bool, memory_output: bool, kind: str
+) -> None:
+    """The memory handed over as the object: its tool and the agent's memory settings are
+    what a plain namespace gives, object for object (before: a field error)."""
+    expected = placed_objects(run_program(memory_program(False, False, kind)))
+    found = placed_objects(run_program(memory_program(agent_output, memory_output, kind)))
+    assert found == expected
+    assert any('"MEMORY_DB_PATH"' in m for m in found) == (kind == "managed")
+
+
+def test_an_agent_in_an_output_namespace_refuses_a_memory_with_a_plain_one() -> None:
     with pytest.raises(SpecError) as caught:
-        run_program(lambda: LanguageMemory("mem", namespace=ns, type="managed"))
+        run_program(memory_program(True, False))
     [problem] = caught.value.problems
-    assert problem.path == "namespace"
-    assert problem.message.startswith("must be known when the program runs, not an Output")
-    assert "pulumi.output.Output object" not in str(caught.value)
+    assert problem.path == "memory"
+    assert "LanguageMemory 'mem' has a plain namespace" in problem.message
+
+
+def test_a_memory_whose_namespace_resolves_elsewhere_than_its_agents_is_a_field_error() -> None:
+    def program() -> None:
+        other = k8s.core.v1.Namespace("other", metadata={"name": "other"})
+        memory = LanguageMemory("mem", namespace=other.metadata.name)
+        LanguageAgent("helper", image=IMAGE, namespace="apps", memory=memory)
+
+    message = run_failing(program)
+    assert "invalid LanguageAgent 'helper'" in message
+    assert "LanguageTool 'mem' is in namespace 'other', the agent in 'apps'" in message
+
+
+def test_a_memory_namespace_is_checked_when_it_resolves() -> None:
+    bad = pulumi.Output.from_input("x").apply(lambda n: "Bad_NS")
+    message = run_failing(
+        lambda: (
+            LanguageMemory(
+                "mem",
+                namespace=bad,
+                type="external",
+                address={"value": "https://m.example.com/mcp"},
+            )
+            and None
+        )
+    )
+    assert "invalid LanguageMemory 'mem'" in message
+    assert "- namespace: " in message and "Bad_NS" in message
 
 
 def test_an_agent_with_a_card_a_workspace_and_a_sidecar_in_an_output_namespace() -> None:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from langop_infra import HttpTool, LanguageAgent, LanguageModel, LanguageTool
-from langop_infra.components._inputs import STAND_INS
+from langop_infra.components._stand_ins import STAND_INS
 from langop_infra.config._http_tool import HttpToolSpec
 from langop_infra.config._model import ModelSpec
 from langop_infra.config.agent import AgentSpec
@@ -115,6 +115,7 @@ POD_NOT_COVERED = {
     "init_containers": "a list of containers like volumes",
     "service_account": "decides whether a ServiceAccount is made (structure)",
     "allow_from": "decides the policy's peers (structure)",
+    "metrics_from": "decides the policy's peers (structure), as allow_from",
     "args": "given as container_args (the keyword; args is the component's parameter)",
 }
 NOT_COVERED: dict[str, dict[str, str]] = {

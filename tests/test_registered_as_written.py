@@ -19,7 +19,7 @@ import yaml
 
 from langop_infra import LanguageAgent, LanguageTool
 from langop_infra._errors import REDACTED
-from langop_infra.components._inputs import STAND_INS
+from langop_infra.components._stand_ins import STAND_INS
 from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
 from tests.support.user_project import make_project, run_cli

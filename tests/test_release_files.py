@@ -123,7 +123,7 @@ def test_no_side_environment_is_tracked() -> None:
     assert [f for f in tracked if f.split("/")[0] in SIDE_ENVS] == []
 
 
-SIDE_ENVS = (".venv-checkov", ".venv-litellm", ".venv-mcp-proxy", ".conformance")
+SIDE_ENVS = (".venv-checkov", ".venv-litellm", ".venv-mcp-proxy", ".conformance", ".a2a-js")
 
 
 def test_ci_builds_the_docs_strictly_and_loudly() -> None:

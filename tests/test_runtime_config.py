@@ -6,6 +6,7 @@ refused; ``system_prompt=`` is a keyword of the Python API; ``POD_NAME`` comes f
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -57,22 +58,21 @@ def test_a_builtin_agent_without_a_model_is_refused_with_the_fix(tmp_path: Path)
     )
 
 
-def test_a_builtin_agent_card_may_not_claim_push_notifications(tmp_path: Path) -> None:
+def test_a_builtin_agent_card_may_claim_what_the_runtime_serves(tmp_path: Path) -> None:
+    """Streaming and push notifications are both served (tests/test_agent_a2a_push.py), so
+    the rendered card says so."""
     document = cluster_doc()
     skill = {"id": "s", "name": "S", "description": "D", "tags": ["t"]}
     a2a = {"streaming": True, "pushNotifications": True, "skills": [skill]}
     document["agents"] = [{"name": "solo", "runtime": "builtin", "model": "local", "a2a": a2a}]
     config = {f"{PREFIX}{k}": v for k, v in document.items()}
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
-    assert (code, out) == (2, "")
-    assert err.splitlines()[1].endswith(
-        f"{PREFIX}agents[0].a2a.pushNotifications: the built-in runtime sends no push "
-        "notifications, so its card may not claim them; set pushNotifications: false (a caller "
-        "can stream with message/stream, or poll with tasks/get)"
-    )
-    a2a["pushNotifications"] = False  # streaming is served: the card may claim it
-    config = {f"{PREFIX}{k}": v for k, v in document.items()}
-    assert render_cli(write_stack(tmp_path, stack_text(config)))[0] == 0
+    assert code == 0, err
+    (config_map,) = [
+        o for o in yaml.safe_load_all(out) if o and o["metadata"]["name"] == "solo-a2a-card"
+    ]
+    card = json.loads(config_map["data"]["agent-card.json"])
+    assert card["capabilities"] == {"streaming": True, "pushNotifications": True}
 
 
 def test_builtin_runtime_keeps_a_given_image_and_command() -> None:

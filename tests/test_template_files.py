@@ -10,6 +10,8 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
+from tests.support.source import parse_source
+
 TEMPLATE = Path(__file__).resolve().parents[1] / "templates" / "python"
 
 
@@ -38,7 +40,7 @@ def test_the_virtualenv_is_ignored() -> None:
 
 
 def test_the_program_creates_the_namespace_it_deploys_into() -> None:
-    tree = ast.parse((TEMPLATE / "__main__.py").read_text())
+    tree = parse_source((TEMPLATE / "__main__.py").read_text())
     calls = [ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)]
     assert "k8s.core.v1.Namespace" in calls
     # Its components take the namespace's name as an Output (issue 35 §1).

@@ -26,6 +26,7 @@ from langop_infra.program import stack
 from langop_infra.program.package import COMPONENTS
 from tests.support.pyright import run_pyright
 from tests.support.repo_tools import generate_args as generate
+from tests.support.source import parse_source
 
 ROOT = Path(__file__).resolve().parents[1]
 # A JSON Schema document: any JSON value is a valid part of it.
@@ -116,7 +117,7 @@ def test_a_duration_and_a_pod_count_have_one_type_in_every_language(analyzed: An
     types = analyzed["type_definitions"]
     assert types["DisruptionBudgetArgs"].properties["maxUnavailable"].type.value == "string"
     assert types["SchemaSyncArgs"].properties["timeout"].type.value == "string"
-    tree = ast.parse((ROOT / "langop_infra/components/args.py").read_text())
+    tree = parse_source((ROOT / "langop_infra/components/args.py").read_text())
     top = {
         node.targets[0].id: ast.unparse(node.value)
         for node in tree.body

@@ -4,12 +4,18 @@ NetworkPolicies as the render with a known label gives them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pulumi
+import pulumi_kubernetes as k8s
 import yaml
 
-from langop_infra.offline._engine_values import UNKNOWN_MARKER
+from langop_infra import LanguageAgent, LanguageTool
+from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
+from langop_infra.offline._engine_values import UNKNOWN_MARKER, is_unknown
+from langop_infra.offline._mock_engine import run_program
 from tests.support.user_project import make_project, run_cli
 
 PROGRAM = """
@@ -47,3 +53,107 @@ def test_an_unknown_label_leaves_config_yaml_and_specs_known(tmp_path: Path) -> 
     for key in (("Deployment", "helper"), ("NetworkPolicy", "helper-ingress")):
         assert unknown[key]["spec"] != UNKNOWN_MARKER, key
         assert unknown[key]["metadata"]["labels"]["team"] == UNKNOWN_MARKER
+
+
+IMAGE = "ghcr.io/acme/memory-mcp:1.4.0@sha256:" + "a" * 64
+
+
+def unknown_paths(value: Any, path: str = "") -> list[str]:
+    """Where ``value`` holds an unknown, as dotted paths."""
+    if is_unknown(value):
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in unknown_paths(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in unknown_paths(v, f"{path}[{i}]")]
+    return []
+
+
+class RandomPet(pulumi.CustomResource):
+    """As pulumi_random declares it: ``result`` is computed by the provider."""
+
+    result: pulumi.Output[str]
+
+    def __init__(self, name: str) -> None:
+        super().__init__("random:index/randomPet:RandomPet", name, {"result": None})
+
+
+def preview_unknowns(program: Callable[[], None]) -> dict[str, list[str]]:
+    run = run_program(program, preview=True)
+    return {
+        f"{r.type.rsplit(':', 1)[-1]} {r.name}": unknown_paths(r.inputs)
+        for r in run.kubernetes()
+        if not r.type.endswith(":Namespace")
+    }
+
+
+NAMESPACED = ["metadata.namespace", "metadata.labels.app.kubernetes.io/part-of"]
+
+
+def test_a_sidecar_in_an_output_namespace_leaves_the_agents_specs_known() -> None:
+    """Before: the agent's Deployment and NetworkPolicy specs were unknown as a whole."""
+
+    def program() -> None:
+        ns = k8s.core.v1.Namespace("apps")
+        files = LanguageTool(
+            "files", image=IMAGE, namespace=ns.metadata.name, deployment_mode="sidecar", port=8181
+        )
+        LanguageAgent("helper", image=IMAGE, namespace=ns.metadata.name, tools=[files])
+
+    found = preview_unknowns(program)
+    policy = found["NetworkPolicy [helper]/helper-ingress"]
+    assert sorted(policy) == sorted(f".{p}" for p in NAMESPACED)
+    deployment = found["Deployment [helper]/helper"]
+    assert ".spec" not in deployment
+    assert not [p for p in deployment if p.startswith(".spec.template.spec.initContainers")]
+    # What the namespace makes: AGENT_NAMESPACE and the like, the part-of label, the checksum
+    # of config.yaml (which names the namespace); nothing of the sidecar.
+    assert all(
+        p.startswith(
+            (".metadata", ".spec.template.metadata", ".spec.template.spec.containers[0].env")
+        )
+        for p in deployment
+    ), deployment
+
+
+def test_an_unknown_sidecar_env_value_is_unknown_only_there() -> None:
+    def program() -> None:
+        pet = RandomPet("pet")
+        files = LanguageTool(
+            "files",
+            image=IMAGE,
+            namespace="apps",
+            deployment_mode="sidecar",
+            port=8181,
+            env={"PET": pet.result},
+        )
+        LanguageAgent("helper", image=IMAGE, namespace="apps", tools=[files])
+
+    found = preview_unknowns(program)
+    assert found["Deployment apps/helper"] == [".spec.template.spec.initContainers[0].env[1].value"]
+    assert found["NetworkPolicy apps/helper-ingress"] == []
+    assert found["ConfigMap apps/helper-config"] == []
+
+
+def test_an_unknown_secret_value_leaves_the_other_pod_annotations_known() -> None:
+    """Before: the pod template's annotations were unknown as a whole (whether the pod reads
+    a Secret waited for the Secret's data)."""
+
+    def program() -> None:
+        pet = RandomPet("pet")
+        LanguageAgent(
+            "helper",
+            image=IMAGE,
+            namespace="apps",
+            pod_annotations={"note": "kept"},
+            secret_env={"TOKEN": pulumi.Output.secret(pet.result)},
+        )
+
+    run = run_program(program, preview=True)
+    [deployment] = [r for r in run.kubernetes() if r.type.endswith(":Deployment")]
+    annotations = deployment.inputs["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["note"] == "kept"
+    assert is_unknown(annotations[SECRET_DIGEST_ANNOTATION])
+    assert unknown_paths(deployment.inputs) == [
+        f".spec.template.metadata.annotations.{SECRET_DIGEST_ANNOTATION}"
+    ]

@@ -123,6 +123,10 @@ def test_the_seed_comparison_fails_on_a_different_document() -> None:
 TWO_GATEWAY_MODELS = {
     "namespace": "apps",
     "partOf": "shop",
+    "externalServices": [
+        {"name": "litellm-upstream", "namespace": "apps"},
+        {"name": "vllm", "namespace": "apps"},
+    ],
     "models": [
         {
             "name": "claude",
@@ -257,6 +261,7 @@ OPERATOR_ENV = {
 UPSTREAM_SPEC = {
     "namespace": "shop",
     "partOf": "storefront",
+    "externalServices": [{"name": "litellm-upstream", "namespace": "shop"}],
     "defaults": {
         "observability": {
             "otlpEndpoint": OPERATOR_ENV["OTEL_EXPORTER_OTLP_ENDPOINT"],

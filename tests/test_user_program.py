@@ -16,6 +16,7 @@ from pulumi.runtime import settings
 
 from langop_infra import LanguageTool, SpecError
 from langop_infra.testing import Mocks
+from tests.support.source import parse_source
 
 EXAMPLE = Path(__file__).resolve().parent / "user_program" / "check_my_program.py"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "python-api.md"
@@ -23,7 +24,7 @@ PUBLIC = {"pulumi", "pytest", "yaml", "langop_infra", "langop_infra.testing"}
 
 
 def test_the_example_imports_only_the_public_api() -> None:
-    tree = ast.parse(EXAMPLE.read_text())
+    tree = parse_source(EXAMPLE.read_text())
     modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert modules <= PUBLIC, modules - PUBLIC

@@ -18,6 +18,7 @@ from pulumi.runtime.sync_await import _sync_await
 
 from langop_infra.offline._engine_values import UNKNOWN_MARKER
 from langop_infra.offline._mock_engine import run_program
+from tests.support.source import parse_source
 from tests.support.user_project import make_project, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +178,7 @@ def test_the_python_api_pages_example_renders_as_is(tmp_path: Path) -> None:
 
 
 def sample_imports(code: str) -> set[str]:
-    tree = ast.parse(code)
+    tree = parse_source(code)
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     return {name.split(".")[0] for name in names}

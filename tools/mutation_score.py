@@ -40,8 +40,19 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     ),
     # Issue 49: who may call an agent, the request body cap, every log line scrubbed.
     "agent/inbound_auth": ("langop_infra/agent/_inbound_auth.py", lambda _: True),
+    "agent/token_verify": ("langop_infra/agent/_token_verify.py", lambda _: True),
     "agent/body_limit": ("langop_infra/agent/_body_limit.py", lambda _: True),
+    "agent/capped": ("langop_infra/agent/_capped.py", lambda _: True),
     "core/log_scrub": ("langop_infra/core/_log_scrub.py", lambda _: True),
+    # Issue 53 §3: the feature modules.
+    "components/rollout": ("langop_infra/components/_rollout.py", lambda _: True),
+    "components/namespace": ("langop_infra/components/_namespace.py", lambda _: True),
+    "components/memory": ("langop_infra/components/_memory.py", lambda _: True),
+    "manifests/cronjob": ("langop_infra/manifests/_cronjob.py", lambda _: True),
+    "importers/toolhive": ("langop_infra/offline/importers/_toolhive.py", lambda _: True),
+    "agent/settings": ("langop_infra/agent/_settings.py", lambda _: True),
+    "agent/loop": ("langop_infra/agent/_loop.py", lambda _: True),
+    "agent/memory": ("langop_infra/agent/_memory.py", lambda _: True),
 }
 
 

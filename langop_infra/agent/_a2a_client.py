@@ -3,8 +3,10 @@ with the peer's headers (``A2A_PEER_<PEER>_HEADER_<HEADER>``) on every request t
 configured origin (its URL's, its card URL's), never to another one its card names.
 
 One HTTP client and the peer's card are kept per peer (built on first use), so a call costs
-one request. A peer may answer with a Message or with a Task: the reply is the Message's
-parts, or the Task's status message and artifacts, with the Task's state.
+one request. A peer whose card says it streams is asked with ``message/stream`` (its status
+and artifact updates folded into its Task as they come), any other with ``message/send``.
+A peer may answer with a Message or with a Task: the reply is the Message's parts, or the
+Task's status message and artifacts, with the Task's state.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import uuid
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,6 +25,7 @@ from langop_infra._errors import LangopError
 from langop_infra.agent._a2a_data import get_data_parts
 from langop_infra.agent._a2a_sdk import (
     AgentCard,
+    Artifact,
     Client,
     ClientConfig,
     ClientFactory,
@@ -29,6 +33,7 @@ from langop_infra.agent._a2a_sdk import (
     Role,
     SendMessageRequest,
     StreamResponse,
+    Task,
     TaskState,
     get_text_parts,
     new_text_part,
@@ -78,14 +83,28 @@ class OriginHeaders(httpx.Auth):
     """A peer's headers on requests to the origins configured for it, and nowhere else: the
     card (the peer's words) may name any URL for ``message/send``."""
 
-    def __init__(self, headers: Mapping[str, str], urls: Sequence[str]) -> None:
+    def __init__(
+        self, headers: Mapping[str, str], urls: Sequence[str], token_file: str = ""
+    ) -> None:
         self._headers = dict(headers)
         self._origins = {origin(httpx.URL(url)) for url in urls}
+        self._token_file = token_file
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:
         if origin(request.url) in self._origins:
             request.headers.update(self._headers)
+            if self._token_file:
+                request.headers.update(self._token_header())
         yield request
+
+    def _token_header(self) -> dict[str, str]:
+        """The projected token as a bearer, read at each request (the kubelet renews it);
+        none when it cannot be read, and the peer's 401 says so."""
+        try:
+            token = Path(self._token_file).read_text(encoding="utf-8").strip()
+        except OSError:
+            token = ""
+        return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 @dataclass
@@ -121,7 +140,8 @@ class PeerClient:
         context_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> PeerReply:
-        """``message/send`` ``text`` to ``peer`` (``metadata`` as the request's); its reply."""
+        """``text`` to ``peer`` (``metadata`` as the request's) by ``message/stream`` when its
+        card says it streams, else by ``message/send``; its reply."""
         connection = await self._connection(peer)
         message = Message(
             role=Role.ROLE_USER,
@@ -130,13 +150,14 @@ class PeerClient:
             context_id=context_id or "",
         )
         request = SendMessageRequest(message=message, metadata=dict(metadata or {}))
-        reply = PeerReply("")
+        method = "message/stream" if connection.card.capabilities.streaming else "message/send"
+        answer = _Answer()
         try:
             async for event in connection.client.send_message(request):
-                reply = _reply(event, reply)
+                answer.add(event)
         except Exception as exc:  # a2a-sdk's errors have no common base but Exception
-            raise A2AClientError(f"peer {peer}: message/send failed: {exc}") from None
-        return reply
+            raise A2AClientError(f"peer {peer}: {method} failed: {exc}") from None
+        return answer.reply()
 
     async def _connection(self, peer: str) -> _Connection:
         found = self.peers.get(peer)
@@ -149,7 +170,7 @@ class PeerClient:
         return self._connections[peer]
 
     async def _open(self, peer: Peer) -> _Connection:
-        auth = OriginHeaders(peer.headers, [peer.url, peer.card_url or peer.url])
+        auth = OriginHeaders(peer.headers, [peer.url, peer.card_url or peer.url], peer.token_file)
         transport = CappedTransport(MAX_REPLY_BYTES, self._transport)
         http = httpx.AsyncClient(auth=auth, timeout=self.timeout, transport=transport)
         card_url = peer.card_url or _origin(peer.url) + CARD_PATH
@@ -160,7 +181,8 @@ class PeerClient:
             await http.aclose()
             problem = f"peer {peer.name}: cannot read its card {display_url(card_url)}: {exc}"
             raise A2AClientError(problem) from None
-        client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+        # streaming=True: a2a-sdk streams when the card says the peer does, else sends.
+        client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(card)
         return _Connection(http, card, client)
 
     async def aclose(self) -> None:
@@ -169,17 +191,45 @@ class PeerClient:
         await asyncio.gather(*(c.http.aclose() for c in connections))
 
 
-def _reply(event: StreamResponse, previous: PeerReply) -> PeerReply:
-    """The reply an event gives: a Message's parts, or a Task's status message and artifacts."""
-    if event.HasField("message"):
-        parts = list(event.message.parts)
-        return PeerReply(
-            "\n".join(get_text_parts(parts)),
-            get_data_parts(parts),
-            event.message.context_id,
-        )
-    if event.HasField("task"):
-        task = event.task
+class _Answer:
+    """A peer's events folded into its answer: a Message, or a Task that status and artifact
+    updates change as a stream delivers them (an artifact update with ``append`` extends the
+    artifact of its id, any other replaces it)."""
+
+    def __init__(self) -> None:
+        self.message: Message | None = None
+        self.task: Task | None = None
+
+    def add(self, event: StreamResponse) -> None:
+        if event.HasField("message"):
+            self.message = event.message
+        elif event.HasField("task"):
+            self.task = Task()
+            self.task.CopyFrom(event.task)
+        elif event.HasField("status_update"):
+            update = event.status_update
+            task = self._task(update.task_id, update.context_id)
+            task.status.CopyFrom(update.status)
+        elif event.HasField("artifact_update"):
+            update = event.artifact_update
+            task = self._task(update.task_id, update.context_id)
+            _add_artifact(task, update.artifact, append=update.append)
+
+    def _task(self, task_id: str, context_id: str) -> Task:
+        if self.task is None:
+            self.task = Task(id=task_id, context_id=context_id)
+        return self.task
+
+    def reply(self) -> PeerReply:
+        """The Message, else the Task, as the peer's reply."""
+        if self.message is not None:
+            parts = list(self.message.parts)
+            return PeerReply(
+                "\n".join(get_text_parts(parts)), get_data_parts(parts), self.message.context_id
+            )
+        if self.task is None:
+            return PeerReply("")
+        task = self.task
         parts = [*task.status.message.parts]
         for artifact in task.artifacts:
             parts += artifact.parts
@@ -191,4 +241,14 @@ def _reply(event: StreamResponse, previous: PeerReply) -> PeerReply:
             task.id,
             state.lower().replace("_", "-"),
         )
-    return previous
+
+
+def _add_artifact(task: Task, artifact: Artifact, append: bool) -> None:
+    for existing in task.artifacts:
+        if existing.artifact_id == artifact.artifact_id:
+            if append:
+                existing.parts.extend(artifact.parts)
+            else:
+                existing.CopyFrom(artifact)
+            return
+    task.artifacts.append(artifact)

@@ -54,9 +54,16 @@ with grpc_absent():
     from a2a.server.events import EventQueue
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_jsonrpc_routes
-    from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
+    from a2a.server.tasks import (
+        BasePushNotificationSender,
+        InMemoryPushNotificationConfigStore,
+        InMemoryTaskStore,
+        TaskStore,
+        TaskUpdater,
+    )
     from a2a.types import (
         AgentCard,
+        Artifact,
         ListTasksRequest,
         ListTasksResponse,
         Message,
@@ -64,6 +71,7 @@ with grpc_absent():
         SendMessageRequest,
         StreamResponse,
         Task,
+        TaskPushNotificationConfig,
         TaskState,
     )
     from a2a.utils.errors import InvalidParamsError
@@ -71,11 +79,14 @@ with grpc_absent():
 __all__ = [
     "AgentCard",
     "AgentExecutor",
+    "Artifact",
+    "BasePushNotificationSender",
     "Client",
     "ClientConfig",
     "ClientFactory",
     "DefaultRequestHandler",
     "EventQueue",
+    "InMemoryPushNotificationConfigStore",
     "InMemoryTaskStore",
     "InvalidParamsError",
     "ListTasksRequest",
@@ -87,6 +98,7 @@ __all__ = [
     "ServerCallContext",
     "StreamResponse",
     "Task",
+    "TaskPushNotificationConfig",
     "TaskState",
     "TaskStore",
     "TaskUpdater",

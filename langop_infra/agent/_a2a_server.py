@@ -1,10 +1,10 @@
 """The built-in agent's HTTP face: A2A through ``a2a-sdk`` (the mounted agent card at
-``GET /.well-known/agent-card.json``; JSON-RPC ``message/send``, and A2A 1.0's
-``SendMessage``, at ``A2A_PATH``), ``/healthz``, ``/readyz`` and ``/metrics``.
+``GET /.well-known/agent-card.json``; JSON-RPC in A2A 1.0 and 0.3 at ``A2A_PATH``),
+``/healthz``, ``/readyz`` and ``/metrics``.
 
-A ``message/send`` runs one turn of the loop in the message's ``contextId`` (its
-conversation) and answers with one agent message: a text part (the answer) and a data part
-(the turn's ``tool_calls``, ``tool_results``, ``steps`` and ``error``).
+A message runs one turn of the loop in its ``contextId`` (its conversation) as a Task
+(langop_infra.agent._a2a_tasks); push notifications are served when the card claims them
+(langop_infra.agent._a2a_push).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 
 import langop_infra._json as _json
 from langop_infra.agent import _turn_context as turn_context
+from langop_infra.agent._a2a_push import UrlCheck, push_parts, push_url_allowed
 from langop_infra.agent._a2a_sdk import (
     AgentExecutor,
     DefaultRequestHandler,
@@ -127,15 +128,27 @@ def minimal_card(name: str, url: str) -> dict[str, Any]:
 
 
 def a2a_routes(
-    card: bytes | None, path: str, loop: Callable[[], AgentLoop], name: str = "agent"
+    card: bytes | None,
+    path: str,
+    loop: Callable[[], AgentLoop],
+    name: str = "agent",
+    push_url_check: UrlCheck = push_url_allowed,
 ) -> list[BaseRoute]:
     """The card route (the mounted card, else :func:`minimal_card`) and the JSON-RPC route
-    (A2A 1.0 and 0.3's ``message/send``)."""
+    (A2A 1.0 and 0.3); push notifications when the card claims them, to the webhooks
+    ``push_url_check`` admits."""
     document = _json.read(card) if card is not None else minimal_card(name, f"http://{name}{path}")
+    parsed = parse_agent_card(document)
+    store, sender = (
+        push_parts(push_url_check) if parsed.capabilities.push_notifications else (None, None)
+    )
     handler = DefaultRequestHandler(
         agent_executor=LoopExecutor(loop),
         task_store=BoundedTaskStore(),
-        agent_card=parse_agent_card(document),
+        agent_card=parsed,
+        push_config_store=store,
+        push_sender=sender,
+        push_url_validator=push_url_check,
     )
 
     async def agent_card(request: Request) -> Response:

@@ -1,12 +1,18 @@
-"""Who may call the built-in agent over A2A: bearer tokens, one per caller, from Secrets.
+"""Who may call the built-in agent over A2A: bearer tokens, one per caller, from Secrets;
+and callers known by a signed token (a Kubernetes service account, an OIDC subject), on the
+agent's allow-list.
 
 ``A2A_ACCESS`` is ``authenticated`` (the default) or ``open`` (asked for by name). Each
 caller's token reaches the pod as ``A2A_CALLER_<CALLER>_TOKEN`` through ``secretKeyRef``.
 Authenticated, a request other than the agent card's ``GET`` needs ``Authorization: Bearer
 <token>`` matching a caller's token; the comparison runs against every caller, in constant
 time (HMAC digests, ``hmac.compare_digest``), so neither a token's length nor its prefix nor
-which caller it belongs to shows in the timing. Refused: 401 with ``WWW-Authenticate``, and
-no turn runs. The caller's name rides on to the app as ``scope["state"]["a2a_caller"]``.
+which caller it belongs to shows in the timing. A token no caller holds goes to the token
+verifier, if any (:mod:`langop_infra.agent._token_verify`): the identity it vouches for must
+be some ``A2A_CALLER_<CALLER>_IDENTITY`` (the allow-list). Refused: 401 with
+``WWW-Authenticate`` for a missing or invalid token, 403 (``insufficient_scope``) for a valid
+one of someone not on the list, and no turn runs. The caller's name rides on to the app as
+``scope["state"]["a2a_caller"]``.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from langop_infra.agent._token_verify import TokenVerifier, load_verifier
+
 __all__ = ["ACCESS_MODES", "BearerAuth", "Callers", "load_callers"]
 
 ACCESS_MODES = ("authenticated", "open")
-_PREFIX, _SUFFIX = "A2A_CALLER_", "_TOKEN"
+_PREFIX, _SUFFIX, _IDENTITY = "A2A_CALLER_", "_TOKEN", "_IDENTITY"
 MIN_TOKEN = 16  # shorter tokens are guessable; refused at start
 
 
@@ -34,6 +42,9 @@ class Callers:
     access: str = "authenticated"
     digests: Mapping[str, bytes] = field(default_factory=dict[str, bytes], repr=False)
     key: bytes = field(default_factory=lambda: os.urandom(32), repr=False)
+    #: Identity a verified token vouches for -> caller name (the allow-list).
+    identities: Mapping[str, str] = field(default_factory=dict[str, str])
+    verifier: TokenVerifier | None = field(default=None, compare=False)
 
     @property
     def open(self) -> bool:
@@ -53,8 +64,8 @@ class Callers:
 
 
 def load_callers(env: Mapping[str, str]) -> Callers:
-    """``A2A_ACCESS`` and the ``A2A_CALLER_<CALLER>_TOKEN`` variables, checked; ValueError
-    names the variable and the fix."""
+    """``A2A_ACCESS``, the ``A2A_CALLER_<CALLER>_TOKEN`` and ``_IDENTITY`` variables and the
+    token verifier, checked; ValueError names the variable and the fix."""
     access = (env.get("A2A_ACCESS") or "authenticated").strip().lower()
     if access not in ACCESS_MODES:
         raise ValueError(
@@ -75,7 +86,28 @@ def load_callers(env: Mapping[str, str]) -> Callers:
                 "make one with `openssl rand -hex 32` and keep it in a Secret"
             )
         digests[caller] = hmac.new(key, token.encode(), hashlib.sha256).digest()
-    return Callers(access, digests, key)
+    identities = _identities(env)
+    verifier = load_verifier(env)
+    if identities and verifier is None:
+        raise ValueError(
+            "A2A_CALLER_<CALLER>_IDENTITY names callers by a verified token, and "
+            "A2A_TOKEN_VERIFY is unset: set it to tokenreview or oidc"
+        )
+    return Callers(access, digests, key, identities, verifier)
+
+
+def _identities(env: Mapping[str, str]) -> dict[str, str]:
+    """identity -> caller, from ``A2A_CALLER_<CALLER>_IDENTITY``."""
+    found: dict[str, str] = {}
+    for name, value in sorted(env.items()):
+        named = len(name) > len(_PREFIX) + len(_IDENTITY)
+        if not (named and name.startswith(_PREFIX) and name.endswith(_IDENTITY)):
+            continue
+        identity = value.strip()
+        if not identity:
+            raise ValueError(f"{name}: empty; give the caller's identity (its token's subject)")
+        found[identity] = name[len(_PREFIX) : -len(_IDENTITY)].lower().replace("_", "-")
+    return found
 
 
 class BearerAuth:
@@ -96,6 +128,13 @@ class BearerAuth:
             return
         token = _bearer(scope)
         caller = self.callers.caller(token) if token else None
+        verifier = self.callers.verifier
+        if caller is None and token and verifier is not None:
+            identity = await verifier.identity(token)
+            caller = self.callers.identities.get(identity) if identity else None
+            if identity and caller is None:
+                await _refuse(send, presented=True, forbidden=True)
+                return
         if caller is None:
             await _refuse(send, presented=token is not None)
             return
@@ -114,19 +153,23 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-async def _refuse(send: Send, *, presented: bool) -> None:
-    """401, with the challenge RFC 6750 asks for (``invalid_token`` when one was sent)."""
-    challenge = 'Bearer realm="a2a"' + (', error="invalid_token"' if presented else "")
-    body = json.dumps(
-        {
-            "error": "this agent answers authenticated callers only: send Authorization: "
-            "Bearer <your caller token>"
-        }
-    ).encode()
+async def _refuse(send: Send, *, presented: bool, forbidden: bool = False) -> None:
+    """401 with the challenge RFC 6750 asks for (``invalid_token`` when one was sent), or
+    403 ``insufficient_scope`` for a valid token of a caller not on the list."""
+    error = "insufficient_scope" if forbidden else "invalid_token"
+    challenge = 'Bearer realm="a2a"' + (f', error="{error}"' if presented else "")
+    why = (
+        "your token is valid, and you are not among this agent's callers"
+        if forbidden
+        else "this agent answers authenticated callers only: send Authorization: "
+        "Bearer <your caller token>"
+    )
+    body = json.dumps({"error": why}).encode()
     headers = [
         (b"www-authenticate", challenge.encode()),
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
     ]
-    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    status = 403 if forbidden else 401
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

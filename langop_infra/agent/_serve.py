@@ -231,6 +231,8 @@ def serve_forever(env: Mapping[str, str]) -> None:
             yield
         finally:
             await holder["runtime"].aclose()
+            if callers.verifier is not None:
+                await callers.verifier.aclose()
 
     idle = RuntimeMetrics()  # what /metrics shows before the runtime has started
     service = service_routes(
@@ -247,10 +249,11 @@ def _callers(env: Mapping[str, str]) -> Callers:
         callers = load_callers(env)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
-    if not callers.open and not callers.digests:
+    if not callers.open and not callers.digests and not callers.identities:
         logger.warning(
             "A2A answers authenticated callers only and no caller has a token "
-            "(A2A_CALLER_<CALLER>_TOKEN): every request but the card's is refused with 401; "
+            "(A2A_CALLER_<CALLER>_TOKEN) or an identity (A2A_CALLER_<CALLER>_IDENTITY): "
+            "every request but the card's is refused with 401; "
             "give callers tokens, or set A2A_ACCESS=open to admit anyone who reaches the port"
         )
     return callers

@@ -48,6 +48,9 @@ class Peer:
     url: str
     card_url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
+    #: A projected service-account token to send as the bearer, read at each request
+    #: (the kubelet renews it), for a peer that lists this agent by identity.
+    token_file: str = ""
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,8 @@ def prefixed_headers(env: Mapping[str, str], prefix: str) -> dict[str, str]:
 
 def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
     """``A2A_PEERS`` (JSON ``[{"name", "url", "cardUrl"}]``) with each peer's headers from
-    ``A2A_PEER_<PEER>_HEADER_<HEADER>`` and its caller token ``A2A_PEER_<PEER>_TOKEN``."""
+    ``A2A_PEER_<PEER>_HEADER_<HEADER>``, its caller token ``A2A_PEER_<PEER>_TOKEN`` and the
+    file of its service-account token ``A2A_PEER_<PEER>_TOKEN_FILE``."""
     raw = env.get("A2A_PEERS", "").strip()
     if not raw:
         return ()
@@ -168,7 +172,9 @@ def load_peers(env: Mapping[str, str]) -> tuple[Peer, ...]:
         token = env.get(f"A2A_PEER_{_env_token(spec['name'])}_TOKEN", "").strip()
         if token:  # the callee's a2a.callers names this agent: its token, as a bearer
             headers.setdefault("Authorization", f"Bearer {token}")
-        peers.append(Peer(spec["name"], spec["url"], str(spec.get("cardUrl") or ""), headers))
+        token_file = env.get(f"A2A_PEER_{_env_token(spec['name'])}_TOKEN_FILE", "").strip()
+        card = str(spec.get("cardUrl") or "")
+        peers.append(Peer(spec["name"], spec["url"], card, headers, token_file))
     return tuple(peers)
 
 

@@ -4,12 +4,15 @@ kagent and ToolHive as stack config.
 Prints a stack file (``config:``) on stdout, or merges into ``--into FILE`` keeping its
 comments and other keys. Every field not carried over is a note on stderr naming the field,
 why, and what to do (``-o json`` puts them in the output instead). Exit 2 when a file cannot
-be read or holds no manifest import reads.
+be read, holds no manifest import reads, or holds one no valid stack can be made of (a stdio
+server with no command, a kmcp server with no image, a placeholder URL): one line each,
+naming the field and the fix.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -32,9 +35,65 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="IMAGE",
         help="image of agents whose manifest names none (ark and kagent choose it upstream)",
     )
+    parser.add_argument(
+        "--tool-image",
+        action="append",
+        default=[],
+        metavar="TOOL=IMAGE",
+        help="image of the imported tool TOOL (kmcp picks one from cmd; a stdio server's "
+        "image must also hold mcp-proxy); repeat for several tools",
+    )
+    parser.add_argument(
+        "--tool-command",
+        action="append",
+        default=[],
+        metavar="TOOL=COMMAND",
+        help="command line of the imported stdio tool TOOL, as a shell would split it "
+        "(ToolHive runs the image's entrypoint, which its manifest does not name)",
+    )
     add_output_argument(
         parser, ("yaml", "json"), "yaml", 'print the stack file, or {"config", "notes"} as'
     )
+
+
+def _by_tool(option: str, values: list[str]) -> dict[str, str]:
+    """``TOOL=VALUE`` arguments of ``option`` by tool name."""
+    found: dict[str, str] = {}
+    for value in values:
+        name, sep, given = value.partition("=")
+        if not (sep and name.strip() and given.strip()):
+            raise CommandError(f"{option} {value!r}: write it as {option} TOOL=VALUE")
+        found[name.strip()] = given.strip()
+    return found
+
+
+def _commands(values: list[str]) -> dict[str, list[str]]:
+    """``--tool-command TOOL=COMMAND`` values, each split as a POSIX shell would."""
+    found: dict[str, list[str]] = {}
+    for name, line in _by_tool("--tool-command", values).items():
+        try:
+            found[name] = shlex.split(line)
+        except ValueError as exc:
+            raise CommandError(f"--tool-command {name}: {exc}; quote it as a shell would") from None
+    return found
+
+
+def _check_tool_names(out: Any, given: dict[str, Any], option: str) -> None:
+    """Every tool an option names is one the import made (a typo would be ignored)."""
+    names = [str(t["name"]) for t in out.entries["tools"]]
+    for name in given:
+        if name not in names:
+            raise CommandError(
+                f"{option} {name}: no imported tool is named {name!r} "
+                f"(imported: {', '.join(names) or 'none'})"
+            )
+
+
+def _refused(out: Any) -> None:
+    """The import's refusals, one line each: what no valid stack can be made of."""
+    if out.refusals:
+        lines = [str(n) for n in out.refusals]
+        raise CommandError("\nlangop-infra import: error: ".join(lines))
 
 
 def _read(name: str) -> tuple[str, bytes]:
@@ -105,7 +164,14 @@ def _run(args: argparse.Namespace) -> int:
             "no manifest import reads (language-operator, ark, STOA, kagent or ToolHive "
             "kinds) in " + ", ".join(args.files)
         )
-    out = import_manifests(manifests, agent_image=args.agent_image)
+    images = _by_tool("--tool-image", args.tool_image)
+    commands = _commands(args.tool_command)
+    out = import_manifests(
+        manifests, agent_image=args.agent_image, tool_images=images, tool_commands=commands
+    )
+    _refused(out)
+    _check_tool_names(out, images, "--tool-image")
+    _check_tool_names(out, commands, "--tool-command")
     if args.into is not None:
         from langop_infra.core._atomic import WriteError, write_atomically
         from langop_infra.offline.importers._into import IntoError, merged_stack_file

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 # The namespace under which agent_document files the tools that follow the agent's.
 FOLLOWING = ""
+# ``(field, component)``: an HttpTool, handed to an agent, whose namespace is an Output.
+Follower = tuple[str, Any]
 
 _WHY = "an agent whose namespace is an Output finds nothing by namespace when the program runs; "
 
@@ -54,18 +56,32 @@ def unplaced_problems(
     agent: AgentSpec,
     given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
     models: Mapping[str, object],
+    memory: object = None,
 ) -> list[Problem]:
-    """What an agent whose namespace is an Output cannot have, as field problems."""
+    """What an agent whose namespace is an Output cannot have, as field problems; a memory
+    handed over as the LanguageMemory object (``memory``) it can."""
     namespace = namespace_of(agent)
+    memory_fix = "pass the LanguageMemory object itself (its namespace from the same Output)"
     problems = [
         Problem(field, _WHY + fix)
         for field, present, fix in (
             ("agents", bool(agent.agents), "give it a plain namespace to call A2A peers"),
-            ("memory", agent.memory is not None, "give it a plain namespace to use memory"),
+            ("memory", agent.memory is not None and memory is None, memory_fix),
         )
         if present
     ]
-    for i, ref in enumerate(agent.tools):
+    memory_tool = getattr(memory, "tool", None)
+    if memory_tool is not None and not follows(memory):
+        problems.append(
+            Problem(
+                "memory",
+                _WHY + f"LanguageMemory {memory_tool.spec.name!r} has a plain namespace; give "
+                "it the agent's namespace Output too (or the agent a plain namespace)",
+            )
+        )
+    # The last reference is the handed-over memory's own tool (see _agent_plan).
+    refs = agent.tools[:-1] if memory_tool is not None else agent.tools
+    for i, ref in enumerate(refs):
         key = (ref.namespace or namespace, ref.name)
         if ref.enabled and key not in given:
             problems.append(
@@ -100,8 +116,9 @@ def refuse_unplaced(
     given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
     models: Mapping[str, object],
     subject: str,
+    memory: object = None,
 ) -> None:
-    problems = unplaced_problems(agent, given, models)
+    problems = unplaced_problems(agent, given, models, memory)
     if problems:
         raise SpecError(problems, subject=subject)
 
@@ -122,28 +139,33 @@ def checked(
     followers: Sequence[tuple[int, LanguageTool]],
     subject: str,
     site: str,
+    http_followers: Sequence[Follower] = (),
 ) -> Placement:
     """``place``, whose namespace fails as a field error (naming ``site``) when a following
-    tool (``(index in tools, LanguageTool)``) resolves to another namespace."""
-    if not followers:
+    tool (``(index in tools, LanguageTool)``) or HttpTool (``(field, HttpTool)``) resolves
+    to another namespace."""
+    found: list[tuple[str, str, pulumi.Output[Any]]] = [
+        (f"tools[{i}]", f"LanguageTool {tool.spec.name!r}", tool.namespace) for i, tool in followers
+    ]
+    found += [(f, f"HttpTool {t.spec.name!r}", t.namespace_name) for f, t in http_followers]
+    if not found:
         return place
 
     def check(values: list[object]) -> str:
-        agent_namespace, tools = values[0], values[1:]
+        agent_namespace, spaces = values[0], values[1:]
         problems = [
             Problem(
-                f"tools[{index}]",
-                f"LanguageTool {tool.spec.name!r} is in namespace {namespace!r}, the agent in "
-                f"{agent_namespace!r}; a tool whose namespace is an Output is taken to be in "
-                "its agent's namespace: give both the same namespace",
+                field,
+                f"{what} is in namespace {namespace!r}, the agent in {agent_namespace!r}; a "
+                "tool whose namespace is an Output is taken to be in its agent's namespace: "
+                "give both the same namespace",
             )
-            for (index, tool), namespace in zip(followers, tools, strict=True)
+            for (field, what, _), namespace in zip(found, spaces, strict=True)
             if namespace != agent_namespace
         ]
         if problems:
             raise SpecError(problems, subject=subject, where=site)
         return str(agent_namespace)
 
-    namespaces = [tool.namespace for _, tool in followers]
-    value = pulumi.Output.all(place.value, *namespaces).apply(check)
+    value = pulumi.Output.all(place.value, *[space for _, _, space in found]).apply(check)
     return Placement(value, place.prefix)

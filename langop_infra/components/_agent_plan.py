@@ -17,8 +17,9 @@ from langop_infra.components import (
 from langop_infra.components._k8s import component_error, find_component
 from langop_infra.components._peers import resolve_features
 from langop_infra.config._http_tool import HttpToolSpec, with_http_tools
+from langop_infra.config._memory import MemorySpec
 from langop_infra.config._model import ModelSpec, PersonaSpec
-from langop_infra.config.agent import AgentSpec, passthrough_model
+from langop_infra.config.agent import AgentSpec, ToolRef, passthrough_model
 from langop_infra.config.checks._admission import deploy_problems
 from langop_infra.config.checks._advice import agent_warnings, passthrough_warning
 from langop_infra.config.checks._http_tool_checks import http_tool_problems
@@ -60,6 +61,8 @@ class AgentPlan:
     namespace_late: bool = False
     part_of_given: bool = True
     followers: Sequence[tuple[int, Any]] = ()
+    # ``(field, HttpTool)`` of the HttpTools whose namespace is an Output.
+    http_followers: Sequence[agent_namespace.Follower] = ()
 
     def placed(self, spec: AgentSpec) -> tuple[str, list[contract.ToolTarget]]:
         """``part_of`` and ``targets`` for ``spec``, the agent as it resolves."""
@@ -269,9 +272,10 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
     """Validate a standalone agent and resolve its tools; return its plan and its spec as
     it will be once every Output resolves (an Output itself when one does not yet)."""
     data, given = agent_document(name, args, fields)
+    given_memory = memory_document(data)
     gateways: dict[str, str] = {}
     given_models = model_document(data, gateways)
-    given_http = http_tool_document(data)
+    given_http, http_followers = http_tool_document(data)
     subject = f"LanguageAgent {data.get('name')!r}"
     with component_error(subject):
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
@@ -282,7 +286,7 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
             problems = deploy_problems(agent, defaults)
             if problems:
                 raise SpecError(problems)
-            return resolve_http_tools(agent, given_http)
+            return with_memory_tool(resolve_http_tools(agent, given_http), given_memory)
 
         agent, final = inputs.resolve(
             data, parse, lambda spec: spec, _structure, subject, namespaces.LATE
@@ -293,10 +297,9 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         following = {n for ns, n in given if ns == agent_namespace.FOLLOWING}
         given = agent_namespace.rekeyed(given, agent_namespace.namespace_of(agent))
         if late:
-            agent_namespace.refuse_unplaced(agent, given, given_models, subject)
-        agent, features, memory_tools = resolve_features(agent)
-        memory_index = {(t.target.namespace, t.target.name): (t.target, t) for t in memory_tools}
-        given = {**given, **memory_index}
+            agent_namespace.refuse_unplaced(agent, given, given_models, subject, given_memory)
+        agent, features, memory_tools = resolve_features(agent, given_memory)
+        given = {**given, **memory_index(agent, memory_tools)}
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
         if not late and (problems := gateway_problems(agent, gateways)):
@@ -319,37 +322,84 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         features=features,
         namespace_late=late,
         part_of_given=bool(part_of),
+        http_followers=http_followers,
         followers=[
             (i, given[(namespace, r.name)][1])
             for i, r in enumerate(agent.tools)
-            if r.name in following and not r.namespace and (namespace, r.name) in given
+            if (r.name in following and not r.namespace and (namespace, r.name) in given)
+            or (i == len(agent.tools) - 1 and _follows_with_tool(given_memory))
         ],
     )
     return plan, final
 
 
-def http_tool_document(data: dict[str, Any]) -> list[HttpToolSpec]:
-    """Replace HttpTool objects in ``http_tools`` by references; return their specs."""
+def memory_document(data: dict[str, Any]) -> Any:
+    """Replace a LanguageMemory object in ``memory`` by a reference; return the object. One
+    whose namespace is an Output is taken to be in the agent's namespace."""
+    memory = data.get("memory")
+    spec = getattr(memory, "spec", None)
+    if not isinstance(spec, MemorySpec):
+        return None
+    ref: dict[str, Any] = {"name": spec.name}
+    if not agent_namespace.follows(memory) and spec.namespace:
+        ref["namespace"] = spec.namespace
+    data["memory"] = ref
+    return memory
+
+
+def with_memory_tool(agent: AgentSpec, memory: Any) -> AgentSpec:
+    """``agent`` referencing the tool of the managed LanguageMemory it was handed, as every
+    parse of it must (its objects are rebuilt as its Outputs resolve); one that follows the
+    agent's namespace by name alone."""
+    if getattr(memory, "tool", None) is None:
+        return agent
+    namespace = None if agent_namespace.follows(memory) else memory.spec.namespace
+    ref = ToolRef(name=memory.spec.name, namespace=namespace)
+    return agent.model_copy(update={"tools": [*agent.tools, ref]})
+
+
+def _follows_with_tool(memory: Any) -> bool:
+    """A managed LanguageMemory (its tool the agent's last reference) in an Output namespace."""
+    return agent_namespace.follows(memory) and getattr(memory, "tool", None) is not None
+
+
+def memory_index(agent: AgentSpec, tools: Sequence[Any]) -> dict[tuple[str, str], Any]:
+    """The managed memory's LanguageTool filed where the agent's reference finds it: a
+    following one (its namespace an Output) in the agent's namespace."""
+    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
+    index: dict[tuple[str, str], Any] = {}
+    for tool in tools:
+        target = tool.target
+        if agent_namespace.follows(tool):
+            target = dataclasses.replace(target, namespace=namespace)
+        index[(target.namespace, target.name)] = (target, tool)
+    return index
+
+
+def http_tool_document(
+    data: dict[str, Any],
+) -> tuple[list[HttpToolSpec], list[agent_namespace.Follower]]:
+    """Replace HttpTool objects in ``http_tools`` by references; return their specs, and
+    ``(field, HttpTool)`` of those whose namespace is an Output: taken to be the agent's,
+    checked as both resolve (see components/_agent_namespace.py)."""
     given: list[HttpToolSpec] = []
+    following: list[agent_namespace.Follower] = []
     refs: list[Any] = []
     items: list[Any] = data.get("http_tools") or []
     for i, item in enumerate(items):
         spec = getattr(item, "spec", None)
-        if isinstance(spec, HttpToolSpec) and isinstance(item.namespace_name, pulumi.Output):
-            message = (
-                f"HttpTool {spec.name!r} takes its namespace from an Output; an agent needs "
-                "its HttpTools' namespaces when the program runs: give it a plain namespace"
-            )
-            subject = f"LanguageAgent {data.get('name')!r}"
-            raise SpecError([Problem(f"http_tools[{i}]", message)], subject=subject)
-        if isinstance(spec, HttpToolSpec):
-            given.append(spec.model_copy(update={"namespace": item.namespace_name}))
-            refs.append({"name": spec.name, "namespace": item.namespace_name})
-        else:
+        if not isinstance(spec, HttpToolSpec):
             refs.append(item)
+            continue
+        late = isinstance(item.namespace_name, pulumi.Output)
+        namespace = None if late else item.namespace_name
+        if late:
+            following.append((f"http_tools[{i}]", item))
+        given.append(spec.model_copy(update={"namespace": namespace}))
+        refs.append({"name": spec.name, "namespace": namespace})
     if "http_tools" in data:
         data["http_tools"] = refs
-    return given
+    return given, following
 
 
 def resolve_http_tools(agent: AgentSpec, given: list[HttpToolSpec]) -> AgentSpec:

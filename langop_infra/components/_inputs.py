@@ -20,6 +20,12 @@ from langop_infra.components._secret_routing import (
     route_header_values,
     secret_capable,
 )
+from langop_infra.components._stand_ins import (
+    alternative,
+    replaced,
+    under,
+    with_stand_ins,
+)
 from langop_infra.config._structure import structural_keys
 from langop_infra.core._construction import construction_site
 from langop_infra.core.problems import Problem, SpecError, loc_path
@@ -32,35 +38,6 @@ Leaf = tuple[Path, pulumi.Output[Any]]
 
 # Fields that decide which objects exist or what they are called, in both spellings.
 STRUCTURAL = structural_keys()
-# Values tried in place of an unknown one, until one passes that field's own checks.
-STAND_INS: tuple[Any, ...] = (
-    # An image with a tag first: the labels made from an image keep their keys.
-    "ghcr.io/placeholder/image:0",
-    "placeholder",
-    "http://placeholder.invalid",
-    8080,
-    1,
-    True,
-    "1",
-    "/placeholder",
-    "10.0.0.0/8",
-    [],
-    {},
-    # Second ones: a part that changes with the stand-in depends on the unknown value.
-    "placeholder-b",
-    "ghcr.io/placeholder-b/image-b:1",
-    "http://placeholder-b.invalid",
-    8081,
-    2,
-    False,
-    "/placeholder-b",
-    "10.1.0.0/16",
-    # Quantities (cpu, memory) below any limit.
-    "1m",
-    "2m",
-    # A mapping given as one Output (node_selector=...): which keys the real one has.
-    {"placeholder-b": "placeholder-b"},
-)
 
 
 def merged_input(args: Any, fields: Mapping[str, Any], spec: type[Any]) -> dict[str, Any]:
@@ -156,19 +133,6 @@ def output_leaves(data: object, path: Path = ()) -> Iterator[Leaf]:
             yield from output_leaves(value, (*path, index))
 
 
-def replaced(data: Any, path: Path, value: Any) -> Any:
-    """A copy of ``data`` with the value at ``path`` replaced (containers copied on the way)."""
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    if isinstance(data, Mapping):
-        mapping = cast("Mapping[int | str, Any]", data)
-        return {**mapping, head: replaced(mapping[head], rest, value)}
-    items = list(data)
-    items[head] = replaced(items[head], rest, value)  # type: ignore[index]
-    return items
-
-
 def resolve(
     data: Mapping[str, object],
     parse: Callable[[Any], S],
@@ -201,7 +165,7 @@ def resolve(
     _refuse_structural([d for d in deferred if not (d[0] and d[0][0] in late)], subject)
     # The user's line that built the component, for an error found when a value resolves.
     where = construction_site()
-    stand_in = _stand_in(data, parse, deferred, subject)
+    stand_in = with_stand_ins(data, parse, deferred, subject)
     try:
         spec = parse(stand_in)
     except SpecError as exc:
@@ -222,7 +186,7 @@ def resolve(
         return build(real)
 
     variants = tuple(
-        _EVERY if (alt := _alternative(stand_in, parse, spec, path)) is None else build(parse(alt))
+        _EVERY if (alt := alternative(stand_in, parse, spec, path)) is None else build(parse(alt))
         for path, _ in deferred
     )
     outputs = tuple(
@@ -326,6 +290,36 @@ class Pending:
         return self.later(indexes, pick)
 
 
+def with_leaves(spec: object, data: object, build: Callable[[Any, Any], R]) -> "R | Pending":
+    """``build(spec, data)`` where ``data`` (a sidecar's container) holds Outputs at some
+    leaves and ``spec`` may be :class:`Pending`: each part waits only for the values, of
+    either, it is made from. Plain ``build(spec, data)`` when neither holds one."""
+    leaves = list(output_leaves(data))
+    if not leaves and not isinstance(spec, Pending):
+        return build(spec, data)
+    pending = spec if isinstance(spec, Pending) else Pending(spec, (), (), lambda _: spec)
+    count = len(pending.outputs)
+
+    def filled(values: Mapping[int, object], second: int | None = None) -> object:
+        result = data
+        for index, (path, _) in enumerate(leaves):
+            stand_in = f"placeholder-leaf-{index}" + ("-b" if index == second else "")
+            result = replaced(result, path, values.get(index, stand_in))
+        return result
+
+    def rebuild(values: Mapping[int, Any]) -> R:
+        own = {i: v for i, v in values.items() if i < count}
+        leaf_values = {i - count: v for i, v in values.items() if i >= count}
+        return build(pending.rebuild(own) if own else pending.base, filled(leaf_values))
+
+    base = build(pending.base, filled({}))
+    variants = tuple(v if v is _EVERY else build(v, filled({})) for v in pending.variants) + tuple(
+        build(pending.base, filled({}, second=i)) for i in range(len(leaves))
+    )
+    outputs = (*pending.outputs, *(out for _, out in leaves))
+    return Pending(base, variants, outputs, rebuild)
+
+
 def _at(pick: Callable[[Any], Any], key: object) -> Callable[[Any], object]:
     """``pick``, then the part at ``key``."""
     return lambda whole: pick(whole)[key]
@@ -347,11 +341,7 @@ def _deferred(leaves: Sequence[Leaf], problems: Sequence[Problem]) -> list[Leaf]
 
 def _related(problem: str, leaf: str) -> bool:
     """Whether a problem at ``problem`` may come from the value at ``leaf``."""
-    return _under(problem, {leaf: None}) or (bool(problem) and _under(leaf, {problem: None}))
-
-
-def _under(path: str, prefixes: Mapping[str, object]) -> bool:
-    return any(path == key or path.startswith((key + ".", key + "[")) for key in prefixes)
+    return under(problem, {leaf: None}) or (bool(problem) and under(leaf, {problem: None}))
 
 
 def _refuse_structural(deferred: Sequence[tuple[Path, object]], subject: str) -> None:
@@ -380,32 +370,6 @@ _INSTEAD = {
 }
 
 
-def _stand_in(
-    data: object,
-    parse: Callable[[Any], object],
-    deferred: Sequence[tuple[Path, object]],
-    subject: str,
-) -> Any:
-    """``data`` with each unknown value replaced by the first stand-in its field accepts; a
-    field that accepts none (one of a fixed set of words) must be known now."""
-    filled = data
-    for path, _ in deferred:
-        for candidate in STAND_INS:
-            attempt = replaced(filled, path, candidate)
-            if _accepted(parse, attempt, path):
-                filled = attempt
-                break
-        else:
-            problem = Problem(
-                loc_path(path),
-                "must be known when the program runs, not an Output: its checks (one of a "
-                "fixed set of words, or a bound other fields set) need its value before "
-                "anything is registered; pass a plain value",
-            )
-            raise SpecError([problem], subject=subject)
-    return filled
-
-
 def _needed_now(deferred: Sequence[Leaf], problems: Sequence[Problem]) -> list[Problem]:
     """Problems for unknown values other fields depend on (never quoting a stand-in)."""
     others = ", ".join(sorted({p.path for p in problems})) or "another field"
@@ -417,45 +381,6 @@ def _needed_now(deferred: Sequence[Leaf], problems: Sequence[Problem]) -> list[P
         )
         for path, _ in deferred
     ]
-
-
-def _alternative(filled: Any, parse: Callable[[Any], object], spec: Any, path: Path) -> Any:
-    """``filled`` with another stand-in at ``path``, one that changes the parsed spec (``1``
-    and ``"1"`` both parse to 1: the second would hide that the value matters); None when
-    the field accepts no other."""
-    current = filled
-    for key in path:
-        current = current[key]
-    # The stand-in's own counterpart first: an image for an image, so that what is made of
-    # it (labels) keeps its shape and only its values wait.
-    for candidate in [*_PAIRED.get(repr(current), []), *STAND_INS]:
-        attempt = replaced(filled, path, candidate)
-        try:
-            if parse(attempt) != spec:
-                return attempt
-        except SpecError:
-            continue
-    return None
-
-
-# Each first stand-in's second one, of the same kind.
-_PAIRED: dict[str, list[Any]] = {
-    repr("ghcr.io/placeholder/image:0"): ["ghcr.io/placeholder-b/image-b:1"],
-    repr("placeholder"): ["placeholder-b"],
-    repr("http://placeholder.invalid"): ["http://placeholder-b.invalid"],
-    repr("/placeholder"): ["/placeholder-b"],
-    repr("10.0.0.0/8"): ["10.1.0.0/16"],
-    repr("1m"): ["2m"],
-}
-
-
-def _accepted(parse: Callable[[Any], object], attempt: object, path: Path) -> bool:
-    try:
-        parse(attempt)
-    except SpecError as exc:
-        # Another field's problem (such as a second unknown still in place) is not this one's.
-        return not any(_under(p.path, {loc_path(path): None}) for p in exc.problems)
-    return True
 
 
 def part(objects: object, pick: Callable[[Any], R]) -> R | pulumi.Output[R]:

@@ -8,38 +8,30 @@ import pulumi
 from pydantic import ValidationError
 from typing_extensions import Unpack
 
-from langop_infra.components._k8s import (
-    aliased,
-    child_options,
-    component_error,
-    register_component,
-    type_token,
-)
+from langop_infra.components import _namespace as namespaces
+from langop_infra.components._k8s import aliased, child_options, component_error, type_token
 from langop_infra.components.args import LanguageMemoryArgs
 from langop_infra.components.tool import LanguageTool
 from langop_infra.config._managed_memory import managed_tool
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._pydantic_errors import problems_from
-from langop_infra.core.problems import Problem, SpecError
+from langop_infra.core._construction import construction_site
+from langop_infra.core.problems import SpecError
 from langop_infra.manifests import _contract as contract
 
 
-def parse_memory(name: str, args: Any, fields: dict[str, Any]) -> MemorySpec:
-    """The memory's spec from ``args`` (a mapping or a MemorySpec) and keyword fields."""
+def parse_memory(name: str, args: Any, fields: dict[str, Any]) -> tuple[MemorySpec, Any]:
+    """The memory's spec from ``args`` (a mapping or a MemorySpec) and keyword fields, and
+    its namespace when that is an Output (the spec's is None then)."""
     if isinstance(args, MemorySpec) and not fields:
-        return args
+        return args, None
     data = args.model_dump() if isinstance(args, MemorySpec) else dict(args or {})
     data.update(fields)
     data.setdefault("name", name)
+    late = data.pop("namespace") if isinstance(data.get("namespace"), pulumi.Output) else None
     with component_error(f"LanguageMemory {data.get('name')!r}"):
-        if isinstance(data.get("namespace"), pulumi.Output):
-            why = (
-                "must be known when the program runs, not an Output: agents find a "
-                "LanguageMemory by its namespace when they are built; pass the name as a string"
-            )
-            raise SpecError([Problem("namespace", why)])
         try:
-            return MemorySpec.model_validate(data)
+            return MemorySpec.model_validate(data), late
         except ValidationError as exc:
             raise SpecError(problems_from(exc, "", data)) from None
 
@@ -58,17 +50,28 @@ class LanguageMemory(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         **kwargs: Unpack[LanguageMemoryArgs],
     ) -> None:
-        spec = parse_memory(name, args, dict(kwargs))
-        namespace = spec.namespace or contract.DEFAULT_NAMESPACE
-        register_component(self, "LanguageMemory", namespace, spec.name)
+        spec, late = parse_memory(name, args, dict(kwargs))
+        subject, site = f"LanguageMemory {spec.name!r}", construction_site()
+        plain = None if late is not None else spec.namespace or contract.DEFAULT_NAMESPACE
+        namespace: str | pulumi.Output[str] = plain or ""
+        if late is not None:
+            namespace = namespaces.checked_name(late, subject, site)
+        place = namespaces.placement(name, namespace)
+        namespaces.registered(self, "LanguageMemory", place, spec.name, site)
         super().__init__(type_token("LanguageMemory"), name, None, aliased(opts, "LanguageMemory"))
-        self.spec = spec.model_copy(update={"namespace": namespace})
+        # With a namespace Output, agents given this object take it to be in theirs, as they
+        # take such a LanguageTool (checked when both resolve).
+        self.namespace_known = late is None
+        self.namespace = pulumi.Output.from_input(namespace)
+        self.spec = spec.model_copy(update={"namespace": plain})
         self.tool: LanguageTool | None = None
         if spec.type == "managed":
+            tool_spec = managed_tool(spec, plain)
+            extra = {"namespace": namespace} if plain is None else {}
             self.tool = LanguageTool(
-                f"{name}-server", managed_tool(spec, namespace), opts=child_options(self, opts)
+                f"{name}-server", tool_spec, opts=child_options(self, opts), **extra
             )
-            endpoint: Any = self.tool.target.endpoint
+            endpoint: Any = self.tool.target.endpoint if plain else self.tool.endpoint
         else:
             address = spec.address
             endpoint = address.value if address is not None and address.value else ""

@@ -14,9 +14,12 @@ from langop_infra.manifests._a2a import peer_targets
 from langop_infra.manifests._agent_features import AgentFeatures
 
 
-def resolve_features(agent: AgentSpec) -> tuple[AgentSpec, AgentFeatures, list[Any]]:
-    """The agent (with its managed memory's tool reference added), its peers and memory,
-    and the memory's LanguageTool when it runs one; every miss at once."""
+def resolve_features(
+    agent: AgentSpec, given_memory: Any = None
+) -> tuple[AgentSpec, AgentFeatures, list[Any]]:
+    """The agent (with its managed memory's tool reference added), its peers and memory
+    (``given_memory``, the LanguageMemory object it was handed, or one built earlier), and
+    the memory's LanguageTool when it runs one; every miss at once."""
     namespace = agent.namespace or contract.DEFAULT_NAMESPACE
     known: dict[tuple[str, str], AgentSpec] = {(namespace, agent.name): agent}
     for peer in agent.agents:
@@ -37,7 +40,7 @@ def resolve_features(agent: AgentSpec) -> tuple[AgentSpec, AgentFeatures, list[A
     tools: list[object] = []
     if agent.memory is not None:
         space = agent.memory.namespace or namespace
-        built_memory = find_component("LanguageMemory", space, agent.memory.name)
+        built_memory = given_memory or find_component("LanguageMemory", space, agent.memory.name)
         if built_memory is None:
             problems.append(
                 Problem(
@@ -50,7 +53,9 @@ def resolve_features(agent: AgentSpec) -> tuple[AgentSpec, AgentFeatures, list[A
             memory = built_memory.spec
             if built_memory.tool is not None:
                 ref = ToolRef(name=memory.name, namespace=space)
-                agent = agent.model_copy(update={"tools": [*agent.tools, ref]})
+                # One handed over as an object is referenced already (see with_memory_tool).
+                if given_memory is None:
+                    agent = agent.model_copy(update={"tools": [*agent.tools, ref]})
                 tools.append(built_memory.tool)
     if problems:
         raise SpecError(problems)

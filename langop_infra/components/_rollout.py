@@ -94,9 +94,8 @@ def secret_digest(
     Secrets' data is; the digest also waits for the key (unknown at a first preview)."""
     key = pulumi.Output.secret(RolloutKey(key_name, opts).key)
     data = pulumi.Output.all(*[_data_of(s) for s in secrets])
-
-    def read(parts: list[object]) -> bool:
-        return any(p is not None for p in parts)
+    # From which Secrets there are, not their data: an unknown value leaves it known.
+    read = pulumi.Output.all(*[_present(s) for s in secrets]).apply(any)
 
     def sign(parts: list[Any]) -> str | None:
         key_hex, found = parts[0], [p for p in parts[1] if p is not None]
@@ -106,7 +105,14 @@ def secret_digest(
         return digest(key_hex, sorted(found, key=lambda p: str(p[0])))
 
     signed = pulumi.Output.all(key, data).apply(sign)
-    return pulumi.Output.unsecret(data.apply(read)), pulumi.Output.unsecret(signed)
+    return pulumi.Output.unsecret(read), pulumi.Output.unsecret(signed)
+
+
+def _present(secret: object) -> bool | pulumi.Output[bool]:
+    """Whether the workload gets ``secret`` (a Secret, or an Output of one or of None)."""
+    if isinstance(secret, pulumi.Output):
+        return cast("pulumi.Output[object]", secret).apply(_present)
+    return secret is not None
 
 
 def with_digest(

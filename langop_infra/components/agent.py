@@ -103,7 +103,9 @@ class LanguageAgent(PlannedComponent):
         agent, targets, site = plan.spec, plan.targets, construction_site()
         place = namespaces.placement(name, inputs.part(final, agent_namespace.namespace_of))
         place = namespaces.registered(self, "LanguageAgent", place, agent.name, site)
-        place = agent_namespace.checked(place, plan.followers, f"LanguageAgent {name!r}", site)
+        place = agent_namespace.checked(
+            place, plan.followers, f"LanguageAgent {name!r}", site, plan.http_followers
+        )
         namespace = place.value
         super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
         child = child_options(self, opts)
@@ -273,10 +275,9 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
 
     if any(isinstance(c, pulumi.Output) for c in sidecars):
         final = final.final if isinstance(final, inputs.Pending) else final
-    elif isinstance(final, inputs.Pending):
-        return final.map(lambda spec: build(spec, sidecars))
     elif not isinstance(final, pulumi.Output):
-        return build(final, sidecars)
+        # A sidecar's unknown values (an env value) wait where they are, as the agent's do.
+        return inputs.with_leaves(final, sidecars, build)
     # Here ``final`` is the spec or an Output of it (the branches above return the rest).
     spec = cast("pulumi.Input[AgentSpec]", final)
     return pulumi.Output.all(spec, *sidecars).apply(lambda xs: build(xs[0], xs[1:]))

@@ -61,6 +61,8 @@ class LanguageAgentArgs(TypedDict):
     """A LanguageMemory of the stack the agent uses: {name}."""
     schedule: NotRequired[ScheduleArgs]
     """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
+    metrics_from: NotRequired[pulumi.Input[list[PeerArgs]]]
+    """runtime: builtin: who may reach the health port (9090: /metrics, /healthz, /readyz), and that port only, e.g. Prometheus (nobody when empty; the kubelet's probes come from the node)."""
     image_pull_secrets: NotRequired[pulumi.Input[list[LocalObjectRefArgs]]]
     """Secrets to pull the image with: names or {name}."""
     env_from: NotRequired[pulumi.Input[list[EnvFromSourceArgs]]]

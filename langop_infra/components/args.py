@@ -22,6 +22,7 @@ CountOrPercent = str
 if TYPE_CHECKING:
     A2AAccess = Literal["authenticated", "open"]
     A2ASecuritySchemeType = Literal["bearer", "apiKey"]
+    A2ATokenVerificationMethod = Literal["tokenReview", "oidc"]
     AccessModes = Literal["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod", "ReadOnlyMany"]
     ConcurrencyPolicy = Literal["Allow", "Forbid", "Replace"]
     DeploymentMode = Literal["service", "sidecar"]
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     A2AAccess = str
     A2ASecuritySchemeType = str
+    A2ATokenVerificationMethod = str
     AccessModes = str
     ConcurrencyPolicy = str
     DeploymentMode = str
@@ -693,12 +695,27 @@ class A2ASecuritySchemeArgs(TypedDict):
 
 
 class A2ACallerArgs(TypedDict):
-    """A caller that may send the agent messages, and its bearer token."""
+    """A caller that may send the agent messages: by a bearer token of its own, or by the identity a verified token names (``a2a.tokenVerification``)."""
 
     name: str
     """The caller: an agent of the stack in this namespace (it is then given the token to send), or the name of a caller from elsewhere."""
-    token_from: SecretSourceArgs
+    token_from: NotRequired[SecretSourceArgs]
     """{secretKeyRef: {name, key}}: the caller's token (16+ characters), reaching the agent as env A2A_CALLER_<NAME>_TOKEN."""
+    identity: NotRequired[str]
+    """The subject a verified token must name (env A2A_CALLER_<NAME>_IDENTITY): a Kubernetes service account as system:serviceaccount:<namespace>:<name>, or an OIDC token's sub."""
+
+
+class A2ATokenVerificationArgs(TypedDict):
+    """How the runtime checks the signed tokens callers with an ``identity`` present."""
+
+    method: A2ATokenVerificationMethod
+    """tokenReview: Kubernetes service-account tokens, checked by the API server (the agent's ServiceAccount needs system:auth-delegator and its token mounted); oidc: an issuer's JWTs, checked against its published keys (JWKS). One of: tokenReview, oidc."""
+    audience: NotRequired[str]
+    """The audience a token must name (unset: the agent's A2A endpoint URL); a caller's projected serviceAccountToken volume asks for it."""
+    issuer: NotRequired[str]
+    """oidc: the issuer (its iss claim and discovery document)."""
+    jwks_url: NotRequired[str]
+    """oidc: the issuer's keys (unset: the jwks_uri of its discovery document)."""
 
 
 class A2AArgs(TypedDict):
@@ -727,7 +744,9 @@ class A2AArgs(TypedDict):
     access: NotRequired[A2AAccess]
     """Who may call (enforced by runtime: builtin): callers with a token (authenticated), or anyone who reaches the port (open, asked for by name). One of: authenticated, open. Default: "authenticated"."""
     callers: NotRequired[list[A2ACallerArgs]]
-    """The callers allowed in, one bearer token each (env A2A_CALLER_<NAME>_TOKEN)."""
+    """The callers allowed in: each with a bearer token (env A2A_CALLER_<NAME>_TOKEN) or the identity of a verified token (env A2A_CALLER_<NAME>_IDENTITY): the allow-list."""
+    token_verification: NotRequired[A2ATokenVerificationArgs]
+    """How tokens of callers given by identity are verified (required when one is)."""
 
 
 class AgentPeerRefArgs(TypedDict):
@@ -1007,6 +1026,8 @@ class DefaultsArgs(TypedDict):
     """How schema sync reaches tools: auto, direct or apiserver-proxy. One of: auto, direct, apiserver-proxy. Default: "auto"."""
     schema_sync_from: NotRequired[list[NetworkPeerArgs]]
     """Where schema sync reaches tools from: {cidr, except} for the control plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner."""
+    service_cidr: NotRequired[str]
+    """The cluster's Service range (kube-apiserver --service-cluster-ip-range): its first address is the API server's ClusterIP, which endpoint advice then warns of (unset: the common distributions' defaults)."""
     sidecar_style: NotRequired[SidecarStyle]
     """native: init containers with restartPolicy Always (Kubernetes >= 1.29); container: plain containers, for older clusters. One of: native, container. Default: "native"."""
     endpoint_style: NotRequired[EndpointStyle]
@@ -1166,6 +1187,8 @@ class AgentArgs(TypedDict):
     """A LanguageMemory of the stack the agent uses: {name}."""
     schedule: NotRequired[ScheduleArgs]
     """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
+    metrics_from: NotRequired[list[PeerArgs]]
+    """runtime: builtin: who may reach the health port (9090: /metrics, /healthz, /readyz), and that port only, e.g. Prometheus (nobody when empty; the kubelet's probes come from the node)."""
     image_pull_secrets: NotRequired[list[LocalObjectRefArgs]]
     """Secrets to pull the image with: names or {name}."""
     env_from: NotRequired[list[EnvFromSourceArgs]]
@@ -1368,6 +1391,15 @@ class PersonaArgs(TypedDict):
     """Who the agent is, on one line. Default: ""."""
     expertise: NotRequired[str]
     """What the agent knows, on one line. Default: ""."""
+
+
+class ExternalServiceArgs(TypedDict):
+    """An in-cluster Service already running, made outside this stack: addresses that name it (``http://<name>.<namespace>.svc.cluster.local:<port>``) pass validation."""
+
+    name: str
+    """The Service's name."""
+    namespace: str
+    """The Service's namespace."""
 
 
 class LanguageToolArgs(TypedDict):
@@ -1577,6 +1609,8 @@ class LanguageClusterArgs(TypedDict):
     """Secrets this program creates: {<name>: {<key>: <value>}}."""
     external_secrets: NotRequired[list[str]]
     """Secrets made outside this program that secretKeyRefs may name."""
+    external_services: NotRequired[list[ExternalServiceArgs]]
+    """In-cluster Services made outside this program ({name, namespace}) that model endpoints, MCP servers, remote peers and memory addresses may point at."""
 
 
 __all__ = [
@@ -1584,6 +1618,7 @@ __all__ = [
     "A2ACallerArgs",
     "A2ASecuritySchemeArgs",
     "A2ASkillArgs",
+    "A2ATokenVerificationArgs",
     "AffinityArgs",
     "AgentArgs",
     "AgentPeerRefArgs",
@@ -1600,6 +1635,7 @@ __all__ = [
     "EmptyDirVolumeArgs",
     "EnvFromSourceArgs",
     "ExecProbeArgs",
+    "ExternalServiceArgs",
     "FullLabelSelectorArgs",
     "HeaderArgs",
     "HttpGetProbeArgs",

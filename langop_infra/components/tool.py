@@ -356,7 +356,7 @@ class LanguageTool(PlannedComponent):
         self.deployment = self.service = self.network_policy = self.service_account = None
         self.sidecar_container = None
         if tool.deployment_mode == "sidecar":
-            self.sidecar_container = inputs.whole(objects, lambda o: o.container)
+            self.sidecar_container = inputs.part(objects, lambda o: o.container)
         else:
             self._register_service(key, place, plan, labels, objects, deployment, child)
         self.target = dataclasses.replace(

@@ -58,15 +58,61 @@ class A2ASecurityScheme(Spec):
     """Shown to callers."""
 
 
+Identity = Annotated[str, Field(min_length=1, max_length=512, pattern=r"^\S+$")]
+
+
 class A2ACaller(Spec):
-    """A caller that may send the agent messages, and its bearer token."""
+    """A caller that may send the agent messages: by a bearer token of its own, or by the
+    identity a verified token names (``a2a.tokenVerification``)."""
 
     name: DnsLabel
     """The caller: an agent of the stack in this namespace (it is then given the token to
     send), or the name of a caller from elsewhere."""
-    token_from: SecretSource
+    token_from: SecretSource | None = None
     """{secretKeyRef: {name, key}}: the caller's token (16+ characters), reaching the agent
     as env A2A_CALLER_<NAME>_TOKEN."""
+    identity: Identity | None = None
+    """The subject a verified token must name (env A2A_CALLER_<NAME>_IDENTITY): a
+    Kubernetes service account as system:serviceaccount:<namespace>:<name>, or an OIDC
+    token's sub."""
+
+    @model_validator(mode="after")
+    def _one_credential(self) -> Self:
+        if (self.token_from is None) == (self.identity is None):
+            raise invalid(
+                "a2a_caller",
+                f"caller {self.name!r}: give tokenFrom (a bearer token from a Secret) or "
+                "identity (the subject of a verified token), one of them",
+            )
+        return self
+
+
+class A2ATokenVerification(Spec):
+    """How the runtime checks the signed tokens callers with an ``identity`` present."""
+
+    method: Literal["tokenReview", "oidc"] = Field(
+        description="tokenReview: Kubernetes service-account tokens, checked by the API "
+        "server (the agent's ServiceAccount needs system:auth-delegator and its token "
+        "mounted); oidc: an issuer's JWTs, checked against its published keys (JWKS)."
+    )
+    audience: Annotated[str, Field(min_length=1, max_length=512)] | None = None
+    """The audience a token must name (unset: the agent's A2A endpoint URL); a caller's
+    projected serviceAccountToken volume asks for it."""
+    issuer: HttpUrl | None = None
+    """oidc: the issuer (its iss claim and discovery document)."""
+    jwks_url: HttpUrl | None = None
+    """oidc: the issuer's keys (unset: the jwks_uri of its discovery document)."""
+
+    @model_validator(mode="after")
+    def _method_fields(self) -> Self:
+        if self.method == "oidc" and self.issuer is None:
+            raise invalid("a2a_token_verification", "oidc needs issuer: the issuer's URL")
+        if self.method == "tokenReview" and (self.issuer or self.jwks_url):
+            raise invalid(
+                "a2a_token_verification",
+                "issuer and jwksUrl are for method: oidc; tokenReview asks the API server",
+            )
+        return self
 
 
 class A2ASpec(Spec):
@@ -97,7 +143,20 @@ class A2ASpec(Spec):
     """Who may call (enforced by runtime: builtin): callers with a token (authenticated), or
     anyone who reaches the port (open, asked for by name)."""
     callers: list[A2ACaller] = []
-    """The callers allowed in, one bearer token each (env A2A_CALLER_<NAME>_TOKEN)."""
+    """The callers allowed in: each with a bearer token (env A2A_CALLER_<NAME>_TOKEN) or
+    the identity of a verified token (env A2A_CALLER_<NAME>_IDENTITY): the allow-list."""
+    token_verification: A2ATokenVerification | None = None
+    """How tokens of callers given by identity are verified (required when one is)."""
+
+    @model_validator(mode="after")
+    def _identities_verified(self) -> Self:
+        if any(c.identity for c in self.callers) and self.token_verification is None:
+            raise invalid(
+                "a2a_token_verification",
+                "callers given by identity need tokenVerification: {method: tokenReview} "
+                "(Kubernetes service accounts) or {method: oidc, issuer: <url>}",
+            )
+        return self
 
     @field_validator("callers")
     @classmethod

@@ -11,6 +11,7 @@ from langop_infra.config._a2a import A2ASpec, AgentPeerRef
 from langop_infra.config._fields import HeaderSpec, Spec
 from langop_infra.config._memory import MemoryRef
 from langop_infra.config._names import peer_header_env_name
+from langop_infra.config._network import PeerSpec
 from langop_infra.config._schedule import ScheduleSpec
 
 
@@ -25,6 +26,12 @@ class AgentFeatureFields(Spec):
     """A LanguageMemory of the stack the agent uses: {name}."""
     schedule: ScheduleSpec | None = None
     """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
+    metrics_from: list[PeerSpec] = Field(
+        default=[],
+        description="runtime: builtin: who may reach the health port (9090: /metrics, "
+        "/healthz, /readyz), and that port only, e.g. Prometheus (nobody when empty; the "
+        "kubelet's probes come from the node).",
+    )
 
 
 def peer_headers(agent: AgentFeatureFields) -> Iterator[tuple[str, str, HeaderSpec]]:

@@ -126,6 +126,17 @@ def caller_token_env_name(caller: str) -> str:
     return f"A2A_CALLER_{env_token(caller)}_TOKEN"
 
 
+def caller_identity_env_name(caller: str) -> str:
+    """``A2A_CALLER_<CALLER>_IDENTITY``: the subject a caller's verified token must name."""
+    return f"A2A_CALLER_{env_token(caller)}_IDENTITY"
+
+
+def peer_token_file_env_name(peer: str) -> str:
+    """``A2A_PEER_<PEER>_TOKEN_FILE``: where an agent reads the projected service-account
+    token it sends to a peer that lists it by identity."""
+    return f"{PEER_HEADER_ENV_PREFIX}{env_token(peer)}_TOKEN_FILE"
+
+
 def peer_token_env_name(peer: str) -> str:
     """``A2A_PEER_<PEER>_TOKEN``: the bearer token an agent sends to an A2A peer of the stack."""
     return f"{PEER_HEADER_ENV_PREFIX}{env_token(peer)}_TOKEN"

@@ -11,6 +11,7 @@ from pydantic import (
 )
 
 from langop_infra.config._fields import (
+    Cidr,
     DnsLabel,
     EgressMode,
     Port,
@@ -56,6 +57,12 @@ class Defaults(Spec):
         default=[],
         description="Where schema sync reaches tools from: {cidr, except} for the control "
         "plane under apiserver-proxy, or {namespace, podLabels} for an in-cluster runner.",
+    )
+    service_cidr: Cidr | None = Field(
+        default=None,
+        description="The cluster's Service range (kube-apiserver --service-cluster-ip-range): "
+        "its first address is the API server's ClusterIP, which endpoint advice then warns "
+        "of (unset: the common distributions' defaults).",
     )
     sidecar_style: Literal["native", "container"] = Field(
         default="native",
@@ -109,6 +116,16 @@ class ExportedToolTarget(Spec):
     """Only service tools are exported."""
 
 
+class ExternalService(Spec):
+    """An in-cluster Service already running, made outside this stack: addresses that name
+    it (``http://<name>.<namespace>.svc.cluster.local:<port>``) pass validation."""
+
+    name: Annotated[str, AfterValidator(dns1035_label)]
+    """The Service's name."""
+    namespace: DnsLabel
+    """The Service's namespace."""
+
+
 class ClusterSpec(Spec):
     """One namespace's tools, agents, defaults and secrets."""
 
@@ -148,6 +165,11 @@ class ClusterSpec(Spec):
     """Secrets this program creates: {<name>: {<key>: <value>}}."""
     external_secrets: list[Annotated[str, AfterValidator(dns_subdomain)]] = Field(
         default=[], description="Secrets made outside this program that secretKeyRefs may name."
+    )
+    external_services: list[ExternalService] = Field(
+        default=[],
+        description="In-cluster Services made outside this program ({name, namespace}) that "
+        "model endpoints, MCP servers, remote peers and memory addresses may point at.",
     )
 
 

@@ -9,15 +9,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from langop_infra.config._a2a import A2ASecurityScheme, A2ASkill, A2ASpec, AgentPeerRef
+from langop_infra.config._a2a import (
+    A2ASecurityScheme,
+    A2ASkill,
+    A2ASpec,
+    A2ATokenVerification,
+    AgentPeerRef,
+)
 from langop_infra.config._fields import HeaderSpec, SecretSource
 from langop_infra.config._names import (
     A2A_CARD_DIR,
     A2A_CARD_FILE,
     a2a_card_config_map_name,
+    caller_identity_env_name,
     caller_token_env_name,
     config_map_name,
     peer_token_env_name,
+    peer_token_file_env_name,
 )
 from langop_infra.config.agent import AgentSpec
 from langop_infra.manifests._contract import EnvVar, agent_selector, compact_json, tool_endpoint
@@ -28,6 +36,8 @@ from langop_infra.manifests._k8s_types import (
     ServicePortDict,
     ServiceSpecDict,
     VolumeDict,
+    VolumeMountDict,
+    VolumeProjectionDict,
 )
 
 A2A_PROTOCOL_VERSION = "1.0"
@@ -35,6 +45,9 @@ A2A_BINDING = "JSONRPC"
 WELL_KNOWN_CARD = "/.well-known/agent-card.json"
 CALLER_LABEL_PREFIX = "a2a.langop.io/"
 CONFIG_VOLUME = "config"
+PEER_TOKEN_VOLUME = "a2a-peer-tokens"
+PEER_TOKEN_DIR = "/var/run/secrets/langop.io/a2a"
+PEER_TOKEN_SECONDS = 3600  # the kubelet renews a projected token at 80% of its life
 # The scheme a built-in agent's card names when it admits callers by token.
 CALLER_TOKEN_SCHEME = A2ASecurityScheme(
     name="callerToken",
@@ -57,6 +70,9 @@ class PeerTarget:
     headers: tuple[HeaderSpec, ...] = field(default=(), compare=False)
     #: The token an in-cluster callee lists for this caller (``a2a.callers``), if any.
     token: SecretSource | None = field(default=None, compare=False)
+    #: The audience of the service-account token sent to a callee that lists this caller
+    #: by ``identity``, if any.
+    audience: str | None = field(default=None, compare=False)
 
     @property
     def in_cluster(self) -> bool:
@@ -98,8 +114,10 @@ def _peer_target(
     spec = callee.a2a
     if spec is None:  # refused by validation (peer_checks)
         raise AssertionError(f"peer {peer.name!r} serves no A2A")
+    listed = next((c for c in spec.callers if c.name == caller), None)
     # A Secret is read in its own namespace only: a token is shared within one.
-    token = next((c.token_from for c in spec.callers if c.name == caller), None)
+    token = listed.token_from if listed is not None and space == namespace else None
+    verified = listed is not None and listed.identity and spec.token_verification
     return PeerTarget(
         peer.name,
         a2a_endpoint(peer.name, space, spec),
@@ -107,8 +125,42 @@ def _peer_target(
         namespace=space,
         agent=peer.name,
         port=spec.port,
-        token=token if space == namespace else None,
+        token=token,
+        audience=token_audience(peer.name, space, spec) if verified else None,
     )
+
+
+def peer_token_file(peer: str) -> str:
+    """Where a caller's projected token for ``peer`` is mounted."""
+    return f"{PEER_TOKEN_DIR}/{peer}/token"
+
+
+def with_peer_tokens(pod: PodSpecDict, peers: Sequence[PeerTarget]) -> PodSpecDict:
+    """The pod with one projected volume holding a service-account token per peer that
+    lists this agent by identity (each for that peer's audience), mounted read-only in the
+    agent's container."""
+    sources: list[VolumeProjectionDict] = [
+        {
+            "serviceAccountToken": {
+                "audience": p.audience,
+                "expirationSeconds": PEER_TOKEN_SECONDS,
+                "path": f"{p.name}/token",
+            }
+        }
+        for p in peers
+        if p.audience
+    ]
+    if not sources:
+        return pod
+    volume: VolumeDict = {"name": PEER_TOKEN_VOLUME, "projected": {"sources": sources}}
+    main, *rest = pod["containers"]
+    mount: VolumeMountDict = {
+        "name": PEER_TOKEN_VOLUME,
+        "mountPath": PEER_TOKEN_DIR,
+        "readOnly": True,
+    }
+    mounted: ContainerDict = {**main, "volumeMounts": [*main.get("volumeMounts", []), mount]}
+    return {**pod, "containers": [mounted, *rest], "volumes": [*pod["volumes"], volume]}
 
 
 def agent_card(agent: AgentSpec, namespace: str) -> dict[str, object]:
@@ -136,13 +188,51 @@ def agent_card(agent: AgentSpec, namespace: str) -> dict[str, object]:
         "defaultOutputModes": list(spec.default_output_modes),
         "skills": [_skill(s) for s in spec.skills],
     }
-    schemes = list(spec.security_schemes)
+    schemes = {s.name: _scheme(s) for s in spec.security_schemes}
     if agent.runtime == "builtin" and spec.access == "authenticated" and not schemes:
-        schemes.append(CALLER_TOKEN_SCHEME)  # what the runtime enforces, said in the card
+        schemes = enforced_schemes(agent.name, namespace, spec)  # said as enforced
     if schemes:
-        card["securitySchemes"] = {s.name: _scheme(s) for s in schemes}
-        card["securityRequirements"] = [{"schemes": {s.name: {"list": []}}} for s in schemes]
+        card["securitySchemes"] = schemes
+        card["securityRequirements"] = [{"schemes": {name: {"list": []}}} for name in schemes]
     return card
+
+
+def enforced_schemes(agent: str, namespace: str, spec: A2ASpec) -> dict[str, object]:
+    """The schemes the built-in runtime accepts, each one a way in: a caller's own bearer
+    token (``callerToken``, also when no caller is listed yet), a verified token
+    (``serviceAccountToken`` or ``oidc``) when some caller is given by identity."""
+    schemes: dict[str, object] = {}
+    if any(c.token_from for c in spec.callers) or not spec.callers:
+        schemes[CALLER_TOKEN_SCHEME.name] = _scheme(CALLER_TOKEN_SCHEME)
+    verification = spec.token_verification
+    if verification is None or not any(c.identity for c in spec.callers):
+        return schemes
+    audience = token_audience(agent, namespace, spec)
+    if verification.method == "oidc":
+        issuer = str(verification.issuer).rstrip("/")
+        schemes["oidc"] = {
+            "openIdConnectSecurityScheme": {
+                "openIdConnectUrl": f"{issuer}/.well-known/openid-configuration",
+                "description": f"A JWT of this issuer for audience {audience}, from a listed "
+                "subject",
+            }
+        }
+        return schemes
+    schemes["serviceAccountToken"] = {
+        "httpAuthSecurityScheme": {
+            "scheme": "Bearer",
+            "bearerFormat": "JWT",
+            "description": f"A Kubernetes service-account token for audience {audience} "
+            "(a projected serviceAccountToken volume), of a listed service account",
+        }
+    }
+    return schemes
+
+
+def token_audience(agent: str, namespace: str, spec: A2ASpec) -> str:
+    """The audience a verified token must name: the one given, else the A2A endpoint."""
+    given = spec.token_verification.audience if spec.token_verification else None
+    return given or a2a_endpoint(agent, namespace, spec)
 
 
 def _first_line(text: str | None) -> str:
@@ -180,9 +270,10 @@ def card_json(card: Mapping[str, object]) -> str:
     return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
 
 
-def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget]) -> list[EnvVar]:
-    """``A2A_PORT``, ``A2A_PATH``, ``A2A_AGENT_CARD`` when serving; ``A2A_PEERS`` when
-    calling. Peer headers travel in :func:`~langop_infra.config.agent.agent_headers`."""
+def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget], namespace: str) -> list[EnvVar]:
+    """``A2A_PORT``, ``A2A_PATH``, ``A2A_AGENT_CARD``, ``A2A_ACCESS`` and the callers when
+    serving; ``A2A_PEERS`` when calling. Peer headers travel in
+    :func:`~langop_infra.config.agent.agent_headers`."""
     env: list[EnvVar] = []
     if agent.a2a is not None:
         env += [
@@ -191,11 +282,43 @@ def a2a_env(agent: AgentSpec, peers: Sequence[PeerTarget]) -> list[EnvVar]:
             EnvVar("A2A_AGENT_CARD", value=f"{A2A_CARD_DIR}/{A2A_CARD_FILE}"),
             EnvVar("A2A_ACCESS", value=agent.a2a.access),
         ]
-        env += [_secret_env(caller_token_env_name(c.name), c.token_from) for c in agent.a2a.callers]
+        env += [
+            _secret_env(caller_token_env_name(c.name), c.token_from)
+            for c in agent.a2a.callers
+            if c.token_from is not None
+        ]
+        env += verification_env(agent.name, namespace, agent.a2a)
     if peers:
         listed = [{"name": p.name, "url": p.url, "cardUrl": p.card_url} for p in peers]
         env.append(EnvVar("A2A_PEERS", value=compact_json(listed)))
         env += [_secret_env(peer_token_env_name(p.name), p.token) for p in peers if p.token]
+        env += [
+            EnvVar(peer_token_file_env_name(p.name), value=peer_token_file(p.name))
+            for p in peers
+            if p.audience
+        ]
+    return env
+
+
+def verification_env(agent: str, namespace: str, spec: A2ASpec) -> list[EnvVar]:
+    """``A2A_CALLER_<CALLER>_IDENTITY`` of callers given by identity, and how their tokens
+    are verified (``A2A_TOKEN_VERIFY``, ``A2A_TOKEN_AUDIENCE``, ``A2A_OIDC_*``)."""
+    env = [
+        EnvVar(caller_identity_env_name(c.name), value=c.identity)
+        for c in spec.callers
+        if c.identity is not None
+    ]
+    verification: A2ATokenVerification | None = spec.token_verification
+    if verification is None:
+        return env
+    env += [
+        EnvVar("A2A_TOKEN_VERIFY", value=verification.method.lower()),
+        EnvVar("A2A_TOKEN_AUDIENCE", value=token_audience(agent, namespace, spec)),
+    ]
+    if verification.issuer is not None:
+        env.append(EnvVar("A2A_OIDC_ISSUER", value=str(verification.issuer)))
+    if verification.jwks_url is not None:
+        env.append(EnvVar("A2A_OIDC_JWKS_URL", value=str(verification.jwks_url)))
     return env
 
 

@@ -35,7 +35,7 @@ def feature_env(
     style: EndpointStyle = "base",
 ) -> list[EnvVar]:
     """A2A env, memory env, and scheduled mode's ``AGENT_MODE``/``AGENT_INPUT``."""
-    env = a2a.a2a_env(agent, features.peers)
+    env = a2a.a2a_env(agent, features.peers, namespace)
     env += memory.memory_parts(features.memory, namespace, targets, style)[0]
     if agent.schedule is not None:
         env += cronjob.schedule_env(agent.schedule)
@@ -63,8 +63,12 @@ def card_text(agent: AgentSpec, namespace: str) -> str | None:
     return a2a.card_json(a2a.agent_card(agent, namespace)) if agent.a2a is not None else None
 
 
-def feature_pod(pod: PodSpecDict, agent: AgentSpec) -> PodSpecDict:
-    """The agent's pod with its card volume and A2A container port, when it serves A2A."""
+def feature_pod(
+    pod: PodSpecDict, agent: AgentSpec, peers: Sequence[a2a.PeerTarget] = ()
+) -> PodSpecDict:
+    """The agent's pod with its card volume and A2A container port, when it serves A2A, and
+    the service-account tokens it sends to peers that list it by identity."""
+    pod = a2a.with_peer_tokens(pod, peers)
     if agent.a2a is None:
         return pod
     return a2a.with_card_volume(a2a.with_a2a_port(pod, agent.a2a), agent.name)

@@ -123,7 +123,7 @@ def agent_objects(
         selector,
         labels,
         annotations,
-        feature_pod(pods.agent_pod(agent, defaults, env, sidecars), agent),
+        feature_pod(pods.agent_pod(agent, defaults, env, sidecars), agent, features.peers),
     )
     space = agent.workspace
     if space is not None and "ReadWriteMany" not in space.access_modes:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from langop_infra.config._builtin import BUILTIN_HEALTH_PORT
 from langop_infra.config._names import agent_egress_name, agent_ingress_name, cross_namespace_name
 from langop_infra.config._network import EgressRule, NetworkPeer, PeerSpec
 from langop_infra.config.agent import AgentPort, AgentSpec
@@ -125,15 +126,26 @@ def cross_namespace_spec(
 
 
 def agent_ingress_spec(
-    agent: str, ports: Sequence[AgentPort] = (), allow_from: Sequence[PeerSpec] = ()
+    agent: str,
+    ports: Sequence[AgentPort] = (),
+    allow_from: Sequence[PeerSpec] = (),
+    metrics_from: Sequence[PeerSpec] = (),
 ) -> NetworkPolicySpecDict:
-    """Ingress into an agent's pods: nothing, or its ``allowFrom`` peers on its ``ports``.
-    Sidecar tools listen on the pod's IP too, and only the agent, over localhost, may use
-    them; agents are clients, so without ports nothing needs to reach them."""
+    """Ingress into an agent's pods: nothing, or its ``allowFrom`` peers on its ``ports``,
+    and its ``metricsFrom`` peers on the built-in runtime's health port only. Sidecar tools
+    listen on the pod's IP too, and only the agent, over localhost, may use them; agents
+    are clients, so without ports nothing needs to reach them."""
     rules: list[NetworkPolicyIngressRuleDict] = []
     if ports and allow_from:
         rules.append(
             {"from": [peer_manifest(p) for p in allow_from], "ports": [tcp(p.port) for p in ports]}
+        )
+    if metrics_from:
+        rules.append(
+            {
+                "from": [peer_manifest(p) for p in metrics_from],
+                "ports": [tcp(BUILTIN_HEALTH_PORT)],
+            }
         )
     spec: NetworkPolicySpecDict = {
         "podSelector": {"matchLabels": agent_selector(agent)},
@@ -226,7 +238,7 @@ def agent_policies(
         (
             agent_ingress_name(agent.name),
             namespace,
-            agent_ingress_spec(agent.name, agent.ports, agent.allow_from),
+            agent_ingress_spec(agent.name, agent.ports, agent.allow_from, agent.metrics_from),
         )
     ]
     for target in targets:

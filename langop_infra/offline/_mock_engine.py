@@ -13,6 +13,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -20,9 +21,10 @@ from pulumi.runtime import mocks, rpc, settings
 from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
-from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk
+from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk, _yaml_io as yaml_io
 from langop_infra.core._gc_tuning import tuned_for_run
 from langop_infra.core._program_index import in_own_program
+from langop_infra.offline import _yaml_groups as yaml_groups
 from langop_infra.offline._engine_values import (
     UNKNOWN_MARKER,
     Secret,
@@ -160,7 +162,10 @@ class _Mocks(pulumi.runtime.Mocks):
         return ("" if self.preview else f"{args.name}-id"), state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
-        return {}, None
+        # The SDK reads the second item as a list of failures: None crashed every invoke.
+        if args.token == "kubernetes:yaml:decode":  # the v1 ConfigGroup's and ConfigFile's
+            return {"result": yaml_groups.decoded(str(args.args.get("text") or ""))}, []
+        return {}, []
 
 
 # Metadata the API server fills in.
@@ -229,6 +234,30 @@ class _RecordingMonitor(mocks.MockMonitor):
                 loop.close()
             self._loops.clear()
 
+    def _register_children(self, urn: str, type_: str, name: str, inputs: dict[str, Any]) -> None:
+        """The objects of a yaml/v2 group, registered as the provider does at ``pulumi up``."""
+        try:
+            found = yaml_groups.children(type_, name, inputs, Path.cwd())
+        except (OSError, ValueError, yaml_io.YAMLError) as exc:
+            self.run.warnings.append(
+                f"{type_} {name}: its YAML could not be read ({exc}); its objects are neither "
+                "rendered nor judged"
+            )
+            return
+        preview = getattr(self.mocks, "preview", False)
+        for child_type, child_name, obj in found:
+            self.run.registrations.append(
+                Registration(
+                    urn=self.make_urn(urn, child_type, child_name),
+                    type=child_type,
+                    name=child_name,
+                    parent=urn,
+                    dependencies=[],
+                    inputs=_autonamed(child_type, obj) if preview else obj,
+                    custom=True,
+                )
+            )
+
     def RegisterResource(self, request: Any) -> Any:
         urn = self.make_urn(request.parent, request.type, request.name)
         if request.type == "pulumi:pulumi:Stack":
@@ -250,6 +279,8 @@ class _RecordingMonitor(mocks.MockMonitor):
                 custom=bool(request.custom),
             )
         )
+        if request.type in yaml_groups.GROUP_TYPES:
+            self._register_children(urn, request.type, request.name, inputs)
         args = mocks.MockResourceArgs(
             typ=request.type, name=request.name, inputs=inputs, custom=bool(request.custom)
         )

@@ -45,6 +45,7 @@ EXPECTED = {
     "personas": "a list of personas",
     "memories": "a list of memories",
     "externalSecrets": "a list of names of Secrets made outside this program",
+    "externalServices": "a list of {name, namespace} of Services made outside this program",
 }
 assert set(EXPECTED) == set(KEYS), "each config key needs its EXPECTED phrase"
 # Keys whose values may hold `secure:` entries; everywhere else a secret would be copied into

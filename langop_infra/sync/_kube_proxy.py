@@ -284,6 +284,19 @@ _PROXIED = re.compile(
 )
 
 
+def _unreachable_hint(detail: str) -> str:
+    """What to check when the API server's proxy answered 503 with ``detail``."""
+    if "no endpoints available" in detail:
+        return "no pod behind the Service is Ready: check the tool's Deployment and its probes"
+    if "no service port" in detail:
+        return "the Service has no such port: check the tool's port"
+    return (
+        "the tool's pods do not answer the API server on the Service's targetPort: check that "
+        "they run and listen on every interface, and that the control plane can reach pod "
+        "addresses"
+    )
+
+
 def proxied_refusal(exc: Exception, confine_to: str | None) -> Exception:
     """``exc`` said as what it is when a sync through the API server's proxy (whose prefix is
     ``confine_to``) was refused by the API server's authorizer, or by a tool that does not
@@ -307,9 +320,15 @@ def proxied_refusal(exc: Exception, confine_to: str | None) -> Exception:
             f"the API server refused the sync: {exc.detail}; {rules} in namespace "
             f"{namespace} (docs/SCHEMA_SYNC.md)"
         )
+    target = name.rpartition(":")[0]
+    tool = f"tool {target}" if kind == "services" else f"the sidecar tool in pod {target}"
+    if exc.status == 503 and exc.kubernetes_status:
+        return ProxyError(
+            f"the API server's proxy could not reach {tool} in namespace {namespace}: "
+            f"{exc.detail}; {_unreachable_hint(exc.detail)}"
+        )
     if exc.status == 421 or "invalid host header" in exc.detail.lower():
-        host, target = urlsplit(origin).netloc, name.rpartition(":")[0]
-        tool = f"tool {target}" if kind == "services" else f"the sidecar tool in pod {target}"
+        host = urlsplit(origin).netloc
         said = f"HTTP {exc.status}" + (f": {exc.detail}" if exc.detail else "")
         return ProxyError(
             f"{tool} refused the API server's Host header {host} through the proxy ({said}); "

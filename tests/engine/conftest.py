@@ -7,11 +7,13 @@ They are left out of the default run (tests/conftest.py) and run by `pytest -m e
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.engine import Engine, local
+from tests.support.kube import Kube, LocalCluster
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +27,22 @@ def engine(engine_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Engine
     """The engine with a home (state backend, plugins) of the test's own: stacks of one test
     never meet another's."""
     return Engine(engine_bin, tmp_path_factory.mktemp("engine-home"))
+
+
+@pytest.fixture(scope="session")
+def cluster_bin() -> Path:
+    """The engine's and the local cluster's binaries, in one folder (tools/engine/build
+    --cluster), built or found in the cache once a session."""
+    return local.build_engine(cluster=True)
+
+
+@pytest.fixture(scope="module")
+def kube(cluster_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    """A local cluster for the module, stopped afterwards whatever happened."""
+    cluster = LocalCluster(cluster_bin, "langop-test", tmp_path_factory.mktemp("kwok"))
+    try:
+        cluster.up()
+        yield Kube(cluster)
+    finally:
+        cluster.down()
+        assert cluster.running_pids() == [], "the cluster left processes running"

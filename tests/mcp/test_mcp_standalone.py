@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import langop_infra.mcp
+from tests.support.source import parse_source
 
 PACKAGE = Path(langop_infra.mcp.__file__).parent
 ROOTS = ("langop_infra.mcp", "langop_infra._errors", "langop_infra._json")
@@ -15,7 +16,7 @@ ROOTS = ("langop_infra.mcp", "langop_infra._errors", "langop_infra._json")
 
 def _imports(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parse_source(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

@@ -68,7 +68,7 @@ def _agent(text: str) -> Message:
     return Message(role=Role.ROLE_AGENT, message_id=f"m-{text[:8]}", parts=[new_text_part(text)])
 
 
-def peer_card(url: str, name: str = "scripted") -> AgentCard:
+def peer_card(url: str, name: str = "scripted", streaming: bool = False) -> AgentCard:
     return AgentCard(
         name=name,
         description="A peer that answers from a script",
@@ -76,16 +76,17 @@ def peer_card(url: str, name: str = "scripted") -> AgentCard:
         supported_interfaces=[
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
         ],
-        capabilities=AgentCapabilities(streaming=False),
+        capabilities=AgentCapabilities(streaming=streaming),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="geo", name="Geography", description="Knows cities", tags=["geo"])],
     )
 
 
-def peer_app(executor: ScriptedPeer, url: str) -> Starlette:
-    """a2a-sdk's routes for ``executor``: its card and JSON-RPC at ``url``'s path."""
-    card = peer_card(url)
+def peer_app(executor: ScriptedPeer, url: str, streaming: bool = False) -> Starlette:
+    """a2a-sdk's routes for ``executor``: its card (saying it streams when ``streaming``)
+    and JSON-RPC at ``url``'s path."""
+    card = peer_card(url, streaming=streaming)
     handler = DefaultRequestHandler(
         agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
     )

@@ -36,17 +36,29 @@ def serve(
             **config,
         )
     )
-    thread = threading.Thread(target=server.run, name="test-server", daemon=True)
+    with running(server):
+        bound = server.servers[0].sockets[0].getsockname()[1]
+        scheme = "https" if config.get("ssl_certfile") else "http"
+        yield f"{scheme}://{host}:{bound}"
+
+
+@contextmanager
+def running(
+    server: uvicorn.Server, sockets: list[socket.socket] | None = None, limit: float = 15
+) -> Iterator[None]:
+    """``server`` in a thread (on ``sockets`` when given) from its start until the block
+    ends; ``limit`` bounds a hung start only."""
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": sockets}, name="test-server", daemon=True
+    )
     thread.start()
-    give_up = time.monotonic() + 15
+    give_up = time.monotonic() + limit
     while not server.started:
         if not thread.is_alive() or time.monotonic() > give_up:
             raise RuntimeError("test server did not start")
         time.sleep(0.005)
-    bound = server.servers[0].sockets[0].getsockname()[1]
-    scheme = "https" if config.get("ssl_certfile") else "http"
     try:
-        yield f"{scheme}://{host}:{bound}"
+        yield
     finally:
         server.should_exit = True
         thread.join(10)

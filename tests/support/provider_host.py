@@ -40,6 +40,8 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2
 
+from tests.support.source import parse_source
+
 PROVIDER_KEY = "__provider"
 SECRET_SIG = rpc._special_secret_sig
 SIG_KEY = rpc._special_sig_key
@@ -59,7 +61,7 @@ def load_servicer_module() -> types.ModuleType:
     spec = importlib.util.find_spec("pulumi.dynamic.__main__")
     assert spec is not None and spec.origin is not None
     with open(spec.origin, encoding="utf-8") as source:
-        tree = ast.parse(source.read(), spec.origin)
+        tree = parse_source(source.read(), spec.origin)
 
     def runs_main(node: ast.stmt) -> bool:
         return (

@@ -17,6 +17,7 @@ SIDE_ENVS = {
     ".venv-litellm": ".venv-litellm/bin/litellm",
     ".venv-mcp-proxy": ".venv-mcp-proxy/bin/mcp-proxy",
     ".conformance": ".conformance/node_modules/@modelcontextprotocol/conformance/package.json",
+    ".a2a-js": ".a2a-js/node_modules/@a2a-js/sdk/package.json",
 }
 
 

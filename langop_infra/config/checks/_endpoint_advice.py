@@ -14,7 +14,9 @@ judged by the policy pack's ``langop-endpoints``, which configuration can make m
   there hands the agent the node's or the cluster's credentials. Addresses are judged
   normalized: decimal, hex, octal and short IPv4 forms (``2852039166``, ``0xa9fea9fe``,
   ``169.254.43518``) and IPv4 inside IPv6 (``::ffff:169.254.169.254``, NAT64) are the
-  address they name. Loopback on other ports is a sidecar's contract, not a warning.
+  address they name. Loopback on other ports is a sidecar's contract, not a warning. The
+  API server by address: its ClusterIP (the first address of ``defaults.serviceCidr``, else
+  where the common distributions put it) and any host on port 6443.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from urllib.parse import parse_qsl, urlsplit
 
 from langop_infra.config.cluster import ClusterSpec
@@ -52,6 +54,23 @@ API_SERVER_HOSTS = frozenset(
         "kubernetes.default.svc.cluster.local",
     }
 )
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+# The ``kubernetes`` Service's ClusterIP (the first address of the Service range) where
+# common distributions put it by default; ``defaults.serviceCidr`` names a cluster's own.
+DEFAULT_API_SERVER_IPS: Mapping[Address, str] = {
+    ipaddress.ip_address(ip): f"the Kubernetes API server's ClusterIP in {where}"
+    for ip, where in (
+        ("10.96.0.1", "kubeadm, kind and minikube clusters"),
+        ("10.43.0.1", "k3s clusters"),
+        ("10.100.0.1", "EKS clusters"),
+        ("172.20.0.1", "EKS clusters"),
+        ("10.0.0.1", "AKS clusters"),
+        ("34.118.224.1", "GKE clusters"),
+        ("172.30.0.1", "OpenShift clusters"),
+        ("10.152.183.1", "MicroK8s clusters"),
+    )
+}
+API_SERVER_PORT = 6443
 # Node services an agent must not reach through loopback (a host-network pod's localhost).
 NODE_PORTS = {
     10250: "the kubelet's API",
@@ -121,7 +140,20 @@ def query_credentials(url: str) -> list[str]:
     return sorted({name for name in names if is_credential_param(name)})
 
 
-def endpoint_risk(url: str) -> str | None:
+def api_server_addresses(cluster: ClusterSpec | None = None) -> Mapping[Address, str]:
+    """Where the API server answers by address: the first of ``defaults.serviceCidr``
+    beside the common distributions' defaults."""
+    found = dict(DEFAULT_API_SERVER_IPS)
+    cidr = cluster.defaults.service_cidr if cluster is not None else None
+    if cidr:
+        first = ipaddress.ip_network(cidr, strict=False).network_address + 1
+        found[first] = f"the Kubernetes API server's ClusterIP (defaults.serviceCidr {cidr})"
+    return found
+
+
+def endpoint_risk(
+    url: str, api_servers: Mapping[Address, str] = DEFAULT_API_SERVER_IPS
+) -> str | None:
     """Why ``url``'s host deserves a warning (metadata, link-local, API server, a node
     service on loopback), or None."""
     try:
@@ -134,24 +166,28 @@ def endpoint_risk(url: str) -> str | None:
     shown = host if address is None or str(address) == host else f"{host} ({address})"
     if host in METADATA_HOSTS or str(address) in METADATA_HOSTS:
         return f"{shown} is a cloud metadata service, which hands out the node's credentials"
-    if host in API_SERVER_HOSTS:
+    if host in API_SERVER_HOSTS or host.startswith("kubernetes.default.svc."):
         return f"{host} is the Kubernetes API server"
+    if address is not None and address in api_servers:
+        return f"{shown} is {api_servers[address]}"
     loopback = host == "localhost" or host.endswith(".localhost")
     if address is not None and (address.is_loopback or address.is_unspecified):
         loopback = True
     if loopback and port in NODE_PORTS:
         return f"{shown}:{port} is {NODE_PORTS[port]} on the node (a host-network pod's loopback)"
+    if port == API_SERVER_PORT:
+        return f"{shown}:{port} is the Kubernetes API server's port"
     if address is not None and address.is_link_local:
         return f"{shown} is a link-local address, where metadata services answer"
     return None
 
 
-def normalized_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def normalized_address(host: str) -> Address | None:
     """The address ``host`` names, however written: dotted, decimal, hex, octal or short
     IPv4 (as ``inet_aton`` reads it, which is how C resolvers and curl take them), and an
     IPv4 address mapped into IPv6 or behind NAT64, as that IPv4 address; None for a name."""
     try:
-        address: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(host)
+        address: Address = ipaddress.ip_address(host)
     except ValueError:
         if not _NUMERIC_HOST.match(host):
             return None
@@ -215,6 +251,7 @@ def endpoint_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     """A warning for each query-string credential and each risky host among the stack's
     endpoints; the messages never quote a query value."""
     warnings: list[Problem] = []
+    api_servers = api_server_addresses(cluster)
     for where, url, kind in endpoints(cluster):
         names = query_credentials(url)
         if names:
@@ -225,7 +262,7 @@ def endpoint_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
                     "langop_query_credential",
                 )
             )
-        risk = endpoint_risk(url)
+        risk = endpoint_risk(url, api_servers)
         if risk:
             warnings.append(
                 Problem(

@@ -22,18 +22,33 @@ def agent_feature_problems(
     return problems + memory_problems(cluster, indexed, path)
 
 
-def builtin_card_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
-    """The built-in runtime's card claims no more than it serves: it streams, but sends no
-    push notifications."""
-    if agent.runtime != "builtin" or agent.a2a is None or not agent.a2a.push_notifications:
+def token_review_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """TokenReview needs the agent's own service-account token in its pod."""
+    verification = agent.a2a.token_verification if agent.a2a is not None else None
+    if verification is None or verification.method != "tokenReview":
+        return []
+    if agent.automount_service_account_token:
         return []
     text = (
-        "the built-in runtime sends no push notifications, so its card may not claim them; "
-        "set pushNotifications: false (a caller can stream with message/stream, or poll with "
-        "tasks/get)"
+        "tokenReview asks the API server with the agent's own service-account token; set "
+        "automountServiceAccountToken: true (and bind the agent's ServiceAccount to the "
+        "ClusterRole system:auth-delegator), or use method: oidc"
     )
-    where = join_path(path, "a2a.pushNotifications")
-    return [Problem(where, text, "langop_a2a_card_claims")]
+    where = join_path(path, "a2a.tokenVerification.method")
+    return [Problem(where, text, "langop_a2a_token_review")]
+
+
+def metrics_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
+    """``metricsFrom`` admits peers to the built-in runtime's health port, which a
+    scheduled run or another image does not serve."""
+    if not agent.metrics_from or (agent.runtime == "builtin" and agent.schedule is None):
+        return []
+    text = (
+        "metricsFrom admits peers to the built-in runtime's health port, which this agent "
+        "does not serve (runtime: image, or a schedule); publish the image's port in ports "
+        "and admit them with allowFrom, or remove metricsFrom"
+    )
+    return [Problem(join_path(path, "metricsFrom"), text, "langop_metrics_from")]
 
 
 def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
@@ -49,7 +64,8 @@ def mode_problems(agent: AgentSpec, path: str = "") -> list[Problem]:
                     "that port"
                 )
                 problems.append(Problem(join_path(path, "a2a"), text, "langop_a2a_port"))
-    problems += builtin_card_problems(agent, path)
+    problems += token_review_problems(agent, path)
+    problems += metrics_problems(agent, path)
     if agent.schedule is None:
         return problems
     conflicts = [
@@ -176,8 +192,9 @@ def memory_problems(
 
 def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Problem]:
     """Each caller of the stack that its built-in, authenticated callee does not admit
-    (not in ``a2a.callers``, or from another namespace, whose Secret it cannot read): its
-    messages would get 401."""
+    (not in ``a2a.callers``, listed with a token from another namespace, whose Secret it
+    cannot read, or listed by an ``identity`` its ServiceAccount does not have): its
+    messages would get 401 or 403."""
     home = cluster.namespace
     by_key = {(a.namespace or home, a.name): a for a in cluster.agents}
     warnings: list[Problem] = []
@@ -189,7 +206,11 @@ def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Probl
             if peer.remote or callee is None or not _authenticated_builtin(callee):
                 continue
             callers = callee.a2a.callers if callee.a2a is not None else []
-            if space == own and any(c.name == agent.name for c in callers):
+            listed = next((c for c in callers if c.name == agent.name), None)
+            if listed is not None and listed.identity:
+                warnings += _identity_warnings(agent, own, listed.identity, peer.name, i, j, path)
+                continue
+            if space == own and listed is not None:
                 continue
             text = (
                 f"agent {peer.name!r} (runtime: builtin) answers authenticated callers only and "
@@ -200,6 +221,25 @@ def unadmitted_peer_warnings(cluster: ClusterSpec, path: str = "") -> list[Probl
             where = join_path(path, f"agents[{i}].agents[{j}].name")
             warnings.append(Problem(where, text, "langop_a2a_unadmitted"))
     return warnings
+
+
+def _identity_warnings(
+    agent: AgentSpec, own: str, identity: str, callee: str, i: int, j: int, path: str
+) -> list[Problem]:
+    """A caller listed by identity sends its own service-account token: the identity must
+    be that account's."""
+    account = agent.service_account_ref() or "default"
+    sent = f"system:serviceaccount:{own}:{account}"
+    if identity == sent:
+        return []
+    text = (
+        f"agent {callee!r} admits {agent.name!r} as {identity!r}, and {agent.name!r} sends "
+        f"the token of {sent!r} (its ServiceAccount): its messages would get 403. List "
+        f"identity {sent!r}, or run {agent.name!r} as that ServiceAccount"
+    )
+    return [
+        Problem(join_path(path, f"agents[{i}].agents[{j}].name"), text, "langop_a2a_unadmitted")
+    ]
 
 
 def _authenticated_builtin(agent: AgentSpec) -> bool:

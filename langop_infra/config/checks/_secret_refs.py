@@ -125,10 +125,11 @@ def secret_refs(
                     header.value_from.secret_key_ref,
                 )
         for j, caller in enumerate(agent.a2a.callers if agent.a2a is not None else []):
-            yield (
-                f"agents[{i}].a2a.callers[{j}].tokenFrom.secretKeyRef",
-                caller.token_from.secret_key_ref,
-            )
+            if caller.token_from is not None:
+                yield (
+                    f"agents[{i}].a2a.callers[{j}].tokenFrom.secretKeyRef",
+                    caller.token_from.secret_key_ref,
+                )
         for j, webhook in enumerate(agent.webhook_tools):
             if webhook.authentication.secret_ref is not None:
                 yield (

@@ -28,6 +28,7 @@ from langop_infra.config.checks._http_tool_checks import (
     http_secret_problems,
     http_tool_problems,
 )
+from langop_infra.config.checks._in_cluster_services import unknown_service_problems
 from langop_infra.config.checks._items import validate_item, validate_list, validate_partial
 from langop_infra.config.checks._model_validation import cluster_model_problems
 from langop_infra.config.checks._namespace_checks import (
@@ -169,6 +170,7 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
     """
     if isinstance(data, ClusterSpec):
         problems = cluster_problems(data, path) + cluster_model_problems(data, path)
+        problems += unknown_service_problems(data, path)
         if problems:
             raise SpecError(problems)
         return data
@@ -233,6 +235,9 @@ def parse_cluster(data: Any, path: str = "") -> ClusterSpec:
         agent_index=[i for i, _ in agents],
         declared_models=_declared_names(data.get("models")),
         declared_personas=_declared_names(data.get("personas")),
+    )
+    problems += unknown_service_problems(
+        full, path, model_index=[i for i, _ in models], agent_index=[i for i, _ in agents]
     )
     if problems:
         raise SpecError(problems)

@@ -73,9 +73,19 @@ def manifest_kind(document: object) -> str | None:
     return None
 
 
-def import_manifests(manifests: Iterable[Manifest], agent_image: str | None = None) -> Imported:
-    """Every manifest converted; one of a kind no importer reads is noted and skipped."""
-    out = Imported(agent_image=agent_image)
+def import_manifests(
+    manifests: Iterable[Manifest],
+    agent_image: str | None = None,
+    tool_images: Mapping[str, str] | None = None,
+    tool_commands: Mapping[str, list[str]] | None = None,
+) -> Imported:
+    """Every manifest converted; one of a kind no importer reads is noted and skipped. The
+    user's ``tool_images`` and ``tool_commands`` (by tool name) win over the manifests'."""
+    out = Imported(
+        agent_image=agent_image,
+        tool_images=dict(tool_images or {}),
+        tool_commands=dict(tool_commands or {}),
+    )
     ordered = sorted(manifests, key=lambda m: (m.group, m.kind) not in _FIRST)
     for m in ordered:
         converter = CONVERTERS.get((m.group, m.kind))
@@ -92,6 +102,11 @@ def import_manifests(manifests: Iterable[Manifest], agent_image: str | None = No
         converter(m, out)
     for finish in out.finishers:
         finish(out)
+    for tool in out.entries["tools"]:
+        if tool["name"] in out.tool_images:
+            tool["image"] = out.tool_images[tool["name"]]
+        if tool["name"] in out.tool_commands:
+            tool["command"] = out.tool_commands[tool["name"]]
     return out
 
 

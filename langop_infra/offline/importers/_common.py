@@ -51,6 +51,11 @@ class Imported:
         default_factory=dict[tuple[str | None, str], Json]
     )
     agent_image: str | None = None
+    # What the user gave for tools whose manifest leaves it open, by tool name.
+    tool_images: dict[str, str] = field(default_factory=dict[str, str])
+    tool_commands: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    # What stops the import: a stack from it could not validate (``refuse``).
+    refusals: list[Note] = field(default_factory=list[Note])
     # What one kind leaves for another to read, by importer key, then (namespace, name).
     extras: dict[str, dict[tuple[str | None, str], Json]] = field(
         default_factory=dict[str, dict[tuple[str | None, str], Json]]
@@ -119,6 +124,11 @@ def items(value: object) -> list[Any]:
 
 def note(out: Imported, manifest: Manifest, path: str, why: str, todo: str) -> None:
     out.notes.append(Note(manifest.source, path, why, todo))
+
+
+def refuse(out: Imported, manifest: Manifest, path: str, why: str, todo: str) -> None:
+    """A field the stack cannot be made from: the import fails with it, one line each."""
+    out.refusals.append(Note(manifest.source, path, why, todo))
 
 
 def leftovers(

@@ -17,6 +17,7 @@ from langop_infra.offline.importers._common import (
     leftovers,
     mapping,
     note,
+    refuse,
     resources,
 )
 
@@ -30,6 +31,8 @@ PROVIDERS = {
     "GeminiVertexAI": "vertex",
     "AnthropicVertexAI": "vertex",
 }
+# The images kmcp's controller picks when a manifest names none (transportadapter_translator).
+_KMCP_IMAGES = "node:24-alpine3.21 for npx, ghcr.io/astral-sh/uv:debian for uvx"
 _PROVIDER_BLOCKS = {
     "openAI": "baseUrl",
     "anthropic": "baseUrl",
@@ -177,16 +180,18 @@ def mcp_server(m: Manifest, out: Imported) -> None:
     entry: Json = {
         "name": m.name,
         "namespace": m.namespace,
-        "image": deployment.get("image"),
+        "image": deployment.get("image") or out.tool_images.get(m.name),
         "port": deployment.get("port"),
     }
-    if not deployment.get("image"):
-        note(
+    if not entry["image"]:
+        refuse(
             out,
             m,
             "spec.deployment.image",
-            "kmcp picks an image from cmd; a stack names it",
-            "set image to one holding the command and mcp-proxy",
+            f"kmcp picks an image from cmd ({_KMCP_IMAGES}); a stack names it, and the image "
+            "must also hold mcp-proxy 0.13.0, the bridge that serves a stdio server here",
+            f"pass --tool-image {m.name}=<an image holding {deployment.get('cmd') or 'the command'}"
+            " and mcp-proxy 0.13.0>",
         )
     command = [str(deployment["cmd"])] if deployment.get("cmd") else []
     if spec.get("transportType", "stdio") == "stdio":

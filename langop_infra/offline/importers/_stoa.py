@@ -19,6 +19,7 @@ from langop_infra.offline.importers._common import (
     leftovers,
     mapping,
     note,
+    refuse,
 )
 
 GROUP = "gostoa.dev"
@@ -115,13 +116,14 @@ def tool(m: Manifest, out: Imported) -> None:
     }
     entry.update({key: spec[key] for key in _CARRIED if key in spec})
     endpoint = str(spec.get("endpoint", ""))
-    if _PLACEHOLDER.search(endpoint):
-        note(
+    placeholder = _PLACEHOLDER.search(endpoint)
+    if placeholder:
+        refuse(
             out,
             m,
             "spec.endpoint",
-            f"{endpoint!r} holds a template placeholder",
-            "replace it with the real URL before deploying (validate refuses it)",
+            f"{endpoint!r} holds the placeholder {placeholder.group(0)}, which no stack deploys",
+            "replace it with the real URL in the manifest, then import again",
         )
     _authentication(out, m, entry)
     _rate_limit(out, m, entry)

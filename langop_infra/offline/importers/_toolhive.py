@@ -1,7 +1,8 @@
 """ToolHive (``toolhive.stacklok.dev``) MCPServer: a tool, as
 ``cmd/thv-operator/api/v1beta1/mcpserver_types.go`` defines it (docs/migration.md names the
 commit). ToolHive runs a stdio server behind its own proxy; here the mcp-proxy bridge in
-the tool's container does, so a stdio server needs the command that starts it."""
+the tool's container does, so a stdio server needs the command that starts it (from the
+manifest's ``mcp`` container, else ``--tool-command``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from langop_infra.offline.importers._common import (
     leftovers,
     mapping,
     note,
+    refuse,
     resources,
 )
 
@@ -58,27 +60,33 @@ def _probes(entry: Json, container: Json, port: object) -> None:
 
 def _stdio(entry: Json, m: Manifest, out: Imported, container: Json) -> None:
     """A stdio server behind the mcp-proxy bridge: the command from the ``mcp`` container
-    when the manifest gives one (image unchanged), else a note asking for it."""
+    when the manifest gives one (image unchanged), else from ``--tool-command``; with
+    neither the import is refused, since ToolHive runs the image's entrypoint, which the
+    manifest does not name."""
     entry["transport"] = "stdio"
     entry["port"] = m.spec.get("proxyPort")
-    command = [str(c) for c in items(container.get("command"))]
-    if command:
-        entry["command"] = command
-        note(
+    command = [str(c) for c in items(container.get("command"))] or out.tool_commands.get(m.name)
+    if not command:
+        refuse(
             out,
             m,
             "spec.transport",
-            "ToolHive attaches its proxy to the container's stdio; here mcp-proxy starts "
-            "podTemplateSpec's command in the same container",
-            "the image must also hold mcp-proxy 0.13.0 (docs/deploying.md)",
+            "a stdio server runs here under the mcp-proxy bridge, which starts it from its "
+            "command line; ToolHive runs the image's entrypoint, which the manifest does not name",
+            f"pass --tool-command '{m.name}=<the entrypoint and its arguments>' (and "
+            f"--tool-image {m.name}=<an image that also holds mcp-proxy 0.13.0> unless this "
+            "one does)",
         )
         return
+    entry["command"] = command
     note(
         out,
         m,
         "spec.transport",
-        "the image's entrypoint is the stdio server; here the mcp-proxy bridge starts it",
-        "set command to the server's command line, in an image that also holds mcp-proxy",
+        "ToolHive attaches its proxy to the container's stdio; here mcp-proxy starts the "
+        "server's command in the same container",
+        "the image must also hold mcp-proxy 0.13.0 (docs/deploying.md); "
+        f"if it does not, pass --tool-image {m.name}=<one that does>",
     )
 
 
