@@ -39,6 +39,7 @@ from langop_infra.mcp._timeouts import timeout_after
 
 Opener = Callable[[], AbstractAsyncContextManager[Any]]
 _CLOSE_SECONDS = 2.0
+_SSE_MARGIN = 64 * 1024
 # The SDK's own stand-ins for an answer that never came, by code and message start.
 _SDK_MADE = (
     (mcp_types.CONNECTION_CLOSED, ""),
@@ -384,7 +385,9 @@ def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) ->
     @asynccontextmanager
     async def opener() -> AsyncGenerator[Any, None]:
         client = httpx2.AsyncClient(transport=bridge, timeout=None)
-        limit = http.options.max_response_bytes
+        # Above our own cap, which then fires first on a request's stream and says more;
+        # the SDK's bounds the events of the server's GET stream, which ours does not cap.
+        limit = http.options.max_response_bytes + _SSE_MARGIN
         async with (
             client,
             streamable_http_client(url, http_client=client, max_sse_event_size=limit) as streams,
