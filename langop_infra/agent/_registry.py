@@ -22,8 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
 from langop_infra.agent import _naming as naming_rules
 from langop_infra.agent._lifecycle import (
     MAX_RESTARTS,
@@ -466,7 +464,7 @@ async def _endpoint(
     endpoint = await discover_endpoint(
         entry.url, replace(options, headers={**options.headers, **entry.headers})
     )
-    if origin(httpx.URL(endpoint)) == origin(httpx.URL(entry.url)):
+    if origin(endpoint) == origin(entry.url):
         return endpoint, entry, options
     warnings.append(
         f"{entry.name}: {display_url(entry.url)} names the endpoint {display_url(endpoint)} "

@@ -1,5 +1,6 @@
-"""A small, fast MCP client on httpx: streamable HTTP, legacy HTTP+SSE and stdio; protocol
-revisions 2024-11-05 to 2026-07-28, negotiated as the official SDK client's auto mode does.
+"""A small, fast MCP client over the official SDK's transports (on httpx2): streamable HTTP,
+legacy HTTP+SSE and stdio; protocol revisions 2024-11-05 to 2026-07-28, negotiated as the
+official SDK client's auto mode does.
 
     async with Session("http://tool.ns.svc.cluster.local:8080/mcp") as session:
         tools = await session.list_tools()

@@ -1,7 +1,7 @@
 """The httpx2 transport the official SDK's HTTP client sends through.
 
 The SDK speaks MCP over ``httpx2``; every request it makes goes through our
-:class:`~langop_infra.mcp._http.HTTPConnection` instead (one ``httpx.AsyncClient``): proxy
+:class:`~langop_infra.mcp._http.HTTPConnection` instead (one ``httpx2.AsyncClient``): proxy
 confinement, same-origin redirects, connect retries, TLS, ``auth=``, decoding caps. Every
 body handed back is capped at ``max_response_bytes`` and counted. The SDK turns HTTP
 failures into bare JSON-RPC errors; the bridge keeps our actionable error for each, by
@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, cast
 
 import anyio
-import httpx
 import httpx2
 
 import langop_infra._json as _json
@@ -149,7 +148,7 @@ class Bridge(httpx2.AsyncBaseTransport):
     async def _failed(
         self,
         request: httpx2.Request,
-        response: httpx.Response,
+        response: httpx2.Response,
         key: object,
         what: str,
         *,
@@ -161,7 +160,7 @@ class Bridge(httpx2.AsyncBaseTransport):
                 body += chunk
                 if len(body) >= _ERROR_BODY_BYTES:
                     break
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             pass  # the status says enough
         finally:
             await response.aclose()
@@ -188,7 +187,7 @@ class Bridge(httpx2.AsyncBaseTransport):
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
         return httpx2.Response(status, headers=kept, content=content, request=request)
 
-    async def _checked_json(self, response: httpx.Response, key: object, method: str) -> bytes:
+    async def _checked_json(self, response: httpx2.Response, key: object, method: str) -> bytes:
         """A JSON body read whole (capped), or a stand-in error when it is not a JSON-RPC
         answer to ``key``: the SDK then resolves the request, and we raise our error."""
         try:
@@ -212,7 +211,7 @@ class Bridge(httpx2.AsyncBaseTransport):
         )
         return _stand_in_body(key)
 
-    def saw(self, url: httpx.URL, chunk: bytes) -> None:
+    def saw(self, url: httpx2.URL, chunk: bytes) -> None:
         """A chunk of an event stream read (legacy SSE checks its endpoint event)."""
 
     def _resumed(self, last_event_id: str) -> bool:
@@ -245,7 +244,7 @@ class _Capped(httpx2.AsyncByteStream):
     def __init__(
         self,
         bridge: Bridge,
-        response: httpx.Response,
+        response: httpx2.Response,
         key: object,
         what: str,
         *,
@@ -282,7 +281,7 @@ class _Capped(httpx2.AsyncByteStream):
                     self._bridge.record(self._key, Failure(error, always=True))
                     raise error
                 yield chunk
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             error = http_failure(exc, self._response.request.url, self._what)
             if self._listening:
                 raise error from None
@@ -380,7 +379,7 @@ class LegacyBridge(Bridge):
         self._opening: bytearray | None = bytearray()  # until the endpoint event
         self.on_failure: Callable[[object, MCPError], None] | None = None
 
-    def saw(self, url: httpx.URL, chunk: bytes) -> None:
+    def saw(self, url: httpx2.URL, chunk: bytes) -> None:
         if self._opening is None:
             return
         self._opening += chunk
@@ -393,7 +392,7 @@ class LegacyBridge(Bridge):
             data = fields.get("data", "").strip()
             try:
                 endpoint = url.join(data)
-            except httpx.InvalidURL:
+            except httpx2.InvalidURL:
                 endpoint = None
             if endpoint is None or origin(endpoint) != origin(url):
                 self.record(None, Failure(self._elsewhere(data), always=True))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 import langop_infra.mcp._modern as modern
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx2
 
 TransportName = Literal["auto", "streamable-http", "sse", "stdio"]
 TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
@@ -54,8 +54,8 @@ class ClientOptions:
     verify: bool | str = True
     cert: str | tuple[str, str] | None = None
     transport: TransportName = "auto"
-    # An httpx.Auth for HTTP transports, e.g. langop_infra.mcp.oauth.OAuth2Auth.
-    auth: httpx.Auth | None = None
+    # An httpx2.Auth for HTTP transports, e.g. langop_infra.mcp.oauth.OAuth2Auth.
+    auth: httpx2.Auth | None = None
     confine_to: str | None = None
     tls_server_name: str | None = None
     max_concurrent_calls: int = 32

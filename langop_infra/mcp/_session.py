@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, cast
 
-import httpx
+import httpx2
 
 import langop_infra.mcp._jsonrpc as jsonrpc
 import langop_infra.mcp._modern as modern
 from langop_infra.mcp._errors import (
     ConfinementError,
     HTTPStatusError,
+    InvalidInput,
     JSONRPCError,
     MalformedResponse,
     MCPError,
@@ -65,7 +66,7 @@ class Transport(Protocol):
     """What a session needs from a transport; each module in this package provides one.
 
     ``Session(target, transport=...)`` takes any object of this shape (for in-process tests)
-    or an ``httpx.AsyncBaseTransport`` under the HTTP transports.
+    or an ``httpx2.AsyncBaseTransport`` under the HTTP transports.
     """
 
     name: str
@@ -95,7 +96,7 @@ class Session(Negotiation):
 
     ``target`` is an http(s) URL, or a command (list of strings) to run as a stdio server.
     Use it as ``async with Session(url, options) as session:``; entering negotiates.
-    ``transport`` injects an ``httpx.AsyncBaseTransport`` (e.g. ``httpx.ASGITransport``) or
+    ``transport`` injects an ``httpx2.AsyncBaseTransport`` (e.g. ``httpx2.ASGITransport``) or
     a ready :class:`Transport`; ``on_notification`` receives the server's notifications
     (``notifications/tools/list_changed``, ...); a stdio server's environment is ``HOME``,
     ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM`` and ``USER`` of ours plus ``env``
@@ -107,18 +108,24 @@ class Session(Negotiation):
         target: str | Sequence[str],
         options: ClientOptions = DEFAULT_OPTIONS,
         *,
-        transport: Transport | httpx.AsyncBaseTransport | None = None,
+        transport: Transport | httpx2.AsyncBaseTransport | None = None,
         on_notification: Callable[[Message], None] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.options = options
         self._env = dict(env or {})
         self.on_notification = on_notification
-        self._http_transport: httpx.AsyncBaseTransport | None = None
+        self._http_transport: httpx2.AsyncBaseTransport | None = None
         self._injected: Transport | None = None
-        if isinstance(transport, httpx.AsyncBaseTransport):
+        if isinstance(transport, httpx2.AsyncBaseTransport):
             self._http_transport = transport
         elif transport is not None:
+            if not callable(getattr(transport, "request", None)):
+                raise InvalidInput(
+                    f"transport={type(transport).__name__} is neither an "
+                    "httpx2.AsyncBaseTransport (e.g. httpx2.ASGITransport; an httpx one no "
+                    "longer fits) nor an MCP transport object with request() and notify()"
+                )
             self._injected = transport
         if self._injected is not None and isinstance(target, str) and "://" not in target:
             self._url, self._command = None, None
@@ -130,7 +137,7 @@ class Session(Negotiation):
         self._http: HTTPConnection | None = None
         self._transport: Transport | None = None
         self._used_transport = ""
-        self._last_refused: tuple[httpx.URL, int] | None = None
+        self._last_refused: tuple[httpx2.URL, int] | None = None
         self._ids = itertools.count(1)
         self._initialized = False
         self._closed = False
