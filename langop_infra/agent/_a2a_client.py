@@ -87,11 +87,11 @@ class OriginHeaders(httpx.Auth):
         self, headers: Mapping[str, str], urls: Sequence[str], token_file: str = ""
     ) -> None:
         self._headers = dict(headers)
-        self._origins = {origin(httpx.URL(url)) for url in urls}
+        self._origins = {origin(url) for url in urls}
         self._token_file = token_file
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:
-        if origin(request.url) in self._origins:
+        if origin(str(request.url)) in self._origins:
             request.headers.update(self._headers)
             if self._token_file:
                 request.headers.update(self._token_header())

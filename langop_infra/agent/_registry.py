@@ -22,14 +22,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
 from langop_infra.agent import _naming as naming_rules
 from langop_infra.agent._lifecycle import (
     MAX_RESTARTS,
     RESTART_BASE_SECONDS,
     STABLE_SECONDS,
     ServerStatus,
+    Stalls,
     Wait,
     restart_delay,
 )
@@ -111,6 +110,7 @@ class ToolRegistry:
         self.max_restarts = MAX_RESTARTS
         self.restart_base = RESTART_BASE_SECONDS
         self._relists: set[asyncio.Task[None]] = set()
+        self.stalls = Stalls()  # which servers are wedged (see wedged())
         for server, session in self.sessions.items():
             self._watch(server, session)
 
@@ -160,8 +160,10 @@ class ToolRegistry:
             try:
                 result = await self._call(tool, arguments)
             except MCPError as exc:
+                self.stalls.record(tool.server, exc.kind)
                 result = _mcp_error_result(name, exc)
             else:
+                self.stalls.record(tool.server, None)
                 result = checked_output(tool.name, tool.definition, result)
             result = self._scrubbed(result)
         # AgentLab's tools answer {"success": false, ...}: an error, even without isError
@@ -303,6 +305,10 @@ class ToolRegistry:
             # Each connection's end (success or failure) wakes this loop to look again.
             await asyncio.wait(pending, timeout=left, return_when=asyncio.FIRST_COMPLETED)
 
+    def wedged(self) -> list[str]:
+        """Connected servers whose last calls timed out or found them busy (:class:`Stalls`)."""
+        return self.stalls.wedged(self.sessions)
+
     def _connected_status(self, server: str) -> ServerStatus:
         entry = self._entries.get(server)
         count = sum(1 for tool in self.tools.values() if tool.server == server)
@@ -344,10 +350,10 @@ class ToolRegistry:
 
     async def aclose(self) -> None:
         """Stop connecting and relisting, then close every session and the HTTP client."""
-        tasks = [*self._relists, *self._connecting.values()]
+        tasks = [*self._relists, *self._connecting.values(), *self.stalls.tasks()]
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)  # type: ignore[arg-type]
         await asyncio.gather(*(session.aclose() for session in self.sessions.values()))
         await self.http.aclose()
 
@@ -458,7 +464,7 @@ async def _endpoint(
     endpoint = await discover_endpoint(
         entry.url, replace(options, headers={**options.headers, **entry.headers})
     )
-    if origin(httpx.URL(endpoint)) == origin(httpx.URL(entry.url)):
+    if origin(endpoint) == origin(entry.url):
         return endpoint, entry, options
     warnings.append(
         f"{entry.name}: {display_url(entry.url)} names the endpoint {display_url(endpoint)} "

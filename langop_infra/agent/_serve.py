@@ -59,14 +59,18 @@ class Runtime:
     tracing: Any = None  # the OTLP-exporting tracer provider, when configured
 
     def not_ready(self) -> list[str]:
-        """Each required tool that is not connected (``/readyz`` is ready when empty); one
-        that failed is connected again in the background, so the probe that asks next finds
-        it once the tool is up."""
+        """Each required tool that is not connected or is wedged (``/readyz`` is ready when
+        empty); one that failed is connected again, one wedged asked again, in the
+        background, so the probe that asks next finds it once the tool is up."""
         states = {status.name: status.state for status in self.registry.servers()}
-        missing = [n for n in self.settings.required_tools if states.get(n) != "connected"]
+        wedged = set(self.registry.wedged())
+        required = self.settings.required_tools
+        missing = [n for n in required if states.get(n) != "connected" or n in wedged]
         for name in missing:
             if states.get(name) == "failed":
                 self.registry.start(name)
+            elif name in wedged:  # does it answer tools/list again?
+                self.registry.stalls.probe(name, self.registry.sessions[name].list_tools)
         return missing
 
     async def aclose(self) -> None:

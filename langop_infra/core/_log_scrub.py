@@ -23,7 +23,7 @@ __all__ = ["LEVELS", "ScrubbingFormatter", "log_level", "scrubbed_logging", "wat
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 # One INFO line per request, naming the full URL: noise at INFO, kept (scrubbed) at DEBUG.
-CHATTY = ("httpx", "httpcore")
+CHATTY = ("httpx", "httpx2", "httpcore")  # httpx2: the MCP SDK's client
 
 _WATCHED: list[Scrubber] = [Scrubber()]
 

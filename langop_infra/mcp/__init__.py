@@ -1,5 +1,6 @@
-"""A small, fast MCP client on httpx: streamable HTTP, legacy HTTP+SSE and stdio; protocol
-revisions 2024-11-05 to 2026-07-28, negotiated as the official SDK client's auto mode does.
+"""A small, fast MCP client over the official SDK's transports (on httpx2): streamable HTTP,
+legacy HTTP+SSE and stdio; protocol revisions 2024-11-05 to 2026-07-28, negotiated as the
+official SDK client's auto mode does.
 
     async with Session("http://tool.ns.svc.cluster.local:8080/mcp") as session:
         tools = await session.list_tools()
@@ -37,6 +38,7 @@ _EXPORTS = {
     "MalformedResponse": "langop_infra.mcp._errors",
     "ProtocolVersionError": "langop_infra.mcp._errors",
     "ResponseTooLarge": "langop_infra.mcp._errors",
+    "ServerBusy": "langop_infra.mcp._errors",
     "ServerUnreachable": "langop_infra.mcp._errors",
     "TransportError": "langop_infra.mcp._errors",
     "ToolListing": "langop_infra.mcp._listing",
@@ -68,6 +70,7 @@ __all__ = [
     "MalformedResponse",
     "ProtocolVersionError",
     "ResponseTooLarge",
+    "ServerBusy",
     "ServerUnreachable",
     "Session",
     "ToolCallResult",
@@ -99,6 +102,7 @@ if TYPE_CHECKING:
         MCPTimeout,
         ProtocolVersionError,
         ResponseTooLarge,
+        ServerBusy,
         ServerUnreachable,
         TransportError,
     )

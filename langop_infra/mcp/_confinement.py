@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-import httpx
+import httpx2
 
 from langop_infra.mcp._errors import ConfinementError
 from langop_infra.mcp._ports import effective_port
@@ -35,7 +35,7 @@ def prefix_problem(prefix: str) -> str | None:
     return None
 
 
-def _port(url: httpx.URL) -> int | None:
+def _port(url: httpx2.URL) -> int | None:
     return effective_port(url.scheme, url.port)
 
 
@@ -51,11 +51,11 @@ def _path_problem(raw_path: str) -> str | None:
     return None
 
 
-def outside_reason(url: httpx.URL | str, prefix: str) -> str | None:
+def outside_reason(url: httpx2.URL | str, prefix: str) -> str | None:
     """Why ``url`` is not under ``prefix``, or None when it is."""
     try:
-        target, base = httpx.URL(str(url)), httpx.URL(prefix)
-    except httpx.InvalidURL:
+        target, base = httpx2.URL(str(url)), httpx2.URL(prefix)
+    except httpx2.InvalidURL:
         return "it is not a valid URL"
     if (target.scheme, target.host, _port(target)) != (base.scheme, base.host, _port(base)):
         return "it is on another scheme, host or port"
@@ -71,7 +71,7 @@ def outside_reason(url: httpx.URL | str, prefix: str) -> str | None:
     return None
 
 
-def check(url: httpx.URL | str, prefix: str | None, what: str) -> None:
+def check(url: httpx2.URL | str, prefix: str | None, what: str) -> None:
     """Raise :class:`ConfinementError` unless ``url`` (where ``what`` would go) is under
     ``prefix``; nothing when ``prefix`` is None."""
     if prefix is None:
@@ -86,7 +86,7 @@ def check(url: httpx.URL | str, prefix: str | None, what: str) -> None:
         )
 
 
-def shown(url: httpx.URL | str) -> str:
+def shown(url: httpx2.URL | str) -> str:
     """``url`` without user, query or fragment, for messages."""
     parts = urlsplit(str(url))
     return parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="").geturl()

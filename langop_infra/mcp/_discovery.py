@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 
 import langop_infra._json as _json
 from langop_infra.mcp._errors import HTTPStatusError, TransportError
@@ -65,7 +65,7 @@ async def _fetch(http: HTTPConnection, url: str) -> tuple[Any, int]:
                 body += chunk
                 if len(body) > _DOCUMENT_BYTES:
                     return None, status
-    except httpx.HTTPError:
+    except httpx2.HTTPError:
         return None, status
     finally:
         await response.aclose()
@@ -105,7 +105,7 @@ def _url_of(value: object) -> str | None:
 
 
 def _resolve(document_url: str, endpoint: str) -> str:
-    resolved = str(httpx.URL(document_url).join(endpoint))
+    resolved = str(httpx2.URL(document_url).join(endpoint))
     if urlsplit(document_url).scheme == "https" and urlsplit(resolved).scheme != "https":
         raise TransportError(
             f"{display_url(document_url)} names the endpoint {display_url(resolved)}, which "

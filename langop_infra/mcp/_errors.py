@@ -5,6 +5,7 @@
         ├── MCPConnectionError       no usable connection
         │   ├── ServerUnreachable
         │   ├── MCPTimeout
+        │   ├── ServerBusy
         │   └── ConnectionLost       (old name TransportError)
         ├── MCPProtocolError         an answer that breaks MCP or JSON-RPC
         │   ├── JSONRPCError
@@ -63,6 +64,13 @@ class MCPTimeout(MCPConnectionError):
     """No answer within the per-call timeout or the operation's deadline."""
 
     kind = "timeout"
+
+
+class ServerBusy(MCPConnectionError):
+    """A session's calls in flight and waiting are at their limits: refused without waiting
+    (``ClientOptions.max_concurrent_calls``, ``max_queued_calls``)."""
+
+    kind = "busy"
 
 
 class MCPHTTPError(MCPClientError):

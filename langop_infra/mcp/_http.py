@@ -1,9 +1,9 @@
 """The HTTP layer shared by the streamable HTTP and legacy SSE transports.
 
-One :class:`HTTPConnection` (one ``httpx.AsyncClient``) per session. It adds the options'
+One :class:`HTTPConnection` (one ``httpx2.AsyncClient``) per session. It adds the options'
 headers, retries a refused connection with backoff, follows redirects only within the same
 origin (and remembers a permanent one), caps how much of a body it reads and counts what it
-read, and turns every httpx failure into an
+read, and turns every httpx2 failure into an
 :class:`~langop_infra.mcp._errors.MCPError` whose message names the URL and the fix.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import httpx2
 
 import langop_infra._json as _json
 import langop_infra.mcp._confinement as confinement
@@ -45,24 +45,24 @@ _DRAIN_SECONDS = 0.05
 _TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
 
 
-def display_url(url: str | httpx.URL) -> str:
+def display_url(url: str | httpx2.URL) -> str:
     """``url`` without credentials, query or fragment: safe to show in messages and logs."""
     parts = urlsplit(str(url))
     netloc = parts.netloc.rpartition("@")[2]
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def origin(url: httpx.URL) -> tuple[str, str, int | None]:
+def origin(url: str | httpx2.URL) -> tuple[str, str, int | None]:
     """Scheme, host and effective port: what must match for a redirect to be followed."""
-    port = effective_port(url.scheme, url.port)
-    return url.scheme, url.host, port
+    url = httpx2.URL(str(url))
+    return url.scheme, url.host, effective_port(url.scheme, url.port)
 
 
 @functools.lru_cache(maxsize=8)
 def tls_context(verify: bool | str, cert: str | tuple[str, str] | None) -> ssl.SSLContext:
     """A TLS context per (verify, cert), built once per process.
 
-    Building one loads the CA bundle (tens of milliseconds), which httpx would otherwise
+    Building one loads the CA bundle (tens of milliseconds), which httpx2 would otherwise
     repeat for every client, that is for every session.
     """
     if verify is False:
@@ -72,7 +72,7 @@ def tls_context(verify: bool | str, cert: str | tuple[str, str] | None) -> ssl.S
     elif isinstance(verify, str):
         context = ssl.create_default_context(cafile=verify)
     else:
-        import certifi  # httpx's own default trust store; imported only for HTTPS
+        import certifi  # httpx2's own default trust store; imported only for HTTPS
 
         context = ssl.create_default_context(cafile=certifi.where())
     if isinstance(cert, str):
@@ -90,13 +90,13 @@ def _plain_http_context() -> ssl.SSLContext:
 
 
 class HTTPConnection:
-    """An ``httpx.AsyncClient`` configured from :class:`ClientOptions`, for one session."""
+    """An ``httpx2.AsyncClient`` configured from :class:`ClientOptions`, for one session."""
 
     def __init__(
         self,
         url: str,
         options: ClientOptions,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         self.options = options
         try:
@@ -112,15 +112,15 @@ class HTTPConnection:
                 target=display_url(url),
             ) from None
         # Set while a refused connection is being retried: a timeout then means "refused".
-        self.refused: tuple[httpx.URL, int] | None = None
+        self.refused: tuple[httpx2.URL, int] | None = None
         # Bytes of response bodies and events read so far: what a listing's total cap counts.
         self.received = 0
         # Same-origin permanent redirects seen: later messages go straight to the new URL.
-        self._moved: dict[httpx.URL, httpx.URL] = {}
-        self._client = httpx.AsyncClient(
+        self._moved: dict[httpx2.URL, httpx2.URL] = {}
+        self._client = httpx2.AsyncClient(
             headers={"Accept-Encoding": ACCEPT_ENCODING, **options.headers},
             event_hooks={"response": [bound_decoding]},
-            timeout=httpx.Timeout(options.timeout),
+            timeout=httpx2.Timeout(options.timeout),
             verify=verify,
             follow_redirects=False,
             auth=options.auth,
@@ -130,20 +130,20 @@ class HTTPConnection:
     async def send(
         self,
         method: str,
-        url: str | httpx.URL,
+        url: str | httpx2.URL,
         *,
         headers: Mapping[str, str] | None = None,
         content: bytes | None = None,
         what: str,
-    ) -> httpx.Response:
+    ) -> httpx2.Response:
         """Send a request and return the response with its body unread (the caller closes it).
 
         ``what`` names the operation in error messages ("tools/list", "the event stream").
         """
-        asked = httpx.URL(url)
+        asked = httpx2.URL(url)
         target = self._moved.get(asked, asked)
         confine = self.options.confine_to
-        response: httpx.Response | None = None
+        response: httpx2.Response | None = None
         for _ in range(_MAX_REDIRECTS + 1):
             confinement.check(target, confine, what)
             request = self._client.build_request(
@@ -158,7 +158,7 @@ class HTTPConnection:
                 raise self._confined_redirect(response, location, confine)
             try:
                 next_url = target.join(location)
-            except httpx.InvalidURL:
+            except httpx2.InvalidURL:
                 raise self._redirect_error(response, location, "it is not a valid URL") from None
             if origin(next_url) != origin(target):
                 raise self._redirect_error(response, next_url, "it leads to another host")
@@ -174,18 +174,18 @@ class HTTPConnection:
             target=display_url(url),
         )
 
-    def _tls_name(self, target: httpx.URL) -> dict[str, str]:
+    def _tls_name(self, target: httpx2.URL) -> dict[str, str]:
         # httpcore checks the certificate against (and sends as SNI) this name, not the host.
         name = self.options.tls_server_name
         return {"sni_hostname": name} if name and target.scheme == "https" else {}
 
     @staticmethod
     def _confined_redirect(
-        response: httpx.Response, location: str, confine: str
+        response: httpx2.Response, location: str, confine: str
     ) -> ConfinementError:
         try:
             shown = display_url(response.request.url.join(location))
-        except httpx.InvalidURL:
+        except httpx2.InvalidURL:
             shown = "an invalid URL"
         return ConfinementError(
             f"{display_url(response.request.url)} redirected ({response.status_code}) to "
@@ -194,19 +194,19 @@ class HTTPConnection:
             target=display_url(response.request.url),
         )
 
-    async def _send_retrying(self, request: httpx.Request, what: str) -> httpx.Response:
+    async def _send_retrying(self, request: httpx2.Request, what: str) -> httpx2.Response:
         retries = self.options.connect_retries
         for attempt in range(retries + 1):
             try:
                 response = await self._client.send(request, stream=True)
-            except httpx.ConnectError as exc:
+            except httpx2.ConnectError as exc:
                 if attempt < retries and _refused(exc):
                     self.refused = (request.url, attempt + 1)
                     await asyncio.sleep(self.options.retry_backoff * 2**attempt)
                     continue
                 self.refused = None
                 raise http_failure(exc, request.url, what, attempts=attempt + 1) from None
-            except httpx.HTTPError as exc:
+            except httpx2.HTTPError as exc:
                 self.refused = None
                 raise http_failure(exc, request.url, what) from None
             self.refused = None
@@ -214,7 +214,7 @@ class HTTPConnection:
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
-    def _redirect_error(response: httpx.Response, location: object, why: str) -> HTTPStatusError:
+    def _redirect_error(response: httpx2.Response, location: object, why: str) -> HTTPStatusError:
         shown = display_url(str(location))
         return HTTPStatusError(
             f"{display_url(response.request.url)} redirected ({response.status_code}) to {shown}, "
@@ -223,7 +223,7 @@ class HTTPConnection:
             target=display_url(response.request.url),
         )
 
-    async def read_body(self, response: httpx.Response, what: str) -> bytes:
+    async def read_body(self, response: httpx2.Response, what: str) -> bytes:
         """The whole body of ``response``, never more than ``max_response_bytes``."""
         limit = self.options.max_response_bytes
         declared = response.headers.get("content-length", "")
@@ -237,14 +237,14 @@ class HTTPConnection:
                 self.received += len(chunk)
                 if len(body) > limit:
                     raise too_large(response.request.url, what, limit, len(body), response)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise http_failure(exc, response.request.url, what) from None
         finally:
             await response.aclose()
         return bytes(body)
 
     async def discard(
-        self, response: httpx.Response, chunks: AsyncIterator[bytes] | None = None
+        self, response: httpx2.Response, chunks: AsyncIterator[bytes] | None = None
     ) -> None:
         """Read what is left of a body we do not need, briefly, then close the response.
 
@@ -259,12 +259,12 @@ class HTTPConnection:
                     drained += len(chunk)
                     if drained > _DRAIN_BYTES:
                         break
-        except (TimeoutError, httpx.HTTPError, httpx.StreamError):
+        except (TimeoutError, httpx2.HTTPError, httpx2.StreamError):
             pass  # only a lost chance to reuse the connection
         finally:
             await response.aclose()
 
-    async def status_error(self, response: httpx.Response, what: str) -> HTTPStatusError:
+    async def status_error(self, response: httpx2.Response, what: str) -> HTTPStatusError:
         """The error for a response whose status means failure; reads a bounded part of it."""
         body = bytearray()
         try:
@@ -272,7 +272,7 @@ class HTTPConnection:
                 body += chunk
                 if len(body) >= _ERROR_BODY_BYTES:
                     break
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             pass  # the status says enough; a body cut short only loses the detail
         finally:
             await response.aclose()
@@ -283,7 +283,7 @@ class HTTPConnection:
         await self._client.aclose()
 
 
-def status_failure(response: httpx.Response, body: bytes, what: str) -> HTTPStatusError:
+def status_failure(response: httpx2.Response, body: bytes, what: str) -> HTTPStatusError:
     """An actionable :class:`HTTPStatusError` for ``response`` (status ≥ 400)."""
     url = display_url(response.request.url)
     status = response.status_code
@@ -383,11 +383,11 @@ def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
 
 
 def too_large(
-    url: httpx.URL | str,
+    url: httpx2.URL | str,
     what: str,
     limit: int,
     size: int,
-    response: httpx.Response | None = None,
+    response: httpx2.Response | None = None,
 ) -> ResponseTooLarge:
     """The error for a body or event over ``limit`` bytes (decoded bytes, when compressed)."""
     note = encoding_note(response) if response is not None else ""
@@ -401,22 +401,24 @@ def too_large(
     )
 
 
-def http_failure(exc: Exception, url: httpx.URL | str, what: str, *, attempts: int = 1) -> MCPError:
-    """The :class:`MCPError` for an httpx exception raised while talking to ``url``."""
+def http_failure(
+    exc: Exception, url: httpx2.URL | str, what: str, *, attempts: int = 1
+) -> MCPError:
+    """The :class:`MCPError` for an httpx2 exception raised while talking to ``url``."""
     shown = display_url(url)
     tries = f" (tried {attempts} times)" if attempts > 1 else ""
-    if isinstance(exc, httpx.ConnectTimeout):
+    if isinstance(exc, httpx2.ConnectTimeout):
         return ServerUnreachable(
             f"timed out connecting to {shown}{tries}: check the host, port and network policy",
             target=shown,
         )
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, httpx2.TimeoutException):
         return MCPTimeout(
             f"no answer from {shown} for {what} in time: the server is stuck or slow; "
             "raise the timeout or check its logs",
             target=shown,
         )
-    if isinstance(exc, httpx.ConnectError):
+    if isinstance(exc, httpx2.ConnectError):
         cause = _root_cause(exc)
         if _refused(exc):
             message = f"connection refused by {shown}{tries}: is the server running on that port?"
@@ -435,13 +437,13 @@ def http_failure(exc: Exception, url: httpx.URL | str, what: str, *, attempts: i
         else:
             message = f"cannot connect to {shown}{tries}: {cause}; check the URL and network"
         return ServerUnreachable(message, target=shown)
-    if isinstance(exc, httpx.DecodingError):
+    if isinstance(exc, httpx2.DecodingError):
         return TransportError(
             f"{shown} sent an undecodable body for {what}: {exc}; check the server's "
             "compression settings",
             target=shown,
         )
-    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+    if isinstance(exc, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
         return TransportError(f"cannot use {shown}: {exc}; give an http(s) URL", target=shown)
     cause = _root_cause(exc)
     if isinstance(cause, ssl.SSLError):
@@ -451,7 +453,9 @@ def http_failure(exc: Exception, url: httpx.URL | str, what: str, *, attempts: i
             target=shown,
         )
     hint = "check the server's logs"
-    if shown.startswith("https:") and isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError)):
+    if shown.startswith("https:") and isinstance(
+        exc, (httpx2.ReadError, httpx2.RemoteProtocolError)
+    ):
         hint += " (over HTTPS this can also mean it wants a client certificate: cert=...)"
     return TransportError(
         f"connection to {shown} broke during {what}: {str(exc) or type(exc).__name__}; {hint}",

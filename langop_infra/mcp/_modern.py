@@ -9,13 +9,14 @@ client's capabilities in ``params._meta``, mirrored in the ``MCP-Protocol-Versio
 
 from __future__ import annotations
 
-import base64
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, cast
 
-HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+HANDSHAKE_VERSIONS: tuple[str, ...] = tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+MODERN_VERSIONS: tuple[str, ...] = tuple(MODERN_PROTOCOL_VERSIONS)
 LATEST_MODERN = MODERN_VERSIONS[-1]
 LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
 
@@ -29,8 +30,6 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 # Methods whose named parameter is mirrored in Mcp-Name.
 _NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-_HEADER_SAFE = re.compile(r"[\x20-\x7E]*")
-_SENTINEL = re.compile(r"=\?base64\?.*\?=")
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
@@ -58,6 +57,8 @@ def routing_headers(
     headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
     name = params.get(_NAME_PARAMS.get(method, ""))
     if isinstance(name, str):
+        from mcp.shared.inbound import encode_header_value  # the SDK's, loaded when used
+
         headers["Mcp-Name"] = encode_header_value(name)
     arguments = params.get("arguments")
     if method == "tools/call" and input_schema and isinstance(arguments, Mapping):
@@ -65,48 +66,15 @@ def routing_headers(
     return headers
 
 
-def encode_header_value(value: str) -> str:
-    """``value`` as is when HTTP carries it intact, else in the ``=?base64?…?=`` sentinel."""
-    if _HEADER_SAFE.fullmatch(value) and value == value.strip() and not _SENTINEL.fullmatch(value):
-        return value
-    return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
-
-
 def param_headers(
     input_schema: Mapping[str, object], arguments: Mapping[str, object]
 ) -> dict[str, str]:
-    """``Mcp-Param-<token>`` for each argument whose property carries ``x-mcp-header``."""
-    headers: dict[str, str] = {}
-    for path, token in _annotated(input_schema):
-        value: object = arguments
-        for key in path:
-            parent = cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
-            value = parent.get(key) if parent is not None else None
-        if isinstance(value, bool):
-            rendered = "true" if value else "false"
-        elif isinstance(value, (str, int, float)):
-            rendered = str(value)
-        else:
-            continue
-        headers[f"Mcp-Param-{token}"] = encode_header_value(rendered)
-    return headers
+    """``Mcp-Param-<token>`` for each argument whose property carries ``x-mcp-header`` (an
+    RFC 9110 token; others are skipped), built as the SDK builds them."""
+    from mcp.shared.inbound import mcp_param_headers, x_mcp_header_map
 
-
-def _annotated(schema: Mapping[str, object]) -> Iterator[tuple[tuple[str, ...], str]]:
-    # Only chains of plain "properties" are addressable by a header (as the SDK requires).
-    stack: list[tuple[tuple[str, ...], object]] = [((), schema)]
-    while stack:
-        path, node = stack.pop()
-        if not isinstance(node, Mapping):
-            continue
-        fields = cast("Mapping[str, Any]", node)
-        token = fields.get("x-mcp-header")
-        if path and isinstance(token, str) and _TOKEN.fullmatch(token):
-            yield path, token
-        properties = fields.get("properties")
-        if isinstance(properties, Mapping) and len(path) < 32:
-            children = cast("Mapping[Any, Any]", properties).items()
-            stack.extend(((*path, str(key)), sub) for key, sub in children)
+    marked = x_mcp_header_map(input_schema).items()
+    return mcp_param_headers({p: t for p, t in marked if _TOKEN.fullmatch(t)}, arguments)
 
 
 def supported_versions(data: object) -> list[str] | None:

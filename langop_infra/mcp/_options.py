@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 import langop_infra.mcp._modern as modern
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx2
 
 TransportName = Literal["auto", "streamable-http", "sse", "stdio"]
 TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
@@ -35,6 +35,9 @@ class ClientOptions:
     a message endpoint outside it is refused (:mod:`langop_infra.mcp._confinement`).
     ``tls_server_name`` is the name an https server's certificate is checked against (and
     sent as SNI) instead of the URL's host: a kubeconfig's ``tls-server-name``.
+    ``max_concurrent_calls`` bounds the ``tools/call`` requests a session has in flight;
+    up to ``max_queued_calls`` more wait (each at most ``timeout``) and any beyond are
+    refused at once with :class:`~langop_infra.mcp._errors.ServerBusy`.
     """
 
     headers: Mapping[str, str] = field(default_factory=dict[str, str])
@@ -51,10 +54,12 @@ class ClientOptions:
     verify: bool | str = True
     cert: str | tuple[str, str] | None = None
     transport: TransportName = "auto"
-    # An httpx.Auth for HTTP transports, e.g. langop_infra.mcp.oauth.OAuth2Auth.
-    auth: httpx.Auth | None = None
+    # An httpx2.Auth for HTTP transports, e.g. langop_infra.mcp.oauth.OAuth2Auth.
+    auth: httpx2.Auth | None = None
     confine_to: str | None = None
     tls_server_name: str | None = None
+    max_concurrent_calls: int = 32
+    max_queued_calls: int = 256
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -72,6 +77,10 @@ class ClientOptions:
             problems.append(f"max_pages must be >= 1, got {self.max_pages!r}")
         if self.max_total_bytes < 1:
             problems.append(f"max_total_bytes must be >= 1, got {self.max_total_bytes!r}")
+        if self.max_concurrent_calls < 1:
+            problems.append(f"max_concurrent_calls must be >= 1, got {self.max_concurrent_calls!r}")
+        if self.max_queued_calls < 0:
+            problems.append(f"max_queued_calls must be >= 0, got {self.max_queued_calls!r}")
         if self.max_tools < 1:
             problems.append(f"max_tools must be >= 1, got {self.max_tools!r}")
         if self.protocol not in PROTOCOLS:
@@ -113,5 +122,7 @@ class ClientOptions:
                 id(self.auth),
                 self.confine_to,
                 self.tls_server_name,
+                self.max_concurrent_calls,
+                self.max_queued_calls,
             )
         )

@@ -7,6 +7,7 @@ handshake (2025-11-25 and older) instead.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -14,23 +15,25 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, cast
 
-import httpx
+import httpx2
 
 import langop_infra.mcp._jsonrpc as jsonrpc
 import langop_infra.mcp._modern as modern
 from langop_infra.mcp._errors import (
+    ConfinementError,
     HTTPStatusError,
+    InvalidInput,
     JSONRPCError,
     MalformedResponse,
     MCPError,
     MCPTimeout,
+    ServerBusy,
     ServerUnreachable,
     SessionExpired,
     TransportError,
 )
 from langop_infra.mcp._http import HTTPConnection, display_url
 from langop_infra.mcp._jsonrpc import Message
-from langop_infra.mcp._legacy_sse import LegacySSETransport
 from langop_infra.mcp._negotiation import (
     CLIENT_CAPABILITIES,
     CLIENT_INFO,
@@ -40,8 +43,8 @@ from langop_infra.mcp._negotiation import (
 )
 from langop_infra.mcp._options import ClientOptions
 from langop_infra.mcp._paging import list_all_tools
+from langop_infra.mcp._sdk_transport import legacy_sse, streamable_http
 from langop_infra.mcp._stdio import StdioTransport
-from langop_infra.mcp._streamable_http import StreamableHTTPTransport
 from langop_infra.mcp._targets import check_headers, resolve_target
 from langop_infra.mcp._timeouts import timeout_after
 
@@ -63,7 +66,7 @@ class Transport(Protocol):
     """What a session needs from a transport; each module in this package provides one.
 
     ``Session(target, transport=...)`` takes any object of this shape (for in-process tests)
-    or an ``httpx.AsyncBaseTransport`` under the HTTP transports.
+    or an ``httpx2.AsyncBaseTransport`` under the HTTP transports.
     """
 
     name: str
@@ -93,7 +96,7 @@ class Session(Negotiation):
 
     ``target`` is an http(s) URL, or a command (list of strings) to run as a stdio server.
     Use it as ``async with Session(url, options) as session:``; entering negotiates.
-    ``transport`` injects an ``httpx.AsyncBaseTransport`` (e.g. ``httpx.ASGITransport``) or
+    ``transport`` injects an ``httpx2.AsyncBaseTransport`` (e.g. ``httpx2.ASGITransport``) or
     a ready :class:`Transport`; ``on_notification`` receives the server's notifications
     (``notifications/tools/list_changed``, ...); a stdio server's environment is ``HOME``,
     ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM`` and ``USER`` of ours plus ``env``
@@ -105,18 +108,24 @@ class Session(Negotiation):
         target: str | Sequence[str],
         options: ClientOptions = DEFAULT_OPTIONS,
         *,
-        transport: Transport | httpx.AsyncBaseTransport | None = None,
+        transport: Transport | httpx2.AsyncBaseTransport | None = None,
         on_notification: Callable[[Message], None] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.options = options
         self._env = dict(env or {})
         self.on_notification = on_notification
-        self._http_transport: httpx.AsyncBaseTransport | None = None
+        self._http_transport: httpx2.AsyncBaseTransport | None = None
         self._injected: Transport | None = None
-        if isinstance(transport, httpx.AsyncBaseTransport):
+        if isinstance(transport, httpx2.AsyncBaseTransport):
             self._http_transport = transport
         elif transport is not None:
+            if not callable(getattr(transport, "request", None)):
+                raise InvalidInput(
+                    f"transport={type(transport).__name__} is neither an "
+                    "httpx2.AsyncBaseTransport (e.g. httpx2.ASGITransport; an httpx one no "
+                    "longer fits) nor an MCP transport object with request() and notify()"
+                )
             self._injected = transport
         if self._injected is not None and isinstance(target, str) and "://" not in target:
             self._url, self._command = None, None
@@ -128,7 +137,7 @@ class Session(Negotiation):
         self._http: HTTPConnection | None = None
         self._transport: Transport | None = None
         self._used_transport = ""
-        self._last_refused: tuple[httpx.URL, int] | None = None
+        self._last_refused: tuple[httpx2.URL, int] | None = None
         self._ids = itertools.count(1)
         self._initialized = False
         self._closed = False
@@ -137,6 +146,8 @@ class Session(Negotiation):
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.protocol_version = ""
+        self._slots = asyncio.Semaphore(options.max_concurrent_calls)
+        self._waiting = 0
 
     @property
     def transport_name(self) -> str:
@@ -204,6 +215,35 @@ class Session(Negotiation):
     ) -> ToolCallResult:
         """Call tool ``name``; a tool's own failure is ``is_error=True``, not an exception."""
         await self.initialize()
+        await self._take_slot()
+        try:
+            return await self._call_tool(name, arguments)
+        finally:
+            self._slots.release()
+
+    async def _take_slot(self) -> None:
+        """Wait for one of ``max_concurrent_calls``, among at most ``max_queued_calls``."""
+        running, waiting = self.options.max_concurrent_calls, self.options.max_queued_calls
+        if self._slots.locked() and self._waiting >= waiting:
+            raise ServerBusy(
+                f"{self.label} is busy: {running} calls running and {self._waiting} waiting "
+                "(max_concurrent_calls, max_queued_calls); try again shortly",
+                target=self.label,
+            )
+        self._waiting += 1
+        try:
+            async with timeout_after(self.options.timeout):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise MCPTimeout(
+                f"no free call slot for {self.label} within {self.options.timeout:g}s: "
+                f"{running} calls running (max_concurrent_calls); the server is slow",
+                target=self.label,
+            ) from None
+        finally:
+            self._waiting -= 1
+
+    async def _call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> ToolCallResult:
         params = {"name": name, "arguments": dict(arguments or {})}
         try:
             result = await self._call("tools/call", params)
@@ -302,21 +342,40 @@ class Session(Negotiation):
         assert self._url is not None
         self._http = HTTPConnection(self._url, self.options, self._http_transport)
         if self.options.transport == "sse":
-            self._attach(await LegacySSETransport.connect(self._http, self._url))
+            self._attach(legacy_sse(self._http, self._url, self.label))
             await self._handshake(self._handshake_version())
             return
-        self._attach(StreamableHTTPTransport(self._http, self._url))
+        self._attach(streamable_http(self._http, self._url, self.label, self.options.listen))
         try:
             await self._negotiate()
         except HTTPStatusError as exc:
             # A legacy HTTP+SSE server refuses the POST; its GET opens the event stream.
             if self.options.transport != "auto" or exc.status not in (400, 404, 405):
                 raise
-            legacy = await LegacySSETransport.connect(self._http, self._url, probe=True)
-            if legacy is None:
-                raise
-            self._attach(legacy)
+            if self._transport is not None:
+                await self._transport.aclose()  # the streamable one, before the legacy one
+            self._attach(await self._legacy_probe(exc))
             await self._handshake(self._handshake_version())
+
+    async def _legacy_probe(self, refused: HTTPStatusError) -> Transport:
+        """The legacy transport, if the URL opens an event stream; else ``refused`` raised.
+
+        A probe's GET refused for want of a permission says more than the POST's refusal
+        that prompted it (e.g. an API server proxy allowing create but not get); so does a
+        message endpoint outside the confinement."""
+        assert self._http is not None and self._url is not None
+        legacy = legacy_sse(self._http, self._url, self.label)
+        try:
+            await legacy.start()
+        except (ConfinementError, HTTPStatusError) as exc:
+            await legacy.aclose()
+            if isinstance(exc, ConfinementError) or exc.status in (401, 403):
+                raise
+            raise refused from None
+        except MCPError:
+            await legacy.aclose()
+            raise refused from None
+        return legacy
 
     def _attach(self, transport: Any) -> None:
         self._transport = transport

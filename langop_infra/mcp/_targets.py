@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 
 from langop_infra.mcp._errors import InvalidInput
 from langop_infra.mcp._http import display_url
@@ -22,8 +22,8 @@ def resolve_target(
             parts = urlsplit(url)
             valid = parts.scheme in ("http", "https") and bool(parts.hostname)
             _ = parts.port  # raises ValueError on a port that is not a number
-            httpx.URL(url)  # and httpx refuses control characters
-        except (ValueError, httpx.InvalidURL):
+            httpx2.URL(url)  # and httpx refuses control characters
+        except (ValueError, httpx2.InvalidURL):
             valid = False
         if not valid:
             shown = display_url(url) if "@" in url else url
@@ -54,7 +54,7 @@ def check_headers(headers: Mapping[str, str]) -> None:
     """Refuse, before any connection, headers that HTTP cannot carry."""
     for name, value in headers.items():
         try:
-            httpx.Headers({name: value})
+            httpx2.Headers({name: value})
             valid = bool(name) and not any(c in ":\r\n\0 \t" for c in name)
             valid = valid and not any(c in "\r\n\0" for c in value)
         except (TypeError, UnicodeError):

@@ -1,14 +1,14 @@
 """Small HTTP behaviours: permanent redirects remembered, refused resumes named, and
-transports injected for in-process tests (httpx's ``transport=``, or a ready MCP one)."""
+transports injected for in-process tests (httpx2's ``transport=``, or a ready MCP one)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
-from langop_infra.mcp import ClientOptions, HTTPStatusError, Session
+from langop_infra.mcp import ClientOptions, HTTPStatusError, InvalidInput, Session
 
 pytestmark = pytest.mark.anyio
 
@@ -42,13 +42,13 @@ async def test_a_refused_resume_is_reported_as_such(fault_server: tuple[str, Any
     )
 
 
-async def test_an_injected_httpx_transport_runs_the_sdk_server_in_process(
+async def test_an_injected_httpx2_transport_runs_the_sdk_server_in_process(
     sdk_tools: Any,
 ) -> None:
     server = sdk_tools.build_server("in-process")
     app = server.streamable_http_app(json_response=True)
     async with server.session_manager.run():
-        transport = httpx.ASGITransport(app=app)
+        transport = httpx2.ASGITransport(app=app)
         # Nothing is dialled; the SDK only checks the Host header against loopback names.
         async with Session("http://127.0.0.1:8000/mcp", FAST, transport=transport) as session:
             assert session.protocol_version == "2026-07-28"
@@ -102,3 +102,15 @@ async def test_an_injected_mcp_transport_object() -> None:
     assert [m["method"] for m in transport.sent] == ["server/discover", "tools/list", "tools/call"]
     envelope = transport.sent[2]["params"]["_meta"]
     assert envelope["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+
+
+def test_an_httpx_transport_is_refused_with_what_fits_instead() -> None:
+    import httpx
+
+    with pytest.raises(InvalidInput) as refused:
+        Session("http://127.0.0.1:8000/mcp", FAST, transport=httpx.MockTransport(print))  # type: ignore[arg-type]
+    assert str(refused.value) == (
+        "transport=MockTransport is neither an httpx2.AsyncBaseTransport (e.g. "
+        "httpx2.ASGITransport; an httpx one no longer fits) nor an MCP transport object "
+        "with request() and notify()"
+    )

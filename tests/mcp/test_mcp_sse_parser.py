@@ -1,18 +1,36 @@
-"""The incremental text/event-stream decoder, against the WHATWG parsing rules."""
+"""The text/event-stream parser the client reads with (httpx2's, under the official SDK's
+transports, behind the bridge's :class:`LeadingBOM`), against the WHATWG parsing rules.
+
+Two differences from the rules are httpx2's and harmless to MCP: ``retry`` is reported on
+the event that carries it (the SDK keeps the last one), and an event whose data is empty
+is still handed on (the SDK skips it)."""
 
 from __future__ import annotations
 
 import itertools
 
+import httpx2
 import pytest
+from httpx2 import EventSource, ServerSentEvent, SSEError
 from hypothesis import given, strategies as st
 
-from langop_infra.mcp._sse import EventTooLarge, ServerSentEvent, SSEDecoder
+from langop_infra.mcp._bridge import LeadingBOM
+
+EventTooLarge = SSEError
 
 
-def decode(*chunks: bytes) -> list[ServerSentEvent]:
-    decoder = SSEDecoder()
-    return [event for chunk in chunks for event in decoder.feed(chunk)]
+def decode(*chunks: bytes, max_event_size: int | None = None) -> list[ServerSentEvent]:
+    """The events of a stream arriving in ``chunks`` that the SDK acts on: those with data,
+    and priming events (an id and a retry time, no data)."""
+    bom = LeadingBOM()
+    response = httpx2.Response(
+        200,
+        headers={"content-type": "text/event-stream"},
+        content=iter([bom.feed(chunk) for chunk in chunks]),
+        request=httpx2.Request("GET", "http://127.0.0.1/mcp"),
+    )
+    events = EventSource(response, max_event_size=max_event_size)
+    return [event for event in events if event.data or event.retry is not None]
 
 
 def test_one_event() -> None:
@@ -46,24 +64,19 @@ def test_field_without_colon_has_an_empty_value() -> None:
 
 
 def test_priming_event_with_empty_data_is_dispatched_with_its_id() -> None:
-    decoder = SSEDecoder()
-    events = decoder.feed(b"id: abc\nretry: 3000\ndata:\n\n")
+    events = decode(b"id: abc\nretry: 3000\ndata:\n\n")
     assert events == [ServerSentEvent(data="", id="abc", retry=3000)]
-    assert (decoder.last_event_id, decoder.retry) == ("abc", 3000)
 
 
 def test_fieldless_blank_lines_dispatch_nothing_but_keep_the_id() -> None:
-    decoder = SSEDecoder()
-    assert decoder.feed(b"\n\nid: 5\n\nevent: ignored\n\n") == []
-    assert decoder.last_event_id == "5"
     # The event type of the discarded event does not leak into the next one.
-    assert decoder.feed(b"data: x\n\n") == [ServerSentEvent(data="x", id="5")]
+    events = decode(b"\n\nid: 5\n\nevent: ignored\n\n", b"data: x\n\n")
+    assert events == [ServerSentEvent(data="x", id="5")]
 
 
 def test_invalid_retry_and_id_with_nul_are_ignored() -> None:
-    decoder = SSEDecoder()
-    decoder.feed(b"retry: 10s\nid: a\x00b\ndata: x\n\n")
-    assert (decoder.retry, decoder.last_event_id) == (None, "")
+    events = decode(b"retry: 10s\nid: a\x00b\ndata: x\n\n")
+    assert events == [ServerSentEvent(data="x", id="", retry=None)]
 
 
 def test_event_type_resets_after_dispatch() -> None:
@@ -108,9 +121,9 @@ SAMPLE = (
 ).encode()
 SAMPLE_EVENTS = [
     ServerSentEvent(data="", id="1", retry=100),
-    ServerSentEvent(data='{"jsonrpc":"2.0",\n"id":1}', id="1", retry=100),
-    ServerSentEvent(data="ünïcödé 🎉", id="1", retry=100),
-    ServerSentEvent(data="last", id="2", retry=100),
+    ServerSentEvent(data='{"jsonrpc":"2.0",\n"id":1}', id="1"),
+    ServerSentEvent(data="ünïcödé 🎉", id="1"),
+    ServerSentEvent(data="last", id="2"),
 ]
 
 
@@ -139,21 +152,18 @@ def test_sample_stream_split_anywhere(cuts: list[int]) -> None:
     st.sampled_from(["\n", "\r\n", "\r"]),
 )
 def test_any_data_lines_round_trip(lines: list[str], newline: str) -> None:
-    if not lines:
+    if not any(lines):  # no data at all: an empty event, which the SDK skips
         return
     stream = "".join(f"data: {line}{newline}" for line in lines) + newline
-    events = SSEDecoder().feed_text(stream)
+    events = decode(stream.encode())
     assert events == [ServerSentEvent(data="\n".join(lines))]
 
 
 def test_size_limit_applies_to_data_and_to_an_unterminated_line() -> None:
     with pytest.raises(EventTooLarge):
-        SSEDecoder(max_event_size=100).feed(b"data: " + b"x" * 60 + b"\ndata: " + b"y" * 60 + b"\n")
-    decoder = SSEDecoder(max_event_size=100)
-    decoder.feed(b"data: " + b"x" * 50)
+        decode(b"data: " + b"x" * 60 + b"\ndata: " + b"y" * 60 + b"\n", max_event_size=100)
     with pytest.raises(EventTooLarge):
-        decoder.feed(b"x" * 60)
+        decode(b"data: " + b"x" * 50, b"x" * 60, max_event_size=100)
     # Dispatching frees the budget: many small events never add up.
-    decoder = SSEDecoder(max_event_size=100)
-    for _ in range(50):
-        assert decoder.feed(b"data: " + b"z" * 50 + b"\n\n") == [ServerSentEvent(data="z" * 50)]
+    small = [b"data: " + b"z" * 50 + b"\n\n"] * 50
+    assert decode(*small, max_event_size=100) == [ServerSentEvent(data="z" * 50)] * 50

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import httpx2
 
 import langop_infra._json as _json
 from langop_infra.mcp._http import display_url
@@ -145,7 +145,7 @@ def metadata_urls(issuer: str) -> list[str]:
     ]
 
 
-async def fetch_json(client: httpx.AsyncClient, url: str, what: str) -> dict[str, Any] | None:
+async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, Any] | None:
     """GET a JSON object; None when the server has none there (any 4xx, or not JSON)."""
     try:
         async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
@@ -162,7 +162,7 @@ async def fetch_json(client: httpx.AsyncClient, url: str, what: str) -> dict[str
                     )
             if response.status_code != 200:
                 return None
-    except httpx.HTTPError as exc:
+    except httpx2.HTTPError as exc:
         raise OAuthError(
             f"cannot fetch {what} from {display_url(url)}: {type(exc).__name__} "
             f"{str(exc)[:120]}; check that the server is reachable",
@@ -176,7 +176,7 @@ async def fetch_json(client: httpx.AsyncClient, url: str, what: str) -> dict[str
 
 
 async def discover(
-    client: httpx.AsyncClient,
+    client: httpx2.AsyncClient,
     server_url: str,
     challenge: Challenge,
     issuer: str | None = None,
@@ -232,7 +232,7 @@ async def discover(
 
 
 async def _authorization_server(
-    client: httpx.AsyncClient,
+    client: httpx2.AsyncClient,
     issuer: str,
     resource: str,
     scopes_supported: tuple[str, ...],
@@ -271,7 +271,7 @@ async def _authorization_server(
     return AuthorizationServer(resource, issuer, {}, scopes_supported, True, endpoints)
 
 
-async def challenge_of(http: httpx.AsyncClient, url: str) -> Challenge | None:
+async def challenge_of(http: httpx2.AsyncClient, url: str) -> Challenge | None:
     """The server's challenge to a request without a token, or None when it sends none."""
     ping = b'{"jsonrpc": "2.0", "id": 0, "method": "ping"}'
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -280,5 +280,5 @@ async def challenge_of(http: httpx.AsyncClient, url: str) -> Challenge | None:
             if response.status_code != 401:
                 return None
             return Challenge.parse(response.headers.get("www-authenticate"))
-    except httpx.HTTPError:
+    except httpx2.HTTPError:
         return None  # the session's own request will say what is wrong

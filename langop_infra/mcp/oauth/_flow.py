@@ -1,4 +1,4 @@
-"""``OAuth2Auth``: an ``httpx.Auth`` that answers an MCP server's 401 and 403 with OAuth 2.1.
+"""``OAuth2Auth``: an ``httpx2.Auth`` that answers an MCP server's 401 and 403 with OAuth 2.1.
 
 Spec: modelcontextprotocol.io, "Authorization" (2025-11-25; 2025-03-26 fallback), with
 RFC 9728, RFC 8414, RFC 7591, RFC 7636 (PKCE S256), RFC 8707 (resource indicators) and the
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlencode, urlsplit
 
-import httpx
+import httpx2
 
 from langop_infra.mcp._decoding import client_settings
 from langop_infra.mcp._http import display_url, tls_context
@@ -70,7 +70,7 @@ class _Resource:
         return self.lock_by_loop[loop]
 
 
-class OAuth2Auth(httpx.Auth):
+class OAuth2Auth(httpx2.Auth):
     """OAuth 2.1 for MCP: discovery on 401, step-up on 403 ``insufficient_scope``, refresh.
 
     ``grant="auto"`` uses client credentials when a secret (or key) is given and the
@@ -101,7 +101,7 @@ class OAuth2Auth(httpx.Auth):
         verify: bool | str = True,
         timeout: float = 10.0,
         deadline: float | None = 30.0,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         problems: list[str] = []
         if grant not in GRANTS:
@@ -182,8 +182,8 @@ class OAuth2Auth(httpx.Auth):
         return True
 
     async def async_auth_flow(
-        self, request: httpx.Request
-    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         state = self._resources.setdefault(_origin(str(request.url)), _Resource())
         token = await self._usable_token(state, str(request.url))
         _apply(request, token)
@@ -328,7 +328,7 @@ class OAuth2Auth(httpx.Auth):
 
     async def _authorization_code(
         self,
-        http: httpx.AsyncClient,
+        http: httpx2.AsyncClient,
         server: AuthorizationServer,
         client: Client,
         scopes: tuple[str, ...],
@@ -439,7 +439,7 @@ class OAuth2Auth(httpx.Auth):
         return Client(self._client_id, self._secret, self._key, self._algorithm, method)
 
     async def _client_for(
-        self, http: httpx.AsyncClient, server: AuthorizationServer, scopes: tuple[str, ...]
+        self, http: httpx2.AsyncClient, server: AuthorizationServer, scopes: tuple[str, ...]
     ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
         if self._client_id:
@@ -464,18 +464,18 @@ class OAuth2Auth(httpx.Auth):
             log.debug("registered as a client of %s", display_url(server.issuer))
         return known[0]
 
-    def _http(self) -> httpx.AsyncClient:
+    def _http(self) -> httpx2.AsyncClient:
         verify = True if self._verify is True else tls_context(self._verify, None)
-        return httpx.AsyncClient(
+        return httpx2.AsyncClient(
             verify=verify,
-            timeout=httpx.Timeout(self._timeout),
+            timeout=httpx2.Timeout(self._timeout),
             follow_redirects=False,
             transport=self._transport,
             **client_settings(),  # type: ignore[arg-type]
         )
 
 
-def _apply(request: httpx.Request, token: Token | None) -> None:
+def _apply(request: httpx2.Request, token: Token | None) -> None:
     if token is not None:
         request.headers["Authorization"] = f"Bearer {token.access_token}"
 

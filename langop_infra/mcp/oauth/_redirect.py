@@ -9,7 +9,7 @@ import webbrowser
 from typing import Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 
 from langop_infra.mcp._http import display_url
 from langop_infra.mcp.oauth._errors import OAuthError
@@ -29,7 +29,7 @@ class RedirectHandler(Protocol):
     @property
     def redirect_uri(self) -> str: ...
 
-    async def authorize(self, url: str, http: httpx.AsyncClient) -> str: ...
+    async def authorize(self, url: str, http: httpx2.AsyncClient) -> str: ...
 
 
 def code_from_redirect(
@@ -82,14 +82,14 @@ class FollowRedirect:
     def redirect_uri(self) -> str:
         return self._redirect_uri
 
-    async def authorize(self, url: str, http: httpx.AsyncClient) -> str:
+    async def authorize(self, url: str, http: httpx2.AsyncClient) -> str:
         target = url
         for _ in range(_MAX_HOPS):
             try:
                 # Headers only: the page itself (a login form, say) is never needed.
                 async with http.stream("GET", target) as response:
                     pass
-            except httpx.HTTPError as exc:
+            except httpx2.HTTPError as exc:
                 raise OAuthError(
                     f"cannot fetch the authorization URL {display_url(target)}: "
                     f"{type(exc).__name__}; check that the authorization server is reachable",
@@ -103,7 +103,7 @@ class FollowRedirect:
                     "use --oauth-redirect print or browser",
                     target=display_url(target),
                 )
-            location = str(httpx.URL(target).join(location))
+            location = str(httpx2.URL(target).join(location))
             if location.split("?", 1)[0] == self._redirect_uri.split("?", 1)[0]:
                 return location
             target = location
@@ -140,7 +140,7 @@ class LoopbackRedirect:
             self._port = self._socket.getsockname()[1]
         return f"http://127.0.0.1:{self._port}/callback"
 
-    async def authorize(self, url: str, http: httpx.AsyncClient) -> str:
+    async def authorize(self, url: str, http: httpx2.AsyncClient) -> str:
         redirect_uri = self.redirect_uri
         assert self._socket is not None
         received: asyncio.Future[str] = asyncio.get_running_loop().create_future()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import quote
 
-import httpx
+import httpx2
 
 import langop_infra._json as _json
 from langop_infra.mcp._http import display_url
@@ -98,7 +98,7 @@ def choose_auth_method(server: AuthorizationServer, *, secret: bool, key: bool) 
 
 
 async def request_token(
-    http: httpx.AsyncClient,
+    http: httpx2.AsyncClient,
     server: AuthorizationServer,
     client: Client,
     form: dict[str, str],
@@ -153,7 +153,7 @@ async def request_token(
 
 
 async def register(
-    http: httpx.AsyncClient,
+    http: httpx2.AsyncClient,
     server: AuthorizationServer,
     *,
     client_name: str,
@@ -204,7 +204,7 @@ async def register(
 
 
 async def _post(
-    http: httpx.AsyncClient,
+    http: httpx2.AsyncClient,
     url: str,
     headers: dict[str, str],
     *,
@@ -224,7 +224,7 @@ async def _post(
                         f"{shown} sent an oversized answer to the {what}", target=shown
                     )
             status = response.status_code
-    except httpx.HTTPError as exc:
+    except httpx2.HTTPError as exc:
         raise OAuthError(
             f"the {what} to {shown} failed: {type(exc).__name__}; check that the authorization "
             "server is reachable",

@@ -1,0 +1,446 @@
+"""The httpx2 transport the official SDK's HTTP client sends through.
+
+The SDK speaks MCP over ``httpx2``; every request it makes goes through our
+:class:`~langop_infra.mcp._http.HTTPConnection` instead (one ``httpx2.AsyncClient``): proxy
+confinement, same-origin redirects, connect retries, TLS, ``auth=``, decoding caps. Every
+body handed back is capped at ``max_response_bytes`` and counted. The SDK turns HTTP
+failures into bare JSON-RPC errors; the bridge keeps our actionable error for each, by
+request id, for :mod:`langop_infra.mcp._sdk_transport` to raise instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any, cast
+
+import anyio
+import httpx2
+
+import langop_infra._json as _json
+import langop_infra.mcp._confinement as confinement
+import langop_infra.mcp._jsonrpc as jsonrpc
+from langop_infra.mcp._errors import (
+    ConfinementError,
+    ConnectionLost,
+    MalformedResponse,
+    MCPError,
+    SessionExpired,
+)
+from langop_infra.mcp._http import (
+    HTTPConnection,
+    display_url,
+    http_failure,
+    origin,
+    status_failure,
+    too_large,
+)
+
+_ERROR_BODY_BYTES = 16 * 1024
+_RESUME_ATTEMPTS = 2  # resumptions from one event id that bring nothing new
+# Headers httpx2 sets for itself; ours come from the httpx client.
+_DROPPED = frozenset(
+    {"host", "content-length", "accept-encoding", "connection", "user-agent", "transfer-encoding"}
+)
+
+
+def _stand_in_body(key: object) -> bytes:
+    """What the SDK resolves a request with when our error says more (see
+    ``_sdk_transport._SDK_MADE``)."""
+    error = {"code": -32700, "message": "Failed to parse: the client raises its own error"}
+    return json.dumps({"jsonrpc": "2.0", "id": key, "error": error}).encode()
+
+
+def _stand_in(key: object, request: httpx2.Request) -> httpx2.Response:
+    headers = {"content-type": "application/json"}
+    return httpx2.Response(200, headers=headers, content=_stand_in_body(key), request=request)
+
+
+_DECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+class Failure:
+    """An HTTP failure the SDK saw as a JSON-RPC error; ``always``: raise it even when the
+    body carried a JSON-RPC error (401, 403, 5xx, an expired session)."""
+
+    def __init__(self, error: MCPError, *, always: bool) -> None:
+        self.error = error
+        self.always = always
+
+
+class Bridge(httpx2.AsyncBaseTransport):
+    """An ``httpx2`` transport over an :class:`HTTPConnection`, for one session."""
+
+    def __init__(self, http: HTTPConnection, label: str, *, listen: bool) -> None:
+        self.http = http
+        self.label = label
+        self.listen = listen
+        self.session_id: str | None = None
+        self.listening = False
+        # By JSON-RPC request id; ``stream``: the last failure of a GET or DELETE.
+        self.failures: dict[object, Failure] = {}
+        self.stream: MCPError | None = None
+        self.resume_refused: MCPError | None = None
+        self._version: str | None = None
+        # Our answers to the server's requests, by id: set once their POST is done.
+        self.answers: dict[object, asyncio.Event] = {}
+        # Our notifications, in the order the SDK posts them: set once posted.
+        self.notified: list[asyncio.Event] = []
+        self.failed = asyncio.Event()  # set with ``stream``
+        self._resumes: dict[str, int] = {}  # resumptions by Last-Event-ID
+        self.events = False  # cap each event of a stream, not the stream (legacy SSE)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = await request.aread()
+        key, method = _identify(body)
+        try:
+            return await self._handle(request, body, key, method)
+        finally:
+            if method is None:
+                answered = self.answers.pop(key, None)
+            else:
+                answered = self.notified.pop(0) if key is None and self.notified else None
+            if answered is not None:
+                answered.set()
+
+    async def _handle(
+        self, request: httpx2.Request, body: bytes, key: object, method: str | None
+    ) -> httpx2.Response:
+        what = _what(request, method)
+        resuming = "last-event-id" in request.headers
+        if request.method == "GET" and not resuming and not self.listen:
+            return httpx2.Response(405, request=request)  # we do not want the server's stream
+        if resuming and self._resumed(request.headers["last-event-id"]):
+            return httpx2.Response(503, request=request)  # the SDK then gives up on it
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _DROPPED}
+        self._version = request.headers.get("mcp-protocol-version", self._version)
+        if request.method == "DELETE" and self._version:  # the SDK forgets it there
+            headers.setdefault("MCP-Protocol-Version", self._version)
+        try:
+            response = await self.http.send(
+                request.method, str(request.url), headers=headers, content=body or None, what=what
+            )
+        except MCPError as exc:
+            # Raised into the SDK, it would end the whole transport; a stand-in answer
+            # fails only this request (and a stream or DELETE the SDK gives up on).
+            self.record(key, Failure(exc, always=True))
+            return self._instead(key, request)
+        if method == "initialize" and response.status_code < 400:
+            self.session_id = response.headers.get("mcp-session-id") or None
+        if response.status_code >= 400:
+            return await self._failed(request, response, key, what, resuming=resuming)
+        kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
+        is_json = "json" in response.headers.get("content-type", "")
+        if method and key is not None and is_json and not self.events:
+            content = await self._checked_json(response, key, method)
+            return httpx2.Response(
+                response.status_code, headers=kept, content=content, request=request
+            )
+        listening = method == "subscriptions/listen" or (request.method == "GET" and not resuming)
+        stream = _Capped(self, response, key, what, listening=listening, events=self.events)
+        if "event-stream" in response.headers.get("content-type", "") and not listening:
+            # Resumed at once, as our own client did: the SDK waits a second by default.
+            stream.prefix = b"" if self.events else b"retry: 0\n"
+
+        return httpx2.Response(response.status_code, headers=kept, stream=stream, request=request)
+
+    async def _failed(
+        self,
+        request: httpx2.Request,
+        response: httpx2.Response,
+        key: object,
+        what: str,
+        *,
+        resuming: bool,
+    ) -> httpx2.Response:
+        body = bytearray()
+        try:
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) >= _ERROR_BODY_BYTES:
+                    break
+        except httpx2.HTTPError:
+            pass  # the status says enough
+        finally:
+            await response.aclose()
+        content = bytes(body[:_ERROR_BODY_BYTES])
+        status = response.status_code
+        error: MCPError = status_failure(response, content, what)
+        sent_session = request.headers.get("mcp-session-id")
+        if status == 404 and sent_session:
+            error = SessionExpired(
+                f"{self.label} no longer knows our session (HTTP 404 to {what}); "
+                "it restarted or expired the session: connect again",
+                status=404,
+                target=self.label,
+            )
+        if resuming and not isinstance(error, SessionExpired):
+            self.resume_refused = error
+        if key is None and request.method == "GET" and not resuming and not self.events:
+            # A server without a GET stream says so (405): not a failure of anything.
+            kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
+            return httpx2.Response(status, headers=kept, content=content, request=request)
+        always = status in (401, 403) or status >= 500 or isinstance(error, SessionExpired)
+        always = always or not _carries_error(content, response.headers.get("content-type", ""))
+        self.record(key, Failure(error, always=always))
+        kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
+        return httpx2.Response(status, headers=kept, content=content, request=request)
+
+    async def _checked_json(self, response: httpx2.Response, key: object, method: str) -> bytes:
+        """A JSON body read whole (capped), or a stand-in error when it is not a JSON-RPC
+        answer to ``key``: the SDK then resolves the request, and we raise our error."""
+        try:
+            body = await self.http.read_body(response, method)
+            answers = jsonrpc.decode(body, source=self.label)
+        except MCPError as exc:
+            self.record(key, Failure(exc, always=True))
+            return _stand_in_body(key)
+        if any(jsonrpc.is_response_to(a, key) for a in answers):  # type: ignore[arg-type]
+            return body
+        self.record(
+            key,
+            Failure(
+                MalformedResponse(
+                    f"{self.label} answered {method} without a JSON-RPC response to it "
+                    f"({jsonrpc.preview(body)}); the server does not follow MCP",
+                    target=self.label,
+                ),
+                always=True,
+            ),
+        )
+        return _stand_in_body(key)
+
+    def saw(self, url: httpx2.URL, chunk: bytes) -> None:
+        """A chunk of an event stream read (legacy SSE checks its endpoint event)."""
+
+    def _resumed(self, last_event_id: str) -> bool:
+        """Count a resumption from ``last_event_id``; True once there were more than
+        ``_RESUME_ATTEMPTS`` from it without a new event (the SDK would go on for ever)."""
+        self._resumes[last_event_id] = self._resumes.get(last_event_id, 0) + 1
+        return self._resumes[last_event_id] > _RESUME_ATTEMPTS
+
+    def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
+        """What the SDK gets for a request that failed on our side."""
+        if key is None:
+            return httpx2.Response(502, request=request)
+        return _stand_in(key, request)
+
+    def record(self, key: object, failure: Failure) -> None:
+        """Keep ``failure`` for request ``key`` (None: the stream's or the DELETE's)."""
+        if key is None:
+            self.stream = failure.error
+            self.failed.set()
+        else:
+            self.failures[key] = failure
+
+    async def aclose(self) -> None:
+        """The HTTP connection is the session's to close."""
+
+
+class _Capped(httpx2.AsyncByteStream):
+    """A response body read through, counted, and cut at ``max_response_bytes``."""
+
+    def __init__(
+        self,
+        bridge: Bridge,
+        response: httpx2.Response,
+        key: object,
+        what: str,
+        *,
+        listening: bool,
+        events: bool = False,
+    ) -> None:
+        self._bridge = bridge
+        self._response = response
+        self._key = key
+        self._what = what
+        self._listening = listening
+        self._chunks = response.aiter_bytes()
+        self._events = events
+        self._bom = LeadingBOM()
+        self.prefix = b""  # bytes handed on before the body's own
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        http, limit = self._bridge.http, self._bridge.http.options.max_response_bytes
+        received = 0
+        self._bridge.listening = self._listening or self._bridge.listening
+        if self.prefix:
+            yield self.prefix
+        try:
+            async for raw in self._chunks:
+                chunk = self._bom.feed(raw)
+                http.received += len(raw)
+                if self._events:
+                    self._bridge.saw(self._response.request.url, chunk)
+                received = _event_bytes(received, chunk) if self._events else received + len(chunk)
+                if received > limit and (self._events or not self._listening):
+                    url = self._response.request.url
+                    what = "one event of the stream" if self._events else self._what
+                    error = too_large(url, what, limit, received, self._response)
+                    self._bridge.record(self._key, Failure(error, always=True))
+                    raise error
+                yield chunk
+        except httpx2.HTTPError as exc:
+            error = http_failure(exc, self._response.request.url, self._what)
+            if self._listening:
+                raise error from None
+            self._bridge.record(self._key, Failure(error, always=True))
+            raise error from None
+        finally:
+            if self._listening:
+                self._bridge.listening = False
+
+    async def aclose(self) -> None:
+        # Shielded: the SDK closes a body when it aborts a request (a cancelled call at
+        # 2026-07-28), inside a cancelled scope; unshielded, the close itself is cancelled
+        # and the pooled connection stays taken for good (a burst then wedges the server).
+        with anyio.CancelScope(shield=True):
+            # Read to its end (briefly), the connection serves the next request.
+            await self._bridge.http.discard(self._response, self._chunks)
+
+
+class LeadingBOM:
+    """Drops a UTF-8 byte order mark at the start of a stream, split or not: the WHATWG
+    rules strip it, httpx2's event parser does not (and loses the first event)."""
+
+    def __init__(self) -> None:
+        self._head: bytearray | None = bytearray()
+
+    def feed(self, chunk: bytes) -> bytes:
+        """``chunk`` as it continues the stream, the mark left out."""
+        if self._head is None:
+            return chunk
+        self._head += chunk
+        if len(self._head) < 3 and _BOM.startswith(bytes(self._head)):
+            return b""  # too short to tell yet
+        head, self._head = bytes(self._head), None
+        return head[3:] if head.startswith(_BOM) else head
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _event_bytes(before: int, chunk: bytes) -> int:
+    """Bytes of the event still open after ``chunk`` (events end with a blank line)."""
+    ends = [chunk.rfind(sep) for sep in (b"\n\n", b"\r\n\r\n", b"\r\r")]
+    end = max(ends)
+    if end < 0:
+        return before + len(chunk)
+    return len(chunk) - end - 2
+
+
+def _identify(body: bytes) -> tuple[object, str | None]:
+    """The JSON-RPC id and method of a request body (None, None for anything else)."""
+    if not body:
+        return None, None
+    message = _object(body)
+    if message is None:
+        return None, None
+    method = message.get("method")
+    return message.get("id"), method if isinstance(method, str) else None
+
+
+def _object(body: bytes) -> dict[str, Any] | None:
+    """``body`` as a JSON object, or None."""
+    try:
+        parsed: object = _json.read(body)
+    except ValueError:
+        return None
+    return cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else None
+
+
+def _what(request: httpx2.Request, method: str | None) -> str:
+    if method:
+        return method
+    if request.method == "DELETE":
+        return "ending the session"
+    if "last-event-id" in request.headers:
+        return "resuming the stream"
+    return "the server's stream" if request.method == "GET" else "a response"
+
+
+def _carries_error(body: bytes, content_type: str) -> bool:
+    """Whether a 4xx body is a JSON-RPC error the SDK hands back as the answer."""
+    if not content_type.lower().startswith("application/json"):
+        return False
+    message = _object(body)
+    return message is not None and isinstance(message.get("error"), dict)
+
+
+class LegacyBridge(Bridge):
+    """The bridge under the SDK's legacy HTTP+SSE client, which drops a message whose POST
+    fails and stops posting: a failed POST fails its request through ``on_failure``, and
+    the SDK is told it was accepted."""
+
+    def __init__(self, http: HTTPConnection, label: str) -> None:
+        super().__init__(http, label, listen=True)
+        self.events = True
+        self._opening: bytearray | None = bytearray()  # until the endpoint event
+        self.on_failure: Callable[[object, MCPError], None] | None = None
+
+    def saw(self, url: httpx2.URL, chunk: bytes) -> None:
+        if self._opening is None:
+            return
+        self._opening += chunk
+        text = self._opening.decode("utf-8", "replace").replace("\r\n", "\n")
+        for event in text.split("\n\n")[:-1]:
+            fields = {k: v for k, _, v in (line.partition(":") for line in event.split("\n"))}
+            if fields.get("event", "").strip() != "endpoint":
+                continue
+            self._opening = None
+            data = fields.get("data", "").strip()
+            try:
+                endpoint = url.join(data)
+            except httpx2.InvalidURL:
+                endpoint = None
+            if endpoint is None or origin(endpoint) != origin(url):
+                self.record(None, Failure(self._elsewhere(data), always=True))
+            return
+        if len(self._opening) > _ERROR_BODY_BYTES:
+            self._opening = None
+
+    def _elsewhere(self, data: str) -> MCPError:
+        return ConnectionLost(
+            f"{self.label} announced a message endpoint on another host or an invalid one "
+            f"({data[:80]!r}); refusing to send requests there",
+            target=self.label,
+        )
+
+    def record(self, key: object, failure: Failure) -> None:
+        super().record(key, failure)
+        if key is not None and self.on_failure is not None:
+            self.on_failure(key, failure.error)
+
+    def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(202 if request.method == "POST" else 502, request=request)
+
+    async def _handle(
+        self, request: httpx2.Request, body: bytes, key: object, method: str | None
+    ) -> httpx2.Response:
+        confine = self.http.options.confine_to
+        if request.method == "POST" and confine is not None:
+            reason = confinement.outside_reason(str(request.url), confine)
+            if reason:
+                error = ConfinementError(
+                    f"{self.label} announced a message endpoint {display_url(str(request.url))} "
+                    f"outside {confine} ({reason}); refusing to send requests there: a client "
+                    "confined to that prefix sends its credentials nowhere else",
+                    target=self.label,
+                )
+                self.record(key, Failure(error, always=True))
+                self.record(None, Failure(error, always=True))
+                return self._instead(key, request)
+        response = await super()._handle(request, body, key, method)
+        if request.method == "POST" and response.status_code >= 300:
+            return self._instead(key, request)
+        kind = response.headers.get("content-type", "")
+        if request.method == "GET" and response.status_code == 200 and "event-stream" not in kind:
+            shown = kind or "no content type"
+            error = ConnectionLost(
+                f"{self.label} did not open an event stream (HTTP 200, {shown}); it is not "
+                "a legacy SSE endpoint: try --transport streamable-http",
+                target=self.label,
+            )
+            self.record(None, Failure(error, always=True))
+        return response
