@@ -11,7 +11,7 @@ import asyncio
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langop_infra.agent._a2a_sdk import (
@@ -69,9 +69,14 @@ class _Turn:
     after a resume), and the approval it waits for, if any."""
 
     updater: TaskUpdater
-    paused: asyncio.Event = field(default_factory=asyncio.Event)
+    paused: bool = False
     decision: asyncio.Future[bool] | None = None
     running: asyncio.Task[TurnOutcome] | None = None
+    woken: asyncio.Future[None] | None = None  # what _drive waits on: the turn ends or pauses
+
+    def wake(self, *_: object) -> None:
+        if self.woken is not None and not self.woken.done():
+            self.woken.set_result(None)
 
 
 class TurnTasks:
@@ -96,7 +101,7 @@ class TurnTasks:
         if waiting is not None and waiting.decision is not None:
             waiting.updater, decision = updater, waiting.decision
             waiting.decision = None
-            waiting.paused.clear()
+            waiting.paused = False
             decision.set_result(approves(context.get_user_input()))
             await self._drive(task.id, waiting)
             return
@@ -110,11 +115,16 @@ class TurnTasks:
         """Until the turn ends (publish its answer) or waits for an approval (return: the
         task is ``input-required``)."""
         assert state.running is not None
-        paused = asyncio.get_running_loop().create_task(state.paused.wait())
-        try:
-            await asyncio.wait({state.running, paused}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            paused.cancel()
+        if not (state.running.done() or state.paused):
+            # A future the turn's end or pause resolves, not a task waiting on each: a turn
+            # is answered on every request, and each task costs a scheduling round.
+            state.woken = asyncio.get_running_loop().create_future()
+            state.running.add_done_callback(state.wake)
+            try:
+                await state.woken
+            finally:
+                state.running.remove_done_callback(state.wake)
+                state.woken = None
         if not state.running.done():
             return
         self._turns.pop(task_id, None)
@@ -163,7 +173,8 @@ def _hooks(state: _Turn) -> tuple[Observer, Approver]:
         data = {"approval": {"tool": tool, "arguments": arguments}}
         parts = [new_text_part(question), new_data_part(data)]
         await state.updater.requires_input(state.updater.new_agent_message(parts))
-        state.paused.set()
+        state.paused = True
+        state.wake()
         return await decision
 
     return observe, approve
