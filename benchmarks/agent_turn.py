@@ -17,9 +17,12 @@ counted). A turn is two model calls and one tool call.
 
 Rounds alternate which side goes first; each side is measured over ``--turns`` turns after
 a warm-up, by its process's user + system CPU (``/proc/<pid>/stat``, so Linux only), and the
-ratio is the median of the per-round ratios. Target (issue 50 §6): at most 1.0.
+ratio is the median of the per-round ratios. Both measured servers are pinned to the same
+one CPU (the last this process may use; ``--no-pin`` leaves them to the scheduler), so a
+busy or idle core, or a migration between cores, weighs on both sides alike. Target (issue
+50 §6): at most 1.0.
 
-    python benchmarks/agent_turn.py              # 5 rounds of 200 turns a side
+    python benchmarks/agent_turn.py              # 10 rounds of 150 turns a side
     python benchmarks/agent_turn.py --quick      # 1 round of 10 turns
     python benchmarks/agent_turn.py --quiet-baseline  # a2a-sdk's spans off on both sides
 """
@@ -46,7 +49,7 @@ import _common
 TARGET = 1.0
 QUESTION = "How many people live in Lyon?"
 ANSWER = "Lyon has 522250 people."
-FULL = (5, 200, 20)  # rounds, turns per side and round, warm-up turns
+FULL = (10, 150, 20)  # rounds, turns per side and round, warm-up turns
 QUICK = (1, 10, 2)
 
 
@@ -282,6 +285,14 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def pin(pids: list[int], cpu: int) -> None:
+    """Every thread of each process in ``pids`` on ``cpu`` only (threads started later
+    inherit it)."""
+    for pid in pids:
+        for thread in Path(f"/proc/{pid}/task").iterdir():
+            os.sched_setaffinity(int(thread.name), {cpu})
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU of process ``pid`` so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -308,7 +319,9 @@ def block(http: Any, pid: int, port: int, turns: int) -> tuple[float, float]:
     return (cpu_seconds(pid) - cpu) / turns, (time.perf_counter() - wall) / turns
 
 
-def measure(rounds: int, turns: int, warmup: int, quiet_baseline: bool = False) -> dict[str, Any]:
+def measure(
+    rounds: int, turns: int, warmup: int, quiet_baseline: bool = False, pinned: bool = True
+) -> dict[str, Any]:
     import httpx
 
     quiet = {**os.environ, "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
@@ -326,6 +339,9 @@ def measure(rounds: int, turns: int, warmup: int, quiet_baseline: bool = False) 
                 )
             ),
         }
+        cpu = max(os.sched_getaffinity(0)) if pinned else None
+        if cpu is not None:
+            pin([pid for pid, _ in sides.values()], cpu)
         http = stack.enter_context(httpx.Client(timeout=60))
         for pid, port in sides.values():
             block(http, pid, port, warmup)
@@ -333,7 +349,7 @@ def measure(rounds: int, turns: int, warmup: int, quiet_baseline: bool = False) 
         for r in range(rounds):
             order = list(sides) if r % 2 == 0 else list(reversed(sides))
             per_round.append({name: block(http, *sides[name], turns) for name in order})
-    return {**report(per_round, turns), "quiet_baseline": quiet_baseline}
+    return {**report(per_round, turns), "quiet_baseline": quiet_baseline, "pinned_cpu": cpu}
 
 
 def report(per_round: list[dict[str, tuple[float, float]]], turns: int) -> dict[str, Any]:
@@ -366,6 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quiet-baseline", action="store_true", help="a2a-sdk's own spans off in the baseline too"
     )
+    parser.add_argument(
+        "--no-pin", action="store_true", help="leave the measured servers on any CPU"
+    )
     parser.add_argument("--model-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--baseline-child", nargs=2, help=argparse.SUPPRESS)
@@ -380,10 +399,14 @@ def main(argv: list[str] | None = None) -> int:
         baseline_child(*args.baseline_child)
         return 0
     rounds, turns, warmup = QUICK if args.quick else FULL
-    data = measure(args.rounds or rounds, args.turns or turns, warmup, args.quiet_baseline)
+    data = measure(
+        args.rounds or rounds, args.turns or turns, warmup, args.quiet_baseline, not args.no_pin
+    )
     _common.print_machine()
     spans = "off" if args.quiet_baseline else "on (a2a-sdk's default)"
     print(f"baseline: a2a-sdk's own spans {spans}; ours: off (nothing exports spans)")
+    where = "any CPU" if data["pinned_cpu"] is None else f"both on CPU {data['pinned_cpu']}"
+    print(f"measured servers: {where}")
     rows = [
         [name, side["cpu_ms_per_turn"], side["wall_ms_per_turn"]]
         for name, side in data["sides"].items()

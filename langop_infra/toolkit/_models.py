@@ -19,10 +19,10 @@ def _jsonable(record: Any) -> dict[str, Any]:
     """``dataclasses.asdict(record)`` with its datetimes in ISO form. Its values are copied
     as ``asdict`` copies them, but JSON's containers and scalars without ``deepcopy``'s
     bookkeeping (a turn's records are built for every A2A answer)."""
-    data = {f.name: _copied(getattr(record, f.name)) for f in fields(record)}
-    for key, value in data.items():
-        if isinstance(value, datetime):
-            data[key] = value.isoformat()
+    data: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        data[f.name] = value.isoformat() if isinstance(value, datetime) else _copied(value)
     return data
 
 
