@@ -177,3 +177,35 @@ def test_a_silent_span_is_invalid_and_leaves_the_current_span_alone() -> None:
             assert trace.get_current_span() is current
             span.set_status(StatusCode.ERROR, "ignored")
         assert trace.get_current_span() is current
+
+
+UNWRAPPED = """
+import gc
+from langop_infra.agent.__main__ import _import_runtime
+_import_runtime()
+import langop_infra.agent._a2a_sdk as sdk
+codes = sdk._wrapper_codes()
+gc.collect()
+left = [f for f in gc.get_objects() if getattr(f, "__code__", None) in codes]
+print(sdk.UNWRAPPED, len(left))
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "off"),
+    [({}, True), ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, False)],
+)
+def test_a2a_sdks_span_wrappers_are_gone_where_its_spans_are_off(
+    given: dict[str, str], off: bool
+) -> None:
+    """Spans off: no method of a2a-sdk's loaded modules is left inside one of its span
+    wrappers (each still entered a no-op span on every call). Spans on: every wrapper stays."""
+    quiet = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env = {**quiet, **given, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-c", UNWRAPPED], env=env, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    unwrapped, left = map(int, run.stdout.split())
+    as_expected = (unwrapped > 100 and left == 0) if off else (unwrapped == 0 and left > 100)
+    assert as_expected, (unwrapped, left)
