@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Generator
-from types import CodeType
+from collections.abc import Callable, Generator
+from types import CodeType, FunctionType
 from typing import cast
 
 GRPC_MODULES = (
@@ -122,8 +122,12 @@ def _wrapper_codes() -> frozenset[CodeType]:
 
     def sample() -> None: ...
 
-    wrapped = (telemetry.trace_function(sample_coroutine), telemetry.trace_function(sample))
-    return frozenset(f.__code__ for f in wrapped)
+    # a2a-sdk types its decorator's callables as bare Callable
+    trace = cast(
+        "Callable[[Callable[..., object]], FunctionType]",
+        telemetry.trace_function,  # pyright: ignore[reportUnknownMemberType]
+    )
+    return frozenset({trace(sample_coroutine).__code__, trace(sample).__code__})
 
 
 def unwrap_spans_when_off() -> int:
@@ -136,7 +140,8 @@ def unwrap_spans_when_off() -> int:
         return 0
     codes, count = _wrapper_codes(), 0
     for name, module in list(sys.modules.items()):
-        if module is None or not name.startswith("a2a."):
+        # A module marked missing (see grpc_absent) is None, which typeshed does not admit.
+        if cast("object", module) is None or not name.startswith("a2a."):
             continue
         owners = [module, *(v for v in vars(module).values() if _defined_in(v, name))]
         for owner in owners:
