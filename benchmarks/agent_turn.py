@@ -15,13 +15,13 @@ counted). A turn is two model calls and one tool call.
   traces its own calls (no-op spans: ``mcp`` needs ``opentelemetry-api``), which ours turns
   off when nothing exports spans; ``--quiet-baseline`` turns them off in the baseline too.
 
-In a round each side answers ``--turns`` turns, the two sides' turns interleaved one by one
-(rounds alternate which side goes first), after a warm-up; each side is measured by its
-process's user + system CPU over the round (``/proc/<pid>/stat``, so Linux only), and the
-ratio is the median of the per-round ratios. Both measured servers are pinned to the same
-one CPU (the last this process may use; ``--no-pin`` leaves them to the scheduler), so a
-busy or idle core, or a migration between cores, weighs on both sides alike. Target (issue
-50 §6): at most 1.0.
+Each round starts both servers afresh; each side answers ``--turns`` turns, the two sides'
+turns interleaved one by one (rounds alternate which side goes first), after a warm-up; each
+side is measured by its process's user + system CPU over the round (``/proc/<pid>/stat``, so
+Linux only), and the ratio is the median of the per-round ratios. Both measured servers
+are pinned to the same one CPU (the last this process may use; ``--no-pin`` leaves them to
+the scheduler), so a busy or idle core, or a migration between cores, weighs on both sides
+alike. Target (issue 50 §6): at most 1.0.
 
     python benchmarks/agent_turn.py              # 10 rounds of 150 turns a side
     python benchmarks/agent_turn.py --quick      # 1 round of 10 turns
@@ -337,30 +337,33 @@ def measure(
 ) -> dict[str, Any]:
     import httpx
 
-    quiet = {**os.environ, "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
-
+    baseline_env = {**os.environ, "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
+    cpu = max(os.sched_getaffinity(0)) if pinned else None
     with ExitStack() as stack:
         _, model_port = stack.enter_context(child("--model-child"))
         _, tool_port = stack.enter_context(child("--tool-child"))
-        model_url = f"http://127.0.0.1:{model_port}/v1"
-        tool_url = f"http://127.0.0.1:{tool_port}/mcp"
-        sides = {
-            "ours": stack.enter_context(ours(model_url, tool_url)),
-            "baseline": stack.enter_context(
-                child(
-                    "--baseline-child", model_url, tool_url, env=quiet if quiet_baseline else None
-                )
-            ),
-        }
-        cpu = max(os.sched_getaffinity(0)) if pinned else None
-        if cpu is not None:
-            pin([pid for pid, _ in sides.values()], cpu)
+        urls = (f"http://127.0.0.1:{model_port}/v1", f"http://127.0.0.1:{tool_port}/mcp")
         http = stack.enter_context(httpx.Client(timeout=60))
-        block(http, sides, list(sides), warmup)
         per_round: list[dict[str, tuple[float, float]]] = []
         for r in range(rounds):
-            order = list(sides) if r % 2 == 0 else list(reversed(sides))
-            per_round.append(block(http, sides, order, turns))
+            # Fresh servers each round: what one process draws (its hash seed, its memory
+            # layout) weighs on one round, not on the whole run.
+            with ExitStack() as servers:
+                sides = {
+                    "ours": servers.enter_context(ours(*urls)),
+                    "baseline": servers.enter_context(
+                        child(
+                            "--baseline-child",
+                            *urls,
+                            env=baseline_env if quiet_baseline else None,
+                        )
+                    ),
+                }
+                if cpu is not None:
+                    pin([pid for pid, _ in sides.values()], cpu)
+                block(http, sides, list(sides), warmup)
+                order = list(sides) if r % 2 == 0 else list(reversed(sides))
+                per_round.append(block(http, sides, order, turns))
     return {**report(per_round, turns), "quiet_baseline": quiet_baseline, "pinned_cpu": cpu}
 
 
