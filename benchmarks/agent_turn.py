@@ -15,11 +15,15 @@ counted). A turn is two model calls and one tool call.
   traces its own calls (no-op spans: ``mcp`` needs ``opentelemetry-api``), which ours turns
   off when nothing exports spans; ``--quiet-baseline`` turns them off in the baseline too.
 
-Rounds alternate which side goes first; each side is measured over ``--turns`` turns after
-a warm-up, by its process's user + system CPU (``/proc/<pid>/stat``, so Linux only), and the
-ratio is the median of the per-round ratios. Target (issue 50 §6): at most 1.0.
+Each round starts both servers afresh; each side answers ``--turns`` turns, the two sides'
+turns interleaved one by one (rounds alternate which side goes first), after a warm-up; each
+side is measured by its process's user + system CPU over the round (``/proc/<pid>/stat``, so
+Linux only), and the ratio is the median of the per-round ratios. Both measured servers
+are pinned to the same one CPU (the last this process may use; ``--no-pin`` leaves them to
+the scheduler), so a busy or idle core, or a migration between cores, weighs on both sides
+alike. Target (issue 50 §6): at most 1.0.
 
-    python benchmarks/agent_turn.py              # 5 rounds of 200 turns a side
+    python benchmarks/agent_turn.py              # 10 rounds of 150 turns a side
     python benchmarks/agent_turn.py --quick      # 1 round of 10 turns
     python benchmarks/agent_turn.py --quiet-baseline  # a2a-sdk's spans off on both sides
 """
@@ -46,7 +50,7 @@ import _common
 TARGET = 1.0
 QUESTION = "How many people live in Lyon?"
 ANSWER = "Lyon has 522250 people."
-FULL = (5, 200, 20)  # rounds, turns per side and round, warm-up turns
+FULL = (10, 150, 20)  # rounds, turns per side and round, warm-up turns
 QUICK = (1, 10, 2)
 
 
@@ -282,6 +286,14 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def pin(pids: list[int], cpu: int) -> None:
+    """Every thread of each process in ``pids`` on ``cpu`` only (threads started later
+    inherit it)."""
+    for pid in pids:
+        for thread in Path(f"/proc/{pid}/task").iterdir():
+            os.sched_setaffinity(int(thread.name), {cpu})
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU of process ``pid`` so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -298,42 +310,61 @@ def ask(http: Any, port: int, n: int) -> str:
     return parts[0]["text"]
 
 
-def block(http: Any, pid: int, port: int, turns: int) -> tuple[float, float]:
-    """CPU and wall seconds per turn over ``turns`` turns."""
-    cpu, wall = cpu_seconds(pid), time.perf_counter()
+def block(
+    http: Any, sides: dict[str, tuple[int, int]], order: list[str], turns: int
+) -> dict[str, tuple[float, float]]:
+    """CPU and wall seconds per turn of each side over ``turns`` turns each, the sides'
+    turns interleaved one by one in ``order`` (a change in the machine's load falls on both
+    alike). Each side's CPU is its whole process's, read before and after the block: its
+    work between turns counts too."""
+    cpu = {name: cpu_seconds(pid) for name, (pid, _) in sides.items()}
+    wall = dict.fromkeys(sides, 0.0)
     for n in range(turns):
-        answer = ask(http, port, n)
-        if answer != ANSWER:
-            raise RuntimeError(f"port {port} answered {answer!r}, not {ANSWER!r}")
-    return (cpu_seconds(pid) - cpu) / turns, (time.perf_counter() - wall) / turns
+        for name in order:
+            started = time.perf_counter()
+            answer = ask(http, sides[name][1], n)
+            wall[name] += time.perf_counter() - started
+            if answer != ANSWER:
+                raise RuntimeError(f"{name} answered {answer!r}, not {ANSWER!r}")
+    return {
+        name: ((cpu_seconds(sides[name][0]) - cpu[name]) / turns, wall[name] / turns)
+        for name in order
+    }
 
 
-def measure(rounds: int, turns: int, warmup: int, quiet_baseline: bool = False) -> dict[str, Any]:
+def measure(
+    rounds: int, turns: int, warmup: int, quiet_baseline: bool = False, pinned: bool = True
+) -> dict[str, Any]:
     import httpx
 
-    quiet = {**os.environ, "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
-
+    baseline_env = {**os.environ, "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
+    cpu = max(os.sched_getaffinity(0)) if pinned else None
     with ExitStack() as stack:
         _, model_port = stack.enter_context(child("--model-child"))
         _, tool_port = stack.enter_context(child("--tool-child"))
-        model_url = f"http://127.0.0.1:{model_port}/v1"
-        tool_url = f"http://127.0.0.1:{tool_port}/mcp"
-        sides = {
-            "ours": stack.enter_context(ours(model_url, tool_url)),
-            "baseline": stack.enter_context(
-                child(
-                    "--baseline-child", model_url, tool_url, env=quiet if quiet_baseline else None
-                )
-            ),
-        }
+        urls = (f"http://127.0.0.1:{model_port}/v1", f"http://127.0.0.1:{tool_port}/mcp")
         http = stack.enter_context(httpx.Client(timeout=60))
-        for pid, port in sides.values():
-            block(http, pid, port, warmup)
         per_round: list[dict[str, tuple[float, float]]] = []
         for r in range(rounds):
-            order = list(sides) if r % 2 == 0 else list(reversed(sides))
-            per_round.append({name: block(http, *sides[name], turns) for name in order})
-    return {**report(per_round, turns), "quiet_baseline": quiet_baseline}
+            # Fresh servers each round: what one process draws (its hash seed, its memory
+            # layout) weighs on one round, not on the whole run.
+            with ExitStack() as servers:
+                sides = {
+                    "ours": servers.enter_context(ours(*urls)),
+                    "baseline": servers.enter_context(
+                        child(
+                            "--baseline-child",
+                            *urls,
+                            env=baseline_env if quiet_baseline else None,
+                        )
+                    ),
+                }
+                if cpu is not None:
+                    pin([pid for pid, _ in sides.values()], cpu)
+                block(http, sides, list(sides), warmup)
+                order = list(sides) if r % 2 == 0 else list(reversed(sides))
+                per_round.append(block(http, sides, order, turns))
+    return {**report(per_round, turns), "quiet_baseline": quiet_baseline, "pinned_cpu": cpu}
 
 
 def report(per_round: list[dict[str, tuple[float, float]]], turns: int) -> dict[str, Any]:
@@ -366,6 +397,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quiet-baseline", action="store_true", help="a2a-sdk's own spans off in the baseline too"
     )
+    parser.add_argument(
+        "--no-pin", action="store_true", help="leave the measured servers on any CPU"
+    )
     parser.add_argument("--model-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--baseline-child", nargs=2, help=argparse.SUPPRESS)
@@ -380,18 +414,22 @@ def main(argv: list[str] | None = None) -> int:
         baseline_child(*args.baseline_child)
         return 0
     rounds, turns, warmup = QUICK if args.quick else FULL
-    data = measure(args.rounds or rounds, args.turns or turns, warmup, args.quiet_baseline)
+    data = measure(
+        args.rounds or rounds, args.turns or turns, warmup, args.quiet_baseline, not args.no_pin
+    )
     _common.print_machine()
     spans = "off" if args.quiet_baseline else "on (a2a-sdk's default)"
     print(f"baseline: a2a-sdk's own spans {spans}; ours: off (nothing exports spans)")
+    where = "any CPU" if data["pinned_cpu"] is None else f"both on CPU {data['pinned_cpu']}"
+    print(f"measured servers: {where}")
     rows = [
         [name, side["cpu_ms_per_turn"], side["wall_ms_per_turn"]]
         for name, side in data["sides"].items()
     ]
     _common.print_table(["side", "CPU ms/turn (median)", "wall ms/turn (median)"], rows)
     print(
-        f"ratio CPU ours/baseline, median of {data['rounds']} alternating rounds of "
-        f"{data['turns_per_round']} turns: {data['ratio_cpu']:.3f} (per round: "
+        f"ratio CPU ours/baseline, median of {data['rounds']} rounds of "
+        f"{data['turns_per_round']} interleaved turns a side: {data['ratio_cpu']:.3f} (per round: "
         f"{', '.join(map(str, data['ratios']))}); target <= {TARGET}: "
         f"{_common.met(data['ratio_cpu'], TARGET)}"
     )

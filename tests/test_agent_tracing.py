@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import StatusCode
+from opentelemetry.trace import INVALID_SPAN, ProxyTracerProvider, StatusCode
 
 from langop_infra.agent._loop import AgentLoop
 from langop_infra.agent._metrics import RuntimeMetrics
 from langop_infra.agent._model_client import ChatModel
-from langop_infra.agent._tracing import configure_tracing
+from langop_infra.agent._tracing import SilentTracer, configure_tracing, runtime_tracer
 from langop_infra.mcp._session import ToolCallResult
 from tests.fake_openai import FakeOpenAI
 from tests.support.agent_parts import tool_results
@@ -136,3 +137,75 @@ def test_a2a_sdk_spans_are_off_in_the_runtime_unless_something_exports_them(
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == printed
+
+
+@pytest.mark.parametrize(
+    ("env", "provider", "silent"),
+    [
+        ({}, ProxyTracerProvider(), True),
+        ({"OTEL_TRACES_EXPORTER": "none"}, ProxyTracerProvider(), True),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, ProxyTracerProvider(), False),
+        ({"OTEL_TRACES_EXPORTER": "console"}, ProxyTracerProvider(), False),
+        ({}, TracerProvider(), False),
+    ],
+)
+def test_the_runtime_skips_spans_only_where_nothing_could_take_them(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], provider: Any, silent: bool
+) -> None:
+    """No provider set and nothing to export to: the runtime's tracer is silent (its spans
+    would be no-ops anyway). A provider someone set (auto-instrumentation's, a test's) or an
+    exporter named: the process's tracer, whose spans that provider records."""
+    exporter = InMemorySpanExporter()
+    if isinstance(provider, TracerProvider):
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: provider)
+    tracer = runtime_tracer(env)
+    assert isinstance(tracer, SilentTracer) == silent
+    with tracer.start_as_current_span("invoke_agent helper"):
+        pass
+    recorded = [s.name for s in exporter.get_finished_spans()]
+    assert recorded == (
+        [] if silent or isinstance(provider, ProxyTracerProvider) else ["invoke_agent helper"]
+    )
+
+
+def test_a_silent_span_is_invalid_and_leaves_the_current_span_alone() -> None:
+    outer = TracerProvider().get_tracer("test")
+    with outer.start_as_current_span("outer") as current:
+        with SilentTracer().start_as_current_span("chat m", attributes={"a": "b"}) as span:
+            assert span is INVALID_SPAN and not span.is_recording()
+            assert trace.get_current_span() is current
+            span.set_status(StatusCode.ERROR, "ignored")
+        assert trace.get_current_span() is current
+
+
+UNWRAPPED = """
+import gc
+from langop_infra.agent.__main__ import _import_runtime
+_import_runtime()
+import langop_infra.agent._a2a_sdk as sdk
+codes = sdk._wrapper_codes()
+gc.collect()
+left = [f for f in gc.get_objects() if getattr(f, "__code__", None) in codes]
+print(sdk.UNWRAPPED, len(left))
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "off"),
+    [({}, True), ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, False)],
+)
+def test_a2a_sdks_span_wrappers_are_gone_where_its_spans_are_off(
+    given: dict[str, str], off: bool
+) -> None:
+    """Spans off: no method of a2a-sdk's loaded modules is left inside one of its span
+    wrappers (each still entered a no-op span on every call). Spans on: every wrapper stays."""
+    quiet = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env = {**quiet, **given, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-c", UNWRAPPED], env=env, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    unwrapped, left = map(int, run.stdout.split())
+    as_expected = (unwrapped > 100 and left == 0) if off else (unwrapped == 0 and left > 100)
+    assert as_expected, (unwrapped, left)

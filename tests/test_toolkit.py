@@ -6,8 +6,10 @@ registry; LangChain tools; and ``serve`` on the official MCP SDK (MCP, ``/health
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 import httpx
@@ -195,6 +197,23 @@ def test_records_have_the_seeds_fields() -> None:
     }
     assert (result.error, result.call_id) == (None, "call_1")
     assert step.to_dict()["step_number"] == 1
+
+
+def test_a_records_dict_is_asdicts_with_iso_times_and_shares_nothing_with_it() -> None:
+    """``to_dict`` copies without ``asdict``'s deepcopy (a turn's records are built on every
+    A2A answer), and still as ``asdict`` would: nested containers are fresh, a datetime
+    field is ISO text, a nested datetime and any other object a copy."""
+    when = datetime(2026, 11, 29, 9, 0, tzinfo=timezone.utc)
+    args: dict[str, Any] = {"city": "Lyon", "at": [when, ("a", 1.5)], "n": {"deep": [None, True]}}
+    call = ToolCall("geo__population", args, "c1", when)
+    expected = {**dataclasses.asdict(call), "timestamp": "2026-11-29T09:00:00+00:00"}
+    data = call.to_dict()
+    assert data == expected
+    assert type(data["tool_args"]["at"][1]) is tuple
+    data["tool_args"]["n"]["deep"].append("changed")
+    data["tool_args"]["at"].clear()
+    assert call.tool_args == {"city": "Lyon", "at": [when, ("a", 1.5)], "n": {"deep": [None, True]}}
+    assert data["tool_args"] is not args
 
 
 # --- serve(registry): MCP on the official SDK, /health and /mpc/tools ---------------------

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from types import CodeType, FunctionType
 from typing import cast
 
 GRPC_MODULES = (
@@ -74,6 +75,7 @@ with grpc_absent():
         TaskPushNotificationConfig,
         TaskState,
     )
+    from a2a.utils import telemetry
     from a2a.utils.errors import InvalidParamsError
 
 __all__ = [
@@ -111,3 +113,50 @@ __all__ = [
     "new_text_part",
     "parse_agent_card",
 ]
+
+
+def _wrapper_codes() -> frozenset[CodeType]:
+    """The code of a2a-sdk's span wrappers (one for coroutine functions, one for others)."""
+
+    async def sample_coroutine() -> None: ...
+
+    def sample() -> None: ...
+
+    # a2a-sdk types its decorator's callables as bare Callable
+    trace = cast(
+        "Callable[[Callable[..., object]], FunctionType]",
+        telemetry.trace_function,  # pyright: ignore[reportUnknownMemberType]
+    )
+    return frozenset({trace(sample_coroutine).__code__, trace(sample).__code__})
+
+
+def unwrap_spans_when_off() -> int:
+    """With a2a-sdk's spans off, replace each wrapper its ``trace_class``/``trace_function``
+    put around a method of its loaded modules by the method itself, and return how many.
+
+    Off, a wrapper still enters a no-op span and logs a debug line on every call (a
+    message's task events pass through dozens of them); with spans on, nothing changes."""
+    if telemetry.otel_installed and telemetry.otel_enabled:
+        return 0
+    codes, count = _wrapper_codes(), 0
+    for name, module in list(sys.modules.items()):
+        # A module marked missing (see grpc_absent) is None, which typeshed does not admit.
+        if cast("object", module) is None or not name.startswith("a2a."):
+            continue
+        owners = [module, *(v for v in vars(module).values() if _defined_in(v, name))]
+        for owner in owners:
+            for attribute, value in list(vars(owner).items()):
+                if getattr(value, "__code__", None) not in codes:
+                    continue
+                while getattr(value, "__code__", None) in codes:  # a subclass wraps again
+                    value = value.__wrapped__
+                setattr(owner, attribute, value)
+                count += 1
+    return count
+
+
+def _defined_in(value: object, module: str) -> bool:
+    return isinstance(value, type) and value.__module__ == module
+
+
+UNWRAPPED = unwrap_spans_when_off()

@@ -11,7 +11,7 @@ import asyncio
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langop_infra.agent._a2a_sdk import (
@@ -29,7 +29,7 @@ from langop_infra.agent._a2a_sdk import (
     new_task_from_user_message,
     new_text_part,
 )
-from langop_infra.agent._caller_watch import CALLER_GONE
+from langop_infra.agent._caller_watch import CALLER, Caller
 from langop_infra.agent._loop import Approver, Observer, TurnOutcome
 
 __all__ = ["MAX_TASKS", "BoundedTaskStore", "Observer", "TurnTasks"]
@@ -73,9 +73,14 @@ class _Turn:
     after a resume), and the approval it waits for, if any."""
 
     updater: TaskUpdater
-    paused: asyncio.Event = field(default_factory=asyncio.Event)
+    paused: bool = False
     decision: asyncio.Future[bool] | None = None
     running: asyncio.Task[TurnOutcome] | None = None
+    woken: asyncio.Future[None] | None = None  # what _drive waits on: the turn ends or pauses
+
+    def wake(self, *_: object) -> None:
+        if self.woken is not None and not self.woken.done():
+            self.woken.set_result(None)
 
 
 class TurnTasks:
@@ -100,7 +105,7 @@ class TurnTasks:
         if waiting is not None and waiting.decision is not None:
             waiting.updater, decision = updater, waiting.decision
             waiting.decision = None
-            waiting.paused.clear()
+            waiting.paused = False
             decision.set_result(approves(context.get_user_input()))
             await self._drive(task.id, waiting, abandoned(context))
             return
@@ -110,20 +115,24 @@ class TurnTasks:
         self._turns[task.id] = state
         await self._drive(task.id, state, abandoned(context))
 
-    async def _drive(self, task_id: str, state: _Turn, gone: asyncio.Event | None) -> None:
+    async def _drive(self, task_id: str, state: _Turn, caller: Caller | None) -> None:
         """Until the turn ends (publish its answer), waits for an approval (return: the
         task is ``input-required``) or its caller leaves (the turn is cancelled)."""
         assert state.running is not None
-        loop = asyncio.get_running_loop()
-        waits = {loop.create_task(state.paused.wait())}
-        if gone is not None:
-            waits.add(loop.create_task(gone.wait()))
-        try:
-            await asyncio.wait({state.running, *waits}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for wait in waits:
-                wait.cancel()
-        if not state.running.done() and not (gone is not None and gone.is_set()):
+        if not (state.running.done() or state.paused or _left(caller)):
+            # A future the turn's end, pause or caller resolves, not a task waiting on each:
+            # a turn is answered on every request, and each task costs a scheduling round.
+            state.woken = asyncio.get_running_loop().create_future()
+            state.running.add_done_callback(state.wake)
+            forget = caller.on_leave(state.wake) if caller is not None else None
+            try:
+                await state.woken
+            finally:
+                state.running.remove_done_callback(state.wake)
+                if forget is not None:
+                    forget()
+                state.woken = None
+        if not state.running.done() and not _left(caller):
             return
         self._turns.pop(task_id, None)
         if not state.running.done():
@@ -151,16 +160,20 @@ class TurnTasks:
         await updater.cancel(updater.new_agent_message([new_text_part("canceled by the caller")]))
 
 
-def abandoned(context: RequestContext) -> asyncio.Event | None:
-    """The event set when this request's caller leaves, if leaving abandons the turn: a
-    ``message/send`` that waits for the answer and registers no push webhook."""
+def abandoned(context: RequestContext) -> Caller | None:
+    """The request's caller, if its leaving abandons the turn: a ``message/send`` that waits
+    for the answer and registers no push webhook."""
     config = context.configuration
     if context.call_context.state.get("method") not in WAITING_METHODS or (
         config is not None
         and (config.return_immediately or config.HasField("task_push_notification_config"))
     ):
         return None
-    return CALLER_GONE.get(None)
+    return CALLER.get(None)
+
+
+def _left(caller: Caller | None) -> bool:
+    return caller is not None and caller.gone.is_set()
 
 
 async def _stop(state: _Turn, why: str) -> None:
@@ -194,7 +207,8 @@ def _hooks(state: _Turn) -> tuple[Observer, Approver]:
         data = {"approval": {"tool": tool, "arguments": arguments}}
         parts = [new_text_part(question), new_data_part(data)]
         await state.updater.requires_input(state.updater.new_agent_message(parts))
-        state.paused.set()
+        state.paused = True
+        state.wake()
         return await decision
 
     return observe, approve

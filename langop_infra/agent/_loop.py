@@ -241,7 +241,10 @@ class AgentLoop:
                     await hooks.observe(names.get(call.name, call.name), arguments)
                 return await self._act(call, names, hooks)
 
-        done = await asyncio.gather(*(gated(call) for call in calls))
+        if len(calls) == 1:  # the usual reply: no task to run it in
+            done = [await gated(calls[0])]
+        else:
+            done = await asyncio.gather(*(gated(call) for call in calls))
         answers: list[dict[str, Any]] = []
         for record, result in done:
             outcome.tool_calls.append(record)

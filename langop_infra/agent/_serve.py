@@ -34,7 +34,7 @@ from langop_infra.agent._peer_tools import PeerTools
 from langop_infra.agent._registry import ToolRegistry, connect_tool_registry
 from langop_infra.agent._result_scrub import url_credentials
 from langop_infra.agent._settings import RuntimeSettings, SettingsError, load_settings
-from langop_infra.agent._tracing import configure_tracing
+from langop_infra.agent._tracing import configure_tracing, runtime_tracer
 from langop_infra.agent.runtime import AgentServers, ServerEntry, load_agent_servers
 from langop_infra.core._log_scrub import log_level, scrubbed_logging, watch
 from langop_infra.core._redact import Scrubber
@@ -157,6 +157,7 @@ async def start_runtime(env: Mapping[str, str], *, wait: bool = False) -> Runtim
         tool_concurrency=settings.tool_concurrency,
         agent_name=settings.agent_name,
         require_approval=settings.require_approval,
+        tracer=runtime_tracer(env),
     )
     return Runtime(settings, registry, model, loop, metrics, peers, background, tracing)
 

@@ -4,19 +4,38 @@ gives their JSON form."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["AgentStep", "ChatMessage", "ToolCall", "ToolResult"]
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _jsonable(record: Any) -> dict[str, Any]:
-    data = asdict(record)
-    for key, value in data.items():
-        if isinstance(value, datetime):
-            data[key] = value.isoformat()
+    """``dataclasses.asdict(record)`` with its datetimes in ISO form. Its values are copied
+    as ``asdict`` copies them, but JSON's containers and scalars without ``deepcopy``'s
+    bookkeeping (a turn's records are built for every A2A answer)."""
+    data: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        data[f.name] = value.isoformat() if isinstance(value, datetime) else _copied(value)
     return data
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, _SCALARS):
+        return value
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in cast("dict[Any, Any]", value).items()}
+    if type(value) is list:
+        return [_copied(v) for v in cast("list[Any]", value)]
+    if type(value) is tuple:
+        return tuple(_copied(v) for v in cast("tuple[Any, ...]", value))
+    return copy.deepcopy(value)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""``agent/_caller_watch``: a request's caller leaving sets that request's ``CALLER_GONE``,
+"""``agent/_caller_watch``: a request's caller leaving marks that request's ``CALLER`` gone,
 driven here through ASGI by hand (a scripted server: body messages, then a disconnect when
 the test says)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langop_infra.agent._caller_watch import CALLER_GONE, CallerWatch
+from langop_infra.agent._caller_watch import CALLER, Caller, CallerWatch
 
 HTTP = {"type": "http", "method": "POST", "path": "/", "headers": []}
 
@@ -47,7 +47,7 @@ def test_the_caller_leaving_after_the_body_sets_the_request_event() -> None:
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         seen.append((await receive())["body"])
-        gone = CALLER_GONE.get()
+        gone = CALLER.get().gone
         seen.append(gone.is_set())
         seen.append((await receive())["body"])
         await asyncio.sleep(0)
@@ -84,7 +84,7 @@ def test_a_disconnect_while_reading_the_body_sets_the_event() -> None:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
         seen.append((await receive())["type"])
-        seen.append(CALLER_GONE.get().is_set())
+        seen.append(CALLER.get().gone.is_set())
 
     run_app(server, app)
     assert seen == ["http.disconnect", True]
@@ -98,10 +98,10 @@ def test_a_server_message_other_than_a_disconnect_is_not_one() -> None:
         await receive()
         server.queue.put_nowait({"type": "http.request", "body": b"", "more_body": False})
         await asyncio.sleep(0.01)
-        seen.append(CALLER_GONE.get().is_set())
+        seen.append(CALLER.get().gone.is_set())
         server.hang_up()
-        await asyncio.wait_for(CALLER_GONE.get().wait(), 5)
-        seen.append(CALLER_GONE.get().is_set())
+        await asyncio.wait_for(CALLER.get().gone.wait(), 5)
+        seen.append(CALLER.get().gone.is_set())
 
     run_app(server, app)
     assert seen == [False, True]
@@ -112,7 +112,7 @@ def test_each_request_has_its_own_event_and_none_outlives_it() -> None:
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
-        events.append(CALLER_GONE.get())
+        events.append(CALLER.get().gone)
 
     async def main() -> tuple[bool, int]:
         watch = CallerWatch(app)
@@ -121,7 +121,7 @@ def test_each_request_has_its_own_event_and_none_outlives_it() -> None:
             await watch(HTTP, server.receive, no_send)
         await asyncio.sleep(0.01)
         pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        return CALLER_GONE.get(None) is None, len(pending)
+        return CALLER.get(None) is None, len(pending)
 
     assert asyncio.run(main()) == (True, 0)  # watchers cancelled, the variable reset
     assert len(events) == 2 and events[0] is not events[1]
@@ -132,7 +132,7 @@ def test_other_scopes_pass_through_unwatched() -> None:
     server, seen = Server(), []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
-        seen.extend([scope["type"], CALLER_GONE.get(None), receive == server.receive])
+        seen.extend([scope["type"], CALLER.get(None), receive == server.receive])
         seen.append(send is no_send)
 
     run_app(server, app, {"type": "lifespan"})
@@ -157,8 +157,21 @@ def test_a_body_message_without_more_body_is_the_last() -> None:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
         server.hang_up()
-        await asyncio.wait_for(CALLER_GONE.get().wait(), 5)  # watched: the body was whole
-        seen.append(CALLER_GONE.get().is_set())
+        await asyncio.wait_for(CALLER.get().gone.wait(), 5)  # watched: the body was whole
+        seen.append(CALLER.get().gone.is_set())
 
     run_app(server, app)
     assert seen == [True]
+
+
+def test_a_caller_leaving_calls_back_once_and_not_what_was_forgotten() -> None:
+    async def main() -> tuple[list[str], bool]:
+        caller, called = Caller(), []
+        caller.on_leave(lambda: called.append("kept"))
+        forget = caller.on_leave(lambda: called.append("forgotten"))
+        forget()
+        caller.leave()
+        caller.leave()
+        return called, caller.gone.is_set()
+
+    assert asyncio.run(main()) == (["kept"], True)
