@@ -4,6 +4,7 @@ Python API, rollouts, bad input (both ways) and secret canaries."""
 from __future__ import annotations
 
 import copy
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from langop_infra.config._model import ModelSpec
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks._model_validation import fallback_cycles
 from langop_infra.core.problems import SpecError
+from langop_infra.manifests import _gateway_auth as gateway_auth
 from langop_infra.netpol import IPAddress, Pod
 from langop_infra.offline._mock_engine import run_program
 from langop_infra.offline._render import render_stack
@@ -43,11 +45,16 @@ BASE: dict[str, Any] = {
         "schemaSyncFrom": [{"cidr": "10.0.0.0/28"}],
         "modelGateway": {
             "masterKey": {"secretKeyRef": {"name": "gateway", "key": "master"}},
+            "agentKeys": {"secretName": "gateway-agents"},
             "requireAuth": True,
         },
         "observability": {"otlpEndpoint": "http://otel.observability.svc.cluster.local:4318"},
     },
-    "secrets": {"gateway": {"master": "master-value"}, "anthropic": {"api-key": CANARY}},
+    "secrets": {
+        "gateway": {"master": "master-value"},
+        "gateway-agents": {"support": "support-gateway-key", "quick": "quick-gateway-key"},
+        "anthropic": {"api-key": CANARY},
+    },
     "models": [
         {
             "name": "claude",
@@ -186,7 +193,7 @@ def test_agent_gets_identity_models_instructions_and_persona(base_render: Any) -
     )
     assert env["MODEL_ENDPOINT"] == f"{GATEWAY_URL},https://api.openai.com/v1"
     assert env["LLM_MODEL"] == "claude,gpt-4o-mini"
-    assert env["MODEL_API_KEY"] == {"secretKeyRef": {"name": "gateway", "key": "master"}}
+    assert env["MODEL_API_KEY"] == {"secretKeyRef": {"name": "gateway-agents", "key": "support"}}
     assert env["MODEL_DIRECT_GPT_API_KEY"] == {
         "secretKeyRef": {"name": "openai-key", "key": "token"}
     }
@@ -246,6 +253,71 @@ def test_only_agents_using_the_gateway_carry_its_access_label(base_render: Any) 
     assert labels("support")["access.langop.io/gateway"] == "true"
     assert labels("quick")["access.langop.io/gateway"] == "true"
     assert "access.langop.io/gateway" not in labels("batch")
+
+
+def secret_refs(tree: object) -> set[tuple[str, str | None]]:
+    """Every (Secret, key) a manifest fragment reads: env, envFrom and volumes."""
+    found: set[tuple[str, str | None]] = set()
+    if isinstance(tree, dict):
+        if isinstance(ref := tree.get("secretKeyRef"), dict):
+            found.add((ref["name"], ref["key"]))
+        if isinstance(ref := tree.get("secretRef"), dict):
+            found.add((ref["name"], None))
+        if isinstance(ref := tree.get("secret"), dict) and "secretName" in ref:
+            found.update((ref["secretName"], i["key"]) for i in ref.get("items", [{"key": None}]))
+        for value in tree.values():
+            found |= secret_refs(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            found |= secret_refs(value)
+    return found
+
+
+def test_each_agent_gets_its_own_gateway_key_and_never_the_master_key(base_render: Any) -> None:
+    pods = {
+        name: base_render.find("Deployment", name, "apps")["spec"]["template"]["spec"]
+        for name in ("support", "quick", "batch")
+    }
+    assert secret_refs(pods["support"]) == {
+        ("gateway-agents", "support"),
+        ("openai-key", "token"),
+    }
+    assert secret_refs(pods["quick"]) == {("gateway-agents", "quick")}
+    assert secret_refs(pods["batch"]) == set()
+    assert env_of(base_render, "quick")["MODEL_API_KEY"] == {
+        "secretKeyRef": {"name": "gateway-agents", "key": "quick"}
+    }
+    for name in pods:
+        config = base_render.find("ConfigMap", f"{name}-config", "apps")
+        assert "master-value" not in json.dumps(config)
+    gateway_pod = base_render.find("Deployment", "gateway", "apps")["spec"]["template"]["spec"]
+    assert secret_refs(gateway_pod) == {
+        ("gateway", "master"),
+        ("anthropic", "api-key"),
+        ("gateway-agents", None),
+    }
+
+
+def test_the_gateway_loads_the_agent_auth_module_and_mounts_the_agents_keys(
+    base_render: Any,
+) -> None:
+    config_map = base_render.find("ConfigMap", "gateway-config", "apps")
+    config = yaml.safe_load(config_map["data"]["config.yaml"])
+    assert config["general_settings"] == {
+        "master_key": "os.environ/LITELLM_MASTER_KEY",
+        "custom_auth": "langop_agent_auth.user_api_key_auth",
+    }
+    assert config_map["data"]["langop_agent_auth.py"] == (
+        Path(gateway_auth.__file__).read_text(encoding="utf-8")
+    )
+    pod = base_render.find("Deployment", "gateway", "apps")["spec"]["template"]["spec"]
+    [keys] = [v for v in pod["volumes"] if v["name"] == "agent-keys"]
+    assert keys["secret"] == {"secretName": "gateway-agents", "optional": True}
+    [container] = pod["containers"]
+    assert {"name": "agent-keys", "mountPath": "/etc/litellm-agent-keys", "readOnly": True} in (
+        container["volumeMounts"]
+    )
+    assert env_of(base_render, "gateway")["LANGOP_AGENT_KEYS_DIR"] == "/etc/litellm-agent-keys"
 
 
 def test_user_env_overrides_an_injected_variable_with_a_warning(render: Any) -> None:
@@ -368,6 +440,19 @@ BAD_CASES = [
         "defaults.modelGateway.masterKey",
         "requireAuth",
         id="gateway-without-key-under-require-auth",
+    ),
+    pytest.param(
+        bad(lambda d: d["defaults"]["modelGateway"].pop("agentKeys")),
+        "defaults.modelGateway.agentKeys",
+        "agents quick, support call the gateway, whose masterKey agents never get; set "
+        "agentKeys: {secretName:",
+        id="gateway-master-key-and-agents-without-agent-keys",
+    ),
+    pytest.param(
+        bad(lambda d: d["secrets"]["gateway-agents"].pop("quick")),
+        "defaults.modelGateway.agentKeys.secretName",
+        "secret 'gateway-agents' under secrets has no key 'quick' for agent 'quick'",
+        id="agent-keys-secret-without-a-calling-agent",
     ),
 ]
 
