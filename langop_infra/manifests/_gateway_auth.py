@@ -7,9 +7,10 @@ LiteLLM proxy and imports nothing but the standard library and (when called) Lit
 A caller is admitted with the master key (``LITELLM_MASTER_KEY``) as the proxy's admin, or
 with one agent's own key as that agent (``user_id`` = the agent's name, so LiteLLM's logs,
 metrics and spend name it), on model routes only. The agents' keys are files named after
-the agents in the mounted Secret (``LANGOP_AGENT_KEYS_DIR``), read on every call: a key
-rotated or removed from the Secret stops working once the kubelet updates the mount, with
-no restart. Everything else is refused with 401, and nothing of a presented key is logged.
+the agents in the mounted Secret (``LANGOP_AGENT_KEYS_DIR``), read again whenever the
+kubelet swaps the mount's ``..data`` link (as it does for every change): a key rotated or
+removed from the Secret stops working once the mount is updated, with no restart.
+Everything else is refused with 401, and nothing of a presented key is logged.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ KEYS_DIR_ENV = "LANGOP_AGENT_KEYS_DIR"
 MASTER_KEY_ENV = "LITELLM_MASTER_KEY"
 # Not a possible agent name: Secret keys (and so agents' key files) never hold ':'.
 MASTER = ":master"
+# The kubelet's atomic writer points this link at a new folder on every change of the Secret.
+DATA_LINK = "..data"
+_read: dict[str, tuple[str, dict[str, str]]] = {}
 
 
 def read_agent_keys(directory: str | None) -> dict[str, str]:
@@ -45,6 +49,23 @@ def read_agent_keys(directory: str | None) -> dict[str, str]:
             continue
         if value:
             keys[name] = value
+    return keys
+
+
+def agent_keys(directory: str | None) -> dict[str, str]:
+    """:func:`read_agent_keys`, read again only when ``..data`` points elsewhere (every
+    call where there is no such link: not a kubelet's mount)."""
+    if not directory:
+        return {}
+    try:
+        version = os.readlink(os.path.join(directory, DATA_LINK))
+    except OSError:
+        return read_agent_keys(directory)
+    cached = _read.get(directory)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    keys = read_agent_keys(directory)
+    _read[directory] = (version, keys)
     return keys
 
 
@@ -97,7 +118,7 @@ async def user_api_key_auth(request: Any, api_key: str) -> Any:
     caller = caller_of(
         api_key or "",
         os.environ.get(MASTER_KEY_ENV),
-        read_agent_keys(os.environ.get(KEYS_DIR_ENV)),
+        agent_keys(os.environ.get(KEYS_DIR_ENV)),
     )
     if caller is None:
         raise _refuse(401, "Authentication Error: send the agent's own gateway key")

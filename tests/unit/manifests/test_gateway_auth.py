@@ -116,3 +116,38 @@ def test_a_removed_or_rotated_key_is_gone_at_the_next_read(tmp_path: Path) -> No
     assert auth.read_agent_keys(str(mount)) == {"a": "key-a", "b": "key-b"}
     write_secret_mount(mount, {"a": b"key-a2"})
     assert auth.read_agent_keys(str(mount)) == {"a": "key-a2"}
+
+
+def test_a_kubelet_mount_is_read_again_when_its_data_link_moves(tmp_path: Path) -> None:
+    mount = write_secret_mount(tmp_path / "keys", {"a": b"key-a", "b": b"key-b"})
+    assert auth.agent_keys(str(mount)) == {"a": "key-a", "b": "key-b"}
+    # The kubelet never edits a file in place: the same link means the same keys.
+    (mount / "..data" / "a").write_text("edited-in-place")
+    assert auth.agent_keys(str(mount)) == {"a": "key-a", "b": "key-b"}
+    write_secret_mount(mount, {"a": b"key-a2"})
+    assert auth.agent_keys(str(mount)) == {"a": "key-a2"}
+    write_secret_mount(mount, {"a": b"key-a2", "c": b"key-c"})
+    assert auth.agent_keys(str(mount)) == {"a": "key-a2", "c": "key-c"}
+
+
+def test_a_folder_without_a_data_link_is_read_on_every_call(tmp_path: Path) -> None:
+    folder = tmp_path / "keys"
+    folder.mkdir()
+    (folder / "a").write_text("key-a")
+    assert auth.agent_keys(str(folder)) == {"a": "key-a"}
+    (folder / "a").write_text("key-a2")
+    (folder / "b").write_text("key-b")
+    assert auth.agent_keys(str(folder)) == {"a": "key-a2", "b": "key-b"}
+
+
+@pytest.mark.parametrize("directory", [None, ""])
+def test_no_folder_named_is_no_agents(directory: str | None) -> None:
+    assert auth.agent_keys(directory) == {}
+
+
+def test_two_mounts_are_cached_apart(tmp_path: Path) -> None:
+    one = write_secret_mount(tmp_path / "one", {"a": b"key-a"})
+    two = write_secret_mount(tmp_path / "two", {"b": b"key-b"})
+    assert auth.agent_keys(str(one)) == {"a": "key-a"}
+    assert auth.agent_keys(str(two)) == {"b": "key-b"}
+    assert auth.agent_keys(str(one)) == {"a": "key-a"}
