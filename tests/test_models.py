@@ -307,9 +307,9 @@ def test_the_gateway_loads_the_agent_auth_module_and_mounts_the_agents_keys(
     config = yaml.safe_load(config_map["data"]["config.yaml"])
     assert config["general_settings"] == {
         "master_key": "os.environ/LITELLM_MASTER_KEY",
-        "custom_auth": "langop_agent_auth.user_api_key_auth",
+        "custom_auth": "langop_gateway_callers.user_api_key_auth",
     }
-    assert config_map["data"]["langop_agent_auth.py"] == (
+    assert config_map["data"]["langop_gateway_callers.py"] == (
         Path(gateway_auth.__file__).read_text(encoding="utf-8")
     )
     pod = base_render.find("Deployment", "gateway", "apps")["spec"]["template"]["spec"]

