@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,9 +161,8 @@ def start_proxy(root: Path, rendered: Rendered, secrets: dict[str, dict[str, str
     return process, log, f"http://127.0.0.1:{port}", keys_dir
 
 
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    root = tmp_path_factory.mktemp("gateway-agent-keys")
+@contextmanager
+def running_gateway(root: Path) -> Iterator[Gateway]:
     fake = FakeOpenAI()
     with serve(fake.app()) as fake_url:
         document = stack(fake_url)
@@ -181,6 +181,12 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
                 process.kill()
                 process.wait(timeout=10)
             log.close()
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    with running_gateway(tmp_path_factory.mktemp("gateway-agent-keys")) as gateway_:
+        yield gateway_
 
 
 def chat(url: str, key: str | None) -> httpx.Response:

@@ -451,6 +451,12 @@ BAD_CASES = [
         id="gateway-master-key-and-agents-without-agent-keys",
     ),
     pytest.param(
+        bad(lambda d: [d["defaults"]["modelGateway"].pop(k) for k in ("masterKey", "requireAuth")]),
+        "defaults.modelGateway.masterKey",
+        "agentKeys needs a masterKey too: LiteLLM's proxy does not start without one",
+        id="agent-keys-without-a-master-key",
+    ),
+    pytest.param(
         bad(lambda d: d["secrets"]["gateway-agents"].pop("quick")),
         "defaults.modelGateway.agentKeys.secretName",
         "secret 'gateway-agents' under secrets has no key 'quick' for agent 'quick'",

@@ -237,9 +237,21 @@ def _agents(names: Sequence[str]) -> str:
 
 
 def agent_keys_problems(cluster: ClusterSpec, path: str = "") -> list[Problem]:
-    """The cluster's agents that call its gateways have keys of their own, when needed."""
+    """The cluster's agents that call its gateways have keys of their own, when needed; and
+    ``agentKeys`` comes with a master key, without which LiteLLM's proxy refuses to start."""
+    gateway = gateway_defaults(cluster.defaults)
+    if gateway.master_key is None and gateway.agent_keys is not None:
+        return [
+            Problem(
+                join_path(path, "defaults.modelGateway.masterKey"),
+                "agentKeys needs a masterKey too: LiteLLM's proxy does not start without one "
+                "(it stays the admins' key, never an agent's); set masterKey: {secretKeyRef: "
+                "{name, key}}",
+                kind="langop_gateway_agent_keys",
+            )
+        ]
     callers = [a for space in gateway_namespaces(cluster) for a in gateway_agents(cluster, space)]
-    return missing_agent_keys(gateway_defaults(cluster.defaults), callers, path)
+    return missing_agent_keys(gateway, callers, path)
 
 
 def agent_key_problems(
