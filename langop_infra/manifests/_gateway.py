@@ -293,9 +293,9 @@ def gateway_objects(
 ) -> tuple[ConfigMapDict, DeploymentDict, ServiceDict]:
     """ConfigMap ``gateway-config``, Deployment and Service ``gateway``, as manifests.
 
-    The pod template carries a checksum of the config, the auth module, the key references
-    and the volumes, so a change to any rolls the gateway (not a key's value: the auth module
-    reads the mounted keys on every call).
+    The pod template carries a checksum of the config, the auth module and the key
+    references, so a change to any rolls the gateway (not a key's value: the auth module
+    reads the mounted keys again when they change).
     """
     labels = gateway_labels(part_of, gateway.image)
     data = {
@@ -309,9 +309,8 @@ def gateway_objects(
         data[AUTH_FILE] = auth_module_source()
     env = gateway_env(models, gateway, namespace, observability)
     volumes = gateway_volumes(gateway)
-    rollout = checksum(
-        *data.values(), *(repr(v.manifest()) for v in env), *(repr(v) for v in volumes)
-    )
+    # The volumes are in the pod template already: a change there rolls the pods by itself.
+    rollout = checksum(*data.values(), *(repr(v.manifest()) for v in env))
     container = gateway_container(gateway, env, security, image_pull_policy)
     pod: PodSpecDict = {
         "automountServiceAccountToken": False,
