@@ -340,7 +340,7 @@ def test_diff_of_dev_and_prod_renders(tmp_path: Path, capsys: pytest.CaptureFixt
     assert (code, err) == (1, "")
     lines = out.splitlines()
     # Different namespaces: every object is new in prod, every dev object is gone.
-    assert lines[-1] == "32 added, 30 removed, 0 changed"
+    assert lines[-1] == "33 added, 30 removed, 0 changed"
     assert not any(line.startswith("note:") for line in lines)  # no object in both
     added = {line[2:] for line in lines if line.startswith("+ ")}
     removed = {line[2:] for line in lines if line.startswith("- ")}
@@ -372,7 +372,8 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     new = tmp_path / "prodlike.yaml"
     new.write_text(render_stream("--config", str(like_prod)))
     result = diff_renders(load_render(old), load_render(new))
-    # prod's models bring their keys' Secrets and the gateway's egress policy.
+    # prod's models bring their keys' Secrets (the agents' own gateway keys among them) and
+    # the gateway's egress policy.
     assert [describe(k) for k in result.added] == [
         "NetworkPolicy research-dev/default-deny-ingress",
         "NetworkPolicy research-dev/docs-search-egress",
@@ -385,6 +386,7 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
         "PodDisruptionBudget research-dev/triage",
         "Secret research-dev/anthropic",
         "Secret research-dev/model-gateway",
+        "Secret research-dev/model-gateway-agents",
         "Secret research-dev/openai",
     ]
     # dev's A2A card and Service, scheduled agent and managed memory (#38): not in prod
@@ -421,7 +423,7 @@ def test_diff_of_prod_settings_applied_to_the_dev_namespace(
     code, out, _ = run_diff(old, new, capsys)
     assert code == 1
     assert "    spec.replicas: 1 -> 3\n" in out
-    assert f"12 added, 10 removed, {len(result.changed)} changed (" in out.splitlines()[-1]
+    assert f"13 added, 10 removed, {len(result.changed)} changed (" in out.splitlines()[-1]
 
 
 # --- review features: line diffs, moves, formats, colour, secret rotation ---------------------

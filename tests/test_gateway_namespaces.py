@@ -25,9 +25,11 @@ config:
   langop-infra:secrets:
     openai: {{key: sk-test}}
     gw: {{masterKey: mk-test}}
+    gw-agents: {{helper: helper-key, home: home-key}}
   langop-infra:defaults:
     modelGateway:
       masterKey: {{secretKeyRef: {{name: gw, key: masterKey}}}}
+      agentKeys: {{secretName: gw-agents}}
   langop-infra:models:
     - name: gpt
       provider: openai
@@ -68,14 +70,17 @@ def test_an_agent_in_another_namespace_gets_a_gateway_there(tmp_path: Path) -> N
             ("Service", space, "gateway"),
             ("ConfigMap", space, "gateway-config"),
             ("NetworkPolicy", space, "gateway-ingress"),
-            ("Secret", space, "gw"),  # the agent's MODEL_API_KEY, the gateway's master key
+            ("Secret", space, "gw"),  # the gateway's master key
+            ("Secret", space, "gw-agents"),  # the agent's MODEL_API_KEY, the gateway's admits
             ("Secret", space, "openai"),  # the gateway's key for the provider
         } <= placed, space
     [helper] = [
         m for m in manifests if m["kind"] == "Deployment" and m["metadata"]["name"] == "helper"
     ]
     assert env_of(helper)["MODEL_ENDPOINT"] == "http://gateway.other.svc.cluster.local:8000"
-    assert env_of(helper)["MODEL_API_KEY"] == {"secretKeyRef": {"key": "masterKey", "name": "gw"}}
+    assert env_of(helper)["MODEL_API_KEY"] == {
+        "secretKeyRef": {"key": "helper", "name": "gw-agents"}
+    }
 
 
 def test_no_gateway_where_no_agent_uses_one(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ Python API, rollouts, bad input (both ways) and secret canaries."""
 from __future__ import annotations
 
 import copy
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,9 @@ from langop_infra.config._model import ModelSpec
 from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks._model_validation import fallback_cycles
 from langop_infra.core.problems import SpecError
+from langop_infra.manifests import _gateway_auth as gateway_auth
 from langop_infra.netpol import IPAddress, Pod
-from langop_infra.offline._mock_engine import run_program
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.offline._render import render_stack
 from tests.test_bad_input import (
     PREFIX,
@@ -33,6 +35,8 @@ from tests.test_network import network_of, workload_pods
 
 REPO = Path(__file__).resolve().parents[1]
 CANARY = "sk-CANARY-7f3c9e1a-never-print-me"
+# The gateway's master key: for admins, never handed to an agent, never in plain text.
+MASTER_CANARY = "sk-MASTER-CANARY-2d8e4b-admins-only"
 GATEWAY_URL = "http://gateway.apps.svc.cluster.local:8000"
 
 BASE: dict[str, Any] = {
@@ -43,11 +47,16 @@ BASE: dict[str, Any] = {
         "schemaSyncFrom": [{"cidr": "10.0.0.0/28"}],
         "modelGateway": {
             "masterKey": {"secretKeyRef": {"name": "gateway", "key": "master"}},
+            "agentKeys": {"secretName": "gateway-agents"},
             "requireAuth": True,
         },
         "observability": {"otlpEndpoint": "http://otel.observability.svc.cluster.local:4318"},
     },
-    "secrets": {"gateway": {"master": "master-value"}, "anthropic": {"api-key": CANARY}},
+    "secrets": {
+        "gateway": {"master": MASTER_CANARY},
+        "gateway-agents": {"support": "support-gateway-key", "quick": "quick-gateway-key"},
+        "anthropic": {"api-key": CANARY},
+    },
     "models": [
         {
             "name": "claude",
@@ -186,7 +195,7 @@ def test_agent_gets_identity_models_instructions_and_persona(base_render: Any) -
     )
     assert env["MODEL_ENDPOINT"] == f"{GATEWAY_URL},https://api.openai.com/v1"
     assert env["LLM_MODEL"] == "claude,gpt-4o-mini"
-    assert env["MODEL_API_KEY"] == {"secretKeyRef": {"name": "gateway", "key": "master"}}
+    assert env["MODEL_API_KEY"] == {"secretKeyRef": {"name": "gateway-agents", "key": "support"}}
     assert env["MODEL_DIRECT_GPT_API_KEY"] == {
         "secretKeyRef": {"name": "openai-key", "key": "token"}
     }
@@ -246,6 +255,71 @@ def test_only_agents_using_the_gateway_carry_its_access_label(base_render: Any) 
     assert labels("support")["access.langop.io/gateway"] == "true"
     assert labels("quick")["access.langop.io/gateway"] == "true"
     assert "access.langop.io/gateway" not in labels("batch")
+
+
+def secret_refs(tree: object) -> set[tuple[str, str | None]]:
+    """Every (Secret, key) a manifest fragment reads: env, envFrom and volumes."""
+    found: set[tuple[str, str | None]] = set()
+    if isinstance(tree, dict):
+        if isinstance(ref := tree.get("secretKeyRef"), dict):
+            found.add((ref["name"], ref["key"]))
+        if isinstance(ref := tree.get("secretRef"), dict):
+            found.add((ref["name"], None))
+        if isinstance(ref := tree.get("secret"), dict) and "secretName" in ref:
+            found.update((ref["secretName"], i["key"]) for i in ref.get("items", [{"key": None}]))
+        for value in tree.values():
+            found |= secret_refs(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            found |= secret_refs(value)
+    return found
+
+
+def test_each_agent_gets_its_own_gateway_key_and_never_the_master_key(base_render: Any) -> None:
+    pods = {
+        name: base_render.find("Deployment", name, "apps")["spec"]["template"]["spec"]
+        for name in ("support", "quick", "batch")
+    }
+    assert secret_refs(pods["support"]) == {
+        ("gateway-agents", "support"),
+        ("openai-key", "token"),
+    }
+    assert secret_refs(pods["quick"]) == {("gateway-agents", "quick")}
+    assert secret_refs(pods["batch"]) == set()
+    assert env_of(base_render, "quick")["MODEL_API_KEY"] == {
+        "secretKeyRef": {"name": "gateway-agents", "key": "quick"}
+    }
+    for name in pods:
+        config = base_render.find("ConfigMap", f"{name}-config", "apps")
+        assert MASTER_CANARY not in json.dumps(config)
+    gateway_pod = base_render.find("Deployment", "gateway", "apps")["spec"]["template"]["spec"]
+    assert secret_refs(gateway_pod) == {
+        ("gateway", "master"),
+        ("anthropic", "api-key"),
+        ("gateway-agents", None),
+    }
+
+
+def test_the_gateway_loads_the_agent_auth_module_and_mounts_the_agents_keys(
+    base_render: Any,
+) -> None:
+    config_map = base_render.find("ConfigMap", "gateway-config", "apps")
+    config = yaml.safe_load(config_map["data"]["config.yaml"])
+    assert config["general_settings"] == {
+        "master_key": "os.environ/LITELLM_MASTER_KEY",
+        "custom_auth": "langop_gateway_callers.user_api_key_auth",
+    }
+    assert config_map["data"]["langop_gateway_callers.py"] == (
+        Path(gateway_auth.__file__).read_text(encoding="utf-8")
+    )
+    pod = base_render.find("Deployment", "gateway", "apps")["spec"]["template"]["spec"]
+    [keys] = [v for v in pod["volumes"] if v["name"] == "agent-keys"]
+    assert keys["secret"] == {"secretName": "gateway-agents", "optional": True}
+    [container] = pod["containers"]
+    assert {"name": "agent-keys", "mountPath": "/etc/litellm-agent-keys", "readOnly": True} in (
+        container["volumeMounts"]
+    )
+    assert env_of(base_render, "gateway")["LANGOP_AGENT_KEYS_DIR"] == "/etc/litellm-agent-keys"
 
 
 def test_user_env_overrides_an_injected_variable_with_a_warning(render: Any) -> None:
@@ -369,6 +443,25 @@ BAD_CASES = [
         "requireAuth",
         id="gateway-without-key-under-require-auth",
     ),
+    pytest.param(
+        bad(lambda d: d["defaults"]["modelGateway"].pop("agentKeys")),
+        "defaults.modelGateway.agentKeys",
+        "agents quick, support call the gateway, whose masterKey agents never get; set "
+        "agentKeys: {secretName:",
+        id="gateway-master-key-and-agents-without-agent-keys",
+    ),
+    pytest.param(
+        bad(lambda d: [d["defaults"]["modelGateway"].pop(k) for k in ("masterKey", "requireAuth")]),
+        "defaults.modelGateway.masterKey",
+        "agentKeys needs a masterKey too: LiteLLM's proxy does not start without one",
+        id="agent-keys-without-a-master-key",
+    ),
+    pytest.param(
+        bad(lambda d: d["secrets"]["gateway-agents"].pop("quick")),
+        "defaults.modelGateway.agentKeys.secretName",
+        "secret 'gateway-agents' under secrets has no key 'quick' for agent 'quick'",
+        id="agent-keys-secret-without-a-calling-agent",
+    ),
 ]
 
 
@@ -377,7 +470,7 @@ def test_python_api_refuses_before_registering(document: dict, path: str, gist: 
     found, run = api_problems(document)
     assert any(gist in m for m in found.get(path, [])), found
     assert run.registrations == []
-    assert CANARY not in repr(found)
+    assert CANARY not in repr(found) and MASTER_CANARY not in repr(found)
 
 
 @pytest.mark.parametrize(("document", "path", "gist"), BAD_CASES)
@@ -387,7 +480,7 @@ def test_render_exits_2_naming_the_config_path(
     config = {f"{PREFIX}{k}": v for k, v in document.items()}
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
     assert_cli_problem(code, out, err, PREFIX + path, gist.replace("(", r"\("))
-    assert CANARY not in err
+    assert CANARY not in err and MASTER_CANARY not in err
 
 
 def test_base_document_renders(tmp_path: Path) -> None:
@@ -406,20 +499,28 @@ def not_about_digests(err: str) -> str:
 # --- secrets never leak -----------------------------------------------------------------------
 
 
-def test_model_keys_appear_in_no_rendered_object_output_or_log(base_render: Any) -> None:
-    """The canary is a model API key under ``secrets``: only the Secret may hold it."""
-    assert CANARY not in repr(base_render.manifests)
-    assert CANARY not in repr(base_render.run.outputs)
-    assert not any(CANARY in line for line in base_render.run.logs)
-    secret = base_render.find("Secret", "anthropic")
-    assert set(secret["stringData"].values()) == {"[secret]"} or CANARY not in repr(secret)
+@pytest.mark.parametrize("canary", [CANARY, MASTER_CANARY], ids=["model-key", "master-key"])
+def test_model_keys_appear_in_no_rendered_object_input_output_or_log(
+    base_render: Any, canary: str
+) -> None:
+    """The canaries are a model API key and the gateway's master key under ``secrets``: only
+    their Secrets may hold them, as secrets (the state's inputs included)."""
+    assert canary not in repr(base_render.manifests)
+    assert canary not in repr(base_render.run.outputs)
+    assert not any(canary in line for line in base_render.run.logs)
+    for registration in base_render.run.registrations:
+        assert canary not in repr(registration.inputs) or registration.type.endswith("Secret")
+    for name in ("anthropic", "gateway"):
+        secret = base_render.find("Secret", name)
+        assert canary not in repr(secret)
 
 
 def test_render_stdout_and_stderr_never_hold_a_model_key(tmp_path: Path) -> None:
     config = {f"{PREFIX}{k}": v for k, v in cluster_doc().items()}
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
     assert code == 0
-    assert CANARY not in out and CANARY not in err
+    for canary in (CANARY, MASTER_CANARY):
+        assert canary not in out and canary not in err
     assert "os.environ/MODEL_CLAUDE_API_KEY" in out
 
 
@@ -490,6 +591,52 @@ def test_a_standalone_model_cannot_use_a_gateway() -> None:
         )
     assert [p.path for p in caught.value.problems] == ["gateway"]
     assert "LanguageModel 'm'" in str(caught.value)
+
+
+def standalone_agent_on_a_gateway(gateway_defaults: dict[str, Any]) -> Any:
+    """A LanguageCluster's gateway model handed to a standalone agent of its namespace."""
+
+    def program() -> None:
+        cluster = LanguageCluster(
+            "team",
+            {
+                "namespace": "apps",
+                "models": [{"name": "gpt", "provider": "openai", "model_name": "gpt-4o"}],
+            },
+        )
+        LanguageAgent(
+            "helper",
+            image="ghcr.io/acme/helper:1",
+            namespace="apps",
+            model=cluster.models["gpt"],
+            defaults={"modelGateway": gateway_defaults},
+        )
+
+    return program
+
+
+def test_a_standalone_agent_is_refused_the_master_key_and_told_of_agent_keys() -> None:
+    master = {"masterKey": {"secretKeyRef": {"name": "gateway", "key": "master"}}}
+    run = ProgramRun()
+    with pytest.raises(SpecError) as caught:
+        run_program(standalone_agent_on_a_gateway(master), into=run)
+    [problem] = caught.value.problems
+    assert problem.path == "defaults.modelGateway.agentKeys"
+    assert problem.message == (
+        "agent helper calls the gateway, whose masterKey agents never get; set agentKeys: "
+        "{secretName: <a Secret with one key per agent, named after it>}"
+    )
+    assert not [r for r in run.registrations if r.name.endswith("helper")]
+
+
+def test_a_standalone_agent_gets_its_own_key_from_agent_keys() -> None:
+    keys = {
+        "masterKey": {"secretKeyRef": {"name": "gateway", "key": "master"}},
+        "agentKeys": {"secretName": "gateway-agents"},
+    }
+    run = run_program(standalone_agent_on_a_gateway(keys))
+    [deployment] = [r for r in run.manifests() if r["metadata"]["name"] == "helper"]
+    assert secret_refs(deployment) == {("gateway-agents", "helper")}
 
 
 def test_an_agent_naming_an_unknown_model_passes_it_on_with_a_warning() -> None:

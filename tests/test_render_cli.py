@@ -263,8 +263,9 @@ def test_encrypted_secure_values_are_redacted(stack: str) -> None:
         for keys in stack_file(stack)["config"]["langop-infra:secrets"].values()
         for v in keys.values()
     ]
-    # prod also holds the model gateway's master key and two providers' API keys.
-    assert len(ciphertexts) == {"staging": 2, "prod": 5}[stack]
+    # prod also holds the model gateway's master key, an agent's own gateway key and two
+    # providers' API keys.
+    assert len(ciphertexts) == {"staging": 2, "prod": 6}[stack]
     out = cli("render", "--stack", stack, "--project-dir", str(ROOT))[1]
     for ciphertext in ciphertexts:
         assert ciphertext not in out

@@ -24,6 +24,7 @@ from tests.test_models import cluster_doc
 def rendered_agent(tmp_path: Path, **agent: Any) -> dict[str, Any]:
     document = cluster_doc()
     document["agents"] = [{"name": "solo", **agent}]
+    document["secrets"]["gateway-agents"] = {"solo": "solo-gateway-key"}  # its own key
     config = {f"{PREFIX}{k}": v for k, v in document.items()}
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
     assert code == 0, err
@@ -65,6 +66,7 @@ def test_a_builtin_agent_card_may_claim_what_the_runtime_serves(tmp_path: Path) 
     skill = {"id": "s", "name": "S", "description": "D", "tags": ["t"]}
     a2a = {"streaming": True, "pushNotifications": True, "skills": [skill]}
     document["agents"] = [{"name": "solo", "runtime": "builtin", "model": "local", "a2a": a2a}]
+    document["secrets"]["gateway-agents"] = {"solo": "solo-gateway-key"}  # its own key
     config = {f"{PREFIX}{k}": v for k, v in document.items()}
     code, out, err = render_cli(write_stack(tmp_path, stack_text(config)))
     assert code == 0, err

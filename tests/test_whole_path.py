@@ -45,6 +45,7 @@ from tests.support.loopback import serve
 
 REPO = Path(__file__).resolve().parents[1]
 CALLER_TOKEN = "tester-token-0123456789abcdef"  # the A2A caller this test is
+RESEARCHER_GATEWAY_KEY = "researcher-gateway-key-4f2a9c"  # the agent's own, for the gateway
 LITELLM = REPO / ".venv-litellm" / "bin" / "litellm"
 NAMESPACE = "research-dev"
 QUESTION = "What happened to the printer outage ticket?"
@@ -101,12 +102,18 @@ def builtin_stack(tmp: Path) -> Path:
     del agent["image"]
     agent["runtime"] = "builtin"
     # The LiteLLM proxy refuses to start without a master key (the dev stack sets none; a
-    # finding reported with #39): the gateway gets one from a Secret, and so does the agent.
+    # finding reported with #39): the gateway gets one from a Secret, and the agent a key of
+    # its own (agentKeys), which the gateway's custom_auth module admits.
     config = document["config"]
     config["langop-infra:secrets"]["gateway-master"] = {"key": "sk-dev-gateway-master-key"}
+    config["langop-infra:secrets"]["gateway-agents"] = {
+        "researcher": RESEARCHER_GATEWAY_KEY,
+        "morning-digest": "morning-digest-gateway-key-81d0",
+    }
     config["langop-infra:defaults"]["modelGateway"]["masterKey"] = {
         "secretKeyRef": {"name": "gateway-master", "key": "key"}
     }
+    config["langop-infra:defaults"]["modelGateway"]["agentKeys"] = {"secretName": "gateway-agents"}
     path = tmp / "Pulumi.dev-builtin.yaml"
     path.write_text(yaml.safe_dump(document, sort_keys=False))
     return path
@@ -166,9 +173,15 @@ def memory_app(db: Path) -> Any:
 
 class World:
     def __init__(
-        self, cluster: Cluster, model: FakeOpenAI, search: Recorder, tickets: list[dict[str, Any]]
+        self,
+        cluster: Cluster,
+        model: FakeOpenAI,
+        search: Recorder,
+        tickets: list[dict[str, Any]],
+        gateway: Pod,
     ) -> None:
         self.cluster, self.model, self.search, self.tickets = cluster, model, search, tickets
+        self.gateway = gateway
 
     def agent(self) -> Pod:
         return self.cluster.pod("Deployment", "researcher")
@@ -206,7 +219,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         try:
             process = gateway_pod.start(entrypoint=[str(LITELLM)], host_flag="--host")
             wait_http(f"http://{gateway_pod.ip}:8000{gateway.READINESS_PATH}", process, gateway_pod)
-            yield World(cluster, model, search, tickets)
+            yield World(cluster, model, search, tickets, gateway_pod)
         finally:
             gateway_pod.stop()
 
@@ -248,6 +261,9 @@ def test_a_question_over_a2a_uses_two_tools_with_their_credentials(world: World)
     assert ticket["headers"]["authorization"] == "Bearer dev-ticketing-token-not-for-prod"
     assert ticket["body"] == {"ticketId": "SUP-1234"}
     assert {r["authorization"] for r in world.model.requests} == {"Bearer no-key"}
+    assert "sk-dev-gateway-master-key" not in pod.log() + world.gateway.log()
+    [key] = [e["valueFrom"] for e in pod.container()["env"] if e["name"] == "MODEL_API_KEY"]
+    assert key == {"secretKeyRef": {"name": "gateway-agents", "key": "researcher"}}
     asked = {r["model"] for r in world.model.requests}
     assert asked == {"meta-llama/Llama-3.1-8B-Instruct"}
     for tool in ("web-search__search", "fetch_ticket"):

@@ -54,6 +54,13 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "agent/settings": ("langop_infra/agent/_settings.py", lambda _: True),
     "agent/loop": ("langop_infra/agent/_loop.py", lambda _: True),
     "agent/memory": ("langop_infra/agent/_memory.py", lambda _: True),
+    # Issue 49 §6: whose key the gateway was shown (LiteLLM's side runs under the real proxy).
+    "manifests/gateway_auth (keys and comparison)": (
+        "langop_infra/manifests/_gateway_auth.py",
+        lambda name: any(
+            f".x_{f}__" in name for f in ("caller_of", "read_agent_keys", "agent_keys", "_digest")
+        ),
+    ),
 }
 
 

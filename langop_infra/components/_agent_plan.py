@@ -24,6 +24,7 @@ from langop_infra.config.checks._admission import deploy_problems
 from langop_infra.config.checks._advice import agent_warnings, passthrough_warning
 from langop_infra.config.checks._http_tool_checks import http_tool_problems
 from langop_infra.config.checks._image_pins import workload_unpinned_images
+from langop_infra.config.checks._model_validation import agent_key_problems
 from langop_infra.config.checks._references import sidecar_problems
 from langop_infra.config.checks._validation import parse_agent
 from langop_infra.config.cluster import Defaults
@@ -303,6 +304,8 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
         if not late and (problems := gateway_problems(agent, gateways)):
+            raise SpecError(problems)
+        if problems := agent_key_problems(agent, models, defaults):
             raise SpecError(problems)
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:

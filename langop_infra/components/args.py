@@ -981,6 +981,13 @@ class NetworkPeerArgs(TypedDict):
     """The host name this CIDR serves, for the render's egress check."""
 
 
+class AgentKeysArgs(TypedDict):
+    """The Secret holding one gateway key per agent: key = agent name, value = its key."""
+
+    secret_name: str
+    """Secret with one key per agent that uses the gateway, named after it."""
+
+
 class ModelGatewayDefaultsArgs(TypedDict):
     """The namespace's LiteLLM proxy (Deployment and Service ``gateway``, port 8000)."""
 
@@ -991,7 +998,9 @@ class ModelGatewayDefaultsArgs(TypedDict):
     replicas: NotRequired[int]
     """Pods of the gateway. Default: 1."""
     master_key: NotRequired[ApiKeySourceArgs]
-    """{secretKeyRef: {name, key}}: the key agents send (MODEL_API_KEY)."""
+    """{secretKeyRef: {name, key}}: the gateway's admin key; never given to agents."""
+    agent_keys: NotRequired[AgentKeysArgs]
+    """{secretName}: each agent's own gateway key (MODEL_API_KEY), key = agent name; the gateway admits exactly these and the master key."""
     require_auth: NotRequired[bool]
     """Refuse a gateway without masterKey. Default: false."""
     resources: NotRequired[ResourcesArgs]
@@ -1621,6 +1630,7 @@ __all__ = [
     "A2ATokenVerificationArgs",
     "AffinityArgs",
     "AgentArgs",
+    "AgentKeysArgs",
     "AgentPeerRefArgs",
     "AgentPortArgs",
     "ApiKeyRefArgs",

@@ -129,8 +129,9 @@ DOCS: dict[str, tuple[str, dict[str, dict[str, str]]]] = {'langop_infra.config._
                                                  'type': 'managed: deployed here as a LanguageTool '
                                                          'preset; external: address and '
                                                          'headers.'}}),
- 'langop_infra.config._model': ('d711f5c9772a8791eccd98d8c01dd47463ccdb8db6f8a55960b2e75471551fb0',
-                                {'ApiKeyRef': {},
+ 'langop_infra.config._model': ('3bb4978b5e6318efe162dde394a23b6b786ab7b244726bb063a5b025e5487f08',
+                                {'AgentKeys': {},
+                                 'ApiKeyRef': {},
                                  'ApiKeySource': {'secret_key_ref': "The Secret's name and key "
                                                                     '(key defaults to api-key).'},
                                  'ModelConfiguration': {'max_tokens': 'Most tokens a response may '

@@ -220,6 +220,14 @@ def _gateway_resources() -> Resources:
     )
 
 
+class AgentKeys(Spec):
+    """The Secret holding one gateway key per agent: key = agent name, value = its key."""
+
+    secret_name: Annotated[str, AfterValidator(dns_subdomain)] = Field(
+        description="Secret with one key per agent that uses the gateway, named after it."
+    )
+
+
 class ModelGatewayDefaults(Spec):
     """The namespace's LiteLLM proxy (Deployment and Service ``gateway``, port 8000)."""
 
@@ -230,7 +238,12 @@ class ModelGatewayDefaults(Spec):
     """Pods of the gateway."""
     master_key: SecretOnly | None = Field(
         default=None,
-        description="{secretKeyRef: {name, key}}: the key agents send (MODEL_API_KEY).",
+        description="{secretKeyRef: {name, key}}: the gateway's admin key; never given to agents.",
+    )
+    agent_keys: AgentKeys | None = Field(
+        default=None,
+        description="{secretName}: each agent's own gateway key (MODEL_API_KEY), key = agent "
+        "name; the gateway admits exactly these and the master key.",
     )
     require_auth: bool = Field(default=False, description="Refuse a gateway without masterKey.")
     resources: Resources = Field(default_factory=_gateway_resources)

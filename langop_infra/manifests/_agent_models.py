@@ -118,14 +118,17 @@ def identity_env(agent: AgentSpec, namespace: str, part_of: str) -> list[EnvVar]
     ]
 
 
-def model_env(targets: Sequence[ModelTarget], gateway: ModelGatewayDefaults) -> list[EnvVar]:
+def model_env(
+    targets: Sequence[ModelTarget], gateway: ModelGatewayDefaults, agent: str
+) -> list[EnvVar]:
     """``MODEL_ENDPOINT``, ``LLM_MODEL`` and the keys, from Secrets only.
 
     ``MODEL_ENDPOINT`` names each endpoint once, in reference order, as upstream does (its
     ``resolveModels`` adds the gateway URL once however many models it serves): one gateway
-    URL for any number of gateway models. ``MODEL_API_KEY`` is the gateway's master key when
-    the agent uses the gateway, else the first direct model's key; each direct model's key
-    is also ``MODEL_<NAME>_API_KEY``.
+    URL for any number of gateway models. ``MODEL_API_KEY`` is the agent's own gateway key
+    (key ``agent`` of ``agentKeys``, never the master key) when the agent uses the gateway,
+    else the first direct model's key; each direct model's key is also
+    ``MODEL_<NAME>_API_KEY``.
     """
     if not targets:
         return []
@@ -135,9 +138,8 @@ def model_env(targets: Sequence[ModelTarget], gateway: ModelGatewayDefaults) -> 
     ]
     direct_keys = [(t.name, t.key_secret) for t in targets if t.key_secret is not None]
     main_key: tuple[str, str] | None = None
-    if any(t.via_gateway for t in targets) and gateway.master_key is not None:
-        ref = gateway.master_key.secret_key_ref
-        main_key = (ref.name, ref.key)
+    if any(t.via_gateway for t in targets) and gateway.agent_keys is not None:
+        main_key = (gateway.agent_keys.secret_name, agent)
     elif direct_keys:
         main_key = direct_keys[0][1]
     if main_key is not None:
@@ -163,7 +165,7 @@ def agent_model_env(
     ark's runtime requires ``AGENT_MODEL`` (the primary model, or a ``model:`` no declared
     model serves, ``passthrough``) and ``AGENT_SYSTEM_PROMPT`` (the instructions).
     """
-    env = identity_env(agent, namespace, part_of) + model_env(targets, gateway)
+    env = identity_env(agent, namespace, part_of) + model_env(targets, gateway, agent.name)
     if agent.instructions:
         env.append(EnvVar("AGENT_INSTRUCTIONS", value=agent.instructions))
     primary = next((t for t in targets if t.role == "primary"), targets[0] if targets else None)

@@ -5,6 +5,10 @@ One LiteLLM proxy per namespace, Deployment and ClusterIP Service ``gateway`` on
 (the upstream language-operator's shape). API keys reach it only as env vars from
 ``secretKeyRef`` and appear in its config as ``os.environ/<VAR>`` references.
 
+With ``agentKeys``, each agent calls it with a key of its own: the agents' Secret is mounted
+(one file per agent) and :mod:`._gateway_auth`, shipped in the ConfigMap, admits exactly those
+keys and the master key (for admins), naming the agent as LiteLLM's ``user_id``.
+
 Writable paths under the read-only root filesystem (each an ``emptyDir``):
 
 - ``/tmp``: Python's and LiteLLM's scratch files (tempfile, the MCP npm cache);
@@ -15,6 +19,7 @@ Writable paths under the read-only root filesystem (each an ``emptyDir``):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 from langop_infra.config._model import (
     GATEWAY_NAME,
@@ -25,6 +30,7 @@ from langop_infra.config._model import (
 from langop_infra.config._names import env_token
 from langop_infra.config._pod import Security
 from langop_infra.core import _yaml_io as yaml_io
+from langop_infra.manifests import _gateway_auth as gateway_auth
 from langop_infra.manifests._contract import EnvVar, checksum, otel_env, recommended_labels
 from langop_infra.manifests._k8s_types import (
     ConfigMapDict,
@@ -34,6 +40,8 @@ from langop_infra.manifests._k8s_types import (
     PodSpecDict,
     ProbeDict,
     ServiceDict,
+    VolumeDict,
+    VolumeMountDict,
 )
 from langop_infra.manifests._pods import (
     TMP_VOLUME,
@@ -48,7 +56,11 @@ CONFIG_DIR = "/etc/litellm"
 CONFIG_FILE = "config.yaml"
 DATA_DIR = "/var/lib/litellm"
 DATA_VOLUME = "litellm-data"
-MASTER_KEY_ENV = "LITELLM_MASTER_KEY"
+MASTER_KEY_ENV = gateway_auth.MASTER_KEY_ENV
+AUTH_MODULE = "langop_gateway_callers"
+AUTH_FILE = f"{AUTH_MODULE}.py"
+AGENT_KEYS_DIR = "/etc/litellm-agent-keys"
+AGENT_KEYS_VOLUME = "agent-keys"
 LIVENESS_PATH = "/health/liveliness"
 READINESS_PATH = "/health/readiness"
 CONFIG_CHECKSUM_ANNOTATION = "langop.io/config-checksum"
@@ -131,7 +143,14 @@ def litellm_params(model: ModelSpec) -> dict[str, object]:
     return params
 
 
-def gateway_config(models: Sequence[ModelSpec], *, master_key: bool) -> dict[str, object]:
+def auth_module_source() -> str:
+    """The ``custom_auth`` module the gateway loads from its ConfigMap."""
+    return Path(gateway_auth.__file__).read_text(encoding="utf-8")
+
+
+def gateway_config(
+    models: Sequence[ModelSpec], *, master_key: bool, agent_keys: bool = False
+) -> dict[str, object]:
     """LiteLLM's proxy ``config.yaml`` for the gateway's models, in declaration order."""
     doc: dict[str, object] = {
         "model_list": [{"model_name": m.name, "litellm_params": litellm_params(m)} for m in models]
@@ -139,13 +158,21 @@ def gateway_config(models: Sequence[ModelSpec], *, master_key: bool) -> dict[str
     fallbacks = [{m.name: list(m.fallbacks)} for m in models if m.fallbacks]
     if fallbacks:
         doc["router_settings"] = {"fallbacks": fallbacks}
+    settings: dict[str, object] = {}
     if master_key:
-        doc["general_settings"] = {"master_key": f"os.environ/{MASTER_KEY_ENV}"}
+        settings["master_key"] = f"os.environ/{MASTER_KEY_ENV}"
+    if agent_keys:
+        settings["custom_auth"] = f"{AUTH_MODULE}.user_api_key_auth"
+    if settings:
+        doc["general_settings"] = settings
     return doc
 
 
-def gateway_config_yaml(models: Sequence[ModelSpec], *, master_key: bool) -> str:
-    return yaml_io.dump(gateway_config(models, master_key=master_key), sort_keys=False)
+def gateway_config_yaml(
+    models: Sequence[ModelSpec], *, master_key: bool, agent_keys: bool = False
+) -> str:
+    doc = gateway_config(models, master_key=master_key, agent_keys=agent_keys)
+    return yaml_io.dump(doc, sort_keys=False)
 
 
 def gateway_env(
@@ -165,6 +192,8 @@ def gateway_env(
     if gateway.master_key is not None:
         ref = gateway.master_key.secret_key_ref
         env.append(EnvVar(MASTER_KEY_ENV, secret_name=ref.name, secret_key=ref.key))
+    if gateway.agent_keys is not None:
+        env.append(EnvVar(gateway_auth.KEYS_DIR_ENV, value=AGENT_KEYS_DIR))
     for model in models:
         if model.api_key is not None:
             ref = model.api_key.secret_key_ref
@@ -183,6 +212,13 @@ def gateway_container(
     image_pull_policy: str | None = None,
 ) -> ContainerDict:
     """LiteLLM's proxy on port 8000, probed on its own health endpoints."""
+    mounts: list[VolumeMountDict] = [
+        {"name": TMP_VOLUME, "mountPath": "/tmp"},
+        {"name": DATA_VOLUME, "mountPath": DATA_DIR},
+        {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
+    ]
+    if gateway.agent_keys is not None:
+        mounts.append({"name": AGENT_KEYS_VOLUME, "mountPath": AGENT_KEYS_DIR, "readOnly": True})
     out: ContainerDict = {
         "name": GATEWAY_NAME,
         "image": gateway.image,
@@ -191,11 +227,7 @@ def gateway_container(
         "env": [var.manifest() for var in env],
         "resources": resources_manifest(gateway.resources),
         "securityContext": container_security_context(security),
-        "volumeMounts": [
-            {"name": TMP_VOLUME, "mountPath": "/tmp"},
-            {"name": DATA_VOLUME, "mountPath": DATA_DIR},
-            {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
-        ],
+        "volumeMounts": mounts,
         # LiteLLM imports for a while before it listens: give it a minute to start.
         "startupProbe": _probe(LIVENESS_PATH, period=5, failures=24),
         "livenessProbe": _probe(LIVENESS_PATH, period=20, failures=3),
@@ -223,6 +255,32 @@ def config_map_name() -> str:
     return f"{GATEWAY_NAME}-config"
 
 
+def gateway_volumes(gateway: ModelGatewayDefaults) -> list[VolumeDict]:
+    """Scratch space, the config (with the auth module under ``agentKeys``) and the agents'
+    keys: every key of the Secret is one agent's file, and a Secret not there yet is an
+    empty folder (``optional``), which admits no agent."""
+    files = [CONFIG_FILE] + ([AUTH_FILE] if gateway.agent_keys is not None else [])
+    volumes: list[VolumeDict] = [
+        {"name": TMP_VOLUME, "emptyDir": {}},
+        {"name": DATA_VOLUME, "emptyDir": {}},
+        {
+            "name": "config",
+            "configMap": {
+                "name": config_map_name(),
+                "items": [{"key": f, "path": f} for f in files],
+            },
+        },
+    ]
+    if gateway.agent_keys is not None:
+        volumes.append(
+            {
+                "name": AGENT_KEYS_VOLUME,
+                "secret": {"secretName": gateway.agent_keys.secret_name, "optional": True},
+            }
+        )
+    return volumes
+
+
 def gateway_objects(
     models: Sequence[ModelSpec],
     gateway: ModelGatewayDefaults,
@@ -235,35 +293,37 @@ def gateway_objects(
 ) -> tuple[ConfigMapDict, DeploymentDict, ServiceDict]:
     """ConfigMap ``gateway-config``, Deployment and Service ``gateway``, as manifests.
 
-    The pod template carries a checksum of the config and the key references, so a change
-    to either rolls the gateway.
+    The pod template carries a checksum of the config, the auth module and the key
+    references, so a change to any rolls the gateway (not a key's value: the auth module
+    reads the mounted keys again when they change).
     """
     labels = gateway_labels(part_of, gateway.image)
-    config_text = gateway_config_yaml(models, master_key=gateway.master_key is not None)
+    data = {
+        CONFIG_FILE: gateway_config_yaml(
+            models,
+            master_key=gateway.master_key is not None,
+            agent_keys=gateway.agent_keys is not None,
+        )
+    }
+    if gateway.agent_keys is not None:
+        data[AUTH_FILE] = auth_module_source()
     env = gateway_env(models, gateway, namespace, observability)
-    rollout = checksum(config_text, *(repr(v.manifest()) for v in env))
+    volumes = gateway_volumes(gateway)
+    # The volumes are in the pod template already: a change there rolls the pods by itself.
+    rollout = checksum(*data.values(), *(repr(v.manifest()) for v in env))
+    container = gateway_container(gateway, env, security, image_pull_policy)
     pod: PodSpecDict = {
         "automountServiceAccountToken": False,
         "securityContext": pod_security_context(security),
-        "containers": [gateway_container(gateway, env, security, image_pull_policy)],
-        "volumes": [
-            {"name": TMP_VOLUME, "emptyDir": {}},
-            {"name": DATA_VOLUME, "emptyDir": {}},
-            {
-                "name": "config",
-                "configMap": {
-                    "name": config_map_name(),
-                    "items": [{"key": CONFIG_FILE, "path": CONFIG_FILE}],
-                },
-            },
-        ],
+        "containers": [container],
+        "volumes": volumes,
     }
     return (
         {
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": _meta(config_map_name(), namespace, labels),
-            "data": {CONFIG_FILE: config_text},
+            "data": data,
         },
         {
             "apiVersion": "apps/v1",

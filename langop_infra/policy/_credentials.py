@@ -17,8 +17,9 @@ and each ``binaryData`` key and (decoded) value; header literals in any of those
 (``{name, value}`` pairs and ``headers:`` maps).
 A value that refers to a credential rather than holding one (``os.environ/VAR``,
 ``${VAR}``, ``{{ .Values.x }}``) or a placeholder a model server without a key is given
-(``no-key``, ``none``, ``unused``) is not a credential. A finding names the place and the
-detector, never the value.
+(``no-key``, ``none``, ``unused``) is not a credential, nor is the Python function LiteLLM's
+``custom_auth`` names (``module.function``: the model gateway's auth hook). A finding names the
+place and the detector, never the value.
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ _REFERENCE = re.compile(r"^\s*(os\.environ/\S+|\$\{[^}]+\}|\{\{.*\}\}|<[^>]+>)\s
 PLACEHOLDERS = frozenset({"no-key", "none", "null", "unused", "not-needed", "dummy", ""})
 _DOTENV = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
 _MAX_TEXT = 1024 * 1024  # a ConfigMap holds at most 1 MiB
+# Keys of a document whose value names code (LiteLLM's general_settings.custom_auth).
+_CODE_KEYS = frozenset({"custom_auth"})
+_DOTTED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
 
 def credential_name(name: str) -> bool:
@@ -141,6 +145,8 @@ def in_document(document: object, where: str = "") -> Iterator[tuple[str, str]]:
                     yield f"{path} ({pair_name})", reason
             for key, value in fields.items():
                 here = f"{path}.{key}"
+                if key in _CODE_KEYS and isinstance(value, str) and _DOTTED_NAME.match(value):
+                    continue
                 if isinstance(value, str) and key not in ("name", "value"):
                     reason = judge(str(key), value, header=headers)
                     if reason:

@@ -29,19 +29,37 @@ def gateway_namespaces(cluster: ClusterSpec) -> list[str]:
     return sorted(spaces, key=lambda space: (space != cluster.namespace, space))
 
 
+def gateway_agents(cluster: ClusterSpec, namespace: str) -> list[str]:
+    """The agents that call the gateway of ``namespace`` (those of that namespace using a
+    model through it), in declaration order."""
+    settings = gateway_defaults(cluster.defaults)
+    models = {m.name: m for m in cluster.models}
+    return [
+        agent.name
+        for agent in cluster.agents
+        if (agent.namespace or cluster.namespace) == namespace
+        and any(
+            ref.name in models and via_gateway(models[ref.name], settings)
+            for ref in model_refs(agent, models)
+        )
+    ]
+
+
 def gateway_secret_names(cluster: ClusterSpec) -> Iterator[str]:
-    """The Secrets a gateway reads: its master key and its models' API keys."""
+    """The Secrets a gateway reads: its master key, its agents' keys, its models' API keys."""
     settings = gateway_defaults(cluster.defaults)
     if settings.master_key is not None:
         yield settings.master_key.secret_key_ref.name
+    if settings.agent_keys is not None:
+        yield settings.agent_keys.secret_name
     for model in cluster.models:
         if via_gateway(model, settings) and model.api_key is not None:
             yield model.api_key.secret_key_ref.name
 
 
 def agent_model_secret_names(cluster: ClusterSpec, agent: AgentSpec) -> Iterator[str]:
-    """The Secrets an agent's pod reads for its models: the gateway's master key when it
-    uses the gateway, each direct model's API key."""
+    """The Secrets an agent's pod reads for its models: its own gateway key when it uses
+    the gateway, each direct model's API key."""
     settings = gateway_defaults(cluster.defaults)
     models: dict[str, ModelSpec] = {m.name: m for m in cluster.models}
     for ref in model_refs(agent, models):
@@ -49,7 +67,7 @@ def agent_model_secret_names(cluster: ClusterSpec, agent: AgentSpec) -> Iterator
         if model is None:
             continue
         if via_gateway(model, settings):
-            if settings.master_key is not None:
-                yield settings.master_key.secret_key_ref.name
+            if settings.agent_keys is not None:
+                yield settings.agent_keys.secret_name
         elif model.api_key is not None:
             yield model.api_key.secret_key_ref.name

@@ -17,7 +17,8 @@ from langop_infra.config._model import (
     via_gateway,
 )
 from langop_infra.config.agent import AgentSpec
-from langop_infra.config.cluster import ClusterSpec, gateway_defaults
+from langop_infra.config.checks._gateway_routes import gateway_agents, gateway_namespaces
+from langop_infra.config.cluster import ClusterSpec, Defaults, gateway_defaults
 from langop_infra.core._text import did_you_mean
 from langop_infra.core.problems import Problem, join_path
 
@@ -197,7 +198,8 @@ def gateway_problems(
     tool_index: Sequence[int] | None = None,
     agent_index: Sequence[int] | None = None,
 ) -> list[Problem]:
-    """The gateway's key under requireAuth, and names that would collide with its objects."""
+    """The gateway's keys (the master key under requireAuth, the agents' own beside a
+    master key), and names that would collide with its objects."""
     gateway = gateway_defaults(cluster.defaults)
     if not any(via_gateway(m, gateway) for m in cluster.models):
         return []
@@ -210,6 +212,8 @@ def gateway_problems(
                 "masterKey: {secretKeyRef: {name, key}}",
             )
         )
+    problems += agent_keys_problems(cluster, path)
+    problems += agent_key_secret_problems(cluster, path)
     tool_index = tool_index if tool_index is not None else range(len(cluster.tools))
     agent_index = agent_index if agent_index is not None else range(len(cluster.agents))
     named = [(f"tools[{i}].name", t.name) for i, t in zip(tool_index, cluster.tools, strict=True)]
@@ -226,6 +230,75 @@ def gateway_problems(
                 )
             )
     return problems
+
+
+def _agents(names: Sequence[str]) -> str:
+    return f"agent {names[0]} calls" if len(names) == 1 else f"agents {', '.join(names)} call"
+
+
+def agent_keys_problems(cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """The cluster's agents that call its gateways have keys of their own, when needed; and
+    ``agentKeys`` comes with a master key, without which LiteLLM's proxy refuses to start."""
+    gateway = gateway_defaults(cluster.defaults)
+    if gateway.master_key is None and gateway.agent_keys is not None:
+        return [
+            Problem(
+                join_path(path, "defaults.modelGateway.masterKey"),
+                "agentKeys needs a masterKey too: LiteLLM's proxy does not start without one "
+                "(it stays the admins' key, never an agent's); set masterKey: {secretKeyRef: "
+                "{name, key}}",
+                kind="langop_gateway_agent_keys",
+            )
+        ]
+    callers = [a for space in gateway_namespaces(cluster) for a in gateway_agents(cluster, space)]
+    return missing_agent_keys(gateway, callers, path)
+
+
+def agent_key_problems(
+    agent: AgentSpec, models: Sequence[ModelSpec], defaults: Defaults
+) -> list[Problem]:
+    """A standalone agent calling a gateway whose ``defaults`` name a master key."""
+    gateway = gateway_defaults(defaults)
+    calls = any(via_gateway(m, gateway) for m in models)
+    return missing_agent_keys(gateway, [agent.name] if calls else [])
+
+
+def missing_agent_keys(
+    gateway: ModelGatewayDefaults, callers: Sequence[str], path: str = ""
+) -> list[Problem]:
+    """A gateway with a master key admits agents only with keys of their own: the master key
+    is never handed out, so agents that call it (``callers``) need ``agentKeys``."""
+    if gateway.master_key is None or gateway.agent_keys is not None or not callers:
+        return []
+    return [
+        Problem(
+            join_path(path, "defaults.modelGateway.agentKeys"),
+            f"{_agents(sorted(set(callers)))} the gateway, whose masterKey agents never get; "
+            "set agentKeys: {secretName: <a Secret with one key per agent, named after it>}",
+            kind="langop_gateway_agent_keys",
+        )
+    ]
+
+
+def agent_key_secret_problems(cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """An ``agentKeys`` Secret declared under ``secrets`` has a key for every calling agent."""
+    gateway = gateway_defaults(cluster.defaults)
+    if gateway.agent_keys is None:
+        return []
+    name = gateway.agent_keys.secret_name
+    keys = cluster.secrets.get(name)
+    if not isinstance(keys, Mapping):
+        return []
+    callers = [a for space in gateway_namespaces(cluster) for a in gateway_agents(cluster, space)]
+    return [
+        Problem(
+            join_path(path, "defaults.modelGateway.agentKeys.secretName"),
+            f"secret {name!r} under secrets has no key {agent!r} for agent {agent!r}, which "
+            f"calls the gateway; add {agent}: <its own key> to that secret",
+        )
+        for agent in sorted(set(callers))
+        if agent not in keys
+    ]
 
 
 def secret_key_problems(

@@ -205,6 +205,20 @@ def test_literal_credentials_in_config_maps() -> None:
     ]
 
 
+def test_litellm_custom_auth_naming_a_function_is_not_a_credential() -> None:
+    """The gateway's config.yaml names its auth hook, ``module.function``; any other value
+    there, or a dotted name under another credential-named key, is still judged."""
+    hook = "general_settings:\n  custom_auth: langop_gateway_callers.user_api_key_auth\n"
+    assert r.literal_credentials([config_map({"config.yaml": hook})]) == []
+    for text in (
+        "general_settings:\n  custom_auth: sk-live-abcdef0123456789\n",
+        "general_settings:\n  custom_auth: module.\n",
+        "general_settings:\n  auth_token: langop_gateway_callers.user_api_key_auth\n",
+    ):
+        [found] = r.literal_credentials([config_map({"config.yaml": text})])
+        assert "named like a credential" in found.message, text
+
+
 def test_config_maps_are_judged_in_urn_order_and_bad_yaml_is_skipped() -> None:
     found = r.literal_credentials(
         [
