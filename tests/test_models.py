@@ -19,7 +19,7 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.config.checks._model_validation import fallback_cycles
 from langop_infra.core.problems import SpecError
 from langop_infra.netpol import IPAddress, Pod
-from langop_infra.offline._mock_engine import run_program
+from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.offline._render import render_stack
 from tests.test_bad_input import (
     PREFIX,
@@ -483,13 +483,21 @@ def env_of_ns(rendered: Any, name: str, namespace: str) -> dict[str, Any]:
     return {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
 
 
-def test_a_standalone_model_cannot_use_a_gateway() -> None:
+def test_a_second_standalone_gateway_model_in_one_namespace_is_refused() -> None:
+    """Each standalone gateway model runs Service ``gateway``: two in one namespace would be
+    one object; refused before anything of the second is registered."""
+
+    def program() -> None:
+        LanguageModel("m", provider="openai", model_name="gpt-4o", gateway=True)
+        LanguageModel("n", provider="openai", model_name="gpt-4o-mini", gateway=True)
+
+    run = ProgramRun()
     with pytest.raises(SpecError) as caught:
-        run_program(
-            lambda: LanguageModel("m", provider="openai", model_name="gpt-4o", gateway=True)
-        )
+        run_program(program, into=run)
     assert [p.path for p in caught.value.problems] == ["gateway"]
-    assert "LanguageModel 'm'" in str(caught.value)
+    assert "LanguageModel 'n'" in str(caught.value)
+    assert "LanguageModel 'm' runs the gateway of namespace 'default' already" in str(caught.value)
+    assert not [r for r in run.registrations if r.name.endswith("n")]
 
 
 def test_an_agent_naming_an_unknown_model_passes_it_on_with_a_warning() -> None:
