@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from langop_infra import external_service
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.model import LanguageModel, LanguagePersona
@@ -462,6 +463,7 @@ def test_python_api_standalone_direct_model_agent_and_persona(render: Any) -> No
 
 def test_python_api_model_by_name_built_earlier(render: Any) -> None:
     def program() -> None:
+        external_service("ollama", "ai")  # runs already: see tests/test_standalone_outputs.py
         LanguageModel(
             "local",
             provider="ollama",

@@ -14,7 +14,15 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from langop_infra import HttpTool, LanguageAgent, LanguageModel, SpecError
+from langop_infra import (
+    HttpTool,
+    LanguageAgent,
+    LanguageMemory,
+    LanguageModel,
+    LanguageTool,
+    SpecError,
+    external_service,
+)
 from langop_infra.offline._engine_values import UNKNOWN_MARKER
 from langop_infra.offline._mock_engine import ProgramRun, run_program
 from tests.test_secrets_audit import leaks, places_in, secret_holders
@@ -270,3 +278,79 @@ def test_a_gateway_model_of_another_resolved_namespace_is_a_field_error() -> Non
     message = failing(program)
     assert "invalid LanguageAgent 'helper'" in message
     assert "- model: LanguageModel 'gpt' is in namespace 'other', the agent in 'apps'" in message
+
+
+# --- addresses of in-cluster Services (issue 51 §4) -------------------------------------------
+
+SEARCH = "http://search.tools.svc.cluster.local:8080/mcp"
+
+
+def test_an_address_of_a_service_the_program_does_not_make_is_a_field_error() -> None:
+    """Each kind of address a user writes, refused with its field and the fix, before any of
+    the component's objects is registered."""
+    cases: list[tuple[Callable[[], object], str]] = [
+        (
+            lambda: LanguageAgent(
+                "helper", image=IMAGE, mcp_servers=[{"name": "search", "url": SEARCH}]
+            ),
+            "mcp_servers[0].url",
+        ),
+        (
+            lambda: LanguageAgent(
+                "helper",
+                image=IMAGE,
+                agents=[{"name": "far", "url": "http://far.tools.svc.cluster.local:8080/"}],
+            ),
+            "agents[0].url",
+        ),
+        (
+            lambda: LanguageModel(
+                "local",
+                provider="ollama",
+                model_name="llama3.2",
+                endpoint="http://ollama.ai.svc.cluster.local:11434",
+            ),
+            "endpoint",
+        ),
+        (
+            lambda: LanguageMemory(
+                "notes", type="external", address={"value": "http://mem.tools.svc:8080"}
+            ),
+            "address.value",
+        ),
+    ]
+    for build, field in cases:
+        run = ProgramRun()
+        with pytest.raises(SpecError) as caught:
+            run_program(build, into=run)
+        [problem] = caught.value.problems
+        assert problem.path == field
+        assert "which this program does not create, so pods would call nothing" in problem.message
+        assert "langop_infra.external_service(" in problem.message
+        assert not [r for r in run.registrations if r.type.startswith("kubernetes:")], field
+
+
+def test_an_address_of_a_service_made_before_or_declared_is_accepted() -> None:
+    def program() -> None:
+        LanguageTool("search", image=IMAGE, namespace="tools")
+        external_service("ollama", "ai")
+        LanguageModel(
+            "local",
+            provider="ollama",
+            model_name="llama3.2",
+            endpoint="http://ollama.ai.svc.cluster.local:11434",
+        )
+        LanguageAgent("helper", image=IMAGE, mcp_servers=[{"name": "search", "url": SEARCH}])
+
+    env = env_of(run_program(program), "helper")
+    assert SEARCH in env["AGENT_MCP_SERVERS"]
+
+
+def test_a_service_in_an_output_namespace_counts_by_its_name() -> None:
+    def program() -> None:
+        tools = k8s.core.v1.Namespace("tools", metadata={"name": "tools"})
+        LanguageTool("search", image=IMAGE, namespace=tools.metadata.name)
+        LanguageAgent("helper", image=IMAGE, mcp_servers=[{"name": "search", "url": SEARCH}])
+
+    env = env_of(run_program(program), "helper")
+    assert SEARCH in env["AGENT_MCP_SERVERS"]

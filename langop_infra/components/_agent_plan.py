@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 
 from langop_infra.components import (
     _agent_namespace as agent_namespace,
+    _in_cluster as in_cluster,
     _inputs as inputs,
     _namespace as namespaces,
     _user_meta as user_meta,
@@ -336,6 +337,9 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         models = resolve_models(agent, given_models)
         if not late and (problems := gateway_problems(agent, gateways)):
             raise SpecError(problems)
+        in_cluster.refuse_unknown_services(
+            called_addresses(agent), agent_namespace.namespace_of(agent)
+        )
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
         warnings.append(passthrough_warning(model, "model"))
@@ -367,6 +371,15 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         ],
     )
     return plan, final
+
+
+def called_addresses(agent: AgentSpec) -> list[tuple[str, object]]:
+    """(field, URL) of the MCP servers and remote A2A peers the user gave the agent."""
+    found: list[tuple[str, object]] = [
+        (f"mcp_servers[{i}].url", str(s.url)) for i, s in enumerate(agent.mcp_servers)
+    ]
+    found += [(f"agents[{i}].url", str(p.url)) for i, p in enumerate(agent.agents) if p.url]
+    return found
 
 
 def memory_document(data: dict[str, Any]) -> Any:

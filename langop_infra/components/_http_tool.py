@@ -16,7 +16,7 @@ import dataclasses
 import datetime
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -34,7 +34,7 @@ from langop_infra.components._k8s import (
     object_meta,
     type_token,
 )
-from langop_infra.components.args import HttpToolArgs
+from langop_infra.components.args import HttpToolArgs, HttpToolRefArgs
 from langop_infra.config._http_tool import HttpToolSpec, as_webhook_tool
 from langop_infra.config._names import http_tool_config_map_name
 from langop_infra.config.checks._validation import parse_http_tool
@@ -240,3 +240,10 @@ class HttpTool(pulumi.ComponentResource):
                 "last_synced_at": self.last_synced_at,
             }
         )
+
+
+if TYPE_CHECKING:
+    # An HttpTool, or a reference to one.
+    HttpToolEntry = HttpToolRefArgs | HttpTool
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    HttpToolEntry = HttpToolRefArgs

@@ -20,6 +20,7 @@ from typing import Any, cast
 
 import pulumi
 
+from langop_infra.components import _in_cluster as in_cluster
 from langop_infra.components._k8s import register_component
 from langop_infra.components._secret_routing import guarded
 from langop_infra.config._fields import dns_label
@@ -59,6 +60,7 @@ def registered(component: object, kind: str, where: Placement, name: str, site: 
         register_component(component, kind, str(where.value), name)
         return where
     index_for_building()  # made now, in the context the callback copies
+    in_cluster.pending(kind, name)
 
     def record(namespace: str) -> str:
         register_component(component, kind, namespace, name, site=site)

@@ -5,18 +5,37 @@ LanguageMemory (LanguageCluster resolves its own)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import pulumi
 
 from langop_infra.components import _agent_namespace as agent_namespace
 from langop_infra.components._k8s import find_component
+from langop_infra.components.args import AgentPeerRefArgs
 from langop_infra.config.agent import AgentSpec, ToolRef
 from langop_infra.config.checks._peer_checks import mode_problems, peer_problems
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract
 from langop_infra.manifests._a2a import peer_targets
 from langop_infra.manifests._agent_features import AgentFeatures
+
+
+class PeerAgent(Protocol):
+    """What a caller reads of a peer LanguageAgent handed over as an object (a protocol: this
+    module is imported by the one that defines LanguageAgent)."""
+
+    @property
+    def spec(self) -> AgentSpec: ...
+
+    @property
+    def namespace(self) -> pulumi.Output[str]: ...
+
+
+if TYPE_CHECKING:
+    # A peer LanguageAgent, or a reference to one.
+    PeerEntry = AgentPeerRefArgs | PeerAgent
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    PeerEntry = AgentPeerRefArgs
 
 PeerIndex = Mapping[tuple[str, str], AgentSpec]
 

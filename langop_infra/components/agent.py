@@ -162,14 +162,8 @@ class LanguageAgent(PlannedComponent):
         self.network_policies = _register_policies(plan, place, labels, objects, child)
         self._register_pod_objects(key, place, plan, labels, objects, child)
         self.sidecar_syncs = self._sidecar_syncs(key, plan, opts)
-        self.card_syncs = register_card_syncs(
-            key,
-            self,
-            _card_peers(plan, place),
-            plan.defaults.schema_sync_access,
-            opts,
-            plan.peer_objects,
-        )
+        peers, access = _card_peers(plan, place), plan.defaults.schema_sync_access
+        self.card_syncs = register_card_syncs(key, self, peers, access, opts, plan.peer_objects)
         self.config_yaml = pulumi.Output.from_input(config_text)
         style = plan.defaults.endpoint_style
         self.mcp_servers = pulumi.Output.from_input(

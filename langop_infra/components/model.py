@@ -14,7 +14,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import _inputs as inputs, _namespace as namespaces
+from langop_infra.components import (
+    _in_cluster as in_cluster,
+    _inputs as inputs,
+    _namespace as namespaces,
+)
 from langop_infra.components._base import PlannedComponent
 from langop_infra.components._k8s import (
     aliased,
@@ -87,6 +91,9 @@ def plan_model(name: str, args: object, fields: Mapping[str, object]) -> ModelPl
             problems.append(
                 Problem("endpoint", f"set endpoint: agents call {spec.provider!r} directly")
             )
+        if not spec.gateway and spec.endpoint is not None:
+            own = namespace if isinstance(namespace, str) else ""
+            in_cluster.refuse_unknown_services([("endpoint", spec.endpoint)], own)
         if spec.fallbacks and not spec.gateway:
             problems.append(
                 Problem("fallbacks", "fallbacks need the gateway; set gateway: true or remove them")
@@ -211,9 +218,9 @@ def register_gateway(
     opts: pulumi.ResourceOptions,
     prefix: str | None = None,
 ) -> Gateway | None:
-    """The namespace's gateway for the models that go through it, or None without any. A
-    ``namespace`` Output (a standalone model's) reaches exactly the fields made from it;
-    ``prefix`` then starts the logical names (see components/_namespace.py)."""
+    """The namespace's gateway for the models that go through it, or None without any; a
+    ``namespace`` Output reaches only the fields made from it, ``prefix`` starting the
+    logical names (see components/_namespace.py)."""
     settings = gateway_defaults(defaults)
     routed = [m for m in models if via_gateway(m, settings)]
     if not routed:
@@ -247,7 +254,6 @@ def register_gateway(
                 gateway_policies.gateway_egress_spec(routed, otlp),
             )
         )
-    # Built for the stand-in, then placed: a namespace Output waits only where it is used.
     placed: Any = namespaces.substituted(
         (config_map, deployment, service, specs, gateway.gateway_labels(made_of, settings.image)),
         namespace,

@@ -23,7 +23,7 @@ model = LanguageModel(
     provider="openai",
     model_name="gpt-4o-mini",
     gateway=True,
-    api_key={"secretKeyRef": {"name": "openai", "key": "api-key"}},
+    api_key={"secret_key_ref": {"name": "openai", "key": "api-key"}},
 )
 notes = LanguageMemory("notes", namespace=ns.metadata.name, type="managed")
 weather = HttpTool(
