@@ -161,7 +161,7 @@ def model_document(
             if gateways is not None and isinstance(gateway, str):
                 gateways[spec.name] = gateway
             if following is not None and isinstance(gateway, pulumi.Output):
-                placed = cast("pulumi.Output[Any]", gateway)
+                placed = cast(pulumi.Output[str], gateway)
                 following.append((field, f"LanguageModel {spec.name!r}", placed))
             return spec.name
         return item

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -34,7 +34,7 @@ _WEBHOOK_FIELD = {"endpoint": "url"}
 class Credential:
     """What the tool's agents read its credential from, when the program gave it."""
 
-    value: Any = None  # to keep in the tool's own Secret
+    value: object = None  # to keep in the tool's own Secret
     secret: k8s.core.v1.Secret | None = None  # the user's own
 
 
@@ -43,16 +43,16 @@ def credential_secret_name(tool: str) -> str:
     return http_tool_config_map_name(tool)
 
 
-def taken(data: dict[str, Any], subject: str) -> tuple[dict[str, Any], Credential]:
+def taken(data: dict[str, object], subject: str) -> tuple[dict[str, object], Credential]:
     """``data`` with its credential replaced by a ``secretRef`` the spec can hold: to the
     tool's own Secret for a ``value``, to the user's Secret (its name, an Output) for a
     Secret object; and that credential."""
     auth = data.get("authentication")
     if not isinstance(auth, Mapping):
         return data, Credential()
-    auth = dict(cast("Mapping[str, Any]", auth))
+    auth = dict(cast("Mapping[str, object]", auth))
     key = "secretRef" if "secretRef" in auth else "secret_ref"
-    ref: Any = auth.get(key)
+    ref = auth.get(key)
     if "value" in auth:
         if ref is not None:
             problem = Problem(
@@ -64,16 +64,17 @@ def taken(data: dict[str, Any], subject: str) -> tuple[dict[str, Any], Credentia
         auth[key] = {"name": credential_secret_name(str(data.get("name"))), "key": CREDENTIAL_KEY}
         return {**data, "authentication": auth}, Credential(value=value)
     if isinstance(ref, Mapping):
-        secret = cast("Mapping[str, Any]", ref).get("name")
+        fields = cast("Mapping[str, object]", ref)
+        secret = fields.get("name")
         if isinstance(secret, k8s.core.v1.Secret):
             # Its name as it resolves (lifted: the whole metadata waits for the uid too).
-            name: Any = secret.metadata.name
-            auth[key] = {**cast("Mapping[str, Any]", ref), "name": name}
+            name: object = secret.metadata.name
+            auth[key] = {**fields, "name": name}
             return {**data, "authentication": auth}, Credential(secret=secret)
     return data, Credential()
 
 
-def webhook_entry(spec: HttpToolSpec, data: Mapping[str, Any]) -> dict[str, Any] | None:
+def webhook_entry(spec: HttpToolSpec, data: Mapping[str, object]) -> dict[str, object] | None:
     """The tool as an agent's ``webhook_tools`` entry: the fields agents read as ``data``
     (the tool's arguments) gives them, Outputs in place, the rest from ``spec``; None when
     no field agents read holds an Output."""
@@ -99,13 +100,17 @@ def _field_name(key: str) -> str | None:
     return None
 
 
-def plain_entry(spec: HttpToolSpec) -> dict[str, Any]:
+def plain_entry(spec: HttpToolSpec) -> dict[str, object]:
     """A tool with no Output as a ``webhook_tools`` entry."""
     return as_webhook_tool(spec).model_dump()
 
 
 def tool_secret(
-    resource_name: str, spec: HttpToolSpec, credential: Credential, meta: Any, opts: Any
+    resource_name: str,
+    spec: HttpToolSpec,
+    credential: Credential,
+    meta: k8s.meta.v1.ObjectMetaArgsDict,
+    opts: pulumi.ResourceOptions,
 ) -> list[k8s.core.v1.Secret]:
     """The Secrets agents' pods read for this tool: its own (registered here, holding the
     value as a Pulumi secret) or the user's; none without either."""

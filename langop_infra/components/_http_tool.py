@@ -28,9 +28,11 @@ from langop_infra.components import (
     _namespace as namespaces,
 )
 from langop_infra.components._k8s import (
+    Meta,
     aliased,
     child_options,
     component_error,
+    merged_meta,
     object_meta,
     type_token,
 )
@@ -55,7 +57,8 @@ class HttpToolPlan:
     # Outputs of them when the namespace is one (see components/_namespace.py).
     namespace: str | pulumi.Output[str]
     part_of: str | pulumi.Output[str]
-    # The ConfigMap's document: an inputs.Pending while a field is an Output.
+    # The ConfigMap's document, labels and annotations (:func:`_built`): an inputs.Pending
+    # while a field is an Output.
     document: Any = None
     credential: credentials.Credential = dataclasses.field(default_factory=credentials.Credential)
     # What agents are handed when a field is an Output (see _http_credentials).
@@ -91,7 +94,7 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
     subject = f"HttpTool {data.get('name')!r}"
     data, credential = credentials.taken(data, subject)
     with component_error(subject):
-        spec, document = inputs.resolve(data, parse_http_tool, tool_document, _structure, subject)
+        spec, document = inputs.resolve(data, parse_http_tool, _built, _structure, subject)
     namespace: str | pulumi.Output[str] = spec.namespace or contract.DEFAULT_NAMESPACE
     if late is not None:
         namespace = namespaces.checked_name(late, subject, construction_site())
@@ -103,6 +106,22 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
 def _structure(spec: HttpToolSpec) -> tuple[object, ...]:
     """What decides the tool's phase and whether agents are given it."""
     return (spec.name, spec.enabled, spec.endpoint is None, spec.probe)
+
+
+def _built(spec: HttpToolSpec) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """What the tool's objects are made of: its document, labels and annotations."""
+    return tool_document(spec), dict(spec.labels), dict(spec.annotations)
+
+
+def _metadata(spec: HttpToolSpec, part_of: Any, built: Any) -> tuple[Meta, Meta]:
+    """The objects' labels and annotations, the user's (Outputs where given) last."""
+    labels: dict[str, Any] = {
+        **contract.recommended_labels(spec.name, "http-tool", ""),
+        HTTP_TOOL_LABEL: spec.name,
+        PART_OF: part_of,  # the namespace's, an Output with it, unless the user sets it
+    }
+    user = inputs.part(built, lambda b: b[1])
+    return merged_meta(labels, user), inputs.part(built, lambda b: b[2])
 
 
 def _tool_json(document: dict[str, Any]) -> str:
@@ -186,7 +205,7 @@ class HttpTool(pulumi.ComponentResource):
 
     def _build(self, name: str, plan: HttpToolPlan, opts: pulumi.ResourceOptions | None) -> None:
         spec = plan.spec
-        document = plan.document if plan.document is not None else tool_document(spec)
+        document = plan.document if plan.document is not None else _built(spec)
         place = namespaces.placement(name, plan.namespace)
         namespaces.registered(self, "HttpTool", place, spec.name, construction_site())
         super().__init__(type_token("HttpTool"), name, None, aliased(opts, "HttpTool"))
@@ -194,19 +213,13 @@ class HttpTool(pulumi.ComponentResource):
         self.webhook_entry = plan.webhook_entry
         # Its credential in a Secret of its own: agents of its namespace only can read it.
         self.credential_owned = plan.credential.value is not None
-        labels: dict[str, str | pulumi.Output[str]] = {
-            **contract.recommended_labels(spec.name, "http-tool", ""),
-            HTTP_TOOL_LABEL: spec.name,
-            **spec.labels,
-        }
-        if labels[PART_OF] == "":  # not the user's: the namespace's, an Output with it
-            labels[PART_OF] = plan.part_of
+        labels, annotations = _metadata(spec, plan.part_of, document)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{name}-http-tool",
             metadata=object_meta(
-                http_tool_config_map_name(spec.name), plan.namespace, labels, spec.annotations
+                http_tool_config_map_name(spec.name), plan.namespace, labels, annotations
             ),
-            data={"tool.json": inputs.whole(document, _tool_json)},
+            data={"tool.json": inputs.part(document, lambda built: _tool_json(built[0]))},
             opts=child_options(self, opts),
         )
         self.read_secrets = credentials.tool_secret(

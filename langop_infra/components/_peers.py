@@ -41,8 +41,8 @@ PeerIndex = Mapping[tuple[str, str], AgentSpec]
 
 
 def peer_document(
-    data: dict[str, Any],
-) -> tuple[dict[tuple[str, str], AgentSpec], dict[str, Any], list[agent_namespace.Placed]]:
+    data: dict[str, object],
+) -> tuple[dict[tuple[str, str], AgentSpec], dict[str, PeerAgent], list[agent_namespace.Placed]]:
     """Replace LanguageAgent objects in ``agents`` by references; return their specs by
     (namespace, name), the objects by name, and the peers whose namespace is an Output:
     filed under :data:`agent_namespace.FOLLOWING`, taken to be in the caller's namespace and
@@ -50,18 +50,19 @@ def peer_document(
     given = data.get("agents")
     if not isinstance(given, list):
         return {}, {}, []
-    items = cast("list[Any]", given)
+    items = cast("list[object]", given)
     specs: dict[tuple[str, str], AgentSpec] = {}
-    objects: dict[str, Any] = {}
+    objects: dict[str, PeerAgent] = {}
     following: list[agent_namespace.Placed] = []
-    refs: list[Any] = []
+    refs: list[object] = []
     for i, item in enumerate(items):
         spec = getattr(item, "spec", None)
         if not isinstance(spec, AgentSpec) or isinstance(item, pulumi.Output):
-            refs.append(item)
+            refs.append(cast(object, item))
             continue
-        objects[spec.name] = item
-        namespace: pulumi.Output[Any] = item.namespace
+        peer = cast("PeerAgent", item)
+        objects[spec.name] = peer
+        namespace = peer.namespace
         if agent_namespace.follows(item):
             specs[(agent_namespace.FOLLOWING, spec.name)] = spec.model_copy(
                 update={"namespace": None}
