@@ -44,6 +44,7 @@ _EXPORTS = {
     "ToolTarget": "langop_infra.manifests._contract",
     "Network": "langop_infra.netpol",
     "may_reach": "langop_infra.netpol",
+    "external_service": "langop_infra.components._in_cluster",
     "secret_leaves": "langop_infra.testing.secrets",
 }
 
@@ -73,6 +74,7 @@ __all__ = [
     "ToolSpec",
     "ToolTarget",
     "__version__",
+    "external_service",
     "may_reach",
     "secret_leaves",
 ]
@@ -80,6 +82,7 @@ __all__ = [
 if TYPE_CHECKING:
     from langop_infra._errors import LangopError
     from langop_infra.components._http_tool import HttpTool
+    from langop_infra.components._in_cluster import external_service
     from langop_infra.components._memory import LanguageMemory
     from langop_infra.components.agent import LanguageAgent
     from langop_infra.components.agent_args import LanguageAgentArgs

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from langop_infra import external_service
 from langop_infra.components.agent import LanguageAgent
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.components.model import LanguageModel, LanguagePersona
@@ -563,6 +564,7 @@ def test_python_api_standalone_direct_model_agent_and_persona(render: Any) -> No
 
 def test_python_api_model_by_name_built_earlier(render: Any) -> None:
     def program() -> None:
+        external_service("ollama", "ai")  # runs already: see tests/test_standalone_outputs.py
         LanguageModel(
             "local",
             provider="ollama",
@@ -584,13 +586,21 @@ def env_of_ns(rendered: Any, name: str, namespace: str) -> dict[str, Any]:
     return {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
 
 
-def test_a_standalone_model_cannot_use_a_gateway() -> None:
+def test_a_second_standalone_gateway_model_in_one_namespace_is_refused() -> None:
+    """Each standalone gateway model runs Service ``gateway``: two in one namespace would be
+    one object; refused before anything of the second is registered."""
+
+    def program() -> None:
+        LanguageModel("m", provider="openai", model_name="gpt-4o", gateway=True)
+        LanguageModel("n", provider="openai", model_name="gpt-4o-mini", gateway=True)
+
+    run = ProgramRun()
     with pytest.raises(SpecError) as caught:
-        run_program(
-            lambda: LanguageModel("m", provider="openai", model_name="gpt-4o", gateway=True)
-        )
+        run_program(program, into=run)
     assert [p.path for p in caught.value.problems] == ["gateway"]
-    assert "LanguageModel 'm'" in str(caught.value)
+    assert "LanguageModel 'n'" in str(caught.value)
+    assert "LanguageModel 'm' runs the gateway of namespace 'default' already" in str(caught.value)
+    assert not [r for r in run.registrations if r.name.endswith("n")]
 
 
 def standalone_agent_on_a_gateway(gateway_defaults: dict[str, Any]) -> Any:

@@ -292,8 +292,9 @@ def test_an_agent_in_an_output_namespace_says_what_it_cannot_find() -> None:
     with pytest.raises(SpecError) as caught:
         run_program(program, into=run)
     problems = {p.path: p.message for p in caught.value.problems}
-    assert set(problems) == {"tools[0]", "agents"}
+    assert set(problems) == {"tools[0]", "agents[0]"}
     assert "pass the LanguageTool object itself" in problems["tools[0]"]
+    assert "pass the peer LanguageAgent objects themselves" in problems["agents[0]"]
     assert "placeholder" not in str(caught.value)
     assert not [r for r in run.registrations if "helper" in r.name]
 

@@ -18,7 +18,7 @@ import pulumi
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from langop_infra import HttpTool, LanguageAgent, LanguageModel, LanguageTool
+from langop_infra import HttpTool, LanguageAgent, LanguageModel, LanguageTool, external_service
 from langop_infra.components._stand_ins import STAND_INS
 from langop_infra.config._http_tool import HttpToolSpec
 from langop_infra.config._model import ModelSpec
@@ -180,6 +180,7 @@ def build(component: str, doc: dict[str, Any]) -> None:
     if component == "LanguageTool":
         LanguageTool("memory", **doc)
     elif component == "LanguageAgent":
+        external_service("db", "apps")  # its MCP server's Service runs already
         LanguageAgent("helper", **doc)
     elif component == "HttpTool":
         HttpTool("lookup", **doc)

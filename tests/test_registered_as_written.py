@@ -17,7 +17,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from langop_infra import LanguageAgent, LanguageTool
+from langop_infra import LanguageAgent, LanguageTool, external_service
 from langop_infra._errors import REDACTED
 from langop_infra.components._stand_ins import STAND_INS
 from langop_infra.offline._mock_engine import ProgramRun, run_program
@@ -139,6 +139,7 @@ def test_pulumi_up_registers_a_secret_env_and_header_only_in_the_secret() -> Non
     """As ``pulumi up`` registers it: the canary is a secret of the Secret and nowhere else."""
 
     def program() -> None:
+        external_service("db", "apps")  # its MCP server's Service runs already
         LanguageAgent(
             "helper",
             image=AGENT,

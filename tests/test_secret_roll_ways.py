@@ -2,6 +2,10 @@
 "Done when"): one case per way, each rendered with the credential, again with the same one
 (no roll), and with another (a roll), the digest compared on the pod that reads it.
 
+An HttpTool's credential counts twice: given as a secret Output (kept in the tool's own
+Secret) and as the user's own ``k8s.core.v1.Secret`` object, whose data the digest covers as
+it covers a Secret langop-infra makes.
+
 The ways of tests/test_secret_roll.py's cluster document (a cluster Secret read through
 ``secretEnv``, a model's ``apiKey`` by the gateway, a header's ``valueFrom``, a sidecar's)
 are covered there; here the rest of the Python API and of a stack file.
@@ -13,9 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pulumi
+import pulumi_kubernetes as k8s
 import pytest
 
-from langop_infra import LanguageAgent, LanguageCluster, LanguageTool
+from langop_infra import HttpTool, LanguageAgent, LanguageCluster, LanguageTool
 from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
 from langop_infra.offline._mock_engine import run_program
 from langop_infra.sync.rollout_key import OFFLINE_KEY
@@ -104,6 +109,13 @@ HTTP_TOOL = {
 }
 
 
+HTTP_TOOL_FIELDS = {
+    "display_name": "Ticket lookup",
+    "description": "Look a ticket up.",
+    "endpoint": "https://tickets.example.com/x",
+}
+
+
 def cluster_webhook_auth(token: str) -> None:
     agent = {"name": "helper", "image": AGENT_IMAGE, "webhookTools": [WEBHOOK]}
     cluster({"secrets": {"shared": {"token": token}}, "agents": [agent]})
@@ -126,6 +138,22 @@ def cluster_direct_model_key(token: str) -> None:
     cluster({"secrets": {"shared": {"token": token}}, "models": [model], "agents": [agent]})
 
 
+def http_tool_secret_output(token: str) -> None:
+    credential = {"type": "bearer", "value": pulumi.Output.secret(token)}
+    tool = HttpTool("lookup", namespace="apps", **HTTP_TOOL_FIELDS, authentication=credential)
+    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", http_tools=[tool])
+
+
+def http_tool_users_secret(token: str) -> None:
+    """The user's own Secret, as the object: its data is in the digest of the pods reading it."""
+    secret = k8s.core.v1.Secret(
+        "shared", metadata={"name": "shared", "namespace": "apps"}, string_data={"token": token}
+    )
+    credential = {"type": "bearer", "secretRef": {"name": secret, "key": "token"}}
+    tool = HttpTool("lookup", namespace="apps", **HTTP_TOOL_FIELDS, authentication=credential)
+    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", http_tools=[tool])
+
+
 # (way, the kind and name of the workload whose pods read the credential)
 WAYS: list[tuple[Way, str, str]] = [
     (tool_secret_env, "Deployment", "memory"),
@@ -140,6 +168,8 @@ WAYS: list[tuple[Way, str, str]] = [
     (cluster_webhook_auth, "Deployment", "helper"),
     (cluster_http_tool_auth, "Deployment", "helper"),
     (cluster_direct_model_key, "Deployment", "helper"),
+    (http_tool_secret_output, "Deployment", "helper"),
+    (http_tool_users_secret, "Deployment", "helper"),
 ]
 
 

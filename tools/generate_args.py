@@ -76,7 +76,14 @@ PLAIN: dict[str, tuple[str, str]] = {
 # The component-typed aliases live with their components (``ToolEntry`` in components/tool.py,
 # ``ModelEntry`` and ``ModelName`` in components/model.py): args.py imports nothing of the
 # components, and the one Args that names them is written to its own module.
-COMPONENT_ALIASES = {"ToolEntry": "tool", "ModelEntry": "model", "ModelName": "model"}
+COMPONENT_ALIASES = {
+    "ToolEntry": "tool",
+    "ModelEntry": "model",
+    "ModelName": "model",
+    "PeerEntry": "_peers",
+    "MemoryEntry": "_memory",
+    "HttpToolEntry": "_http_tool",
+}
 APART = "LanguageAgentArgs"  # written to AGENT_TARGET: its fields name component types
 AGENT_TARGET = TARGET.with_name("agent_args.py")
 
@@ -130,7 +137,14 @@ COMPONENTS = (
         "The inputs of a LanguageAgent; the same fields as a stack file's ``agents:`` entry.",
         drop=("name",),
         rename={"args": "container_args"},
-        override={"tools": "list[ToolEntry]", "models": "list[ModelEntry]", "model": "ModelName"},
+        override={
+            "tools": "list[ToolEntry]",
+            "models": "list[ModelEntry]",
+            "model": "ModelName",
+            "agents": "list[PeerEntry]",
+            "memory": "MemoryEntry",
+            "http_tools": "list[HttpToolEntry]",
+        },
         extra=CONTEXT,
         inputs=True,
     ),
@@ -151,6 +165,7 @@ COMPONENTS = (
         MemorySpec,
         "The inputs of a LanguageMemory; the same fields as a stack file's ``memories:`` entry.",
         drop=("name",),
+        override={"namespace": "pulumi.Input[str]"},
     ),
     Component(
         "HttpToolArgs",
@@ -158,6 +173,7 @@ COMPONENTS = (
         "The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry.",
         drop=("name",),
         override={"namespace": "pulumi.Input[str]"},
+        inputs=True,
     ),
     Component(
         "LanguageClusterArgs",

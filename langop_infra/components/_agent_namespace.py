@@ -4,7 +4,9 @@ A LanguageTool whose namespace is an Output, handed to an agent, is taken to be 
 agent's namespace (the usual case: both from ``ns.metadata.name``); that they are is checked
 when both resolve. An agent whose own namespace is an Output builds its objects from it as it
 resolves; what it must find by namespace when the program runs (tools of another namespace,
-components built earlier and named by reference, A2A peers, memory) it cannot have, and says so.
+components built earlier and named by reference, remote A2A peers and peers in a plain
+namespace) it cannot have, and says so. Peers and a memory handed over as objects in the same
+Output namespace it can.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
 FOLLOWING = ""
 # ``(field, component)``: an HttpTool, handed to an agent, whose namespace is an Output.
 Follower = tuple[str, Any]
+# ``(field, what, namespace Output)``: a component handed to an agent that follows its namespace.
+Placed = tuple[str, str, pulumi.Output[Any]]
 
 _WHY = "an agent whose namespace is an Output finds nothing by namespace when the program runs; "
 
@@ -57,19 +61,25 @@ def unplaced_problems(
     given: Mapping[tuple[str, str], tuple[contract.ToolTarget, object]],
     models: Mapping[str, object],
     memory: object = None,
+    peers: Mapping[tuple[str, str], object] | None = None,
 ) -> list[Problem]:
     """What an agent whose namespace is an Output cannot have, as field problems; a memory
-    handed over as the LanguageMemory object (``memory``) it can."""
+    handed over as the LanguageMemory object (``memory``) it can, and so peers handed over as
+    LanguageAgent objects in the same Output namespace (``peers``, as filed by peer_document)."""
     namespace = namespace_of(agent)
     memory_fix = "pass the LanguageMemory object itself (its namespace from the same Output)"
+    peer_fix = (
+        "pass the peer LanguageAgent objects themselves (their namespace from the same "
+        "Output), or give it a plain namespace"
+    )
+    following = {n for space, n in (peers or {}) if space == FOLLOWING}
     problems = [
-        Problem(field, _WHY + fix)
-        for field, present, fix in (
-            ("agents", bool(agent.agents), "give it a plain namespace to call A2A peers"),
-            ("memory", agent.memory is not None and memory is None, memory_fix),
-        )
-        if present
+        Problem(f"agents[{j}]", _WHY + peer_fix)
+        for j, peer in enumerate(agent.agents)
+        if peer.remote or peer.namespace or peer.name not in following
     ]
+    if agent.memory is not None and memory is None:
+        problems.append(Problem("memory", _WHY + memory_fix))
     memory_tool = getattr(memory, "tool", None)
     if memory_tool is not None and not follows(memory):
         problems.append(
@@ -117,8 +127,9 @@ def refuse_unplaced(
     models: Mapping[str, object],
     subject: str,
     memory: object = None,
+    peers: Mapping[tuple[str, str], object] | None = None,
 ) -> None:
-    problems = unplaced_problems(agent, given, models, memory)
+    problems = unplaced_problems(agent, given, models, memory, peers)
     if problems:
         raise SpecError(problems, subject=subject)
 
@@ -140,14 +151,16 @@ def checked(
     subject: str,
     site: str,
     http_followers: Sequence[Follower] = (),
+    others: Sequence[Placed] = (),
 ) -> Placement:
     """``place``, whose namespace fails as a field error (naming ``site``) when a following
-    tool (``(index in tools, LanguageTool)``) or HttpTool (``(field, HttpTool)``) resolves
-    to another namespace."""
-    found: list[tuple[str, str, pulumi.Output[Any]]] = [
+    tool (``(index in tools, LanguageTool)``), HttpTool (``(field, HttpTool)``) or other
+    component (``others``: a gateway model, an A2A peer) resolves to another namespace."""
+    found: list[Placed] = [
         (f"tools[{i}]", f"LanguageTool {tool.spec.name!r}", tool.namespace) for i, tool in followers
     ]
     found += [(f, f"HttpTool {t.spec.name!r}", t.namespace_name) for f, t in http_followers]
+    found += others
     if not found:
         return place
 
@@ -157,7 +170,8 @@ def checked(
             Problem(
                 field,
                 f"{what} is in namespace {namespace!r}, the agent in {agent_namespace!r}; a "
-                "tool whose namespace is an Output is taken to be in its agent's namespace: "
+                "component whose namespace is an Output, handed to an agent, is taken to be in "
+                "the agent's namespace: "
                 "give both the same namespace",
             )
             for (field, what, _), namespace in zip(found, spaces, strict=True)

@@ -10,19 +10,19 @@ import pulumi_kubernetes as k8s
 
 from langop_infra.components import (
     _agent_namespace as agent_namespace,
+    _in_cluster as in_cluster,
     _inputs as inputs,
     _namespace as namespaces,
     _user_meta as user_meta,
 )
+from langop_infra.components._agent_http_tools import http_tool_document, resolve_http_tools
 from langop_infra.components._k8s import component_error, find_component
-from langop_infra.components._peers import resolve_features
-from langop_infra.config._http_tool import HttpToolSpec, with_http_tools
+from langop_infra.components._peers import peer_document, placed_peers, resolve_features
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._model import ModelSpec, PersonaSpec
 from langop_infra.config.agent import AgentSpec, ToolRef, passthrough_model
 from langop_infra.config.checks._admission import deploy_problems
 from langop_infra.config.checks._advice import agent_warnings, passthrough_warning
-from langop_infra.config.checks._http_tool_checks import http_tool_problems
 from langop_infra.config.checks._image_pins import workload_unpinned_images
 from langop_infra.config.checks._model_validation import agent_key_problems
 from langop_infra.config.checks._references import sidecar_problems
@@ -32,6 +32,7 @@ from langop_infra.core._program_index import built_components
 from langop_infra.core._text import did_you_mean
 from langop_infra.core.problems import Problem, SpecError
 from langop_infra.manifests import _contract as contract
+from langop_infra.manifests._a2a import peer_targets
 from langop_infra.manifests._agent_features import NO_FEATURES, AgentFeatures
 
 # A tool an agent may reach: its target, and its component when this program built it.
@@ -64,6 +65,16 @@ class AgentPlan:
     followers: Sequence[tuple[int, Any]] = ()
     # ``(field, HttpTool)`` of the HttpTools whose namespace is an Output.
     http_followers: Sequence[agent_namespace.Follower] = ()
+    # Other components in an Output namespace it was handed (gateway models, A2A peers).
+    others: Sequence[agent_namespace.Placed] = ()
+    # The Secrets its HttpTools' credentials are read from (a given value's, a user's own).
+    http_secrets: Sequence[Any] = ()
+    # The A2A peers handed over as LanguageAgent objects: specs by (namespace, name), a
+    # following one's (its namespace an Output) under agent_namespace.FOLLOWING; objects by name.
+    peer_specs: Mapping[tuple[str, str], AgentSpec] = dataclasses.field(
+        default_factory=dict[tuple[str, str], AgentSpec]
+    )
+    peer_objects: Mapping[str, Any] = dataclasses.field(default_factory=dict[str, Any])
 
     def placed(self, spec: AgentSpec) -> tuple[str, list[contract.ToolTarget]]:
         """``part_of`` and ``targets`` for ``spec``, the agent as it resolves."""
@@ -71,6 +82,15 @@ class AgentPlan:
             return self.part_of, list(self.targets)
         part_of = self.part_of if self.part_of_given else agent_namespace.namespace_of(spec)
         return part_of, agent_namespace.retargeted(self.targets, self.namespace, spec)
+
+    def features_for(self, spec: AgentSpec) -> AgentFeatures:
+        """``features`` for ``spec``, the agent as it resolves: its peers in its namespace."""
+        if not self.namespace_late or not self.features.peers:
+            return self.features
+        namespace = agent_namespace.namespace_of(spec)
+        known = {**placed_peers(self.peer_specs, namespace), (namespace, spec.name): spec}
+        peers = tuple(peer_targets(spec, namespace, known))
+        return dataclasses.replace(self.features, peers=peers)
 
     @property
     def namespace(self) -> str:
@@ -125,28 +145,36 @@ def _refuse_single_tool(tools: object, subject: str) -> None:
 
 
 def model_document(
-    data: dict[str, Any], gateways: dict[str, str] | None = None
+    data: dict[str, Any],
+    gateways: dict[str, str] | None = None,
+    following: list[agent_namespace.Placed] | None = None,
 ) -> dict[str, ModelSpec]:
     """Replace LanguageModel objects in ``model``/``models`` by their names; return their
-    specs by name (and put the namespace of each one's gateway in ``gateways``)."""
+    specs by name (and put the namespace of each one's gateway in ``gateways``, or, when it
+    is an Output, the model in ``following``: checked against the agent's as both resolve)."""
     given: dict[str, ModelSpec] = {}
 
-    def name_of(item: Any) -> Any:
+    def name_of(item: Any, field: str) -> Any:
         spec = getattr(item, "spec", None)
         if isinstance(spec, ModelSpec):
             given[spec.name] = spec
             gateway = getattr(item, "gateway_namespace", None)
             if gateways is not None and isinstance(gateway, str):
                 gateways[spec.name] = gateway
+            if following is not None and isinstance(gateway, pulumi.Output):
+                placed = cast(pulumi.Output[str], gateway)
+                following.append((field, f"LanguageModel {spec.name!r}", placed))
             return spec.name
         return item
 
     if data.get("model") is not None:
-        data["model"] = name_of(data["model"])
+        data["model"] = name_of(data["model"], "model")
     if data.get("models"):
         data["models"] = [
-            {"name": name_of(m)} if isinstance(getattr(m, "spec", None), ModelSpec) else m
-            for m in data["models"]
+            {"name": name_of(m, f"models[{i}]")}
+            if isinstance(getattr(m, "spec", None), ModelSpec)
+            else m
+            for i, m in enumerate(data["models"])
         ]
     return given
 
@@ -275,8 +303,11 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
     data, given = agent_document(name, args, fields)
     given_memory = memory_document(data)
     gateways: dict[str, str] = {}
-    given_models = model_document(data, gateways)
-    given_http, http_followers = http_tool_document(data)
+    others: list[agent_namespace.Placed] = []
+    given_models = model_document(data, gateways, others)
+    given_http, http_followers, http_objects = http_tool_document(data)
+    given_peers, peer_objects, peer_followers = peer_document(data)
+    others += peer_followers
     subject = f"LanguageAgent {data.get('name')!r}"
     with component_error(subject):
         part_of = data.pop("part_of", None) or data.pop("partOf", None)
@@ -298,8 +329,10 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         following = {n for ns, n in given if ns == agent_namespace.FOLLOWING}
         given = agent_namespace.rekeyed(given, agent_namespace.namespace_of(agent))
         if late:
-            agent_namespace.refuse_unplaced(agent, given, given_models, subject, given_memory)
-        agent, features, memory_tools = resolve_features(agent, given_memory)
+            agent_namespace.refuse_unplaced(
+                agent, given, given_models, subject, given_memory, given_peers
+            )
+        agent, features, memory_tools = resolve_features(agent, given_memory, given_peers)
         given = {**given, **memory_index(agent, memory_tools)}
         targets, tools = resolve_tools(agent, given)
         models = resolve_models(agent, given_models)
@@ -307,6 +340,9 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
             raise SpecError(problems)
         if problems := agent_key_problems(agent, models, defaults):
             raise SpecError(problems)
+        in_cluster.refuse_unknown_services(
+            called_addresses(agent), agent_namespace.namespace_of(agent)
+        )
     warnings = agent_warnings(agent) + workload_unpinned_images(agent)
     if (model := passthrough_model(agent, {m.name: m for m in models})) is not None:
         warnings.append(passthrough_warning(model, "model"))
@@ -326,6 +362,10 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         namespace_late=late,
         part_of_given=bool(part_of),
         http_followers=http_followers,
+        others=others,
+        http_secrets=[s for t in http_objects if t.spec.enabled for s in t.read_secrets],
+        peer_specs=given_peers,
+        peer_objects=peer_objects,
         followers=[
             (i, given[(namespace, r.name)][1])
             for i, r in enumerate(agent.tools)
@@ -334,6 +374,15 @@ def plan_agent(name: str, args: object, fields: Mapping[str, object]) -> tuple[A
         ],
     )
     return plan, final
+
+
+def called_addresses(agent: AgentSpec) -> list[tuple[str, object]]:
+    """(field, URL) of the MCP servers and remote A2A peers the user gave the agent."""
+    found: list[tuple[str, object]] = [
+        (f"mcp_servers[{i}].url", str(s.url)) for i, s in enumerate(agent.mcp_servers)
+    ]
+    found += [(f"agents[{i}].url", str(p.url)) for i, p in enumerate(agent.agents) if p.url]
+    return found
 
 
 def memory_document(data: dict[str, Any]) -> Any:
@@ -377,42 +426,6 @@ def memory_index(agent: AgentSpec, tools: Sequence[Any]) -> dict[tuple[str, str]
             target = dataclasses.replace(target, namespace=namespace)
         index[(target.namespace, target.name)] = (target, tool)
     return index
-
-
-def http_tool_document(
-    data: dict[str, Any],
-) -> tuple[list[HttpToolSpec], list[agent_namespace.Follower]]:
-    """Replace HttpTool objects in ``http_tools`` by references; return their specs, and
-    ``(field, HttpTool)`` of those whose namespace is an Output: taken to be the agent's,
-    checked as both resolve (see components/_agent_namespace.py)."""
-    given: list[HttpToolSpec] = []
-    following: list[agent_namespace.Follower] = []
-    refs: list[Any] = []
-    items: list[Any] = data.get("http_tools") or []
-    for i, item in enumerate(items):
-        spec = getattr(item, "spec", None)
-        if not isinstance(spec, HttpToolSpec):
-            refs.append(item)
-            continue
-        late = isinstance(item.namespace_name, pulumi.Output)
-        namespace = None if late else item.namespace_name
-        if late:
-            following.append((f"http_tools[{i}]", item))
-        given.append(spec.model_copy(update={"namespace": namespace}))
-        refs.append({"name": spec.name, "namespace": namespace})
-    if "http_tools" in data:
-        data["http_tools"] = refs
-    return given, following
-
-
-def resolve_http_tools(agent: AgentSpec, given: list[HttpToolSpec]) -> AgentSpec:
-    """A standalone agent's HttpTools are the HttpTool objects it was given."""
-    namespace = agent.namespace or contract.DEFAULT_NAMESPACE
-    problems = http_tool_problems(given, [agent], namespace)
-    if problems:
-        # Paths are relative to this agent, not to a cluster's agents list.
-        raise SpecError([Problem(p.path.removeprefix("agents[0]."), p.message) for p in problems])
-    return with_http_tools(given, agent, namespace)
 
 
 def _structure(agent: AgentSpec) -> tuple[Any, ...]:

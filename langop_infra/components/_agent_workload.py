@@ -3,7 +3,7 @@ ConfigMap and its peers' card syncs: registration only, from the specs ``manifes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -74,26 +74,28 @@ def register_card(
 def register_card_syncs(
     key: str,
     parent: pulumi.Resource,
-    peers: Sequence[PeerTarget],
+    peers: Sequence[tuple[PeerTarget, pulumi.Output[PeerTarget] | None]],
     access: str,
     opts: pulumi.ResourceOptions | None,
+    handed: Mapping[str, Any] | None = None,
 ) -> list[AgentCardSync]:
     """One AgentCardSync per in-cluster peer, after the peer's workload when it was built
     first (peers may call each other, so the other one of a pair starts unordered, and its
-    first sync may find the peer not ready: phase Error, then Synced on the next ``up``)."""
+    first sync may find the peer not ready: phase Error, then Synced on the next ``up``).
+    Each peer comes with an Output of it as it resolves when its namespace is an Output
+    (then it is a stand-in); ``handed`` holds the peer LanguageAgent objects by name."""
     context, kubeconfig = kubernetes_access(opts)
     made: list[AgentCardSync] = []
-    for peer in peers:
+    for peer, resolved in peers:
         if peer.agent is None or peer.namespace is None:
             continue
-        callee = find_component("LanguageAgent", peer.namespace, peer.agent)
+        callee = (handed or {}).get(peer.name)
+        if callee is None and resolved is None:
+            callee = find_component("LanguageAgent", peer.namespace, peer.agent)
         after = [callee.deployment] if callee is not None and callee.deployment else []
         inputs = {
-            "endpoint": peer.card_url,
+            **_card_target(peer, resolved),
             "access": access,
-            "namespace": peer.namespace,
-            "service": peer.agent,
-            "port": peer.port,
             "timeout": 10.0,
             "required": False,
             "kube_context": context,
@@ -105,3 +107,20 @@ def register_card_syncs(
             )
         )
     return made
+
+
+def _card_target(peer: PeerTarget, resolved: pulumi.Output[PeerTarget] | None) -> dict[str, Any]:
+    """Where a peer's card is read: ``peer``'s, or the resolved one's fields as Outputs."""
+    if resolved is None:
+        return {
+            "endpoint": peer.card_url,
+            "namespace": peer.namespace,
+            "service": peer.agent,
+            "port": peer.port,
+        }
+    return {
+        "endpoint": resolved.apply(lambda p: p.card_url),
+        "namespace": resolved.apply(lambda p: p.namespace),
+        "service": peer.agent,
+        "port": peer.port,
+    }

@@ -16,21 +16,27 @@ import dataclasses
 import datetime
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import _inputs as inputs, _namespace as namespaces
+from langop_infra.components import (
+    _http_credentials as credentials,
+    _inputs as inputs,
+    _namespace as namespaces,
+)
 from langop_infra.components._k8s import (
+    Meta,
     aliased,
     child_options,
     component_error,
+    merged_meta,
     object_meta,
     type_token,
 )
-from langop_infra.components.args import HttpToolArgs
+from langop_infra.components.args import HttpToolArgs, HttpToolRefArgs
 from langop_infra.config._http_tool import HttpToolSpec, as_webhook_tool
 from langop_infra.config._names import http_tool_config_map_name
 from langop_infra.config.checks._validation import parse_http_tool
@@ -51,6 +57,14 @@ class HttpToolPlan:
     # Outputs of them when the namespace is one (see components/_namespace.py).
     namespace: str | pulumi.Output[str]
     part_of: str | pulumi.Output[str]
+    # The ConfigMap's document, labels and annotations (:func:`_built`): an inputs.Pending
+    # while a field is an Output.
+    document: Any = None
+    credential: credentials.Credential = dataclasses.field(default_factory=credentials.Credential)
+    # What agents are handed when a field is an Output (see _http_credentials).
+    webhook_entry: dict[str, Any] | None = None
+    # False when the endpoint is an Output: the deploy-time probe has no URL to try.
+    endpoint_known: bool = True
 
 
 def tool_document(spec: HttpToolSpec) -> dict[str, Any]:
@@ -77,18 +91,41 @@ def plan_http_tool(name: str, args: Any, fields: Mapping[str, Any]) -> HttpToolP
     data.setdefault("name", name)
     part_of = data.pop("part_of", None)
     late = data.pop("namespace") if isinstance(data.get("namespace"), pulumi.Output) else None
-    inputs.refuse_outputs(
-        data,
-        f"HttpTool {data.get('name')!r}",
-        "agents read an HttpTool's document when they are built; pass a plain value",
-    )
-    with component_error(f"HttpTool {data.get('name')!r}"):
-        spec = parse_http_tool(data)
+    subject = f"HttpTool {data.get('name')!r}"
+    data, credential = credentials.taken(data, subject)
+    with component_error(subject):
+        spec, document = inputs.resolve(data, parse_http_tool, _built, _structure, subject)
     namespace: str | pulumi.Output[str] = spec.namespace or contract.DEFAULT_NAMESPACE
     if late is not None:
-        subject = f"HttpTool {spec.name!r}"
         namespace = namespaces.checked_name(late, subject, construction_site())
-    return HttpToolPlan(spec, namespace, part_of or namespace)
+    entry = credentials.webhook_entry(spec, data)
+    known = not isinstance(data.get("endpoint"), pulumi.Output)
+    return HttpToolPlan(spec, namespace, part_of or namespace, document, credential, entry, known)
+
+
+def _structure(spec: HttpToolSpec) -> tuple[object, ...]:
+    """What decides the tool's phase and whether agents are given it."""
+    return (spec.name, spec.enabled, spec.endpoint is None, spec.probe)
+
+
+def _built(spec: HttpToolSpec) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """What the tool's objects are made of: its document, labels and annotations."""
+    return tool_document(spec), dict(spec.labels), dict(spec.annotations)
+
+
+def _metadata(spec: HttpToolSpec, part_of: Any, built: Any) -> tuple[Meta, Meta]:
+    """The objects' labels and annotations, the user's (Outputs where given) last."""
+    labels: dict[str, Any] = {
+        **contract.recommended_labels(spec.name, "http-tool", ""),
+        HTTP_TOOL_LABEL: spec.name,
+        PART_OF: part_of,  # the namespace's, an Output with it, unless the user sets it
+    }
+    user = inputs.part(built, lambda b: b[1])
+    return merged_meta(labels, user), inputs.part(built, lambda b: b[2])
+
+
+def _tool_json(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 def probe(url: str, timeout: float = PROBE_TIMEOUT_SECONDS) -> str:
@@ -168,29 +205,35 @@ class HttpTool(pulumi.ComponentResource):
 
     def _build(self, name: str, plan: HttpToolPlan, opts: pulumi.ResourceOptions | None) -> None:
         spec = plan.spec
+        document = plan.document if plan.document is not None else _built(spec)
         place = namespaces.placement(name, plan.namespace)
         namespaces.registered(self, "HttpTool", place, spec.name, construction_site())
         super().__init__(type_token("HttpTool"), name, None, aliased(opts, "HttpTool"))
         self.spec, self.namespace_name = spec, plan.namespace
-        labels: dict[str, str | pulumi.Output[str]] = {
-            **contract.recommended_labels(spec.name, "http-tool", ""),
-            HTTP_TOOL_LABEL: spec.name,
-            **spec.labels,
-        }
-        if labels[PART_OF] == "":  # not the user's: the namespace's, an Output with it
-            labels[PART_OF] = plan.part_of
+        self.webhook_entry = plan.webhook_entry
+        # Its credential in a Secret of its own: agents of its namespace only can read it.
+        self.credential_owned = plan.credential.value is not None
+        labels, annotations = _metadata(spec, plan.part_of, document)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{name}-http-tool",
             metadata=object_meta(
-                http_tool_config_map_name(spec.name), plan.namespace, labels, spec.annotations
+                http_tool_config_map_name(spec.name), plan.namespace, labels, annotations
             ),
-            data={"tool.json": json.dumps(tool_document(spec), indent=2, ensure_ascii=False)},
+            data={"tool.json": inputs.part(document, lambda built: _tool_json(built[0]))},
             opts=child_options(self, opts),
+        )
+        self.read_secrets = credentials.tool_secret(
+            name,
+            spec,
+            plan.credential,
+            object_meta(credentials.credential_secret_name(spec.name), plan.namespace, labels),
+            child_options(self, opts),
         )
         # Only a real deploy probes and stamps the time: a preview or an offline render
         # (validate, outputs) stays free of network calls and byte-for-byte repeatable.
         deploying = not pulumi.runtime.is_dry_run() and not pacing.in_process_engine()
-        error = probe(spec.endpoint) if deploying and spec.probe and spec.endpoint else ""
+        probed = deploying and spec.probe and spec.endpoint and plan.endpoint_known
+        error = probe(spec.endpoint) if probed and spec.endpoint else ""
         self.phase = pulumi.Output.from_input(phase_of(spec, error))
         self.last_error = pulumi.Output.from_input(error)
         self.registered_at = self.config_map.metadata.apply(
@@ -210,3 +253,10 @@ class HttpTool(pulumi.ComponentResource):
                 "last_synced_at": self.last_synced_at,
             }
         )
+
+
+if TYPE_CHECKING:
+    # An HttpTool, or a reference to one.
+    HttpToolEntry = HttpToolRefArgs | HttpTool
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    HttpToolEntry = HttpToolRefArgs

@@ -2,15 +2,15 @@
 (language-operator's ``remember``/``recall``) as a LanguageTool with a persistent volume;
 ``external`` records where one runs (Ark's Memory). Agents name it in ``memory: {name}``."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from pydantic import ValidationError
 from typing_extensions import Unpack
 
-from langop_infra.components import _namespace as namespaces
+from langop_infra.components import _in_cluster as in_cluster, _namespace as namespaces
 from langop_infra.components._k8s import aliased, child_options, component_error, type_token
-from langop_infra.components.args import LanguageMemoryArgs
+from langop_infra.components.args import LanguageMemoryArgs, MemoryRefArgs
 from langop_infra.components.tool import LanguageTool
 from langop_infra.config._managed_memory import managed_tool
 from langop_infra.config._memory import MemorySpec
@@ -53,6 +53,11 @@ class LanguageMemory(pulumi.ComponentResource):
         spec, late = parse_memory(name, args, dict(kwargs))
         subject, site = f"LanguageMemory {spec.name!r}", construction_site()
         plain = None if late is not None else spec.namespace or contract.DEFAULT_NAMESPACE
+        if spec.address is not None:
+            with component_error(subject):
+                in_cluster.refuse_unknown_services(
+                    [("address.value", spec.address.value)], plain or ""
+                )
         namespace: str | pulumi.Output[str] = plain or ""
         if late is not None:
             namespace = namespaces.checked_name(late, subject, site)
@@ -77,3 +82,10 @@ class LanguageMemory(pulumi.ComponentResource):
             endpoint = address.value if address is not None and address.value else ""
         self.endpoint = pulumi.Output.from_input(endpoint)
         self.register_outputs({"endpoint": self.endpoint})
+
+
+if TYPE_CHECKING:
+    # A LanguageMemory, or a reference to one.
+    MemoryEntry = MemoryRefArgs | LanguageMemory
+else:  # what Pulumi's analyzer reads: no Union in a package schema
+    MemoryEntry = MemoryRefArgs

@@ -16,10 +16,11 @@ name runs when the namespace resolves.
 from __future__ import annotations
 
 import dataclasses
-from typing import cast
+from typing import Any, cast
 
 import pulumi
 
+from langop_infra.components import _in_cluster as in_cluster
 from langop_infra.components._k8s import register_component
 from langop_infra.components._secret_routing import guarded
 from langop_infra.config._fields import dns_label
@@ -59,6 +60,7 @@ def registered(component: object, kind: str, where: Placement, name: str, site: 
         register_component(component, kind, str(where.value), name)
         return where
     index_for_building()  # made now, in the context the callback copies
+    in_cluster.pending(kind, name)
 
     def record(namespace: str) -> str:
         register_component(component, kind, namespace, name, site=site)
@@ -79,3 +81,33 @@ def checked_name(value: pulumi.Output[object], subject: str, site: str) -> pulum
             raise SpecError([Problem("namespace", str(exc))], subject=subject, where=site) from None
 
     return guarded(value, ("namespace",), subject, site).apply(check)
+
+
+# Builds objects for a namespace given as an Output: no DNS label of a user's contains it.
+STAND_IN = "langop-namespace-stand-in"
+
+
+def substituted(built: object, namespace: str | pulumi.Output[str]) -> Any:
+    """``built`` (objects made for namespace :data:`STAND_IN`) with each string that holds
+    the stand-in an Output of it made with ``namespace``: only those fields wait for it."""
+    if isinstance(namespace, str):
+        return _replaced(built, namespace)
+    if isinstance(built, str):
+        text = built
+        return namespace.apply(lambda n: text.replace(STAND_IN, n)) if STAND_IN in text else text
+    if isinstance(built, dict):
+        items = cast("dict[object, object]", built).items()
+        return {k: substituted(v, namespace) for k, v in items}
+    if isinstance(built, (list, tuple)):
+        return [substituted(v, namespace) for v in cast("list[object]", built)]
+    return built
+
+
+def _replaced(built: object, namespace: str) -> Any:
+    if isinstance(built, str):
+        return built.replace(STAND_IN, namespace)
+    if isinstance(built, dict):
+        return {k: _replaced(v, namespace) for k, v in cast("dict[object, object]", built).items()}
+    if isinstance(built, (list, tuple)):
+        return [_replaced(v, namespace) for v in cast("list[object]", built)]
+    return built

@@ -39,6 +39,7 @@ from langop_infra.config.agent import AgentSpec
 from langop_infra.core import _pacing as pacing
 from langop_infra.core._construction import construction_site
 from langop_infra.manifests import _contract as contract, _policies as policies
+from langop_infra.manifests._a2a import PeerTarget
 from langop_infra.manifests._a2a_policies import a2a_policies
 from langop_infra.manifests._agent_objects import AgentObjects, agent_env, agent_objects
 from langop_infra.manifests._k8s_types import NetworkPolicySpecDict
@@ -104,13 +105,16 @@ class LanguageAgent(PlannedComponent):
         place = namespaces.placement(name, inputs.part(final, agent_namespace.namespace_of))
         place = namespaces.registered(self, "LanguageAgent", place, agent.name, site)
         place = agent_namespace.checked(
-            place, plan.followers, f"LanguageAgent {name!r}", site, plan.http_followers
+            place, plan.followers, f"LanguageAgent {name!r}", site, plan.http_followers, plan.others
         )
         namespace = place.value
         super().__init__(type_token("LanguageAgent"), name, None, aliased(opts, "LanguageAgent"))
         child = child_options(self, opts)
         key = f"{place.prefix}/{agent.name}"
         self.spec, self.targets = agent, targets
+        # Agents handed this one as a peer take it to be in theirs while this is an Output.
+        self.namespace_known = not plan.namespace_late
+        self.namespace = pulumi.Output.from_input(place.value)
         # Read from ``final``, not ``agent``: an Output label has a stand-in in ``agent``.
         labels = inputs.part(
             final,
@@ -158,9 +162,8 @@ class LanguageAgent(PlannedComponent):
         self.network_policies = _register_policies(plan, place, labels, objects, child)
         self._register_pod_objects(key, place, plan, labels, objects, child)
         self.sidecar_syncs = self._sidecar_syncs(key, plan, opts)
-        self.card_syncs = register_card_syncs(
-            key, self, plan.features.peers, plan.defaults.schema_sync_access, opts
-        )
+        peers, access = _card_peers(plan, place), plan.defaults.schema_sync_access
+        self.card_syncs = register_card_syncs(key, self, peers, access, opts, plan.peer_objects)
         self.config_yaml = pulumi.Output.from_input(config_text)
         style = plan.defaults.endpoint_style
         self.mcp_servers = pulumi.Output.from_input(
@@ -235,8 +238,8 @@ class LanguageAgent(PlannedComponent):
         )
 
     def _secrets(self, plan: AgentPlan) -> list[Any]:
-        """The Secrets whose data rolls the pods: its own, the cluster's it reads, and
-        its sidecars' own."""
+        """The Secrets whose data rolls the pods: its own, the cluster's it reads, its
+        HttpTools' credentials and its sidecars' own."""
         env = agent_env(
             plan.spec,
             plan.defaults,
@@ -249,10 +252,31 @@ class LanguageAgent(PlannedComponent):
         used = set(contract.secret_names_used(env))
         secrets = [self.secret] if self.secret is not None else []
         secrets += [s for n, s in sorted(plan.managed_secrets.items()) if n in used]
+        secrets += plan.http_secrets
         for tool, target in zip(plan.tools, plan.targets, strict=True):
             if target.sidecar_container is not None:
                 secrets += getattr(tool, "read_secrets", [])
         return secrets
+
+
+def _card_peers(
+    plan: AgentPlan, place: namespaces.Placement
+) -> list[tuple[PeerTarget, pulumi.Output[PeerTarget] | None]]:
+    """The peers whose cards are synced; with the agent's namespace an Output, those in it
+    (handed over as objects) with an Output of their target made from it as it resolves."""
+    value = pulumi.Output.from_input(place.value)
+
+    def resolved(index: int) -> pulumi.Output[PeerTarget]:
+        def peer(namespace: str) -> PeerTarget:
+            spec = plan.spec.model_copy(update={"namespace": namespace})
+            return plan.features_for(spec).peers[index]
+
+        return value.apply(peer)
+
+    return [
+        (p, resolved(i) if plan.namespace_late and p.namespace == plan.namespace else None)
+        for i, p in enumerate(plan.features.peers)
+    ]
 
 
 def _objects(plan: AgentPlan, final: Any) -> Any:
@@ -270,7 +294,7 @@ def _objects(plan: AgentPlan, final: Any) -> Any:
             models=plan.models,
             persona=plan.persona,
             image_known=plan.image_known,
-            features=plan.features,
+            features=plan.features_for(spec),
         )
 
     if any(isinstance(c, pulumi.Output) for c in sidecars):

@@ -8,10 +8,18 @@ component-typed aliases live with their components, and ``args.py`` imports noth
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
+from langop_infra.components._http_tool import (
+    HttpToolEntry,
+)
+from langop_infra.components._memory import (
+    MemoryEntry,
+)
+from langop_infra.components._peers import (
+    PeerEntry,
+)
 from langop_infra.components.args import (
     A2AArgs,
     AffinityArgs,
-    AgentPeerRefArgs,
     AgentPortArgs,
     AutoscalingArgs,
     DefaultsArgs,
@@ -19,12 +27,10 @@ from langop_infra.components.args import (
     Egress,
     EgressRuleArgs,
     EnvFromSourceArgs,
-    HttpToolRefArgs,
     ImagePullPolicy,
     InitContainerArgs,
     LocalObjectRefArgs,
     McpServerArgs,
-    MemoryRefArgs,
     PeerArgs,
     PersonaEntry,
     ProbesArgs,
@@ -55,9 +61,9 @@ class LanguageAgentArgs(TypedDict):
 
     a2a: NotRequired[A2AArgs]
     """Serve A2A: a Service port named a2a and an agent card."""
-    agents: NotRequired[list[AgentPeerRefArgs]]
+    agents: NotRequired[list[PeerEntry]]
     """A2A peers it calls: {name, namespace} (an agent of the stack) or {name, url, headers}."""
-    memory: NotRequired[MemoryRefArgs]
+    memory: NotRequired[MemoryEntry]
     """A LanguageMemory of the stack the agent uses: {name}."""
     schedule: NotRequired[ScheduleArgs]
     """Run as a CronJob on this schedule (AGENT_MODE=scheduled) instead of a Deployment."""
@@ -139,7 +145,7 @@ class LanguageAgentArgs(TypedDict):
     """External MCP servers (ark style)."""
     webhook_tools: NotRequired[pulumi.Input[list[WebhookToolArgs]]]
     """Inline HTTP tools the agent calls directly."""
-    http_tools: NotRequired[pulumi.Input[list[HttpToolRefArgs]]]
+    http_tools: NotRequired[list[HttpToolEntry]]
     """HttpTools of the stack the agent may call: {name, namespace}."""
     workspace_path: NotRequired[pulumi.Input[str]]
     """Where the workspace shared with sidecar tools is mounted. Default: "/workspace"."""

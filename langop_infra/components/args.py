@@ -749,32 +749,6 @@ class A2AArgs(TypedDict):
     """How tokens of callers given by identity are verified (required when one is)."""
 
 
-class AgentPeerRefArgs(TypedDict):
-    """A peer agent this agent calls over A2A: an agent of the stack by ``name`` (and ``namespace``), or a remote one by ``url``."""
-
-    name: str
-    """The agent's name (in-cluster), or the name this agent knows a remote peer by."""
-    namespace: NotRequired[str]
-    """Namespace of an in-cluster peer (unset: the caller's)."""
-    url: NotRequired[str]
-    """A remote peer's A2A endpoint (unset: an agent of the stack)."""
-    card_url: NotRequired[str]
-    """A remote peer's agent card (unset: <origin of url>/.well-known/agent-card.json)."""
-    headers: NotRequired[list[HeaderArgs]]
-    """Headers sent to a remote peer: a value, or valueFrom.secretKeyRef, reaching the agent only as env A2A_PEER_<PEER>_HEADER_<HEADER>."""
-
-
-class MemoryRefArgs(TypedDict):
-    """An agent's memory: a LanguageMemory of the stack."""
-
-    name: str
-    """The memory's name."""
-    namespace: NotRequired[str]
-    """Its namespace (unset: the agent's)."""
-    scope: NotRequired[Scope]
-    """conversation: a conversation recalls only what it stored; shared: every conversation of the agent recalls what any stored. One of: conversation, shared. Default: "conversation"."""
-
-
 class ScheduleArgs(TypedDict):
     """Run the agent as a batch/v1 CronJob (env AGENT_MODE=scheduled) instead of a Deployment."""
 
@@ -862,15 +836,6 @@ class WebhookToolArgs(TypedDict):
     """The endpoint (alias endpoint, as in an HttpTool)."""
     endpoint: NotRequired[str]
     """Alias of url."""
-
-
-class HttpToolRefArgs(TypedDict):
-    """A reference from an agent to an HttpTool (``httpTools:``) of the stack."""
-
-    name: str
-    """The HttpTool's name."""
-    namespace: NotRequired[str]
-    """Unset: the agent's namespace."""
 
 
 class WorkspaceArgs(TypedDict):
@@ -1144,6 +1109,32 @@ class ToolArgs(TypedDict):
     """The Service's type (ClusterIP, NodePort, LoadBalancer), annotations and labels (service mode); unset: ClusterIP."""
 
 
+class AgentPeerRefArgs(TypedDict):
+    """A peer agent this agent calls over A2A: an agent of the stack by ``name`` (and ``namespace``), or a remote one by ``url``."""
+
+    name: str
+    """The agent's name (in-cluster), or the name this agent knows a remote peer by."""
+    namespace: NotRequired[str]
+    """Namespace of an in-cluster peer (unset: the caller's)."""
+    url: NotRequired[str]
+    """A remote peer's A2A endpoint (unset: an agent of the stack)."""
+    card_url: NotRequired[str]
+    """A remote peer's agent card (unset: <origin of url>/.well-known/agent-card.json)."""
+    headers: NotRequired[list[HeaderArgs]]
+    """Headers sent to a remote peer: a value, or valueFrom.secretKeyRef, reaching the agent only as env A2A_PEER_<PEER>_HEADER_<HEADER>."""
+
+
+class MemoryRefArgs(TypedDict):
+    """An agent's memory: a LanguageMemory of the stack."""
+
+    name: str
+    """The memory's name."""
+    namespace: NotRequired[str]
+    """Its namespace (unset: the agent's)."""
+    scope: NotRequired[Scope]
+    """conversation: a conversation recalls only what it stored; shared: every conversation of the agent recalls what any stored. One of: conversation, shared. Default: "conversation"."""
+
+
 class ToolOverrideArgs(TypedDict):
     """How the agent is shown one tool of a reference (ToolHive's ``toolsOverride``)."""
 
@@ -1172,6 +1163,15 @@ class ToolRefArgs(TypedDict):
     """These of the tool's tools run only once a person approves each call: the built-in runtime puts the A2A task in input-required with the call's name and arguments, and the caller's next message on the task approves (yes) or rejects it."""
     overrides: NotRequired[dict[str, ToolOverrideArgs]]
     """{<tool>: {name, description}}: the agent's registry offers the tool under this name and description and maps calls back; schema sync sees the original."""
+
+
+class HttpToolRefArgs(TypedDict):
+    """A reference from an agent to an HttpTool (``httpTools:``) of the stack."""
+
+    name: str
+    """The HttpTool's name."""
+    namespace: NotRequired[str]
+    """Unset: the agent's namespace."""
 
 
 class ModelRefArgs(TypedDict):
@@ -1536,7 +1536,7 @@ class LanguageModelArgs(TypedDict):
 class LanguageMemoryArgs(TypedDict):
     """The inputs of a LanguageMemory; the same fields as a stack file's ``memories:`` entry."""
 
-    namespace: NotRequired[str]
+    namespace: NotRequired[pulumi.Input[str]]
     """Unset: the cluster's namespace."""
     type: NotRequired[MemoryType]
     """managed: deployed here as a LanguageTool preset; external: address and headers. One of: managed, external. Default: "managed"."""
@@ -1557,37 +1557,37 @@ class LanguageMemoryArgs(TypedDict):
 class HttpToolArgs(TypedDict):
     """The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry."""
 
-    description: str
+    description: pulumi.Input[str]
     """What the tool does, for the LLM (1-1024 characters)."""
-    method: NotRequired[WebhookToolMethod]
+    method: NotRequired[pulumi.Input[WebhookToolMethod]]
     """GET and DELETE send the arguments as the query; others as JSON. One of: GET, POST, PUT, PATCH, DELETE. Default: "POST"."""
     input_schema: NotRequired[dict[str, Any]]
     """JSON Schema draft-07 the arguments are checked against."""
-    timeout: NotRequired[Duration]
+    timeout: NotRequired[pulumi.Input[Duration]]
     """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
     authentication: NotRequired[WebhookAuthArgs]
     """The credential, if any."""
     rate_limit: NotRequired[RateLimitArgs]
     """Unset: no limit."""
-    enabled: NotRequired[bool]
+    enabled: NotRequired[pulumi.Input[bool]]
     """false: agents are not given the tool. Default: true."""
     namespace: NotRequired[pulumi.Input[str]]
     """Unset: the stack's namespace."""
-    labels: NotRequired[dict[str, str]]
+    labels: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
     """Extra labels on the tool's ConfigMap."""
-    annotations: NotRequired[dict[str, str]]
+    annotations: NotRequired[pulumi.Input[dict[str, pulumi.Input[str]]]]
     """Annotations on the tool's ConfigMap."""
-    display_name: str
+    display_name: pulumi.Input[str]
     """Human-readable name (1-64 characters)."""
-    endpoint: NotRequired[str]
+    endpoint: NotRequired[pulumi.Input[str]]
     """The http(s) URL agents call; unset: phase Pending, not callable."""
-    tags: NotRequired[list[str]]
+    tags: NotRequired[pulumi.Input[list[pulumi.Input[str]]]]
     """Categorisation tags."""
-    version: NotRequired[str]
+    version: NotRequired[pulumi.Input[str]]
     """The tool's version. Default: "1.0.0"."""
     api_ref: NotRequired[ApiRefArgs]
     """The source API: {name, version, operationId}."""
-    probe: NotRequired[bool]
+    probe: NotRequired[pulumi.Input[bool]]
     """At deploy, send one request to the endpoint (no arguments, no credential) and set phase Error when it cannot be reached. Default: false."""
 
 

@@ -1,8 +1,9 @@
 """LanguageModel: a provider's model as agents reach it; and the namespace's model gateway.
 
 A LanguageCluster runs one LiteLLM gateway (Deployment and Service ``gateway``, port 8000)
-for the models of its namespace that go through it. A LanguageModel outside a cluster has no
-gateway to join, so it is reached directly (``gateway: false``).
+for the models of its namespace that go through it. A LanguageModel outside a cluster is
+reached directly (``gateway: false``) unless it asks for a gateway: then it runs its
+namespace's gateway itself, for itself alone.
 """
 
 import dataclasses
@@ -13,12 +14,18 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import Unpack
 
-from langop_infra.components import _inputs as inputs, _namespace as namespaces
+from langop_infra.components import (
+    _in_cluster as in_cluster,
+    _inputs as inputs,
+    _namespace as namespaces,
+)
 from langop_infra.components._base import PlannedComponent
 from langop_infra.components._k8s import (
     aliased,
     api_object,
+    child_options,
     component_error,
+    find_component,
     network_policy,
     type_token,
     with_pod_annotations,
@@ -36,6 +43,8 @@ from langop_infra.manifests import (
 )
 from langop_infra.manifests._agent_models import model_endpoint
 
+# The program index's kind for a standalone model's gateway (one per namespace).
+GATEWAY_KIND = "ModelGateway"
 # A persona is plain data: no Kubernetes object of its own.
 LanguagePersona = PersonaSpec
 if TYPE_CHECKING:
@@ -52,10 +61,13 @@ class ModelPlan:
     # An Output of it for a standalone model (see components/_namespace.py).
     namespace: str | pulumi.Output[str]
     defaults: Defaults
+    # Built outside a LanguageCluster: it registers its own gateway when it uses one.
+    standalone: bool = False
 
 
 def plan_model(name: str, args: object, fields: Mapping[str, object]) -> ModelPlan:
-    """Validate a standalone model: it is reached directly, so it needs an endpoint."""
+    """Validate a standalone model: reached directly (it needs an endpoint), or through the
+    gateway it runs in its namespace."""
     data = inputs.merged_input(args, fields, ModelSpec)
     data.setdefault("name", name)
     namespace = data.pop("namespace", None) or contract.DEFAULT_NAMESPACE
@@ -73,24 +85,37 @@ def plan_model(name: str, args: object, fields: Mapping[str, object]) -> ModelPl
     with component_error(f"LanguageModel {data.get('name')!r}"):
         spec = parse_model(data)
         problems: list[Problem] = []
-        if spec.gateway:
-            problems.append(
-                Problem(
-                    "gateway",
-                    "a LanguageModel outside a LanguageCluster has no gateway to go through; "
-                    "set gateway: false (agents call the provider), or declare it under a "
-                    "LanguageCluster's models",
-                )
-            )
-        if spec.endpoint is None and spec.provider not in KNOWN_ENDPOINTS:
+        if spec.gateway and isinstance(namespace, str):
+            problems += _second_gateway(namespace)
+        if not spec.gateway and spec.endpoint is None and spec.provider not in KNOWN_ENDPOINTS:
             problems.append(
                 Problem("endpoint", f"set endpoint: agents call {spec.provider!r} directly")
             )
-        if spec.fallbacks:
-            problems.append(Problem("fallbacks", "fallbacks need the gateway; remove them"))
+        if not spec.gateway and spec.endpoint is not None:
+            own = namespace if isinstance(namespace, str) else ""
+            in_cluster.refuse_unknown_services([("endpoint", spec.endpoint)], own)
+        if spec.fallbacks and not spec.gateway:
+            problems.append(
+                Problem("fallbacks", "fallbacks need the gateway; set gateway: true or remove them")
+            )
         if problems:
             raise SpecError(problems)
-    return ModelPlan(spec, namespace, Defaults())
+    return ModelPlan(spec, namespace, Defaults(), standalone=True)
+
+
+def _second_gateway(namespace: str) -> list[Problem]:
+    """A second standalone gateway model in ``namespace``: both would be Service ``gateway``."""
+    first = find_component(GATEWAY_KIND, namespace, gateway.GATEWAY_NAME)
+    if first is None:
+        return []
+    return [
+        Problem(
+            "gateway",
+            f"LanguageModel {first.spec.name!r} runs the gateway of namespace {namespace!r} "
+            "already, and a standalone gateway serves one model: declare both models under "
+            "one LanguageCluster's models (one gateway serves them all), or set gateway: false",
+        )
+    ]
 
 
 class LanguageModel(PlannedComponent):
@@ -139,11 +164,25 @@ class LanguageModel(PlannedComponent):
         )
         super().__init__(type_token("LanguageModel"), name, None, aliased(opts, "LanguageModel"))
         self.spec = plan.spec
-        # Not through a gateway (refused outside a cluster): the namespace plays no part.
         routed = via_gateway(plan.spec, gateway_defaults(plan.defaults))
-        # Agents reach a gateway in their own namespace (_agent_plan.model_problems).
-        self.gateway_namespace = place.prefix if routed else None
-        url = model_endpoint(plan.spec, gateway_defaults(plan.defaults), place.prefix)
+        # Agents reach a gateway in their own namespace (_agent_plan.gateway_problems); an
+        # Output one is checked against theirs as both resolve.
+        self.gateway_namespace = (place.prefix if place.known else place.value) if routed else None
+        url: Any = model_endpoint(plan.spec, gateway_defaults(plan.defaults), place.prefix)
+        self.gateway: Gateway | None = None
+        if plan.standalone and routed:
+            site = construction_site()
+            namespaces.registered(self, GATEWAY_KIND, place, gateway.GATEWAY_NAME, site)
+            self.gateway = register_gateway(
+                [plan.spec],
+                plan.defaults,
+                namespace=place.value,
+                part_of=place.value,
+                secrets={},
+                opts=child_options(self, opts),
+                prefix=place.prefix,
+            )
+            url = self.gateway.endpoint if self.gateway is not None else url
         self.endpoint = pulumi.Output.from_input(url)
         self.register_outputs({"endpoint": self.endpoint})
 
@@ -166,46 +205,47 @@ class Gateway:
     deployment: k8s.apps.v1.Deployment
     service: k8s.core.v1.Service
     network_policies: list[k8s.networking.v1.NetworkPolicy]
-    endpoint: str
+    endpoint: str | pulumi.Output[str]
 
 
 def register_gateway(
     models: Sequence[ModelSpec],
     defaults: Defaults,
     *,
-    namespace: str,
-    part_of: str,
+    namespace: str | pulumi.Output[str],
+    part_of: str | pulumi.Output[str],
     secrets: Mapping[str, k8s.core.v1.Secret],
     opts: pulumi.ResourceOptions,
+    prefix: str | None = None,
 ) -> Gateway | None:
-    """The namespace's gateway for the models that go through it, or None without any."""
+    """The namespace's gateway for the models that go through it, or None without any; a
+    ``namespace`` Output reaches only the fields made from it, ``prefix`` starting the
+    logical names (see components/_namespace.py)."""
     settings = gateway_defaults(defaults)
     routed = [m for m in models if via_gateway(m, settings)]
     if not routed:
         return None
+    space = namespace if isinstance(namespace, str) else namespaces.STAND_IN
+    made_of = part_of if isinstance(part_of, str) else namespaces.STAND_IN
     config_map, deployment, service = gateway.gateway_objects(
         routed,
         settings,
-        namespace=namespace,
-        part_of=part_of,
+        namespace=space,
+        part_of=made_of,
         security=defaults.security,
         image_pull_policy=defaults.image_pull_policy,
         observability=defaults.observability,
     )
-    key = f"{namespace}/{gateway.GATEWAY_NAME}"
+    key = f"{prefix or space}/{gateway.GATEWAY_NAME}"
     env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
     used = {
         e["valueFrom"]["secretKeyRef"]["name"]
         for e in env
         if "valueFrom" in e and "secretKeyRef" in e["valueFrom"]
     }
-    labels = gateway.gateway_labels(part_of, settings.image)
     otlp = defaults.observability.otlp_endpoint if defaults.observability else None
-    specs = [
-        (
-            gateway_policies.gateway_ingress_name(),
-            gateway_policies.gateway_ingress_spec(namespace),
-        )
+    specs: list[tuple[str, Any]] = [
+        (gateway_policies.gateway_ingress_name(), gateway_policies.gateway_ingress_spec(space))
     ]
     if defaults.egress == "restricted":
         specs.append(
@@ -214,6 +254,11 @@ def register_gateway(
                 gateway_policies.gateway_egress_spec(routed, otlp),
             )
         )
+    placed: Any = namespaces.substituted(
+        (config_map, deployment, service, specs, gateway.gateway_labels(made_of, settings.image)),
+        namespace,
+    )
+    config_map, deployment, service, specs, labels = placed
     return Gateway(
         config_map=k8s.core.v1.ConfigMap(
             f"{key}-config",
@@ -239,7 +284,7 @@ def register_gateway(
             opts=opts,
         ),
         network_policies=[
-            network_policy(name, namespace, labels, spec, opts) for name, spec in specs
+            network_policy(name, namespace, labels, spec, opts, prefix) for name, spec in specs
         ],
-        endpoint=gateway.gateway_endpoint(namespace),
+        endpoint=namespaces.substituted(gateway.gateway_endpoint(space), namespace),
     )

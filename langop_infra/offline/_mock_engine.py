@@ -231,7 +231,11 @@ class _RecordingMonitor(mocks.MockMonitor):
     def close(self) -> None:
         with self._lock:
             for loop in self._loops:
-                loop.close()
+                # A program that failed may leave a registration running on a worker: its
+                # loop is left to the collector, so that the failure, not "Cannot close a
+                # running event loop", is what the run reports.
+                if not loop.is_running():
+                    loop.close()
             self._loops.clear()
 
     def _register_children(self, urn: str, type_: str, name: str, inputs: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ from langop_infra import (
     LanguageAgent,
     LanguageAgentArgs,
     LanguageCluster,
+    LanguageMemory,
     LanguageModel,
     LanguageTool,
     LanguageToolArgs,
@@ -52,6 +53,18 @@ HttpTool(
     version="1",
     endpoint="https://x.example.com",
     namespace=ns_name,
+)
+# Peers, a memory and HttpTools handed over as objects (issue 51), in that namespace.
+peer = LanguageAgent("peer", image="ghcr.io/acme/agent:1", namespace=ns_name)
+notes = LanguageMemory("notes", namespace=ns_name, type="managed")
+lookup = HttpTool("lookup", description="d", display_name="D", endpoint=image, namespace=ns_name)
+LanguageAgent(
+    "caller",
+    image="ghcr.io/acme/agent:1",
+    namespace=ns_name,
+    agents=[peer, {"name": "far", "url": "https://far.example.com/"}],
+    memory=notes,
+    http_tools=[lookup],
 )
 
 LanguageTool("no-image", port=8080)  # type: ignore
