@@ -1,0 +1,72 @@
+"""One walk over a document of dicts and lists by the paths of its fields, for the property
+tests of component fields (tests/test_output_fields_property.py,
+tests/test_unknown_fields_property.py)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from langop_infra.core.problems import SpecError
+
+Path = tuple[str | int, ...]
+
+
+def walk(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """Each scalar in ``value`` with its path (an empty dict or list has none)."""
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        yield path, value
+        return
+    for key, inner in items:
+        yield from walk(inner, (*path, key))
+
+
+def fields(doc: dict[str, Any]) -> Iterator[Path]:
+    """Each top-level field of ``doc``, and each scalar inside one."""
+    for key, inner in doc.items():
+        yield (key,)
+        yield from (path for path, _ in walk(inner, (key,)) if path != (key,))
+
+
+def at(doc: Any, path: Path) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def with_value(doc: dict[str, Any], path: Path, make: Callable[[Any], Any]) -> dict[str, Any]:
+    """A copy of ``doc`` whose value at ``path`` is ``make`` of the one there."""
+    copied = copy.deepcopy(doc)
+    parent = at(copied, path[:-1])
+    parent[path[-1]] = make(parent[path[-1]])
+    return copied
+
+
+def replaced(value: Any, make: Callable[[Any], Any]) -> Any:
+    """A copy of ``value`` with each scalar ``s`` in it replaced by ``make(s)``."""
+    copied = copy.deepcopy(value)
+    for path, leaf in walk(value):
+        if path == ():
+            return make(leaf)
+        at(copied, path[:-1])[path[-1]] = make(leaf)
+    return copied
+
+
+def spec_error(exc: BaseException) -> SpecError | None:
+    """The SpecError behind ``exc`` (the engine wraps a program's errors), if any."""
+    todo: list[BaseException | None] = [exc]
+    seen: set[int] = set()
+    while todo:
+        found = todo.pop()
+        if found is None or id(found) in seen:
+            continue
+        if isinstance(found, SpecError):
+            return found
+        seen.add(id(found))
+        todo += [found.__cause__, found.__context__]
+    return None
