@@ -27,7 +27,8 @@ from langop_infra.core.problems import SpecError
 from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
 from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
-from tests.support.field_paths import Path, at, fields, spec_error, with_value
+from tests.support.field_paths import Path, at, fields, with_value
+from tests.support.mock_runs import spec_error
 
 IMAGE = "ghcr.io/acme/memory-mcp:1.4.0@sha256:" + "a" * 64
 AGENT_IMAGE = "ghcr.io/acme/helper:2.0.0@sha256:" + "b" * 64

@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from langop_infra.offline._engine_values import UNKNOWN_MARKER
 from langop_infra.offline._mock_engine import ProgramRun, run_program
-from tests.support.field_paths import Path, at, replaced, spec_error, with_value
+from tests.support.field_paths import Path, at, replaced, with_value
+from tests.support.mock_runs import spec_error
 from tests.test_output_fields_property import (
     CASES,
     SPECS,

@@ -8,8 +8,6 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from langop_infra.core.problems import SpecError
-
 Path = tuple[str | int, ...]
 
 
@@ -55,18 +53,3 @@ def replaced(value: Any, make: Callable[[Any], Any]) -> Any:
             return make(leaf)
         at(copied, path[:-1])[path[-1]] = make(leaf)
     return copied
-
-
-def spec_error(exc: BaseException) -> SpecError | None:
-    """The SpecError behind ``exc`` (the engine wraps a program's errors), if any."""
-    todo: list[BaseException | None] = [exc]
-    seen: set[int] = set()
-    while todo:
-        found = todo.pop()
-        if found is None or id(found) in seen:
-            continue
-        if isinstance(found, SpecError):
-            return found
-        seen.add(id(found))
-        todo += [found.__cause__, found.__context__]
-    return None

@@ -16,7 +16,7 @@ from langop_infra.components._memory import LanguageMemory, parse_memory
 from langop_infra.config._memory import DEFAULT_MEMORY_IMAGE, MemorySpec
 from langop_infra.core.problems import SpecError
 from langop_infra.offline._mock_engine import ProgramRun, _RecordingMonitor, run_program
-from tests.support.field_paths import spec_error
+from tests.support.mock_runs import failing
 
 EXTERNAL = {"type": "external", "address": {"value": "http://mem.example:8080/mcp"}}
 
@@ -167,15 +167,6 @@ def test_a_namespace_output_places_the_tool_as_it_resolves() -> None:
         "[mem-server]/mem-data",
         "[mem-server]/mem-ingress",
     ]
-
-
-def failing(program: Any) -> str:
-    """The message of the SpecError ``program``, run under the mock engine, fails with
-    (behind the engine's errors of the objects that waited for the bad value)."""
-    with pytest.raises(Exception) as caught:
-        run_program(program)
-    gc.collect()  # the failed run's futures, finalized here
-    return str(spec_error(caught.value))
 
 
 @pytest.fixture
