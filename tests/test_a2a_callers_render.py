@@ -22,58 +22,27 @@ from langop_infra.agent._model_client import ModelReply
 from langop_infra.agent._settings import load_peers
 from langop_infra.components.cluster import LanguageCluster
 from langop_infra.offline._mock_engine import run_program
+from tests.support.a2a_stack import SKILL, a2a_stack, builtin_agent, token
 from tests.support.loopback import serve
 
-SKILL = {"id": "review", "name": "Review", "description": "Reviews.", "tags": ["review"]}
-# A runtime: builtin agent needs a model (validate refuses one without): a model the agents
-# reach directly, so the render has no gateway.
-MODEL = {
-    "name": "local",
-    "provider": "openai-compatible",
-    "modelName": "llama-3.1-8b",
-    "endpoint": "http://vllm.apps.svc.cluster.local:8000/v1",
-    "gateway": False,
-}
 TOKENS = {"planner": "planner-token-0123456789abcdef", "ci": "ci-token-0123456789abcdef01"}
 
 
-def token(key: str) -> dict[str, Any]:
-    return {"secretKeyRef": {"name": "a2a-tokens", "key": key}}
-
-
 def document() -> dict[str, Any]:
-    return {
-        "namespace": "apps",
-        "externalSecrets": ["a2a-tokens"],
-        "externalServices": [{"name": "vllm", "namespace": "apps"}],
-        "models": [MODEL],
-        "agents": [
-            {
-                "name": "reviewer",
-                "runtime": "builtin",
-                "model": "local",
-                "a2a": {
-                    "skills": [SKILL],
-                    "callers": [
-                        {"name": "planner", "tokenFrom": token("planner")},
-                        {"name": "ci", "tokenFrom": token("ci")},
-                    ],
-                },
+    return a2a_stack(
+        builtin_agent(
+            "reviewer",
+            a2a={
+                "skills": [SKILL],
+                "callers": [
+                    {"name": "planner", "tokenFrom": token("planner")},
+                    {"name": "ci", "tokenFrom": token("ci")},
+                ],
             },
-            {
-                "name": "planner",
-                "runtime": "builtin",
-                "model": "local",
-                "agents": [{"name": "reviewer"}],
-            },
-            {
-                "name": "kiosk",
-                "runtime": "builtin",
-                "model": "local",
-                "a2a": {"skills": [SKILL], "access": "open"},
-            },
-        ],
-    }
+        ),
+        builtin_agent("planner", agents=[{"name": "reviewer"}]),
+        builtin_agent("kiosk", a2a={"skills": [SKILL], "access": "open"}),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -172,17 +141,8 @@ def test_a_caller_the_callee_does_not_admit_is_warned_of_and_tokens_need_their_s
     from langop_infra.core.problems import SpecError
 
     doc = document()
-    doc["agents"].append(
-        {
-            "name": "intruder",
-            "runtime": "builtin",
-            "model": "local",
-            "agents": [{"name": "reviewer"}],
-        }
-    )
-    doc["agents"].append(
-        {"name": "walkin", "runtime": "builtin", "model": "local", "agents": [{"name": "kiosk"}]}
-    )
+    doc["agents"].append(builtin_agent("intruder", agents=[{"name": "reviewer"}]))
+    doc["agents"].append(builtin_agent("walkin", agents=[{"name": "kiosk"}]))
     warned = [w for w in cluster_warnings(parse_cluster(doc)) if w.kind == "langop_a2a_unadmitted"]
     assert [w.path for w in warned] == ["agents[3].agents[0].name"]  # kiosk is open
     assert warned[0].message.startswith(

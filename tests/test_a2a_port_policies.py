@@ -15,35 +15,24 @@ from langop_infra.core.problems import SpecError
 from langop_infra.manifests._contract import agent_selector
 from langop_infra.netpol import Network, Pod
 from langop_infra.offline._mock_engine import run_program
-from tests.test_a2a_callers_render import MODEL, SKILL
+from tests.support.a2a_stack import SKILL, a2a_stack, builtin_agent, token
 
 PROMETHEUS = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
 A2A_PORT, HEALTH_PORT = 8080, 9090
 
 
 def document() -> dict[str, Any]:
-    token = {"secretKeyRef": {"name": "a2a-tokens", "key": "planner"}}
-    return {
-        "namespace": "apps",
-        "externalSecrets": ["a2a-tokens"],
-        "externalServices": [{"name": "vllm", "namespace": "apps"}],
-        "models": [MODEL],
-        "agents": [
-            {
-                "name": "reviewer",
-                "runtime": "builtin",
-                "model": "local",
-                "metricsFrom": [PROMETHEUS],
-                "a2a": {"skills": [SKILL], "callers": [{"name": "planner", "tokenFrom": token}]},
+    return a2a_stack(
+        builtin_agent(
+            "reviewer",
+            metricsFrom=[PROMETHEUS],
+            a2a={
+                "skills": [SKILL],
+                "callers": [{"name": "planner", "tokenFrom": token("planner")}],
             },
-            {
-                "name": "planner",
-                "runtime": "builtin",
-                "model": "local",
-                "agents": [{"name": "reviewer"}],
-            },
-        ],
-    }
+        ),
+        builtin_agent("planner", agents=[{"name": "reviewer"}]),
+    )
 
 
 def test_callers_reach_the_a2a_port_and_scrapers_the_health_port_only() -> None:

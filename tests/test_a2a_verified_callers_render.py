@@ -16,9 +16,10 @@ from langop_infra.components.cluster import LanguageCluster
 from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 from langop_infra.offline._mock_engine import run_program
+from tests.support.a2a_stack import SKILL, a2a_stack, builtin_agent
 from tests.support.cluster_pki import make_cluster_pki
 from tests.support.loopback import serve
-from tests.test_a2a_callers_render import MODEL, SKILL, card_of, env_of
+from tests.test_a2a_callers_render import card_of, env_of
 from tests.test_a2a_verified_callers import OWN_TOKEN, PLANNER_SA, ApiServer, agent, send
 
 REVIEWER_URL = "http://reviewer.apps.svc.cluster.local:8080/"
@@ -26,38 +27,30 @@ ISSUER = "https://issuer.example.com"
 
 
 def document() -> dict[str, Any]:
-    return {
-        "namespace": "apps",
-        "externalServices": [{"name": "vllm", "namespace": "apps"}],
-        "models": [MODEL],
-        "agents": [
-            {
-                "name": "reviewer",
-                "runtime": "builtin",
-                "model": "local",
-                "automountServiceAccountToken": True,
-                "a2a": {
-                    "skills": [SKILL],
-                    "callers": [{"name": "planner", "identity": PLANNER_SA}],
-                    "tokenVerification": {"method": "tokenReview"},
+    return a2a_stack(
+        builtin_agent(
+            "reviewer",
+            automountServiceAccountToken=True,
+            a2a={
+                "skills": [SKILL],
+                "callers": [{"name": "planner", "identity": PLANNER_SA}],
+                "tokenVerification": {"method": "tokenReview"},
+            },
+        ),
+        builtin_agent(
+            "gate",
+            a2a={
+                "skills": [SKILL],
+                "callers": [{"name": "ci", "identity": "repo:org/app:ref:main"}],
+                "tokenVerification": {
+                    "method": "oidc",
+                    "issuer": ISSUER,
+                    "audience": "langop-gate",
                 },
             },
-            {
-                "name": "gate",
-                "runtime": "builtin",
-                "model": "local",
-                "a2a": {
-                    "skills": [SKILL],
-                    "callers": [{"name": "ci", "identity": "repo:org/app:ref:main"}],
-                    "tokenVerification": {
-                        "method": "oidc",
-                        "issuer": ISSUER,
-                        "audience": "langop-gate",
-                    },
-                },
-            },
-        ],
-    }
+        ),
+        token_secret=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -196,13 +189,7 @@ def caller_document() -> dict[str, Any]:
         {"name": "planner", "identity": "system:serviceaccount:apps:planner"}
     ]
     doc["agents"].append(
-        {
-            "name": "planner",
-            "runtime": "builtin",
-            "model": "local",
-            "serviceAccount": {"create": True},
-            "agents": [{"name": "reviewer"}],
-        }
+        builtin_agent("planner", serviceAccount={"create": True}, agents=[{"name": "reviewer"}])
     )
     return doc
 

@@ -5,6 +5,7 @@ which is also the command ``runtime: builtin`` renders."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -45,10 +46,14 @@ def test_a_clean_venv_from_the_wheel_runs_the_cmd(tmp_path: Path) -> None:
     )
     (wheel,) = wheels.glob("langop_infra-*.whl")
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
+    # Without the caller's PYTHONPATH: a checkout on it holds the egg-info `pip wheel` left
+    # there, which the clean venv's pip would take for langop-infra installed already.
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run(
         [str(env_dir / "bin" / "pip"), "install", "-q", f"{wheel}[agent]"],
         check=True,
         capture_output=True,
+        env=clean,
     )
     bin_path = f"{env_dir / 'bin'}:/usr/bin:/bin"
     where = subprocess.run(

@@ -9,9 +9,8 @@ its ``NOT_COVERED`` with the reason; a test checks that nothing is left out sile
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
@@ -28,8 +27,9 @@ from langop_infra.core.problems import SpecError
 from langop_infra.manifests._contract import SECRET_DIGEST_ANNOTATION
 from langop_infra.offline._mock_engine import ProgramRun, run_program
 from langop_infra.testing.secrets import secret_leaves
+from tests.support.field_paths import Path, at, fields, with_value
+from tests.support.mock_runs import spec_error
 
-Path = tuple[str | int, ...]
 IMAGE = "ghcr.io/acme/memory-mcp:1.4.0@sha256:" + "a" * 64
 AGENT_IMAGE = "ghcr.io/acme/helper:2.0.0@sha256:" + "b" * 64
 
@@ -189,38 +189,7 @@ def build(component: str, doc: dict[str, Any]) -> None:
         LanguageAgent("helper", image=AGENT_IMAGE, namespace="default", model=model)
 
 
-def leaves(value: Any, path: Path = ()) -> Iterator[Path]:
-    """Each top-level field, and each scalar inside one."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if path == ():
-                yield (key,)
-            if isinstance(inner, (dict, list)):
-                yield from leaves(inner, (*path, key))
-            elif path != ():
-                yield (*path, key)
-    elif isinstance(value, list):
-        for index, inner in enumerate(value):
-            if isinstance(inner, (dict, list)):
-                yield from leaves(inner, (*path, index))
-            else:
-                yield (*path, index)
-
-
-def at(doc: Any, path: Path) -> Any:
-    for key in path:
-        doc = doc[key]
-    return doc
-
-
-def with_value(doc: dict[str, Any], path: Path, make: Callable[[Any], Any]) -> dict[str, Any]:
-    copied = copy.deepcopy(doc)
-    parent = at(copied, path[:-1])
-    parent[path[-1]] = make(parent[path[-1]])
-    return copied
-
-
-CASES = [(c, p) for c, (_, doc) in SPECS.items() for p in leaves(doc)]
+CASES = [(c, p) for c, (_, doc) in SPECS.items() for p in fields(doc)]
 
 
 def outcome(component: str, doc: dict[str, Any]) -> ProgramRun | SpecError:
@@ -228,25 +197,11 @@ def outcome(component: str, doc: dict[str, Any]) -> ProgramRun | SpecError:
     try:
         run_program(lambda: build(component, doc), preview=False, into=run)
     except Exception as exc:  # the SpecError, perhaps behind the engine's ValueErrors
-        found = _spec_error(exc)
+        found = spec_error(exc)
         if found is None:
             raise
         return found
     return run
-
-
-def _spec_error(exc: BaseException) -> SpecError | None:
-    todo: list[BaseException | None] = [exc]
-    seen: set[int] = set()
-    while todo:
-        found = todo.pop()
-        if found is None or id(found) in seen:
-            continue
-        if isinstance(found, SpecError):
-            return found
-        seen.add(id(found))
-        todo += [found.__cause__, found.__context__]
-    return None
 
 
 def normal(run: ProgramRun, drop_own_secret: bool) -> list[dict[str, Any]]:

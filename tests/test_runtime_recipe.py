@@ -4,13 +4,13 @@ endpoint, the venv's interpreter and the port are put in; no sample names a priv
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -19,6 +19,7 @@ import pytest
 from tests.fake_openai import FakeOpenAI
 from tests.faultservers import memory_server
 from tests.support.loopback import serve
+from tests.support.startup import HUNG_AFTER, until_ready
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "runtime.md"
@@ -63,16 +64,20 @@ def exports(block: str) -> dict[str, str]:
 
 
 def wait_until_serving(url: str, server: subprocess.Popen[str]) -> None:
-    for _ in range(600):
-        if server.poll() is not None:
-            raise AssertionError(f"the agent exited: {server.communicate()[1][-3000:]}")
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"{url} never answered")
+    """Until ``url`` answers 200 (the runtime's own readiness), bounded by ``HUNG_AFTER``."""
+
+    def probe() -> bool | None:
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(url, timeout=HUNG_AFTER).status_code == 200:
+                return True
+        return None
+
+    def describe() -> str:
+        if server.poll() is None:
+            return f"{url} never answered 200"
+        return server.communicate()[1][-3000:]
+
+    until_ready(probe, server, describe)
 
 
 @pytest.mark.slow

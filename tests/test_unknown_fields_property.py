@@ -24,17 +24,15 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from langop_infra.offline._engine_values import UNKNOWN_MARKER
 from langop_infra.offline._mock_engine import ProgramRun, run_program
+from tests.support.field_paths import Path, at, replaced, with_value
+from tests.support.mock_runs import spec_error
 from tests.test_output_fields_property import (
     CASES,
     SPECS,
-    Path,
-    _spec_error,
     assert_field_error,
-    at,
     build,
     header_value,
     secret_capable,
-    with_value,
 )
 
 Objects = dict[tuple[str, str], Any]
@@ -73,7 +71,7 @@ def preview(component: str, doc: dict[str, Any], path: Path = (), how: Any = Non
     try:
         run_program(program, preview=True, into=run)
     except Exception as exc:  # the SpecError, perhaps behind the engine's errors
-        found = _spec_error(exc)
+        found = spec_error(exc)
         if found is None:
             raise
         return found
@@ -223,10 +221,4 @@ def test_an_unknown_field_is_unknown_exactly_where_it_counts(
 
 def _unknown_everywhere(manifest: Any) -> Any:
     """A stand-in for a second preview where every unknown leaf of ``manifest`` differs."""
-    if manifest == UNKNOWN_MARKER:
-        return object()
-    if isinstance(manifest, dict):
-        return {k: _unknown_everywhere(v) for k, v in manifest.items()}
-    if isinstance(manifest, list):
-        return [_unknown_everywhere(v) for v in manifest]
-    return manifest
+    return replaced(manifest, lambda leaf: object() if leaf == UNKNOWN_MARKER else leaf)

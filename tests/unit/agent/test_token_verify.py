@@ -15,6 +15,7 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
+from jwt.algorithms import ECAlgorithm
 
 from langop_infra.agent import _token_verify as verify
 from langop_infra.agent._inbound_auth import BearerAuth, load_callers
@@ -22,6 +23,7 @@ from tests.unit.agent.test_inbound_auth import app, call, headers_of, scope, see
 
 AUDIENCE = "http://helper.team.svc.cluster.local:8080/"
 SA = "system:serviceaccount:team:planner"
+ISSUER = "https://issuer.example"
 
 
 def review_answer(status: dict[str, Any]) -> httpx.MockTransport:
@@ -44,6 +46,30 @@ def reviewer(tmp_path: Path, transport: httpx.AsyncBaseTransport) -> verify.Toke
 
 
 OK = {"authenticated": True, "user": {"username": SA}, "audiences": [AUDIENCE]}
+OIDC_ENV = {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a", "A2A_OIDC_ISSUER": ISSUER}
+
+
+@pytest.fixture
+def pod_env(tmp_path: Path) -> dict[str, str]:
+    """A pod's env for TokenReview, its service-account directory (``tmp_path``) holding
+    the pod's own token."""
+    (tmp_path / "token").write_text("t")
+    return {
+        "A2A_TOKEN_VERIFY": "tokenreview",
+        "A2A_TOKEN_AUDIENCE": "a",
+        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
+        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
+    }
+
+
+@pytest.fixture
+def pod_ca(tmp_path: Path, pod_env: dict[str, str]) -> dict[str, str]:
+    """``pod_env`` with the cluster's CA (``ca.crt``, CN kubernetes) beside the token."""
+    from tests.support.cluster_pki import make_cluster_pki
+
+    pki = make_cluster_pki(tmp_path)
+    (tmp_path / "ca.crt").write_bytes(pki.ca.read_bytes())
+    return pod_env
 
 
 @pytest.mark.parametrize(
@@ -112,19 +138,8 @@ def test_a_network_error_is_not_kept_as_a_verdict(tmp_path: Path) -> None:
     assert asyncio.run(twice()) == [None, SA]
 
 
-def test_the_pods_ca_is_the_one_trusted(tmp_path: Path) -> None:
-    from tests.support.cluster_pki import make_cluster_pki
-
-    pki = make_cluster_pki(tmp_path)
-    (tmp_path / "token").write_text("t")
-    (tmp_path / "ca.crt").write_bytes(pki.ca.read_bytes())
-    env = {
-        "A2A_TOKEN_VERIFY": "tokenreview",
-        "A2A_TOKEN_AUDIENCE": "a",
-        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
-        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
-    }
-    made = verify.load_verifier(env)
+def test_the_pods_ca_is_the_one_trusted(pod_ca: dict[str, str]) -> None:
+    made = verify.load_verifier(pod_ca)
     assert isinstance(made, verify.TokenReview)
     capped = made._client._transport  # pyright: ignore[reportPrivateUsage]
     inner = capped._inner  # type: ignore[attr-defined]  # pyright: ignore
@@ -161,7 +176,6 @@ def test_verdicts_expire_and_are_bounded() -> None:
 
 
 KEY = ec.generate_private_key(ec.SECP256R1())
-ISSUER = "https://issuer.example"
 
 
 class Answers(httpx.AsyncBaseTransport):
@@ -178,7 +192,7 @@ class Answers(httpx.AsyncBaseTransport):
 
 
 def jwks_transport(fetches: list[str], kid: str = "k1") -> Answers:
-    public = jwt.algorithms.ECAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
+    public = ECAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
 
     def answer(request: httpx.Request) -> httpx.Response:
         fetches.append(request.url.path)
@@ -257,9 +271,7 @@ def test_the_allow_list_admits_listed_identities_and_refuses_others_with_403() -
             return None
 
     env = {"A2A_CALLER_PLANNER_IDENTITY": f" {SA} ", "A2A_CALLER_PLANNER_TOKEN": "p" * 16}
-    callers = load_callers(
-        env | {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a"} | {"A2A_OIDC_ISSUER": ISSUER}
-    )
+    callers = load_callers(env | OIDC_ENV)
     assert callers.identities == {SA: "planner"}
     from dataclasses import replace
 
@@ -296,9 +308,7 @@ def test_a_tokenreview_verifier_is_made_from_the_pods_env(tmp_path: Path) -> Non
     assert isinstance(made, verify.TokenReview)
     assert made.url == "https://[fd00::1]:6443" + verify.TOKEN_REVIEW_PATH
     assert made.audience == AUDIENCE and made.credentials == tmp_path
-    oidc = verify.load_verifier(
-        {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a", "A2A_OIDC_ISSUER": ISSUER}
-    )
+    oidc = verify.load_verifier(OIDC_ENV)
     assert isinstance(oidc, verify.JwksTokens)
     assert (oidc.issuer, oidc.audience, oidc.jwks_url) == (ISSUER, "a", None)
     assert verify.load_verifier({"A2A_TOKEN_AUDIENCE": "a"}) is None
@@ -362,11 +372,8 @@ def test_callers_by_identity_are_named_from_their_variables() -> None:
         "A2A_CALLER_AUDIT_BOT_IDENTITY": "system:serviceaccount:x:audit",
         "A2A_CALLER__IDENTITY": "ignored",
         "A2A_CALLER_IDENTITY": "ignored too",
-        "A2A_TOKEN_VERIFY": "oidc",
-        "A2A_TOKEN_AUDIENCE": "a",
-        "A2A_OIDC_ISSUER": ISSUER,
         "A2A_OIDC_JWKS_URL": f" {ISSUER}/keys ",
-    }
+    } | OIDC_ENV
     callers = load_callers(env)
     assert callers.identities == {"system:serviceaccount:x:audit": "audit-bot"}
     assert isinstance(callers.verifier, verify.JwksTokens)
@@ -399,19 +406,8 @@ def test_failures_are_logged_by_kind_only(tmp_path: Path, caplog: pytest.LogCapt
     ]
 
 
-def test_the_api_url_and_the_ca_come_from_the_pod(tmp_path: Path) -> None:
-    from tests.support.cluster_pki import make_cluster_pki
-
-    pki = make_cluster_pki(tmp_path)
-    (tmp_path / "token").write_text("t")
-    (tmp_path / "ca.crt").write_bytes(pki.ca.read_bytes())
-    env = {
-        "A2A_TOKEN_VERIFY": "tokenreview",
-        "A2A_TOKEN_AUDIENCE": "a",
-        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
-        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
-    }
-    made = verify.load_verifier(env)
+def test_the_api_url_and_the_ca_come_from_the_pod(tmp_path: Path, pod_ca: dict[str, str]) -> None:
+    made = verify.load_verifier(pod_ca)
     assert isinstance(made, verify.TokenReview)
     assert made.url == "https://10.96.0.1:443" + verify.TOKEN_REVIEW_PATH
     review = verify.TokenReview("https://h/", "a", tmp_path, httpx.AsyncClient())
@@ -438,7 +434,7 @@ def test_only_jwt_shaped_tokens_are_reviewed_and_each_has_its_own_verdict(tmp_pa
 
 
 def test_a_token_without_kid_needs_exactly_one_key() -> None:
-    public = jwt.algorithms.ECAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
+    public = ECAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"keys": [{**public, "kid": "a"}, {**public, "kid": "b"}]})
@@ -462,37 +458,19 @@ def test_an_issuer_with_a_trailing_slash_is_discovered_below_it() -> None:
     assert fetched[0] == f"{ISSUER}/.well-known/openid-configuration"
 
 
-def test_tls_is_verified_without_a_ca_file_too(tmp_path: Path) -> None:
+def test_tls_is_verified_without_a_ca_file_too(pod_env: dict[str, str]) -> None:
     import ssl
 
-    (tmp_path / "token").write_text("t")
-    env = {
-        "A2A_TOKEN_VERIFY": "tokenreview",
-        "A2A_TOKEN_AUDIENCE": "a",
-        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
-        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
-    }
-    oidc = {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a", "A2A_OIDC_ISSUER": ISSUER}
-    for made in (verify.load_verifier(env), verify.load_verifier(oidc)):
+    for made in (verify.load_verifier(pod_env), verify.load_verifier(OIDC_ENV)):
         client = made._client  # type: ignore[union-attr]  # pyright: ignore
         context = client._transport._inner._pool._ssl_context  # pyright: ignore
         assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
 
 
-def test_the_plain_service_port_and_an_http_issuer_are_taken(tmp_path: Path) -> None:
-    (tmp_path / "token").write_text("t")
-    env = {
-        "A2A_TOKEN_VERIFY": "tokenreview",
-        "A2A_TOKEN_AUDIENCE": "a",
-        "KUBERNETES_SERVICE_HOST": "10.96.0.1",
-        "KUBERNETES_SERVICE_PORT": " 8443 ",
-        "A2A_SERVICE_ACCOUNT_DIR": str(tmp_path),
-    }
-    made = verify.load_verifier(env)
+def test_the_plain_service_port_and_an_http_issuer_are_taken(pod_env: dict[str, str]) -> None:
+    made = verify.load_verifier(pod_env | {"KUBERNETES_SERVICE_PORT": " 8443 "})
     assert isinstance(made, verify.TokenReview)
     assert made.url == "https://10.96.0.1:8443" + verify.TOKEN_REVIEW_PATH
     local = "http://127.0.0.1:5556/dex"
-    oidc = verify.load_verifier(
-        {"A2A_TOKEN_VERIFY": "oidc", "A2A_TOKEN_AUDIENCE": "a", "A2A_OIDC_ISSUER": f" {local} "}
-    )
+    oidc = verify.load_verifier(OIDC_ENV | {"A2A_OIDC_ISSUER": f" {local} "})
     assert isinstance(oidc, verify.JwksTokens) and oidc.issuer == local

@@ -4,8 +4,6 @@ namespace Output as it resolves (under ``langop_mocks``)."""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable
 from typing import Any
 
 import pulumi
@@ -21,14 +19,7 @@ from langop_infra.components._namespace import (
 )
 from langop_infra.core.problems import SpecError
 from langop_infra.offline._mock_engine import run_program
-
-
-def failing(program: Callable[[], None]) -> str:
-    """The message ``program``, run under the mock engine, fails with."""
-    with pytest.raises(SpecError) as caught:
-        run_program(program)
-    gc.collect()  # the failed run's futures, finalized here (see test_namespace_output)
-    return str(caught.value)
+from tests.support.mock_runs import failing
 
 
 def test_late_fields_are_the_namespace() -> None:

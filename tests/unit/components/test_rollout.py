@@ -19,7 +19,9 @@ from langop_infra.components._rollout import (
     secret_digest,
     with_digest,
 )
+from langop_infra.offline._mock_engine import run_program
 from langop_infra.sync.rollout_key import OFFLINE_KEY
+from langop_infra.testing.secrets import secret_leaves
 
 ANNOTATION = "langop.io/secret-digest"
 OPTS = pulumi.ResourceOptions()
@@ -145,3 +147,46 @@ def test_the_given_annotations_stay_a_mapping_while_the_digest_is_pending(
         assert isinstance(value[ANNOTATION], pulumi.Output)
 
     return merged.apply(check)
+
+
+class Owner(pulumi.ComponentResource):
+    """A component for the objects under test to be parented to."""
+
+    def __init__(self) -> None:
+        super().__init__("test:index:Owner", "owner")
+
+
+def test_a_digested_secret_and_the_rollout_key_register_as_given() -> None:
+    def program() -> None:
+        opts = pulumi.ResourceOptions(parent=Owner())
+        made = DigestedSecret(
+            "r-env",
+            name="env",
+            metadata={"name": "env", "namespace": "apps"},
+            data={"K": "v"},
+            opts=opts,
+        )
+        secret_digest([made], "wl-key", opts)
+
+    run = run_program(program)
+    # Registered in the order their inputs resolve.
+    found = {r.type: r for r in run.registrations}
+    owner, key = found["test:index:Owner"], found["pulumi-python:dynamic/langop:RolloutKey"]
+    made = found["kubernetes:core/v1:Secret"]
+    assert len(run.registrations) == 3
+    assert (key.name, key.parent, made.name, made.parent) == (
+        "wl-key",
+        owner.urn,
+        "r-env",
+        owner.urn,
+    )
+    assert run.manifests() == [
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "Opaque",
+            "metadata": {"name": "env", "namespace": "apps"},
+            "stringData": {"K": "[secret]"},
+        }
+    ]
+    assert secret_leaves(made.inputs) == [(".stringData.K", "v")]
