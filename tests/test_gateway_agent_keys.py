@@ -34,6 +34,7 @@ from langop_infra.offline._mock_engine import run_program
 from tests.fake_openai import FakeOpenAI
 from tests.support.loopback import free_port, serve
 from tests.support.manifests import Rendered
+from tests.support.processes import stop_process
 from tests.support.secret_mount import write_secret_mount
 from tests.test_gateway_proxy import LITELLM, wait_ready
 from tests.test_models import secret_refs
@@ -174,12 +175,7 @@ def running_gateway(root: Path) -> Iterator[Gateway]:
             observed = root / "calls.jsonl"
             yield Gateway(url, fake, rendered, keys_dir, observed, secrets, root / "proxy.log")
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+            stop_process(process)
             log.close()
 
 

@@ -23,6 +23,7 @@ from langop_infra.config._pod import Security
 from langop_infra.manifests import _gateway as gateway
 from tests.fake_openai import FakeOpenAI
 from tests.support.loopback import free_port, serve
+from tests.support.processes import stop_process
 
 REPO = Path(__file__).resolve().parents[1]
 LITELLM = REPO / ".venv-litellm" / "bin" / "litellm"
@@ -124,12 +125,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeO
             wait_ready(url, process, root / "proxy.log")
             yield url, fake
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+            stop_process(process)
             log.close()
 
 

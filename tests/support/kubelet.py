@@ -40,6 +40,7 @@ import httpx
 
 from langop_infra.offline._engine_values import visit
 from langop_infra.offline._mock_engine import ProgramRun
+from tests.support.processes import stop_process
 
 SERVICE = re.compile(r"\b([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9-]+)\.svc\.cluster\.local\b")
 _VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
@@ -292,13 +293,7 @@ class Pod:
 
     def stop(self) -> None:
         for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=10)
+            stop_process(process)
 
 
 def wait_http(url: str, process: subprocess.Popen[bytes], pod: Pod, deadline: float = 120) -> None:
