@@ -44,6 +44,11 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "agent/body_limit": ("langop_infra/agent/_body_limit.py", lambda _: True),
     "agent/capped": ("langop_infra/agent/_capped.py", lambda _: True),
     "agent/caller_watch": ("langop_infra/agent/_caller_watch.py", lambda _: True),
+    # The MCP client's per-server call limit: the slot taken around each tools/call.
+    "MCP call limit (Session._take_slot, call_tool)": (
+        "langop_infra/mcp/_session.py",
+        lambda name: "ǁ_take_slot__" in name or "ǁcall_tool__" in name,
+    ),
     "core/log_scrub": ("langop_infra/core/_log_scrub.py", lambda _: True),
     # Issue 53 §3: the feature modules.
     "components/rollout": ("langop_infra/components/_rollout.py", lambda _: True),
