@@ -14,6 +14,9 @@ counted). A turn is two model calls and one tool call.
   Message. No task lifecycle, retries, limits, metrics or approval. a2a-sdk as installed
   traces its own calls (no-op spans: ``mcp`` needs ``opentelemetry-api``), which ours turns
   off when nothing exports spans; ``--quiet-baseline`` turns them off in the baseline too.
+  ``--task-baseline`` has the baseline answer as issue 50 §2 asks an agent to, with the
+  fewest of a2a-sdk's own calls that do it: a Task, ``submitted`` then ``working`` (a status
+  per tool call, as a stream shows), the answer as the artifact ``answer``, ``completed``.
 
 Each round starts both servers afresh; each side answers ``--turns`` turns, the two sides'
 turns interleaved one by one (rounds alternate which side goes first), after a warm-up; each
@@ -26,6 +29,7 @@ alike. Target (issue 50 §6): at most 1.0.
     python benchmarks/agent_turn.py              # 10 rounds of 150 turns a side
     python benchmarks/agent_turn.py --quick      # 1 round of 10 turns
     python benchmarks/agent_turn.py --quiet-baseline  # a2a-sdk's spans off on both sides
+    python benchmarks/agent_turn.py --quiet-baseline --task-baseline  # both answer with a Task
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import _common
 TARGET = 1.0
 QUESTION = "How many people live in Lyon?"
 ANSWER = "Lyon has 522250 people."
+TASK_BASELINE_ENV = "AGENT_TURN_TASK_BASELINE"  # the baseline child answers with a Task when "1"
 FULL = (10, 150, 20)  # rounds, turns per side and round, warm-up turns
 QUICK = (1, 10, 2)
 
@@ -121,22 +126,29 @@ def baseline_child(model_url: str, tool_url: str) -> None:
     from contextlib import asynccontextmanager
 
     import httpx
-    from a2a.helpers import new_text_message
+    from a2a.helpers import new_task_from_user_message, new_text_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-    from a2a.server.tasks import InMemoryTaskStore
-    from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, TaskState
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
     from starlette.applications import Starlette
 
     held: dict[str, Any] = {}
+    as_task = os.environ.get(TASK_BASELINE_ENV) == "1"
 
     class Loop(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
             http, session, tools = held["http"], held["session"], held["tools"]
+            updater = None
+            if as_task and context.message is not None:
+                task = new_task_from_user_message(context.message)
+                await event_queue.enqueue_event(task)
+                updater = TaskUpdater(event_queue, task.id, task.context_id)
+                await updater.start_work()
             messages: list[dict[str, Any]] = [{"role": "user", "content": context.get_user_input()}]
             for _ in range(5):
                 sent = {"model": "m", "messages": messages, "tools": tools}
@@ -147,11 +159,18 @@ def baseline_child(model_url: str, tool_url: str) -> None:
                     break
                 for call in reply["tool_calls"]:
                     arguments = json.loads(call["function"]["arguments"])
+                    if updater is not None:
+                        said = updater.new_agent_message([new_text_part(call["function"]["name"])])
+                        await updater.update_status(TaskState.TASK_STATE_WORKING, message=said)
                     result = await session.call_tool(call["function"]["name"], arguments)
                     text = "".join(getattr(c, "text", "") for c in result.content)
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
-            answer = new_text_message(messages[-1]["content"] or "", context_id=context.context_id)
-            await event_queue.enqueue_event(answer)
+            text = messages[-1]["content"] or ""
+            if updater is not None:
+                await updater.add_artifact([new_text_part(text)], name="answer")
+                await updater.complete()
+                return
+            await event_queue.enqueue_event(new_text_message(text, context_id=context.context_id))
 
         async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
             raise NotImplementedError
@@ -333,11 +352,18 @@ def block(
 
 
 def measure(
-    rounds: int, turns: int, warmup: int, quiet_baseline: bool = False, pinned: bool = True
+    rounds: int,
+    turns: int,
+    warmup: int,
+    quiet_baseline: bool = False,
+    pinned: bool = True,
+    task_baseline: bool = False,
 ) -> dict[str, Any]:
     import httpx
 
-    baseline_env = {**os.environ, "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}
+    baseline_env = {**os.environ, TASK_BASELINE_ENV: "1" if task_baseline else "0"}
+    if quiet_baseline:
+        baseline_env["OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"] = "false"
     cpu = max(os.sched_getaffinity(0)) if pinned else None
     with ExitStack() as stack:
         _, model_port = stack.enter_context(child("--model-child"))
@@ -355,7 +381,7 @@ def measure(
                         child(
                             "--baseline-child",
                             *urls,
-                            env=baseline_env if quiet_baseline else None,
+                            env=baseline_env,
                         )
                     ),
                 }
@@ -364,7 +390,12 @@ def measure(
                 block(http, sides, list(sides), warmup)
                 order = list(sides) if r % 2 == 0 else list(reversed(sides))
                 per_round.append(block(http, sides, order, turns))
-    return {**report(per_round, turns), "quiet_baseline": quiet_baseline, "pinned_cpu": cpu}
+    return {
+        **report(per_round, turns),
+        "quiet_baseline": quiet_baseline,
+        "task_baseline": task_baseline,
+        "pinned_cpu": cpu,
+    }
 
 
 def report(per_round: list[dict[str, tuple[float, float]]], turns: int) -> dict[str, Any]:
@@ -398,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
         "--quiet-baseline", action="store_true", help="a2a-sdk's own spans off in the baseline too"
     )
     parser.add_argument(
+        "--task-baseline", action="store_true", help="the baseline answers with a Task too"
+    )
+    parser.add_argument(
         "--no-pin", action="store_true", help="leave the measured servers on any CPU"
     )
     parser.add_argument("--model-child", action="store_true", help=argparse.SUPPRESS)
@@ -415,11 +449,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rounds, turns, warmup = QUICK if args.quick else FULL
     data = measure(
-        args.rounds or rounds, args.turns or turns, warmup, args.quiet_baseline, not args.no_pin
+        args.rounds or rounds,
+        args.turns or turns,
+        warmup,
+        args.quiet_baseline,
+        not args.no_pin,
+        args.task_baseline,
     )
     _common.print_machine()
     spans = "off" if args.quiet_baseline else "on (a2a-sdk's default)"
     print(f"baseline: a2a-sdk's own spans {spans}; ours: off (nothing exports spans)")
+    answers = "a Task (submitted, working per tool call, artifact, completed)"
+    print(f"baseline answers with: {answers if args.task_baseline else 'a Message'}")
     where = "any CPU" if data["pinned_cpu"] is None else f"both on CPU {data['pinned_cpu']}"
     print(f"measured servers: {where}")
     rows = [
