@@ -25,14 +25,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "langop_infra"
 # ``Any`` per 1,000 lines of langop_infra/: the MCP SDK's figure is about 22 (the goal); the
 # ratchet is today's, so the figure only goes down. It was 38.92 before the typed builder
-# boundary (issue 37 §4), which brought it to 21.78.
+# boundary (issue 37 §4), which brought it to 21.78; 21.76 after the records' copier took
+# ``object`` (2026-11-29).
 GOAL = 22.0
-RATCHET = 21.78
+RATCHET = 21.76
 # ``Any`` written inside a string (``cast("Mapping[str, Any]", x)``, a quoted annotation),
 # which the count above does not see: it may not grow either, so that nothing moves there.
 # Raised from 185 to 208 on 2026-11-29 by the merge of issues 49-52's runtime, import and
-# tool-kit code (casts of JSON and protobuf values); a noted debt, to bring down again.
-QUOTED_RATCHET = 208
+# tool-kit code (casts of JSON and protobuf values); a noted debt, to bring down again
+# (206 since the records' copier casts to ``object``).
+QUOTED_RATCHET = 206
 
 
 def any_per_thousand_lines() -> float:

@@ -26,15 +26,15 @@ def _jsonable(record: Any) -> dict[str, Any]:
     return data
 
 
-def _copied(value: Any) -> Any:
+def _copied(value: object) -> object:
     if isinstance(value, _SCALARS):
         return value
     if type(value) is dict:
-        return {k: _copied(v) for k, v in cast("dict[Any, Any]", value).items()}
+        return {k: _copied(v) for k, v in cast("dict[object, object]", value).items()}
     if type(value) is list:
-        return [_copied(v) for v in cast("list[Any]", value)]
+        return [_copied(v) for v in cast("list[object]", value)]
     if type(value) is tuple:
-        return tuple(_copied(v) for v in cast("tuple[Any, ...]", value))
+        return tuple(_copied(v) for v in cast("tuple[object, ...]", value))
     return copy.deepcopy(value)
 
 
