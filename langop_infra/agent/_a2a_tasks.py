@@ -132,7 +132,8 @@ class TurnTasks:
                 if forget is not None:
                     forget()
                 state.woken = None
-        if not state.running.done() and not _left(caller):
+        # A paused turn waits for its caller's next message: the caller leaving is expected.
+        if not state.running.done() and (state.paused or not _left(caller)):
             return
         self._turns.pop(task_id, None)
         if not state.running.done():
