@@ -110,7 +110,9 @@ def test_the_caller_rides_on_to_the_app() -> None:
     seen: list[str] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
-        seen.append(scope["state"]["a2a_caller"])
+        # Starlette's user and credentials: what a2a-sdk hands the executor as the caller
+        assert scope["user"].is_authenticated and scope["auth"].scopes == ["a2a"]
+        seen.append(scope["user"].display_name)
         await send({"type": "http.response.start", "status": 204, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from google.protobuf.json_format import ParseError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -95,7 +96,10 @@ def read_card(path: Path) -> bytes:
     document: object = _json.read(data)
     if not isinstance(document, dict):
         raise ValueError(f"{path}: the agent card is not a JSON object")
-    parse_agent_card(dict(document))  # pyright: ignore[reportUnknownArgumentType]
+    try:
+        parse_agent_card(dict(document))  # pyright: ignore[reportUnknownArgumentType]
+    except ParseError as exc:
+        raise ValueError(f"{path}: not an agent card a2a-sdk can read ({exc}); fix it") from None
     return data
 
 

@@ -11,8 +11,8 @@ which caller it belongs to shows in the timing. A token no caller holds goes to 
 verifier, if any (:mod:`langop_infra.agent._token_verify`): the identity it vouches for must
 be some ``A2A_CALLER_<CALLER>_IDENTITY`` (the allow-list). Refused: 401 with
 ``WWW-Authenticate`` for a missing or invalid token, 403 (``insufficient_scope``) for a valid
-one of someone not on the list, and no turn runs. The caller's name rides on to the app as
-``scope["state"]["a2a_caller"]``.
+one of someone not on the list, and no turn runs. The caller rides on to the app as Starlette's
+``scope["user"]``, which a2a-sdk hands the executor as the request's authenticated user.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from starlette.authentication import AuthCredentials, SimpleUser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from langop_infra.agent._token_verify import TokenVerifier, load_verifier
@@ -138,7 +139,7 @@ class BearerAuth:
         if caller is None:
             await _refuse(send, presented=token is not None)
             return
-        scope.setdefault("state", {})["a2a_caller"] = caller
+        scope["user"], scope["auth"] = SimpleUser(caller), AuthCredentials(["a2a"])
         await self.app(scope, receive, send)
 
 

@@ -46,7 +46,8 @@ seen: list[Any] = []
 
 async def app(scope: Any, receive: Any, send: Any) -> None:
     message = await receive()
-    seen.append((scope.get("state", {}).get("a2a_caller"), message.get("body")))
+    user = scope.get("user")
+    seen.append((user.display_name if user else None, message.get("body")))
     await send({"type": "http.response.start", "status": 200, "headers": []})
     await send({"type": "http.response.body", "body": b"ok"})
 
