@@ -11,6 +11,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
+# isort: off
+# First: the package keeps a2a-sdk's gRPC parts out, whose protobuf symbols clash with
+# Pulumi's in one process (langop_infra/agent/__init__.py says why).
+import langop_infra.agent  # noqa: F401
+
+# isort: on
 import httpx
 import pytest
 from a2a.client import Client, ClientConfig, ClientFactory
@@ -25,7 +31,6 @@ from a2a.types import (
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.routing import BaseRoute
 
-import langop_infra.agent  # noqa: F401  # first: a2a-sdk without its gRPC parts
 from langop_infra.agent import _a2a_server as server, _turn_context as turn_context
 from langop_infra.agent._a2a_server import (
     CARD_PATH,
