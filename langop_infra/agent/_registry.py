@@ -33,7 +33,7 @@ from langop_infra.agent._lifecycle import (
     restart_delay,
 )
 from langop_infra.agent._naming import LlmFormat, Naming, RegisteredTool
-from langop_infra.agent._output_check import checked_output, failed
+from langop_infra.agent._output_check import OutputChecks, failed
 from langop_infra.agent._result_scrub import registry_scrubber, scrubbed_result
 from langop_infra.agent._servers import (
     AgentServers,
@@ -88,6 +88,7 @@ class ToolRegistry:
         # The one scrubber (the HTTP tools'), which learns what the servers are sent too.
         self.scrubber = registry_scrubber(self.http.scrubber, options, (entries or {}).values())
         self.counts: dict[str, ToolCounts] = {}
+        self._output_checks = OutputChecks()
         self._warnings = list(warnings)
         self._naming_warnings: list[str] = []  # redone whenever the tools are renamed
         self._config_failures = list(failures)
@@ -164,7 +165,7 @@ class ToolRegistry:
                 result = _mcp_error_result(name, exc)
             else:
                 self.stalls.record(tool.server, None)
-                result = checked_output(tool.name, tool.definition, result)
+                result = self._output_checks.checked(tool.name, tool.definition, result)
             result = self._scrubbed(result)
         # AgentLab's tools answer {"success": false, ...}: an error, even without isError
         counts.errors += result.is_error or failed(result)

@@ -116,7 +116,10 @@ def test_a_context_belongs_to_the_caller_who_used_it_first() -> None:
 
     answers = asyncio.run(run())
     assert answers[0] == answers[3].replace("four", "one") == "echo one"
-    assert "this contextId belongs to another caller: start a new conversation" in answers[1]
+    refusal = (
+        "this contextId belongs to another caller: start a new conversation (send no contextId)"
+    )
+    assert answers[1].startswith("error: ") and refusal in answers[1]
     assert answers[2] == "echo three"
     assert recorder.turns == [
         ("one", "alice/c1", "alice/c1", 0),
