@@ -59,6 +59,9 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "agent/settings": ("langop_infra/agent/_settings.py", lambda _: True),
     "agent/loop": ("langop_infra/agent/_loop.py", lambda _: True),
     "agent/memory": ("langop_infra/agent/_memory.py", lambda _: True),
+    "agent/a2a_client": ("langop_infra/agent/_a2a_client.py", lambda _: True),
+    "agent/a2a_server": ("langop_infra/agent/_a2a_server.py", lambda _: True),
+    "agent/a2a_tasks": ("langop_infra/agent/_a2a_tasks.py", lambda _: True),
     # Issue 49 §6: whose key the gateway was shown (LiteLLM's side runs under the real proxy).
     "manifests/gateway_auth (keys and comparison)": (
         "langop_infra/manifests/_gateway_auth.py",

@@ -35,6 +35,7 @@ from langop_infra.agent._loop import Approver, Observer, TurnOutcome
 __all__ = ["MAX_TASKS", "BoundedTaskStore", "Observer", "TurnTasks"]
 
 MAX_TASKS = 1000  # tasks kept for tasks/get; the oldest is dropped first
+ANSWER_HOW = "Answer yes to approve, anything else rejects."
 APPROVALS = frozenset({"yes", "y", "ok", "approve", "approved"})
 # The requests whose caller waits on the connection for the answer, under A2A 1.0's and 0.3's
 # names; a stream's caller may come back (tasks/resubscribe), so its turn runs on.
@@ -201,11 +202,12 @@ def _hooks(state: _Turn) -> tuple[Observer, Approver]:
         await state.updater.update_status(TaskState.TASK_STATE_WORKING, message=message)
 
     async def approve(tool: str, arguments: dict[str, Any]) -> bool:
-        shown = json.dumps(arguments, default=str)[:2000]
-        question = f"May I call {tool} with {shown}? Answer yes to approve, anything else rejects."
+        written = json.dumps(arguments, default=str)
+        question = f"May I call {tool} with {written[:2000]}? {ANSWER_HOW}"
         decision = asyncio.get_running_loop().create_future()
         state.decision = decision
-        data = {"approval": {"tool": tool, "arguments": arguments}}
+        # As written: a data part holds JSON values only.
+        data = {"approval": {"tool": tool, "arguments": json.loads(written)}}
         parts = [new_text_part(question), new_data_part(data)]
         await state.updater.requires_input(state.updater.new_agent_message(parts))
         state.paused = True

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,7 +30,10 @@ from a2a.types import (
     TaskPushNotificationConfig,
 )
 from prometheus_client import CONTENT_TYPE_LATEST
-from starlette.routing import BaseRoute
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from langop_infra.agent import _a2a_server as server, _turn_context as turn_context
 from langop_infra.agent._a2a_server import (
@@ -43,6 +47,7 @@ from langop_infra.agent._a2a_server import (
 from langop_infra.agent._inbound_auth import load_callers
 from langop_infra.agent._loop import AgentLoop, TurnOutcome
 from langop_infra.agent._metrics import RuntimeMetrics
+from tests.support.loopback import serve
 
 BASE = "http://agent.apps:8080"
 TOKENS = {"alice": "alice-token-0123456789", "bob": "bob-token-0123456789ab"}
@@ -176,22 +181,6 @@ def test_without_a_mounted_card_the_minimal_one_names_where_it_was_reached() -> 
     assert asyncio.run(run()) == minimal_card("helper", f"{BASE}/rpc")
 
 
-def test_the_minimal_card_serves_a2a_1_0_and_its_0_3_view() -> None:
-    card = minimal_card("helper", "http://h/rpc")
-    assert card["supportedInterfaces"] == [
-        {"url": "http://h/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
-    ]
-    assert (card["url"], card["protocolVersion"], card["preferredTransport"]) == (
-        "http://h/rpc",
-        "0.3.0",
-        "JSONRPC",
-    )
-    assert card["capabilities"] == {"streaming": True}
-    assert [s["tags"] for s in card["skills"]] == [["general"]]
-    assert card["name"] == "helper" and "helper" in card["description"]
-    assert parse_agent_card(card).capabilities.streaming is True
-
-
 def test_read_card_returns_the_bytes_of_a_card_a2a_can_read(tmp_path: Path) -> None:
     good = tmp_path / "card.json"
     good.write_bytes(json.dumps(minimal_card("a", "http://a/")).encode())
@@ -286,3 +275,119 @@ def test_with_callers_only_the_public_paths_answer_without_a_token() -> None:
     assert _get(app, CARD_PATH).status_code == 401
     open_app = build_app(routes)
     assert _get(open_app, "/readyz").status_code == 200
+
+
+def test_the_minimal_card_as_served() -> None:
+    """What an A2A client reads from an agent with no mounted card (A2A 1.0 and 0.3 views)."""
+    assert minimal_card("helper", "http://h/rpc") == {
+        "name": "helper",
+        "description": "The helper agent (langop-infra's built-in runtime)",
+        "supportedInterfaces": [
+            {"url": "http://h/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        ],
+        "url": "http://h/rpc",
+        "protocolVersion": "0.3.0",
+        "preferredTransport": "JSONRPC",
+        "version": "1",
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain", "application/json"],
+        "skills": [
+            {
+                "id": "answer",
+                "name": "Answer",
+                "description": "Answers a question, using the agent's tools",
+                "tags": ["general"],
+            }
+        ],
+    }
+
+
+def test_an_agent_not_named_is_called_agent() -> None:
+    loop = cast("Callable[[], AgentLoop]", Recorder)
+    app = build_app(a2a_routes(None, "/rpc", loop))
+    assert _get(app, CARD_PATH).json()["name"] == "agent"
+
+
+def test_a2a_0_3_clients_are_answered_too() -> None:
+    """A 0.3 ``message/send`` (no ``A2A-Version`` header, 0.3's ``kind`` parts) runs a turn."""
+    recorder = Recorder()
+    message = {
+        "role": "user",
+        "messageId": "m-1",
+        "parts": [{"kind": "text", "text": "hi"}],
+        "kind": "message",
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
+    reply = _get(build_app(_routes(recorder)), "/rpc", "POST", json.dumps(body).encode()).json()
+    assert reply["result"]["kind"] == "task"
+    assert reply["result"]["artifacts"][0]["parts"][0]["text"] == "echo hi"
+    assert [turn[0] for turn in recorder.turns] == ["hi"]
+
+
+def test_a_caller_without_a_token_is_refused_before_its_body_is_measured() -> None:
+    env = {"A2A_CALLER_ALICE_TOKEN": TOKENS["alice"]}
+    app = build_app(_routes(Recorder()), max_request_bytes=16, callers=load_callers(env))
+    assert _get(app, "/rpc", "POST", b"{" + b" " * 64 + b"}").status_code == 401
+
+
+def test_the_lifespan_given_runs() -> None:
+    events: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(_app: Any) -> AsyncIterator[None]:
+        events.append("started")
+        yield
+        events.append("stopped")
+
+    app = build_app([], lifespan=lifespan)
+    asyncio.run(_lifespan(app))
+    assert events == ["started", "stopped"]
+
+
+async def _lifespan(app: Any) -> None:
+    """The ASGI lifespan protocol, as a server runs it: start up, then shut down."""
+    asked = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+    answered: list[str] = []
+
+    async def receive() -> dict[str, str]:
+        return next(asked)
+
+    async def send(message: dict[str, str]) -> None:
+        answered.append(message["type"])
+
+    await app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, send)
+    assert answered == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+
+
+def test_a_claimed_push_is_sent_to_the_webhook_the_check_admits() -> None:
+    received: list[Any] = []
+    delivered = threading.Event()
+
+    async def hook(request: Request) -> Response:
+        received.append(json.loads(await request.body()))
+        delivered.set()
+        return Response(status_code=204)
+
+    checked: list[str] = []
+
+    async def admit(url: str) -> bool:
+        checked.append(url)
+        return True
+
+    document = minimal_card("helper", f"{BASE}/rpc")
+    document["capabilities"]["pushNotifications"] = True
+    routes = _routes(Recorder(), json.dumps(document).encode(), push_url_check=admit)
+    with serve(Starlette(routes=[Route("/hook", hook, methods=["POST"])])) as webhook:
+
+        async def run() -> str:
+            async with _client(build_app(routes)) as client:
+                request = _request("hi")
+                request.configuration.task_push_notification_config.url = f"{webhook}/hook"
+                (event,) = [e async for e in client.send_message(request)]
+                return event.task.id
+
+        task_id = asyncio.run(run())
+        assert delivered.wait(30)  # the bound ends a hung run only
+    assert checked and set(checked) == {f"{webhook}/hook"}
+    assert task_id in json.dumps(received[0])

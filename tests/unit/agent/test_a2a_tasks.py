@@ -5,6 +5,8 @@ tool calls and asks for approvals as the loop would, and answers at once)."""
 from __future__ import annotations
 
 import asyncio
+import datetime
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, cast
@@ -21,19 +23,23 @@ import pytest
 from a2a.client import Client, ClientConfig, ClientFactory
 from a2a.client.card_resolver import parse_agent_card
 from a2a.helpers import get_data_parts, get_text_parts, new_task, new_text_part
+from a2a.server.agent_execution import RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,
     Message,
     Role,
+    SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
+    TaskPushNotificationConfig,
     TaskState,
 )
 
 from langop_infra.agent._a2a_server import CARD_PATH, a2a_routes, build_app
-from langop_infra.agent._a2a_tasks import BoundedTaskStore, approves
+from langop_infra.agent._a2a_tasks import BoundedTaskStore, TurnTasks, abandoned, approves
+from langop_infra.agent._caller_watch import CALLER, Caller
 from langop_infra.agent._loop import AgentLoop, Approver, Observer, TurnOutcome
 
 BASE = "http://agent.apps:8080"
@@ -114,9 +120,13 @@ def test_a_turn_that_failed_ends_failed_with_the_answer_as_its_message() -> None
     assert get_data_parts(task.artifacts[0].parts)[0]["error"] == "HTTP 503"
 
 
+WHEN = datetime.date(2026, 11, 29)
+
+
 async def _observing(text: str, observe: Observer, _approve: Approver) -> TurnOutcome:
     await observe("lookup", {"city": "Lyon"})
     await observe("bulk", {"rows": "x" * 600})
+    await observe("when", {"day": WHEN})  # not JSON: shown as its str()
     return TurnOutcome("done", "c")
 
 
@@ -134,13 +144,38 @@ def test_a_stream_has_a_working_status_per_tool_call() -> None:
     assert working[0] == ['calling lookup {"city": "Lyon"}']
     shown = working[1][0].removeprefix("calling bulk ")
     assert shown == ('{"rows": "' + "x" * 600)[:500]
-    states = [_state(e.status_update.status.state) for e in events if e.HasField("status_update")]
-    assert states[0] == "WORKING" and states[-1] == "COMPLETED"
+    assert working[2] == ['calling when {"day": "2026-11-29"}']
+    updates = [e.status_update for e in events if e.HasField("status_update")]
+    assert [_state(u.status.state) for u in updates] == ["WORKING"] * 4 + ["COMPLETED"]
+    task_ids = {u.task_id for u in updates} | {u.context_id for u in updates}
+    assert len(task_ids) == 2 and "" not in task_ids
 
 
 async def _asking(text: str, _observe: Observer, approve: Approver) -> TurnOutcome:
     approved = await approve("delete", {"id": 7})
     return TurnOutcome(f"approved={approved}", "c")
+
+
+def test_an_approval_question_shows_at_most_2000_characters_of_the_arguments() -> None:
+    arguments = {"rows": "y" * 2500, "day": WHEN}
+
+    async def asking(text: str, _observe: Observer, approve: Approver) -> TurnOutcome:
+        return TurnOutcome(f"approved={await approve('load', arguments)}", "c")
+
+    async def run() -> Any:
+        async with _agent(asking) as client:
+            (paused,) = await _events(client, _request("load"))
+            return paused.task
+
+    task = asyncio.run(run())
+    shown = json.dumps(arguments, default=str)[:2000]
+    assert get_text_parts(task.status.message.parts) == [
+        f"May I call load with {shown}? Answer yes to approve, anything else rejects."
+    ]
+    [data] = get_data_parts(task.status.message.parts)
+    assert data == {
+        "approval": {"tool": "load", "arguments": {"rows": "y" * 2500, "day": "2026-11-29"}}
+    }
 
 
 @pytest.mark.parametrize(("reply", "approved"), [("Yes, go ahead", True), ("no", False)])
@@ -224,3 +259,103 @@ def test_the_task_store_drops_the_oldest_past_its_bound() -> None:
     kept, after = asyncio.run(run())
     assert kept == [False, True, True]
     assert after == [False, True, True]
+
+
+class Published:
+    """Keeps what the turn publishes (a stand-in for a2a-sdk's event queue, which the
+    request handler drains)."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    async def enqueue_event(self, event: Any) -> None:
+        self.events.append(event)
+
+
+def _context(method: str | None, **config: Any) -> RequestContext:
+    request = _request("hi")
+    request.configuration.CopyFrom(SendMessageConfiguration(**config))
+    state = {"method": method} if method else {}
+    return RequestContext(ServerCallContext(state=state), request=request)
+
+
+@pytest.mark.parametrize(
+    ("method", "config", "watched"),
+    [
+        ("SendMessage", {}, True),
+        ("message/send", {}, True),
+        ("SendMessage", {"history_length": 3}, True),
+        ("SendStreamingMessage", {}, False),
+        ("message/stream", {}, False),
+        (None, {}, False),
+        ("SendMessage", {"return_immediately": True}, False),
+        (
+            "message/send",
+            {"task_push_notification_config": TaskPushNotificationConfig(url="https://h/")},
+            False,
+        ),
+    ],
+)
+def test_only_a_waiting_send_is_abandoned_by_its_caller(
+    method: str | None, config: dict[str, Any], watched: bool
+) -> None:
+    caller = Caller()
+    token = CALLER.set(caller)
+    try:
+        assert (abandoned(_context(method, **config)) is caller) is watched
+    finally:
+        CALLER.reset(token)
+    assert abandoned(_context(method, **config)) is None  # no caller watched at all
+
+
+def test_a_request_without_a_message_is_abandoned_too() -> None:
+    context = RequestContext(ServerCallContext(state={"method": "SendMessage"}))
+    caller = Caller()
+    token = CALLER.set(caller)
+    try:
+        assert abandoned(context) is caller
+    finally:
+        CALLER.reset(token)
+
+
+def test_cancel_stops_the_running_turn_and_publishes_canceled() -> None:
+    async def main() -> tuple[Any, ...]:
+        tasks, published = TurnTasks(), Published()
+        queue = cast(Any, published)
+        request = RequestContext(ServerCallContext(), request=_request("hi"))
+        started = asyncio.Event()
+
+        async def hanging(*_: Any) -> TurnOutcome:
+            started.set()
+            await asyncio.sleep(3600)
+            raise AssertionError("not reached")
+
+        running = asyncio.create_task(tasks.run(request, queue, hanging))
+        await started.wait()
+        task_id, context_id = request.task_id, request.context_id
+        cancel = RequestContext(ServerCallContext(), task_id=task_id, context_id=context_id)
+        turn = tasks._turns[task_id].running
+        assert turn is not None
+        await tasks.cancel(cancel, queue)
+        turn_cancelled = turn.cancelled()  # awaited by cancel, not merely asked
+        await asyncio.wait_for(running, 30)  # the bound ends a hung run only
+        return task_id, context_id, published.events, turn_cancelled, tasks._turns
+
+    task_id, context_id, events, turn_cancelled, turns = asyncio.run(main())
+    assert (turns, turn_cancelled) == ({}, True)
+    last = events[-1]
+    assert (last.task_id, last.context_id, _state(last.status.state)) == (
+        task_id,
+        context_id,
+        "CANCELED",
+    )
+    assert get_text_parts(last.status.message.parts) == ["canceled by the caller"]
+    assert all(e.context_id == context_id for e in events if hasattr(e, "status"))
+
+
+def test_a_task_without_a_message_is_refused() -> None:
+    async def main() -> None:
+        await TurnTasks().run(RequestContext(ServerCallContext()), cast(Any, Published()), _answer)
+
+    with pytest.raises(ValueError, match=r"^a task needs a message$"):
+        asyncio.run(main())

@@ -48,3 +48,54 @@ def test_a_running_turn_whose_caller_left_is_cancelled() -> None:
 
 def test_a_turn_paused_for_an_approval_is_kept_when_its_caller_leaves() -> None:
     assert drive(paused=True) == (False, True, [])
+
+
+class Recording(Updater):
+    """Also keeps the text of each message it is handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[list[str]] = []
+
+    async def cancel(self, message: Any) -> None:
+        self.texts.append([part.text for part in message])
+        await super().cancel(message)
+
+
+def test_a_caller_leaving_while_the_turn_runs_cancels_it_with_the_reason() -> None:
+    async def main() -> tuple[Any, ...]:
+        tasks, updater, caller = TurnTasks(), Recording(), Caller()
+        started = asyncio.Event()
+
+        async def hang() -> None:
+            started.set()
+            await asyncio.sleep(3600)
+
+        running = asyncio.ensure_future(hang())
+        state = _Turn(cast(Any, updater), running=cast(Any, running))
+        tasks._turns["t"] = state
+        driving = asyncio.ensure_future(tasks._drive("t", state, caller))
+        await started.wait()
+        waiting = not driving.done()
+        caller.leave()
+        await asyncio.wait_for(driving, 30)  # the bound ends a hung run only
+        return waiting, running.cancelled(), tasks._turns, updater.texts, state.woken
+
+    waiting, cancelled, turns, texts, woken = asyncio.run(main())
+    assert (waiting, cancelled, turns) == (True, True, {})
+    assert texts == [["canceled: the caller disconnected before the answer"]]
+    assert woken is None
+
+
+def test_a_paused_turn_is_left_waiting_for_the_callers_answer() -> None:
+    async def main() -> tuple[Any, ...]:
+        tasks, updater = TurnTasks(), Recording()
+        running = asyncio.ensure_future(asyncio.sleep(3600))
+        state = _Turn(cast(Any, updater), paused=True, running=cast(Any, running))
+        tasks._turns["t"] = state
+        await asyncio.wait_for(tasks._drive("t", state, None), 30)  # the bound: a hang only
+        outcome = (running.done(), list(tasks._turns), updater.published)
+        running.cancel()
+        return outcome
+
+    assert asyncio.run(main()) == (False, ["t"], [])
