@@ -33,6 +33,7 @@ from a2a.types import (
     SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
+    Task,
     TaskPushNotificationConfig,
     TaskState,
 )
@@ -359,3 +360,64 @@ def test_a_task_without_a_message_is_refused() -> None:
 
     with pytest.raises(ValueError, match=r"^a task needs a message$"):
         asyncio.run(main())
+
+
+def test_cancelling_a_task_with_no_turn_still_publishes_canceled() -> None:
+    published = Published()
+    asyncio.run(TurnTasks().cancel(RequestContext(ServerCallContext()), cast(Any, published)))
+    (event,) = published.events
+    assert (event.task_id, event.context_id, _state(event.status.state)) == ("", "", "CANCELED")
+
+
+def _sending(text: str, task: Any = None, method: str = "SendMessage") -> RequestContext:
+    request = _request(text, task.id, task.context_id) if task is not None else _request(text)
+    call = ServerCallContext(state={"method": method})
+    return RequestContext(call, request=request, task=task)
+
+
+def test_an_approval_resumes_the_same_task_and_the_turn_is_forgotten_after() -> None:
+    async def main() -> tuple[Any, ...]:
+        tasks, first, second = TurnTasks(), Published(), Published()
+
+        def turn(observe: Observer, approve: Approver) -> Awaitable[TurnOutcome]:
+            return _asking("clean up", observe, approve)
+
+        await tasks.run(_sending("clean up"), cast(Any, first), cast(Any, turn))
+        task = first.events[0]
+        paused = list(tasks._turns)
+        await tasks.run(_sending("yes", task), cast(Any, second), cast(Any, turn))
+        return task, paused, second.events, tasks._turns
+
+    task, paused, events, turns = asyncio.run(main())
+    assert paused == [task.id] and turns == {}
+    assert not any(isinstance(e, Task) for e in events)  # the same task goes on
+    assert {e.task_id for e in events} == {task.id}
+    artifacts = [e.artifact for e in events if hasattr(e, "artifact")]
+    assert get_text_parts(artifacts[0].parts) == ["approved=True"]
+
+
+def test_a_waiting_senders_leaving_cancels_the_turn() -> None:
+    async def main() -> tuple[Any, ...]:
+        tasks, published, caller = TurnTasks(), Published(), Caller()
+        started = asyncio.Event()
+
+        async def hanging(*_: Any) -> TurnOutcome:
+            started.set()
+            await asyncio.sleep(3600)
+            raise AssertionError("not reached")
+
+        token = CALLER.set(caller)
+        try:
+            running = asyncio.create_task(tasks.run(_sending("hi"), cast(Any, published), hanging))
+        finally:
+            CALLER.reset(token)
+        await started.wait()
+        caller.leave()
+        await asyncio.wait_for(running, 30)  # the bound ends a hung run only
+        return published.events[-1], tasks._turns
+
+    last, turns = asyncio.run(main())
+    assert (_state(last.status.state), turns) == ("CANCELED", {})
+    assert get_text_parts(last.status.message.parts) == [
+        "canceled: the caller disconnected before the answer"
+    ]
