@@ -335,6 +335,15 @@ def _identify(body: bytes) -> tuple[object, str | None]:
     return message.get("id"), method if isinstance(method, str) else None
 
 
+def elsewhere(label: str, endpoint: str) -> ConnectionLost:
+    """The error for a legacy server whose endpoint event names another origin."""
+    return ConnectionLost(
+        f"{label} announced a message endpoint on another host or an invalid one "
+        f"({endpoint!r}); refusing to send requests there",
+        target=label,
+    )
+
+
 def _what(request: httpx2.Request, method: str | None) -> str:
     if method:
         return method
@@ -380,17 +389,10 @@ class LegacyBridge(Bridge):
             except httpx2.InvalidURL:
                 endpoint = None
             if endpoint is None or origin(endpoint) != origin(url):
-                self.record(None, Failure(self._elsewhere(data), always=True))
+                self.record(None, Failure(elsewhere(self.label, data[:80]), always=True))
             return
         if len(self._opening) > ERROR_BODY_BYTES:
             self._opening = None
-
-    def _elsewhere(self, data: str) -> MCPError:
-        return ConnectionLost(
-            f"{self.label} announced a message endpoint on another host or an invalid one "
-            f"({data[:80]!r}); refusing to send requests there",
-            target=self.label,
-        )
 
     def record(self, key: object, failure: Failure) -> None:
         super().record(key, failure)
