@@ -11,9 +11,14 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any, cast
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx2
+from mcp.client.auth.utils import (
+    build_oauth_authorization_server_metadata_discovery_urls,
+    build_protected_resource_metadata_discovery_urls,
+)
+from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 
 import langop_infra._json as _json
 from langop_infra.mcp._http import display_url
@@ -22,7 +27,6 @@ from langop_infra.mcp.oauth._errors import OAuthError
 
 log = logging.getLogger("langop_infra.mcp.oauth")
 
-_PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 _MAX_METADATA_BYTES = 256 * 1024
 _AUTH_PARAM = re.compile(r'([A-Za-z_][\w.-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
 
@@ -73,22 +77,6 @@ class AuthorizationServer:
         return isinstance(listed, list) and value in listed
 
 
-def canonical_resource(url: str) -> str:
-    """The RFC 8707 resource indicator of an MCP server URL: lower-case origin, no fragment."""
-    parts = urlsplit(url)
-    path = "" if parts.path == "/" else parts.path
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
-
-
-def resource_allowed(server_url: str, resource: str) -> bool:
-    """Whether protected resource metadata naming ``resource`` may speak for ``server_url``."""
-    server, claimed = urlsplit(canonical_resource(server_url)), urlsplit(resource)
-    if (server.scheme, server.netloc) != (claimed.scheme.lower(), claimed.netloc.lower()):
-        return False
-    prefix = claimed.path.rstrip("/") + "/"
-    return (server.path.rstrip("/") + "/").startswith(prefix)
-
-
 def same_origin(one: str, other: str) -> bool:
     """Whether two URLs share scheme, host and port."""
     a, b = urlsplit(one), urlsplit(other)
@@ -118,31 +106,12 @@ def is_loopback(url: str) -> bool:
 
 def prm_urls(server_url: str, hint: str | None) -> list[str]:
     """Where to look for protected resource metadata, in the order the spec gives."""
-    parts = urlsplit(server_url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    urls = [hint] if hint else []
-    path = parts.path.rstrip("/")
-    if path:
-        urls.append(origin + _PRM_WELL_KNOWN + path)
-    urls.append(origin + _PRM_WELL_KNOWN)
-    return list(dict.fromkeys(urls))
+    return list(dict.fromkeys(build_protected_resource_metadata_discovery_urls(hint, server_url)))
 
 
 def metadata_urls(issuer: str) -> list[str]:
     """RFC 8414 and OpenID Connect discovery URLs for ``issuer``, path-aware, in spec order."""
-    parts = urlsplit(issuer)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    path = parts.path.rstrip("/")
-    if not path:
-        return [
-            origin + "/.well-known/oauth-authorization-server",
-            origin + "/.well-known/openid-configuration",
-        ]
-    return [
-        origin + "/.well-known/oauth-authorization-server" + path,
-        origin + "/.well-known/openid-configuration" + path,
-        origin + path + "/.well-known/openid-configuration",
-    ]
+    return build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer)
 
 
 async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, Any] | None:
@@ -197,7 +166,7 @@ async def discover(
         if prm is not None and isinstance(prm.get("authorization_servers"), list):
             break
         prm = None
-    resource = canonical_resource(server_url)
+    resource = resource_url_from_server_url(server_url)
     if prm is None:
         # 2025-03-26: no resource metadata; the server's origin is its authorization server.
         parts = urlsplit(server_url)
@@ -206,7 +175,7 @@ async def discover(
         )
     claimed = prm.get("resource")
     if isinstance(claimed, str) and claimed:
-        if not resource_allowed(server_url, claimed):
+        if not check_resource_allowed(resource, claimed):
             raise OAuthError(
                 f"the protected resource metadata of {display_url(server_url)} names another "
                 f"resource ({display_url(claimed)}); refusing to get a token for it",

@@ -348,13 +348,13 @@ class OAuth2Auth(httpx2.Auth):
                 target=display_url(server.issuer),
             )
         _check_https(endpoint, "authorization endpoint")
-        pkce, state = PKCE.new(), secrets.token_urlsafe(32)
+        pkce, state = PKCE.generate(), secrets.token_urlsafe(32)
         redirect_uri = self.redirect.redirect_uri
         params = {
             "response_type": "code",
             "client_id": client.client_id,
             "redirect_uri": redirect_uri,
-            "code_challenge": pkce.challenge,
+            "code_challenge": pkce.code_challenge,
             "code_challenge_method": "S256",
             "state": state,
             "resource": server.resource,
@@ -378,7 +378,7 @@ class OAuth2Auth(httpx2.Auth):
             "grant_type": "authorization_code",
             "code": code,
             "redirect_uri": redirect_uri,
-            "code_verifier": pkce.verifier,
+            "code_verifier": pkce.code_verifier,
             "resource": server.resource,
         }
         async with budget.spend():
