@@ -114,7 +114,7 @@ def metadata_urls(issuer: str) -> list[str]:
     return build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer)
 
 
-async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, Any] | None:
+async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, object] | None:
     """GET a JSON object; None when the server has none there (any 4xx, or not JSON)."""
     try:
         async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
@@ -141,7 +141,7 @@ async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[st
         document = _json.read(body)
     except ValueError:
         return None
-    return cast("dict[str, Any]", document) if isinstance(document, dict) else None
+    return cast("dict[str, object]", document) if isinstance(document, dict) else None
 
 
 async def discover(
@@ -159,7 +159,7 @@ async def discover(
             "which is neither HTTPS nor on the server's own origin; refusing to trust it",
             target=display_url(server_url),
         )
-    prm: dict[str, Any] | None = None
+    prm: dict[str, object] | None = None
     for url in prm_urls(server_url, hint):
         prm = await fetch_json(client, url, "protected resource metadata")
         log.debug("protected resource metadata at %s: %s", display_url(url), prm is not None)
@@ -182,7 +182,8 @@ async def discover(
                 target=display_url(server_url),
             )
         resource = claimed
-    servers = [s for s in prm["authorization_servers"] if isinstance(s, str) and s]
+    listed = cast("list[object]", prm["authorization_servers"])
+    servers = [s for s in listed if isinstance(s, str) and s]
     if not servers:
         raise OAuthError(
             f"the protected resource metadata of {display_url(server_url)} lists no "
@@ -221,9 +222,9 @@ async def _authorization_server(
                 target=display_url(issuer),
             )
         endpoints = {
-            name: metadata[name]
+            name: value
             for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint")
-            if isinstance(metadata.get(name), str)
+            if isinstance(value := metadata.get(name), str)
         }
         return AuthorizationServer(resource, issuer, metadata, scopes_supported, False, endpoints)
     if not legacy:

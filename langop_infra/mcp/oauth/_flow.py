@@ -428,14 +428,10 @@ class OAuth2Auth(httpx2.Auth):
             )
 
     def _configured_client(self, server: AuthorizationServer) -> Client:
+        """The pre-registered client, after the pin (a public one, without a secret, too)."""
         assert self._client_id is not None
         self._check_pin(server)
         method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
-        if method == "none":
-            raise OAuthError(
-                "the client credentials grant needs a client secret or private key "
-                "(--client-secret-env VAR)"
-            )
         return Client(self._client_id, self._secret, self._key, self._algorithm, method)
 
     async def _client_for(
@@ -443,9 +439,7 @@ class OAuth2Auth(httpx2.Auth):
     ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
         if self._client_id:
-            self._check_pin(server)
-            method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
-            return Client(self._client_id, self._secret, self._key, self._algorithm, method)
+            return self._configured_client(server)
         if self._metadata_url and server.metadata.get("client_id_metadata_document_supported"):
             return Client(self._metadata_url)
         known = self._registered.get(server.issuer)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 from urllib.parse import quote
 
 import httpx2
@@ -203,9 +203,9 @@ async def _post(
     *,
     what: str,
     data: dict[str, str] | None = None,
-    json_body: dict[str, Any] | None = None,
+    json_body: object = None,
     secrets_: list[str | None] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     shown = display_url(url)
     try:
         async with http.stream("POST", url, headers=headers, data=data, json=json_body) as response:
@@ -227,13 +227,14 @@ async def _post(
         payload = _json.read(body)
     except ValueError:
         payload = None
-    reply = cast("dict[str, Any]", payload) if isinstance(payload, dict) else None
+    reply = cast("dict[str, object]", payload) if isinstance(payload, dict) else None
     if status >= 400 or reply is None:
         detail = ""
-        if reply is not None and isinstance(reply.get("error"), str):
-            detail = ": " + reply["error"][:60]
-            if isinstance(reply.get("error_description"), str):
-                detail += " (" + reply["error_description"][:160] + ")"
+        error, description = (reply or {}).get("error"), (reply or {}).get("error_description")
+        if isinstance(error, str):
+            detail = ": " + error[:60]
+            if isinstance(description, str):
+                detail += " (" + description[:160] + ")"
         detail = scrub(" ".join(detail.split()), secrets_ or [])
         raise OAuthError(
             f"{shown} refused the {what} with HTTP {status}{detail}; check the client id, "
