@@ -13,6 +13,7 @@ are covered there; here the rest of the Python API and of a stack file.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -144,14 +145,23 @@ def http_tool_secret_output(token: str) -> None:
     LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", http_tools=[tool])
 
 
-def http_tool_users_secret(token: str) -> None:
-    """The user's own Secret, as the object: its data is in the digest of the pods reading it."""
+def users_secret_tool(**values: Any) -> None:
+    """The user's own Secret, as the object, given ``values`` (``string_data=`` or ``data=``):
+    its data is in the digest of the pods reading it."""
     secret = k8s.core.v1.Secret(
-        "shared", metadata={"name": "shared", "namespace": "apps"}, string_data={"token": token}
+        "shared", metadata={"name": "shared", "namespace": "apps"}, **values
     )
     credential = {"type": "bearer", "secretRef": {"name": secret, "key": "token"}}
     tool = HttpTool("lookup", namespace="apps", **HTTP_TOOL_FIELDS, authentication=credential)
     LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", http_tools=[tool])
+
+
+def http_tool_users_secret(token: str) -> None:
+    users_secret_tool(string_data={"token": token})
+
+
+def http_tool_users_secret_data(token: str) -> None:
+    users_secret_tool(data={"token": base64.b64encode(token.encode()).decode()})
 
 
 # (way, the kind and name of the workload whose pods read the credential)
@@ -170,18 +180,21 @@ WAYS: list[tuple[Way, str, str]] = [
     (cluster_direct_model_key, "Deployment", "helper"),
     (http_tool_secret_output, "Deployment", "helper"),
     (http_tool_users_secret, "Deployment", "helper"),
+    (http_tool_users_secret_data, "Deployment", "helper"),
 ]
 
 
-def pod_digest(way: Way, token: str, kind: str, name: str) -> str:
-    run = run_program(lambda: way(token), rollout_key=OFFLINE_KEY)
+def pod_digest(way: Way, token: str, kind: str, name: str, *, preview: bool = False) -> str:
+    run = run_program(lambda: way(token), rollout_key=OFFLINE_KEY, preview=preview)
     [manifest] = [m for m in run.manifests() if m["kind"] == kind and m["metadata"]["name"] == name]
     spec = manifest["spec"]
     if kind == "CronJob":
         spec = spec["jobTemplate"]["spec"]
     annotations = spec["template"]["metadata"].get("annotations", {})
     assert SECRET_DIGEST_ANNOTATION in annotations, f"{kind} {name} carries no digest"
-    return annotations[SECRET_DIGEST_ANNOTATION]
+    found = annotations[SECRET_DIGEST_ANNOTATION]
+    assert found.startswith("hmac-sha256:"), f"{kind} {name}: digest {found}"
+    return found
 
 
 @pytest.mark.parametrize(("way", "kind", "name"), WAYS, ids=[w.__name__ for w, _, _ in WAYS])
@@ -191,3 +204,11 @@ def test_rotating_the_credential_rolls_the_pod_that_reads_it(
     first = pod_digest(way, TOKEN, kind, name)
     assert pod_digest(way, TOKEN, kind, name) == first
     assert pod_digest(way, OTHER, kind, name) != first
+
+
+@pytest.mark.parametrize("way", [http_tool_users_secret, http_tool_users_secret_data])
+def test_a_users_secret_digest_is_known_at_preview(way: Way) -> None:
+    """The provider reports the user's Secret's ``data`` at preview whichever way it was given
+    (``stringData`` folded in), so a preview with the stack's key shows the digest of the up."""
+    up = pod_digest(way, TOKEN, "Deployment", "helper")
+    assert pod_digest(way, TOKEN, "Deployment", "helper", preview=True) == up
