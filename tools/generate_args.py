@@ -37,7 +37,7 @@ from langop_infra.config._memory import MemorySpec
 from langop_infra.config._model import ModelSpec, PersonaSpec
 from langop_infra.config._pod import count_or_percent
 from langop_infra.config._structure import LATE_FIELDS, STRUCTURAL_FIELDS
-from langop_infra.config.agent import AgentSpec
+from langop_infra.config.agent import AgentSpec, WebhookAuth
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.tool import ToolSpec
 
@@ -89,6 +89,35 @@ AGENT_TARGET = TARGET.with_name("agent_args.py")
 
 # Nested types whose default name is a component's Args: spec name -> type name.
 NESTED_NAMES = {"HttpToolSpec": "HttpToolEntryArgs"}
+
+
+@dataclass(frozen=True)
+class ProgramFields:
+    """A spec's TypedDict with fields a Python program may give and a stack file may not, so
+    no spec holds them (a credential's value would sit in the file in plain text; the
+    component keeps it in a Secret of its own and hands the spec a ``secretRef``)."""
+
+    spec: type[Spec]
+    doc: str
+    fields: dict[str, tuple[str, str]]  # name -> (type, description)
+
+
+PROGRAM_FIELDS = {
+    "HttpToolAuthArgs": ProgramFields(
+        WebhookAuth,
+        "How an HttpTool authenticates: a stack file's ``authentication`` fields, or the "
+        "credential's ``value`` itself.",
+        {
+            "value": (
+                "pulumi.Input[str]",
+                "The credential itself, as a secret Output (config.require_secret(...), "
+                "pulumi.Output.secret(...)): kept in the tool's own Secret `<tool>.http-tool`, "
+                "key `credential`, which agents read through secretKeyRef. Give value or "
+                "secretRef, not both.",
+            )
+        },
+    ),
+}
 
 # Fields whose annotation says less than what they accept: (model, field) -> Args type.
 FIELD_TYPES = {
@@ -172,7 +201,7 @@ COMPONENTS = (
         HttpToolSpec,
         "The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry.",
         drop=("name",),
-        override={"namespace": "pulumi.Input[str]"},
+        override={"namespace": "pulumi.Input[str]", "authentication": "HttpToolAuthArgs"},
         inputs=True,
     ),
     Component(
@@ -206,6 +235,14 @@ class Writer:
         for key, info in model.model_fields.items():
             lines += self.field_lines(key, info, self.annotation(info, model, key), model)
         return "\n".join(lines)
+
+    def program_fields(self, name: str, extra: ProgramFields) -> None:
+        """``name``: the fields of ``extra.spec``'s TypedDict, and then ``extra.fields``
+        (copied, not inherited: the analyzer reads a class's own annotations)."""
+        lines = [self.typed_dict(name, extra.doc, extra.spec)]
+        for key, (text, doc) in extra.fields.items():
+            lines += [f"    {key}: NotRequired[{text}]", *_docstring(doc)]
+        self.classes[name] = "\n".join(lines)
 
     def field_lines(self, key: str, info: FieldInfo, text: str, model: type) -> list[str]:
         description = info.description
@@ -387,6 +424,8 @@ def _aliases(names: dict[str, tuple[str, str, str]], literals: dict[str, str]) -
 
 def _generate() -> tuple[str, str]:
     writer = Writer()
+    for name, extra in PROGRAM_FIELDS.items():  # before the components that name them
+        writer.program_fields(name, extra)
     components = {c.name: writer.component(c) for c in COMPONENTS}
     writer.type_name(SecretSource)  # named by the SecretValue alias
     writer.type_name(Defaults)

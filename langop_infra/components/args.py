@@ -93,6 +93,28 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     PersonaEntry = str
 
 
+class SecretKeyRefArgs(TypedDict):
+    """A key of an existing Kubernetes Secret in the workload's namespace."""
+
+    name: str
+    """Secret name."""
+    key: str
+    """Key within the Secret."""
+
+
+class HttpToolAuthArgs(TypedDict):
+    """How an HttpTool authenticates: a stack file's ``authentication`` fields, or the credential's ``value`` itself."""
+
+    type: NotRequired[WebhookAuthType]
+    """bearer: '<headerName>: Bearer <value>'; basic: the value is user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a client-credentials token, or a ready access token. One of: none, bearer, basic, apiKey, oauth2. Default: "none"."""
+    secret_ref: NotRequired[SecretKeyRefArgs]
+    """The Secret key holding the credential (same namespace as the agent)."""
+    header_name: NotRequired[str]
+    """The header that carries the credential. Default: "Authorization"."""
+    value: NotRequired[pulumi.Input[str]]
+    """The credential itself, as a secret Output (config.require_secret(...), pulumi.Output.secret(...)): kept in the tool's own Secret `<tool>.http-tool`, key `credential`, which agents read through secretKeyRef. Give value or secretRef, not both."""
+
+
 class LocalObjectRefArgs(TypedDict):
     """An object of the workload's namespace, by name."""
 
@@ -563,15 +585,6 @@ class PeerArgs(TypedDict):
     """Namespaces with these labels."""
     ip_block: NotRequired[IPBlockArgs]
     """An IP range (not with the selectors)."""
-
-
-class SecretKeyRefArgs(TypedDict):
-    """A key of an existing Kubernetes Secret in the workload's namespace."""
-
-    name: str
-    """Secret name."""
-    key: str
-    """Key within the Secret."""
 
 
 class SecretSourceArgs(TypedDict):
@@ -1565,7 +1578,7 @@ class HttpToolArgs(TypedDict):
     """JSON Schema draft-07 the arguments are checked against."""
     timeout: NotRequired[pulumi.Input[Duration]]
     """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
-    authentication: NotRequired[WebhookAuthArgs]
+    authentication: NotRequired[HttpToolAuthArgs]
     """The credential, if any."""
     rate_limit: NotRequired[RateLimitArgs]
     """Unset: no limit."""
@@ -1650,6 +1663,7 @@ __all__ = [
     "HeaderArgs",
     "HttpGetProbeArgs",
     "HttpToolArgs",
+    "HttpToolAuthArgs",
     "HttpToolEntryArgs",
     "HttpToolRefArgs",
     "IPBlockArgs",
