@@ -19,6 +19,7 @@ TypedDicts are their Python (and, through Pulumi's analyzer, multi-language) fac
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import re
 import sys
@@ -31,7 +32,13 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic.fields import FieldInfo
 
-from langop_infra.config._fields import SecretSource, Spec, secret_env_value, secret_text
+from langop_infra.config._fields import (
+    SecretKeyRef,
+    SecretSource,
+    Spec,
+    secret_env_value,
+    secret_text,
+)
 from langop_infra.config._http_tool import HttpToolSpec
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._model import ModelSpec, PersonaSpec
@@ -63,6 +70,11 @@ ALIASES: dict[str, tuple[str, str, str]] = {
         'Union[str, "PersonaArgs", "PersonaSpec"]',
         "str",
     ),
+    "SecretName": (
+        "A Secret's name, or the Secret itself",
+        'Union[pulumi.Input[str], "k8s.core.v1.Secret"]',
+        "pulumi.Input[str]",
+    ),
 }
 
 
@@ -93,28 +105,45 @@ NESTED_NAMES = {"HttpToolSpec": "HttpToolEntryArgs"}
 
 @dataclass(frozen=True)
 class ProgramFields:
-    """A spec's TypedDict with fields a Python program may give and a stack file may not, so
-    no spec holds them (a credential's value would sit in the file in plain text; the
-    component keeps it in a Secret of its own and hands the spec a ``secretRef``)."""
+    """A spec's TypedDict as a Python program may fill it and a stack file may not, so no
+    spec says so: a credential's value (in a stack file it would sit in plain text; the
+    component keeps it in a Secret of its own and hands the spec a ``secretRef``), a Secret
+    object where the spec takes its name (the component reads its name and its data)."""
 
     spec: type[Spec]
     doc: str
-    fields: dict[str, tuple[str, str]]  # name -> (type, description)
+    fields: dict[str, tuple[str, str]]  # name -> (type, description): a spec's, or added
 
 
 PROGRAM_FIELDS = {
+    "HttpToolSecretRefArgs": ProgramFields(
+        SecretKeyRef,
+        "A key of a Kubernetes Secret in the workload's namespace, the Secret by name or as "
+        "the object.",
+        {
+            "name": (
+                "SecretName",
+                "Secret name, or your own k8s.core.v1.Secret: its data then rolls the agents "
+                "that read it.",
+            )
+        },
+    ),
     "HttpToolAuthArgs": ProgramFields(
         WebhookAuth,
         "How an HttpTool authenticates: a stack file's ``authentication`` fields, or the "
         "credential's ``value`` itself.",
         {
+            "secret_ref": (
+                "HttpToolSecretRefArgs",
+                "The Secret key holding the credential (same namespace as the agent).",
+            ),
             "value": (
                 "pulumi.Input[str]",
                 "The credential itself, as a secret Output (config.require_secret(...), "
                 "pulumi.Output.secret(...)): kept in the tool's own Secret `<tool>.http-tool`, "
                 "key `credential`, which agents read through secretKeyRef. Give value or "
                 "secretRef, not both.",
-            )
+            ),
         },
     ),
 }
@@ -237,10 +266,20 @@ class Writer:
         return "\n".join(lines)
 
     def program_fields(self, name: str, extra: ProgramFields) -> None:
-        """``name``: the fields of ``extra.spec``'s TypedDict, and then ``extra.fields``
-        (copied, not inherited: the analyzer reads a class's own annotations)."""
-        lines = [self.typed_dict(name, extra.doc, extra.spec)]
-        for key, (text, doc) in extra.fields.items():
+        """``name``: the fields of ``extra.spec``, each of ``extra.fields`` in place of the
+        spec's field of its name or after them, optional (copied, not inherited: the analyzer
+        reads a class's own annotations)."""
+        model, given = extra.spec, dict(extra.fields)
+        lines = [f"class {name}(TypedDict):", *_docstring(extra.doc), ""]
+        for key, info in model.model_fields.items():
+            if key in given:
+                text, doc = given.pop(key)
+                info = copy.copy(info)
+                info.description = doc
+            else:
+                text = self.annotation(info, model, key)
+            lines += self.field_lines(key, info, text, model)
+        for key, (text, doc) in given.items():
             lines += [f"    {key}: NotRequired[{text}]", *_docstring(doc)]
         self.classes[name] = "\n".join(lines)
 
@@ -382,6 +421,8 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
+    import pulumi_kubernetes as k8s
+
     from langop_infra.config._model import PersonaSpec
 
 '''

@@ -11,6 +11,8 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
+    import pulumi_kubernetes as k8s
+
     from langop_infra.config._model import PersonaSpec
 
 # A duration: '30s', '1m', '500ms', or seconds such as '30'.
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
     SecretValue = Union[pulumi.Input[str], "SecretSourceArgs"]
     # A persona's name, or the persona itself.
     PersonaEntry = Union[str, "PersonaArgs", "PersonaSpec"]
+    # A Secret's name, or the Secret itself.
+    SecretName = Union[pulumi.Input[str], "k8s.core.v1.Secret"]
 else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     A2AAccess = str
     A2ASecuritySchemeType = str
@@ -91,13 +95,14 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     WhenUnsatisfiable = str
     SecretValue = pulumi.Input[str]
     PersonaEntry = str
+    SecretName = pulumi.Input[str]
 
 
-class SecretKeyRefArgs(TypedDict):
-    """A key of an existing Kubernetes Secret in the workload's namespace."""
+class HttpToolSecretRefArgs(TypedDict):
+    """A key of a Kubernetes Secret in the workload's namespace, the Secret by name or as the object."""
 
-    name: str
-    """Secret name."""
+    name: SecretName
+    """Secret name, or your own k8s.core.v1.Secret: its data then rolls the agents that read it."""
     key: str
     """Key within the Secret."""
 
@@ -107,7 +112,7 @@ class HttpToolAuthArgs(TypedDict):
 
     type: NotRequired[WebhookAuthType]
     """bearer: '<headerName>: Bearer <value>'; basic: the value is user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a client-credentials token, or a ready access token. One of: none, bearer, basic, apiKey, oauth2. Default: "none"."""
-    secret_ref: NotRequired[SecretKeyRefArgs]
+    secret_ref: NotRequired[HttpToolSecretRefArgs]
     """The Secret key holding the credential (same namespace as the agent)."""
     header_name: NotRequired[str]
     """The header that carries the credential. Default: "Authorization"."""
@@ -585,6 +590,15 @@ class PeerArgs(TypedDict):
     """Namespaces with these labels."""
     ip_block: NotRequired[IPBlockArgs]
     """An IP range (not with the selectors)."""
+
+
+class SecretKeyRefArgs(TypedDict):
+    """A key of an existing Kubernetes Secret in the workload's namespace."""
+
+    name: str
+    """Secret name."""
+    key: str
+    """Key within the Secret."""
 
 
 class SecretSourceArgs(TypedDict):
@@ -1666,6 +1680,7 @@ __all__ = [
     "HttpToolAuthArgs",
     "HttpToolEntryArgs",
     "HttpToolRefArgs",
+    "HttpToolSecretRefArgs",
     "IPBlockArgs",
     "InitContainerArgs",
     "KeyToPathArgs",

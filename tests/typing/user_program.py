@@ -5,6 +5,7 @@ Lines ending in ``# type: ignore`` must be errors: the check runs with
 """
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from langop_infra import (
     AgentSpec,
@@ -67,13 +68,22 @@ keyed = HttpTool(
     endpoint=image,
     authentication={"type": "bearer", "value": token},
 )
+# Or the user's own Secret, as the object: its data rolls the agents that read it.
+shared = k8s.core.v1.Secret("shared", metadata={"name": "shared"}, string_data={"t": "t0k"})
+owned = HttpTool(
+    "owned",
+    description="d",
+    display_name="D",
+    endpoint=image,
+    authentication={"type": "bearer", "secret_ref": {"name": shared, "key": "t"}},
+)
 LanguageAgent(
     "caller",
     image="ghcr.io/acme/agent:1",
     namespace=ns_name,
     agents=[peer, {"name": "far", "url": "https://far.example.com/"}],
     memory=notes,
-    http_tools=[lookup, keyed],
+    http_tools=[lookup, keyed, owned],
 )
 
 LanguageTool("no-image", port=8080)  # type: ignore
