@@ -13,7 +13,10 @@ TypedDicts are their Python (and, through Pulumi's analyzer, multi-language) fac
 - top-level scalar fields of LanguageTool and LanguageAgent are ``pulumi.Input[...]``, but
   those in :data:`STRUCTURAL_FIELDS`, which decide which objects exist (except
   :data:`LATE_FIELDS`: ``namespace``, also an Input of LanguageModel and HttpTool); secret
-  values accept Outputs everywhere.
+  values accept Outputs everywhere;
+- what a Python program may give and a stack file may not (an HttpTool's credential
+  ``value``, its own Secret object as ``secret_ref.name``) is in :data:`PROGRAM_FIELDS`,
+  since no spec may hold them.
 """
 
 from __future__ import annotations
