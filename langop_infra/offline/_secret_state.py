@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
 
 from pulumi.runtime import rpc
 
@@ -23,7 +23,7 @@ from langop_infra.offline._engine_values import unknown_paths
 SECRET_TYPE = "kubernetes:core/v1:Secret"
 
 
-def checked(state: dict[str, Any]) -> dict[str, Any]:
+def checked(state: dict[str, object]) -> dict[str, object]:
     """``state`` (a Secret's inputs) as the provider's ``Check`` returns it."""
     if next(unknown_paths(state), None) is not None:
         return state  # the provider leaves an object with an unknown value as given
@@ -40,7 +40,7 @@ def checked(state: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _unwrapped(value: object) -> tuple[Mapping[str, Any] | None, bool]:
+def _unwrapped(value: object) -> tuple[Mapping[str, object] | None, bool]:
     """A map of values with any secret marks taken off, and whether there was one."""
     secret = rpc.is_rpc_secret(value)
     inner: object = rpc.unwrap_rpc_secret(value)
