@@ -15,6 +15,7 @@ import hmac
 import json
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,22 @@ def agent(callers: Callers) -> tuple[Any, CountingModel]:
 
 @pytest.fixture
 def api_server(tmp_path: Path) -> Iterator[tuple[ApiServer, dict[str, str]]]:
+    with running_api_server(tmp_path) as (server, env):
+        yield (
+            server,
+            {
+                **env,
+                "A2A_TOKEN_VERIFY": "tokenreview",
+                "A2A_TOKEN_AUDIENCE": AUDIENCE,
+                "A2A_CALLER_PLANNER_IDENTITY": PLANNER_SA,
+            },
+        )
+
+
+@contextmanager
+def running_api_server(tmp_path: Path) -> Iterator[tuple[ApiServer, dict[str, str]]]:
+    """The stand-in API server on HTTPS under a throwaway cluster CA, and the env a pod has
+    to reach it: its address and the service-account folder (the pod's own token, the CA)."""
     pki = make_cluster_pki(tmp_path, ips=("127.0.0.1",))
     account = tmp_path / "serviceaccount"
     account.mkdir()
@@ -89,16 +106,12 @@ def api_server(tmp_path: Path) -> Iterator[tuple[ApiServer, dict[str, str]]]:
     (account / "ca.crt").write_bytes(pki.ca.read_bytes())
     server = ApiServer()
     with serve(server.app(), **pki.uvicorn()) as url:
-        port = url.rsplit(":", 1)[1]
         yield (
             server,
             {
                 "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-                "KUBERNETES_SERVICE_PORT": port,
+                "KUBERNETES_SERVICE_PORT": url.rsplit(":", 1)[1],
                 "A2A_SERVICE_ACCOUNT_DIR": str(account),
-                "A2A_TOKEN_VERIFY": "tokenreview",
-                "A2A_TOKEN_AUDIENCE": AUDIENCE,
-                "A2A_CALLER_PLANNER_IDENTITY": PLANNER_SA,
             },
         )
 

@@ -17,10 +17,9 @@ from langop_infra.config.checks._validation import parse_cluster
 from langop_infra.core.problems import SpecError
 from langop_infra.offline._mock_engine import run_program
 from tests.support.a2a_stack import SKILL, a2a_stack, builtin_agent
-from tests.support.cluster_pki import make_cluster_pki
 from tests.support.loopback import serve
 from tests.test_a2a_callers_render import card_of, env_of
-from tests.test_a2a_verified_callers import OWN_TOKEN, PLANNER_SA, ApiServer, agent, send
+from tests.test_a2a_verified_callers import PLANNER_SA, agent, running_api_server, send
 
 REVIEWER_URL = "http://reviewer.apps.svc.cluster.local:8080/"
 ISSUER = "https://issuer.example.com"
@@ -53,9 +52,14 @@ def document() -> dict[str, Any]:
     )
 
 
+def render(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The manifests of ``doc`` as one LanguageCluster."""
+    return run_program(lambda: LanguageCluster("c", cast("Any", doc))).manifests()
+
+
 @pytest.fixture(scope="module")
 def rendered() -> list[dict[str, Any]]:
-    return run_program(lambda: LanguageCluster("c", cast("Any", document()))).manifests()
+    return render(document())
 
 
 def test_the_allow_list_and_the_verifier_reach_the_pod(rendered: list[dict[str, Any]]) -> None:
@@ -112,24 +116,13 @@ def test_the_cards_are_valid_a2a_cards(rendered: list[dict[str, Any]]) -> None:
 def test_the_rendered_env_admits_the_listed_service_account_only(
     rendered: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    pki = make_cluster_pki(tmp_path, ips=("127.0.0.1",))
-    account = tmp_path / "serviceaccount"
-    account.mkdir()
-    (account / "token").write_text(OWN_TOKEN)
-    (account / "ca.crt").write_bytes(pki.ca.read_bytes())
-    server = ApiServer()
-    server.issued = {
-        "planner.sa.token": (PLANNER_SA, [REVIEWER_URL]),
-        "other.sa.token": ("system:serviceaccount:apps:other", [REVIEWER_URL]),
-    }
     env = {k: v for k, v in env_of(rendered, "reviewer").items() if isinstance(v, str)}
-    with serve(server.app(), **pki.uvicorn()) as api:
-        env |= {
-            "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-            "KUBERNETES_SERVICE_PORT": api.rsplit(":", 1)[1],
-            "A2A_SERVICE_ACCOUNT_DIR": str(account),
+    with running_api_server(tmp_path) as (server, reach):
+        server.issued = {
+            "planner.sa.token": (PLANNER_SA, [REVIEWER_URL]),
+            "other.sa.token": ("system:serviceaccount:apps:other", [REVIEWER_URL]),
         }
-        app, model = agent(load_callers(env))
+        app, model = agent(load_callers(env | reach))
         with serve(app) as url, httpx.Client(base_url=url, timeout=30) as client:
             statuses = [
                 client.post(
@@ -197,8 +190,7 @@ def caller_document() -> dict[str, Any]:
 def test_a_caller_listed_by_identity_sends_its_projected_token() -> None:
     from langop_infra.config.checks._advice import cluster_warnings
 
-    rendered = run_program(lambda: LanguageCluster("c", cast("Any", caller_document())))
-    manifests = rendered.manifests()
+    manifests = render(caller_document())
     (deployment,) = [
         m for m in manifests if m["kind"] == "Deployment" and m["metadata"]["name"] == "planner"
     ]
@@ -251,30 +243,17 @@ def test_the_projected_token_is_read_at_each_call_and_admits_the_caller(tmp_path
     from langop_infra.agent._a2a_client import PeerClient
     from langop_infra.agent._settings import load_peers
 
-    manifests = run_program(
-        lambda: LanguageCluster("c", cast("Any", caller_document()))
-    ).manifests()
-    pki = make_cluster_pki(tmp_path, ips=("127.0.0.1",))
-    account = tmp_path / "serviceaccount"
-    account.mkdir()
-    (account / "token").write_text(OWN_TOKEN)
-    (account / "ca.crt").write_bytes(pki.ca.read_bytes())
+    manifests = render(caller_document())
     projected = tmp_path / "projected-token"
-    server = ApiServer()
     planner = "system:serviceaccount:apps:planner"
-    server.issued = {
-        "first.sa.token": (planner, [REVIEWER_URL]),
-        "renewed.sa.token": (planner, [REVIEWER_URL]),
-    }
     callee = {k: v for k, v in env_of(manifests, "reviewer").items() if isinstance(v, str)}
     caller = {k: v for k, v in env_of(manifests, "planner").items() if isinstance(v, str)}
-    with serve(server.app(), **pki.uvicorn()) as api:
-        callee |= {
-            "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-            "KUBERNETES_SERVICE_PORT": api.rsplit(":", 1)[1],
-            "A2A_SERVICE_ACCOUNT_DIR": str(account),
+    with running_api_server(tmp_path) as (server, reach):
+        server.issued = {
+            "first.sa.token": (planner, [REVIEWER_URL]),
+            "renewed.sa.token": (planner, [REVIEWER_URL]),
         }
-        app, model = agent(load_callers(callee))
+        app, model = agent(load_callers(callee | reach))
         with serve(app) as url:
             peers = load_peers(
                 {

@@ -16,8 +16,6 @@ LiteLLM charged each call to.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,11 +30,10 @@ from langop_infra.components.cluster import LanguageCluster
 from langop_infra.manifests import _gateway as gateway
 from langop_infra.offline._mock_engine import run_program
 from tests.fake_openai import FakeOpenAI
-from tests.support.loopback import free_port, serve
+from tests.support import litellm_proxy
+from tests.support.loopback import serve
 from tests.support.manifests import Rendered
-from tests.support.processes import stop_process
 from tests.support.secret_mount import write_secret_mount
-from tests.test_gateway_proxy import LITELLM, wait_ready
 from tests.test_models import secret_refs
 
 MASTER_KEY = "sk-master-key-for-admins-only-5b1e"
@@ -50,10 +47,7 @@ ROTATED = "reviewer-rotated-gateway-key-3d0e51"
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not LITELLM.exists(),
-        reason="LiteLLM's proxy is not installed in .venv-litellm; .ci/side-envs builds it",
-    ),
+    pytest.mark.skipif(not litellm_proxy.LITELLM.exists(), reason=litellm_proxy.MISSING),
 ]
 
 OBSERVER = Path(__file__).parent / "support" / "litellm_observer.py"
@@ -119,8 +113,18 @@ class Gateway:
         return [json.loads(line) for line in self.observed.read_text().splitlines()]
 
 
-def start_proxy(root: Path, rendered: Rendered, secrets: dict[str, dict[str, str]]) -> Any:
-    """LiteLLM as the gateway's pod runs it: the ConfigMap's files in the config folder,
+@dataclass
+class GatewayPod:
+    """What the gateway's pod gets from the kubelet, laid out in the test's folder."""
+
+    container: dict[str, Any]
+    config: Path
+    env: dict[str, str]
+    keys_dir: Path
+
+
+def lay_out_pod(root: Path, rendered: Rendered, secrets: dict[str, dict[str, str]]) -> GatewayPod:
+    """The gateway's pod as LiteLLM runs in it: the ConfigMap's files in the config folder,
     the agents' Secret as the kubelet mounts it, the env with its Secret references set."""
     config_map = rendered.find("ConfigMap", "gateway-config", "apps")
     pod = rendered.find("Deployment", "gateway", "apps")["spec"]["template"]["spec"]
@@ -138,8 +142,7 @@ def start_proxy(root: Path, rendered: Rendered, secrets: dict[str, dict[str, str
     secret = secrets[keys_volume["secret"]["secretName"]]
     write_secret_mount(keys_dir, {k: v.encode() for k, v in secret.items()})
     [container] = pod["containers"]
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(root), "TMPDIR": str(root / "tmp")}
-    (root / "tmp").mkdir()
+    env = litellm_proxy.base_env(root)
     for var in container["env"]:
         if "valueFrom" in var:
             env[var["name"]] = resolve(var["valueFrom"]["secretKeyRef"], secrets)
@@ -147,19 +150,7 @@ def start_proxy(root: Path, rendered: Rendered, secrets: dict[str, dict[str, str
             value = var["value"].replace(gateway.DATA_DIR, str(root / "var-lib-litellm"))
             env[var["name"]] = value.replace(gateway.AGENT_KEYS_DIR, str(keys_dir))
     env["OBSERVED_CALLS"] = str(root / "calls.jsonl")
-    args = [str(a) for a in container["args"]]
-    args[args.index("--config") + 1] = str(config_dir / gateway.CONFIG_FILE)
-    port = free_port()
-    args[args.index("--port") + 1] = str(port)
-    log = (root / "proxy.log").open("w")
-    process = subprocess.Popen(
-        [str(LITELLM), *args, "--host", "127.0.0.1"],
-        env=env,
-        cwd=root,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    return process, log, f"http://127.0.0.1:{port}", keys_dir
+    return GatewayPod(container, config_dir / gateway.CONFIG_FILE, env, keys_dir)
 
 
 @contextmanager
@@ -169,14 +160,10 @@ def running_gateway(root: Path) -> Iterator[Gateway]:
         document = stack(fake_url)
         rendered = Rendered(run_program(lambda: LanguageCluster("c", document)))
         secrets = document["secrets"]
-        process, log, url, keys_dir = start_proxy(root, rendered, secrets)
-        try:
-            wait_ready(url, process, root / "proxy.log")
+        pod = lay_out_pod(root, rendered, secrets)
+        with litellm_proxy.running(root, pod.container, pod.config, pod.env) as url:
             observed = root / "calls.jsonl"
-            yield Gateway(url, fake, rendered, keys_dir, observed, secrets, root / "proxy.log")
-        finally:
-            stop_process(process)
-            log.close()
+            yield Gateway(url, fake, rendered, pod.keys_dir, observed, secrets, root / "proxy.log")
 
 
 @pytest.fixture(scope="module")

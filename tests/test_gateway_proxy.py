@@ -3,14 +3,12 @@ on 127.0.0.1 in front of a fake OpenAI-compatible server (tests/fake_openai.py: 
 provider is reachable here).
 
 LiteLLM's proxy extras clash with this environment's pins, so it runs from its own virtualenv
-``.venv-litellm`` (created by .ci/run, as .venv-checkov is); these tests skip without it.
+``.venv-litellm`` (built by ``.ci/side-envs .venv-litellm``), started by
+tests/support/litellm_proxy.py; these tests skip without it.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,21 +20,15 @@ from langop_infra.config._model import ModelGatewayDefaults, ModelSpec
 from langop_infra.config._pod import Security
 from langop_infra.manifests import _gateway as gateway
 from tests.fake_openai import FakeOpenAI
-from tests.support.loopback import free_port, serve
-from tests.support.processes import stop_process
+from tests.support import litellm_proxy
+from tests.support.loopback import serve
 
-REPO = Path(__file__).resolve().parents[1]
-LITELLM = REPO / ".venv-litellm" / "bin" / "litellm"
 MASTER_KEY = "sk-test-master-key"
 STEADY_KEY = "test-key-steady"
-START_DEADLINE = 120.0
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not LITELLM.exists(),
-        reason="LiteLLM's proxy is not installed in .venv-litellm; .ci/run creates it",
-    ),
+    pytest.mark.skipif(not litellm_proxy.LITELLM.exists(), reason=litellm_proxy.MISSING),
 ]
 
 
@@ -101,46 +93,9 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeO
         config = root / "config.yaml"
         config.write_text(objects["ConfigMap"]["data"]["config.yaml"])
         (container,) = objects["Deployment"]["spec"]["template"]["spec"]["containers"]
-        args = [str(a) for a in container["args"]]
-        args[args.index("--config") + 1] = str(config)
-        port = free_port()
-        args[args.index("--port") + 1] = str(port)
-        (root / "tmp").mkdir()
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(root),
-            "TMPDIR": str(root / "tmp"),
-            **container_env(container, root / "var-lib-litellm"),
-        }
-        log = (root / "proxy.log").open("w")
-        process = subprocess.Popen(
-            [str(LITELLM), *args, "--host", "127.0.0.1"],
-            env=env,
-            cwd=root,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_ready(url, process, root / "proxy.log")
+        env = {**litellm_proxy.base_env(root), **container_env(container, root / "var-lib-litellm")}
+        with litellm_proxy.running(root, container, config, env) as url:
             yield url, fake
-        finally:
-            stop_process(process)
-            log.close()
-
-
-def wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_DEADLINE
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"LiteLLM exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(url + gateway.READINESS_PATH, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    pytest.fail(f"LiteLLM not ready within {START_DEADLINE:g}s:\n{log.read_text()[-3000:]}")
 
 
 def chat(url: str, model: str, key: str | None = MASTER_KEY) -> httpx.Response:

@@ -13,6 +13,7 @@ are covered there; here the rest of the Python API and of a stack file.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -32,39 +33,44 @@ AGENT_IMAGE = "ghcr.io/acme/agent:1"
 Way = Callable[[str], None]
 
 
-def tool_secret_env(token: str) -> None:
-    LanguageTool("memory", image=IMAGE, namespace="apps", secret_env={"TOKEN": token})
+Give = Callable[[str], object]  # the token as a program gives it
 
 
-def tool_secret_env_output(token: str) -> None:
-    secret = pulumi.Output.secret(token)
-    LanguageTool("memory", image=IMAGE, namespace="apps", secret_env={"TOKEN": secret})
+def plain(token: str) -> str:
+    return token
 
 
-def tool_env_secret_output(token: str) -> None:
-    secret = pulumi.Output.secret(token)
-    LanguageTool("memory", image=IMAGE, namespace="apps", env={"TOKEN": secret})
+def secret(token: str) -> pulumi.Output[str]:
+    return pulumi.Output.secret(token)
 
 
-def agent_secret_env(token: str) -> None:
-    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", secret_env={"TOKEN": token})
+def base64_of(token: str) -> str:
+    return base64.b64encode(token.encode()).decode()
 
 
-def agent_env_secret_output(token: str) -> None:
-    secret = pulumi.Output.secret(token)
-    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", env={"TOKEN": secret})
+def tool(field: str, give: Give) -> Way:
+    """The token in a LanguageTool's ``field`` (``secret_env``, ``env``)."""
+    return lambda token: LanguageTool(
+        "memory", image=IMAGE, namespace="apps", **{field: {"TOKEN": give(token)}}
+    )
 
 
-def agent_header_output(token: str) -> None:
-    header = {"name": "Authorization", "value": pulumi.Output.secret(token)}
-    server = {"name": "web", "url": "https://search.example.com/mcp", "headers": [header]}
-    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", mcp_servers=[server])
+def agent(field: str, give: Give, **more: Any) -> Way:
+    """The token in a LanguageAgent's ``field``; ``more``, its other arguments."""
+    return lambda token: LanguageAgent(
+        "helper", image=AGENT_IMAGE, namespace="apps", **{field: {"TOKEN": give(token)}}, **more
+    )
 
 
-def agent_header_secret(token: str) -> None:
-    header = {"name": "Authorization", "secret": token}
-    server = {"name": "web", "url": "https://search.example.com/mcp", "headers": [header]}
-    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", mcp_servers=[server])
+def header(key: str, give: Give) -> Way:
+    """The token as an external MCP server's header ``key`` (``value``, ``secret``)."""
+
+    def way(token: str) -> None:
+        headers = [{"name": "Authorization", key: give(token)}]
+        server = {"name": "web", "url": "https://search.example.com/mcp", "headers": headers}
+        LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", mcp_servers=[server])
+
+    return way
 
 
 def sidecar_secret_env(token: str) -> None:
@@ -76,20 +82,6 @@ def sidecar_secret_env(token: str) -> None:
         secret_env={"TOKEN": pulumi.Output.secret(token)},
     )
     LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", tools=[files])
-
-
-def scheduled_agent_secret_env(token: str) -> None:
-    LanguageAgent(
-        "helper",
-        image=AGENT_IMAGE,
-        namespace="apps",
-        secret_env={"TOKEN": token},
-        schedule={"cron": "0 7 * * 1-5", "input": "Summarise."},
-    )
-
-
-def cluster(document: dict[str, Any]) -> None:
-    LanguageCluster("apps", {"namespace": "apps", **document})
 
 
 SHARED = {"name": "shared", "key": "token"}
@@ -107,6 +99,21 @@ HTTP_TOOL = {
     "version": "1",
     "authentication": {"type": "bearer", "secretRef": SHARED},
 }
+DIRECT_MODEL = {
+    "name": "gpt",
+    "provider": "openai",
+    "modelName": "gpt-4o-mini",
+    "gateway": False,
+    "apiKey": {"secretKeyRef": SHARED},
+}
+HELPER = {"name": "helper", "image": AGENT_IMAGE}
+
+
+def cluster(**document: Any) -> Way:
+    """A LanguageCluster's ``document``, the token in its Secret ``shared``."""
+    return lambda token: LanguageCluster(
+        "apps", {"namespace": "apps", "secrets": {"shared": {"token": token}}, **document}
+    )
 
 
 HTTP_TOOL_FIELDS = {
@@ -116,78 +123,104 @@ HTTP_TOOL_FIELDS = {
 }
 
 
-def cluster_webhook_auth(token: str) -> None:
-    agent = {"name": "helper", "image": AGENT_IMAGE, "webhookTools": [WEBHOOK]}
-    cluster({"secrets": {"shared": {"token": token}}, "agents": [agent]})
+def http_tool(credential: Callable[[str], dict[str, object]]) -> Way:
+    """An HttpTool whose ``authentication`` is ``credential(token)``, handed to an agent."""
+
+    def way(token: str) -> None:
+        auth = credential(token)
+        tool = HttpTool("lookup", namespace="apps", **HTTP_TOOL_FIELDS, authentication=auth)
+        LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", http_tools=[tool])
+
+    return way
 
 
-def cluster_http_tool_auth(token: str) -> None:
-    agent = {"name": "helper", "image": AGENT_IMAGE, "httpTools": [{"name": "lookup"}]}
-    cluster({"secrets": {"shared": {"token": token}}, "httpTools": [HTTP_TOOL], "agents": [agent]})
+def users_secret(field: str, give: Give) -> Callable[[str], dict[str, object]]:
+    """A credential naming the user's own Secret, as the object, the token in its ``field``
+    (``string_data``, ``data``): its data is in the digest of the pods reading it."""
+
+    def credential(token: str) -> dict[str, object]:
+        metadata = {"name": "shared", "namespace": "apps"}
+        shared = k8s.core.v1.Secret("shared", metadata=metadata, **{field: {"token": give(token)}})
+        return {"type": "bearer", "secretRef": {"name": shared, "key": "token"}}
+
+    return credential
 
 
-def cluster_direct_model_key(token: str) -> None:
-    model = {
-        "name": "gpt",
-        "provider": "openai",
-        "modelName": "gpt-4o-mini",
-        "gateway": False,
-        "apiKey": {"secretKeyRef": SHARED},
-    }
-    agent = {"name": "helper", "image": AGENT_IMAGE, "model": "gpt"}
-    cluster({"secrets": {"shared": {"token": token}}, "models": [model], "agents": [agent]})
+DEPLOYMENT = "Deployment"
+# id -> (way, the kind and name of the workload whose pods read the credential)
+WAYS: dict[str, tuple[Way, str, str]] = {
+    "tool_secret_env": (tool("secret_env", plain), DEPLOYMENT, "memory"),
+    "tool_secret_env_output": (tool("secret_env", secret), DEPLOYMENT, "memory"),
+    "tool_env_secret_output": (tool("env", secret), DEPLOYMENT, "memory"),
+    "agent_secret_env": (agent("secret_env", plain), DEPLOYMENT, "helper"),
+    "agent_env_secret_output": (agent("env", secret), DEPLOYMENT, "helper"),
+    "agent_header_output": (header("value", secret), DEPLOYMENT, "helper"),
+    "agent_header_secret": (header("secret", plain), DEPLOYMENT, "helper"),
+    "sidecar_secret_env": (sidecar_secret_env, DEPLOYMENT, "helper"),
+    "scheduled_agent_secret_env": (
+        agent("secret_env", plain, schedule={"cron": "0 7 * * 1-5", "input": "Summarise."}),
+        "CronJob",
+        "helper",
+    ),
+    "cluster_webhook_auth": (
+        cluster(agents=[{**HELPER, "webhookTools": [WEBHOOK]}]),
+        DEPLOYMENT,
+        "helper",
+    ),
+    "cluster_http_tool_auth": (
+        cluster(httpTools=[HTTP_TOOL], agents=[{**HELPER, "httpTools": [{"name": "lookup"}]}]),
+        DEPLOYMENT,
+        "helper",
+    ),
+    "cluster_direct_model_key": (
+        cluster(models=[DIRECT_MODEL], agents=[{**HELPER, "model": "gpt"}]),
+        DEPLOYMENT,
+        "helper",
+    ),
+    "http_tool_secret_output": (
+        http_tool(lambda token: {"type": "bearer", "value": secret(token)}),
+        DEPLOYMENT,
+        "helper",
+    ),
+    "http_tool_users_secret": (
+        http_tool(users_secret("string_data", plain)),
+        DEPLOYMENT,
+        "helper",
+    ),
+    "http_tool_users_secret_data": (
+        http_tool(users_secret("data", base64_of)),
+        DEPLOYMENT,
+        "helper",
+    ),
+}
 
 
-def http_tool_secret_output(token: str) -> None:
-    credential = {"type": "bearer", "value": pulumi.Output.secret(token)}
-    tool = HttpTool("lookup", namespace="apps", **HTTP_TOOL_FIELDS, authentication=credential)
-    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", http_tools=[tool])
-
-
-def http_tool_users_secret(token: str) -> None:
-    """The user's own Secret, as the object: its data is in the digest of the pods reading it."""
-    secret = k8s.core.v1.Secret(
-        "shared", metadata={"name": "shared", "namespace": "apps"}, string_data={"token": token}
-    )
-    credential = {"type": "bearer", "secretRef": {"name": secret, "key": "token"}}
-    tool = HttpTool("lookup", namespace="apps", **HTTP_TOOL_FIELDS, authentication=credential)
-    LanguageAgent("helper", image=AGENT_IMAGE, namespace="apps", http_tools=[tool])
-
-
-# (way, the kind and name of the workload whose pods read the credential)
-WAYS: list[tuple[Way, str, str]] = [
-    (tool_secret_env, "Deployment", "memory"),
-    (tool_secret_env_output, "Deployment", "memory"),
-    (tool_env_secret_output, "Deployment", "memory"),
-    (agent_secret_env, "Deployment", "helper"),
-    (agent_env_secret_output, "Deployment", "helper"),
-    (agent_header_output, "Deployment", "helper"),
-    (agent_header_secret, "Deployment", "helper"),
-    (sidecar_secret_env, "Deployment", "helper"),
-    (scheduled_agent_secret_env, "CronJob", "helper"),
-    (cluster_webhook_auth, "Deployment", "helper"),
-    (cluster_http_tool_auth, "Deployment", "helper"),
-    (cluster_direct_model_key, "Deployment", "helper"),
-    (http_tool_secret_output, "Deployment", "helper"),
-    (http_tool_users_secret, "Deployment", "helper"),
-]
-
-
-def pod_digest(way: Way, token: str, kind: str, name: str) -> str:
-    run = run_program(lambda: way(token), rollout_key=OFFLINE_KEY)
+def pod_digest(way: Way, token: str, kind: str, name: str, *, preview: bool = False) -> str:
+    run = run_program(lambda: way(token), rollout_key=OFFLINE_KEY, preview=preview)
     [manifest] = [m for m in run.manifests() if m["kind"] == kind and m["metadata"]["name"] == name]
     spec = manifest["spec"]
     if kind == "CronJob":
         spec = spec["jobTemplate"]["spec"]
     annotations = spec["template"]["metadata"].get("annotations", {})
     assert SECRET_DIGEST_ANNOTATION in annotations, f"{kind} {name} carries no digest"
-    return annotations[SECRET_DIGEST_ANNOTATION]
+    found = annotations[SECRET_DIGEST_ANNOTATION]
+    assert found.startswith("hmac-sha256:"), f"{kind} {name}: digest {found}"
+    return found
 
 
-@pytest.mark.parametrize(("way", "kind", "name"), WAYS, ids=[w.__name__ for w, _, _ in WAYS])
+@pytest.mark.parametrize(("way", "kind", "name"), WAYS.values(), ids=list(WAYS))
 def test_rotating_the_credential_rolls_the_pod_that_reads_it(
     way: Way, kind: str, name: str
 ) -> None:
     first = pod_digest(way, TOKEN, kind, name)
     assert pod_digest(way, TOKEN, kind, name) == first
     assert pod_digest(way, OTHER, kind, name) != first
+
+
+@pytest.mark.parametrize("way_id", ["http_tool_users_secret", "http_tool_users_secret_data"])
+def test_a_users_secret_digest_is_known_at_preview(way_id: str) -> None:
+    """The provider reports the user's Secret's ``data`` at preview whichever way it was given
+    (``stringData`` folded in), so a preview with the stack's key shows the digest of the up."""
+    way = WAYS[way_id][0]
+    up = pod_digest(way, TOKEN, "Deployment", "helper")
+    assert pod_digest(way, TOKEN, "Deployment", "helper", preview=True) == up

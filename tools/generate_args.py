@@ -13,12 +13,16 @@ TypedDicts are their Python (and, through Pulumi's analyzer, multi-language) fac
 - top-level scalar fields of LanguageTool and LanguageAgent are ``pulumi.Input[...]``, but
   those in :data:`STRUCTURAL_FIELDS`, which decide which objects exist (except
   :data:`LATE_FIELDS`: ``namespace``, also an Input of LanguageModel and HttpTool); secret
-  values accept Outputs everywhere.
+  values accept Outputs everywhere;
+- what a Python program may give and a stack file may not (an HttpTool's credential
+  ``value``, its own Secret object as ``secret_ref.name``) is in :data:`PROGRAM_FIELDS`,
+  since no spec may hold them.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import re
 import sys
@@ -31,13 +35,19 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic.fields import FieldInfo
 
-from langop_infra.config._fields import SecretSource, Spec, secret_env_value, secret_text
+from langop_infra.config._fields import (
+    SecretKeyRef,
+    SecretSource,
+    Spec,
+    secret_env_value,
+    secret_text,
+)
 from langop_infra.config._http_tool import HttpToolSpec
 from langop_infra.config._memory import MemorySpec
 from langop_infra.config._model import ModelSpec, PersonaSpec
 from langop_infra.config._pod import count_or_percent
 from langop_infra.config._structure import LATE_FIELDS, STRUCTURAL_FIELDS
-from langop_infra.config.agent import AgentSpec
+from langop_infra.config.agent import AgentSpec, WebhookAuth
 from langop_infra.config.cluster import ClusterSpec, Defaults
 from langop_infra.config.tool import ToolSpec
 
@@ -62,6 +72,11 @@ ALIASES: dict[str, tuple[str, str, str]] = {
         "A persona's name, or the persona itself",
         'Union[str, "PersonaArgs", "PersonaSpec"]',
         "str",
+    ),
+    "SecretName": (
+        "A Secret's name, or the Secret itself",
+        'Union[pulumi.Input[str], "k8s.core.v1.Secret"]',
+        "pulumi.Input[str]",
     ),
 }
 
@@ -89,6 +104,52 @@ AGENT_TARGET = TARGET.with_name("agent_args.py")
 
 # Nested types whose default name is a component's Args: spec name -> type name.
 NESTED_NAMES = {"HttpToolSpec": "HttpToolEntryArgs"}
+
+
+@dataclass(frozen=True)
+class ProgramFields:
+    """A spec's TypedDict as a Python program may fill it and a stack file may not, so no
+    spec says so: a credential's value (in a stack file it would sit in plain text; the
+    component keeps it in a Secret of its own and hands the spec a ``secretRef``), a Secret
+    object where the spec takes its name (the component reads its name and its data)."""
+
+    spec: type[Spec]
+    doc: str
+    fields: dict[str, tuple[str, str]]  # name -> (type, description): a spec's, or added
+
+
+PROGRAM_FIELDS = {
+    "HttpToolSecretRefArgs": ProgramFields(
+        SecretKeyRef,
+        "A key of a Kubernetes Secret in the workload's namespace, the Secret by name or as "
+        "the object.",
+        {
+            "name": (
+                "SecretName",
+                "Secret name, or your own k8s.core.v1.Secret: its data then rolls the agents "
+                "that read it.",
+            )
+        },
+    ),
+    "HttpToolAuthArgs": ProgramFields(
+        WebhookAuth,
+        "How an HttpTool authenticates: a stack file's ``authentication`` fields, or the "
+        "credential's ``value`` itself.",
+        {
+            "secret_ref": (
+                "HttpToolSecretRefArgs",
+                "The Secret key holding the credential (same namespace as the agent).",
+            ),
+            "value": (
+                "pulumi.Input[str]",
+                "The credential itself, as a secret Output (config.require_secret(...), "
+                "pulumi.Output.secret(...)): kept in the tool's own Secret `<tool>.http-tool`, "
+                "key `credential`, which agents read through secretKeyRef. Give value or "
+                "secretRef, not both.",
+            ),
+        },
+    ),
+}
 
 # Fields whose annotation says less than what they accept: (model, field) -> Args type.
 FIELD_TYPES = {
@@ -172,7 +233,7 @@ COMPONENTS = (
         HttpToolSpec,
         "The inputs of an HttpTool; the same fields as a stack file's ``httpTools:`` entry.",
         drop=("name",),
-        override={"namespace": "pulumi.Input[str]"},
+        override={"namespace": "pulumi.Input[str]", "authentication": "HttpToolAuthArgs"},
         inputs=True,
     ),
     Component(
@@ -206,6 +267,24 @@ class Writer:
         for key, info in model.model_fields.items():
             lines += self.field_lines(key, info, self.annotation(info, model, key), model)
         return "\n".join(lines)
+
+    def program_fields(self, name: str, extra: ProgramFields) -> None:
+        """``name``: the fields of ``extra.spec``, each of ``extra.fields`` in place of the
+        spec's field of its name or after them, optional (copied, not inherited: the analyzer
+        reads a class's own annotations)."""
+        model, given = extra.spec, dict(extra.fields)
+        lines = [f"class {name}(TypedDict):", *_docstring(extra.doc), ""]
+        for key, info in model.model_fields.items():
+            if key in given:
+                text, doc = given.pop(key)
+                info = copy.copy(info)
+                info.description = doc
+            else:
+                text = self.annotation(info, model, key)
+            lines += self.field_lines(key, info, text, model)
+        for key, (text, doc) in given.items():
+            lines += [f"    {key}: NotRequired[{text}]", *_docstring(doc)]
+        self.classes[name] = "\n".join(lines)
 
     def field_lines(self, key: str, info: FieldInfo, text: str, model: type) -> list[str]:
         description = info.description
@@ -345,6 +424,8 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
+    import pulumi_kubernetes as k8s
+
     from langop_infra.config._model import PersonaSpec
 
 '''
@@ -387,6 +468,8 @@ def _aliases(names: dict[str, tuple[str, str, str]], literals: dict[str, str]) -
 
 def _generate() -> tuple[str, str]:
     writer = Writer()
+    for name, extra in PROGRAM_FIELDS.items():  # before the components that name them
+        writer.program_fields(name, extra)
     components = {c.name: writer.component(c) for c in COMPONENTS}
     writer.type_name(SecretSource)  # named by the SecretValue alias
     writer.type_name(Defaults)

@@ -38,6 +38,11 @@ MODULES: dict[str, tuple[str, Callable[[str], bool]]] = {
         "langop_infra/mcp/oauth/_flow.py",
         lambda name: "ǁ_check_pin__" in name,
     ),
+    # What an authorization server's error says, scrubbed before it becomes a message.
+    "OAuth scrub (errors.scrub)": (
+        "langop_infra/mcp/oauth/_errors.py",
+        lambda name: ".x_scrub__" in name,
+    ),
     # Issue 49: who may call an agent, the request body cap, every log line scrubbed.
     "agent/inbound_auth": ("langop_infra/agent/_inbound_auth.py", lambda _: True),
     "agent/token_verify": ("langop_infra/agent/_token_verify.py", lambda _: True),

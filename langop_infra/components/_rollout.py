@@ -10,7 +10,9 @@ in the pod template would hide the whole Deployment spec in previews.
 
 The data is what the program gives each Secret (its ``stringData``), carried by the Secret
 langop-infra registers (:class:`DigestedSecret`), so the digest is known as soon as the
-values are, whatever the kubernetes provider reports back.
+values are, whatever the kubernetes provider reports back. A user's own Secret object counts
+by its ``data`` output, in which the provider has folded its ``stringData`` (base64), so
+either way the user gave a value, changing it changes the digest.
 """
 
 # pyright: reportUnknownMemberType=false
@@ -77,7 +79,9 @@ def _data_of(secret: Any) -> Any:
         data: Any = secret.given_data
     else:  # a Secret registered elsewhere: what the provider reports
         name = secret.metadata.name
-        data = secret.string_data
+        # ``data``, not ``string_data``: the provider folds ``stringData`` into ``data`` (base64)
+        # and reports no ``stringData``, so ``data`` is known at preview either way it was given.
+        data = secret.data
 
     def pair(parts: list[object]) -> tuple[str, Mapping[str, object]]:
         return str(parts[0]), cast("Mapping[str, object]", parts[1] or {})

@@ -11,6 +11,8 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
+    import pulumi_kubernetes as k8s
+
     from langop_infra.config._model import PersonaSpec
 
 # A duration: '30s', '1m', '500ms', or seconds such as '30'.
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
     SecretValue = Union[pulumi.Input[str], "SecretSourceArgs"]
     # A persona's name, or the persona itself.
     PersonaEntry = Union[str, "PersonaArgs", "PersonaSpec"]
+    # A Secret's name, or the Secret itself.
+    SecretName = Union[pulumi.Input[str], "k8s.core.v1.Secret"]
 else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     A2AAccess = str
     A2ASecuritySchemeType = str
@@ -91,6 +95,29 @@ else:  # what Pulumi's analyzer reads: no Literal or Union in a package schema
     WhenUnsatisfiable = str
     SecretValue = pulumi.Input[str]
     PersonaEntry = str
+    SecretName = pulumi.Input[str]
+
+
+class HttpToolSecretRefArgs(TypedDict):
+    """A key of a Kubernetes Secret in the workload's namespace, the Secret by name or as the object."""
+
+    name: SecretName
+    """Secret name, or your own k8s.core.v1.Secret: its data then rolls the agents that read it."""
+    key: str
+    """Key within the Secret."""
+
+
+class HttpToolAuthArgs(TypedDict):
+    """How an HttpTool authenticates: a stack file's ``authentication`` fields, or the credential's ``value`` itself."""
+
+    type: NotRequired[WebhookAuthType]
+    """bearer: '<headerName>: Bearer <value>'; basic: the value is user:password, sent base64-encoded; apiKey: the raw value in headerName; oauth2: the value is JSON {"tokenUrl", "clientId", "clientSecret", "scope"} for a client-credentials token, or a ready access token. One of: none, bearer, basic, apiKey, oauth2. Default: "none"."""
+    secret_ref: NotRequired[HttpToolSecretRefArgs]
+    """The Secret key holding the credential (same namespace as the agent)."""
+    header_name: NotRequired[str]
+    """The header that carries the credential. Default: "Authorization"."""
+    value: NotRequired[pulumi.Input[str]]
+    """The credential itself, as a secret Output (config.require_secret(...), pulumi.Output.secret(...)): kept in the tool's own Secret `<tool>.http-tool`, key `credential`, which agents read through secretKeyRef. Give value or secretRef, not both."""
 
 
 class LocalObjectRefArgs(TypedDict):
@@ -1565,7 +1592,7 @@ class HttpToolArgs(TypedDict):
     """JSON Schema draft-07 the arguments are checked against."""
     timeout: NotRequired[pulumi.Input[Duration]]
     """Per call, rate-limit wait included (e.g. 30s, 1m). Default: 30.0."""
-    authentication: NotRequired[WebhookAuthArgs]
+    authentication: NotRequired[HttpToolAuthArgs]
     """The credential, if any."""
     rate_limit: NotRequired[RateLimitArgs]
     """Unset: no limit."""
@@ -1650,8 +1677,10 @@ __all__ = [
     "HeaderArgs",
     "HttpGetProbeArgs",
     "HttpToolArgs",
+    "HttpToolAuthArgs",
     "HttpToolEntryArgs",
     "HttpToolRefArgs",
+    "HttpToolSecretRefArgs",
     "IPBlockArgs",
     "InitContainerArgs",
     "KeyToPathArgs",

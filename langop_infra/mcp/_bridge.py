@@ -13,12 +13,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any, cast
 
 import anyio
 import httpx2
 
-import langop_infra._json as _json
 import langop_infra.mcp._confinement as confinement
 import langop_infra.mcp._jsonrpc as jsonrpc
 from langop_infra.mcp._errors import (
@@ -29,15 +27,17 @@ from langop_infra.mcp._errors import (
     SessionExpired,
 )
 from langop_infra.mcp._http import (
+    ERROR_BODY_BYTES,
     HTTPConnection,
     display_url,
+    error_body,
     http_failure,
+    json_object,
     origin,
     status_failure,
     too_large,
 )
 
-_ERROR_BODY_BYTES = 16 * 1024
 _RESUME_ATTEMPTS = 2  # resumptions from one event id that bring nothing new
 # Headers httpx2 sets for itself; ours come from the httpx client.
 _DROPPED = frozenset(
@@ -58,6 +58,11 @@ def _stand_in(key: object, request: httpx2.Request) -> httpx2.Response:
 
 
 _DECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _kept(response: httpx2.Response) -> list[tuple[str, str]]:
+    """The headers of ``response`` that still hold once httpx2 has decoded its body."""
+    return [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
 
 
 class Failure:
@@ -130,7 +135,7 @@ class Bridge(httpx2.AsyncBaseTransport):
             self.session_id = response.headers.get("mcp-session-id") or None
         if response.status_code >= 400:
             return await self._failed(request, response, key, what, resuming=resuming)
-        kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
+        kept = _kept(response)
         is_json = "json" in response.headers.get("content-type", "")
         if method and key is not None and is_json and not self.events:
             content = await self._checked_json(response, key, method)
@@ -154,17 +159,7 @@ class Bridge(httpx2.AsyncBaseTransport):
         *,
         resuming: bool,
     ) -> httpx2.Response:
-        body = bytearray()
-        try:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) >= _ERROR_BODY_BYTES:
-                    break
-        except httpx2.HTTPError:
-            pass  # the status says enough
-        finally:
-            await response.aclose()
-        content = bytes(body[:_ERROR_BODY_BYTES])
+        content = await error_body(response)
         status = response.status_code
         error: MCPError = status_failure(response, content, what)
         sent_session = request.headers.get("mcp-session-id")
@@ -177,14 +172,13 @@ class Bridge(httpx2.AsyncBaseTransport):
             )
         if resuming and not isinstance(error, SessionExpired):
             self.resume_refused = error
+        kept = _kept(response)
         if key is None and request.method == "GET" and not resuming and not self.events:
             # A server without a GET stream says so (405): not a failure of anything.
-            kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
             return httpx2.Response(status, headers=kept, content=content, request=request)
         always = status in (401, 403) or status >= 500 or isinstance(error, SessionExpired)
         always = always or not _carries_error(content, response.headers.get("content-type", ""))
         self.record(key, Failure(error, always=always))
-        kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
         return httpx2.Response(status, headers=kept, content=content, request=request)
 
     async def _checked_json(self, response: httpx2.Response, key: object, method: str) -> bytes:
@@ -334,20 +328,20 @@ def _identify(body: bytes) -> tuple[object, str | None]:
     """The JSON-RPC id and method of a request body (None, None for anything else)."""
     if not body:
         return None, None
-    message = _object(body)
+    message = json_object(body)
     if message is None:
         return None, None
     method = message.get("method")
     return message.get("id"), method if isinstance(method, str) else None
 
 
-def _object(body: bytes) -> dict[str, Any] | None:
-    """``body`` as a JSON object, or None."""
-    try:
-        parsed: object = _json.read(body)
-    except ValueError:
-        return None
-    return cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else None
+def elsewhere(label: str, endpoint: str) -> ConnectionLost:
+    """The error for a legacy server whose endpoint event names another origin."""
+    return ConnectionLost(
+        f"{label} announced a message endpoint on another host or an invalid one "
+        f"({endpoint!r}); refusing to send requests there",
+        target=label,
+    )
 
 
 def _what(request: httpx2.Request, method: str | None) -> str:
@@ -364,7 +358,7 @@ def _carries_error(body: bytes, content_type: str) -> bool:
     """Whether a 4xx body is a JSON-RPC error the SDK hands back as the answer."""
     if not content_type.lower().startswith("application/json"):
         return False
-    message = _object(body)
+    message = json_object(body)
     return message is not None and isinstance(message.get("error"), dict)
 
 
@@ -395,17 +389,10 @@ class LegacyBridge(Bridge):
             except httpx2.InvalidURL:
                 endpoint = None
             if endpoint is None or origin(endpoint) != origin(url):
-                self.record(None, Failure(self._elsewhere(data), always=True))
+                self.record(None, Failure(elsewhere(self.label, data[:80]), always=True))
             return
-        if len(self._opening) > _ERROR_BODY_BYTES:
+        if len(self._opening) > ERROR_BODY_BYTES:
             self._opening = None
-
-    def _elsewhere(self, data: str) -> MCPError:
-        return ConnectionLost(
-            f"{self.label} announced a message endpoint on another host or an invalid one "
-            f"({data[:80]!r}); refusing to send requests there",
-            target=self.label,
-        )
 
     def record(self, key: object, failure: Failure) -> None:
         super().record(key, failure)

@@ -39,7 +39,7 @@ from langop_infra.mcp._timeouts import timeout_after
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _PERMANENT = frozenset({301, 308})
 _MAX_REDIRECTS = 5
-_ERROR_BODY_BYTES = 16 * 1024
+ERROR_BODY_BYTES = 16 * 1024
 _DRAIN_BYTES = 64 * 1024
 _DRAIN_SECONDS = 0.05
 _TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
@@ -264,23 +264,25 @@ class HTTPConnection:
         finally:
             await response.aclose()
 
-    async def status_error(self, response: httpx2.Response, what: str) -> HTTPStatusError:
-        """The error for a response whose status means failure; reads a bounded part of it."""
-        body = bytearray()
-        try:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) >= _ERROR_BODY_BYTES:
-                    break
-        except httpx2.HTTPError:
-            pass  # the status says enough; a body cut short only loses the detail
-        finally:
-            await response.aclose()
-        return status_failure(response, bytes(body[:_ERROR_BODY_BYTES]), what)
-
     async def aclose(self) -> None:
         """Close every pooled connection."""
         await self._client.aclose()
+
+
+async def error_body(response: httpx2.Response) -> bytes:
+    """The first ``ERROR_BODY_BYTES`` of a failure's body (the status says enough without
+    it: a body cut short only loses the detail); closes the response."""
+    body = bytearray()
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= ERROR_BODY_BYTES:
+                break
+    except httpx2.HTTPError:
+        pass
+    finally:
+        await response.aclose()
+    return bytes(body[:ERROR_BODY_BYTES])
 
 
 def status_failure(response: httpx2.Response, body: bytes, what: str) -> HTTPStatusError:
@@ -346,36 +348,31 @@ def kubernetes_status(body: bytes, content_type: str, limit: int = 240) -> str:
     proxy answer themselves), on one line; "" for any other body."""
     if "json" not in content_type:
         return ""
-    try:
-        payload = _json_object(_json.read(body.decode("utf-8", "replace")))
-    except ValueError:
-        return ""
+    payload = json_object(body.decode("utf-8", "replace")) or {}
     if payload.get("kind") != "Status":
         return ""
     text = " ".join(str(payload.get("message") or payload.get("reason") or "").split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _json_object(value: object) -> dict[str, object]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+def json_object(body: bytes | str) -> dict[str, Any] | None:
+    """``body`` parsed, when it is a JSON object; else None."""
+    try:
+        parsed: object = _json.read(body)
+    except ValueError:
+        return None
+    return cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else None
 
 
 def _body_summary(body: bytes, content_type: str, limit: int = 160) -> str:
     """A short one-line text of an error body: a JSON-RPC error message, or text sans HTML."""
     text = body.decode("utf-8", "replace")
-    if "json" in content_type:
-        try:
-            payload = _json.read(text)
-            reply = _json_object(payload)
-            error = reply.get("error")
-            detail = _json_object(error)
-            if detail.get("message"):
-                text = str(detail["message"])
-            elif isinstance(error, str):
-                text = error
-        except ValueError:
-            pass
+    reply = (json_object(text) if "json" in content_type else None) or {}
+    error = reply.get("error")
+    if isinstance(error, dict) and cast("dict[str, Any]", error).get("message"):
+        text = str(cast("dict[str, Any]", error)["message"])
+    elif isinstance(error, str):
+        text = error
     if "<" in text:
         text = html.unescape(_TAG.sub(" ", text))
     text = " ".join(text.split())

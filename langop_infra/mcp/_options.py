@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
@@ -18,6 +18,17 @@ TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
 PROTOCOLS: tuple[str, ...] = (
     "auto",
     *sorted((*modern.HANDSHAKE_VERSIONS, *modern.MODERN_VERSIONS), reverse=True),
+)
+# Fields with a smallest allowed value (timeout and deadline must be above zero).
+_LEAST = (
+    ("connect_retries", 0),
+    ("retry_backoff", 0),
+    ("max_response_bytes", 1),
+    ("max_pages", 1),
+    ("max_total_bytes", 1),
+    ("max_concurrent_calls", 1),
+    ("max_queued_calls", 0),
+    ("max_tools", 1),
 )
 
 
@@ -67,22 +78,9 @@ class ClientOptions:
             problems.append(f"timeout must be > 0 seconds, got {self.timeout!r}")
         if self.deadline is not None and not self.deadline > 0:
             problems.append(f"deadline must be > 0 seconds or None, got {self.deadline!r}")
-        if self.connect_retries < 0:
-            problems.append(f"connect_retries must be >= 0, got {self.connect_retries!r}")
-        if self.retry_backoff < 0:
-            problems.append(f"retry_backoff must be >= 0, got {self.retry_backoff!r}")
-        if self.max_response_bytes < 1:
-            problems.append(f"max_response_bytes must be >= 1, got {self.max_response_bytes!r}")
-        if self.max_pages < 1:
-            problems.append(f"max_pages must be >= 1, got {self.max_pages!r}")
-        if self.max_total_bytes < 1:
-            problems.append(f"max_total_bytes must be >= 1, got {self.max_total_bytes!r}")
-        if self.max_concurrent_calls < 1:
-            problems.append(f"max_concurrent_calls must be >= 1, got {self.max_concurrent_calls!r}")
-        if self.max_queued_calls < 0:
-            problems.append(f"max_queued_calls must be >= 0, got {self.max_queued_calls!r}")
-        if self.max_tools < 1:
-            problems.append(f"max_tools must be >= 1, got {self.max_tools!r}")
+        for name, least in _LEAST:
+            if getattr(self, name) < least:
+                problems.append(f"{name} must be >= {least}, got {getattr(self, name)!r}")
         if self.protocol not in PROTOCOLS:
             problems.append(
                 f"protocol must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}"
@@ -103,26 +101,6 @@ class ClientOptions:
         object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
 
     def __hash__(self) -> int:
-        return hash(
-            (
-                tuple(sorted(self.headers.items())),
-                self.timeout,
-                self.deadline,
-                self.connect_retries,
-                self.retry_backoff,
-                self.max_response_bytes,
-                self.max_pages,
-                self.max_total_bytes,
-                self.max_tools,
-                self.protocol,
-                self.listen,
-                self.verify,
-                self.cert,
-                self.transport,
-                id(self.auth),
-                self.confine_to,
-                self.tls_server_name,
-                self.max_concurrent_calls,
-                self.max_queued_calls,
-            )
-        )
+        # headers are a mapping and auth need not be hashable: by content and by identity.
+        special = {"headers": tuple(sorted(self.headers.items())), "auth": id(self.auth)}
+        return hash(tuple(special.get(f.name, getattr(self, f.name)) for f in fields(self)))

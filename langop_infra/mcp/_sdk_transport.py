@@ -24,7 +24,7 @@ from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import langop_infra.mcp._jsonrpc as jsonrpc
-from langop_infra.mcp._bridge import Bridge, LegacyBridge
+from langop_infra.mcp._bridge import Bridge, LegacyBridge, elsewhere
 from langop_infra.mcp._errors import (
     ConnectionLost,
     HTTPStatusError,
@@ -157,12 +157,7 @@ class SDKTransport:
             return self._bridge.stream
         text = str(_innermost(exc))
         if text.startswith("Endpoint origin does not match"):
-            endpoint = text.rpartition(": ")[2]
-            return ConnectionLost(
-                f"{self.label} announced a message endpoint on another host or an invalid one "
-                f"({display_url(endpoint)!r}); refusing to send requests there",
-                target=self.label,
-            )
+            return elsewhere(self.label, display_url(text.rpartition(": ")[2]))
         return ConnectionLost(
             f"the connection to {self.label} failed: {type(exc).__name__}: {exc}"[:300],
             target=self.label,

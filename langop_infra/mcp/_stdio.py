@@ -1,5 +1,8 @@
 """The stdio transport: spawn the server, newline-delimited JSON-RPC on its stdin and stdout.
 
+Ours, not the SDK's ``stdio_client``: that one buffers a line without limit, and a line is
+where a hostile server's response would grow; ``readline`` here stops at ``max_response_bytes``.
+
 The server's stderr is kept (its last few KiB) and quoted in error messages, since that is
 where a crashing server explains itself.
 """
@@ -8,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
+
+from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS, get_default_environment
 
 import langop_infra._json as _json
 import langop_infra.mcp._jsonrpc as jsonrpc
@@ -20,24 +24,16 @@ from langop_infra.mcp._jsonrpc import Message, PendingRequests
 from langop_infra.mcp._options import ClientOptions
 
 _STDERR_KEEP = 8 * 1024
-# What a child inherits of our environment, as the official MCP SDK passes (POSIX): the
-# agent's own keys (OPENAI_API_KEY, the gateway's master key) stay with the agent.
-INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+# What a child inherits of our environment: the SDK's list (HOME, LOGNAME, PATH, SHELL, TERM
+# and USER on POSIX); the agent's own keys (OPENAI_API_KEY, the gateway's key) stay with it.
+INHERITED_ENV: tuple[str, ...] = tuple(DEFAULT_INHERITED_ENV_VARS)
 _EXIT_WAIT = 1.0  # seconds for each step of shutdown: EOF on stdin, then SIGTERM, then SIGKILL
 
 
-def child_environment(
-    env: Mapping[str, str] | None, parent: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """A stdio child's environment: :data:`INHERITED_ENV` of ``parent`` (ours by default),
-    shell functions (values starting ``()``) left out, then the declared ``env``."""
-    parent = os.environ if parent is None else parent
-    inherited = {
-        key: parent[key]
-        for key in INHERITED_ENV
-        if key in parent and not parent[key].startswith("()")
-    }
-    return {**inherited, **(env or {})}
+def child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    """A stdio child's environment, as the SDK's ``stdio_client`` builds it: our
+    :data:`INHERITED_ENV` (shell functions, values starting ``()``, left out), then ``env``."""
+    return {**get_default_environment(), **(env or {})}
 
 
 class StdioTransport:

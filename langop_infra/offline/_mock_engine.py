@@ -24,7 +24,7 @@ from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 from langop_infra.core import _pacing as pacing, _pulumi_sdk as pulumi_sdk, _yaml_io as yaml_io
 from langop_infra.core._gc_tuning import tuned_for_run
 from langop_infra.core._program_index import in_own_program
-from langop_infra.offline import _yaml_groups as yaml_groups
+from langop_infra.offline import _secret_state as secret_state, _yaml_groups as yaml_groups
 from langop_infra.offline._engine_values import (
     UNKNOWN_MARKER,
     Secret,
@@ -156,6 +156,8 @@ class _Mocks(pulumi.runtime.Mocks):
             if self.dynamic_state is not None:
                 state.update(self.dynamic_state(state))
             return f"{args.name}-id", state
+        if args.typ == secret_state.SECRET_TYPE:
+            state = secret_state.checked(state)
         if args.typ.startswith("kubernetes:"):
             state = _kubernetes_state(args.typ, state)
         # At preview a new resource's id is unknown (an empty id); a run as `pulumi up` knows it.

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 
 from langop_infra.mcp.oauth import OAuth2Auth, OAuthError
-from langop_infra.mcp.oauth._discovery import (
-    Challenge,
-    canonical_resource,
-    metadata_urls,
-    prm_urls,
-    resource_allowed,
-)
+from langop_infra.mcp.oauth._discovery import Challenge, metadata_urls, prm_urls
 from langop_infra.mcp.oauth._redirect import code_from_redirect
 from langop_infra.mcp.oauth._tokens import PKCE
 
@@ -52,7 +47,13 @@ def test_metadata_urls_insert_the_issuer_path_for_oauth_and_openid() -> None:
 
 
 def test_resource_metadata_may_only_speak_for_its_own_origin_and_path() -> None:
-    assert canonical_resource("HTTPS://Tool.Example/mcp#x") == "https://tool.example/mcp"
+    """The SDK's RFC 8707 helpers, as discovery uses them: the resource indicator sent, and
+    which ``resource`` of protected resource metadata may speak for the server."""
+    assert resource_url_from_server_url("HTTPS://Tool.Example/mcp#x") == "https://tool.example/mcp"
+
+    def resource_allowed(server_url: str, claimed: str) -> bool:
+        return check_resource_allowed(resource_url_from_server_url(server_url), claimed)
+
     assert resource_allowed("https://tool.example/mcp", "https://tool.example/mcp")
     assert resource_allowed("https://tool.example/mcp", "https://tool.example/")
     assert not resource_allowed("https://tool.example/mcp", "https://evil.example/mcp")
@@ -64,11 +65,11 @@ def test_pkce_challenge_is_the_s256_of_the_verifier() -> None:
     import base64
     import hashlib
 
-    pkce = PKCE.new()
-    assert 43 <= len(pkce.verifier) <= 128
-    digest = hashlib.sha256(pkce.verifier.encode()).digest()
-    assert pkce.challenge == base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-    assert pkce.verifier not in repr(pkce)
+    pkce = PKCE.generate()
+    assert 43 <= len(pkce.code_verifier) <= 128
+    digest = hashlib.sha256(pkce.code_verifier.encode()).digest()
+    assert pkce.code_challenge == base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+    assert pkce.code_verifier not in repr(pkce) and pkce.code_verifier not in str(pkce)
 
 
 def test_redirect_code_needs_the_right_state_and_reports_refusals() -> None:

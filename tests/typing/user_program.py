@@ -5,6 +5,7 @@ Lines ending in ``# type: ignore`` must be errors: the check runs with
 """
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from langop_infra import (
     AgentSpec,
@@ -58,13 +59,31 @@ HttpTool(
 peer = LanguageAgent("peer", image="ghcr.io/acme/agent:1", namespace=ns_name)
 notes = LanguageMemory("notes", namespace=ns_name, type="managed")
 lookup = HttpTool("lookup", description="d", display_name="D", endpoint=image, namespace=ns_name)
+# An HttpTool's credential as a secret Output: the tool keeps it in a Secret of its own.
+token = pulumi.Output.secret("t0k")
+keyed = HttpTool(
+    "keyed",
+    description="d",
+    display_name="D",
+    endpoint=image,
+    authentication={"type": "bearer", "value": token},
+)
+# Or the user's own Secret, as the object: its data rolls the agents that read it.
+shared = k8s.core.v1.Secret("shared", metadata={"name": "shared"}, string_data={"t": "t0k"})
+owned = HttpTool(
+    "owned",
+    description="d",
+    display_name="D",
+    endpoint=image,
+    authentication={"type": "bearer", "secret_ref": {"name": shared, "key": "t"}},
+)
 LanguageAgent(
     "caller",
     image="ghcr.io/acme/agent:1",
     namespace=ns_name,
     agents=[peer, {"name": "far", "url": "https://far.example.com/"}],
     memory=notes,
-    http_tools=[lookup],
+    http_tools=[lookup, keyed, owned],
 )
 
 LanguageTool("no-image", port=8080)  # type: ignore
@@ -74,3 +93,9 @@ LanguageModel("no-provider", model_name="gpt-4o")  # type: ignore
 LanguageTool("bad-port", image="x:1", port="8080")  # type: ignore
 LanguageTool("structural", image="x:1", deployment_mode=pulumi.Output.from_input("sidecar"))  # type: ignore
 bad: LanguageToolArgs = {"image": "x:1", "resources": {"limits": {"gpu": "1"}}}  # type: ignore
+# Only an HttpTool takes a credential's value: an agent's inline webhook tool names a Secret.
+LanguageAgent(
+    "inline",
+    image="x:1",
+    webhook_tools=[{"name": "t", "url": "u", "authentication": {"value": token}}],  # type: ignore
+)

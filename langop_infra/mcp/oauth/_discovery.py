@@ -11,9 +11,14 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any, cast
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx2
+from mcp.client.auth.utils import (
+    build_oauth_authorization_server_metadata_discovery_urls,
+    build_protected_resource_metadata_discovery_urls,
+)
+from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 
 import langop_infra._json as _json
 from langop_infra.mcp._http import display_url
@@ -22,7 +27,6 @@ from langop_infra.mcp.oauth._errors import OAuthError
 
 log = logging.getLogger("langop_infra.mcp.oauth")
 
-_PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 _MAX_METADATA_BYTES = 256 * 1024
 _AUTH_PARAM = re.compile(r'([A-Za-z_][\w.-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
 
@@ -73,22 +77,6 @@ class AuthorizationServer:
         return isinstance(listed, list) and value in listed
 
 
-def canonical_resource(url: str) -> str:
-    """The RFC 8707 resource indicator of an MCP server URL: lower-case origin, no fragment."""
-    parts = urlsplit(url)
-    path = "" if parts.path == "/" else parts.path
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
-
-
-def resource_allowed(server_url: str, resource: str) -> bool:
-    """Whether protected resource metadata naming ``resource`` may speak for ``server_url``."""
-    server, claimed = urlsplit(canonical_resource(server_url)), urlsplit(resource)
-    if (server.scheme, server.netloc) != (claimed.scheme.lower(), claimed.netloc.lower()):
-        return False
-    prefix = claimed.path.rstrip("/") + "/"
-    return (server.path.rstrip("/") + "/").startswith(prefix)
-
-
 def same_origin(one: str, other: str) -> bool:
     """Whether two URLs share scheme, host and port."""
     a, b = urlsplit(one), urlsplit(other)
@@ -118,34 +106,15 @@ def is_loopback(url: str) -> bool:
 
 def prm_urls(server_url: str, hint: str | None) -> list[str]:
     """Where to look for protected resource metadata, in the order the spec gives."""
-    parts = urlsplit(server_url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    urls = [hint] if hint else []
-    path = parts.path.rstrip("/")
-    if path:
-        urls.append(origin + _PRM_WELL_KNOWN + path)
-    urls.append(origin + _PRM_WELL_KNOWN)
-    return list(dict.fromkeys(urls))
+    return list(dict.fromkeys(build_protected_resource_metadata_discovery_urls(hint, server_url)))
 
 
 def metadata_urls(issuer: str) -> list[str]:
     """RFC 8414 and OpenID Connect discovery URLs for ``issuer``, path-aware, in spec order."""
-    parts = urlsplit(issuer)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    path = parts.path.rstrip("/")
-    if not path:
-        return [
-            origin + "/.well-known/oauth-authorization-server",
-            origin + "/.well-known/openid-configuration",
-        ]
-    return [
-        origin + "/.well-known/oauth-authorization-server" + path,
-        origin + "/.well-known/openid-configuration" + path,
-        origin + path + "/.well-known/openid-configuration",
-    ]
+    return build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer)
 
 
-async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, Any] | None:
+async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, object] | None:
     """GET a JSON object; None when the server has none there (any 4xx, or not JSON)."""
     try:
         async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
@@ -172,7 +141,7 @@ async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[st
         document = _json.read(body)
     except ValueError:
         return None
-    return cast("dict[str, Any]", document) if isinstance(document, dict) else None
+    return cast("dict[str, object]", document) if isinstance(document, dict) else None
 
 
 async def discover(
@@ -190,14 +159,14 @@ async def discover(
             "which is neither HTTPS nor on the server's own origin; refusing to trust it",
             target=display_url(server_url),
         )
-    prm: dict[str, Any] | None = None
+    prm: dict[str, object] | None = None
     for url in prm_urls(server_url, hint):
         prm = await fetch_json(client, url, "protected resource metadata")
         log.debug("protected resource metadata at %s: %s", display_url(url), prm is not None)
         if prm is not None and isinstance(prm.get("authorization_servers"), list):
             break
         prm = None
-    resource = canonical_resource(server_url)
+    resource = resource_url_from_server_url(server_url)
     if prm is None:
         # 2025-03-26: no resource metadata; the server's origin is its authorization server.
         parts = urlsplit(server_url)
@@ -206,14 +175,15 @@ async def discover(
         )
     claimed = prm.get("resource")
     if isinstance(claimed, str) and claimed:
-        if not resource_allowed(server_url, claimed):
+        if not check_resource_allowed(resource, claimed):
             raise OAuthError(
                 f"the protected resource metadata of {display_url(server_url)} names another "
                 f"resource ({display_url(claimed)}); refusing to get a token for it",
                 target=display_url(server_url),
             )
         resource = claimed
-    servers = [s for s in prm["authorization_servers"] if isinstance(s, str) and s]
+    listed = cast("list[object]", prm["authorization_servers"])
+    servers = [s for s in listed if isinstance(s, str) and s]
     if not servers:
         raise OAuthError(
             f"the protected resource metadata of {display_url(server_url)} lists no "
@@ -252,9 +222,9 @@ async def _authorization_server(
                 target=display_url(issuer),
             )
         endpoints = {
-            name: metadata[name]
+            name: value
             for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint")
-            if isinstance(metadata.get(name), str)
+            if isinstance(value := metadata.get(name), str)
         }
         return AuthorizationServer(resource, issuer, metadata, scopes_supported, False, endpoints)
     if not legacy:

@@ -348,13 +348,13 @@ class OAuth2Auth(httpx2.Auth):
                 target=display_url(server.issuer),
             )
         _check_https(endpoint, "authorization endpoint")
-        pkce, state = PKCE.new(), secrets.token_urlsafe(32)
+        pkce, state = PKCE.generate(), secrets.token_urlsafe(32)
         redirect_uri = self.redirect.redirect_uri
         params = {
             "response_type": "code",
             "client_id": client.client_id,
             "redirect_uri": redirect_uri,
-            "code_challenge": pkce.challenge,
+            "code_challenge": pkce.code_challenge,
             "code_challenge_method": "S256",
             "state": state,
             "resource": server.resource,
@@ -378,7 +378,7 @@ class OAuth2Auth(httpx2.Auth):
             "grant_type": "authorization_code",
             "code": code,
             "redirect_uri": redirect_uri,
-            "code_verifier": pkce.verifier,
+            "code_verifier": pkce.code_verifier,
             "resource": server.resource,
         }
         async with budget.spend():
@@ -428,14 +428,10 @@ class OAuth2Auth(httpx2.Auth):
             )
 
     def _configured_client(self, server: AuthorizationServer) -> Client:
+        """The pre-registered client, after the pin (a public one, without a secret, too)."""
         assert self._client_id is not None
         self._check_pin(server)
         method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
-        if method == "none":
-            raise OAuthError(
-                "the client credentials grant needs a client secret or private key "
-                "(--client-secret-env VAR)"
-            )
         return Client(self._client_id, self._secret, self._key, self._algorithm, method)
 
     async def _client_for(
@@ -443,9 +439,7 @@ class OAuth2Auth(httpx2.Auth):
     ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
         if self._client_id:
-            self._check_pin(server)
-            method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
-            return Client(self._client_id, self._secret, self._key, self._algorithm, method)
+            return self._configured_client(server)
         if self._metadata_url and server.metadata.get("client_id_metadata_document_supported"):
             return Client(self._metadata_url)
         known = self._registered.get(server.issuer)

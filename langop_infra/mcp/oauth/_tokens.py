@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import base64
-import hashlib
-import secrets
 import time
-import uuid
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 from urllib.parse import quote
 
 import httpx2
+import jwt
+from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
+from mcp.client.auth.oauth2 import PKCEParameters
+from pydantic import Field
 
 import langop_infra._json as _json
 from langop_infra.mcp._http import display_url
@@ -47,18 +48,10 @@ class Token:
         return self.expires_at is not None and time.monotonic() >= self.expires_at
 
 
-@dataclass(frozen=True)
-class PKCE:
-    """An RFC 7636 S256 verifier and its challenge."""
+class PKCE(PKCEParameters):
+    """The SDK's RFC 7636 S256 verifier and challenge, the verifier kept out of ``repr``."""
 
-    verifier: str = field(repr=False)
-    challenge: str
-
-    @classmethod
-    def new(cls) -> PKCE:
-        verifier = secrets.token_urlsafe(64)  # 86 characters of the unreserved set
-        digest = hashlib.sha256(verifier.encode("ascii")).digest()
-        return cls(verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii"))
+    code_verifier: str = Field(..., min_length=43, max_length=128, repr=False)
 
 
 def basic_authorization(client_id: str, client_secret: str) -> str:
@@ -121,7 +114,7 @@ async def request_token(
         form["client_secret"] = client.client_secret or ""
     elif client.auth_method == "private_key_jwt":
         form["client_assertion_type"] = JWT_BEARER
-        form["client_assertion"] = _client_assertion(client, server)
+        form["client_assertion"] = await _client_assertion(client, server)
     known = [client.client_secret, form.get("refresh_token"), form.get("code")]
     payload = await _post(http, url, headers, data=form, what=what, secrets_=known)
     access = payload.get("access_token")
@@ -210,9 +203,9 @@ async def _post(
     *,
     what: str,
     data: dict[str, str] | None = None,
-    json_body: dict[str, Any] | None = None,
+    json_body: object = None,
     secrets_: list[str | None] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     shown = display_url(url)
     try:
         async with http.stream("POST", url, headers=headers, data=data, json=json_body) as response:
@@ -234,13 +227,14 @@ async def _post(
         payload = _json.read(body)
     except ValueError:
         payload = None
-    reply = cast("dict[str, Any]", payload) if isinstance(payload, dict) else None
+    reply = cast("dict[str, object]", payload) if isinstance(payload, dict) else None
     if status >= 400 or reply is None:
         detail = ""
-        if reply is not None and isinstance(reply.get("error"), str):
-            detail = ": " + reply["error"][:60]
-            if isinstance(reply.get("error_description"), str):
-                detail += " (" + reply["error_description"][:160] + ")"
+        error, description = (reply or {}).get("error"), (reply or {}).get("error_description")
+        if isinstance(error, str):
+            detail = ": " + error[:60]
+            if isinstance(description, str):
+                detail += " (" + description[:160] + ")"
         detail = scrub(" ".join(detail.split()), secrets_ or [])
         raise OAuthError(
             f"{shown} refused the {what} with HTTP {status}{detail}; check the client id, "
@@ -250,26 +244,18 @@ async def _post(
     return reply
 
 
-def _client_assertion(client: Client, server: AuthorizationServer) -> str:
-    """An RFC 7523 client assertion signed with the client's private key."""
+async def _client_assertion(client: Client, server: AuthorizationServer) -> str:
+    """An RFC 7523 client assertion signed with the client's private key (the SDK's)."""
+    signer = SignedJWTParameters(
+        issuer=client.client_id,
+        subject=client.client_id,
+        signing_key=client.private_key or "",  # none: jwt refuses it, an OAuthError below
+        signing_algorithm=client.signing_algorithm,
+    )
     try:
-        import jwt  # PyJWT with cryptography; only private_key_jwt clients need it
-    except ImportError:
-        raise OAuthError(
-            "private_key_jwt client authentication needs PyJWT: pip install 'pyjwt[crypto]'"
-        ) from None
-    now = int(time.time())
-    claims = {
-        "iss": client.client_id,
-        "sub": client.client_id,
-        "aud": server.metadata.get("issuer") or server.issuer,
-        "iat": now,
-        "exp": now + 300,
-        "jti": str(uuid.uuid4()),
-    }
-    try:
-        key = client.private_key or ""  # none: jwt refuses it, an OAuthError below
-        return jwt.encode(claims, key, algorithm=client.signing_algorithm)
+        return await signer.create_assertion_provider()(
+            server.metadata.get("issuer") or server.issuer
+        )
     except (ValueError, TypeError, jwt.PyJWTError) as exc:
         raise OAuthError(
             f"cannot sign the client assertion with the {client.signing_algorithm} private key "
