@@ -30,6 +30,7 @@ alike. Target (issue 50 §6): at most 1.0.
     python benchmarks/agent_turn.py --quick      # 1 round of 10 turns
     python benchmarks/agent_turn.py --quiet-baseline  # a2a-sdk's spans off on both sides
     python benchmarks/agent_turn.py --quiet-baseline --task-baseline  # both answer with a Task
+    python benchmarks/agent_turn.py --against DIR  # this runtime against DIR's: a change's cost
 """
 
 from __future__ import annotations
@@ -252,8 +253,9 @@ def child(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[int, 
 
 
 @contextmanager
-def ours(model_url: str, tool_url: str) -> Iterator[tuple[int, int]]:
-    """The built-in runtime as its image runs it; yields (pid, port) once it serves."""
+def ours(model_url: str, tool_url: str, source: Path = _common.REPO) -> Iterator[tuple[int, int]]:
+    """The built-in runtime (``source``'s) as its image runs it; yields (pid, port) once it
+    serves."""
     root = Path(tempfile.mkdtemp(prefix="agent-turn-"))
     config = root / "etc" / "agent" / "config.yaml"
     config.parent.mkdir(parents=True)
@@ -261,7 +263,7 @@ def ours(model_url: str, tool_url: str) -> Iterator[tuple[int, int]]:
     port, health = (_free_port() for _ in range(2))
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONPATH": str(_common.REPO),
+        "PYTHONPATH": str(source),
         "LANGOP_PATH_ROOT": str(root),
         "MODEL_ENDPOINT": model_url,
         "LLM_MODEL": "m",
@@ -276,6 +278,7 @@ def ours(model_url: str, tool_url: str) -> Iterator[tuple[int, int]]:
         env=env,
         stderr=subprocess.PIPE,
         text=True,
+        cwd=root,  # the runtime is imported from ``source`` alone
     )
     try:
         _wait_for(process, ["serving A2A at", "tool server geo connected"])
@@ -358,6 +361,7 @@ def measure(
     quiet_baseline: bool = False,
     pinned: bool = True,
     task_baseline: bool = False,
+    against: Path | None = None,
 ) -> dict[str, Any]:
     import httpx
 
@@ -375,15 +379,14 @@ def measure(
             # Fresh servers each round: what one process draws (its hash seed, its memory
             # layout) weighs on one round, not on the whole run.
             with ExitStack() as servers:
+                baseline = (
+                    ours(*urls, source=against)
+                    if against is not None
+                    else child("--baseline-child", *urls, env=baseline_env)
+                )
                 sides = {
                     "ours": servers.enter_context(ours(*urls)),
-                    "baseline": servers.enter_context(
-                        child(
-                            "--baseline-child",
-                            *urls,
-                            env=baseline_env,
-                        )
-                    ),
+                    "baseline": servers.enter_context(baseline),
                 }
                 if cpu is not None:
                     pin([pid for pid, _ in sides.values()], cpu)
@@ -394,6 +397,7 @@ def measure(
         **report(per_round, turns),
         "quiet_baseline": quiet_baseline,
         "task_baseline": task_baseline,
+        "against": str(against) if against is not None else None,
         "pinned_cpu": cpu,
     }
 
@@ -434,6 +438,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-pin", action="store_true", help="leave the measured servers on any CPU"
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="the baseline is the runtime of another source tree (its langop_infra's parent: "
+        "e.g. `git archive COMMIT langop_infra | tar -x -C DIR`), to measure a change",
+    )
     parser.add_argument("--model-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--baseline-child", nargs=2, help=argparse.SUPPRESS)
@@ -455,12 +465,16 @@ def main(argv: list[str] | None = None) -> int:
         args.quiet_baseline,
         not args.no_pin,
         args.task_baseline,
+        args.against.resolve() if args.against else None,
     )
     _common.print_machine()
-    spans = "off" if args.quiet_baseline else "on (a2a-sdk's default)"
-    print(f"baseline: a2a-sdk's own spans {spans}; ours: off (nothing exports spans)")
-    answers = "a Task (submitted, working per tool call, artifact, completed)"
-    print(f"baseline answers with: {answers if args.task_baseline else 'a Message'}")
+    if args.against is not None:
+        print(f"baseline: the runtime of {args.against}; ours: the runtime of {_common.REPO}")
+    else:
+        spans = "off" if args.quiet_baseline else "on (a2a-sdk's default)"
+        print(f"baseline: a2a-sdk's own spans {spans}; ours: off (nothing exports spans)")
+        answers = "a Task (submitted, working per tool call, artifact, completed)"
+        print(f"baseline answers with: {answers if args.task_baseline else 'a Message'}")
     where = "any CPU" if data["pinned_cpu"] is None else f"both on CPU {data['pinned_cpu']}"
     print(f"measured servers: {where}")
     rows = [

@@ -133,6 +133,35 @@ def test_agent_turn_quick(tmp_path: Path) -> None:
     assert data["ratio_cpu"] > 0 and data["machine"]["date_utc"]
 
 
+def test_agent_turn_against_another_source_tree_quick(tmp_path: Path) -> None:
+    out = tmp_path / "against.json"
+    tree = BENCHMARKS.parent
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "agent_turn.py"),
+            *("--quick", "--against", str(tree), "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"baseline: the runtime of {tree}" in done.stdout
+    assert "baseline answers with" not in done.stdout  # no baseline child ran
+    data = json.loads(out.read_text())
+    assert data["against"] == str(tree) and data["sides"]["baseline"]["cpu_ms_per_turn"] > 0
+
+
+def test_mcp_call_cpu_quick(tmp_path: Path) -> None:
+    stdout, data = run_quick("mcp_call_cpu", tmp_path)
+    assert "ratio CPU ours/sdk" in stdout
+    assert (data["rounds"], data["calls_per_round"], len(data["ratios"])) == (2, 10, 2)
+    assert data["us_per_call"]["ours"] > 0 and data["us_per_call"]["sdk"] > 0
+    assert data["ratio_cpu"] > 0 and data["machine"]["date_utc"]
+
+
 def test_fixed_cost_profile_quick(tmp_path: Path) -> None:
     out = tmp_path / "profile.json"
     done = subprocess.run(

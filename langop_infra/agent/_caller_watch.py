@@ -2,10 +2,12 @@
 
 ASGI servers report a caller that closed its connection as an ``http.disconnect`` from
 ``receive``, but only to whoever asks; a2a-sdk never asks during ``message/send``, so a turn
-whose caller gave up ran on to its end. :class:`CallerWatch` asks for every request, once its
-body is read, and marks that request's :class:`Caller` (in :data:`CALLER`) gone when the
-caller leaves. a2a-sdk runs the executor in the context of the request that sent the message,
-so the turn sees its own caller.
+whose caller gave up ran on to its end. :class:`CallerWatch` gives every request a
+:class:`Caller` (in :data:`CALLER`); once the body is read and something listens for that
+caller (a waiting turn, through :meth:`Caller.on_leave`), it asks the server and marks the
+caller gone when it leaves. Most requests never wait on their caller, and pay no listener.
+a2a-sdk runs the executor in the context of the request that sent the message, so the turn
+sees its own caller.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class Caller:
     def __init__(self) -> None:
         self.gone = asyncio.Event()
         self._callbacks: list[Callable[[], object]] = []
+        self._wanted = False
+        self._start: Callable[[], None] | None = None
 
     def leave(self) -> None:
         if not self.gone.is_set():
@@ -34,9 +38,27 @@ class Caller:
                 callback()
 
     def on_leave(self, callback: Callable[[], object]) -> Callable[[], None]:
-        """Call ``callback`` when the caller leaves; the function that forgets it."""
+        """Call ``callback`` when the caller leaves (listening from now on); the function
+        that forgets it."""
         self._callbacks.append(callback)
+        self.listen()
         return lambda: self._callbacks.remove(callback)
+
+    def listen(self) -> None:
+        """Listen for the caller leaving: now if the body is read, else once it is."""
+        self._wanted = True
+        self._started()
+
+    def listen_with(self, start: Callable[[], None]) -> None:
+        """The body is read: ``start`` listens, now if something listens already, else once
+        something does."""
+        self._start = start
+        self._started()
+
+    def _started(self) -> None:
+        if self._wanted and self._start is not None:
+            start, self._start = self._start, None
+            start()
 
 
 CALLER: contextvars.ContextVar[Caller] = contextvars.ContextVar("caller")
@@ -55,21 +77,28 @@ class CallerWatch:
         caller = Caller()
         token = CALLER.set(caller)
         watching: list[asyncio.Task[None]] = []
+        body_read = False
 
         async def watch() -> None:
             while (await receive())["type"] != "http.disconnect":
                 pass  # a server gives nothing else once the body is read; ignore it if it does
             caller.leave()
 
+        def start() -> None:
+            watching.append(asyncio.get_running_loop().create_task(watch()))
+
         async def watched() -> Message:
-            if watching:  # the body is read: the app waits for the caller to leave
+            nonlocal body_read
+            if body_read:  # the app waits for the caller to leave
+                caller.listen()
                 await caller.gone.wait()
                 return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.disconnect":
                 caller.leave()
             elif not message.get("more_body", False):
-                watching.append(asyncio.get_running_loop().create_task(watch()))
+                body_read = True
+                caller.listen_with(start)
             return message
 
         try:

@@ -50,6 +50,7 @@ def test_the_caller_leaving_after_the_body_sets_the_request_event() -> None:
         gone = CALLER.get().gone
         seen.append(gone.is_set())
         seen.append((await receive())["body"])
+        CALLER.get().listen()
         await asyncio.sleep(0)
         seen.append(gone.is_set())  # the last chunk is read, the caller still there
         server.hang_up()
@@ -96,6 +97,7 @@ def test_a_server_message_other_than_a_disconnect_is_not_one() -> None:
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
+        CALLER.get().listen()
         server.queue.put_nowait({"type": "http.request", "body": b"", "more_body": False})
         await asyncio.sleep(0.01)
         seen.append(CALLER.get().gone.is_set())
@@ -112,6 +114,8 @@ def test_each_request_has_its_own_event_and_none_outlives_it() -> None:
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
+        CALLER.get().listen()
+        await asyncio.sleep(0)  # the listener asks the server, and waits
         events.append(CALLER.get().gone)
 
     async def main() -> tuple[bool, int]:
@@ -156,6 +160,7 @@ def test_a_body_message_without_more_body_is_the_last() -> None:
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
+        CALLER.get().listen()
         server.hang_up()
         await asyncio.wait_for(CALLER.get().gone.wait(), 5)  # watched: the body was whole
         seen.append(CALLER.get().gone.is_set())
@@ -175,3 +180,57 @@ def test_a_caller_leaving_calls_back_once_and_not_what_was_forgotten() -> None:
         return called, caller.gone.is_set()
 
     assert asyncio.run(main()) == (["kept"], True)
+
+
+def test_nothing_asks_the_server_until_something_listens() -> None:
+    server = Server(b"ab")
+    seen: list[object] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        server.hang_up()
+        await asyncio.sleep(0.01)
+        gone = CALLER.get().gone
+        seen.extend([server.asked, gone.is_set()])  # no listener: the disconnect waits unread
+        CALLER.get().on_leave(lambda: seen.append("left"))
+        await asyncio.wait_for(gone.wait(), 5)
+        seen.append(server.asked)
+
+    run_app(server, app)
+    assert seen == [1, False, "left", 2]
+
+
+def test_listening_before_the_body_is_read_starts_once_it_is() -> None:
+    server = Server(b"ab", b"cd")
+    seen: list[object] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        CALLER.get().on_leave(lambda: seen.append("left"))
+        seen.append((await receive())["body"])
+        await asyncio.sleep(0.01)
+        seen.append(server.asked)  # listening waits for the body's last chunk
+        seen.append((await receive())["body"])
+        server.hang_up()
+        await asyncio.wait_for(CALLER.get().gone.wait(), 5)
+
+    run_app(server, app)
+    assert seen == [b"ab", 1, b"cd", "left"]
+
+
+def test_a_listener_starts_once_however_often_it_is_asked_for() -> None:
+    server = Server(b"ab")
+    seen: list[object] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        caller = CALLER.get()
+        caller.listen()
+        caller.on_leave(lambda: seen.append("left"))
+        caller.listen()
+        await asyncio.sleep(0.01)
+        seen.append(server.asked)  # one listener asked once, and waits
+        server.hang_up()
+        await asyncio.wait_for(caller.gone.wait(), 5)
+
+    run_app(server, app)
+    assert seen == [2, "left"]
