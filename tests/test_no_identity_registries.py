@@ -12,9 +12,7 @@ from tests.support.source import parse_source
 
 PACKAGE = Path(__file__).resolve().parents[1] / "langop_infra"
 WEAK = {"WeakKeyDictionary", "WeakValueDictionary", "WeakSet", "ref"}
-# Not a fact between layers: each policy of one `check` run reads the same engine resources,
-# and the view of each (its manifest converted once) is a memo of a pure function of it.
-ALLOWED = {("policy/pack.py", "_VIEWS")}
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _called(node: ast.AST | None) -> str | None:

@@ -34,7 +34,7 @@ from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from langop_infra.offline._engine_values import is_unknown, visit
 from langop_infra.offline._mock_engine import UNKNOWN, ProgramRun
-from langop_infra.policy.pack import PACK_NAME, policies
+from langop_infra.policy.pack import PACK_NAME, ViewedArgs, policies, resources
 
 LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.DISABLED: "disabled"}
 _LEVEL_ENUMS = {
@@ -161,6 +161,7 @@ def check(
     (tests/test_policy_pack.py holds the two equal)."""
     levels, settings = _levels_and_settings(config or {})
     found = _policy_resources(run)
+    views = resources(StackValidationArgs(found, None))  # made once, for every policy
     violations: list[Violation] = []
     with _stack_env(stack):
         for policy in policies():
@@ -168,7 +169,7 @@ def check(
             if level == EnforcementLevel.DISABLED:
                 continue
             name = "mandatory" if level == EnforcementLevel.MANDATORY else "advisory"
-            args = StackValidationArgs(found, settings.get(policy.name))
+            args = ViewedArgs(views, found, settings.get(policy.name))
 
             def report(
                 message: str,

@@ -11,7 +11,6 @@ same messages offline (:mod:`langop_infra.policy.offline`).
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -47,27 +46,32 @@ _LABELS = {
 }
 
 
-# The rules' view of each engine resource, made once per resource: ``langop-infra check``
-# hands every policy the same resource objects.
-_VIEWS: weakref.WeakKeyDictionary[PolicyResource, Resource] = weakref.WeakKeyDictionary()
+class ViewedArgs(StackValidationArgs):
+    """A policy's arguments with the rules' view of the resources already made:
+    ``langop-infra check`` hands every policy the same resources, and makes their view once."""
+
+    def __init__(
+        self, views: list[Resource], found: list[PolicyResource], config: Any = None
+    ) -> None:
+        super().__init__(found, config)
+        self.views = views
 
 
 def resources(args: StackValidationArgs) -> list[Resource]:
     """The engine's resources as the rules take them."""
+    if isinstance(args, ViewedArgs):
+        return args.views
     return [_view(r) for r in args.resources]
 
 
 def _view(resource: PolicyResource) -> Resource:
-    view = _VIEWS.get(resource)
-    if view is None:
-        view = _VIEWS[resource] = Resource(
-            type=resource.resource_type,
-            urn=resource.urn,
-            name=resource.name,
-            props=plain(resource.props),
-            dependencies=tuple(d.urn for d in resource.dependencies),
-        )
-    return view
+    return Resource(
+        type=resource.resource_type,
+        urn=resource.urn,
+        name=resource.name,
+        props=plain(resource.props),
+        dependencies=tuple(d.urn for d in resource.dependencies),
+    )
 
 
 def plain(value: Any) -> Any:

@@ -335,7 +335,7 @@ def test_cancel_stops_the_running_turn_and_publishes_canceled() -> None:
         await started.wait()
         task_id, context_id = request.task_id, request.context_id
         cancel = RequestContext(ServerCallContext(), task_id=task_id, context_id=context_id)
-        turn = tasks._turns[task_id].running
+        turn = tasks._turns[task_id or ""].running
         assert turn is not None
         await tasks.cancel(cancel, queue)
         turn_cancelled = turn.cancelled()  # awaited by cancel, not merely asked
@@ -356,7 +356,8 @@ def test_cancel_stops_the_running_turn_and_publishes_canceled() -> None:
 
 def test_a_task_without_a_message_is_refused() -> None:
     async def main() -> None:
-        await TurnTasks().run(RequestContext(ServerCallContext()), cast(Any, Published()), _answer)
+        empty = RequestContext(ServerCallContext())
+        await TurnTasks().run(empty, cast(Any, Published()), cast(Any, _answer))
 
     with pytest.raises(ValueError, match=r"^a task needs a message$"):
         asyncio.run(main())

@@ -3,7 +3,7 @@ and built once per schema object and owned by its registry's checks; the check i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from jsonschema.exceptions import SchemaError
@@ -49,7 +49,8 @@ def test_a_violation_is_an_error_result_naming_the_first_path() -> None:
         "tool t returned structuredContent that violates its outputSchema at n: 'one' is not "
         "of type 'integer'"
     )
-    root = checks.checked("t", definition, ToolCallResult([], False, []))
+    # a server's structuredContent that is no object (what a hostile server may send)
+    root = checks.checked("t", definition, ToolCallResult([], False, cast(Any, [])))
     assert root.content[0]["text"].startswith("tool t returned structuredContent that violates")
     assert " at (root): " in root.content[0]["text"]
 
@@ -71,5 +72,5 @@ def test_failed_is_is_error_or_agentlabs_success_false() -> None:
     assert failed(ToolCallResult([], True, {"success": True})) is True
     assert failed(ToolCallResult([], False, {"success": False})) is True
     assert failed(ToolCallResult([], False, {"success": 0})) is False
-    assert failed(ToolCallResult([], False, ["success"])) is False
+    assert failed(ToolCallResult([], False, cast(Any, ["success"]))) is False
     assert failed(ToolCallResult([], False)) is False
