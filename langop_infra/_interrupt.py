@@ -41,16 +41,20 @@ def exit_on_interrupt(prefix: str) -> None:
 
 
 def command_prefix(orig_argv: list[str]) -> str | None:
-    """The prefix of the command this process runs, if it is one of ours."""
+    """The prefix of the command this process runs, if it is one of ours: with the
+    subcommand (``langop-infra render``), read as the CLI's ``main`` reads it, when it has one."""
     args = orig_argv[1:]
     while args and args[0].startswith("-") and args[0] != "-m":
         # The interpreter's own options (-u, -X importtime, -W error, ...).
         args = args[2:] if args[0] in ("-X", "-W") else args[1:]
     if args[:1] == ["-m"] and len(args) > 1:
-        return _COMMANDS.get(args[1])
-    if args:
-        return _COMMANDS.get(os.path.basename(args[0]))
-    return None
+        prefix, rest = _COMMANDS.get(args[1]), args[2:]
+    elif args:
+        prefix, rest = _COMMANDS.get(os.path.basename(args[0])), args[1:]
+    else:
+        return None
+    command = next((a for a in rest if not a.startswith("-")), "")
+    return f"{prefix} {command}" if prefix == "langop-infra" and command else prefix
 
 
 def install_for_commands() -> None:

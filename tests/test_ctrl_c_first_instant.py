@@ -45,20 +45,22 @@ def interrupted_at(
 
 
 @pytest.mark.parametrize(
-    ("module", "argv"),
+    ("module", "argv", "command"),
     [
-        ("langop_infra.cli", [str(SCRIPT), "render", "--stack", "dev"]),
-        ("langop_infra.cli.main", [sys.executable, "-m", "langop_infra", "render"]),
-        ("argparse", [sys.executable, "-m", "langop_infra.cli", "validate"]),
+        ("langop_infra.cli", [str(SCRIPT), "render", "--stack", "dev"], "render"),
+        ("langop_infra.cli.main", [sys.executable, "-m", "langop_infra", "render"], "render"),
+        ("argparse", [sys.executable, "-m", "langop_infra.cli", "validate"], "validate"),
     ],
     ids=["script", "cli-main", "argparse"],
 )
 def test_ctrl_c_while_the_command_imports_is_one_line(
-    tmp_path: Path, module: str, argv: list[str]
+    tmp_path: Path, module: str, argv: list[str], command: str
 ) -> None:
+    """The line names the command, as every later one does (before 2026-11-29 it said
+    ``langop-infra:`` until the command's ``main`` ran)."""
     done = interrupted_at(module, argv, tmp_path)
     assert (done.returncode, done.stdout) == (130, ""), done.stderr
-    assert done.stderr == "langop-infra: error: interrupted\n"
+    assert done.stderr == f"langop-infra {command}: error: interrupted\n"
 
 
 def test_ctrl_c_while_the_agent_starts_is_one_line(tmp_path: Path) -> None:
@@ -79,9 +81,14 @@ def test_a_program_that_imports_the_package_keeps_pythons_handler(tmp_path: Path
 @pytest.mark.parametrize(
     ("orig_argv", "expected"),
     [
-        (["python", "-m", "langop_infra", "render"], "langop-infra"),
+        (["python", "-m", "langop_infra", "render"], "langop-infra render"),
         (["python", "-X", "importtime", "-m", "langop_infra.cli"], "langop-infra"),
-        (["/venv/bin/python", "/venv/bin/langop-infra", "graph"], "langop-infra"),
+        (["python", "-m", "langop_infra", "--version"], "langop-infra"),
+        (
+            ["/venv/bin/python", "/venv/bin/langop-infra", "graph", "--stack", "x"],
+            "langop-infra graph",
+        ),
+        (["/venv/bin/python", "/venv/bin/langop-infra", "-v", "diff", "a"], "langop-infra diff"),
         (["python", "-m", "langop_infra.agent", "serve"], "langop-agent"),
         (["python", "-m", "pytest", "tests"], None),
         (["python", "__main__.py"], None),

@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+import langop_infra._json as _json
 from langop_infra.agent._a2a_sdk import (
     EventQueue,
     InMemoryTaskStore,
@@ -207,7 +208,7 @@ def _hooks(state: _Turn) -> tuple[Observer, Approver]:
         decision = asyncio.get_running_loop().create_future()
         state.decision = decision
         # As written: a data part holds JSON values only.
-        data = {"approval": {"tool": tool, "arguments": json.loads(written)}}
+        data = {"approval": {"tool": tool, "arguments": _json.read(written)}}
         parts = [new_text_part(question), new_data_part(data)]
         await state.updater.requires_input(state.updater.new_agent_message(parts))
         state.paused = True
