@@ -91,13 +91,19 @@ async def _answer(text: str, *_: Any) -> TurnOutcome:
     return TurnOutcome(f"answer to {text}", "c")
 
 
-def test_a_turn_completes_with_its_answer_as_an_artifact() -> None:
+def _task_of(script: Script, text: str) -> Any:
+    """The Task one ``message/send`` of ``text`` answers with, the turn run by ``script``."""
+
     async def run() -> Any:
-        async with _agent(_answer) as client:
-            (event,) = await _events(client, _request("hi"))
+        async with _agent(script) as client:
+            (event,) = await _events(client, _request(text))
             return event.task
 
-    task = asyncio.run(run())
+    return asyncio.run(run())
+
+
+def test_a_turn_completes_with_its_answer_as_an_artifact() -> None:
+    task = _task_of(_answer, "hi")
     assert _state(task.status.state) == "COMPLETED"
     (artifact,) = task.artifacts
     assert artifact.name == "answer"
@@ -110,12 +116,7 @@ def test_a_turn_that_failed_ends_failed_with_the_answer_as_its_message() -> None
     async def broken(text: str, *_: Any) -> TurnOutcome:
         return TurnOutcome("I could not finish: the model is down", "c", error="HTTP 503")
 
-    async def run() -> Any:
-        async with _agent(broken) as client:
-            (event,) = await _events(client, _request("hi"))
-            return event.task
-
-    task = asyncio.run(run())
+    task = _task_of(broken, "hi")
     assert _state(task.status.state) == "FAILED"
     assert get_text_parts(task.status.message.parts) == ["I could not finish: the model is down"]
     assert get_data_parts(task.artifacts[0].parts)[0]["error"] == "HTTP 503"
@@ -163,12 +164,7 @@ def test_an_approval_question_shows_at_most_2000_characters_of_the_arguments() -
     async def asking(text: str, _observe: Observer, approve: Approver) -> TurnOutcome:
         return TurnOutcome(f"approved={await approve('load', arguments)}", "c")
 
-    async def run() -> Any:
-        async with _agent(asking) as client:
-            (paused,) = await _events(client, _request("load"))
-            return paused.task
-
-    task = asyncio.run(run())
+    task = _task_of(asking, "load")
     shown = json.dumps(arguments, default=str)[:2000]
     assert get_text_parts(task.status.message.parts) == [
         f"May I call load with {shown}? Answer yes to approve, anything else rejects."
