@@ -47,6 +47,8 @@ seen: list[Any] = []
 async def app(scope: Any, receive: Any, send: Any) -> None:
     message = await receive()
     user = scope.get("user")
+    if user is not None:  # what a2a-sdk reads as the request's authenticated user
+        assert user.is_authenticated and scope["auth"].scopes == ["a2a"]
     seen.append((user.display_name if user else None, message.get("body")))
     await send({"type": "http.response.start", "status": 200, "headers": []})
     await send({"type": "http.response.body", "body": b"ok"})
