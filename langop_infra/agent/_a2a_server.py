@@ -90,16 +90,23 @@ def _caller(context: RequestContext) -> str:
     return user.user_name if user.is_authenticated else ""
 
 
+_CARD_FIX = (
+    "correct it (A2A_AGENT_CARD, else a2a.cardPath in the config, names the file) "
+    "or remove it to serve a minimal card"
+)
+
+
 def read_card(path: Path) -> bytes:
     """The agent card file, checked to be a JSON object a2a-sdk can read."""
     data = path.read_bytes()
     document: object = _json.read(data)
     if not isinstance(document, dict):
-        raise ValueError(f"{path}: the agent card is not a JSON object")
+        raise ValueError(f"{path}: the agent card is not a JSON object; {_CARD_FIX}")
     try:
         parse_agent_card(dict(document))  # pyright: ignore[reportUnknownArgumentType]
     except ParseError as exc:
-        raise ValueError(f"{path}: not an agent card a2a-sdk can read ({exc}); fix it") from None
+        unreadable = f"{path}: not an agent card a2a-sdk can read ({exc}); {_CARD_FIX}"
+        raise ValueError(unreadable) from None
     return data
 
 

@@ -187,11 +187,12 @@ def test_read_card_returns_the_bytes_of_a_card_a2a_can_read(tmp_path: Path) -> N
     assert read_card(good) == good.read_bytes()
     listed = tmp_path / "list.json"
     listed.write_text("[1]", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"list\.json: the agent card is not a JSON object$"):
+    not_object = r"list\.json: the agent card is not a JSON object; correct it \(A2A_AGENT_CARD, "
+    with pytest.raises(ValueError, match=not_object):
         read_card(listed)
     wrong = tmp_path / "wrong.json"
     wrong.write_text('{"name": 5}', encoding="utf-8")
-    unreadable = r"wrong\.json: not an agent card a2a-sdk can read \(.*name"
+    unreadable = r"wrong\.json: not an agent card a2a-sdk can read \(.*name.*\); correct it \("
     with pytest.raises(ValueError, match=unreadable):
         read_card(wrong)
 
