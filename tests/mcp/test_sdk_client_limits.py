@@ -18,6 +18,7 @@ import pytest
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.auth.oauth2 import PKCEParameters
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.auth import OAuthMetadata, OAuthToken
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -135,3 +136,18 @@ def test_an_sdk_oauth_provider_serves_one_server() -> None:
     provider is made for one ``server_url``."""
     parameters = inspect.signature(ClientCredentialsOAuthProvider.__init__).parameters
     assert parameters["server_url"].default is inspect.Parameter.empty
+
+
+def test_the_sdk_stdio_client_has_no_bound_on_a_line() -> None:
+    """Keeps ``_stdio.py``: a stdio server's line is read up to ``max_response_bytes`` and
+    refused beyond (tests/mcp/test_mcp_cli_tracebacks.py), where the SDK's ``stdio_client`` joins
+    chunks until a newline comes, with no setting to bound them."""
+    assert list(StdioServerParameters.model_fields) == [
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "encoding",
+        "encoding_error_handler",
+    ]
+    assert list(inspect.signature(stdio_client).parameters) == ["server", "errlog"]
