@@ -98,13 +98,12 @@ class Session(Negotiation):
                 )
             self._injected = transport
         if self._injected is not None and isinstance(target, str) and "://" not in target:
-            self._url, self._command = None, None
-            self.label = target
+            self._url, self._command, label = None, None, target
         else:
             self._url, self._command = resolve_target(target, options.transport)
-            self.label = display_url(self._url) if self._url else shlex.join(self._command or [])
+            label = display_url(self._url) if self._url else shlex.join(self._command or [])
         check_headers(options.headers)
-        super().__init__(options, self.label)
+        super().__init__(options, label)
         self._used_transport = ""
         self._slots = asyncio.Semaphore(options.max_concurrent_calls)
         self._waiting = 0
