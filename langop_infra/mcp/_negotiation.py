@@ -195,8 +195,8 @@ class Negotiation:
         if self.options.listen and subscribe is not None:
             # 2026-07-28 has no GET stream: a client opts in to notifications by listening.
             params: dict[str, object] = {"notifications": {"toolsListChanged": True}}
-            message = jsonrpc.request(next(self._ids), "subscriptions/listen", params)
-            message["params"] = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
+            enveloped = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
+            message = jsonrpc.request(next(self._ids), "subscriptions/listen", enveloped)
             subscribe(message, modern.routing_headers("subscriptions/listen", params, version))
 
     def _no_common_version(self, supported: Sequence[object]) -> ProtocolVersionError:
