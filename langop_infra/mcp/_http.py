@@ -413,8 +413,8 @@ def http_failure(
             "raise the timeout or check its logs",
             target=shown,
         )
+    cause = _root_cause(exc)
     if isinstance(exc, httpx2.ConnectError):
-        cause = _root_cause(exc)
         if _refused(exc):
             message = f"connection refused by {shown}{tries}: is the server running on that port?"
         elif isinstance(cause, ssl.SSLCertVerificationError):
@@ -433,29 +433,27 @@ def http_failure(
             message = f"cannot connect to {shown}{tries}: {cause}; check the URL and network"
         return ServerUnreachable(message, target=shown)
     if isinstance(exc, httpx2.DecodingError):
-        return TransportError(
+        message = (
             f"{shown} sent an undecodable body for {what}: {exc}; check the server's "
-            "compression settings",
-            target=shown,
+            "compression settings"
         )
-    if isinstance(exc, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
-        return TransportError(f"cannot use {shown}: {exc}; give an http(s) URL", target=shown)
-    cause = _root_cause(exc)
-    if isinstance(cause, ssl.SSLError):
-        return TransportError(
+    elif isinstance(exc, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
+        message = f"cannot use {shown}: {exc}; give an http(s) URL"
+    elif isinstance(cause, ssl.SSLError):
+        message = (
             f"TLS with {shown} failed during {what} ({cause.reason or cause}): the server may "
-            "require a client certificate (cert=...) or reject the one sent",
-            target=shown,
+            "require a client certificate (cert=...) or reject the one sent"
         )
-    hint = "check the server's logs"
-    if shown.startswith("https:") and isinstance(
-        exc, (httpx2.ReadError, httpx2.RemoteProtocolError)
-    ):
-        hint += " (over HTTPS this can also mean it wants a client certificate: cert=...)"
-    return TransportError(
-        f"connection to {shown} broke during {what}: {str(exc) or type(exc).__name__}; {hint}",
-        target=shown,
-    )
+    else:
+        hint = "check the server's logs"
+        if shown.startswith("https:") and isinstance(
+            exc, (httpx2.ReadError, httpx2.RemoteProtocolError)
+        ):
+            hint += " (over HTTPS this can also mean it wants a client certificate: cert=...)"
+        message = (
+            f"connection to {shown} broke during {what}: {str(exc) or type(exc).__name__}; {hint}"
+        )
+    return TransportError(message, target=shown)
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
