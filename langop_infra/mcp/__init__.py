@@ -9,9 +9,8 @@ official SDK client's auto mode does.
     listing = fetch_tool_listing_sync("http://tool.ns.svc.cluster.local:8080/mcp")
 
 Every failure is an :class:`MCPClientError` (a :class:`LangopError`) with a ``kind`` slug
-and a one-line message; the tree is in :mod:`langop_infra.mcp._errors`. Names are imported
-on first use, so that ``langop_infra.mcp._errors`` (the root of every exception of the
-package) costs nothing to import. This
+and a one-line message; the tree is in :mod:`langop_infra.mcp._errors`. The errors import
+nothing heavy and are here at once; the other names are imported on first use. This
 package imports nothing of langop-infra outside itself; the agent's side of the contract
 (``langop_infra.agent.runtime``) is built on it.
 """
@@ -21,36 +20,39 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-_EXPORTS = {
-    "discover_endpoint": "langop_infra.mcp._discovery",
-    "ConfinementError": "langop_infra.mcp._errors",
-    "ConnectionLost": "langop_infra.mcp._errors",
-    "HTTPStatusError": "langop_infra.mcp._errors",
-    "InvalidInput": "langop_infra.mcp._errors",
-    "JSONRPCError": "langop_infra.mcp._errors",
-    "LangopError": "langop_infra.mcp._errors",
-    "MCPClientError": "langop_infra.mcp._errors",
-    "MCPConnectionError": "langop_infra.mcp._errors",
-    "MCPError": "langop_infra.mcp._errors",
-    "MCPHTTPError": "langop_infra.mcp._errors",
-    "MCPProtocolError": "langop_infra.mcp._errors",
-    "MCPTimeout": "langop_infra.mcp._errors",
-    "MalformedResponse": "langop_infra.mcp._errors",
-    "ProtocolVersionError": "langop_infra.mcp._errors",
-    "ResponseTooLarge": "langop_infra.mcp._errors",
-    "ServerBusy": "langop_infra.mcp._errors",
-    "ServerUnreachable": "langop_infra.mcp._errors",
-    "TransportError": "langop_infra.mcp._errors",
-    "ToolListing": "langop_infra.mcp._listing",
-    "fetch_tool_listing": "langop_infra.mcp._listing",
-    "fetch_tool_listing_sync": "langop_infra.mcp._listing",
-    "ClientOptions": "langop_infra.mcp._options",
-    "PROTOCOL_VERSION": "langop_infra.mcp._session",
-    "SUPPORTED_PROTOCOL_VERSIONS": "langop_infra.mcp._session",
-    "Session": "langop_infra.mcp._session",
-    "ToolCallResult": "langop_infra.mcp._session",
-    "Transport": "langop_infra.mcp._session",
-}
+from langop_infra.mcp._errors import (
+    ConfinementError,
+    ConnectionLost,
+    HTTPStatusError,
+    InvalidInput,
+    JSONRPCError,
+    LangopError,
+    MalformedResponse,
+    MCPClientError,
+    MCPConnectionError,
+    MCPError,
+    MCPHTTPError,
+    MCPProtocolError,
+    MCPTimeout,
+    ProtocolVersionError,
+    ResponseTooLarge,
+    ServerBusy,
+    ServerUnreachable,
+    TransportError,
+)
+
+if TYPE_CHECKING:
+    from langop_infra.mcp._discovery import discover_endpoint
+    from langop_infra.mcp._listing import ToolListing, fetch_tool_listing, fetch_tool_listing_sync
+    from langop_infra.mcp._options import ClientOptions
+    from langop_infra.mcp._session import (
+        PROTOCOL_VERSION,
+        SUPPORTED_PROTOCOL_VERSIONS,
+        Session,
+        ToolCallResult,
+        Transport,
+    )
+
 __all__ = [
     "PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -81,49 +83,13 @@ __all__ = [
     "fetch_tool_listing",
     "fetch_tool_listing_sync",
 ]
-
-if TYPE_CHECKING:
-    from langop_infra.mcp._discovery import (
-        discover_endpoint,
-    )
-    from langop_infra.mcp._errors import (
-        ConfinementError,
-        ConnectionLost,
-        HTTPStatusError,
-        InvalidInput,
-        JSONRPCError,
-        LangopError,
-        MalformedResponse,
-        MCPClientError,
-        MCPConnectionError,
-        MCPError,
-        MCPHTTPError,
-        MCPProtocolError,
-        MCPTimeout,
-        ProtocolVersionError,
-        ResponseTooLarge,
-        ServerBusy,
-        ServerUnreachable,
-        TransportError,
-    )
-    from langop_infra.mcp._listing import (
-        ToolListing,
-        fetch_tool_listing,
-        fetch_tool_listing_sync,
-    )
-    from langop_infra.mcp._options import (
-        ClientOptions,
-    )
-    from langop_infra.mcp._session import (
-        PROTOCOL_VERSION,
-        SUPPORTED_PROTOCOL_VERSIONS,
-        Session,
-        ToolCallResult,
-        Transport,
-    )
+# Where each lazily imported name lives, lightest module first.
+_LAZY = ("_options", "_session", "_listing", "_discovery")
 
 
 def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    for module in _LAZY if name in __all__ else ():
+        found = getattr(importlib.import_module(f"langop_infra.mcp.{module}"), name, None)
+        if found is not None:
+            return found
     raise AttributeError(f"module 'langop_infra.mcp' has no attribute {name!r}")

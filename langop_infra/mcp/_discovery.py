@@ -85,11 +85,9 @@ def _endpoint_in(document: Any) -> str | None:
             return value.strip()
         if (url := _url_of(value)) is not None:
             return url
-    transport = fields.get("transport")
-    if isinstance(transport, dict):
-        found = _endpoint_in(transport)
-        if found:
-            return found
+    found = _endpoint_in(fields.get("transport"))
+    if found:
+        return found
     remotes: Any = fields.get("remotes") or []
     for remote in remotes:
         # server.json: prefer streamable HTTP; the legacy SSE one works through auto mode.

@@ -154,16 +154,20 @@ class HTTPConnection:
             if response.status_code not in _REDIRECTS or not location:
                 return response
             await response.aclose()
-            if confine is not None:
-                raise self._confined_redirect(response, location, confine)
             try:
                 next_url = target.join(location)
             except httpx2.InvalidURL:
-                raise self._redirect_error(response, location, "it is not a valid URL") from None
+                shown = "an invalid URL" if confine is not None else display_url(location)
+                raise self._redirect_error(
+                    response, shown, "it is not a valid URL", confine
+                ) from None
+            shown = display_url(next_url)
+            if confine is not None:
+                raise self._redirect_error(response, shown, "", confine)
             if origin(next_url) != origin(target):
-                raise self._redirect_error(response, next_url, "it leads to another host")
+                raise self._redirect_error(response, shown, "it leads to another host")
             if method != "GET" and response.status_code not in (307, 308):
-                raise self._redirect_error(response, next_url, f"it would turn {method} into GET")
+                raise self._redirect_error(response, shown, f"it would turn {method} into GET")
             if response.status_code in _PERMANENT:
                 self._moved[asked] = next_url
             target = next_url
@@ -178,21 +182,6 @@ class HTTPConnection:
         # httpcore checks the certificate against (and sends as SNI) this name, not the host.
         name = self.options.tls_server_name
         return {"sni_hostname": name} if name and target.scheme == "https" else {}
-
-    @staticmethod
-    def _confined_redirect(
-        response: httpx2.Response, location: str, confine: str
-    ) -> ConfinementError:
-        try:
-            shown = display_url(response.request.url.join(location))
-        except httpx2.InvalidURL:
-            shown = "an invalid URL"
-        return ConfinementError(
-            f"{display_url(response.request.url)} redirected ({response.status_code}) to "
-            f"{shown}, not followed: a client confined to {confine} follows no redirect, "
-            "since its credentials are valid beyond the server; use the final URL directly",
-            target=display_url(response.request.url),
-        )
 
     async def _send_retrying(self, request: httpx2.Request, what: str) -> httpx2.Response:
         retries = self.options.connect_retries
@@ -214,13 +203,22 @@ class HTTPConnection:
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
-    def _redirect_error(response: httpx2.Response, location: object, why: str) -> HTTPStatusError:
-        shown = display_url(str(location))
+    def _redirect_error(
+        response: httpx2.Response, shown: str, why: str, confine: str | None = None
+    ) -> MCPError:
+        """Why the redirect to ``shown`` was not followed: ``why``, or the ``confine`` prefix."""
+        source = display_url(response.request.url)
+        said = f"{source} redirected ({response.status_code}) to {shown}, not followed"
+        if confine is not None:
+            return ConfinementError(
+                f"{said}: a client confined to {confine} follows no redirect, since its "
+                "credentials are valid beyond the server; use the final URL directly",
+                target=source,
+            )
         return HTTPStatusError(
-            f"{display_url(response.request.url)} redirected ({response.status_code}) to {shown}, "
-            f"not followed because {why}; if that is the real MCP endpoint, use its URL directly",
+            f"{said} because {why}; if that is the real MCP endpoint, use its URL directly",
             status=response.status_code,
-            target=display_url(response.request.url),
+            target=source,
         )
 
     async def read_body(self, response: httpx2.Response, what: str) -> bytes:
@@ -415,8 +413,8 @@ def http_failure(
             "raise the timeout or check its logs",
             target=shown,
         )
+    cause = _root_cause(exc)
     if isinstance(exc, httpx2.ConnectError):
-        cause = _root_cause(exc)
         if _refused(exc):
             message = f"connection refused by {shown}{tries}: is the server running on that port?"
         elif isinstance(cause, ssl.SSLCertVerificationError):
@@ -435,29 +433,27 @@ def http_failure(
             message = f"cannot connect to {shown}{tries}: {cause}; check the URL and network"
         return ServerUnreachable(message, target=shown)
     if isinstance(exc, httpx2.DecodingError):
-        return TransportError(
+        message = (
             f"{shown} sent an undecodable body for {what}: {exc}; check the server's "
-            "compression settings",
-            target=shown,
+            "compression settings"
         )
-    if isinstance(exc, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
-        return TransportError(f"cannot use {shown}: {exc}; give an http(s) URL", target=shown)
-    cause = _root_cause(exc)
-    if isinstance(cause, ssl.SSLError):
-        return TransportError(
+    elif isinstance(exc, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
+        message = f"cannot use {shown}: {exc}; give an http(s) URL"
+    elif isinstance(cause, ssl.SSLError):
+        message = (
             f"TLS with {shown} failed during {what} ({cause.reason or cause}): the server may "
-            "require a client certificate (cert=...) or reject the one sent",
-            target=shown,
+            "require a client certificate (cert=...) or reject the one sent"
         )
-    hint = "check the server's logs"
-    if shown.startswith("https:") and isinstance(
-        exc, (httpx2.ReadError, httpx2.RemoteProtocolError)
-    ):
-        hint += " (over HTTPS this can also mean it wants a client certificate: cert=...)"
-    return TransportError(
-        f"connection to {shown} broke during {what}: {str(exc) or type(exc).__name__}; {hint}",
-        target=shown,
-    )
+    else:
+        hint = "check the server's logs"
+        if shown.startswith("https:") and isinstance(
+            exc, (httpx2.ReadError, httpx2.RemoteProtocolError)
+        ):
+            hint += " (over HTTPS this can also mean it wants a client certificate: cert=...)"
+        message = (
+            f"connection to {shown} broke during {what}: {str(exc) or type(exc).__name__}; {hint}"
+        )
+    return TransportError(message, target=shown)
 
 
 def _causes(exc: BaseException) -> list[BaseException]:

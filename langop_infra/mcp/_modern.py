@@ -13,20 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast
 
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
-HANDSHAKE_VERSIONS: tuple[str, ...] = tuple(HANDSHAKE_PROTOCOL_VERSIONS)
-MODERN_VERSIONS: tuple[str, ...] = tuple(MODERN_PROTOCOL_VERSIONS)
-LATEST_MODERN = MODERN_VERSIONS[-1]
-LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
-
-PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
-CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-
-HEADER_MISMATCH = -32020
-UNSUPPORTED_PROTOCOL_VERSION = -32022
+from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
 # Methods whose named parameter is mirrored in Mcp-Name.
 _NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -41,9 +28,9 @@ def envelope(
 ) -> dict[str, Any]:
     """``params`` with the per-request ``_meta`` keys of ``version`` added."""
     meta = dict(params.get("_meta") or {})
-    meta[PROTOCOL_VERSION_KEY] = version
-    meta[CLIENT_INFO_KEY] = dict(client_info)
-    meta[CLIENT_CAPABILITIES_KEY] = dict(capabilities)
+    meta[PROTOCOL_VERSION_META_KEY] = version
+    meta[CLIENT_INFO_META_KEY] = dict(client_info)
+    meta[CLIENT_CAPABILITIES_META_KEY] = dict(capabilities)
     return {**params, "_meta": meta}
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-import langop_infra.mcp._modern as modern
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 if TYPE_CHECKING:
     import httpx2
@@ -17,7 +17,7 @@ TRANSPORTS: tuple[str, ...] = ("auto", "streamable-http", "sse", "stdio")
 # "auto" tries server/discover (2026-07-28) and falls back to initialize; a version pins it.
 PROTOCOLS: tuple[str, ...] = (
     "auto",
-    *sorted((*modern.HANDSHAKE_VERSIONS, *modern.MODERN_VERSIONS), reverse=True),
+    *sorted((*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS), reverse=True),
 )
 # Fields with a smallest allowed value (timeout and deadline must be above zero).
 _LEAST = (

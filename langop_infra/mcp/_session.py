@@ -1,24 +1,20 @@
-"""``Session``: the MCP lifecycle (negotiate, list tools, call tools, close) over any transport.
-
-Negotiation follows the official SDK client's automatic mode: ``server/discover`` at
-2026-07-28 first; a server that does not answer it as a 2026 server gets the ``initialize``
-handshake (2025-11-25 and older) instead.
+"""``Session``: the MCP lifecycle (connect, negotiate, list tools, call tools, close) over
+any transport; negotiating and sending requests are in :mod:`langop_infra.mcp._negotiation`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import functools
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import httpx2
+from mcp_types.jsonrpc import HEADER_MISMATCH
 
-import langop_infra.mcp._jsonrpc as jsonrpc
-import langop_infra.mcp._modern as modern
 from langop_infra.mcp._errors import (
     ConfinementError,
     HTTPStatusError,
@@ -28,18 +24,15 @@ from langop_infra.mcp._errors import (
     MCPError,
     MCPTimeout,
     ServerBusy,
-    ServerUnreachable,
-    SessionExpired,
     TransportError,
 )
 from langop_infra.mcp._http import HTTPConnection, display_url
 from langop_infra.mcp._jsonrpc import Message
 from langop_infra.mcp._negotiation import (
-    CLIENT_CAPABILITIES,
-    CLIENT_INFO,
     PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
     Negotiation,
+    Transport,
 )
 from langop_infra.mcp._options import ClientOptions
 from langop_infra.mcp._paging import list_all_tools
@@ -57,29 +50,7 @@ __all__ = [
 ]
 
 DEFAULT_OPTIONS = ClientOptions()
-
 _T = TypeVar("_T")
-_CANCEL_SECONDS = 1.0
-
-
-class Transport(Protocol):
-    """What a session needs from a transport; each module in this package provides one.
-
-    ``Session(target, transport=...)`` takes any object of this shape (for in-process tests)
-    or an ``httpx2.AsyncBaseTransport`` under the HTTP transports.
-    """
-
-    name: str
-    label: str
-    protocol_version: str | None
-
-    async def request(
-        self, message: Message, headers: Mapping[str, str] | None = None
-    ) -> Message: ...
-    async def notify(self, message: Message) -> None: ...
-    def reset_session(self) -> None: ...
-    def diagnostics(self) -> str: ...
-    async def aclose(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -112,7 +83,6 @@ class Session(Negotiation):
         on_notification: Callable[[Message], None] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        self.options = options
         self._env = dict(env or {})
         self.on_notification = on_notification
         self._http_transport: httpx2.AsyncBaseTransport | None = None
@@ -128,24 +98,13 @@ class Session(Negotiation):
                 )
             self._injected = transport
         if self._injected is not None and isinstance(target, str) and "://" not in target:
-            self._url, self._command = None, None
-            self.label = target
+            self._url, self._command, label = None, None, target
         else:
             self._url, self._command = resolve_target(target, options.transport)
-            self.label = display_url(self._url) if self._url else shlex.join(self._command or [])
+            label = display_url(self._url) if self._url else shlex.join(self._command or [])
         check_headers(options.headers)
-        self._http: HTTPConnection | None = None
-        self._transport: Transport | None = None
+        super().__init__(options, label)
         self._used_transport = ""
-        self._last_refused: tuple[httpx2.URL, int] | None = None
-        self._ids = itertools.count(1)
-        self._initialized = False
-        self._closed = False
-        self._modern = False
-        self._schemas: dict[str, dict[str, Any]] = {}
-        self.server_info: dict[str, Any] = {}
-        self.server_capabilities: dict[str, Any] = {}
-        self.protocol_version = ""
         self._slots = asyncio.Semaphore(options.max_concurrent_calls)
         self._waiting = 0
 
@@ -203,7 +162,12 @@ class Session(Negotiation):
         """
         await self.initialize()
         tools = await self._bounded(
-            list_all_tools(self._list_page, self._received, self.options, self.label),
+            list_all_tools(
+                functools.partial(self._call, "tools/list"),
+                lambda: getattr(self._transport, "received_bytes", None),
+                self.options,
+                self.label,
+            ),
             "listing tools",
         )
         schemas = {t["name"]: t.get("inputSchema") for t in tools}
@@ -249,7 +213,7 @@ class Session(Negotiation):
             result = await self._call("tools/call", params)
         except JSONRPCError as exc:
             # A 2026 server checks Mcp-Param-* headers against the tool's schema: learn it once.
-            if exc.code != modern.HEADER_MISMATCH or not self._modern or name in self._schemas:
+            if exc.code != HEADER_MISMATCH or not self._modern or name in self._schemas:
                 raise
             await self.list_tools()
             result = await self._call("tools/call", params)
@@ -313,21 +277,6 @@ class Session(Negotiation):
         except TimeoutError:
             raise self.deadline_error(what) from None
 
-    def _refused_error(self, seconds: float) -> ServerUnreachable | None:
-        # Time ran out while a refused connection was being retried: say so, not "slow".
-        refused = self._http.refused if self._http is not None else self._last_refused
-        if refused is None:
-            return None
-        url, attempts = refused
-        return ServerUnreachable(
-            f"connection refused by {display_url(url)} (tried {attempts} times in "
-            f"{seconds:g}s): is the server running on that port?",
-            target=self.label,
-        )
-
-    def _received(self) -> int | None:
-        return getattr(self._transport, "received_bytes", None)
-
     async def _connect(self) -> None:
         await self._release()  # what a failed earlier attempt left behind
         self._modern = False
@@ -385,68 +334,3 @@ class Session(Negotiation):
     def _notified(self, message: Message) -> None:
         if self.on_notification is not None:
             self.on_notification(message)
-
-    async def _list_page(self, params: dict[str, Any]) -> Message:
-        return await self._call("tools/list", params)
-
-    async def _call(
-        self,
-        method: str,
-        params: dict[str, Any],
-        *,
-        renew: bool = True,
-        timeout: float | None = None,
-        version: str | None = None,
-    ) -> Message:
-        transport = self._transport
-        if transport is None or self._closed:
-            raise TransportError(f"the session with {self.label} is closed; open a new one")
-        version = version or (self.protocol_version if self._modern else None)
-        headers: dict[str, str] | None = None
-        if version:
-            schema = self._schemas.get(params.get("name", "")) if method == "tools/call" else None
-            headers = modern.routing_headers(method, params, version, schema)
-            params = modern.envelope(params, version, CLIENT_INFO, CLIENT_CAPABILITIES)
-        message = jsonrpc.request(next(self._ids), method, params)
-        seconds = timeout or self.options.timeout
-        try:
-            async with timeout_after(seconds):
-                response = await transport.request(message, headers)
-        except TimeoutError:
-            await self._cancel(transport, message)
-            raise self._timeout(method, seconds) from None
-        except SessionExpired:
-            if not renew or self._modern:
-                raise
-            transport.reset_session()
-            await self._handshake(self._handshake_version())
-            return await self._call(method, params, renew=False)
-        return jsonrpc.result_of(response, method=method, source=self.label)
-
-    async def _cancel(self, transport: Transport, message: Message) -> None:
-        """Tell the server we gave up on ``message`` (as the official client does), so it
-        can stop the work; best effort, briefly. ``initialize`` is never cancelled (spec)."""
-        if message["method"] == "initialize":
-            return
-        params: dict[str, object] = {
-            "requestId": message["id"],
-            "reason": "the client's timeout expired",
-        }
-        try:
-            async with timeout_after(_CANCEL_SECONDS):
-                await transport.notify(jsonrpc.notification("notifications/cancelled", params))
-        except (MCPError, TimeoutError, OSError):
-            pass  # the timeout error that follows says what matters
-
-    def _timeout(self, method: str, seconds: float | None = None) -> MCPTimeout | ServerUnreachable:
-        seconds = seconds or self.options.timeout
-        return self._refused_error(seconds) or MCPTimeout(
-            f"no answer to {method} from {self.label} within {seconds:g}s: "
-            "the server is stuck or slow; raise the timeout or check its logs"
-            + self._diagnostics(),
-            target=self.label,
-        )
-
-    def _diagnostics(self) -> str:
-        detail = self._transport.diagnostics() if self._transport is not None else ""
-        return f"; server stderr: {detail}" if detail else ""
