@@ -47,7 +47,10 @@ _TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORE
 
 def display_url(url: str | httpx2.URL) -> str:
     """``url`` without credentials, query or fragment: safe to show in messages and logs."""
-    parts = urlsplit(str(url))
+    try:
+        parts = urlsplit(str(url))
+    except ValueError:  # a server's Location with an unclosed IPv6 bracket, say
+        return "an invalid URL"
     netloc = parts.netloc.rpartition("@")[2]
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 

@@ -114,3 +114,21 @@ def test_an_httpx_transport_is_refused_with_what_fits_instead() -> None:
         "httpx2.ASGITransport; an httpx one no longer fits) nor an MCP transport object "
         "with request() and notify()"
     )
+
+
+async def test_a_redirect_to_an_unparsable_location_is_refused_with_its_own_error() -> None:
+    """A ``Location`` even ``urlsplit`` cannot read (an unclosed IPv6 bracket) is named as
+    an invalid URL; it used to escape the error's own builder and end the transport."""
+
+    def moved(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(307, headers={"location": "http://[::1"})
+
+    url = "http://127.0.0.1:9/mcp"
+    with pytest.raises(HTTPStatusError) as refused:
+        async with Session(url, FAST, transport=httpx2.MockTransport(moved)) as session:
+            await session.list_tools()
+    assert refused.value.status == 307
+    assert str(refused.value) == (
+        f"{url} redirected (307) to an invalid URL, not followed because it is not a valid "
+        "URL; if that is the real MCP endpoint, use its URL directly"
+    )
