@@ -87,14 +87,9 @@ def preview(data: bytes | str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def is_response_to(message: Message, request_id: int) -> bool:
+def is_response_to(message: Message, request_id: object) -> bool:
     """True for the response (result or error) to request ``request_id``."""
     return message.get("id") == request_id and ("result" in message or "error" in message)
-
-
-def is_server_request(message: Message) -> bool:
-    """True for a request the server sends to the client (it expects an answer)."""
-    return "method" in message and message.get("id") is not None
 
 
 def answer_to(server_request: Message) -> Message:
@@ -149,10 +144,10 @@ def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
 
 
 class PendingRequests:
-    """Futures of requests awaiting responses that a reader task delivers (stdio, legacy SSE)."""
+    """Futures of requests awaiting the responses a reader task delivers, by request id."""
 
     def __init__(self) -> None:
-        self._futures: dict[int, asyncio.Future[Message]] = {}
+        self._futures: dict[object, asyncio.Future[Message]] = {}
         self._failure: MCPError | None = None
 
     def expect(self, request_id: int) -> asyncio.Future[Message]:
@@ -170,21 +165,24 @@ class PendingRequests:
 
     def deliver(self, message: Message) -> bool:
         """Resolve the future this response belongs to; False if it belongs to none."""
-        request_id = message.get("id")
-        if not isinstance(request_id, int) or ("result" not in message and "error" not in message):
+        key = message.get("id")
+        if not isinstance(key, int) or not is_response_to(message, key):
             return False
-        future = self._futures.pop(request_id, None)
-        if future is None:
-            return False
-        if not future.done():
+        future = self._futures.pop(key, None)
+        if future is not None and not future.done():
             future.set_result(message)
-        return True
+        return future is not None
 
-    def fail_all(self, error: MCPError) -> None:
-        """Fail every waiting request, and every later one, with ``error``."""
-        if self._failure is None:
+    def fail(self, request_id: object, error: MCPError) -> None:
+        """Fail the request ``request_id`` with ``error``."""
+        future = self._futures.get(request_id)
+        if future is not None and not future.done():
+            future.set_exception(error)
+
+    def fail_all(self, error: MCPError, *, later: bool = True) -> None:
+        """Fail every waiting request with ``error``, and (``later``) every later one."""
+        if later and self._failure is None:
             self._failure = error
-        futures, self._futures = self._futures, {}
-        for future in futures.values():
-            if not future.done():
-                future.set_exception(error)
+        for key in list(self._futures):
+            self.fail(key, error)
+        self._futures.clear()

@@ -63,7 +63,7 @@ class SDKTransport:
         self.on_notification: Callable[[Message], None] | None = None
         self._opener = opener
         self._bridge = bridge
-        self._pending: dict[object, asyncio.Future[Message]] = {}
+        self._pending = bridge.pending
         self._write: Any = None
         self._error: MCPError | None = None
         self._runner: asyncio.Task[None] | None = None
@@ -88,9 +88,6 @@ class SDKTransport:
 
     async def start(self) -> None:
         """Open the SDK transport (for legacy SSE: until its endpoint event)."""
-        await self._start()
-
-    async def _start(self) -> None:
         if self._runner is not None and self._closing.is_set():  # a session being reset
             with suppress(Exception):
                 await self._runner
@@ -121,7 +118,7 @@ class SDKTransport:
         finally:
             ready.cancel()
             failed.cancel()
-        if self._error is None and not self._write and self._bridge.stream is not None:
+        if self._error is None and not self._write:
             self._error = self._bridge.stream
         if self._error is not None or not self._ready.is_set():
             await self.aclose()
@@ -144,17 +141,12 @@ class SDKTransport:
             error = self._error or ConnectionLost(
                 f"the connection to {self.label} closed", target=self.label
             )
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(error)
-            self._pending.clear()
+            self._pending.fail_all(error, later=False)
 
     def _cause(self, exc: BaseException) -> MCPError:
-        found = _first_mcp_error(exc)
+        found = _first_mcp_error(exc) or self._bridge.stream
         if found is not None:
             return found
-        if self._bridge.stream is not None:
-            return self._bridge.stream
         text = str(_innermost(exc))
         if text.startswith("Endpoint origin does not match"):
             return elsewhere(self.label, display_url(text.rpartition(": ")[2]))
@@ -167,23 +159,18 @@ class SDKTransport:
         async for item in read:
             if isinstance(item, Exception):
                 if self.name == "sse":  # the event stream broke: nothing more will come
-                    self._fail_all(self._bridge.stream or self._closed())
+                    self._pending.fail_all(self._bridge.stream or self._closed(), later=False)
                 continue  # streamable HTTP resolves the request it concerns by itself
-            message: Message = item.message.model_dump(
-                by_alias=True, mode="json", exclude_unset=True
-            )
-            key = message.get("id")
-            if "method" not in message:
-                future = self._pending.pop(key, None)
-                if future is not None and not future.done():
-                    future.set_result(message)
-            elif key is not None:
+            message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+            if self._pending.deliver(message) or "method" not in message:
+                continue
+            if message.get("id") is not None:
                 await self._answer(message)
             elif self.on_notification is not None:
                 self.on_notification(message)
         if self.name == "sse" and not self._closing.is_set():
             self._error = self._bridge.stream or self._closed()
-            self._fail_all(self._error)
+            self._pending.fail_all(self._error, later=False)
 
     def _closed(self) -> ConnectionLost:
         return ConnectionLost(
@@ -191,16 +178,6 @@ class SDKTransport:
             "session: connect again",
             target=self.label,
         )
-
-    def fail(self, key: object, error: MCPError) -> None:
-        """Fail the request ``key`` with ``error`` (the legacy bridge's ``on_failure``)."""
-        future = self._pending.get(key)
-        if future is not None and not future.done():
-            future.set_exception(error)
-
-    def _fail_all(self, error: MCPError) -> None:
-        for key in list(self._pending):
-            self.fail(key, error)
 
     async def _answer(self, server_request: Message) -> None:
         # Answered before the stream is read on, as the server asked: in order.
@@ -213,27 +190,26 @@ class SDKTransport:
     async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """Send a request and return the server's answer to it."""
         jsonrpc.encode(message)  # InvalidInput before anything is sent
-        await self._start()
-        key = message["id"]
-        future = asyncio.get_running_loop().create_future()
-        self._pending[key] = future
+        await self.start()
+        future = self._pending.expect(message["id"])
         try:
             await self._send(message, headers)
             answer = await future
         except ConnectionLost as lost:
-            raise self._lost(message, lost) from None
+            raise self._bridge.failures.pop(message["id"], None) or (
+                self._stand_in({}, message["method"]) if self._bridge.resume_refused else lost
+            ) from None
         finally:
-            self._pending.pop(key, None)
-        return self._checked(answer, message)
-
-    def _lost(self, message: Message, lost: ConnectionLost) -> MCPError:
-        """Why ``message`` got no answer: what the bridge saw, else ``lost``."""
+            self._pending.forget(message["id"])
+        error = answer.get("error")
+        if not isinstance(error, dict):
+            return answer
         failure = self._bridge.failures.pop(message["id"], None)
         if failure is not None:
-            return failure.error
-        if self._bridge.resume_refused is not None:
-            return self._stand_in({}, message["method"])
-        return lost
+            raise failure
+        if _sdk_made(cast("dict[str, Any]", error)):
+            raise self._stand_in(cast("dict[str, Any]", error), message["method"])
+        return answer
 
     def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
         """Send ``subscriptions/listen`` (2026-07-28); its answers are notifications."""
@@ -244,8 +220,10 @@ class SDKTransport:
 
     async def notify(self, message: Message) -> None:
         """Send a notification; nothing comes back."""
-        await self._start()
-        if message["method"] == "notifications/cancelled" and self._modern():
+        await self.start()
+        if message["method"] == "notifications/cancelled" and (
+            self.protocol_version in MODERN_PROTOCOL_VERSIONS
+        ):
             await self._send(message, None)  # the SDK aborts the request's POST instead
             return
         posted = asyncio.Event()
@@ -255,9 +233,6 @@ class SDKTransport:
         with suppress(TimeoutError):
             async with timeout_after(self._bridge.http.options.timeout):
                 await posted.wait()
-
-    def _modern(self) -> bool:
-        return self.protocol_version in MODERN_PROTOCOL_VERSIONS
 
     async def _send(self, message: Message, headers: Mapping[str, str] | None) -> None:
         if self._write is None:
@@ -274,20 +249,8 @@ class SDKTransport:
                 f"the connection to {self.label} closed", target=self.label
             ) from None
 
-    def _checked(self, answer: Message, message: Message) -> Message:
-        given = answer.get("error")
-        if not isinstance(given, dict):
-            return answer
-        error = cast("dict[str, Any]", given)
-        failure = self._bridge.failures.pop(message["id"], None)
-        made = _sdk_made(error)
-        if failure is not None and (failure.always or made):
-            raise failure.error
-        if not made:
-            return answer
-        raise self._stand_in(error, message["method"])
-
     def _stand_in(self, error: dict[str, Any], method: str) -> MCPError:
+        """Our error for an answer the SDK made up (``error``) or one never given."""
         text, code = str(error.get("message", "")), error.get("code")
         refused = self._bridge.resume_refused
         if isinstance(refused, HTTPStatusError):
@@ -409,6 +372,4 @@ def legacy_sse(http: HTTPConnection, url: str, label: str) -> SDKTransport:
         async with sse_client(url, httpx_client_factory=client) as streams:  # type: ignore[arg-type]
             yield streams
 
-    transport = SDKTransport("sse", label, opener, bridge)
-    bridge.on_failure = transport.fail
-    return transport
+    return SDKTransport("sse", label, opener, bridge)

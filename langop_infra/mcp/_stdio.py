@@ -93,14 +93,6 @@ class StdioTransport:
         """A stdio session lives as long as the process; nothing to forget."""
         self.protocol_version = None
 
-    @property
-    def exited(self) -> bool:
-        """True once the server process has ended."""
-        return self._process.returncode is not None
-
-    async def listen(self) -> None:
-        """stdout is already the server-to-client channel."""
-
     def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
         """Send ``subscriptions/listen``: its notifications arrive on stdout like any other."""
         self._subscription = asyncio.create_task(self.notify(message))
@@ -132,28 +124,9 @@ class StdioTransport:
         try:
             while line := await stdout.readline():
                 self.received_bytes += len(line)
-                if not line.strip():
-                    continue
-                try:
-                    payload = _json.read(line, max_bytes=max(len(line), _json.MAX_BYTES))
-                except _json.JSONTooDeep:
-                    self._pending.fail_all(jsonrpc.too_deep(self.label))
-                    return
-                except ValueError:
-                    continue  # log lines on stdout break the protocol; skip, don't die
-                batch = cast("list[object]", payload) if isinstance(payload, list) else [payload]
-                for item in batch:
-                    if not isinstance(item, dict):
-                        continue
-                    message = cast("Message", item)
-                    if self._pending.deliver(message):
-                        continue
-                    if jsonrpc.is_server_request(message):
-                        await self.notify(jsonrpc.answer_to(message))
-                    elif "method" in message and self.on_notification is not None:
-                        self.on_notification(message)
+                await self._handle(line)
         except ValueError:  # StreamReader's "line too long"
-            self._pending.fail_all(
+            return self._pending.fail_all(
                 ResponseTooLarge(
                     f"stdio server `{self.label}` wrote a line over {self._limit} bytes; raise "
                     "max_response_bytes if it really returns that much",
@@ -161,16 +134,31 @@ class StdioTransport:
                     target=self.label,
                 )
             )
-            return
         except MCPError as exc:
-            self._pending.fail_all(exc)
-            return
+            return self._pending.fail_all(exc)
         # Let the exit code and the last of stderr arrive: the message quotes both.
         with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
             await asyncio.wait_for(self._process.wait(), _EXIT_WAIT)
         with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._stderr_reader), _EXIT_WAIT)
         self._pending.fail_all(self._exited("before answering"))
+
+    async def _handle(self, line: bytes) -> None:
+        """Hand on the messages of one line; log lines on stdout break the protocol: skipped."""
+        try:
+            payload = _json.read(line, max_bytes=max(len(line), _json.MAX_BYTES))
+        except _json.JSONTooDeep:
+            raise jsonrpc.too_deep(self.label) from None
+        except ValueError:
+            return
+        batch = cast("list[object]", payload) if isinstance(payload, list) else [payload]
+        for message in (cast("Message", m) for m in batch if isinstance(m, dict)):
+            if self._pending.deliver(message) or "method" not in message:
+                continue
+            if message.get("id") is not None:
+                await self.notify(jsonrpc.answer_to(message))
+            elif self.on_notification is not None:
+                self.on_notification(message)
 
     async def _read_stderr(self) -> None:
         stderr = self._process.stderr
