@@ -106,8 +106,11 @@ class Bridge(httpx2.AsyncBaseTransport):
         resuming = "last-event-id" in request.headers
         if request.method == "GET" and not resuming and not self.listen:
             return httpx2.Response(405, request=request)  # we do not want the server's stream
-        if resuming and self._resumed(request.headers["last-event-id"]):
-            return httpx2.Response(503, request=request)  # the SDK then gives up on it
+        if resuming:  # the SDK would resume for ever from an event id that brings nothing new
+            last = request.headers["last-event-id"]
+            self._resumes[last] = self._resumes.get(last, 0) + 1
+            if self._resumes[last] > _RESUME_ATTEMPTS:
+                return httpx2.Response(503, request=request)  # the SDK then gives up on it
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _DROPPED}
         self._version = request.headers.get("mcp-protocol-version", self._version)
         if request.method == "DELETE" and self._version:  # the SDK forgets it there
@@ -124,7 +127,7 @@ class Bridge(httpx2.AsyncBaseTransport):
         if method == "initialize" and response.status_code < 400:
             self.session_id = response.headers.get("mcp-session-id") or None
         if response.status_code >= 400:
-            return await self._failed(request, response, key, what, resuming=resuming)
+            return await self._failed(request, response, key, what)
         is_json = "json" in response.headers.get("content-type", "")
         if method and key is not None and is_json and not self.events:
             return await self._json_answer(request, response, key, method)
@@ -138,16 +141,10 @@ class Bridge(httpx2.AsyncBaseTransport):
         )
 
     async def _failed(
-        self,
-        request: httpx2.Request,
-        response: httpx2.Response,
-        key: object,
-        what: str,
-        *,
-        resuming: bool,
+        self, request: httpx2.Request, response: httpx2.Response, key: object, what: str
     ) -> httpx2.Response:
-        content = await error_body(response)
-        status = response.status_code
+        content, status = await error_body(response), response.status_code
+        resuming = "last-event-id" in request.headers
         error: MCPError = status_failure(response, content, what)
         if status == 404 and request.headers.get("mcp-session-id"):
             error = SessionExpired(
@@ -214,12 +211,6 @@ class Bridge(httpx2.AsyncBaseTransport):
     def saw(self, url: httpx2.URL, chunk: bytes) -> None:
         """A chunk of an event stream read (legacy SSE checks its endpoint event)."""
 
-    def _resumed(self, last_event_id: str) -> bool:
-        """Count a resumption from ``last_event_id``; True once there were more than
-        ``_RESUME_ATTEMPTS`` from it without a new event (the SDK would go on for ever)."""
-        self._resumes[last_event_id] = self._resumes.get(last_event_id, 0) + 1
-        return self._resumes[last_event_id] > _RESUME_ATTEMPTS
-
     def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
         """What the SDK gets for a request that failed on our side."""
         if key is None:
@@ -234,9 +225,6 @@ class Bridge(httpx2.AsyncBaseTransport):
             self.failed.set()
         else:
             self.failures[key] = error
-
-    async def aclose(self) -> None:
-        """The HTTP connection is the session's to close."""
 
 
 class _Capped(httpx2.AsyncByteStream):
@@ -317,15 +305,6 @@ def _event_bytes(before: int, chunk: bytes) -> int:
     return before + len(chunk) if end < 0 else len(chunk) - end - 2
 
 
-def elsewhere(label: str, endpoint: str) -> ConnectionLost:
-    """The error for a legacy server whose endpoint event names another origin."""
-    return ConnectionLost(
-        f"{label} announced a message endpoint on another host or an invalid one "
-        f"({endpoint!r}); refusing to send requests there",
-        target=label,
-    )
-
-
 def _what(request: httpx2.Request, method: str | None) -> str:
     if method:
         return method
@@ -374,7 +353,12 @@ class LegacyBridge(Bridge):
             except httpx2.InvalidURL:
                 endpoint = None
             if endpoint is None or origin(endpoint) != origin(url):
-                self.record(None, elsewhere(self.label, data[:80]))
+                error = ConnectionLost(
+                    f"{self.label} announced a message endpoint on another host or an invalid "
+                    f"one ({data[:80]!r}); refusing to send requests there",
+                    target=self.label,
+                )
+                self.record(None, error)
             return
         if len(self._opening) > ERROR_BODY_BYTES:
             self._opening = None

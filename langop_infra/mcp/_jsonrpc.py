@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import langop_infra._json as _json
@@ -18,18 +19,13 @@ MAX_DEPTH = _json.MAX_DEPTH
 
 def request(request_id: int, method: str, params: dict[str, object] | None = None) -> Message:
     """A request message; ``params`` is omitted when ``None``."""
-    message: Message = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
+    return {"jsonrpc": "2.0", "id": request_id, **notification(method, params)}
 
 
 def notification(method: str, params: dict[str, object] | None = None) -> Message:
-    """A notification message (no id, no response)."""
+    """A notification message (no id, no response); ``params`` is omitted when ``None``."""
     message: Message = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
+    return message if params is None else {**message, "params": params}
 
 
 def encode(message: Message) -> bytes:
@@ -98,18 +94,12 @@ def answer_to(server_request: Message) -> Message:
     The client declares no capabilities, so sampling, roots and elicitation are refused at
     once: a server waiting for them gets an error to act on instead of waiting forever.
     """
-    method = server_request.get("method")
+    method, key = server_request.get("method"), server_request["id"]
     if method == "ping":
-        return {"jsonrpc": "2.0", "id": server_request["id"], "result": {}}
+        return {"jsonrpc": "2.0", "id": key, "result": {}}
     shown = method if isinstance(method, str) else "this method"
-    return {
-        "jsonrpc": "2.0",
-        "id": server_request["id"],
-        "error": {
-            "code": METHOD_NOT_FOUND,
-            "message": f"Method not found: this client does not support {shown[:100]}",
-        },
-    }
+    text = f"Method not found: this client does not support {shown[:100]}"
+    return {"jsonrpc": "2.0", "id": key, "error": {"code": METHOD_NOT_FOUND, "message": text}}
 
 
 def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
@@ -122,10 +112,8 @@ def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
                 target=source,
             )
         error = cast("dict[str, Any]", given)
-        code = error.get("code")
-        text = error.get("message")
-        code = code if isinstance(code, int) else 0
-        text = str(text) if text is not None else "(no message)"
+        code = error["code"] if isinstance(error.get("code"), int) else 0
+        text = str(error["message"]) if error.get("message") is not None else "(no message)"
         raise JSONRPCError(
             f"{source} answered {method} with JSON-RPC error {code}: {text}",
             code=code,
@@ -150,18 +138,19 @@ class PendingRequests:
         self._futures: dict[object, asyncio.Future[Message]] = {}
         self._failure: MCPError | None = None
 
-    def expect(self, request_id: int) -> asyncio.Future[Message]:
-        """The future that :meth:`deliver` resolves with the response to ``request_id``."""
+    async def answer(self, request_id: int, send: Callable[[], Awaitable[None]]) -> Message:
+        """The response to ``request_id``, sent by ``send`` (unless all requests fail)."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         if self._failure is not None:
             future.set_exception(self._failure)
         else:
             self._futures[request_id] = future
-        return future
-
-    def forget(self, request_id: int) -> None:
-        """Stop waiting for ``request_id`` (its caller gave up)."""
-        self._futures.pop(request_id, None)
+        try:
+            if not future.done():
+                await send()
+            return await future
+        finally:
+            self._futures.pop(request_id, None)
 
     def deliver(self, message: Message) -> bool:
         """Resolve the future this response belongs to; False if it belongs to none."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from contextlib import asynccontextmanager, suppress
 from typing import Any, cast
 
 import anyio
@@ -24,7 +24,7 @@ from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import langop_infra.mcp._jsonrpc as jsonrpc
-from langop_infra.mcp._bridge import Bridge, LegacyBridge, elsewhere
+from langop_infra.mcp._bridge import Bridge, LegacyBridge
 from langop_infra.mcp._errors import (
     ConnectionLost,
     HTTPStatusError,
@@ -33,35 +33,31 @@ from langop_infra.mcp._errors import (
     MCPError,
     MCPTimeout,
 )
-from langop_infra.mcp._http import HTTPConnection, display_url
+from langop_infra.mcp._http import HTTPConnection
 from langop_infra.mcp._jsonrpc import Message
 from langop_infra.mcp._timeouts import timeout_after
 
-Opener = Callable[[], AbstractAsyncContextManager[Any]]
 _CLOSE_SECONDS = 2.0
 _SSE_MARGIN = 64 * 1024
-# The SDK's own stand-ins for an answer that never came, by code and message start.
+# The SDK's own stand-ins for an answer that never came, by code and message start (those
+# for a status >= 400 or a redirect come with the bridge's error, raised first).
 _SDK_MADE = (
     (mcp_types.CONNECTION_CLOSED, ""),
     (mcp_types.PARSE_ERROR, "Failed to parse"),
-    (mcp_types.INTERNAL_ERROR, "Server returned an error response"),
-    (mcp_types.INVALID_REQUEST, "Session terminated"),
     (mcp_types.INVALID_REQUEST, "server answered a request with 202"),
     (mcp_types.INVALID_REQUEST, "Unexpected content type"),
-    (mcp_types.INVALID_REQUEST, "Redirect to"),
-    (mcp_types.METHOD_NOT_FOUND, "Not Found"),
 )
 
 
 class SDKTransport:
     """Our request/notify transport over an SDK transport's message streams."""
 
-    def __init__(self, name: str, label: str, opener: Opener, bridge: Bridge) -> None:
+    def __init__(self, name: str, url: str, bridge: Bridge) -> None:
         self.name = name
-        self.label = label
+        self.label = bridge.label
         self.protocol_version: str | None = None
         self.on_notification: Callable[[Message], None] | None = None
-        self._opener = opener
+        self._url = url
         self._bridge = bridge
         self._pending = bridge.pending
         self._write: Any = None
@@ -103,11 +99,10 @@ class SDKTransport:
 
     async def _endpoint(self) -> None:
         seconds = self._bridge.http.options.timeout
-        ready = asyncio.ensure_future(self._ready.wait())
-        failed = asyncio.ensure_future(self._bridge.failed.wait())
+        waits = [asyncio.ensure_future(e.wait()) for e in (self._ready, self._bridge.failed)]
         try:
             async with timeout_after(seconds):
-                await asyncio.wait({ready, failed}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         except TimeoutError:
             await self.aclose()
             raise MCPTimeout(
@@ -116,17 +111,16 @@ class SDKTransport:
                 target=self.label,
             ) from None
         finally:
-            ready.cancel()
-            failed.cancel()
-        if self._error is None and not self._write:
-            self._error = self._bridge.stream
-        if self._error is not None or not self._ready.is_set():
+            for wait in waits:
+                wait.cancel()
+        error = self._error or (None if self._write else self._bridge.stream)
+        if error is not None or not self._ready.is_set():
             await self.aclose()
-            raise self._error or self._bridge.stream or self._closed()
+            raise error or self._bridge.stream or self._closed()
 
     async def _run(self) -> None:
         try:
-            async with self._opener() as (read, write):
+            async with self._open() as (read, write):
                 self._write = write
                 async with anyio.create_task_group() as group:
                     group.start_soon(self._pump, read)
@@ -143,16 +137,34 @@ class SDKTransport:
             )
             self._pending.fail_all(error, later=False)
 
+    @asynccontextmanager
+    async def _open(self) -> AsyncGenerator[Any, None]:
+        def client(**_: object) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(transport=self._bridge, timeout=None)
+
+        if self.name == "sse":
+            async with sse_client(self._url, httpx_client_factory=client) as streams:  # type: ignore[arg-type]
+                yield streams
+            return
+        # Above our own cap, which then fires first on a request's stream and says more;
+        # the SDK's bounds the events of the server's GET stream, which ours does not cap.
+        limit = self._bridge.http.options.max_response_bytes + _SSE_MARGIN
+        async with (
+            client() as http,
+            streamable_http_client(
+                self._url, http_client=http, max_sse_event_size=limit
+            ) as streams,
+        ):
+            yield streams
+
     def _cause(self, exc: BaseException) -> MCPError:
-        found = _first_mcp_error(exc) or self._bridge.stream
-        if found is not None:
-            return found
-        text = str(_innermost(exc))
-        if text.startswith("Endpoint origin does not match"):
-            return elsewhere(self.label, display_url(text.rpartition(": ")[2]))
-        return ConnectionLost(
-            f"the connection to {self.label} failed: {type(exc).__name__}: {exc}"[:300],
-            target=self.label,
+        return (
+            _first_mcp_error(exc)
+            or self._bridge.stream
+            or ConnectionLost(
+                f"the connection to {self.label} failed: {type(exc).__name__}: {exc}"[:300],
+                target=self.label,
+            )
         )
 
     async def _pump(self, read: Any) -> None:
@@ -191,20 +203,18 @@ class SDKTransport:
         """Send a request and return the server's answer to it."""
         jsonrpc.encode(message)  # InvalidInput before anything is sent
         await self.start()
-        future = self._pending.expect(message["id"])
+        key = message["id"]
         try:
-            await self._send(message, headers)
-            answer = await future
+            answer = await self._pending.answer(key, lambda: self._send(message, headers))
         except ConnectionLost as lost:
-            raise self._bridge.failures.pop(message["id"], None) or (
-                self._stand_in({}, message["method"]) if self._bridge.resume_refused else lost
-            ) from None
-        finally:
-            self._pending.forget(message["id"])
+            failure = self._bridge.failures.pop(key, None)
+            if failure is None and self._bridge.resume_refused is not None:
+                failure = self._stand_in({}, message["method"])
+            raise failure or lost from None
         error = answer.get("error")
         if not isinstance(error, dict):
             return answer
-        failure = self._bridge.failures.pop(message["id"], None)
+        failure = self._bridge.failures.pop(key, None)
         if failure is not None:
             raise failure
         if _sdk_made(cast("dict[str, Any]", error)):
@@ -319,40 +329,11 @@ def _sdk_made(error: dict[str, Any]) -> bool:
     return any(code == c and text.startswith(start) for c, start in _SDK_MADE)
 
 
-def _innermost(exc: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups, or ``exc``."""
-    inner: list[BaseException] = list(getattr(exc, "exceptions", ()))
-    return _innermost(inner[0]) if inner else exc
-
-
-def _first_mcp_error(exc: BaseException) -> MCPError | None:
-    if isinstance(exc, MCPError):
+def _first_mcp_error(exc: BaseException | None) -> MCPError | None:
+    if exc is None or isinstance(exc, MCPError):
         return exc
-    for inner in getattr(exc, "exceptions", ()):
-        found = _first_mcp_error(inner)
-        if found is not None:
-            return found
-    cause = exc.__cause__ or exc.__context__
-    return _first_mcp_error(cause) if cause is not None and cause is not exc else None
-
-
-def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) -> SDKTransport:
-    """The SDK's streamable HTTP transport, sending through ``http``."""
-    bridge = Bridge(http, label, listen=listen)
-
-    @asynccontextmanager
-    async def opener() -> AsyncGenerator[Any, None]:
-        client = httpx2.AsyncClient(transport=bridge, timeout=None)
-        # Above our own cap, which then fires first on a request's stream and says more;
-        # the SDK's bounds the events of the server's GET stream, which ours does not cap.
-        limit = http.options.max_response_bytes + _SSE_MARGIN
-        async with (
-            client,
-            streamable_http_client(url, http_client=client, max_sse_event_size=limit) as streams,
-        ):
-            yield streams
-
-    return SDKTransport("streamable-http", label, opener, bridge)
+    inner = [*getattr(exc, "exceptions", ()), exc.__cause__ or exc.__context__]
+    return next(filter(None, map(_first_mcp_error, (e for e in inner if e is not exc))), None)
 
 
 def _retrieved(task: asyncio.Future[None]) -> None:
@@ -360,16 +341,11 @@ def _retrieved(task: asyncio.Future[None]) -> None:
         task.exception()
 
 
+def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) -> SDKTransport:
+    """The SDK's streamable HTTP transport, sending through ``http``."""
+    return SDKTransport("streamable-http", url, Bridge(http, label, listen=listen))
+
+
 def legacy_sse(http: HTTPConnection, url: str, label: str) -> SDKTransport:
     """The SDK's legacy HTTP+SSE transport, sending through ``http``."""
-    bridge = LegacyBridge(http, label)
-
-    def client(**_: object) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(transport=bridge, timeout=None)
-
-    @asynccontextmanager
-    async def opener() -> AsyncGenerator[Any, None]:
-        async with sse_client(url, httpx_client_factory=client) as streams:  # type: ignore[arg-type]
-            yield streams
-
-    return SDKTransport("sse", label, opener, bridge)
+    return SDKTransport("sse", url, LegacyBridge(http, label))

@@ -99,13 +99,7 @@ class StdioTransport:
 
     async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """Write a request and wait for the response with its id (``headers`` are HTTP's)."""
-        future = self._pending.expect(message["id"])
-        try:
-            if not future.done():
-                await self.notify(message)
-            return await future
-        finally:
-            self._pending.forget(message["id"])
+        return await self._pending.answer(message["id"], lambda: self.notify(message))
 
     async def notify(self, message: Message) -> None:
         """Write one message line to the server's stdin."""
@@ -193,9 +187,7 @@ class StdioTransport:
                     break
                 except (asyncio.TimeoutError, TimeoutError):
                     continue
-        for task in (self._reader, self._stderr_reader, self._subscription):
-            if task is None:
-                continue
+        for task in filter(None, (self._reader, self._stderr_reader, self._subscription)):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
