@@ -17,7 +17,6 @@ import anyio
 import httpx2
 import mcp_types
 
-import langop_infra._json as _json
 import langop_infra.mcp._confinement as confinement
 import langop_infra.mcp._jsonrpc as jsonrpc
 from langop_infra.mcp._errors import (
@@ -196,8 +195,7 @@ class Bridge(httpx2.AsyncBaseTransport):
         answer: Message = {}
         if isinstance(parsed, mcp_types.JSONRPCResponse | mcp_types.JSONRPCError):
             answer = parsed.model_dump(by_alias=True, mode="json", exclude_unset=True)
-        text = body.decode("utf-8", "replace")
-        if jsonrpc.is_response_to(answer, key) and not _json.depth_over(text, jsonrpc.MAX_DEPTH):
+        if jsonrpc.is_response_to(answer, key) and not jsonrpc.nested_over(answer):
             return answer
         messages = jsonrpc.decode(body, source=self.label)  # not JSON, too deep, not objects
         if parsed is None and any(jsonrpc.is_response_to(m, key) for m in messages):

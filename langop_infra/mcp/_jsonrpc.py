@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from itertools import chain
 from typing import Any, cast
 
 import langop_infra._json as _json
@@ -81,6 +82,20 @@ def preview(data: bytes | str, limit: int = 80) -> str:
     if not text:
         return "empty body"
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def nested_over(message: Message, limit: int = MAX_DEPTH) -> bool:
+    """Whether parsed ``message`` nests more than ``limit`` objects and arrays: level by
+    level, no recursion (cheaper than :func:`langop_infra._json.depth_over` on the text)."""
+    level: list[Any] = [message]
+    for _ in range(limit):
+        items: Iterator[Any] = chain.from_iterable(
+            cast("dict[str, Any]", v).values() if isinstance(v, dict) else v for v in level
+        )
+        level = [item for item in items if isinstance(item, dict | list)]
+        if not level:
+            return False
+    return True
 
 
 def is_response_to(message: Message, request_id: object) -> bool:

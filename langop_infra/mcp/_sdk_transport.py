@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import httpx2
@@ -26,6 +26,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 import langop_infra.mcp._jsonrpc as jsonrpc
 from langop_infra.mcp._bridge import Bridge, LegacyBridge
 from langop_infra.mcp._errors import (
+    ConfinementError,
     ConnectionLost,
     HTTPStatusError,
     InvalidInput,
@@ -211,14 +212,14 @@ class SDKTransport:
             if failure is None and self._bridge.resume_refused is not None:
                 failure = self._stand_in({}, message["method"])
             raise failure or lost from None
-        error = answer.get("error")
-        if not isinstance(error, dict):
+        if not isinstance(answer.get("error"), dict):
             return answer
+        error: dict[str, Any] = answer["error"]
         failure = self._bridge.failures.pop(key, None)
         if failure is not None:
             raise failure
-        if _sdk_made(cast("dict[str, Any]", error)):
-            raise self._stand_in(cast("dict[str, Any]", error), message["method"])
+        if _sdk_made(error):
+            raise self._stand_in(error, message["method"])
         return answer
 
     def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
@@ -309,7 +310,7 @@ class SDKTransport:
             runner.cancel()
             with suppress(asyncio.CancelledError, Exception):
                 await runner
-        if isinstance(self._bridge.stream, MCPError) and self._bridge.stream.kind == "confinement":
+        if isinstance(self._bridge.stream, ConfinementError):
             raise self._bridge.stream
 
 

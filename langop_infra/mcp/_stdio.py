@@ -57,13 +57,10 @@ class StdioTransport:
 
     @classmethod
     async def start(
-        cls,
-        command: Sequence[str],
-        options: ClientOptions,
-        env: Mapping[str, str] | None = None,
+        cls, command: Sequence[str], options: ClientOptions, env: Mapping[str, str] | None = None
     ) -> StdioTransport:
-        """Spawn ``command`` with :func:`child_environment`; :class:`ServerUnreachable` if
-        it fails."""
+        """Spawn ``command`` with :func:`child_environment`; :class:`ServerUnreachable` if it
+        fails."""
         label = shlex.join(command)
         try:
             process = await asyncio.create_subprocess_exec(
@@ -174,19 +171,14 @@ class StdioTransport:
     async def aclose(self) -> None:
         """Close stdin, give the server a moment to exit, then terminate, then kill it."""
         process = self._process
-        if process.returncode is None:
-            if process.stdin is not None:
-                with contextlib.suppress(OSError, RuntimeError):
-                    process.stdin.close()
-            for stop in (None, process.terminate, process.kill):
-                if stop is not None:
-                    with contextlib.suppress(ProcessLookupError):
-                        stop()
-                try:
-                    await asyncio.wait_for(process.wait(), _EXIT_WAIT)
-                    break
-                except (asyncio.TimeoutError, TimeoutError):
-                    continue
+        assert process.stdin is not None
+        for stop in (process.stdin.close, process.terminate, process.kill):
+            if process.returncode is not None:
+                break
+            with contextlib.suppress(OSError, RuntimeError):  # ProcessLookupError included
+                stop()
+            with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+                await asyncio.wait_for(process.wait(), _EXIT_WAIT)
         for task in filter(None, (self._reader, self._stderr_reader, self._subscription)):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
