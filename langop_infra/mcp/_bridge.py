@@ -3,9 +3,10 @@
 The SDK speaks MCP over ``httpx2``; every request it makes goes through our
 :class:`~langop_infra.mcp._http.HTTPConnection` instead (one ``httpx2.AsyncClient``): proxy
 confinement, same-origin redirects, connect retries, TLS, ``auth=``, decoding caps. Every
-body handed back is capped at ``max_response_bytes`` and counted. The SDK turns HTTP
-failures into bare JSON-RPC errors; the bridge keeps our actionable error for each, by
-request id, for :mod:`langop_infra.mcp._sdk_transport` to raise instead.
+body handed back is capped at ``max_response_bytes`` and counted; a JSON answer is parsed
+once, here, and handed to its waiter. The SDK turns HTTP failures into bare JSON-RPC errors;
+the bridge keeps our actionable error for each, by request id, for
+:mod:`langop_infra.mcp._sdk_transport` to raise instead.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ _DECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"}
 
 def _stand_in(key: object) -> bytes:
     """What the SDK resolves request ``key`` with when we answer it ourselves: an error it
-    hands on, which the session drops (see ``_sdk_transport._SDK_MADE``)."""
+    hands on, which comes too late or is replaced by ours (see ``_sdk_transport._SDK_MADE``)."""
     error = {"code": -32700, "message": "Failed to parse: the client raises its own error"}
     return jsonrpc.encode({"jsonrpc": "2.0", "id": key, "error": error})
 

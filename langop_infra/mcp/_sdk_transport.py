@@ -3,9 +3,9 @@
 The SDK's transport (``streamable_http_client``, or ``sse_client`` for legacy HTTP+SSE) runs
 in a task of its own, so that its task groups are entered and left by one task whatever task
 the session is used from; we send on its write stream and match what its read stream brings
-by request id. The SDK
-resolves a request it cannot answer with a JSON-RPC error of its own making; when the
-:class:`~langop_infra.mcp._bridge.Bridge` saw why, that error is raised instead.
+by request id. The SDK resolves a request it cannot answer with a JSON-RPC error of its own
+making; when the :class:`~langop_infra.mcp._bridge.Bridge` saw why, that error is raised
+instead.
 """
 
 from __future__ import annotations
