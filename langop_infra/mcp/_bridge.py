@@ -3,19 +3,20 @@
 The SDK speaks MCP over ``httpx2``; every request it makes goes through our
 :class:`~langop_infra.mcp._http.HTTPConnection` instead (one ``httpx2.AsyncClient``): proxy
 confinement, same-origin redirects, connect retries, TLS, ``auth=``, decoding caps. Every
-body handed back is capped at ``max_response_bytes`` and counted. The SDK turns HTTP
-failures into bare JSON-RPC errors; the bridge keeps our actionable error for each, by
-request id, for :mod:`langop_infra.mcp._sdk_transport` to raise instead.
+body handed back is capped at ``max_response_bytes`` and counted; a JSON answer is parsed
+once, here, and handed to its waiter. The SDK turns HTTP failures into bare JSON-RPC errors;
+the bridge keeps our actionable error for each, by request id, for
+:mod:`langop_infra.mcp._sdk_transport` to raise instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import anyio
 import httpx2
+import mcp_types
 
 import langop_infra.mcp._confinement as confinement
 import langop_infra.mcp._jsonrpc as jsonrpc
@@ -37,41 +38,26 @@ from langop_infra.mcp._http import (
     status_failure,
     too_large,
 )
+from langop_infra.mcp._jsonrpc import Message
 
 _RESUME_ATTEMPTS = 2  # resumptions from one event id that bring nothing new
 # Headers httpx2 sets for itself; ours come from the httpx client.
 _DROPPED = frozenset(
     {"host", "content-length", "accept-encoding", "connection", "user-agent", "transfer-encoding"}
 )
-
-
-def _stand_in_body(key: object) -> bytes:
-    """What the SDK resolves a request with when our error says more (see
-    ``_sdk_transport._SDK_MADE``)."""
-    error = {"code": -32700, "message": "Failed to parse: the client raises its own error"}
-    return json.dumps({"jsonrpc": "2.0", "id": key, "error": error}).encode()
-
-
-def _stand_in(key: object, request: httpx2.Request) -> httpx2.Response:
-    headers = {"content-type": "application/json"}
-    return httpx2.Response(200, headers=headers, content=_stand_in_body(key), request=request)
-
-
 _DECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _stand_in(key: object) -> bytes:
+    """What the SDK resolves request ``key`` with when we answer it ourselves: an error it
+    hands on, which comes too late or is replaced by ours (see ``_sdk_transport._SDK_MADE``)."""
+    error = {"code": -32700, "message": "Failed to parse: the client raises its own error"}
+    return jsonrpc.encode({"jsonrpc": "2.0", "id": key, "error": error})
 
 
 def _kept(response: httpx2.Response) -> list[tuple[str, str]]:
     """The headers of ``response`` that still hold once httpx2 has decoded its body."""
     return [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _DECODED]
-
-
-class Failure:
-    """An HTTP failure the SDK saw as a JSON-RPC error; ``always``: raise it even when the
-    body carried a JSON-RPC error (401, 403, 5xx, an expired session)."""
-
-    def __init__(self, error: MCPError, *, always: bool) -> None:
-        self.error = error
-        self.always = always
 
 
 class Bridge(httpx2.AsyncBaseTransport):
@@ -83,8 +69,10 @@ class Bridge(httpx2.AsyncBaseTransport):
         self.listen = listen
         self.session_id: str | None = None
         self.listening = False
-        # By JSON-RPC request id; ``stream``: the last failure of a GET or DELETE.
-        self.failures: dict[object, Failure] = {}
+        self.pending = jsonrpc.PendingRequests()  # the session's requests awaiting answers
+        # Why a request got no answer, by JSON-RPC request id, for when the SDK gives up on
+        # it; ``stream``: the last failure of a GET or DELETE.
+        self.failures: dict[object, MCPError] = {}
         self.stream: MCPError | None = None
         self.resume_refused: MCPError | None = None
         self._version: str | None = None
@@ -98,7 +86,9 @@ class Bridge(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = await request.aread()
-        key, method = _identify(body)
+        sent = json_object(body) if body else None
+        key, method = (sent or {}).get("id"), (sent or {}).get("method")
+        method = method if isinstance(method, str) else None
         try:
             return await self._handle(request, body, key, method)
         finally:
@@ -116,8 +106,11 @@ class Bridge(httpx2.AsyncBaseTransport):
         resuming = "last-event-id" in request.headers
         if request.method == "GET" and not resuming and not self.listen:
             return httpx2.Response(405, request=request)  # we do not want the server's stream
-        if resuming and self._resumed(request.headers["last-event-id"]):
-            return httpx2.Response(503, request=request)  # the SDK then gives up on it
+        if resuming:  # the SDK would resume for ever from an event id that brings nothing new
+            last = request.headers["last-event-id"]
+            self._resumes[last] = self._resumes.get(last, 0) + 1
+            if self._resumes[last] > _RESUME_ATTEMPTS:
+                return httpx2.Response(503, request=request)  # the SDK then gives up on it
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _DROPPED}
         self._version = request.headers.get("mcp-protocol-version", self._version)
         if request.method == "DELETE" and self._version:  # the SDK forgets it there
@@ -129,41 +122,31 @@ class Bridge(httpx2.AsyncBaseTransport):
         except MCPError as exc:
             # Raised into the SDK, it would end the whole transport; a stand-in answer
             # fails only this request (and a stream or DELETE the SDK gives up on).
-            self.record(key, Failure(exc, always=True))
+            self.record(key, exc)
             return self._instead(key, request)
         if method == "initialize" and response.status_code < 400:
             self.session_id = response.headers.get("mcp-session-id") or None
         if response.status_code >= 400:
-            return await self._failed(request, response, key, what, resuming=resuming)
-        kept = _kept(response)
+            return await self._failed(request, response, key, what)
         is_json = "json" in response.headers.get("content-type", "")
         if method and key is not None and is_json and not self.events:
-            content = await self._checked_json(response, key, method)
-            return httpx2.Response(
-                response.status_code, headers=kept, content=content, request=request
-            )
+            return await self._json_answer(request, response, key, method)
         listening = method == "subscriptions/listen" or (request.method == "GET" and not resuming)
-        stream = _Capped(self, response, key, what, listening=listening, events=self.events)
+        stream = _Capped(self, response, key, what, listening=listening)
         if "event-stream" in response.headers.get("content-type", "") and not listening:
             # Resumed at once, as our own client did: the SDK waits a second by default.
             stream.prefix = b"" if self.events else b"retry: 0\n"
-
-        return httpx2.Response(response.status_code, headers=kept, stream=stream, request=request)
+        return httpx2.Response(
+            response.status_code, headers=_kept(response), stream=stream, request=request
+        )
 
     async def _failed(
-        self,
-        request: httpx2.Request,
-        response: httpx2.Response,
-        key: object,
-        what: str,
-        *,
-        resuming: bool,
+        self, request: httpx2.Request, response: httpx2.Response, key: object, what: str
     ) -> httpx2.Response:
-        content = await error_body(response)
-        status = response.status_code
+        content, status = await error_body(response), response.status_code
+        resuming = "last-event-id" in request.headers
         error: MCPError = status_failure(response, content, what)
-        sent_session = request.headers.get("mcp-session-id")
-        if status == 404 and sent_session:
+        if status == 404 and request.headers.get("mcp-session-id"):
             error = SessionExpired(
                 f"{self.label} no longer knows our session (HTTP 404 to {what}); "
                 "it restarted or expired the session: connect again",
@@ -172,78 +155,82 @@ class Bridge(httpx2.AsyncBaseTransport):
             )
         if resuming and not isinstance(error, SessionExpired):
             self.resume_refused = error
-        kept = _kept(response)
+        answer = httpx2.Response(status, headers=_kept(response), content=content, request=request)
         if key is None and request.method == "GET" and not resuming and not self.events:
-            # A server without a GET stream says so (405): not a failure of anything.
-            return httpx2.Response(status, headers=kept, content=content, request=request)
+            return answer  # a server without a GET stream says so (405): no failure of ours
         always = status in (401, 403) or status >= 500 or isinstance(error, SessionExpired)
-        always = always or not _carries_error(content, response.headers.get("content-type", ""))
-        self.record(key, Failure(error, always=always))
-        return httpx2.Response(status, headers=kept, content=content, request=request)
+        carried = _carries_error(content, response.headers.get("content-type", ""))
+        if key is None or always or not carried:
+            self.record(key, error)
+        return answer
 
-    async def _checked_json(self, response: httpx2.Response, key: object, method: str) -> bytes:
-        """A JSON body read whole (capped), or a stand-in error when it is not a JSON-RPC
-        answer to ``key``: the SDK then resolves the request, and we raise our error."""
+    async def _json_answer(
+        self, request: httpx2.Request, response: httpx2.Response, key: object, method: str
+    ) -> httpx2.Response:
+        """A JSON answer read whole (capped) and parsed once, as the SDK would: its waiter
+        gets it when the SDK reads the body (a stand-in), that is once the SDK has seen the
+        headers. No JSON-RPC answer to ``key``: the waiter gets our error; one only the
+        SDK's parser refuses: the SDK gets the body and says why."""
+        content: bytes | AsyncIterator[bytes] = _stand_in(key)
         try:
             body = await self.http.read_body(response, method)
-            answers = jsonrpc.decode(body, source=self.label)
+            answer = self._answer(body, key, method)
         except MCPError as exc:
-            self.record(key, Failure(exc, always=True))
-            return _stand_in_body(key)
-        if any(jsonrpc.is_response_to(a, key) for a in answers):  # type: ignore[arg-type]
-            return body
-        self.record(
-            key,
-            Failure(
-                MalformedResponse(
-                    f"{self.label} answered {method} without a JSON-RPC response to it "
-                    f"({jsonrpc.preview(body)}); the server does not follow MCP",
-                    target=self.label,
-                ),
-                always=True,
-            ),
+            self.record(key, exc)
+        else:
+            content = body if answer is None else self._deliver(answer, content)
+        return httpx2.Response(
+            response.status_code, headers=_kept(response), content=content, request=request
         )
-        return _stand_in_body(key)
+
+    async def _deliver(self, answer: Message, stand_in: bytes) -> AsyncIterator[bytes]:
+        self.pending.deliver(answer)
+        yield stand_in
+
+    def _answer(self, body: bytes, key: object, method: str) -> Message | None:
+        """The answer to ``key`` in ``body``; None if only the SDK's parser refuses it."""
+        try:
+            parsed = mcp_types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+        except ValueError:
+            parsed = None
+        answer: Message = {}
+        if isinstance(parsed, mcp_types.JSONRPCResponse | mcp_types.JSONRPCError):
+            answer = parsed.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        if jsonrpc.is_response_to(answer, key) and not jsonrpc.nested_over(answer):
+            return answer
+        messages = jsonrpc.decode(body, source=self.label)  # not JSON, too deep, not objects
+        if parsed is None and any(jsonrpc.is_response_to(m, key) for m in messages):
+            return None
+        raise MalformedResponse(
+            f"{self.label} answered {method} without a JSON-RPC response to it "
+            f"({jsonrpc.preview(body)}); the server does not follow MCP",
+            target=self.label,
+        )
 
     def saw(self, url: httpx2.URL, chunk: bytes) -> None:
         """A chunk of an event stream read (legacy SSE checks its endpoint event)."""
-
-    def _resumed(self, last_event_id: str) -> bool:
-        """Count a resumption from ``last_event_id``; True once there were more than
-        ``_RESUME_ATTEMPTS`` from it without a new event (the SDK would go on for ever)."""
-        self._resumes[last_event_id] = self._resumes.get(last_event_id, 0) + 1
-        return self._resumes[last_event_id] > _RESUME_ATTEMPTS
 
     def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
         """What the SDK gets for a request that failed on our side."""
         if key is None:
             return httpx2.Response(502, request=request)
-        return _stand_in(key, request)
+        headers = {"content-type": "application/json"}
+        return httpx2.Response(200, headers=headers, content=_stand_in(key), request=request)
 
-    def record(self, key: object, failure: Failure) -> None:
-        """Keep ``failure`` for request ``key`` (None: the stream's or the DELETE's)."""
+    def record(self, key: object, error: MCPError) -> None:
+        """Keep ``error`` for request ``key`` (None: the stream's or the DELETE's)."""
         if key is None:
-            self.stream = failure.error
+            self.stream = error
             self.failed.set()
         else:
-            self.failures[key] = failure
-
-    async def aclose(self) -> None:
-        """The HTTP connection is the session's to close."""
+            self.failures[key] = error
 
 
 class _Capped(httpx2.AsyncByteStream):
     """A response body read through, counted, and cut at ``max_response_bytes``."""
 
     def __init__(
-        self,
-        bridge: Bridge,
-        response: httpx2.Response,
-        key: object,
-        what: str,
-        *,
-        listening: bool,
-        events: bool = False,
+        self, bridge: Bridge, response: httpx2.Response, key: object, what: str, *, listening: bool
     ) -> None:
         self._bridge = bridge
         self._response = response
@@ -251,39 +238,35 @@ class _Capped(httpx2.AsyncByteStream):
         self._what = what
         self._listening = listening
         self._chunks = response.aiter_bytes()
-        self._events = events
-        self._bom = LeadingBOM()
         self.prefix = b""  # bytes handed on before the body's own
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        http, limit = self._bridge.http, self._bridge.http.options.max_response_bytes
-        received = 0
-        self._bridge.listening = self._listening or self._bridge.listening
+        bridge, events, url = self._bridge, self._bridge.events, self._response.request.url
+        limit, received, bom = bridge.http.options.max_response_bytes, 0, LeadingBOM()
+        bridge.listening = self._listening or bridge.listening
         if self.prefix:
             yield self.prefix
         try:
             async for raw in self._chunks:
-                chunk = self._bom.feed(raw)
-                http.received += len(raw)
-                if self._events:
-                    self._bridge.saw(self._response.request.url, chunk)
-                received = _event_bytes(received, chunk) if self._events else received + len(chunk)
-                if received > limit and (self._events or not self._listening):
-                    url = self._response.request.url
-                    what = "one event of the stream" if self._events else self._what
+                chunk = bom.feed(raw)
+                bridge.http.received += len(raw)
+                if events:
+                    bridge.saw(url, chunk)
+                received = _event_bytes(received, chunk) if events else received + len(chunk)
+                if received > limit and (events or not self._listening):
+                    what = "one event of the stream" if events else self._what
                     error = too_large(url, what, limit, received, self._response)
-                    self._bridge.record(self._key, Failure(error, always=True))
+                    bridge.record(self._key, error)
                     raise error
                 yield chunk
         except httpx2.HTTPError as exc:
-            error = http_failure(exc, self._response.request.url, self._what)
-            if self._listening:
-                raise error from None
-            self._bridge.record(self._key, Failure(error, always=True))
+            error = http_failure(exc, url, self._what)
+            if not self._listening:
+                bridge.record(self._key, error)
             raise error from None
         finally:
             if self._listening:
-                self._bridge.listening = False
+                bridge.listening = False
 
     async def aclose(self) -> None:
         # Shielded: the SDK closes a body when it aborts a request (a cancelled call at
@@ -317,31 +300,8 @@ _BOM = b"\xef\xbb\xbf"
 
 def _event_bytes(before: int, chunk: bytes) -> int:
     """Bytes of the event still open after ``chunk`` (events end with a blank line)."""
-    ends = [chunk.rfind(sep) for sep in (b"\n\n", b"\r\n\r\n", b"\r\r")]
-    end = max(ends)
-    if end < 0:
-        return before + len(chunk)
-    return len(chunk) - end - 2
-
-
-def _identify(body: bytes) -> tuple[object, str | None]:
-    """The JSON-RPC id and method of a request body (None, None for anything else)."""
-    if not body:
-        return None, None
-    message = json_object(body)
-    if message is None:
-        return None, None
-    method = message.get("method")
-    return message.get("id"), method if isinstance(method, str) else None
-
-
-def elsewhere(label: str, endpoint: str) -> ConnectionLost:
-    """The error for a legacy server whose endpoint event names another origin."""
-    return ConnectionLost(
-        f"{label} announced a message endpoint on another host or an invalid one "
-        f"({endpoint!r}); refusing to send requests there",
-        target=label,
-    )
+    end = max(chunk.rfind(sep) for sep in (b"\n\n", b"\r\n\r\n", b"\r\r"))
+    return before + len(chunk) if end < 0 else len(chunk) - end - 2
 
 
 def _what(request: httpx2.Request, method: str | None) -> str:
@@ -355,23 +315,26 @@ def _what(request: httpx2.Request, method: str | None) -> str:
 
 
 def _carries_error(body: bytes, content_type: str) -> bool:
-    """Whether a 4xx body is a JSON-RPC error the SDK hands back as the answer."""
-    if not content_type.lower().startswith("application/json"):
+    """Whether a 4xx body is a JSON-RPC error (to our reader and the SDK's alike), which the
+    SDK hands back as the answer."""
+    if not content_type.lower().startswith("application/json") or json_object(body) is None:
         return False
-    message = json_object(body)
-    return message is not None and isinstance(message.get("error"), dict)
+    try:
+        message = mcp_types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+    except ValueError:
+        return False
+    return isinstance(message, mcp_types.JSONRPCError)
 
 
 class LegacyBridge(Bridge):
     """The bridge under the SDK's legacy HTTP+SSE client, which drops a message whose POST
-    fails and stops posting: a failed POST fails its request through ``on_failure``, and
-    the SDK is told it was accepted."""
+    fails and stops posting: a failed POST fails its request at once, and the SDK is told it
+    was accepted."""
 
     def __init__(self, http: HTTPConnection, label: str) -> None:
         super().__init__(http, label, listen=True)
         self.events = True
         self._opening: bytearray | None = bytearray()  # until the endpoint event
-        self.on_failure: Callable[[object, MCPError], None] | None = None
 
     def saw(self, url: httpx2.URL, chunk: bytes) -> None:
         if self._opening is None:
@@ -389,15 +352,20 @@ class LegacyBridge(Bridge):
             except httpx2.InvalidURL:
                 endpoint = None
             if endpoint is None or origin(endpoint) != origin(url):
-                self.record(None, Failure(elsewhere(self.label, data[:80]), always=True))
+                error = ConnectionLost(
+                    f"{self.label} announced a message endpoint on another host or an invalid "
+                    f"one ({data[:80]!r}); refusing to send requests there",
+                    target=self.label,
+                )
+                self.record(None, error)
             return
         if len(self._opening) > ERROR_BODY_BYTES:
             self._opening = None
 
-    def record(self, key: object, failure: Failure) -> None:
-        super().record(key, failure)
-        if key is not None and self.on_failure is not None:
-            self.on_failure(key, failure.error)
+    def record(self, key: object, error: MCPError) -> None:
+        super().record(key, error)
+        if key is not None:
+            self.pending.fail(key, error)
 
     def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(202 if request.method == "POST" else 502, request=request)
@@ -415,8 +383,8 @@ class LegacyBridge(Bridge):
                     "confined to that prefix sends its credentials nowhere else",
                     target=self.label,
                 )
-                self.record(key, Failure(error, always=True))
-                self.record(None, Failure(error, always=True))
+                self.record(key, error)
+                self.record(None, error)
                 return self._instead(key, request)
         response = await super()._handle(request, body, key, method)
         if request.method == "POST" and response.status_code >= 300:
@@ -429,5 +397,5 @@ class LegacyBridge(Bridge):
                 "a legacy SSE endpoint: try --transport streamable-http",
                 target=self.label,
             )
-            self.record(None, Failure(error, always=True))
+            self.record(None, error)
         return response

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable, Iterator
+from itertools import chain
 from typing import Any, cast
 
 import langop_infra._json as _json
@@ -18,18 +20,13 @@ MAX_DEPTH = _json.MAX_DEPTH
 
 def request(request_id: int, method: str, params: dict[str, object] | None = None) -> Message:
     """A request message; ``params`` is omitted when ``None``."""
-    message: Message = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
+    return {"jsonrpc": "2.0", "id": request_id, **notification(method, params)}
 
 
 def notification(method: str, params: dict[str, object] | None = None) -> Message:
-    """A notification message (no id, no response)."""
+    """A notification message (no id, no response); ``params`` is omitted when ``None``."""
     message: Message = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
+    return message if params is None else {**message, "params": params}
 
 
 def encode(message: Message) -> bytes:
@@ -87,14 +84,23 @@ def preview(data: bytes | str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def is_response_to(message: Message, request_id: int) -> bool:
+def nested_over(message: Message, limit: int = MAX_DEPTH) -> bool:
+    """Whether parsed ``message`` nests more than ``limit`` objects and arrays: level by
+    level, no recursion (cheaper than :func:`langop_infra._json.depth_over` on the text)."""
+    level: list[Any] = [message]
+    for _ in range(limit):
+        items: Iterator[Any] = chain.from_iterable(
+            cast("dict[str, Any]", v).values() if isinstance(v, dict) else v for v in level
+        )
+        level = [item for item in items if isinstance(item, dict | list)]
+        if not level:
+            return False
+    return True
+
+
+def is_response_to(message: Message, request_id: object) -> bool:
     """True for the response (result or error) to request ``request_id``."""
     return message.get("id") == request_id and ("result" in message or "error" in message)
-
-
-def is_server_request(message: Message) -> bool:
-    """True for a request the server sends to the client (it expects an answer)."""
-    return "method" in message and message.get("id") is not None
 
 
 def answer_to(server_request: Message) -> Message:
@@ -103,18 +109,12 @@ def answer_to(server_request: Message) -> Message:
     The client declares no capabilities, so sampling, roots and elicitation are refused at
     once: a server waiting for them gets an error to act on instead of waiting forever.
     """
-    method = server_request.get("method")
+    method, key = server_request.get("method"), server_request["id"]
     if method == "ping":
-        return {"jsonrpc": "2.0", "id": server_request["id"], "result": {}}
+        return {"jsonrpc": "2.0", "id": key, "result": {}}
     shown = method if isinstance(method, str) else "this method"
-    return {
-        "jsonrpc": "2.0",
-        "id": server_request["id"],
-        "error": {
-            "code": METHOD_NOT_FOUND,
-            "message": f"Method not found: this client does not support {shown[:100]}",
-        },
-    }
+    text = f"Method not found: this client does not support {shown[:100]}"
+    return {"jsonrpc": "2.0", "id": key, "error": {"code": METHOD_NOT_FOUND, "message": text}}
 
 
 def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
@@ -127,10 +127,8 @@ def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
                 target=source,
             )
         error = cast("dict[str, Any]", given)
-        code = error.get("code")
-        text = error.get("message")
-        code = code if isinstance(code, int) else 0
-        text = str(text) if text is not None else "(no message)"
+        code = error["code"] if isinstance(error.get("code"), int) else 0
+        text = str(error["message"]) if error.get("message") is not None else "(no message)"
         raise JSONRPCError(
             f"{source} answered {method} with JSON-RPC error {code}: {text}",
             code=code,
@@ -149,42 +147,46 @@ def result_of(response: Message, *, method: str, source: str) -> dict[str, Any]:
 
 
 class PendingRequests:
-    """Futures of requests awaiting responses that a reader task delivers (stdio, legacy SSE)."""
+    """Futures of requests awaiting the responses a reader task delivers, by request id."""
 
     def __init__(self) -> None:
-        self._futures: dict[int, asyncio.Future[Message]] = {}
+        self._futures: dict[object, asyncio.Future[Message]] = {}
         self._failure: MCPError | None = None
 
-    def expect(self, request_id: int) -> asyncio.Future[Message]:
-        """The future that :meth:`deliver` resolves with the response to ``request_id``."""
+    async def answer(self, request_id: int, send: Callable[[], Awaitable[None]]) -> Message:
+        """The response to ``request_id``, sent by ``send`` (unless all requests fail)."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         if self._failure is not None:
             future.set_exception(self._failure)
         else:
             self._futures[request_id] = future
-        return future
-
-    def forget(self, request_id: int) -> None:
-        """Stop waiting for ``request_id`` (its caller gave up)."""
-        self._futures.pop(request_id, None)
+        try:
+            if not future.done():
+                await send()
+            return await future
+        finally:
+            self._futures.pop(request_id, None)
 
     def deliver(self, message: Message) -> bool:
         """Resolve the future this response belongs to; False if it belongs to none."""
-        request_id = message.get("id")
-        if not isinstance(request_id, int) or ("result" not in message and "error" not in message):
+        key = message.get("id")
+        if not isinstance(key, int) or not is_response_to(message, key):
             return False
-        future = self._futures.pop(request_id, None)
-        if future is None:
-            return False
-        if not future.done():
+        future = self._futures.pop(key, None)
+        if future is not None and not future.done():
             future.set_result(message)
-        return True
+        return future is not None
 
-    def fail_all(self, error: MCPError) -> None:
-        """Fail every waiting request, and every later one, with ``error``."""
-        if self._failure is None:
+    def fail(self, request_id: object, error: MCPError) -> None:
+        """Fail the request ``request_id`` with ``error``."""
+        future = self._futures.get(request_id)
+        if future is not None and not future.done():
+            future.set_exception(error)
+
+    def fail_all(self, error: MCPError, *, later: bool = True) -> None:
+        """Fail every waiting request with ``error``, and (``later``) every later one."""
+        if later and self._failure is None:
             self._failure = error
-        futures, self._futures = self._futures, {}
-        for future in futures.values():
-            if not future.done():
-                future.set_exception(error)
+        for key in list(self._futures):
+            self.fail(key, error)
+        self._futures.clear()

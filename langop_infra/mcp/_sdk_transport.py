@@ -3,17 +3,17 @@
 The SDK's transport (``streamable_http_client``, or ``sse_client`` for legacy HTTP+SSE) runs
 in a task of its own, so that its task groups are entered and left by one task whatever task
 the session is used from; we send on its write stream and match what its read stream brings
-by request id. The SDK
-resolves a request it cannot answer with a JSON-RPC error of its own making; when the
-:class:`~langop_infra.mcp._bridge.Bridge` saw why, that error is raised instead.
+by request id. The SDK resolves a request it cannot answer with a JSON-RPC error of its own
+making; when the :class:`~langop_infra.mcp._bridge.Bridge` saw why, that error is raised
+instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
-from typing import Any, cast
+from contextlib import asynccontextmanager, suppress
+from typing import Any
 
 import anyio
 import httpx2
@@ -24,8 +24,9 @@ from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import langop_infra.mcp._jsonrpc as jsonrpc
-from langop_infra.mcp._bridge import Bridge, LegacyBridge, elsewhere
+from langop_infra.mcp._bridge import Bridge, LegacyBridge
 from langop_infra.mcp._errors import (
+    ConfinementError,
     ConnectionLost,
     HTTPStatusError,
     InvalidInput,
@@ -33,37 +34,33 @@ from langop_infra.mcp._errors import (
     MCPError,
     MCPTimeout,
 )
-from langop_infra.mcp._http import HTTPConnection, display_url
+from langop_infra.mcp._http import HTTPConnection
 from langop_infra.mcp._jsonrpc import Message
 from langop_infra.mcp._timeouts import timeout_after
 
-Opener = Callable[[], AbstractAsyncContextManager[Any]]
 _CLOSE_SECONDS = 2.0
 _SSE_MARGIN = 64 * 1024
-# The SDK's own stand-ins for an answer that never came, by code and message start.
+# The SDK's own stand-ins for an answer that never came, by code and message start (those
+# for a status >= 400 or a redirect come with the bridge's error, raised first).
 _SDK_MADE = (
     (mcp_types.CONNECTION_CLOSED, ""),
     (mcp_types.PARSE_ERROR, "Failed to parse"),
-    (mcp_types.INTERNAL_ERROR, "Server returned an error response"),
-    (mcp_types.INVALID_REQUEST, "Session terminated"),
     (mcp_types.INVALID_REQUEST, "server answered a request with 202"),
     (mcp_types.INVALID_REQUEST, "Unexpected content type"),
-    (mcp_types.INVALID_REQUEST, "Redirect to"),
-    (mcp_types.METHOD_NOT_FOUND, "Not Found"),
 )
 
 
 class SDKTransport:
     """Our request/notify transport over an SDK transport's message streams."""
 
-    def __init__(self, name: str, label: str, opener: Opener, bridge: Bridge) -> None:
+    def __init__(self, name: str, url: str, bridge: Bridge) -> None:
         self.name = name
-        self.label = label
+        self.label = bridge.label
         self.protocol_version: str | None = None
         self.on_notification: Callable[[Message], None] | None = None
-        self._opener = opener
+        self._url = url
         self._bridge = bridge
-        self._pending: dict[object, asyncio.Future[Message]] = {}
+        self._pending = bridge.pending
         self._write: Any = None
         self._error: MCPError | None = None
         self._runner: asyncio.Task[None] | None = None
@@ -88,9 +85,6 @@ class SDKTransport:
 
     async def start(self) -> None:
         """Open the SDK transport (for legacy SSE: until its endpoint event)."""
-        await self._start()
-
-    async def _start(self) -> None:
         if self._runner is not None and self._closing.is_set():  # a session being reset
             with suppress(Exception):
                 await self._runner
@@ -106,11 +100,10 @@ class SDKTransport:
 
     async def _endpoint(self) -> None:
         seconds = self._bridge.http.options.timeout
-        ready = asyncio.ensure_future(self._ready.wait())
-        failed = asyncio.ensure_future(self._bridge.failed.wait())
+        waits = [asyncio.ensure_future(e.wait()) for e in (self._ready, self._bridge.failed)]
         try:
             async with timeout_after(seconds):
-                await asyncio.wait({ready, failed}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         except TimeoutError:
             await self.aclose()
             raise MCPTimeout(
@@ -119,17 +112,16 @@ class SDKTransport:
                 target=self.label,
             ) from None
         finally:
-            ready.cancel()
-            failed.cancel()
-        if self._error is None and not self._write and self._bridge.stream is not None:
-            self._error = self._bridge.stream
-        if self._error is not None or not self._ready.is_set():
+            for wait in waits:
+                wait.cancel()
+        error = self._error or (None if self._write else self._bridge.stream)
+        if error is not None or not self._ready.is_set():
             await self.aclose()
-            raise self._error or self._bridge.stream or self._closed()
+            raise error or self._bridge.stream or self._closed()
 
     async def _run(self) -> None:
         try:
-            async with self._opener() as (read, write):
+            async with self._open() as (read, write):
                 self._write = write
                 async with anyio.create_task_group() as group:
                     group.start_soon(self._pump, read)
@@ -144,46 +136,54 @@ class SDKTransport:
             error = self._error or ConnectionLost(
                 f"the connection to {self.label} closed", target=self.label
             )
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(error)
-            self._pending.clear()
+            self._pending.fail_all(error, later=False)
+
+    @asynccontextmanager
+    async def _open(self) -> AsyncGenerator[Any, None]:
+        def client(**_: object) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(transport=self._bridge, timeout=None)
+
+        if self.name == "sse":
+            async with sse_client(self._url, httpx_client_factory=client) as streams:  # type: ignore[arg-type]
+                yield streams
+            return
+        # Above our own cap, which then fires first on a request's stream and says more;
+        # the SDK's bounds the events of the server's GET stream, which ours does not cap.
+        limit = self._bridge.http.options.max_response_bytes + _SSE_MARGIN
+        async with (
+            client() as http,
+            streamable_http_client(
+                self._url, http_client=http, max_sse_event_size=limit
+            ) as streams,
+        ):
+            yield streams
 
     def _cause(self, exc: BaseException) -> MCPError:
-        found = _first_mcp_error(exc)
-        if found is not None:
-            return found
-        if self._bridge.stream is not None:
-            return self._bridge.stream
-        text = str(_innermost(exc))
-        if text.startswith("Endpoint origin does not match"):
-            return elsewhere(self.label, display_url(text.rpartition(": ")[2]))
-        return ConnectionLost(
-            f"the connection to {self.label} failed: {type(exc).__name__}: {exc}"[:300],
-            target=self.label,
+        return (
+            _first_mcp_error(exc)
+            or self._bridge.stream
+            or ConnectionLost(
+                f"the connection to {self.label} failed: {type(exc).__name__}: {exc}"[:300],
+                target=self.label,
+            )
         )
 
     async def _pump(self, read: Any) -> None:
         async for item in read:
             if isinstance(item, Exception):
                 if self.name == "sse":  # the event stream broke: nothing more will come
-                    self._fail_all(self._bridge.stream or self._closed())
+                    self._pending.fail_all(self._bridge.stream or self._closed(), later=False)
                 continue  # streamable HTTP resolves the request it concerns by itself
-            message: Message = item.message.model_dump(
-                by_alias=True, mode="json", exclude_unset=True
-            )
-            key = message.get("id")
-            if "method" not in message:
-                future = self._pending.pop(key, None)
-                if future is not None and not future.done():
-                    future.set_result(message)
-            elif key is not None:
+            message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+            if self._pending.deliver(message) or "method" not in message:
+                continue
+            if message.get("id") is not None:
                 await self._answer(message)
             elif self.on_notification is not None:
                 self.on_notification(message)
         if self.name == "sse" and not self._closing.is_set():
             self._error = self._bridge.stream or self._closed()
-            self._fail_all(self._error)
+            self._pending.fail_all(self._error, later=False)
 
     def _closed(self) -> ConnectionLost:
         return ConnectionLost(
@@ -191,16 +191,6 @@ class SDKTransport:
             "session: connect again",
             target=self.label,
         )
-
-    def fail(self, key: object, error: MCPError) -> None:
-        """Fail the request ``key`` with ``error`` (the legacy bridge's ``on_failure``)."""
-        future = self._pending.get(key)
-        if future is not None and not future.done():
-            future.set_exception(error)
-
-    def _fail_all(self, error: MCPError) -> None:
-        for key in list(self._pending):
-            self.fail(key, error)
 
     async def _answer(self, server_request: Message) -> None:
         # Answered before the stream is read on, as the server asked: in order.
@@ -213,27 +203,24 @@ class SDKTransport:
     async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """Send a request and return the server's answer to it."""
         jsonrpc.encode(message)  # InvalidInput before anything is sent
-        await self._start()
+        await self.start()
         key = message["id"]
-        future = asyncio.get_running_loop().create_future()
-        self._pending[key] = future
         try:
-            await self._send(message, headers)
-            answer = await future
+            answer = await self._pending.answer(key, lambda: self._send(message, headers))
         except ConnectionLost as lost:
-            raise self._lost(message, lost) from None
-        finally:
-            self._pending.pop(key, None)
-        return self._checked(answer, message)
-
-    def _lost(self, message: Message, lost: ConnectionLost) -> MCPError:
-        """Why ``message`` got no answer: what the bridge saw, else ``lost``."""
-        failure = self._bridge.failures.pop(message["id"], None)
+            failure = self._bridge.failures.pop(key, None)
+            if failure is None and self._bridge.resume_refused is not None:
+                failure = self._stand_in({}, message["method"])
+            raise failure or lost from None
+        if not isinstance(answer.get("error"), dict):
+            return answer
+        error: dict[str, Any] = answer["error"]
+        failure = self._bridge.failures.pop(key, None)
         if failure is not None:
-            return failure.error
-        if self._bridge.resume_refused is not None:
-            return self._stand_in({}, message["method"])
-        return lost
+            raise failure
+        if _sdk_made(error):
+            raise self._stand_in(error, message["method"])
+        return answer
 
     def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
         """Send ``subscriptions/listen`` (2026-07-28); its answers are notifications."""
@@ -244,8 +231,10 @@ class SDKTransport:
 
     async def notify(self, message: Message) -> None:
         """Send a notification; nothing comes back."""
-        await self._start()
-        if message["method"] == "notifications/cancelled" and self._modern():
+        await self.start()
+        if message["method"] == "notifications/cancelled" and (
+            self.protocol_version in MODERN_PROTOCOL_VERSIONS
+        ):
             await self._send(message, None)  # the SDK aborts the request's POST instead
             return
         posted = asyncio.Event()
@@ -255,9 +244,6 @@ class SDKTransport:
         with suppress(TimeoutError):
             async with timeout_after(self._bridge.http.options.timeout):
                 await posted.wait()
-
-    def _modern(self) -> bool:
-        return self.protocol_version in MODERN_PROTOCOL_VERSIONS
 
     async def _send(self, message: Message, headers: Mapping[str, str] | None) -> None:
         if self._write is None:
@@ -274,20 +260,8 @@ class SDKTransport:
                 f"the connection to {self.label} closed", target=self.label
             ) from None
 
-    def _checked(self, answer: Message, message: Message) -> Message:
-        given = answer.get("error")
-        if not isinstance(given, dict):
-            return answer
-        error = cast("dict[str, Any]", given)
-        failure = self._bridge.failures.pop(message["id"], None)
-        made = _sdk_made(error)
-        if failure is not None and (failure.always or made):
-            raise failure.error
-        if not made:
-            return answer
-        raise self._stand_in(error, message["method"])
-
     def _stand_in(self, error: dict[str, Any], method: str) -> MCPError:
+        """Our error for an answer the SDK made up (``error``) or one never given."""
         text, code = str(error.get("message", "")), error.get("code")
         refused = self._bridge.resume_refused
         if isinstance(refused, HTTPStatusError):
@@ -336,7 +310,7 @@ class SDKTransport:
             runner.cancel()
             with suppress(asyncio.CancelledError, Exception):
                 await runner
-        if isinstance(self._bridge.stream, MCPError) and self._bridge.stream.kind == "confinement":
+        if isinstance(self._bridge.stream, ConfinementError):
             raise self._bridge.stream
 
 
@@ -356,40 +330,11 @@ def _sdk_made(error: dict[str, Any]) -> bool:
     return any(code == c and text.startswith(start) for c, start in _SDK_MADE)
 
 
-def _innermost(exc: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups, or ``exc``."""
-    inner: list[BaseException] = list(getattr(exc, "exceptions", ()))
-    return _innermost(inner[0]) if inner else exc
-
-
-def _first_mcp_error(exc: BaseException) -> MCPError | None:
-    if isinstance(exc, MCPError):
+def _first_mcp_error(exc: BaseException | None) -> MCPError | None:
+    if exc is None or isinstance(exc, MCPError):
         return exc
-    for inner in getattr(exc, "exceptions", ()):
-        found = _first_mcp_error(inner)
-        if found is not None:
-            return found
-    cause = exc.__cause__ or exc.__context__
-    return _first_mcp_error(cause) if cause is not None and cause is not exc else None
-
-
-def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) -> SDKTransport:
-    """The SDK's streamable HTTP transport, sending through ``http``."""
-    bridge = Bridge(http, label, listen=listen)
-
-    @asynccontextmanager
-    async def opener() -> AsyncGenerator[Any, None]:
-        client = httpx2.AsyncClient(transport=bridge, timeout=None)
-        # Above our own cap, which then fires first on a request's stream and says more;
-        # the SDK's bounds the events of the server's GET stream, which ours does not cap.
-        limit = http.options.max_response_bytes + _SSE_MARGIN
-        async with (
-            client,
-            streamable_http_client(url, http_client=client, max_sse_event_size=limit) as streams,
-        ):
-            yield streams
-
-    return SDKTransport("streamable-http", label, opener, bridge)
+    inner = [*getattr(exc, "exceptions", ()), exc.__cause__ or exc.__context__]
+    return next(filter(None, map(_first_mcp_error, (e for e in inner if e is not exc))), None)
 
 
 def _retrieved(task: asyncio.Future[None]) -> None:
@@ -397,18 +342,11 @@ def _retrieved(task: asyncio.Future[None]) -> None:
         task.exception()
 
 
+def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) -> SDKTransport:
+    """The SDK's streamable HTTP transport, sending through ``http``."""
+    return SDKTransport("streamable-http", url, Bridge(http, label, listen=listen))
+
+
 def legacy_sse(http: HTTPConnection, url: str, label: str) -> SDKTransport:
     """The SDK's legacy HTTP+SSE transport, sending through ``http``."""
-    bridge = LegacyBridge(http, label)
-
-    def client(**_: object) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(transport=bridge, timeout=None)
-
-    @asynccontextmanager
-    async def opener() -> AsyncGenerator[Any, None]:
-        async with sse_client(url, httpx_client_factory=client) as streams:  # type: ignore[arg-type]
-            yield streams
-
-    transport = SDKTransport("sse", label, opener, bridge)
-    bridge.on_failure = transport.fail
-    return transport
+    return SDKTransport("sse", url, LegacyBridge(http, label))

@@ -57,13 +57,10 @@ class StdioTransport:
 
     @classmethod
     async def start(
-        cls,
-        command: Sequence[str],
-        options: ClientOptions,
-        env: Mapping[str, str] | None = None,
+        cls, command: Sequence[str], options: ClientOptions, env: Mapping[str, str] | None = None
     ) -> StdioTransport:
-        """Spawn ``command`` with :func:`child_environment`; :class:`ServerUnreachable` if
-        it fails."""
+        """Spawn ``command`` with :func:`child_environment`; :class:`ServerUnreachable` if it
+        fails."""
         label = shlex.join(command)
         try:
             process = await asyncio.create_subprocess_exec(
@@ -93,27 +90,13 @@ class StdioTransport:
         """A stdio session lives as long as the process; nothing to forget."""
         self.protocol_version = None
 
-    @property
-    def exited(self) -> bool:
-        """True once the server process has ended."""
-        return self._process.returncode is not None
-
-    async def listen(self) -> None:
-        """stdout is already the server-to-client channel."""
-
     def subscribe(self, message: Message, headers: Mapping[str, str]) -> None:
         """Send ``subscriptions/listen``: its notifications arrive on stdout like any other."""
         self._subscription = asyncio.create_task(self.notify(message))
 
     async def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Message:
         """Write a request and wait for the response with its id (``headers`` are HTTP's)."""
-        future = self._pending.expect(message["id"])
-        try:
-            if not future.done():
-                await self.notify(message)
-            return await future
-        finally:
-            self._pending.forget(message["id"])
+        return await self._pending.answer(message["id"], lambda: self.notify(message))
 
     async def notify(self, message: Message) -> None:
         """Write one message line to the server's stdin."""
@@ -132,28 +115,9 @@ class StdioTransport:
         try:
             while line := await stdout.readline():
                 self.received_bytes += len(line)
-                if not line.strip():
-                    continue
-                try:
-                    payload = _json.read(line, max_bytes=max(len(line), _json.MAX_BYTES))
-                except _json.JSONTooDeep:
-                    self._pending.fail_all(jsonrpc.too_deep(self.label))
-                    return
-                except ValueError:
-                    continue  # log lines on stdout break the protocol; skip, don't die
-                batch = cast("list[object]", payload) if isinstance(payload, list) else [payload]
-                for item in batch:
-                    if not isinstance(item, dict):
-                        continue
-                    message = cast("Message", item)
-                    if self._pending.deliver(message):
-                        continue
-                    if jsonrpc.is_server_request(message):
-                        await self.notify(jsonrpc.answer_to(message))
-                    elif "method" in message and self.on_notification is not None:
-                        self.on_notification(message)
+                await self._handle(line)
         except ValueError:  # StreamReader's "line too long"
-            self._pending.fail_all(
+            return self._pending.fail_all(
                 ResponseTooLarge(
                     f"stdio server `{self.label}` wrote a line over {self._limit} bytes; raise "
                     "max_response_bytes if it really returns that much",
@@ -161,16 +125,31 @@ class StdioTransport:
                     target=self.label,
                 )
             )
-            return
         except MCPError as exc:
-            self._pending.fail_all(exc)
-            return
+            return self._pending.fail_all(exc)
         # Let the exit code and the last of stderr arrive: the message quotes both.
         with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
             await asyncio.wait_for(self._process.wait(), _EXIT_WAIT)
         with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._stderr_reader), _EXIT_WAIT)
         self._pending.fail_all(self._exited("before answering"))
+
+    async def _handle(self, line: bytes) -> None:
+        """Hand on the messages of one line; log lines on stdout break the protocol: skipped."""
+        try:
+            payload = _json.read(line, max_bytes=max(len(line), _json.MAX_BYTES))
+        except _json.JSONTooDeep:
+            raise jsonrpc.too_deep(self.label) from None
+        except ValueError:
+            return
+        batch = cast("list[object]", payload) if isinstance(payload, list) else [payload]
+        for message in (cast("Message", m) for m in batch if isinstance(m, dict)):
+            if self._pending.deliver(message) or "method" not in message:
+                continue
+            if message.get("id") is not None:
+                await self.notify(jsonrpc.answer_to(message))
+            elif self.on_notification is not None:
+                self.on_notification(message)
 
     async def _read_stderr(self) -> None:
         stderr = self._process.stderr
@@ -192,22 +171,15 @@ class StdioTransport:
     async def aclose(self) -> None:
         """Close stdin, give the server a moment to exit, then terminate, then kill it."""
         process = self._process
-        if process.returncode is None:
-            if process.stdin is not None:
-                with contextlib.suppress(OSError, RuntimeError):
-                    process.stdin.close()
-            for stop in (None, process.terminate, process.kill):
-                if stop is not None:
-                    with contextlib.suppress(ProcessLookupError):
-                        stop()
-                try:
-                    await asyncio.wait_for(process.wait(), _EXIT_WAIT)
-                    break
-                except (asyncio.TimeoutError, TimeoutError):
-                    continue
-        for task in (self._reader, self._stderr_reader, self._subscription):
-            if task is None:
-                continue
+        assert process.stdin is not None
+        for stop in (process.stdin.close, process.terminate, process.kill):
+            if process.returncode is not None:
+                break
+            with contextlib.suppress(OSError, RuntimeError):  # ProcessLookupError included
+                stop()
+            with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+                await asyncio.wait_for(process.wait(), _EXIT_WAIT)
+        for task in filter(None, (self._reader, self._stderr_reader, self._subscription)):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
