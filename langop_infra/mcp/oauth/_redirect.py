@@ -6,6 +6,7 @@ import asyncio
 import socket
 import sys
 import webbrowser
+from dataclasses import dataclass
 from typing import Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
@@ -48,7 +49,6 @@ def code_from_redirect(
             f"{display_url(issuer)} (RFC 9207 iss {'missing' if iss is None else 'mismatch'}); "
             "possible mix-up attack, authorization abandoned"
         )
-    what = "the authorization server"
     error = query.get("error", [""])[0]
     if error:
         description = query.get("error_description", [""])[0][:160]
@@ -59,15 +59,16 @@ def code_from_redirect(
         )
     if query.get("state", [""])[0] != state:
         raise OAuthError(
-            f"the redirect from {what} carries the wrong state; possible request forgery, "
-            "start the authorization again"
+            "the redirect from the authorization server carries the wrong state; possible "
+            "request forgery, start the authorization again"
         )
     code = query.get("code", [""])[0]
     if not code:
-        raise OAuthError(f"the redirect from {what} carries no authorization code")
+        raise OAuthError("the redirect from the authorization server carries no authorization code")
     return code
 
 
+@dataclass(frozen=True)
 class FollowRedirect:
     """Fetch the authorization URL and take the code from its redirect, without a browser.
 
@@ -75,12 +76,7 @@ class FollowRedirect:
     Nothing listens on the redirect URI: the code is read from the ``Location`` header.
     """
 
-    def __init__(self, redirect_uri: str = "http://127.0.0.1:8976/callback") -> None:
-        self._redirect_uri = redirect_uri
-
-    @property
-    def redirect_uri(self) -> str:
-        return self._redirect_uri
+    redirect_uri: str = "http://127.0.0.1:8976/callback"
 
     async def authorize(self, url: str, http: httpx2.AsyncClient) -> str:
         target = url
@@ -104,7 +100,7 @@ class FollowRedirect:
                     target=display_url(target),
                 )
             location = str(httpx2.URL(target).join(location))
-            if location.split("?", 1)[0] == self._redirect_uri.split("?", 1)[0]:
+            if location.split("?", 1)[0] == self.redirect_uri.split("?", 1)[0]:
                 return location
             target = location
         raise OAuthError(
