@@ -177,12 +177,12 @@ async def discover(
 ) -> AuthorizationServer:
     """Protected resource metadata, then the authorization server's metadata (``issuer``'s
     when the metadata lists it among several)."""
-    hint = challenge.resource_metadata
+    hint, shown = challenge.resource_metadata, display_url(server_url)
     if hint and urlsplit(hint).scheme != "https" and origin(hint) != origin(server_url):
         raise OAuthError(
-            f"{display_url(server_url)} names its resource metadata at {display_url(hint)}, "
+            f"{shown} names its resource metadata at {display_url(hint)}, "
             "which is neither HTTPS nor on the server's own origin; refusing to trust it",
-            target=display_url(server_url),
+            target=shown,
         )
     prm = await find_resource_metadata(client, server_url, hint)
     resource = resource_url_from_server_url(server_url)
@@ -196,17 +196,17 @@ async def discover(
     if isinstance(claimed, str) and claimed:
         if not check_resource_allowed(resource, claimed):
             raise OAuthError(
-                f"the protected resource metadata of {display_url(server_url)} names another "
+                f"the protected resource metadata of {shown} names another "
                 f"resource ({display_url(claimed)}); refusing to get a token for it",
-                target=display_url(server_url),
+                target=shown,
             )
         resource = claimed
     servers = [s for s in _strings(prm["authorization_servers"]) if s]
     if not servers:
         raise OAuthError(
-            f"the protected resource metadata of {display_url(server_url)} lists no "
+            f"the protected resource metadata of {shown} lists no "
             "authorization server; the server is misconfigured",
-            target=display_url(server_url),
+            target=shown,
         )
     pinned = [s for s in servers if issuer is not None and same_issuer(issuer, [s])]
     scopes = tuple(_strings(prm.get("scopes_supported")))

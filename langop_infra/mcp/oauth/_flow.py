@@ -13,7 +13,7 @@ import time
 import weakref
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Literal
 from urllib.parse import urlencode, urlsplit
 
@@ -106,6 +106,7 @@ class _Resource:
         return self.locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class OAuth2Auth(httpx2.Auth):
     """OAuth 2.1 for MCP: discovery on 401, step-up on 403 ``insufficient_scope``, refresh.
 
@@ -117,67 +118,50 @@ class OAuth2Auth(httpx2.Auth):
     every secret. Put it in ``ClientOptions(auth=...)``.
     """
 
-    def __init__(
-        self,
-        *,
-        client_id: str | None = None,
-        client_secret: str | None = None,
-        private_key: str | None = None,
-        signing_algorithm: str = "ES256",
-        scopes: Sequence[str] = (),
-        grant: Grant = "auto",
-        redirect: RedirectHandler | None = None,
-        client_metadata_url: str | None = None,
-        client_name: str = "langop-infra",
-        issuer: str | None = None,
-        verify: bool | str = True,
-        timeout: float = 10.0,
-        deadline: float | None = 30.0,
-        transport: httpx2.AsyncBaseTransport | None = None,
-    ) -> None:
+    client_id: str | None = None
+    client_secret: str | None = None
+    private_key: str | None = None
+    signing_algorithm: str = "ES256"
+    scopes: Sequence[str] = ()
+    grant: Grant = "auto"
+    redirect: InitVar[RedirectHandler | None] = None
+    client_metadata_url: str | None = None
+    client_name: str = "langop-infra"
+    issuer: str | None = None
+    verify: bool | str = True
+    timeout: float = 10.0
+    deadline: float | None = 30.0
+    transport: httpx2.AsyncBaseTransport | None = None
+    _handler: RedirectHandler = field(init=False)  # default: print, listen on loopback
+    _resources: dict[str, _Resource] = field(default_factory=dict[str, _Resource], init=False)
+    _registered: dict[str, tuple[Client, frozenset[str]]] = field(
+        default_factory=dict[str, tuple[Client, frozenset[str]]], init=False
+    )
+
+    def __post_init__(self, redirect: RedirectHandler | None) -> None:
         problems: list[str] = []
-        if grant not in GRANTS:
-            problems.append(f"grant must be one of {', '.join(GRANTS)}, got {grant!r}")
-        if (client_secret or private_key) and not client_id:
+        if self.grant not in GRANTS:
+            problems.append(f"grant must be one of {', '.join(GRANTS)}, got {self.grant!r}")
+        secret, url = self.client_secret or self.private_key, self.client_metadata_url
+        if secret and not self.client_id:
             problems.append("a client secret or private key needs its client_id")
-        if grant == "client_credentials" and not (client_id and (client_secret or private_key)):
+        if self.grant == "client_credentials" and not (self.client_id and secret):
             problems.append("the client_credentials grant needs client_id and a secret or key")
-        if not (client_metadata_url is None or is_valid_client_metadata_url(client_metadata_url)):
+        if not (url is None or is_valid_client_metadata_url(url)):
             problems.append("client_metadata_url must be an https URL with a path")
-        if any(not s or any(c.isspace() for c in s) for s in scopes):
+        if any(not s or any(c.isspace() for c in s) for s in self.scopes):
             problems.append("scopes must be non-empty words without spaces")
         if problems:
             raise ValueError("invalid OAuth2Auth: " + "; ".join(problems))
-        self._client_id = client_id
-        self._secret = client_secret
-        self._key = private_key
-        self._algorithm = signing_algorithm
-        self._scopes = tuple(scopes)
-        self._grant = grant
-        self._redirect = redirect
-        self._metadata_url = client_metadata_url
-        self._client_name = client_name
-        self._issuer = issuer
-        self._verify = verify
-        self._timeout = timeout
-        self._deadline = deadline
-        self._transport = transport
-        self._resources: dict[str, _Resource] = {}
-        self._registered: dict[str, tuple[Client, frozenset[str]]] = {}
+        self.scopes = tuple(self.scopes)
+        self._handler = redirect or LoopbackRedirect()
 
     def __repr__(self) -> str:
-        return f"OAuth2Auth(client_id={self._client_id!r}, grant={self._grant!r})"
-
-    @property
-    def redirect(self) -> RedirectHandler:
-        """The redirect handler (created on first use: a loopback listener that prints)."""
-        if self._redirect is None:
-            self._redirect = LoopbackRedirect()
-        return self._redirect
+        return f"OAuth2Auth(client_id={self.client_id!r}, grant={self.grant!r})"
 
     def held_secrets(self) -> list[str]:
         """The client secret and every token held: what a caller scrubs from stored output."""
-        held = [self._secret or ""]
+        held = [self.client_secret or ""]
         for state in self._resources.values():
             if state.token is not None:
                 held += [state.token.access_token, state.token.refresh_token or ""]
@@ -190,7 +174,7 @@ class OAuth2Auth(httpx2.Auth):
         would mid-session. False when it demands no token and names no authorization server.
         """
         state = self._resources.setdefault(_origin(url), _Resource())
-        budget = Budget(self._deadline, url)
+        budget = Budget(self.deadline, url)
         try:
             async with budget.spend(), self._http() as http:
                 challenge = await challenge_of(http, url)
@@ -207,45 +191,45 @@ class OAuth2Auth(httpx2.Auth):
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        state = self._resources.setdefault(_origin(str(request.url)), _Resource())
-        token = await self._usable_token(state, str(request.url))
-        _apply(request, token)
-        response = yield request
+        url, shown = str(request.url), display_url(request.url)
+        state = self._resources.setdefault(_origin(url), _Resource())
+        token = await self._usable_token(state, url)
         authorizations, refreshed = 0, False
-        while response.status_code in (401, 403):
+        while True:
+            if token is not None:
+                request.headers["Authorization"] = f"Bearer {token.access_token}"
+            response = yield request
+            if response.status_code not in (401, 403):
+                return
             challenge = Challenge.parse(response.headers.get("www-authenticate"))
             step_up = response.status_code == 403
             if step_up and challenge.error != "insufficient_scope":
                 return  # forbidden for good: no scope will help
             if not step_up and token is not None and not refreshed and authorizations == 0:
                 refreshed = True
-                token = await self._refresh(state, str(request.url), token)
+                token = await self._refresh(state, url, token)
                 if token is not None:
-                    _apply(request, token)
-                    response = yield request
                     continue
             elif not step_up and authorizations:
                 raise OAuthError(
-                    f"{display_url(request.url)} refused the access token it was just "
+                    f"{shown} refused the access token it was just "
                     "issued (HTTP 401); the authorization server issues tokens this server "
                     "does not accept: check its resource and audience settings",
-                    target=display_url(request.url),
+                    target=shown,
                 )
             needed = challenge.scope or (state.server.scopes_supported if state.server else ())
             if step_up and set(needed) <= set(state.requested):
                 wanted = " ".join(needed) or "more scopes"
                 raise OAuthError(
-                    f"{display_url(request.url)} still demands {wanted} (HTTP 403 "
+                    f"{shown} still demands {wanted} (HTTP 403 "
                     "insufficient_scope) after authorization asked for it; the authorization "
                     "server does not grant it to this client",
-                    target=display_url(request.url),
+                    target=shown,
                 )
             if authorizations >= _MAX_AUTHORIZATIONS:
                 return
             authorizations += 1
-            token = await self._authorize(state, str(request.url), challenge, token, step_up)
-            _apply(request, token)
-            response = yield request
+            token = await self._authorize(state, url, challenge, token, step_up)
 
     async def _usable_token(self, state: _Resource, url: str) -> Token | None:
         token = state.token
@@ -269,7 +253,7 @@ class OAuth2Auth(httpx2.Auth):
                 return None
             form = {"grant_type": "refresh_token", "refresh_token": sent.refresh_token}
             try:
-                async with Budget(self._deadline, url).spend(), self._http() as http:
+                async with Budget(self.deadline, url).spend(), self._http() as http:
                     token = await request_token(http, state.server, state.client, form)
             except OAuthError as exc:
                 log.info(
@@ -294,13 +278,13 @@ class OAuth2Auth(httpx2.Auth):
         async with state.lock():
             if not step_up and state.token is not None and state.token is not sent:
                 return state.token  # another request authorized meanwhile
-            budget = Budget(self._deadline, url)
+            budget = Budget(self.deadline, url)
             async with self._http() as http:
                 async with budget.spend():
                     hint = challenge.resource_metadata
                     if state.server is None or hint not in (None, state.hint):
                         state.server = await discover(
-                            http, _resource_url(url), challenge, self._issuer
+                            http, _resource_url(url), challenge, self.issuer
                         )
                         state.hint = hint
                 server = state.server
@@ -352,7 +336,7 @@ class OAuth2Auth(httpx2.Auth):
             )
         _check_https(endpoint, "authorization endpoint")
         pkce, state = PKCE.generate(), secrets.token_urlsafe(32)
-        redirect_uri = self.redirect.redirect_uri
+        redirect_uri = self._handler.redirect_uri
         params = {
             "response_type": "code",
             "client_id": client.client_id,
@@ -365,9 +349,9 @@ class OAuth2Auth(httpx2.Auth):
         }
         query = urlencode({k: v for k, v in params.items() if v})
         url = endpoint + ("&" if "?" in endpoint else "?") + query
-        person = isinstance(self.redirect, LoopbackRedirect)  # a person: its own timeout
+        person = isinstance(self._handler, LoopbackRedirect)  # a person: its own timeout
         async with nullcontext() if person else budget.spend():
-            location = await self.redirect.authorize(url, http)
+            location = await self._handler.authorize(url, http)
         code = code_from_redirect(
             location,
             state,
@@ -383,9 +367,9 @@ class OAuth2Auth(httpx2.Auth):
         }
 
     def _choose_grant(self, server: AuthorizationServer) -> str:
-        if self._grant != "auto":
-            return self._grant
-        confidential = self._client_id and (self._secret or self._key)
+        if self.grant != "auto":
+            return self.grant
+        confidential = self.client_id and (self.client_secret or self.private_key)
         if confidential and server.supports("grant_types_supported", "client_credentials"):
             return "client_credentials"
         return "authorization_code"
@@ -400,7 +384,7 @@ class OAuth2Auth(httpx2.Auth):
         # The spec's order: the challenge's scope, else everything the resource supports;
         # the user's own scopes come on top, and a step-up keeps those asked for before.
         base = challenge.scope or server.scopes_supported
-        scopes = [*self._scopes, *base, *previous]
+        scopes = [*self.scopes, *base, *previous]
         if (
             scopes
             and grant == "authorization_code"
@@ -411,12 +395,12 @@ class OAuth2Auth(httpx2.Auth):
 
     def _check_pin(self, server: AuthorizationServer) -> None:
         """Refuse to authenticate with our secret or key to any issuer but the pinned one."""
-        if self._issuer is None or not (self._secret or self._key):
+        if self.issuer is None or not (self.client_secret or self.private_key):
             return
-        if not same_issuer(self._issuer, [server.issuer]):
+        if not same_issuer(self.issuer, [server.issuer]):
             raise OAuthError(
                 f"the MCP server names the authorization server {display_url(server.issuer)}, "
-                f"but the client secret is pinned to {display_url(self._issuer)} "
+                f"but the client secret is pinned to {display_url(self.issuer)} "
                 "(schemaSync.auth.issuer, --oauth-issuer); refusing to send it elsewhere. "
                 "If that server is trusted, pin its issuer URL instead",
                 target=display_url(server.issuer),
@@ -424,19 +408,21 @@ class OAuth2Auth(httpx2.Auth):
 
     def _configured_client(self, server: AuthorizationServer) -> Client:
         """The pre-registered client, after the pin (a public one, without a secret, too)."""
-        assert self._client_id is not None
+        assert self.client_id is not None
         self._check_pin(server)
-        method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
-        return Client(self._client_id, self._secret, self._key, self._algorithm, method)
+        secret, key = self.client_secret, self.private_key
+        method = choose_auth_method(server, secret=bool(secret), key=bool(key))
+        return Client(self.client_id, secret, key, self.signing_algorithm, method)
 
     async def _client_for(
         self, http: httpx2.AsyncClient, server: AuthorizationServer, scopes: tuple[str, ...]
     ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
-        if self._client_id:
+        if self.client_id:
             return self._configured_client(server)
-        if self._metadata_url and server.metadata.get("client_id_metadata_document_supported"):
-            return Client(self._metadata_url)
+        url = self.client_metadata_url
+        if url and server.metadata.get("client_id_metadata_document_supported"):
+            return Client(url)
         known = self._registered.get(server.issuer)
         if known is None or not known[1].issuperset(scopes):
             # Registered anew when a step-up needs scopes the registration did not name.
@@ -444,8 +430,8 @@ class OAuth2Auth(httpx2.Auth):
             client = await register(
                 http,
                 server,
-                client_name=self._client_name,
-                redirect_uri=self.redirect.redirect_uri,
+                client_name=self.client_name,
+                redirect_uri=self._handler.redirect_uri,
                 scopes=scopes,
             )
             known = self._registered[server.issuer] = (client, frozenset(scopes))
@@ -453,19 +439,14 @@ class OAuth2Auth(httpx2.Auth):
         return known[0]
 
     def _http(self) -> httpx2.AsyncClient:
-        verify = True if self._verify is True else tls_context(self._verify, None)
+        verify = True if self.verify is True else tls_context(self.verify, None)
         return httpx2.AsyncClient(
             verify=verify,
-            timeout=httpx2.Timeout(self._timeout),
+            timeout=httpx2.Timeout(self.timeout),
             follow_redirects=False,
-            transport=self._transport,
+            transport=self.transport,
             **client_settings(),  # type: ignore[arg-type]
         )
-
-
-def _apply(request: httpx2.Request, token: Token | None) -> None:
-    if token is not None:
-        request.headers["Authorization"] = f"Bearer {token.access_token}"
 
 
 def _origin(url: str) -> str:

@@ -6,7 +6,7 @@ import asyncio
 import socket
 import sys
 import webbrowser
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
@@ -110,6 +110,7 @@ class FollowRedirect:
         )
 
 
+@dataclass(kw_only=True, eq=False)
 class LoopbackRedirect:
     """Show the authorization URL (and open a browser if asked); receive the code on loopback.
 
@@ -117,14 +118,12 @@ class LoopbackRedirect:
     first needed, and serves one callback at most ``timeout`` seconds later.
     """
 
-    def __init__(
-        self, *, open_browser: bool = False, timeout: float = 300.0, out: TextIO | None = None
-    ) -> None:
-        self._open_browser = open_browser
-        self._timeout = timeout
-        self._out = out
-        self._socket: socket.socket | None = None
-        self._port = 0  # kept: a registered redirect URI must stay valid for the next login
+    open_browser: bool = False
+    timeout: float = 300.0
+    out: TextIO | None = None
+    _socket: socket.socket | None = field(default=None, init=False, repr=False)
+    # kept: a registered redirect URI must stay valid for the next login
+    _port: int = field(default=0, init=False, repr=False)
 
     @property
     def redirect_uri(self) -> str:
@@ -157,15 +156,15 @@ class LoopbackRedirect:
 
         server = await asyncio.start_server(handle, sock=self._socket)
         self._socket = None  # the server owns it now, and closes it
-        out = self._out or sys.stderr
+        out = self.out or sys.stderr
         print(f"Open this URL to authorize langop-infra:\n  {url}", file=out, flush=True)
-        if self._open_browser:
+        if self.open_browser:
             webbrowser.open(url)
         try:
-            location = await asyncio.wait_for(received, self._timeout)
+            location = await asyncio.wait_for(received, self.timeout)
         except asyncio.TimeoutError:
             raise OAuthError(
-                f"no authorization arrived at {redirect_uri} within {self._timeout:g}s; "
+                f"no authorization arrived at {redirect_uri} within {self.timeout:g}s; "
                 "open the URL shown and approve, or use client credentials"
             ) from None
         finally:

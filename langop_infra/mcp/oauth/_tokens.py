@@ -100,7 +100,7 @@ async def request_token(
 ) -> Token:
     """POST ``form`` and the resource to the token endpoint, with this client's authentication."""
     url, what = server.endpoint("token_endpoint"), _WHAT[form["grant_type"]]
-    headers = {"Accept": "application/json"}
+    headers: dict[str, str] = {}
     # client_id in the body with every method: some servers (the MCP SDK's) look it up there.
     form = {**form, "resource": server.resource, "client_id": client.client_id}
     form = {k: v for k, v in form.items() if v}
@@ -112,7 +112,7 @@ async def request_token(
         form["client_assertion_type"] = JWT_BEARER
         form["client_assertion"] = await _client_assertion(client, server)
     known = [client.client_secret, form.get("refresh_token"), form.get("code")]
-    payload = await _post(http, url, headers, data=form, what=what, secrets_=known)
+    payload = await _post(http, url, what, headers=headers, data=form, secrets_=known)
     access, kind = _text(payload, "access_token"), payload.get("token_type")
     if access is None:
         raise OAuthError(
@@ -171,9 +171,7 @@ async def register(
     }
     if scopes:  # some servers only grant what the client registered for
         metadata["scope"] = " ".join(scopes)
-    payload = await _post(
-        http, url, {"Accept": "application/json"}, json_body=metadata, what="client registration"
-    )
+    payload = await _post(http, url, "client registration", json_body=metadata)
     client_id, secret = _text(payload, "client_id"), _text(payload, "client_secret")
     if client_id is None:
         raise OAuthError(
@@ -182,23 +180,23 @@ async def register(
         )
     granted = payload.get("token_endpoint_auth_method")
     method = granted if isinstance(granted, str) else method
-    if method != "none" and secret is None:
-        method = "none"
-    return Client(client_id=client_id, client_secret=secret, auth_method=method)
+    return Client(client_id, secret, auth_method=method if secret else "none")
 
 
 async def _post(
     http: httpx2.AsyncClient,
     url: str,
-    headers: dict[str, str],
-    *,
     what: str,
+    *,
+    headers: dict[str, str] | None = None,
     data: dict[str, str] | None = None,
     json_body: object = None,
     secrets_: list[str | None] | None = None,
 ) -> dict[str, object]:
+    """POST to ``url``; its JSON object answer, or :class:`OAuthError` saying what failed."""
     shown = display_url(url)
     too_big = f"{shown} sent an oversized answer to the {what}"
+    headers = {"Accept": "application/json", **(headers or {})}
     try:
         async with http.stream("POST", url, headers=headers, data=data, json=json_body) as response:
             body = await read_capped(response, _MAX_TOKEN_RESPONSE_BYTES, too_big, shown)
