@@ -42,8 +42,7 @@ class Challenge:
     @classmethod
     def parse(cls, header: str | None) -> Challenge:
         """The Bearer challenge in ``header``; an empty one when there is none."""
-        if not header:
-            return cls()
+        header = header or ""
         start = re.search(r"(?i)\bbearer\b", header)
         params: dict[str, str] = {}
         for match in _AUTH_PARAM.finditer(header, start.end() if start else 0):

@@ -100,6 +100,10 @@ async def request_token(
 ) -> Token:
     """POST ``form`` and the resource to the token endpoint, with this client's authentication."""
     url, what = server.endpoint("token_endpoint"), _WHAT[form["grant_type"]]
+    if not url:
+        raise OAuthError(
+            f"{display_url(server.issuer)} has no token endpoint", target=server.issuer
+        )
     headers: dict[str, str] = {}
     # client_id in the body with every method: some servers (the MCP SDK's) look it up there.
     form = {**form, "resource": server.resource, "client_id": client.client_id}
