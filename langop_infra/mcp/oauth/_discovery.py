@@ -21,8 +21,7 @@ from mcp.client.auth.utils import (
 )
 from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 
-import langop_infra._json as _json
-from langop_infra.mcp._http import display_url, origin
+from langop_infra.mcp._http import display_url, json_object, origin
 from langop_infra.mcp.oauth._errors import OAuthError
 
 log = logging.getLogger("langop_infra.mcp.oauth")
@@ -115,15 +114,6 @@ async def read_capped(response: httpx2.Response, limit: int, too_big: str, shown
         if len(body) > limit:
             raise OAuthError(too_big, target=shown)
     return bytes(body)
-
-
-def json_object(body: bytes) -> dict[str, object] | None:
-    """``body`` as a JSON object; None when it is not one."""
-    try:
-        document = _json.read(body)
-    except ValueError:
-        return None
-    return cast("dict[str, object]", document) if isinstance(document, dict) else None
 
 
 async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, object] | None:

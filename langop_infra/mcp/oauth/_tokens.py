@@ -13,13 +13,8 @@ from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
 from mcp.client.auth.oauth2 import PKCEParameters
 from pydantic import Field
 
-from langop_infra.mcp._http import display_url
-from langop_infra.mcp.oauth._discovery import (
-    AuthorizationServer,
-    is_loopback,
-    json_object,
-    read_capped,
-)
+from langop_infra.mcp._http import display_url, json_object
+from langop_infra.mcp.oauth._discovery import AuthorizationServer, is_loopback, read_capped
 from langop_infra.mcp.oauth._errors import OAuthError, scrub
 
 _MAX_TOKEN_RESPONSE_BYTES = 64 * 1024
