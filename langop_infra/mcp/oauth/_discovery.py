@@ -9,7 +9,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -20,9 +21,7 @@ from mcp.client.auth.utils import (
 )
 from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 
-import langop_infra._json as _json
-from langop_infra.mcp._http import display_url
-from langop_infra.mcp._ports import effective_port
+from langop_infra.mcp._http import display_url, json_object, origin
 from langop_infra.mcp.oauth._errors import OAuthError
 
 log = logging.getLogger("langop_infra.mcp.oauth")
@@ -42,8 +41,7 @@ class Challenge:
     @classmethod
     def parse(cls, header: str | None) -> Challenge:
         """The Bearer challenge in ``header``; an empty one when there is none."""
-        if not header:
-            return cls()
+        header = header or ""
         start = re.search(r"(?i)\bbearer\b", header)
         params: dict[str, str] = {}
         for match in _AUTH_PARAM.finditer(header, start.end() if start else 0):
@@ -65,26 +63,20 @@ class AuthorizationServer:
     metadata: dict[str, Any]
     scopes_supported: tuple[str, ...] = ()  # from the protected resource metadata
     legacy: bool = False  # no metadata documents at all: 2025-03-26 default endpoints
-    endpoints: dict[str, str] = field(default_factory=dict[str, str])
 
-    def endpoint(self, name: str) -> str | None:
-        """``authorization_endpoint``, ``token_endpoint`` or ``registration_endpoint``."""
-        return self.endpoints.get(name)
+    def endpoint(self, name: str) -> str:
+        """``authorization_endpoint``, ``token_endpoint`` or ``registration_endpoint`` ("")."""
+        value = self.metadata.get(name)
+        return value if isinstance(value, str) else ""
+
+    def listed(self, key: str, default: Sequence[str] = ()) -> Sequence[object]:
+        """List ``key`` of the metadata; ``default`` when there is none."""
+        value = self.metadata.get(key)
+        return cast("list[object]", value) if isinstance(value, list) else default
 
     def supports(self, key: str, value: str) -> bool:
         """Whether list ``key`` of the metadata holds ``value``."""
-        listed = self.metadata.get(key)
-        return isinstance(listed, list) and value in listed
-
-
-def same_origin(one: str, other: str) -> bool:
-    """Whether two URLs share scheme, host and port."""
-    a, b = urlsplit(one), urlsplit(other)
-    return (a.scheme.lower(), a.hostname, effective_port(a.scheme, a.port)) == (
-        b.scheme.lower(),
-        b.hostname,
-        effective_port(b.scheme, b.port),
-    )
+        return value in self.listed(key)
 
 
 def same_issuer(pinned: str, issuers: list[str]) -> bool:
@@ -114,34 +106,56 @@ def metadata_urls(issuer: str) -> list[str]:
     return build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer)
 
 
+async def read_capped(response: httpx2.Response, limit: int, too_big: str, shown: str) -> bytes:
+    """The body of ``response``; :class:`OAuthError` ``too_big`` once it passes ``limit`` bytes."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > limit:
+            raise OAuthError(too_big, target=shown)
+    return bytes(body)
+
+
 async def fetch_json(client: httpx2.AsyncClient, url: str, what: str) -> dict[str, object] | None:
     """GET a JSON object; None when the server has none there (any 4xx, or not JSON)."""
+    shown = display_url(url)
     try:
         async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
-            if response.status_code >= 400 or response.status_code in (301, 302, 303, 307, 308):
-                return None
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > _MAX_METADATA_BYTES:
-                    raise OAuthError(
-                        f"{display_url(url)} sent more than {_MAX_METADATA_BYTES} bytes of "
-                        f"{what}; that is no metadata document",
-                        target=display_url(url),
-                    )
             if response.status_code != 200:
                 return None
+            limit = _MAX_METADATA_BYTES
+            too_big = (
+                f"{shown} sent more than {limit} bytes of {what}; that is no metadata document"
+            )
+            body = await read_capped(response, limit, too_big, shown)
     except httpx2.HTTPError as exc:
         raise OAuthError(
-            f"cannot fetch {what} from {display_url(url)}: {type(exc).__name__} "
+            f"cannot fetch {what} from {shown}: {type(exc).__name__} "
             f"{str(exc)[:120]}; check that the server is reachable",
-            target=display_url(url),
+            target=shown,
         ) from None
-    try:
-        document = _json.read(body)
-    except ValueError:
-        return None
-    return cast("dict[str, object]", document) if isinstance(document, dict) else None
+    return json_object(body)
+
+
+async def find_resource_metadata(
+    client: httpx2.AsyncClient, server_url: str, hint: str | None
+) -> dict[str, object] | None:
+    """The first protected resource metadata that lists authorization servers, or None."""
+    for url in prm_urls(server_url, hint):
+        prm = await fetch_json(client, url, "protected resource metadata")
+        log.debug("protected resource metadata at %s: %s", display_url(url), prm is not None)
+        if prm is not None and isinstance(prm.get("authorization_servers"), list):
+            return prm
+    return None
+
+
+def _strings(value: object) -> list[str]:
+    """The strings of ``value`` when it is a list."""
+    return (
+        [s for s in cast("list[object]", value) if isinstance(s, str)]
+        if isinstance(value, list)
+        else []
+    )
 
 
 async def discover(
@@ -152,20 +166,14 @@ async def discover(
 ) -> AuthorizationServer:
     """Protected resource metadata, then the authorization server's metadata (``issuer``'s
     when the metadata lists it among several)."""
-    hint = challenge.resource_metadata
-    if hint and not (urlsplit(hint).scheme == "https" or same_origin(hint, server_url)):
+    hint, shown = challenge.resource_metadata, display_url(server_url)
+    if hint and urlsplit(hint).scheme != "https" and origin(hint) != origin(server_url):
         raise OAuthError(
-            f"{display_url(server_url)} names its resource metadata at {display_url(hint)}, "
+            f"{shown} names its resource metadata at {display_url(hint)}, "
             "which is neither HTTPS nor on the server's own origin; refusing to trust it",
-            target=display_url(server_url),
+            target=shown,
         )
-    prm: dict[str, object] | None = None
-    for url in prm_urls(server_url, hint):
-        prm = await fetch_json(client, url, "protected resource metadata")
-        log.debug("protected resource metadata at %s: %s", display_url(url), prm is not None)
-        if prm is not None and isinstance(prm.get("authorization_servers"), list):
-            break
-        prm = None
+    prm = await find_resource_metadata(client, server_url, hint)
     resource = resource_url_from_server_url(server_url)
     if prm is None:
         # 2025-03-26: no resource metadata; the server's origin is its authorization server.
@@ -177,28 +185,21 @@ async def discover(
     if isinstance(claimed, str) and claimed:
         if not check_resource_allowed(resource, claimed):
             raise OAuthError(
-                f"the protected resource metadata of {display_url(server_url)} names another "
+                f"the protected resource metadata of {shown} names another "
                 f"resource ({display_url(claimed)}); refusing to get a token for it",
-                target=display_url(server_url),
+                target=shown,
             )
         resource = claimed
-    listed = cast("list[object]", prm["authorization_servers"])
-    servers = [s for s in listed if isinstance(s, str) and s]
+    servers = [s for s in _strings(prm["authorization_servers"]) if s]
     if not servers:
         raise OAuthError(
-            f"the protected resource metadata of {display_url(server_url)} lists no "
+            f"the protected resource metadata of {shown} lists no "
             "authorization server; the server is misconfigured",
-            target=display_url(server_url),
+            target=shown,
         )
-    if issuer is not None and same_issuer(issuer, servers):
-        servers = [next(s for s in servers if same_issuer(issuer, [s]))]
-    scopes = prm.get("scopes_supported")
-    scopes_supported = (
-        tuple(s for s in cast("list[object]", scopes) if isinstance(s, str))
-        if isinstance(scopes, list)
-        else ()
-    )
-    return await _authorization_server(client, servers[0], resource, scopes_supported)
+    pinned = [s for s in servers if issuer is not None and same_issuer(issuer, [s])]
+    scopes = tuple(_strings(prm.get("scopes_supported")))
+    return await _authorization_server(client, (pinned or servers)[0], resource, scopes)
 
 
 async def _authorization_server(
@@ -221,12 +222,7 @@ async def _authorization_server(
                 f"{str(claimed)[:100]!r}, not {issuer!r} (RFC 8414 §3.3); refusing it",
                 target=display_url(issuer),
             )
-        endpoints = {
-            name: value
-            for name in ("authorization_endpoint", "token_endpoint", "registration_endpoint")
-            if isinstance(value := metadata.get(name), str)
-        }
-        return AuthorizationServer(resource, issuer, metadata, scopes_supported, False, endpoints)
+        return AuthorizationServer(resource, issuer, metadata, scopes_supported)
     if not legacy:
         raise OAuthError(
             f"found no authorization server metadata for {display_url(issuer)} (tried "
@@ -238,7 +234,7 @@ async def _authorization_server(
         "token_endpoint": issuer + "/token",
         "registration_endpoint": issuer + "/register",
     }
-    return AuthorizationServer(resource, issuer, {}, scopes_supported, True, endpoints)
+    return AuthorizationServer(resource, issuer, endpoints, scopes_supported, legacy=True)
 
 
 async def challenge_of(http: httpx2.AsyncClient, url: str) -> Challenge | None:

@@ -1,8 +1,7 @@
 """``OAuth2Auth``: an ``httpx2.Auth`` that answers an MCP server's 401 and 403 with OAuth 2.1.
 
-Spec: modelcontextprotocol.io, "Authorization" (2025-11-25; 2025-03-26 fallback), with
-RFC 9728, RFC 8414, RFC 7591, RFC 7636 (PKCE S256), RFC 8707 (resource indicators) and the
-client ID metadata documents draft. Tokens live in this object's memory only.
+Spec: modelcontextprotocol.io, "Authorization" (2025-11-25; 2025-03-26 fallback), with RFC
+9728, 8414, 7591, 7636 (PKCE S256), 8707 and the client ID metadata documents draft.
 """
 
 from __future__ import annotations
@@ -10,25 +9,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 import weakref
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass, field
+from contextlib import asynccontextmanager, nullcontext
+from dataclasses import InitVar, dataclass, field
 from typing import Literal
 from urllib.parse import urlencode, urlsplit
 
 import httpx2
+from mcp.client.auth.utils import is_valid_client_metadata_url
 
 from langop_infra.mcp._decoding import client_settings
 from langop_infra.mcp._http import display_url, tls_context
-from langop_infra.mcp.oauth._budget import Budget
+from langop_infra.mcp._timeouts import timeout_after
 from langop_infra.mcp.oauth._discovery import (
     AuthorizationServer,
     Challenge,
     challenge_of,
     discover,
-    fetch_json,
+    find_resource_metadata,
     is_loopback,
-    prm_urls,
     same_issuer,
 )
 from langop_infra.mcp.oauth._errors import OAuthError
@@ -50,6 +51,43 @@ _MAX_AUTHORIZATIONS = 3  # per request: one on 401 and at most two scope step-up
 
 
 @dataclass
+class Budget:
+    """``seconds`` to share between one authorization's requests (None: unbounded).
+
+    Each request is bounded by httpx's timeout, but a server sending a byte a second never
+    trips it; the budget bounds them all together. A person's time at a login page is not
+    counted (the redirect handler bounds that itself).
+    """
+
+    seconds: float | None
+    url: str
+    used: float = 0.0
+
+    def spent(self) -> bool:
+        """Whether the budget has run out."""
+        return self.seconds is not None and self.used >= self.seconds
+
+    @asynccontextmanager
+    async def spend(self) -> AsyncGenerator[None, None]:
+        """Run the block within what is left; raise :class:`OAuthError` when it runs out."""
+        started = time.monotonic()
+        left = None if self.seconds is None else max(self.seconds - self.used, 0.0)
+        try:
+            async with timeout_after(left):
+                yield
+        except TimeoutError:
+            shown = display_url(self.url)
+            raise OAuthError(
+                f"authorizing for {shown} did not finish within the {self.seconds:g}s "
+                "deadline: its resource metadata, authorization server or token endpoint "
+                "is too slow; check them, or raise the deadline (--timeout)",
+                target=shown,
+            ) from None
+        finally:
+            self.used += time.monotonic() - started
+
+
+@dataclass
 class _Resource:
     """What one MCP server origin has given us; tokens are never shared across origins."""
 
@@ -59,95 +97,71 @@ class _Resource:
     token: Token | None = None
     requested: tuple[str, ...] = ()
     grant: str = ""
-    lock_by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = field(
+    locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = field(
         default_factory=weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]
     )
 
     def lock(self) -> asyncio.Lock:
-        loop = asyncio.get_running_loop()
-        if loop not in self.lock_by_loop:
-            self.lock_by_loop[loop] = asyncio.Lock()
-        return self.lock_by_loop[loop]
+        """This origin's lock on the running event loop."""
+        return self.locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class OAuth2Auth(httpx2.Auth):
     """OAuth 2.1 for MCP: discovery on 401, step-up on 403 ``insufficient_scope``, refresh.
 
-    ``grant="auto"`` uses client credentials when a secret (or key) is given and the
-    authorization server offers that grant, else the authorization code grant through
-    ``redirect`` (default: print the URL and listen on loopback). Without ``client_id`` the
-    client identifies by ``client_metadata_url`` where the server supports client ID metadata
-    documents, else registers dynamically. ``timeout`` bounds each request and ``deadline``
-    all requests of one authorization together (metadata, registration, token; the time a
-    person spends at the login page is not counted). ``issuer`` pins the authorization
-    server: the client secret or key is used only with the server whose metadata names that
-    issuer (``schemaSync.auth.issuer``, ``--oauth-issuer``); give it whenever you give a
-    secret. Put it in ``ClientOptions(auth=...)``.
+    ``grant="auto"``: client credentials when a secret or key is given and the server offers
+    that grant, else the authorization code through ``redirect`` (default: print the URL,
+    listen on loopback). Without ``client_id``: ``client_metadata_url`` where supported, else
+    dynamic registration. ``timeout`` bounds each request, ``deadline`` one authorization's
+    requests together. ``issuer`` pins the server the secret or key may go to; give it with
+    every secret. Put it in ``ClientOptions(auth=...)``.
     """
 
-    def __init__(
-        self,
-        *,
-        client_id: str | None = None,
-        client_secret: str | None = None,
-        private_key: str | None = None,
-        signing_algorithm: str = "ES256",
-        scopes: Sequence[str] = (),
-        grant: Grant = "auto",
-        redirect: RedirectHandler | None = None,
-        client_metadata_url: str | None = None,
-        client_name: str = "langop-infra",
-        issuer: str | None = None,
-        verify: bool | str = True,
-        timeout: float = 10.0,
-        deadline: float | None = 30.0,
-        transport: httpx2.AsyncBaseTransport | None = None,
-    ) -> None:
+    client_id: str | None = None
+    client_secret: str | None = None
+    private_key: str | None = None
+    signing_algorithm: str = "ES256"
+    scopes: Sequence[str] = ()
+    grant: Grant = "auto"
+    redirect: InitVar[RedirectHandler | None] = None
+    client_metadata_url: str | None = None
+    client_name: str = "langop-infra"
+    issuer: str | None = None
+    verify: bool | str = True
+    timeout: float = 10.0
+    deadline: float | None = 30.0
+    transport: httpx2.AsyncBaseTransport | None = None
+    _handler: RedirectHandler = field(init=False)  # default: print, listen on loopback
+    _resources: dict[str, _Resource] = field(default_factory=dict[str, _Resource], init=False)
+    _registered: dict[str, tuple[Client, frozenset[str]]] = field(
+        default_factory=dict[str, tuple[Client, frozenset[str]]], init=False
+    )
+
+    def __post_init__(self, redirect: RedirectHandler | None) -> None:
         problems: list[str] = []
-        if grant not in GRANTS:
-            problems.append(f"grant must be one of {', '.join(GRANTS)}, got {grant!r}")
-        if (client_secret or private_key) and not client_id:
+        if self.grant not in GRANTS:
+            problems.append(f"grant must be one of {', '.join(GRANTS)}, got {self.grant!r}")
+        secret, url = self.client_secret or self.private_key, self.client_metadata_url
+        if secret and not self.client_id:
             problems.append("a client secret or private key needs its client_id")
-        if grant == "client_credentials" and not (client_id and (client_secret or private_key)):
+        if self.grant == "client_credentials" and not (self.client_id and secret):
             problems.append("the client_credentials grant needs client_id and a secret or key")
-        if client_metadata_url is not None:
-            parts = urlsplit(client_metadata_url)
-            if parts.scheme != "https" or parts.path in ("", "/"):
-                problems.append("client_metadata_url must be an https URL with a path")
-        if any(not s or any(c.isspace() for c in s) for s in scopes):
+        if not (url is None or is_valid_client_metadata_url(url)):
+            problems.append("client_metadata_url must be an https URL with a path")
+        if any(not s or any(c.isspace() for c in s) for s in self.scopes):
             problems.append("scopes must be non-empty words without spaces")
         if problems:
             raise ValueError("invalid OAuth2Auth: " + "; ".join(problems))
-        self._client_id = client_id
-        self._secret = client_secret
-        self._key = private_key
-        self._algorithm = signing_algorithm
-        self._scopes = tuple(scopes)
-        self._grant = grant
-        self._redirect = redirect
-        self._metadata_url = client_metadata_url
-        self._client_name = client_name
-        self._issuer = issuer
-        self._verify = verify
-        self._timeout = timeout
-        self._deadline = deadline
-        self._transport = transport
-        self._resources: dict[str, _Resource] = {}
-        self._registered: dict[str, tuple[Client, frozenset[str]]] = {}
+        self.scopes = tuple(self.scopes)
+        self._handler = redirect or LoopbackRedirect()
 
     def __repr__(self) -> str:
-        return f"OAuth2Auth(client_id={self._client_id!r}, grant={self._grant!r})"
-
-    @property
-    def redirect(self) -> RedirectHandler:
-        """The redirect handler (created on first use: a loopback listener that prints)."""
-        if self._redirect is None:
-            self._redirect = LoopbackRedirect()
-        return self._redirect
+        return f"OAuth2Auth(client_id={self.client_id!r}, grant={self.grant!r})"
 
     def held_secrets(self) -> list[str]:
         """The client secret and every token held: what a caller scrubs from stored output."""
-        held = [self._secret or ""]
+        held = [self.client_secret or ""]
         for state in self._resources.values():
             if state.token is not None:
                 held += [state.token.access_token, state.token.refresh_token or ""]
@@ -155,25 +169,18 @@ class OAuth2Auth(httpx2.Auth):
         return [value for value in held if value]
 
     async def login(self, url: str) -> bool:
-        """Authorize for the MCP server at ``url`` now, before any request needs it.
-
-        For a person's login: the session's per-request timeouts then do not run while
-        they approve. The server is asked first (a ``ping`` without a token), so that its
-        401 challenge, and the scope it names, lead as they would mid-session. False (and
-        nothing done) when it demands no token and publishes no protected resource metadata.
+        """Authorize for the MCP server at ``url`` now, so no request timeout runs while a
+        person approves. A ``ping`` without a token first, so its 401 challenge leads as it
+        would mid-session. False when it demands no token and names no authorization server.
         """
         state = self._resources.setdefault(_origin(url), _Resource())
-        budget = Budget(self._deadline, url)
+        budget = Budget(self.deadline, url)
         try:
             async with budget.spend(), self._http() as http:
                 challenge = await challenge_of(http, url)
-                if challenge is None:
-                    for candidate in prm_urls(_resource_url(url), None):
-                        found = await fetch_json(http, candidate, "protected resource metadata")
-                        if isinstance((found or {}).get("authorization_servers"), list):
-                            break
-                    else:
-                        return False
+                found = challenge or await find_resource_metadata(http, _resource_url(url), None)
+                if found is None:
+                    return False
         except OAuthError:
             if budget.spent():
                 raise  # too slow: asking again on the first 401 would only wait as long
@@ -184,55 +191,53 @@ class OAuth2Auth(httpx2.Auth):
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        state = self._resources.setdefault(_origin(str(request.url)), _Resource())
-        token = await self._usable_token(state, str(request.url))
-        _apply(request, token)
-        response = yield request
+        url, shown = str(request.url), display_url(request.url)
+        state = self._resources.setdefault(_origin(url), _Resource())
+        token = await self._usable_token(state, url)
         authorizations, refreshed = 0, False
-        while response.status_code in (401, 403):
+        while True:
+            if token is not None:
+                request.headers["Authorization"] = f"Bearer {token.access_token}"
+            response = yield request
+            if response.status_code not in (401, 403):
+                return
             challenge = Challenge.parse(response.headers.get("www-authenticate"))
             step_up = response.status_code == 403
             if step_up and challenge.error != "insufficient_scope":
                 return  # forbidden for good: no scope will help
             if not step_up and token is not None and not refreshed and authorizations == 0:
                 refreshed = True
-                token = await self._refresh(state, str(request.url), token)
+                token = await self._refresh(state, url, token)
                 if token is not None:
-                    _apply(request, token)
-                    response = yield request
                     continue
             elif not step_up and authorizations:
                 raise OAuthError(
-                    f"{display_url(request.url)} refused the access token it was just "
+                    f"{shown} refused the access token it was just "
                     "issued (HTTP 401); the authorization server issues tokens this server "
                     "does not accept: check its resource and audience settings",
-                    target=display_url(request.url),
+                    target=shown,
                 )
             needed = challenge.scope or (state.server.scopes_supported if state.server else ())
             if step_up and set(needed) <= set(state.requested):
                 wanted = " ".join(needed) or "more scopes"
                 raise OAuthError(
-                    f"{display_url(request.url)} still demands {wanted} (HTTP 403 "
+                    f"{shown} still demands {wanted} (HTTP 403 "
                     "insufficient_scope) after authorization asked for it; the authorization "
                     "server does not grant it to this client",
-                    target=display_url(request.url),
+                    target=shown,
                 )
             if authorizations >= _MAX_AUTHORIZATIONS:
                 return
             authorizations += 1
-            token = await self._authorize(state, str(request.url), challenge, token, step_up)
-            _apply(request, token)
-            response = yield request
+            token = await self._authorize(state, url, challenge, token, step_up)
 
     async def _usable_token(self, state: _Resource, url: str) -> Token | None:
         token = state.token
         if token is None or not token.expired():
             return token
         if state.grant == "client_credentials":
-            # This grant brings no refresh token (RFC 6749 §4.4.3) and needs no person: ask
-            # for a new token with the same scopes now, rather than send the request without
-            # one only to be told 401. The expired token stays in place meanwhile, so
-            # concurrent requests wait for this one new token instead of going without.
+            # No refresh token (RFC 6749 §4.4.3) and no person: a new token now, not a 401. The
+            # expired one stays meanwhile, so concurrent requests wait for this new one.
             return await self._authorize(
                 state, url, Challenge(scope=state.requested), token, step_up=False
             )
@@ -246,26 +251,18 @@ class OAuth2Auth(httpx2.Auth):
             if not (sent.refresh_token and state.server and state.client):
                 state.token = None
                 return None
-            form = {
-                "grant_type": "refresh_token",
-                "refresh_token": sent.refresh_token,
-                "resource": state.server.resource,
-            }
+            form = {"grant_type": "refresh_token", "refresh_token": sent.refresh_token}
             try:
-                async with Budget(self._deadline, url).spend(), self._http() as http:
-                    token = await request_token(
-                        http, state.server, state.client, form, what="token refresh"
-                    )
+                async with Budget(self.deadline, url).spend(), self._http() as http:
+                    token = await request_token(http, state.server, state.client, form)
             except OAuthError as exc:
                 log.info(
                     "token refresh for %s failed, authorizing again: %s", display_url(url), exc
                 )
                 state.token = None
                 return None
-            if token.refresh_token is None:
-                token.refresh_token = sent.refresh_token
-            if not token.scopes:
-                token.scopes = sent.scopes
+            token.refresh_token = token.refresh_token or sent.refresh_token
+            token.scopes = token.scopes or sent.scopes
             state.token = token
             log.debug("refreshed the access token for %s", display_url(url))
             return token
@@ -281,20 +278,20 @@ class OAuth2Auth(httpx2.Auth):
         async with state.lock():
             if not step_up and state.token is not None and state.token is not sent:
                 return state.token  # another request authorized meanwhile
-            budget = Budget(self._deadline, url)
+            budget = Budget(self.deadline, url)
             async with self._http() as http:
                 async with budget.spend():
-                    if state.server is None or (
-                        challenge.resource_metadata and challenge.resource_metadata != state.hint
-                    ):
+                    hint = challenge.resource_metadata
+                    if state.server is None or hint not in (None, state.hint):
                         state.server = await discover(
-                            http, _resource_url(url), challenge, self._issuer
+                            http, _resource_url(url), challenge, self.issuer
                         )
-                        state.hint = challenge.resource_metadata
+                        state.hint = hint
                 server = state.server
-                _check_https(server.endpoint("token_endpoint") or "", "token endpoint")
+                _check_https(server.endpoint("token_endpoint"), "token endpoint")
                 grant = self._choose_grant(server)
-                scopes = self._select_scopes(server, challenge, state.requested, step_up, grant)
+                previous = state.requested if step_up else ()
+                scopes = self._select_scopes(server, challenge, previous, grant)
                 log.debug(
                     "authorizing with %s for %s (grant %s, scope %r)",
                     display_url(server.issuer),
@@ -302,27 +299,16 @@ class OAuth2Auth(httpx2.Auth):
                     grant,
                     " ".join(scopes),
                 )
+                async with budget.spend():
+                    state.client = await self._client_for(http, server, scopes)
                 if grant == "client_credentials":
-                    state.client = self._configured_client(server)
-                    form = {
-                        "grant_type": "client_credentials",
-                        "scope": " ".join(scopes),
-                        "resource": server.resource,
-                    }
-                    async with budget.spend():
-                        token = await request_token(
-                            http,
-                            server,
-                            state.client,
-                            form,
-                            what="client credentials token request",
-                        )
+                    form = {"grant_type": grant, "scope": " ".join(scopes)}
                 else:
-                    async with budget.spend():
-                        state.client = await self._client_for(http, server, scopes)
-                    token = await self._authorization_code(
+                    form = await self._authorization_code(
                         http, server, state.client, scopes, budget
                     )
+                async with budget.spend():
+                    token = await request_token(http, server, state.client, form)
             state.token, state.requested, state.grant = token, scopes, grant
             return token
 
@@ -333,7 +319,8 @@ class OAuth2Auth(httpx2.Auth):
         client: Client,
         scopes: tuple[str, ...],
         budget: Budget,
-    ) -> Token:
+    ) -> dict[str, str]:
+        """The person's authorization code (PKCE S256), as the token request's form."""
         endpoint = server.endpoint("authorization_endpoint")
         if not endpoint:
             raise OAuthError(
@@ -349,7 +336,7 @@ class OAuth2Auth(httpx2.Auth):
             )
         _check_https(endpoint, "authorization endpoint")
         pkce, state = PKCE.generate(), secrets.token_urlsafe(32)
-        redirect_uri = self.redirect.redirect_uri
+        redirect_uri = self._handler.redirect_uri
         params = {
             "response_type": "code",
             "client_id": client.client_id,
@@ -358,38 +345,31 @@ class OAuth2Auth(httpx2.Auth):
             "code_challenge_method": "S256",
             "state": state,
             "resource": server.resource,
+            "scope": " ".join(scopes),
         }
-        if scopes:
-            params["scope"] = " ".join(scopes)
-        url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(params)
-        if isinstance(self.redirect, LoopbackRedirect):
-            location = await self.redirect.authorize(url, http)  # a person: its own timeout
-        else:
-            async with budget.spend():
-                location = await self.redirect.authorize(url, http)
+        query = urlencode({k: v for k, v in params.items() if v})
+        url = endpoint + ("&" if "?" in endpoint else "?") + query
+        person = isinstance(self._handler, LoopbackRedirect)  # a person: its own timeout
+        async with nullcontext() if person else budget.spend():
+            location = await self._handler.authorize(url, http)
         code = code_from_redirect(
             location,
             state,
-            issuer=server.metadata.get("issuer") if not server.legacy else None,
+            issuer=None if server.legacy else server.metadata.get("issuer"),
             iss_required=server.metadata.get("authorization_response_iss_parameter_supported")
             is True,
         )
-        form = {
+        return {
             "grant_type": "authorization_code",
             "code": code,
             "redirect_uri": redirect_uri,
             "code_verifier": pkce.code_verifier,
-            "resource": server.resource,
         }
-        async with budget.spend():
-            return await request_token(
-                http, server, client, form, what="authorization code exchange"
-            )
 
     def _choose_grant(self, server: AuthorizationServer) -> str:
-        if self._grant != "auto":
-            return self._grant
-        confidential = self._client_id and (self._secret or self._key)
+        if self.grant != "auto":
+            return self.grant
+        confidential = self.client_id and (self.client_secret or self.private_key)
         if confidential and server.supports("grant_types_supported", "client_credentials"):
             return "client_credentials"
         return "authorization_code"
@@ -399,13 +379,12 @@ class OAuth2Auth(httpx2.Auth):
         server: AuthorizationServer,
         challenge: Challenge,
         previous: tuple[str, ...],
-        step_up: bool,
         grant: str,
     ) -> tuple[str, ...]:
         # The spec's order: the challenge's scope, else everything the resource supports;
-        # the user's own scopes come on top.
+        # the user's own scopes come on top, and a step-up keeps those asked for before.
         base = challenge.scope or server.scopes_supported
-        scopes = [*self._scopes, *base, *(previous if step_up else ())]
+        scopes = [*self.scopes, *base, *previous]
         if (
             scopes
             and grant == "authorization_code"
@@ -416,12 +395,12 @@ class OAuth2Auth(httpx2.Auth):
 
     def _check_pin(self, server: AuthorizationServer) -> None:
         """Refuse to authenticate with our secret or key to any issuer but the pinned one."""
-        if self._issuer is None or not (self._secret or self._key):
+        if self.issuer is None or not (self.client_secret or self.private_key):
             return
-        if not same_issuer(self._issuer, [server.issuer]):
+        if not same_issuer(self.issuer, [server.issuer]):
             raise OAuthError(
                 f"the MCP server names the authorization server {display_url(server.issuer)}, "
-                f"but the client secret is pinned to {display_url(self._issuer)} "
+                f"but the client secret is pinned to {display_url(self.issuer)} "
                 "(schemaSync.auth.issuer, --oauth-issuer); refusing to send it elsewhere. "
                 "If that server is trusted, pin its issuer URL instead",
                 target=display_url(server.issuer),
@@ -429,29 +408,30 @@ class OAuth2Auth(httpx2.Auth):
 
     def _configured_client(self, server: AuthorizationServer) -> Client:
         """The pre-registered client, after the pin (a public one, without a secret, too)."""
-        assert self._client_id is not None
+        assert self.client_id is not None
         self._check_pin(server)
-        method = choose_auth_method(server, secret=bool(self._secret), key=bool(self._key))
-        return Client(self._client_id, self._secret, self._key, self._algorithm, method)
+        secret, key = self.client_secret, self.private_key
+        method = choose_auth_method(server, secret=bool(secret), key=bool(key))
+        return Client(self.client_id, secret, key, self.signing_algorithm, method)
 
     async def _client_for(
         self, http: httpx2.AsyncClient, server: AuthorizationServer, scopes: tuple[str, ...]
     ) -> Client:
         """A pre-registered client, a client ID metadata document URL, or a registered one."""
-        if self._client_id:
+        if self.client_id:
             return self._configured_client(server)
-        if self._metadata_url and server.metadata.get("client_id_metadata_document_supported"):
-            return Client(self._metadata_url)
+        url = self.client_metadata_url
+        if url and server.metadata.get("client_id_metadata_document_supported"):
+            return Client(url)
         known = self._registered.get(server.issuer)
         if known is None or not known[1].issuperset(scopes):
             # Registered anew when a step-up needs scopes the registration did not name.
-            endpoint = server.endpoint("registration_endpoint") or ""
-            _check_https(endpoint, "registration endpoint")
+            _check_https(server.endpoint("registration_endpoint"), "registration endpoint")
             client = await register(
                 http,
                 server,
-                client_name=self._client_name,
-                redirect_uri=self.redirect.redirect_uri,
+                client_name=self.client_name,
+                redirect_uri=self._handler.redirect_uri,
                 scopes=scopes,
             )
             known = self._registered[server.issuer] = (client, frozenset(scopes))
@@ -459,19 +439,14 @@ class OAuth2Auth(httpx2.Auth):
         return known[0]
 
     def _http(self) -> httpx2.AsyncClient:
-        verify = True if self._verify is True else tls_context(self._verify, None)
+        verify = True if self.verify is True else tls_context(self.verify, None)
         return httpx2.AsyncClient(
             verify=verify,
-            timeout=httpx2.Timeout(self._timeout),
+            timeout=httpx2.Timeout(self.timeout),
             follow_redirects=False,
-            transport=self._transport,
+            transport=self.transport,
             **client_settings(),  # type: ignore[arg-type]
         )
-
-
-def _apply(request: httpx2.Request, token: Token | None) -> None:
-    if token is not None:
-        request.headers["Authorization"] = f"Bearer {token.access_token}"
 
 
 def _origin(url: str) -> str:

@@ -6,6 +6,7 @@ import asyncio
 import socket
 import sys
 import webbrowser
+from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
@@ -48,7 +49,6 @@ def code_from_redirect(
             f"{display_url(issuer)} (RFC 9207 iss {'missing' if iss is None else 'mismatch'}); "
             "possible mix-up attack, authorization abandoned"
         )
-    what = "the authorization server"
     error = query.get("error", [""])[0]
     if error:
         description = query.get("error_description", [""])[0][:160]
@@ -59,15 +59,16 @@ def code_from_redirect(
         )
     if query.get("state", [""])[0] != state:
         raise OAuthError(
-            f"the redirect from {what} carries the wrong state; possible request forgery, "
-            "start the authorization again"
+            "the redirect from the authorization server carries the wrong state; possible "
+            "request forgery, start the authorization again"
         )
     code = query.get("code", [""])[0]
     if not code:
-        raise OAuthError(f"the redirect from {what} carries no authorization code")
+        raise OAuthError("the redirect from the authorization server carries no authorization code")
     return code
 
 
+@dataclass(frozen=True)
 class FollowRedirect:
     """Fetch the authorization URL and take the code from its redirect, without a browser.
 
@@ -75,12 +76,7 @@ class FollowRedirect:
     Nothing listens on the redirect URI: the code is read from the ``Location`` header.
     """
 
-    def __init__(self, redirect_uri: str = "http://127.0.0.1:8976/callback") -> None:
-        self._redirect_uri = redirect_uri
-
-    @property
-    def redirect_uri(self) -> str:
-        return self._redirect_uri
+    redirect_uri: str = "http://127.0.0.1:8976/callback"
 
     async def authorize(self, url: str, http: httpx2.AsyncClient) -> str:
         target = url
@@ -104,7 +100,7 @@ class FollowRedirect:
                     target=display_url(target),
                 )
             location = str(httpx2.URL(target).join(location))
-            if location.split("?", 1)[0] == self._redirect_uri.split("?", 1)[0]:
+            if location.split("?", 1)[0] == self.redirect_uri.split("?", 1)[0]:
                 return location
             target = location
         raise OAuthError(
@@ -114,6 +110,7 @@ class FollowRedirect:
         )
 
 
+@dataclass(kw_only=True, eq=False)
 class LoopbackRedirect:
     """Show the authorization URL (and open a browser if asked); receive the code on loopback.
 
@@ -121,14 +118,12 @@ class LoopbackRedirect:
     first needed, and serves one callback at most ``timeout`` seconds later.
     """
 
-    def __init__(
-        self, *, open_browser: bool = False, timeout: float = 300.0, out: TextIO | None = None
-    ) -> None:
-        self._open_browser = open_browser
-        self._timeout = timeout
-        self._out = out
-        self._socket: socket.socket | None = None
-        self._port = 0  # kept: a registered redirect URI must stay valid for the next login
+    open_browser: bool = False
+    timeout: float = 300.0
+    out: TextIO | None = None
+    _socket: socket.socket | None = field(default=None, init=False, repr=False)
+    # kept: a registered redirect URI must stay valid for the next login
+    _port: int = field(default=0, init=False, repr=False)
 
     @property
     def redirect_uri(self) -> str:
@@ -161,15 +156,15 @@ class LoopbackRedirect:
 
         server = await asyncio.start_server(handle, sock=self._socket)
         self._socket = None  # the server owns it now, and closes it
-        out = self._out or sys.stderr
+        out = self.out or sys.stderr
         print(f"Open this URL to authorize langop-infra:\n  {url}", file=out, flush=True)
-        if self._open_browser:
+        if self.open_browser:
             webbrowser.open(url)
         try:
-            location = await asyncio.wait_for(received, self._timeout)
+            location = await asyncio.wait_for(received, self.timeout)
         except asyncio.TimeoutError:
             raise OAuthError(
-                f"no authorization arrived at {redirect_uri} within {self._timeout:g}s; "
+                f"no authorization arrived at {redirect_uri} within {self.timeout:g}s; "
                 "open the URL shown and approve, or use client credentials"
             ) from None
         finally:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, field
-from typing import cast
 from urllib.parse import quote
 
 import httpx2
@@ -14,14 +13,18 @@ from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
 from mcp.client.auth.oauth2 import PKCEParameters
 from pydantic import Field
 
-import langop_infra._json as _json
-from langop_infra.mcp._http import display_url
-from langop_infra.mcp.oauth._discovery import AuthorizationServer, is_loopback
+from langop_infra.mcp._http import display_url, json_object
+from langop_infra.mcp.oauth._discovery import AuthorizationServer, is_loopback, read_capped
 from langop_infra.mcp.oauth._errors import OAuthError, scrub
 
 _MAX_TOKEN_RESPONSE_BYTES = 64 * 1024
 _EXPIRY_MARGIN = 30.0  # seconds: refresh a little early rather than send a dying token
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+_WHAT = {  # what each grant's token request is called in messages
+    "authorization_code": "authorization code exchange",
+    "client_credentials": "client credentials token request",
+    "refresh_token": "token refresh",
+}
 
 
 @dataclass
@@ -67,15 +70,12 @@ def basic_authorization(client_id: str, client_secret: str) -> str:
 
 def choose_auth_method(server: AuthorizationServer, *, secret: bool, key: bool) -> str:
     """The token endpoint authentication this client can do and the server accepts."""
-    listed = server.metadata.get("token_endpoint_auth_methods_supported")
-    # RFC 8414: absent means client_secret_basic only.
-    supported = (
-        cast("list[object]", listed) if isinstance(listed, list) else ["client_secret_basic"]
-    )
     if key:
         return "private_key_jwt"
     if not secret:
         return "none"
+    # RFC 8414: absent means client_secret_basic only.
+    supported = server.listed("token_endpoint_auth_methods_supported", ["client_secret_basic"])
     for method in ("client_secret_basic", "client_secret_post"):
         if method in supported:
             return method
@@ -91,23 +91,18 @@ def choose_auth_method(server: AuthorizationServer, *, secret: bool, key: bool) 
 
 
 async def request_token(
-    http: httpx2.AsyncClient,
-    server: AuthorizationServer,
-    client: Client,
-    form: dict[str, str],
-    *,
-    what: str,
+    http: httpx2.AsyncClient, server: AuthorizationServer, client: Client, form: dict[str, str]
 ) -> Token:
-    """POST ``form`` to the token endpoint with this client's authentication."""
-    url = server.endpoint("token_endpoint")
+    """POST ``form`` and the resource to the token endpoint, with this client's authentication."""
+    url, what = server.endpoint("token_endpoint"), _WHAT[form["grant_type"]]
     if not url:
         raise OAuthError(
             f"{display_url(server.issuer)} has no token endpoint", target=server.issuer
         )
-    form = {k: v for k, v in form.items() if v}
-    headers = {"Accept": "application/json"}
+    headers: dict[str, str] = {}
     # client_id in the body with every method: some servers (the MCP SDK's) look it up there.
-    form["client_id"] = client.client_id
+    form = {**form, "resource": server.resource, "client_id": client.client_id}
+    form = {k: v for k, v in form.items() if v}
     if client.auth_method == "client_secret_basic":
         headers["Authorization"] = basic_authorization(client.client_id, client.client_secret or "")
     elif client.auth_method == "client_secret_post":
@@ -116,10 +111,9 @@ async def request_token(
         form["client_assertion_type"] = JWT_BEARER
         form["client_assertion"] = await _client_assertion(client, server)
     known = [client.client_secret, form.get("refresh_token"), form.get("code")]
-    payload = await _post(http, url, headers, data=form, what=what, secrets_=known)
-    access = payload.get("access_token")
-    kind = payload.get("token_type")
-    if not isinstance(access, str) or not access:
+    payload = await _post(http, url, what, headers=headers, data=form, secrets_=known)
+    access, kind = _text(payload, "access_token"), payload.get("token_type")
+    if access is None:
         raise OAuthError(
             f"{display_url(url)} answered the {what} without an access_token; "
             "the authorization server does not follow OAuth 2.1",
@@ -136,10 +130,9 @@ async def request_token(
     if isinstance(lifetime, (int, float)) and lifetime > 0:
         expires_at = time.monotonic() + max(lifetime - _EXPIRY_MARGIN, lifetime / 2)
     scope = payload.get("scope")
-    refresh = payload.get("refresh_token")
     return Token(
         access_token=access,
-        refresh_token=refresh if isinstance(refresh, str) and refresh else None,
+        refresh_token=_text(payload, "refresh_token"),
         expires_at=expires_at,
         scopes=tuple(scope.split()) if isinstance(scope, str) else (),
     )
@@ -161,8 +154,7 @@ async def register(
             "client ID metadata documents; pass a pre-registered client (--client-id)",
             target=display_url(server.issuer),
         )
-    listed = server.metadata.get("token_endpoint_auth_methods_supported")
-    supported = cast("list[object]", listed) if isinstance(listed, list) else ["none"]
+    supported = server.listed("token_endpoint_auth_methods_supported", ["none"])
     method = next(
         (m for m in ("none", "client_secret_basic", "client_secret_post") if m in supported),
         "none",
@@ -178,44 +170,35 @@ async def register(
     }
     if scopes:  # some servers only grant what the client registered for
         metadata["scope"] = " ".join(scopes)
-    payload = await _post(
-        http, url, {"Accept": "application/json"}, json_body=metadata, what="client registration"
-    )
-    client_id = payload.get("client_id")
-    if not isinstance(client_id, str) or not client_id:
+    payload = await _post(http, url, "client registration", json_body=metadata)
+    client_id, secret = _text(payload, "client_id"), _text(payload, "client_secret")
+    if client_id is None:
         raise OAuthError(
             f"{display_url(url)} answered the client registration without a client_id",
             target=display_url(url),
         )
-    secret = payload.get("client_secret")
-    secret = secret if isinstance(secret, str) and secret else None
     granted = payload.get("token_endpoint_auth_method")
     method = granted if isinstance(granted, str) else method
-    if method != "none" and secret is None:
-        method = "none"
-    return Client(client_id=client_id, client_secret=secret, auth_method=method)
+    return Client(client_id, secret, auth_method=method if secret else "none")
 
 
 async def _post(
     http: httpx2.AsyncClient,
     url: str,
-    headers: dict[str, str],
-    *,
     what: str,
+    *,
+    headers: dict[str, str] | None = None,
     data: dict[str, str] | None = None,
     json_body: object = None,
     secrets_: list[str | None] | None = None,
 ) -> dict[str, object]:
+    """POST to ``url``; its JSON object answer, or :class:`OAuthError` saying what failed."""
     shown = display_url(url)
+    too_big = f"{shown} sent an oversized answer to the {what}"
+    headers = {"Accept": "application/json", **(headers or {})}
     try:
         async with http.stream("POST", url, headers=headers, data=data, json=json_body) as response:
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > _MAX_TOKEN_RESPONSE_BYTES:
-                    raise OAuthError(
-                        f"{shown} sent an oversized answer to the {what}", target=shown
-                    )
+            body = await read_capped(response, _MAX_TOKEN_RESPONSE_BYTES, too_big, shown)
             status = response.status_code
     except httpx2.HTTPError as exc:
         raise OAuthError(
@@ -223,11 +206,7 @@ async def _post(
             "server is reachable",
             target=shown,
         ) from None
-    try:
-        payload = _json.read(body)
-    except ValueError:
-        payload = None
-    reply = cast("dict[str, object]", payload) if isinstance(payload, dict) else None
+    reply = json_object(body)
     if status >= 400 or reply is None:
         detail = ""
         error, description = (reply or {}).get("error"), (reply or {}).get("error_description")
@@ -242,6 +221,12 @@ async def _post(
             target=shown,
         )
     return reply
+
+
+def _text(payload: dict[str, object], key: str) -> str | None:
+    """``payload[key]`` when it is a non-empty string, else None."""
+    value = payload.get(key)
+    return value if isinstance(value, str) and value else None
 
 
 async def _client_assertion(client: Client, server: AuthorizationServer) -> str:
