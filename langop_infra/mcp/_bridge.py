@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from urllib.parse import urljoin, urlsplit
 
 import anyio
 import httpx2
@@ -207,8 +208,10 @@ class Bridge(httpx2.AsyncBaseTransport):
             target=self.label,
         )
 
-    def saw(self, url: httpx2.URL, chunk: bytes) -> None:
-        """A chunk of an event stream read (legacy SSE checks its endpoint event)."""
+    def saw(self, url: httpx2.URL, chunk: bytes) -> MCPError | None:
+        """A chunk of an event stream read; the error that ends it, if any (legacy SSE
+        checks its endpoint event)."""
+        return None
 
     def _instead(self, key: object, request: httpx2.Request) -> httpx2.Response:
         """What the SDK gets for a request that failed on our side."""
@@ -250,8 +253,9 @@ class _Capped(httpx2.AsyncByteStream):
             async for raw in self._chunks:
                 chunk = bom.feed(raw)
                 bridge.http.received += len(raw)
-                if events:
-                    bridge.saw(url, chunk)
+                refused = bridge.saw(url, chunk) if events else None
+                if refused is not None:
+                    raise refused  # before the SDK reads the event (and logs it whole)
                 received = _event_bytes(received, chunk) if events else received + len(chunk)
                 if received > limit and (events or not self._listening):
                     what = "one event of the stream" if events else self._what
@@ -331,14 +335,15 @@ class LegacyBridge(Bridge):
     fails and stops posting: a failed POST fails its request at once, and the SDK is told it
     was accepted."""
 
-    def __init__(self, http: HTTPConnection, label: str) -> None:
+    def __init__(self, http: HTTPConnection, label: str, url: str) -> None:
         super().__init__(http, label, listen=True)
         self.events = True
+        self.url = url  # as the SDK's client has it
         self._opening: bytearray | None = bytearray()  # until the endpoint event
 
-    def saw(self, url: httpx2.URL, chunk: bytes) -> None:
+    def saw(self, url: httpx2.URL, chunk: bytes) -> MCPError | None:
         if self._opening is None:
-            return
+            return None
         self._opening += chunk
         text = self._opening.decode("utf-8", "replace").replace("\r\n", "\n")
         for event in text.split("\n\n")[:-1]:
@@ -346,21 +351,40 @@ class LegacyBridge(Bridge):
             if fields.get("event", "").strip() != "endpoint":
                 continue
             self._opening = None
-            data = fields.get("data", "").strip()
-            try:
-                endpoint = url.join(data)
-            except httpx2.InvalidURL:
-                endpoint = None
-            if endpoint is None or origin(endpoint) != origin(url):
-                error = ConnectionLost(
-                    f"{self.label} announced a message endpoint on another host or an invalid "
-                    f"one ({data[:80]!r}); refusing to send requests there",
-                    target=self.label,
-                )
-                self.record(None, error)
-            return
+            refused = self._refusal(url, fields.get("data", "").strip())
+            if refused is not None:
+                self.record(None, refused)
+            return refused
         if len(self._opening) > ERROR_BODY_BYTES:
             self._opening = None
+        return None
+
+    def _refusal(self, url: httpx2.URL, data: str) -> ConnectionLost | None:
+        """Why the endpoint ``data`` is refused: another origin or no URL; or the same origin
+        written unlike the URL (user info, letter case, a default port), which the SDK's
+        client refuses too, and then waits for ever instead of failing."""
+        try:
+            endpoint = url.join(data)
+            # Scheme and netloc, as the SDK compares them.
+            exact = urlsplit(urljoin(self.url, data))[:2] == urlsplit(self.url)[:2]
+        except (httpx2.InvalidURL, ValueError):
+            endpoint, exact = None, False
+        if endpoint is None or origin(endpoint) != origin(url):
+            shown = display_url(endpoint) if endpoint is not None else "an invalid URL"
+            return ConnectionLost(
+                f"{self.label} announced a message endpoint on another host or an invalid "
+                f"one ({shown}); refusing to send requests there",
+                target=self.label,
+            )
+        if exact:
+            return None
+        return ConnectionLost(
+            f"{self.label} announced its message endpoint as {display_url(endpoint)} with user "
+            "info, letter case or a port that the URL does not have; the MCP SDK's legacy "
+            "client posts only to the host and port exactly as the URL writes them: the server "
+            "should announce a relative path",
+            target=self.label,
+        )
 
     def record(self, key: object, error: MCPError) -> None:
         super().record(key, error)

@@ -349,4 +349,4 @@ def streamable_http(http: HTTPConnection, url: str, label: str, listen: bool) ->
 
 def legacy_sse(http: HTTPConnection, url: str, label: str) -> SDKTransport:
     """The SDK's legacy HTTP+SSE transport, sending through ``http``."""
-    return SDKTransport("sse", url, LegacyBridge(http, label))
+    return SDKTransport("sse", url, LegacyBridge(http, label, url))

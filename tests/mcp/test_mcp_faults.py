@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Any
 
@@ -199,6 +200,27 @@ async def test_legacy_endpoint_on_another_host_is_refused(fault_server: tuple[st
     assert f"{base}/legacy announced a message endpoint on another host" in str(error)
     assert "?fault" not in str(error)  # queries can carry secrets: never shown
     assert not [r for r in app.requests if r.headers.get("host", "").startswith("localhost")]
+
+
+async def test_a_legacy_endpoint_the_sdk_would_not_post_to_is_refused_at_once(
+    fault_server: tuple[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same origin named with user info: the SDK's legacy client refuses any endpoint
+    whose host and port are not written as the URL's are, and then waits for ever; ours
+    says so instead of timing out on a missing endpoint event."""
+    base, app = fault_server
+    before, options = len(app.requests), ClientOptions(transport="sse", timeout=60)
+    caplog.set_level(logging.DEBUG)
+    error = await listing_error(f"{base}/legacy?fault=userinfo-endpoint", options)
+    assert isinstance(error, TransportError)
+    assert str(error) == (
+        f"{base}/legacy announced its message endpoint as {base}/legacy-messages with user "
+        "info, letter case or a port that the URL does not have; the MCP SDK's legacy client "
+        "posts only to the host and port exactly as the URL writes them: the server should "
+        "announce a relative path"
+    )
+    assert "hunter2" not in str(error) and "hunter2" not in caplog.text  # the SDK saw nothing
+    assert [r.path for r in app.requests[before:]] == ["/legacy"]  # nothing posted
 
 
 async def test_legacy_event_over_the_size_cap(fault_server: tuple[str, Any]) -> None:

@@ -185,7 +185,8 @@ class FaultServer:
             await self.route_garbage(call)
 
     async def route_legacy(self, call: Call) -> None:
-        """A legacy HTTP+SSE server (GET only); ``?fault=evil-endpoint|huge|close``."""
+        """A legacy HTTP+SSE server (GET only); ``?fault=`` one of evil-endpoint,
+        userinfo-endpoint, huge, close."""
         if call.scope["method"] != "GET":
             await respond(call.send, 405, b"Method Not Allowed", "text/plain")
             return
@@ -194,8 +195,11 @@ class FaultServer:
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self.legacy_streams[stream_id] = (fault, queue)
         endpoint = f"/legacy-messages?sid={stream_id}"
+        host, port = call.scope["server"]
         if fault == "evil-endpoint":
-            endpoint = f"http://localhost:{call.scope['server'][1]}{endpoint}"
+            endpoint = f"http://localhost:{port}{endpoint}"
+        elif fault == "userinfo-endpoint":  # the same origin, named with a user: odd, not evil
+            endpoint = f"http://someone:hunter2@{host}:{port}{endpoint}"
         await call.start_sse()
         await call.sse(f"event: endpoint\r\ndata: {endpoint}\r\n\r\n".encode())
         disconnected = asyncio.ensure_future(call.until_disconnected())
