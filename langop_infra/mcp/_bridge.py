@@ -76,7 +76,6 @@ class Bridge(httpx2.AsyncBaseTransport):
         self.failures: dict[object, MCPError] = {}
         self.stream: MCPError | None = None
         self.resume_refused: MCPError | None = None
-        self._version: str | None = None
         # Our answers to the server's requests, by id: set once their POST is done.
         self.answers: dict[object, asyncio.Event] = {}
         # Our notifications, in the order the SDK posts them: set once posted.
@@ -113,9 +112,6 @@ class Bridge(httpx2.AsyncBaseTransport):
             if self._resumes[last] > _RESUME_ATTEMPTS:
                 return httpx2.Response(503, request=request)  # the SDK then gives up on it
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _DROPPED}
-        self._version = request.headers.get("mcp-protocol-version", self._version)
-        if request.method == "DELETE" and self._version:  # the SDK forgets it there
-            headers.setdefault("MCP-Protocol-Version", self._version)
         try:
             response = await self.http.send(
                 request.method, str(request.url), headers=headers, content=body or None, what=what

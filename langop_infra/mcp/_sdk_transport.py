@@ -252,7 +252,9 @@ class SDKTransport:
             )
         version = self.protocol_version
         stamped = {"MCP-Protocol-Version": version} if version else {}
-        stamped.update(headers or {})
+        # Lower case: the SDK learns the version from its own lower-case key (and then stamps
+        # its DELETE and aborts a cancelled 2026 POST), and one name is sent once.
+        stamped = {k.lower(): v for k, v in {**stamped, **(headers or {})}.items()}
         try:
             await self._write.send(_session_message(message, stamped))
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):

@@ -200,6 +200,7 @@ async def test_sends_headers_session_id_and_version_and_answers_pings(
     for later in (initialized, listing, pong, delete):
         assert later.headers["mcp-session-id"] == "scripted-1"
         assert later.headers["mcp-protocol-version"] == "2025-11-25"
+    assert all(r.names.count("mcp-protocol-version") <= 1 for r in sent)  # each sent once
     assert all(r.headers["x-team"] == "platform" for r in sent)
     # Bodies are read to their end, so kept-alive connections carry the session: one, plus
     # a second for the pong, sent while the tools/list stream still held the first.

@@ -37,6 +37,7 @@ class Recorded:
     headers: dict[str, str]
     message: Any
     client_port: int  # the client's port: one per TCP connection
+    names: tuple[str, ...] = ()  # every header line's name, repeats kept
 
 
 class FaultServer:
@@ -56,7 +57,14 @@ class FaultServer:
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         message = json.loads(body) if body else None
         self.requests.append(
-            Recorded(scope["path"], scope["method"], headers, message, scope["client"][1])
+            Recorded(
+                scope["path"],
+                scope["method"],
+                headers,
+                message,
+                scope["client"][1],
+                tuple(k.decode().lower() for k, _ in scope["headers"]),
+            )
         )
         if scope["path"].startswith("/named/"):
             route = self.named_tools
