@@ -42,8 +42,9 @@ _CLOSE_SECONDS = 2.0
 _SSE_MARGIN = 64 * 1024
 # The SDK's own stand-ins for an answer that never came, by code and message start (those
 # for a status >= 400 or a redirect come with the bridge's error, raised first).
-_SDK_MADE = (
-    (mcp_types.CONNECTION_CLOSED, ""),
+_SDK_MADE = (  # -32000 is also any server's own generic error: matched by the SDK's words
+    (mcp_types.CONNECTION_CLOSED, "SSE stream "),  # failed: ..., ended without a response, ...
+    (mcp_types.CONNECTION_CLOSED, "Connection closed"),
     (mcp_types.PARSE_ERROR, "Failed to parse"),
     (mcp_types.INVALID_REQUEST, "server answered a request with 202"),
     (mcp_types.INVALID_REQUEST, "Unexpected content type"),

@@ -3,12 +3,13 @@ transports injected for in-process tests (httpx2's ``transport=``, or a ready MC
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx2
 import pytest
 
-from langop_infra.mcp import ClientOptions, HTTPStatusError, InvalidInput, Session
+from langop_infra.mcp import ClientOptions, HTTPStatusError, InvalidInput, JSONRPCError, Session
 
 pytestmark = pytest.mark.anyio
 
@@ -131,4 +132,60 @@ async def test_a_redirect_to_an_unparsable_location_is_refused_with_its_own_erro
     assert str(refused.value) == (
         f"{url} redirected (307) to an invalid URL, not followed because it is not a valid "
         "URL; if that is the real MCP endpoint, use its URL directly"
+    )
+
+
+def _scripted(discover: httpx2.Response, call: dict[str, Any] | None = None) -> Any:
+    """A 2025-11-25 server (scripted, as a MockTransport handler) that answers
+    ``server/discover`` with ``discover`` and ``tools/call`` with ``call``; every method it
+    is asked is kept in ``handler.asked``."""
+    asked: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        message = json.loads(request.content) if request.content else {}
+        asked.append(message.get("method", request.method))
+        key, method = message.get("id"), message.get("method")
+        if method == "server/discover":
+            return discover
+        if method == "initialize":
+            info = {"name": "scripted", "version": "1"}
+            result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": info}
+            return httpx2.Response(200, json={"jsonrpc": "2.0", "id": key, "result": result})
+        if method == "tools/list":
+            result = {"tools": [{"name": "only", "inputSchema": {"type": "object"}}]}
+            return httpx2.Response(200, json={"jsonrpc": "2.0", "id": key, "result": result})
+        if method == "tools/call" and call is not None:
+            return httpx2.Response(200, json={"jsonrpc": "2.0", "id": key, **call})
+        return httpx2.Response(202)
+
+    handler.asked = asked  # type: ignore[attr-defined]
+    return handler
+
+
+async def test_a_discover_refused_with_an_id_less_json_rpc_error_falls_back() -> None:
+    """The TypeScript SDK's servers refuse an unknown protocol version with HTTP 400 and a
+    JSON-RPC error of code -32000 and ``id: null`` (the MCP conformance suite's do): the
+    client falls back to ``initialize``. Code -32000 is also the SDK client's own code for a
+    stream that closed, and was once taken for one ("closed the event stream")."""
+    error = {"code": -32000, "message": "Bad Request: Unsupported protocol version: 2026-07-28"}
+    refused = httpx2.Response(400, json={"jsonrpc": "2.0", "error": error, "id": None})
+    handler = _scripted(refused)
+    transport = httpx2.MockTransport(handler)
+    async with Session("http://127.0.0.1:9/mcp", FAST, transport=transport) as session:
+        assert [tool["name"] for tool in await session.list_tools()] == ["only"]
+        assert session.protocol_version == "2025-11-25"
+    assert handler.asked[:3] == ["server/discover", "initialize", "notifications/initialized"]
+
+
+async def test_a_servers_own_minus_32000_error_is_its_answer() -> None:
+    error = {"code": -32000, "message": "the backing store is read-only"}
+    handler = _scripted(httpx2.Response(404), call={"error": error})
+    transport = httpx2.MockTransport(handler)
+    async with Session("http://127.0.0.1:9/mcp", FAST, transport=transport) as session:
+        with pytest.raises(JSONRPCError) as refused:
+            await session.call_tool("only", {})
+    assert (refused.value.code, refused.value.message) == (-32000, error["message"])
+    assert str(refused.value) == (
+        "http://127.0.0.1:9/mcp answered tools/call with JSON-RPC error -32000: "
+        "the backing store is read-only"
     )
